@@ -1,0 +1,148 @@
+"""kozel — the goat (Козёл), RULES.md §3 and §5, seeds 000 (default), 001, 002, 003.
+
+Penalty points: the side that loses a deal writes on itself, and the side whose total first
+passes the target (101 by default) is the goat.
+
+* 4 players in pairs (default): 7 tiles each, no bazaar; the 1-1 holder leads the first deal
+  with it; later deals are led, with any tile, by whoever ended the previous deal.
+* ``teams=none`` with 4 players, or 2–3 players: everyone alone.  2–3 players have a bazaar
+  whose last tile is never drawn; their first lead is the lowest double (1-1 … 6-6, then 0-0)
+  or, with no double in any hand, the heaviest tile.
+* Every deal with 5+ doubles or 6+ tiles of a suit in one hand is void and redealt.
+* Hands are valued with lone doubles: only 0-0 is 25 (``zero_zero=10``: 10), only 6-6 is 50,
+  0-0 with 6-6 is 12.
+* ``rule13`` (drop | hang | remember) and ``fish`` (heavier_pair_takes_all | each_writes_own |
+  max_takes_all) are the house rules of 000, 001 and 002; eggs and pots wait for the next
+  deal's largest write.
+"""
+
+from __future__ import annotations
+
+from ..deal import Deal, DealShape
+from ..game import (
+    LOWEST_FIRST,
+    Game,
+    GameOutcome,
+    Option,
+    Variant,
+    forced_lead,
+    redeal_reason,
+    register,
+)
+from ..line import DOMINO, DRAW_UNTIL_FIT, NO_DRAW, LineDeal
+from ..scoring import REMEMBER, Carry, Rule13
+from ..tiles import DOUBLE, lone_double_value
+
+HEAVIER_TAKES_ALL = "heavier_pair_takes_all"
+EACH_WRITES_OWN = "each_writes_own"
+MAX_TAKES_ALL = "max_takes_all"
+
+
+class Kozel(Game):
+    pairs = True
+
+    def __init__(self, variant, players, options, deals):
+        super().__init__(variant, players, options, deals)
+        self.rule13 = Rule13(options["rule13"], len(self.sides))
+        self.carry = Carry()
+
+    @classmethod
+    def uses_pairs(cls, players, options):
+        return players == 4 and options["teams"] == "pairs"
+
+    @classmethod
+    def deal_shape(cls, players, options):
+        return DealShape(players, 7, "sleeping" if players == 4 else "bazaar")
+
+    def draw_rule(self):
+        # 2–3 players: draw until a tile fits; the last bazaar tile is never drawn (001, 003).
+        return (NO_DRAW, 0) if self.players == 4 else (DRAW_UNTIL_FIT, 1)
+
+    def void_reason(self, deal: Deal):
+        return redeal_reason(deal)
+
+    def choose_lead(self, deal: Deal):
+        if self.last is not None:
+            return self.leader_after(self.last), None
+        if self.players == 4:
+            seat = deal.holder(DOUBLE[1])
+            assert seat is not None  # all 28 tiles are dealt
+            return seat, DOUBLE[1]
+        return forced_lead(deal, LOWEST_FIRST)
+
+    def hand_value(self, hand: int) -> int:
+        return lone_double_value(hand, zero_zero=self.options["zero_zero"], six_six=50, both=None)
+
+    def score(self, state: LineDeal, values, notes):
+        names = [self.side_name(s) for s in range(len(self.sides))]
+        sides = self.side_values(values)
+        total = sum(values)
+        raw = [0] * len(self.sides)
+        winner = None
+        mode = self.options["fish"]
+        if state.end.reason == DOMINO:
+            winner = self.side_of[state.end.seat]
+            notes.append(f"seat {state.end.seat} went out: {names[winner]} wins the deal")
+            self.rule13.clear(winner, names[winner], notes)
+            for side, v in enumerate(sides):
+                if side != winner:
+                    raw[side] = v
+        elif mode == EACH_WRITES_OWN:
+            notes.append("fish for all: every side writes its own hands")
+            raw = list(sides)
+        else:
+            # heavier_pair_takes_all compares sides; max_takes_all compares single hands.
+            compared = sides if mode == HEAVIER_TAKES_ALL else values
+            top = max(compared)
+            at_top = [i for i, v in enumerate(compared) if v == top]
+            if len(at_top) > 1:
+                what = "eggs" if mode == HEAVIER_TAKES_ALL else "a tie for most"
+                notes.append(f"fish with {what} ({top} each): nobody writes, the {total} points wait for the next deal")
+                self.carry.award(raw, names, notes)
+                self.carry.add(total)
+                return raw, None
+            taker = at_top[0] if mode == HEAVIER_TAKES_ALL else self.side_of[at_top[0]]
+            who = names[taker] if mode == HEAVIER_TAKES_ALL else f"seat {at_top[0]}"
+            notes.append(f"fish: {who} holds the most ({top}); {names[taker]} takes all {total} points")
+            raw[taker] = total
+            winner = None
+            for side in range(len(self.sides)):
+                if side != taker:
+                    self.rule13.clear(side, names[side], notes)
+            if len(self.sides) == 2:
+                winner = 1 - taker
+        self.carry.award(raw, names, notes)
+        wrote = [self.rule13.apply(s, raw[s], self.totals[s], names[s], notes) for s in range(len(self.sides))]
+        return wrote, winner
+
+    def game_over(self):
+        limit = self.options["target"] + 1
+        goats = tuple(s for s, t in enumerate(self.totals) if t >= limit)
+        if not goats:
+            return None
+        winners = tuple(s for s in range(len(self.sides)) if s not in goats)
+        dry = tuple(s for s in winners if self.totals[s] == 0)
+        who = " and ".join(self.side_name(s) for s in goats)
+        reason = f"{who} reached {limit}: {'goats' if len(goats) > 1 or self.pair_play else 'the goat'}"
+        if dry:
+            reason += f"; {' and '.join(self.side_name(s) for s in dry)} won dry"
+        return GameOutcome(tuple(self.totals), winners, goats, reason, dry)
+
+
+VARIANT = register(
+    Variant(
+        id="kozel",
+        title="Kozel, the goat (Козёл)",
+        seeds="000, 001, 002, 003",
+        players=(4, 2, 3),
+        options=(
+            Option("teams", ("pairs", "none"), "4 players: pairs (000) or everyone alone (002's tables)", players=(4,)),
+            Option("rule13", ("drop", "hang", REMEMBER), "while a side has nothing written: drop (000), hang (001) or remember (002) writes under 13"),
+            Option("fish", (HEAVIER_TAKES_ALL, EACH_WRITES_OWN, MAX_TAKES_ALL), "who writes a fish: the heavier side takes all (000), everyone writes their own, or the heaviest hand takes all (002)"),
+            Option("zero_zero", (25, 10), "what a hand of only 0-0 counts"),
+            Option("target", (100, 50, 150), "the goat is the side that passes this total"),
+        ),
+        game=Kozel,
+        sense=-1,
+    )
+)

@@ -1,0 +1,78 @@
+"""sport — competition dominoes (Спортивное), RULES.md §3, seeds 001 and 003.
+
+Four players in pairs, all 28 tiles dealt, no bazaar.  Deal ``k`` is led by seat ``k mod 4``
+with any tile.  The pair of the player who goes out writes the opponents' pips; in a fish the
+pair holding fewer pips writes the opponents' total (equal: nobody).  A match is a fixed number
+of deals, a multiple of 4; the pair that wrote more wins.
+"""
+
+from __future__ import annotations
+
+from ..deal import Deal, DealShape
+from ..errors import BadOption
+from ..game import Game, GameOutcome, Option, Variant, register
+from ..line import DOMINO, LineDeal
+from ..tiles import lone_double_value
+
+DEFAULT_DEALS = 12
+
+
+class Sport(Game):
+    pairs = True
+
+    def __init__(self, variant, players, options, deals):
+        deals = DEFAULT_DEALS if deals is None else deals
+        if deals <= 0 or deals % 4:
+            raise BadOption(f"sport plays a multiple of 4 deals (4, 8, 12 …) so every seat leads equally often, not {deals}")
+        super().__init__(variant, players, options, deals)
+
+    @classmethod
+    def deal_shape(cls, players, options):
+        return DealShape(players, 7, "sleeping")
+
+    def choose_lead(self, deal: Deal):
+        return self.played % 4, None
+
+    def hand_value(self, hand: int) -> int:
+        if self.options["lone_doubles"]:
+            return lone_double_value(hand)
+        return super().hand_value(hand)
+
+    def score(self, state: LineDeal, values, notes):
+        pair = self.side_values(values)
+        if state.end.reason == DOMINO:
+            side = self.side_of[state.end.seat]
+            other = 1 - side
+            notes.append(f"seat {state.end.seat} went out: {self.side_name(side)} writes the {pair[other]} left with {self.side_name(other)}")
+        elif pair[0] == pair[1]:
+            notes.append(f"fish with equal hands ({pair[0]} each): nobody writes")
+            return [0, 0], None
+        else:
+            side = 0 if pair[0] < pair[1] else 1
+            other = 1 - side
+            notes.append(f"fish: {self.side_name(side)} holds fewer pips ({pair[side]} against {pair[other]}) and writes {pair[other]}")
+        wrote = [0, 0]
+        wrote[side] = pair[other]
+        return wrote, side
+
+    def game_over(self):
+        if self.played < self.deals:
+            return None
+        a, b = self.totals
+        if a == b:
+            return GameOutcome((a, b), (), (), f"{self.deals} deals played, {a} all")
+        win = 0 if a > b else 1
+        return GameOutcome((a, b), (win,), (1 - win,), f"{self.deals} deals played, {max(a, b)} to {min(a, b)}")
+
+
+VARIANT = register(
+    Variant(
+        id="sport",
+        title="Sport dominoes (Спортивное)",
+        seeds="001, 003",
+        players=(4,),
+        options=(Option("lone_doubles", (False, True), "a hand of only 0-0 counts 25, only 6-6 50, both 75 (§2.7)"),),
+        game=Sport,
+        to_target=False,
+    )
+)

@@ -1,0 +1,405 @@
+"""One deal of a line game: the layout and its open ends, hands, bazaar, turns and history.
+
+This module owns the mechanics RULES.md §2 shares between line games: placing a tile on a
+matching end, compulsory play, the automatic draws and passes, forced leads, going out
+(domino) and the fish.  It knows nothing of points; a game module (``games/*.py``) decides who
+leads, what a hand is worth and what each side writes.
+
+State API (the shape of OpenSpiel's and python-chess's):
+
+* :meth:`LineDeal.to_move` is the seat whose decision it is, or :data:`TERMINAL`.
+* :meth:`LineDeal.legal_plays` lists that seat's plays in a fixed order (tile id, then end).
+* :meth:`LineDeal.apply` is the unchecked fast path; :meth:`LineDeal.push` checks the play and
+  raises :class:`~referee.engine.errors.IllegalPlay` with a reason a bot author understands.
+* :attr:`LineDeal.end` is ``None`` while the deal goes on, then a :class:`DealEnd`.
+
+Forced leads, draws and passes are not plays: the deal performs them itself and records them in
+:attr:`LineDeal.history` (RULES.md §5, "Not moves").
+
+Where the later games plug in (each is a new module on these mechanics):
+
+* **Cross / spinner layouts** (osel, telephone, muggins): :attr:`LineDeal.ends` is a list of end
+  values (``-1`` for an end that is closed or not yet open), and every rule here loops over it.
+  A cross subclass appends the two arms when the first double is covered on both sides, and
+  overrides :meth:`LineDeal._place_on` to open them; ``END_NAMES`` already names ``up`` and
+  ``down``.
+* **Turns of several tiles** (two doubles at once in sea_kozel and general, osel's extra
+  doubles, blitz chains): override :meth:`LineDeal._after_place` to keep the turn with the same
+  seat while the game allows another tile, and offer :data:`STOP` among the legal plays when
+  going on is optional.  Each tile stays its own decision, so bots and logs do not change.
+* **Points written during play** (telephone, muggins): the game module reads :attr:`ends` after
+  each :class:`Placed` event; :meth:`LineDeal.end_sum` adds up the open ends.
+* **Special leads** (1-1 / 3-2 / lowest double / "for a hundred"): the game module passes
+  ``leader`` and ``lead_tile``; a lead with a declaration is a game-specific :class:`Play`.
+* **Trains** (mexican_train) and **kolbasa's two lines** keep the turn and fish logic of this
+  class but their own layout; they subclass it and replace :meth:`legal_plays` and
+  :meth:`_place_on`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .deal import Deal
+from .errors import IllegalPlay
+from .tiles import HIGH, LOW, OTHER, SUIT, Tile, TileSet, bits, mask_of, tile_name
+
+TERMINAL = -1
+LEFT, RIGHT = 0, 1
+END_NAMES = ("left", "right", "up", "down")
+END_INDEX = {name: i for i, name in enumerate(END_NAMES)}
+
+# How a player who cannot place gets tiles (RULES.md §2.4 and the club page).
+NO_DRAW = "none"  # no bazaar, or the bazaar is out of play: pass
+DRAW_UNTIL_FIT = "until_fit"  # draw one at a time until one fits, then place it
+DRAW_ONE = "one"  # draw a single tile; place it if it fits, else the turn passes
+
+DOMINO = "domino"
+FISH = "fish"
+
+
+@dataclass(frozen=True, slots=True)
+class Play:
+    """A decision: put ``tile`` on open end ``end``.  The lead has ``end=None``.
+
+    Plays are interned (:func:`play`), so comparing and hashing them is cheap.
+    """
+
+    tile: Tile
+    end: int | None
+
+    def __str__(self) -> str:
+        if self.tile < 0:
+            return "stop"
+        return tile_name(self.tile) if self.end is None else f"{tile_name(self.tile)} {END_NAMES[self.end]}"
+
+
+_LEADS = [Play(t, None) for t in range(28)]
+_PLAYS = [[Play(t, e) for e in range(len(END_NAMES))] for t in range(28)]
+#: The optional "I place nothing more this turn" decision of multi-tile turns.
+STOP = Play(-1, None)
+
+
+def play(tile: Tile, end: int | None = None) -> Play:
+    """The interned :class:`Play` for ``tile`` on ``end`` (``None``: the lead)."""
+    return _LEADS[tile] if end is None else _PLAYS[tile][end]
+
+
+@dataclass(frozen=True, slots=True)
+class Placed:
+    """``seat`` put ``tile`` on ``end`` (``None``: the lead); ``forced`` when the referee did it."""
+
+    seat: int
+    tile: Tile
+    end: int | None
+    forced: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Drew:
+    """``seat`` drew ``count`` tiles from the bazaar; ``tiles`` is empty in other seats' views."""
+
+    seat: int
+    tiles: tuple[Tile, ...]
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class Passed:
+    """``seat`` could neither place nor draw, and knocked."""
+
+    seat: int
+
+
+Event = Placed | Drew | Passed
+
+
+@dataclass(frozen=True, slots=True)
+class DealEnd:
+    """How the deal ended: ``reason`` is ``"domino"`` (``seat`` went out) or ``"fish"``
+    (``seat`` is the fisherman, the last player who placed a tile)."""
+
+    reason: str
+    seat: int
+
+
+class LineDeal:
+    """A deal in progress.  Mutable; :meth:`copy` for look-ahead."""
+
+    __slots__ = (
+        "n",
+        "hands",
+        "bazaar",
+        "drawn",
+        "keep",
+        "draw_rule",
+        "sleeping",
+        "ends",
+        "turn",
+        "history",
+        "end",
+        "last_placer",
+        "leader",
+        "lead_tile",
+    )
+
+    def __init__(
+        self,
+        deal: Deal,
+        *,
+        leader: int,
+        lead_tile: Tile | None = None,
+        draw: str = NO_DRAW,
+        keep: int = 0,
+    ) -> None:
+        """Start a deal.
+
+        Args:
+            deal: the hands and the undealt tiles.
+            leader: the seat that leads.
+            lead_tile: a forced lead (RULES.md §2.5), placed at once; ``None`` lets the leader
+                choose any tile.
+            draw: :data:`NO_DRAW` (undealt tiles sleep), :data:`DRAW_UNTIL_FIT` or :data:`DRAW_ONE`.
+            keep: bazaar tiles that are never drawn (Kozel for 2–3 players keeps the last one).
+        """
+        self.n = len(deal.hands)
+        self.hands: list[TileSet] = [mask_of(h) for h in deal.hands]
+        self.draw_rule = draw
+        if draw == NO_DRAW:
+            self.bazaar: tuple[Tile, ...] = ()
+            self.sleeping: TileSet = mask_of(deal.undealt)
+        else:
+            self.bazaar = tuple(deal.undealt)
+            self.sleeping = 0
+        self.drawn = 0
+        self.keep = keep
+        self.ends: list[int] = [-1, -1]
+        self.turn = leader
+        self.history: list[Event] = []
+        self.end: DealEnd | None = None
+        self.last_placer = -1
+        self.leader = leader
+        self.lead_tile = lead_tile
+        if lead_tile is not None:
+            if not self.hands[leader] >> lead_tile & 1:
+                raise ValueError(f"forced lead {tile_name(lead_tile)} is not in seat {leader}'s hand")
+            self._place(leader, lead_tile, None, forced=True)
+
+    # -- queries -------------------------------------------------------------------------
+
+    def to_move(self) -> int:
+        """The seat to decide, or :data:`TERMINAL`."""
+        return self.turn
+
+    @property
+    def started(self) -> bool:
+        return self.ends[0] >= 0
+
+    def ends_mask(self) -> TileSet:
+        """Every tile that fits some open end."""
+        m = 0
+        for v in self.ends:
+            if v >= 0:
+                m |= SUIT[v]
+        return m
+
+    def drawable(self) -> int:
+        """Tiles a player could still draw."""
+        return max(0, len(self.bazaar) - self.drawn - self.keep)
+
+    def bazaar_left(self) -> int:
+        """Tiles still lying in the bazaar (drawable or kept back)."""
+        return len(self.bazaar) - self.drawn
+
+    def legal_plays(self) -> list[Play]:
+        """The plays of the seat to move, by tile id and then end (left before right)."""
+        if self.turn < 0:
+            return []
+        hand = self.hands[self.turn]
+        if self.ends[0] < 0:
+            return [_LEADS[t] for t in bits(hand)]
+        out = []
+        ends = self.ends
+        for t in bits(hand & self.ends_mask()):
+            row = _PLAYS[t]
+            lo, hi = LOW[t], HIGH[t]
+            for e, v in enumerate(ends):
+                if v == lo or v == hi:
+                    out.append(row[e])
+        return out
+
+    def end_sum(self) -> int:
+        """The sum of the open ends (the count of All-Fives games; cross games refine it)."""
+        return sum(v for v in self.ends if v >= 0)
+
+    # -- moves ---------------------------------------------------------------------------
+
+    def apply(self, p: Play) -> None:
+        """Make play ``p`` for the seat to move.  Unchecked: ``p`` must come from
+        :meth:`legal_plays` (use :meth:`push` for untrusted input)."""
+        self._place(self.turn, p.tile, p.end)
+
+    def push(self, p: Play, seat: int | None = None) -> Play:
+        """Check and make a play; return the play as recorded (a lead's end is dropped).
+
+        Raises:
+            IllegalPlay: the deal is over, it is not ``seat``'s turn, the tile is not in the
+                hand, it fits no end or not the end named, or ``p`` is :data:`STOP` while a
+                tile can be placed.
+        """
+        self.check(p, seat)
+        if self.ends[0] < 0:
+            p = _LEADS[p.tile]
+        self.apply(p)
+        return p
+
+    def check(self, p: Play, seat: int | None = None) -> None:
+        """Raise :class:`IllegalPlay` unless ``p`` is legal for ``seat`` (default: the seat to move)."""
+        if self.turn < 0:
+            raise IllegalPlay("the deal is over", IllegalPlay.DEAL_OVER)
+        if seat is not None and seat != self.turn:
+            raise IllegalPlay(f"it is not your turn: seat {self.turn} is to move", IllegalPlay.NOT_YOUR_TURN)
+        hand = self.hands[self.turn]
+        if p.tile < 0:
+            fits = self.legal_plays()
+            raise IllegalPlay(
+                f"you must play: you hold a playable tile ({fits[0]})" if fits else "nothing to stop",
+                IllegalPlay.MUST_PLAY,
+            )
+        if not hand >> p.tile & 1:
+            raise IllegalPlay(f"{tile_name(p.tile)} is not in your hand", IllegalPlay.NOT_YOUR_TILE)
+        if self.ends[0] < 0:
+            if self.lead_tile is not None and p.tile != self.lead_tile:
+                raise IllegalPlay(f"the lead must be {tile_name(self.lead_tile)}", IllegalPlay.MUST_LEAD_TILE)
+            return
+        ends = self.ends
+        if p.end is None or not 0 <= p.end < len(ends) or ends[p.end] < 0:
+            open_names = [END_NAMES[e] for e, v in enumerate(ends) if v >= 0]
+            raise IllegalPlay(
+                f"{'no end given' if p.end is None else repr(END_NAMES[p.end]) + ' is not an open end'}; "
+                f"open ends: {', '.join(open_names)}",
+                IllegalPlay.BAD_END,
+            )
+        if OTHER[p.tile][ends[p.end]] < 0:
+            shown = " and ".join(f"{END_NAMES[e]} {v}" for e, v in enumerate(ends) if v >= 0)
+            fits = [END_NAMES[e] for e, v in enumerate(ends) if v >= 0 and OTHER[p.tile][v] >= 0]
+            if fits:
+                raise IllegalPlay(
+                    f"{tile_name(p.tile)} does not match the {END_NAMES[p.end]} end ({ends[p.end]}); "
+                    f"it fits the {fits[0]} end",
+                    IllegalPlay.NO_MATCH,
+                )
+            raise IllegalPlay(f"{tile_name(p.tile)} does not fit: the ends show {shown}", IllegalPlay.NO_MATCH)
+
+    # -- mechanics ------------------------------------------------------------------------
+
+    def _place(self, seat: int, t: Tile, end: int | None, forced: bool = False) -> None:
+        self.hands[seat] &= ~(1 << t)
+        self._place_on(t, end)
+        self.history.append(Placed(seat, t, end, forced))
+        self.last_placer = seat
+        self._after_place(seat)
+
+    def _place_on(self, t: Tile, end: int | None) -> None:
+        """Change the layout for tile ``t`` put on ``end`` (``None``: the lead)."""
+        if end is None:
+            self.ends[0] = LOW[t]
+            self.ends[1] = HIGH[t]
+        else:
+            self.ends[end] = OTHER[t][self.ends[end]]
+
+    def _after_place(self, seat: int) -> None:
+        """Decide what follows a placement: going out, or the next turn."""
+        if not self.hands[seat]:
+            self.end = DealEnd(DOMINO, seat)
+            self.turn = TERMINAL
+            return
+        self._advance(seat)
+
+    def _blocked(self, ends_mask: TileSet) -> bool:
+        if self.drawable():
+            return False
+        for h in self.hands:
+            if h & ends_mask:
+                return False
+        return True
+
+    def _advance(self, seat: int) -> None:
+        """Pass the turn on from ``seat``, performing draws and passes (RULES.md §2.4, §2.6)."""
+        ends_mask = self.ends_mask()
+        if self._blocked(ends_mask):
+            self._fish()
+            return
+        n = self.n
+        hands = self.hands
+        while True:
+            seat = (seat + 1) % n
+            if hands[seat] & ends_mask:
+                self.turn = seat
+                return
+            if self.draw_rule != NO_DRAW and self.drawable():
+                if self._draw(seat, ends_mask):
+                    self.turn = seat
+                    return
+            self.history.append(Passed(seat))
+            if self._blocked(ends_mask):
+                self._fish()
+                return
+
+    def _draw(self, seat: int, ends_mask: TileSet) -> bool:
+        """Draw for ``seat`` by the game's rule; True when the last drawn tile fits."""
+        got = []
+        fits = False
+        while self.drawable():
+            t = self.bazaar[self.drawn]
+            self.drawn += 1
+            got.append(t)
+            self.hands[seat] |= 1 << t
+            fits = bool(ends_mask >> t & 1)
+            if fits or self.draw_rule == DRAW_ONE:
+                break
+        self.history.append(Drew(seat, tuple(got), len(got)))
+        return fits
+
+    def _fish(self) -> None:
+        self.end = DealEnd(FISH, self.last_placer)
+        self.turn = TERMINAL
+
+    # -- copies and layout -------------------------------------------------------------------
+
+    def copy(self) -> LineDeal:
+        other = object.__new__(type(self))
+        for name in LineDeal.__slots__:
+            setattr(other, name, getattr(self, name))
+        other.hands = list(self.hands)
+        other.ends = list(self.ends)
+        other.history = list(self.history)
+        return other
+
+    def all_tiles(self) -> TileSet:
+        """Hands, bazaar, sleeping tiles and the layout: always the 28 tiles (a test holds it)."""
+        m = self.sleeping | mask_of(self.bazaar[self.drawn :]) | self.layout_mask()
+        for h in self.hands:
+            m |= h
+        return m
+
+    def layout_mask(self) -> TileSet:
+        return mask_of(e.tile for e in self.history if type(e) is Placed)
+
+
+def line_of(history) -> list[tuple[int, int]]:
+    """The layout of a line game, left to right, each tile oriented as it lies (for printing)."""
+    line: list[tuple[int, int]] = []
+    for e in history:
+        if type(e) is not Placed:
+            continue
+        a, b = LOW[e.tile], HIGH[e.tile]
+        if e.end is None:
+            line.append((a, b))
+        elif e.end == LEFT:
+            v = line[0][0]
+            line.insert(0, (b, a) if a == v else (a, b))
+        else:
+            v = line[-1][1]
+            line.append((a, b) if a == v else (b, a))
+    return line
