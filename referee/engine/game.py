@@ -31,7 +31,7 @@ from typing import Any, ClassVar
 
 from .deal import Deal, DealShape
 from .errors import BadOption, UnknownVariant
-from .line import DRAW_UNTIL_FIT, FISH, NO_DRAW, DealEnd, LineDeal
+from .line import DRAW_UNTIL_FIT, FAULT, NO_DRAW, DealEnd, LineDeal
 from .tiles import BY_WEIGHT, DOUBLE, DOUBLES, SUIT, Tile, mask_of, pips_of, tiles_of
 
 #: A safety limit for games scored to a target: after this many played deals the game stops
@@ -263,6 +263,19 @@ class Game(ABC):
         """What each side writes for a finished deal, and the side that won it (or ``None``).
         Append to ``notes`` a sentence for every rule that changed what was written."""
 
+    def score_fault(self, seat: int, values: list[int], notes: list[str]) -> tuple[list[int], int | None]:
+        """A deal stopped by ``seat``'s fault is that side's loss (PROTOCOL.md, "Faults").
+
+        Where points are good, every other side writes what the faulting side holds, as the
+        opponents would on going out; penalty games override this so the faulting side writes
+        on itself.
+        """
+        side = self.side_of[seat]
+        held = self.side_values(values)[side]
+        wrote = [0 if s == side else held for s in range(len(self.sides))]
+        notes.append(f"seat {seat} faulted: {self.side_name(side)} loses the deal and every other side writes its {held}")
+        return wrote, (1 - side if len(self.sides) == 2 else None)
+
     @abstractmethod
     def game_over(self) -> GameOutcome | None:
         """The outcome once the game is over, checked after every deal."""
@@ -302,7 +315,10 @@ class Game(ABC):
             raise RuntimeError("the deal is not over")
         values = [self.hand_value(h) for h in state.hands]
         notes: list[str] = []
-        wrote, winner = self.score(state, values, notes)
+        if state.end.reason == FAULT:
+            wrote, winner = self.score_fault(state.end.seat, values, notes)
+        else:
+            wrote, winner = self.score(state, values, notes)
         for side, points in enumerate(wrote):
             self.totals[side] += points
         leader, lead_tile = self._lead
@@ -334,8 +350,11 @@ class Game(ABC):
         return f"seat {side}"
 
     def leader_after(self, rec: DealRecord) -> int:
-        """The seat that ended the previous deal (went out, or the fisherman)."""
+        """The seat that ended the previous deal (went out, or the fisherman); after a fault,
+        the next seat, which belongs to another side."""
         assert rec.end is not None
+        if rec.end.reason == FAULT:
+            return (rec.end.seat + 1) % self.players
         return rec.end.seat
 
     def to_target_outcome(self, target: int) -> GameOutcome | None:

@@ -56,6 +56,7 @@ DRAW_ONE = "one"  # draw a single tile; place it if it fits, else the turn passe
 
 DOMINO = "domino"
 FISH = "fish"
+FAULT = "fault"  # the referee ended the deal because a player faulted
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,8 +117,9 @@ Event = Placed | Drew | Passed
 
 @dataclass(frozen=True, slots=True)
 class DealEnd:
-    """How the deal ended: ``reason`` is ``"domino"`` (``seat`` went out) or ``"fish"``
-    (``seat`` is the fisherman, the last player who placed a tile)."""
+    """How the deal ended: ``reason`` is ``"domino"`` (``seat`` went out), ``"fish"``
+    (``seat`` is the fisherman, the last player who placed a tile) or ``"fault"`` (the referee
+    stopped the deal because ``seat`` faulted)."""
 
     reason: str
     seat: int
@@ -360,6 +362,11 @@ class LineDeal:
                 break
         self.history.append(Drew(seat, tuple(got), len(got)))
         return fits
+
+    def forfeit(self, seat: int) -> None:
+        """End the deal at once because ``seat`` faulted; the game scores it as that side's loss."""
+        self.end = DealEnd(FAULT, seat)
+        self.turn = TERMINAL
 
     def _fish(self) -> None:
         self.end = DealEnd(FISH, self.last_placer)

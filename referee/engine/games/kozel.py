@@ -111,9 +111,20 @@ class Kozel(Game):
                     self.rule13.clear(side, names[side], notes)
             if len(self.sides) == 2:
                 winner = 1 - taker
+        return self._settle(raw, names, notes), winner
+
+    def score_fault(self, seat, values, notes):
+        names = [self.side_name(s) for s in range(len(self.sides))]
+        loser = self.side_of[seat]
+        held = self.side_values(values)[loser]
+        notes.append(f"seat {seat} faulted: {names[loser]} loses the deal and writes its own {held}")
+        raw = [held if s == loser else 0 for s in range(len(self.sides))]
+        return self._settle(raw, names, notes), (1 - loser if len(self.sides) == 2 else None)
+
+    def _settle(self, raw: list[int], names: list[str], notes: list[str]) -> list[int]:
+        """Give carried eggs to the largest write, then apply the rule of 13 side by side."""
         self.carry.award(raw, names, notes)
-        wrote = [self.rule13.apply(s, raw[s], self.totals[s], names[s], notes) for s in range(len(self.sides))]
-        return wrote, winner
+        return [self.rule13.apply(s, raw[s], self.totals[s], names[s], notes) for s in range(len(self.sides))]
 
     def game_over(self):
         limit = self.options["target"] + 1
