@@ -1,0 +1,251 @@
+"""Every message of the bot protocol, as msgspec Structs in two tagged unions on ``"type"``.
+
+The referee and the optional Python bot library (:mod:`protocol.bot`) both use these, and
+``protocol/schema.json`` is generated from them (``referee schema`` rewrites it; a test fails
+when it is out of date).  PROTOCOL.md explains the conversation; the class docstrings here are
+the field reference.
+
+Tiles travel as two-number arrays ``[low, high]`` (a bot may send the halves in either order);
+ends as names, ``"left"`` or ``"right"`` for line games; the lead has ``"end": null``.
+
+Forward compatibility: referee-to-bot messages only ever gain fields with defaults, and a bot
+must ignore message types and fields it does not know.  The referee likewise ignores unknown
+fields and unknown message types from a bot; a *known* type with a field of the wrong type or
+range is a fault.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+import msgspec
+from msgspec import Meta, Struct, field
+
+PROTOCOL_VERSION = 1
+
+Half = Annotated[int, Meta(ge=0, le=6, description="one half of a tile, 0..6")]
+TileJSON = Annotated[
+    tuple[Half, Half],
+    Meta(description="a tile as [low, high], e.g. [3, 5]; a bot may also send [5, 3]"),
+]
+Seat = Annotated[int, Meta(ge=0, le=7, description="a seat number; play passes from seat s to s+1")]
+EndName = Annotated[str, Meta(description='an open end of the layout: "left" or "right" in line games')]
+
+
+# -- referee to bot ----------------------------------------------------------------------------
+
+
+class ToBot(Struct, tag_field="type", omit_defaults=False):
+    """Base of every message the referee sends."""
+
+
+class Limits(Struct):
+    """The limits in force for this bot, all measured by the referee on a monotonic clock."""
+
+    startup_ms: int = field(default=10000)
+    "time to answer ``hello`` after the process starts"
+    move_ms: int = field(default=5000)
+    "time to answer each ``turn`` (before the bank, if any, is used)"
+    bank_ms: int | None = None
+    "a time bank for the whole match (like a chess clock), or null when there is none"
+    increment_ms: int = 0
+    "added to the bank after every move"
+    max_line: int = 65536
+    "the longest line (in bytes, newline included) the referee accepts"
+    max_faults: int = 3
+    "faults in one match after which the bot forfeits the rest"
+
+
+class Hello(ToBot, tag="hello"):
+    """The first message.  Answer with your own ``hello`` before ``limits.startup_ms``."""
+
+    protocol: int
+    "the protocol version the referee speaks; answer with the same number"
+    referee: str
+    "the referee's name and version"
+    limits: Limits
+
+
+class DealStart(ToBot, tag="deal"):
+    """A deal begins.  ``hand`` is yours alone; the deal's forced lead, if any, follows as a
+    ``placed`` event with ``forced: true``."""
+
+    game: str
+    "the game's identifier, e.g. sport or kozel (RULES.md)"
+    options: dict[str, Any]
+    "every option of the game with its value"
+    players: int
+    seat: Seat
+    "your seat"
+    side: int
+    "your side: in pair games 0 for seats 0 and 2, 1 for seats 1 and 3; otherwise your seat"
+    partner: Seat | None
+    "your partner's seat in pair games, else null"
+    hand: list[TileJSON]
+    leader: Seat
+    "who leads this deal"
+    scores: list[int]
+    "each side's total before this deal (penalties in kozel, points elsewhere)"
+    bazaar: int
+    "tiles in the bazaar (0 in games without one)"
+    game_number: int = 0
+    "which game of the match, from 0"
+    deal_number: int = 0
+    "which deal of the game, from 0"
+
+
+class Placed(ToBot, tag="placed"):
+    """A tile was placed (by anyone, you included)."""
+
+    seat: Seat
+    tile: TileJSON
+    end: EndName | None
+    "the end it went on; null for the lead"
+    forced: bool = False
+    "true when the referee placed it (a forced lead)"
+
+
+class Drew(ToBot, tag="drew"):
+    """A player drew from the bazaar.  Only the drawer is told which tiles."""
+
+    seat: Seat
+    count: int
+    tiles: list[TileJSON] | None = None
+    "the tiles drawn, in order; only in the drawer's copy, null for everyone else"
+
+
+class Passed(ToBot, tag="passed"):
+    """A player could neither place nor draw, and knocked."""
+
+    seat: Seat
+
+
+class PlayOption(Struct):
+    """One legal play; answering with exactly these fields is always legal."""
+
+    tile: TileJSON
+    end: EndName | None
+
+
+class Turn(ToBot, tag="turn"):
+    """Your move.  Answer with one ``play`` before ``time_ms`` runs out."""
+
+    legal: list[PlayOption]
+    "every legal play (never empty): the simplest bot answers with one of these"
+    hand: list[TileJSON]
+    ends: dict[str, int]
+    "each open end and the number it shows ({} before the lead)"
+    counts: list[int]
+    "how many tiles each seat holds"
+    bazaar: int
+    "tiles left in the bazaar"
+    time_ms: int
+    "the time you have for this move, in milliseconds"
+
+
+class DealEnd(ToBot, tag="deal_end"):
+    """The deal is over.  Every hand is revealed."""
+
+    reason: Literal["domino", "fish", "fault"]
+    seat: Seat
+    "who went out (domino), the fisherman (fish), or who faulted (fault)"
+    hands: list[list[TileJSON]]
+    "what each seat still held"
+    values: list[int]
+    "each hand's value as the game counts it"
+    wrote: list[int]
+    "what each side wrote in this deal"
+    totals: list[int]
+    "each side's total after the deal"
+    notes: list[str] = []
+    "why, in words"
+
+
+class GameEnd(ToBot, tag="game_end"):
+    """A game (a sequence of deals to a target or a number of deals) is over."""
+
+    totals: list[int]
+    winners: list[int]
+    "the winning sides; empty for a drawn game"
+    losers: list[int]
+    reason: str
+
+
+class MatchEnd(ToBot, tag="match_end"):
+    """The match is over.  Exit within a second; the referee then ends the process."""
+
+    reason: str = "match over"
+
+
+ToBotMessage = Hello | DealStart | Placed | Drew | Passed | Turn | DealEnd | GameEnd | MatchEnd
+
+
+# -- bot to referee ----------------------------------------------------------------------------
+
+
+class FromBot(Struct, tag_field="type"):
+    """Base of every message a bot sends.  Unknown fields are ignored."""
+
+
+class BotHello(FromBot, tag="hello"):
+    """Your answer to ``hello``."""
+
+    name: str
+    protocol: int = PROTOCOL_VERSION
+    "the protocol version you speak; the referee refuses any it does not"
+    version: str = ""
+    author: str = ""
+
+
+class Play(FromBot, tag="play"):
+    """Your answer to ``turn``: a tile you hold and the end to put it on (null for the lead)."""
+
+    tile: TileJSON
+    end: EndName | None = None
+
+
+FromBotMessage = BotHello | Play
+
+END_NAMES = ("left", "right", "up", "down")
+
+encoder = msgspec.json.Encoder()
+from_bot_decoder = msgspec.json.Decoder(FromBotMessage)
+to_bot_decoder = msgspec.json.Decoder(ToBotMessage)
+FROM_BOT_TYPES = frozenset(("hello", "play"))
+
+
+def encode_line(msg: ToBot | FromBot) -> bytes:
+    """One message as one JSON line, newline included."""
+    return encoder.encode(msg) + b"\n"
+
+
+class _Envelope(Struct):
+    type: str = ""
+
+
+_envelope_decoder = msgspec.json.Decoder(_Envelope)
+
+
+def message_type(line: bytes) -> str | None:
+    """The ``type`` of a JSON object line, or ``None`` if it is not one (used on error paths)."""
+    try:
+        return _envelope_decoder.decode(line).type
+    except msgspec.DecodeError:
+        return None
+
+
+def schema() -> dict:
+    """The JSON Schema (2020-12) of both directions, as committed in ``protocol/schema.json``."""
+    (to_bot, from_bot), components = msgspec.json.schema_components([ToBotMessage, FromBotMessage], ref_template="#/$defs/{name}")
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://github.com/referee-dominoes/referee/protocol/schema.json",
+        "title": f"referee bot protocol, version {PROTOCOL_VERSION}",
+        "description": "Messages are JSON objects, one per line, tagged by 'type'. See PROTOCOL.md.",
+        "$defs": {
+            **components,
+            "ToBot": to_bot,
+            "FromBot": from_bot,
+        },
+        "oneOf": [{"$ref": "#/$defs/ToBot"}, {"$ref": "#/$defs/FromBot"}],
+    }
