@@ -1,0 +1,276 @@
+"""A small optional library for writing a bot in Python.
+
+Write a function that picks a play, and hand it to :func:`run`::
+
+    from protocol.bot import run
+
+    def choose(turn, state):
+        # turn.legal lists every legal play; state is what the bot knows about the deal
+        best = max(turn.legal, key=lambda p: sum(p.tile))
+        return best.tile, best.end
+
+    if __name__ == "__main__":
+        run(choose, name="heavy", version="1.0", author="me")
+
+:func:`run` does the talking (PROTOCOL.md): it answers ``hello``, keeps a :class:`State` up to
+date from the ``deal`` message and the ``placed`` / ``drew`` / ``passed`` events, calls
+``choose(turn, state)`` on every ``turn`` and writes the ``play``, and returns on ``match_end``
+or when stdin closes.  Messages of a type it does not know are skipped, as are unknown fields.
+
+While :func:`run` is running, ``print()`` goes to stderr (the bot's log), so a stray debug
+print cannot corrupt the protocol stream on stdout.
+
+The library does not check that ``choose`` returned a legal play: an illegal one is a fault,
+and ``referee check`` reports it.  An exception in ``choose`` ends the bot (a crash, also a
+fault) with the traceback in its log.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, BinaryIO, get_args
+
+import msgspec
+
+from .messages import (
+    PROTOCOL_VERSION,
+    BotHello,
+    DealEnd,
+    DealStart,
+    Drew,
+    GameEnd,
+    Hello,
+    Limits,
+    MatchEnd,
+    Passed,
+    Placed,
+    Play,
+    PlayOption,
+    ToBotMessage,
+    Turn,
+    encode_line,
+    message_type,
+    to_bot_decoder,
+)
+
+Tile = tuple[int, int]
+Event = Placed | Drew | Passed
+#: What ``choose`` may return: ``(tile, end)``, a :class:`~protocol.messages.PlayOption` taken
+#: from ``turn.legal``, or a ready :class:`~protocol.messages.Play`.
+Choice = tuple[Any, str | None] | PlayOption | Play
+Chooser = Callable[[Turn, "State"], Choice]
+
+#: Every message type the referee sends in protocol version 1; others are skipped.
+KNOWN_TYPES = frozenset(cls.__struct_config__.tag for cls in get_args(ToBotMessage))
+
+
+def norm(tile: Any) -> Tile:
+    """A tile as ``(low, high)``, whatever order its halves came in."""
+    a, b = tile
+    a, b = int(a), int(b)
+    return (a, b) if a <= b else (b, a)
+
+
+def pips(tile: Any) -> int:
+    """A tile's value: the sum of its halves."""
+    a, b = tile
+    return a + b
+
+
+def fits(tile: Any, number: int) -> bool:
+    """True when ``tile`` shows ``number`` (can go on an end showing it)."""
+    return number in tuple(tile)
+
+
+@dataclass
+class State:
+    """What the bot knows, updated by :func:`run` before every call of ``choose``.
+
+    The deal fields come from the last ``deal`` message; ``hand``, ``ends``, ``counts`` and
+    ``bazaar`` follow the events and are reset from each ``turn`` (the referee's word wins).
+    ``history`` holds the events of the current deal in order.
+    """
+
+    name: str = ""
+    protocol: int = PROTOCOL_VERSION
+    referee: str = ""
+    limits: Limits = field(default_factory=Limits)
+    # the current deal
+    game: str = ""
+    options: dict[str, Any] = field(default_factory=dict)
+    players: int = 0
+    seat: int = 0
+    side: int = 0
+    partner: int | None = None
+    leader: int = 0
+    scores: list[int] = field(default_factory=list)
+    game_number: int = 0
+    deal_number: int = 0
+    hand: list[Tile] = field(default_factory=list)
+    ends: dict[str, int] = field(default_factory=dict)
+    counts: list[int] = field(default_factory=list)
+    bazaar: int = 0
+    history: list[Event] = field(default_factory=list)
+    # results so far
+    last_deal: DealEnd | None = None
+    last_game: GameEnd | None = None
+    deals_seen: int = 0
+
+    def table(self) -> list[Tile]:
+        """Every tile placed in this deal, in the order placed."""
+        return [norm(e.tile) for e in self.history if type(e) is Placed]
+
+    # -- updates (run calls these; a bot driving its own loop may too) -----------------
+
+    def on_hello(self, msg: Hello) -> None:
+        self.protocol = msg.protocol
+        self.referee = msg.referee
+        self.limits = msg.limits
+
+    def on_deal(self, msg: DealStart) -> None:
+        self.game = msg.game
+        self.options = dict(msg.options)
+        self.players = msg.players
+        self.seat = msg.seat
+        self.side = msg.side
+        self.partner = msg.partner
+        self.leader = msg.leader
+        self.scores = list(msg.scores)
+        self.game_number = msg.game_number
+        self.deal_number = msg.deal_number
+        self.hand = [norm(t) for t in msg.hand]
+        self.ends = {}
+        self.bazaar = msg.bazaar
+        self.history = []
+        # Every hand of a deal starts the same size; drawing changes that later.
+        self.counts = [len(msg.hand)] * msg.players
+        self.deals_seen += 1
+
+    def on_placed(self, msg: Placed) -> None:
+        self.history.append(msg)
+        tile = norm(msg.tile)
+        if msg.seat == self.seat and tile in self.hand:
+            self.hand.remove(tile)
+        if 0 <= msg.seat < len(self.counts):
+            self.counts[msg.seat] = max(0, self.counts[msg.seat] - 1)
+        low, high = tile
+        if msg.end is None:
+            # RULES.md §5: after a lead a-b (a <= b) the left end shows a, the right end b.
+            self.ends = {"left": low, "right": high}
+        elif msg.end in self.ends:
+            shown = self.ends[msg.end]
+            self.ends[msg.end] = high if shown == low else low
+
+    def on_drew(self, msg: Drew) -> None:
+        self.history.append(msg)
+        if 0 <= msg.seat < len(self.counts):
+            self.counts[msg.seat] += msg.count
+        self.bazaar = max(0, self.bazaar - msg.count)
+        if msg.seat == self.seat and msg.tiles:
+            self.hand.extend(norm(t) for t in msg.tiles)
+
+    def on_passed(self, msg: Passed) -> None:
+        self.history.append(msg)
+
+    def on_turn(self, msg: Turn) -> None:
+        self.hand = [norm(t) for t in msg.hand]
+        self.ends = dict(msg.ends)
+        self.counts = list(msg.counts)
+        self.bazaar = msg.bazaar
+
+    def on_deal_end(self, msg: DealEnd) -> None:
+        self.last_deal = msg
+        self.scores = list(msg.totals)
+
+    def on_game_end(self, msg: GameEnd) -> None:
+        self.last_game = msg
+
+
+def to_play(choice: Choice) -> Play:
+    """Turn what ``choose`` returned into a :class:`~protocol.messages.Play`."""
+    if isinstance(choice, Play):
+        return choice
+    if isinstance(choice, PlayOption):
+        return Play(tile=norm(choice.tile), end=choice.end)
+    tile, end = choice
+    if isinstance(tile, PlayOption):  # (option, anything): take the option as it is
+        return Play(tile=norm(tile.tile), end=tile.end)
+    return Play(tile=norm(tile), end=end)
+
+
+def log(*parts: Any) -> None:
+    """Write a line to the bot's log (stderr), which the referee keeps in a capped file."""
+    print(*parts, file=sys.stderr, flush=True)
+
+
+def run(
+    choose: Chooser,
+    name: str,
+    version: str = "",
+    author: str = "",
+    *,
+    infile: BinaryIO | None = None,
+    outfile: BinaryIO | None = None,
+) -> State:
+    """Play a match over stdin/stdout until ``match_end`` or end of input.
+
+    Args:
+        choose: called as ``choose(turn, state)`` on every ``turn``; returns ``(tile, end)``
+            (``end`` is ``None`` for the lead), or one of ``turn.legal``.
+        name, version, author: what the bot's ``hello`` says.
+        infile, outfile: binary streams to use instead of stdin and stdout (for tests).
+
+    Returns:
+        The final :class:`State`.
+    """
+    src = infile if infile is not None else sys.stdin.buffer
+    out = outfile if outfile is not None else sys.stdout.buffer
+    state = State(name=name)
+    saved_stdout = sys.stdout
+    sys.stdout = sys.stderr  # print() inside choose() must not reach the protocol stream
+    try:
+        for line in src:
+            if not line.strip():
+                continue
+            kind = message_type(line)
+            if kind not in KNOWN_TYPES:
+                if kind is None:
+                    log(f"{name}: skipping a line that is not a JSON object: {line[:200]!r}")
+                continue  # an unknown message type: a later protocol addition, ignored
+            try:
+                msg = to_bot_decoder.decode(line)
+            except msgspec.DecodeError as exc:
+                log(f"{name}: skipping a {kind!r} message I cannot read ({exc}): {line[:200]!r}")
+                continue
+            if isinstance(msg, Hello):
+                state.on_hello(msg)
+                if msg.protocol != PROTOCOL_VERSION:
+                    log(f"{name}: the referee speaks protocol {msg.protocol}, I speak {PROTOCOL_VERSION}")
+                _send(out, BotHello(name=name, version=version, author=author, protocol=PROTOCOL_VERSION))
+            elif isinstance(msg, DealStart):
+                state.on_deal(msg)
+            elif isinstance(msg, Placed):
+                state.on_placed(msg)
+            elif isinstance(msg, Drew):
+                state.on_drew(msg)
+            elif isinstance(msg, Passed):
+                state.on_passed(msg)
+            elif isinstance(msg, Turn):
+                state.on_turn(msg)
+                _send(out, to_play(choose(msg, state)))
+            elif isinstance(msg, DealEnd):
+                state.on_deal_end(msg)
+            elif isinstance(msg, GameEnd):
+                state.on_game_end(msg)
+            elif isinstance(msg, MatchEnd):
+                break
+    finally:
+        sys.stdout = saved_stdout
+    return state
+
+
+def _send(out: BinaryIO, msg: BotHello | Play) -> None:
+    out.write(encode_line(msg))
+    out.flush()

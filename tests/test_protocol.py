@@ -1,0 +1,397 @@
+"""The protocol's messages, its committed JSON Schema, and the examples in PROTOCOL.md."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from pathlib import Path
+from typing import get_args
+
+import msgspec
+import pytest
+
+from protocol import bot
+from protocol import messages as m
+from protocol.schema import PATH as SCHEMA_PATH
+from protocol.schema import render
+from referee.engine import TERMINAL, deal_from_seed, variant
+from referee.engine.line import END_NAMES, Drew, Placed
+from referee.engine.tiles import HIGH, IS_DOUBLE, LOW, PIPS, tiles_of
+
+ROOT = Path(__file__).resolve().parent.parent
+PROTOCOL_MD = ROOT / "PROTOCOL.md"
+
+# -- the schema ---------------------------------------------------------------------------------
+
+
+def test_committed_schema_is_current():
+    committed = SCHEMA_PATH.read_text(encoding="utf-8")
+    assert committed == render(), (
+        "protocol/schema.json is out of date with protocol/messages.py; "
+        "regenerate it with `python -m protocol.schema` and commit the result"
+    )
+
+
+def test_schema_is_valid_json_with_both_directions():
+    doc = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    assert {"ToBot", "FromBot", "Turn", "Play", "BotHello"} <= set(doc["$defs"])
+
+
+# -- round trips --------------------------------------------------------------------------------
+
+EXAMPLES: list[m.ToBot | m.FromBot] = [
+    m.Hello(protocol=1, referee="referee 0.1.0", limits=m.Limits(bank_ms=60000, increment_ms=100)),
+    m.DealStart(
+        game="kozel", options={"rule13": "drop", "target": 100}, players=4, seat=1, side=1, partner=3,
+        hand=[(0, 1), (3, 5), (6, 6)], leader=2, scores=[13, 0], bazaar=0, game_number=1, deal_number=4,
+    ),
+    m.DealStart(
+        game="draw", options={}, players=2, seat=0, side=0, partner=None, hand=[(1, 1)], leader=0,
+        scores=[0, 0], bazaar=14,
+    ),
+    m.Placed(seat=0, tile=(1, 1), end=None, forced=True),
+    m.Placed(seat=2, tile=(1, 4), end="left"),
+    m.Drew(seat=1, count=3, tiles=[(0, 0), (2, 5), (4, 6)]),
+    m.Drew(seat=1, count=3),
+    m.Passed(seat=3),
+    m.Turn(
+        legal=[m.PlayOption(tile=(3, 5), end="left"), m.PlayOption(tile=(3, 5), end="right")],
+        hand=[(3, 5), (0, 0)], ends={"left": 3, "right": 3}, counts=[2, 5, 5, 5], bazaar=0, time_ms=5000,
+    ),
+    m.Turn(legal=[m.PlayOption(tile=(0, 0), end=None)], hand=[(0, 0)], ends={}, counts=[1, 1], bazaar=0, time_ms=250),
+    m.DealEnd(
+        reason="domino", seat=0, hands=[[], [(2, 3)], [], [(6, 6), (0, 1)]], values=[0, 5, 0, 13],
+        wrote=[18, 0], totals=[18, 0], notes=["seat 0 went out"],
+    ),
+    m.DealEnd(reason="fault", seat=1, hands=[[], [], [], []], values=[0, 0, 0, 0], wrote=[0, 0], totals=[0, 0]),
+    m.GameEnd(totals=[101, 40], winners=[1], losers=[0], reason="pair A reached 101"),
+    m.MatchEnd(),
+    m.MatchEnd(reason="forfeit"),
+    m.BotHello(name="mybot"),
+    m.BotHello(name="mybot", protocol=1, version="2.1", author="Ann"),
+    m.Play(tile=(3, 5), end="left"),
+    m.Play(tile=(6, 6)),
+]
+
+
+def test_examples_cover_every_message():
+    covered = {type(msg) for msg in EXAMPLES}
+    assert covered == set(get_args(m.ToBotMessage)) | set(get_args(m.FromBotMessage))
+
+
+@pytest.mark.parametrize("msg", EXAMPLES, ids=lambda msg: type(msg).__name__)
+def test_round_trip(msg):
+    line = m.encode_line(msg)
+    assert line.endswith(b"\n") and line.count(b"\n") == 1
+    decoder = m.to_bot_decoder if isinstance(msg, m.ToBot) else m.from_bot_decoder
+    assert decoder.decode(line) == msg
+    assert m.message_type(line) == msg.__struct_config__.tag
+
+
+# -- what a bot may send ------------------------------------------------------------------------
+
+
+def test_unknown_fields_from_a_bot_are_ignored():
+    line = b'{"type":"play","tile":[5,3],"end":"left","thinking":"heavy first","nodes":1234}'
+    assert m.from_bot_decoder.decode(line) == m.Play(tile=(5, 3), end="left")
+    hello = b'{"type":"hello","name":"x","protocol":1,"language":"awk"}'
+    assert m.from_bot_decoder.decode(hello) == m.BotHello(name="x")
+
+
+def test_unknown_fields_to_a_bot_are_ignored():
+    line = b'{"type":"passed","seat":2,"why":"no 4 and no 6","extra":{"a":[1,2]}}'
+    assert m.to_bot_decoder.decode(line) == m.Passed(seat=2)
+
+
+def test_end_may_be_omitted_for_the_lead():
+    assert m.from_bot_decoder.decode(b'{"type":"play","tile":[6,6]}') == m.Play(tile=(6, 6), end=None)
+
+
+@pytest.mark.parametrize(
+    ("line", "path"),
+    [
+        (b'{"type":"play","tile":[3,7],"end":"left"}', "$.tile[1]"),
+        (b'{"type":"play","tile":[-1,3],"end":"left"}', "$.tile[0]"),
+        (b'{"type":"play","tile":"3-5","end":"left"}', "$.tile"),
+        (b'{"type":"play","tile":[3,5,1],"end":"left"}', "$.tile"),
+        (b'{"type":"play","tile":[3,5],"end":3}', "$.end"),
+        (b'{"type":"hello","name":7}', "$.name"),
+    ],
+)
+def test_bad_fields_name_their_path(line, path):
+    with pytest.raises(msgspec.ValidationError) as info:
+        m.from_bot_decoder.decode(line)
+    assert f"`{path}`" in str(info.value)
+
+
+def test_missing_tile_is_named():
+    with pytest.raises(msgspec.ValidationError) as info:
+        m.from_bot_decoder.decode(b'{"type":"play","end":"left"}')
+    assert "`tile`" in str(info.value)
+    with pytest.raises(msgspec.ValidationError) as info:
+        m.to_bot_decoder.decode(
+            b'{"type":"turn","legal":[{"end":null}],"hand":[],"ends":{},"counts":[],"bazaar":0,"time_ms":1}'
+        )
+    assert "`tile`" in str(info.value) and "`$.legal[0]`" in str(info.value)
+
+
+def test_not_json_is_a_decode_error_and_has_no_type():
+    with pytest.raises(msgspec.DecodeError):
+        m.from_bot_decoder.decode(b"play 3-5 left")
+    assert m.message_type(b"play 3-5 left") is None
+    assert m.message_type(b'{"type":"chat","text":"hi"}') == "chat"
+
+
+# -- PROTOCOL.md --------------------------------------------------------------------------------
+
+FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```", re.S | re.M)
+
+
+def fenced_blocks() -> list[tuple[str, str]]:
+    """Every fenced block of PROTOCOL.md as (info string, body)."""
+    return [(info.strip(), body) for info, body in FENCE.findall(PROTOCOL_MD.read_text(encoding="utf-8"))]
+
+
+def example_lines() -> list[tuple[str, str]]:
+    """Every message line of PROTOCOL.md as (direction, JSON text).
+
+    In ``json`` blocks every non-blank line is one message; in other blocks, lines written
+    ``< {...}`` (referee to bot) and ``> {...}`` (bot to referee).  Direction ``?`` means the
+    text does not say: either decoder may accept it.
+    """
+    out = []
+    for info, body in fenced_blocks():
+        lang = info.split()[0] if info else ""
+        for raw in body.splitlines():
+            line = raw.strip()
+            if line[:2] in ("< ", "> ") and line[2:].lstrip().startswith("{"):
+                out.append((line[0], line[2:].strip()))
+            elif lang == "json" and line:
+                out.append(("?", line))
+    return out
+
+
+def decode_example(direction: str, text: str):
+    data = text.encode()
+    if direction == "<":
+        return m.to_bot_decoder.decode(data)
+    if direction == ">":
+        return m.from_bot_decoder.decode(data)
+    try:
+        return m.to_bot_decoder.decode(data)
+    except msgspec.ValidationError:
+        return m.from_bot_decoder.decode(data)
+
+
+def test_protocol_md_examples_parse():
+    lines = example_lines()
+    assert len(lines) >= 30, "PROTOCOL.md should hold the worked transcript and an example of every message"
+    seen = set()
+    for direction, text in lines:
+        try:
+            msg = decode_example(direction, text)
+        except msgspec.DecodeError as exc:
+            pytest.fail(f"PROTOCOL.md example does not parse ({exc}): {direction} {text}")
+        seen.add(type(msg))
+    missing = (set(get_args(m.ToBotMessage)) | set(get_args(m.FromBotMessage))) - seen
+    assert not missing, f"PROTOCOL.md has no example of {sorted(c.__name__ for c in missing)}"
+
+
+def test_protocol_md_json_blocks_hold_only_json_lines():
+    for info, body in fenced_blocks():
+        if info.split()[:1] == ["json"]:
+            for line in body.splitlines():
+                if line.strip():
+                    json.loads(line)
+
+
+# The worked transcript: one sport deal (seed 1, deal 0) seen from seat 0, every seat playing as
+# sample_bots/greedy_bot.py does.  Regenerated here from the rules engine, so the document
+# cannot drift from the rules.
+
+
+def _tile(t: int) -> tuple[int, int]:
+    return (LOW[t], HIGH[t])
+
+
+def _end(e: int | None) -> str | None:
+    return None if e is None else END_NAMES[e]
+
+
+def _greedy(state):
+    """greedy_bot.py's choice: heaviest, then a double, then most follow-ups, then first."""
+    hand = tiles_of(state.hands[state.turn])
+
+    def preference(p):
+        if p.end is None:
+            new = [LOW[p.tile], HIGH[p.tile]]
+        else:
+            new = [v for e, v in enumerate(state.ends) if e != p.end and v >= 0]
+            shown = state.ends[p.end]
+            new.append(HIGH[p.tile] if shown == LOW[p.tile] else LOW[p.tile])
+        follow = sum(1 for t in hand if t != p.tile and (LOW[t] in new or HIGH[t] in new))
+        return (PIPS[p.tile], IS_DOUBLE[p.tile], follow)
+
+    return max(state.legal_plays(), key=preference)
+
+
+def sport_transcript(seed: int = 1, index: int = 0, seat: int = 0) -> list[str]:
+    game = variant("sport").new_game()
+    state = game.start(deal_from_seed(seed, index, game.shape))
+    out: list[tuple[str, m.ToBot | m.FromBot]] = [
+        ("<", m.Hello(protocol=m.PROTOCOL_VERSION, referee="referee 0.1.0", limits=m.Limits())),
+        (">", m.BotHello(name="greedy_bot.py", version="1.0", author="referee sample bots")),
+        ("<", m.DealStart(
+            game="sport", options=dict(game.options), players=game.players, seat=seat, side=game.side_of[seat],
+            partner=(seat + 2) % 4, hand=[_tile(t) for t in tiles_of(state.hands[seat])], leader=state.leader,
+            scores=list(game.totals), bazaar=state.bazaar_left(), game_number=0, deal_number=index,
+        )),
+    ]
+    told = 0
+
+    def events():
+        nonlocal told
+        for e in state.history[told:]:
+            if type(e) is Placed:
+                out.append(("<", m.Placed(seat=e.seat, tile=_tile(e.tile), end=_end(e.end), forced=e.forced)))
+            elif type(e) is Drew:
+                mine = e.seat == seat
+                out.append(("<", m.Drew(seat=e.seat, count=e.count, tiles=[_tile(t) for t in e.tiles] if mine else None)))
+            else:
+                out.append(("<", m.Passed(seat=e.seat)))
+        told = len(state.history)
+
+    while state.to_move() != TERMINAL:
+        choice = _greedy(state)
+        if state.turn == seat:
+            events()
+            out.append(("<", m.Turn(
+                legal=[m.PlayOption(tile=_tile(p.tile), end=_end(p.end)) for p in state.legal_plays()],
+                hand=[_tile(t) for t in tiles_of(state.hands[seat])],
+                ends={END_NAMES[e]: v for e, v in enumerate(state.ends) if v >= 0},
+                counts=[h.bit_count() for h in state.hands], bazaar=state.bazaar_left(), time_ms=5000,
+            )))
+            out.append((">", m.Play(tile=_tile(choice.tile), end=_end(choice.end))))
+        state.apply(choice)
+    events()
+    rec = game.finish(state)
+    out.append(("<", m.DealEnd(
+        reason=rec.end.reason, seat=rec.end.seat, hands=[[_tile(t) for t in h] for h in rec.hands],
+        values=list(rec.values), wrote=list(rec.wrote), totals=list(rec.totals), notes=list(rec.notes),
+    )))
+    return [f"{d} {m.encoder.encode(msg).decode()}" for d, msg in out]
+
+
+def test_protocol_md_transcript_matches_the_engine():
+    blocks = [body for info, body in fenced_blocks() if "transcript" in info.split()[1:]]
+    assert len(blocks) == 1, "PROTOCOL.md should hold one block marked ```text transcript"
+    documented = [line for line in blocks[0].splitlines() if line[:2] in ("< ", "> ")]
+    expected = sport_transcript()
+    assert documented == expected, "regenerate with: python -c 'from tests.test_protocol import sport_transcript as t; print(*t(), sep=chr(10))'"
+
+
+# -- protocol.bot, the Python bot library -------------------------------------------------------
+
+
+def _library_greedy(turn: m.Turn, state: bot.State):
+    """greedy_bot.py's rule written with the library's helpers."""
+
+    def preference(option: m.PlayOption):
+        a, b = option.tile
+        if option.end is None:
+            new = [a, b]
+        else:
+            new = [v for name, v in turn.ends.items() if name != option.end]
+            new.append(b if turn.ends[option.end] == a else a)
+        rest = [t for t in state.hand if t != bot.norm(option.tile)]
+        return (bot.pips(option.tile), a == b, sum(1 for t in rest if any(bot.fits(t, n) for n in new)))
+
+    return max(turn.legal, key=preference)
+
+
+def _split(lines: list[str]) -> tuple[bytes, bytes]:
+    to_bot = b"".join(line[2:].encode() + b"\n" for line in lines if line.startswith("< "))
+    from_bot = b"".join(line[2:].encode() + b"\n" for line in lines if line.startswith("> "))
+    return to_bot, from_bot
+
+
+def test_library_replays_the_transcript():
+    to_bot, expected = _split(sport_transcript())
+    out = io.BytesIO()
+    state = bot.run(_library_greedy, "greedy_bot.py", "1.0", "referee sample bots", infile=io.BytesIO(to_bot), outfile=out)
+    assert out.getvalue() == expected
+    assert state.last_deal is not None and state.last_deal.reason == "fish"
+    assert state.scores == list(state.last_deal.totals)
+    assert state.seat == 0 and state.partner == 2 and state.game == "sport"
+
+
+def test_library_state_follows_the_events():
+    """Tracked from deal and events alone, the state agrees with every turn's own account."""
+    state = bot.State()
+    turns = 0
+    for line in sport_transcript():
+        if not line.startswith("< "):
+            continue
+        msg = m.to_bot_decoder.decode(line[2:].encode())
+        if isinstance(msg, m.Turn):
+            assert sorted(state.hand) == sorted(bot.norm(t) for t in msg.hand)
+            assert state.ends == msg.ends
+            assert state.counts == msg.counts
+            turns += 1
+        elif isinstance(msg, m.DealStart):
+            state.on_deal(msg)
+        elif isinstance(msg, m.Placed):
+            state.on_placed(msg)
+        elif isinstance(msg, m.Drew):
+            state.on_drew(msg)
+        elif isinstance(msg, m.Passed):
+            state.on_passed(msg)
+    assert turns >= 5
+    assert len(state.table()) == sum(1 for e in state.history if isinstance(e, m.Placed))
+
+
+def test_library_tracks_draws():
+    state = bot.State()
+    state.on_deal(m.DealStart(game="draw", options={}, players=2, seat=1, side=1, partner=None,
+                              hand=[(0, 1), (2, 2)], leader=0, scores=[0, 0], bazaar=14))
+    state.on_placed(m.Placed(seat=0, tile=(6, 6), end=None, forced=True))
+    state.on_drew(m.Drew(seat=1, count=2, tiles=[(5, 3), (6, 4)]))
+    state.on_placed(m.Placed(seat=1, tile=(4, 6), end="right"))
+    state.on_drew(m.Drew(seat=0, count=3))
+    assert state.hand == [(0, 1), (2, 2), (3, 5)]
+    assert state.ends == {"left": 6, "right": 4}
+    assert state.counts == [2 - 1 + 3, 2 + 2 - 1]
+    assert state.bazaar == 9
+
+
+def test_library_skips_unknown_and_bad_lines_and_stops_at_match_end(capsys):
+    lines = [
+        b"not json\n",
+        b"\n",
+        b'{"type":"chat","text":"hi"}\n',
+        b'{"type":"hello","protocol":1,"referee":"r","limits":{},"new_field":[1]}\n',
+        b'{"type":"turn","legal":"all of them"}\n',  # a known type that does not decode: skipped
+        b'{"type":"turn","legal":[{"tile":[6,4],"end":null}],"hand":[[4,6]],"ends":{},"counts":[1,1],"bazaar":0,"time_ms":5,"hint":1}\n',
+        b'{"type":"match_end"}\n',
+        b'{"type":"turn","legal":[{"tile":[1,1],"end":null}],"hand":[[1,1]],"ends":{},"counts":[1,1],"bazaar":0,"time_ms":5}\n',
+    ]
+    out = io.BytesIO()
+
+    def choose(turn, state):
+        print("thinking out loud")  # must not reach the protocol stream
+        return turn.legal[0].tile, turn.legal[0].end
+
+    bot.run(choose, "t", infile=io.BytesIO(b"".join(lines)), outfile=out)
+    assert out.getvalue().splitlines() == [
+        b'{"type":"hello","name":"t","protocol":1,"version":"","author":""}',
+        b'{"type":"play","tile":[4,6],"end":null}',
+    ]
+    err = capsys.readouterr()
+    assert "thinking out loud" in err.err and err.out == ""
+
+
+def test_library_returns_at_end_of_input():
+    out = io.BytesIO()
+    bot.run(lambda turn, state: turn.legal[0], "t", infile=io.BytesIO(b""), outfile=out)
+    assert out.getvalue() == b""
