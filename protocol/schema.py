@@ -17,7 +17,7 @@ PATH = Path(__file__).with_name("schema.json")
 
 def render() -> str:
     """The schema as committed: pretty-printed, keys sorted, a trailing newline."""
-    return json.dumps(schema(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    return json.dumps(schema(), indent=2, sort_keys=True) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -199,6 +199,14 @@ UNKNOWN = [
 ]
 
 
+def dealt_hand(state, seat: int) -> list[int]:
+    """The hand as dealt: a forced lead is already on the table, but its holder was dealt it."""
+    hand = state.hands[seat]
+    if state.lead_tile is not None and state.leader == seat:
+        hand |= 1 << state.lead_tile
+    return tiles_of(hand)
+
+
 def turn_message(state, seat: int) -> m.Turn:
     return m.Turn(
         legal=[m.PlayOption(tile=tuple(tj(p.tile)), end=None if p.end is None else END_NAMES[p.end]) for p in state.legal_plays()],
@@ -227,7 +235,7 @@ def play_game(bot: Bot, game_id: str, players: int, seed: int, deals: int, game_
         assert state is not None
         bot.send(with_extras(m.DealStart(
             game=game_id, options=dict(game.options), players=players, seat=SEAT, side=game.side_of[SEAT],
-            partner=2 if game.pair_play else None, hand=[tuple(tj(t)) for t in tiles_of(state.hands[SEAT])],
+            partner=2 if game.pair_play else None, hand=[tuple(tj(t)) for t in dealt_hand(state, SEAT)],
             leader=state.leader, scores=list(game.totals), bazaar=state.bazaar_left(),
             game_number=game_number, deal_number=index,
         )))
