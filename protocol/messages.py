@@ -14,8 +14,6 @@ fields and unknown message types from a bot; a *known* type with a field of the 
 range is a fault.
 """
 
-from __future__ import annotations
-
 from typing import Annotated, Any, Literal
 
 import msgspec
@@ -42,27 +40,19 @@ class ToBot(Struct, tag_field="type", omit_defaults=False):
 class Limits(Struct):
     """The limits in force for this bot, all measured by the referee on a monotonic clock."""
 
-    startup_ms: int = field(default=10000)
-    "time to answer ``hello`` after the process starts"
-    move_ms: int = field(default=5000)
-    "time to answer each ``turn`` (before the bank, if any, is used)"
-    bank_ms: int | None = None
-    "a time bank for the whole match (like a chess clock), or null when there is none"
-    increment_ms: int = 0
-    "added to the bank after every move"
-    max_line: int = 65536
-    "the longest line (in bytes, newline included) the referee accepts"
-    max_faults: int = 3
-    "faults in one match after which the bot forfeits the rest"
+    startup_ms: Annotated[int, Meta(description='time to answer `hello` after the process starts')] = field(default=10000)
+    move_ms: Annotated[int, Meta(description='time to answer each `turn` (before the bank, if any, is used)')] = field(default=5000)
+    bank_ms: Annotated[int | None, Meta(description='a time bank for the whole match (like a chess clock), or null when there is none')] = None
+    increment_ms: Annotated[int, Meta(description='added to the bank after every move')] = 0
+    max_line: Annotated[int, Meta(description='the longest line (in bytes, newline included) the referee accepts')] = 65536
+    max_faults: Annotated[int, Meta(description='faults in one match after which the bot forfeits the rest')] = 3
 
 
 class Hello(ToBot, tag="hello"):
     """The first message.  Answer with your own ``hello`` before ``limits.startup_ms``."""
 
-    protocol: int
-    "the protocol version the referee speaks; answer with the same number"
-    referee: str
-    "the referee's name and version"
+    protocol: Annotated[int, Meta(description='the protocol version the referee speaks; answer with the same number')]
+    referee: Annotated[str, Meta(description="the referee's name and version")]
     limits: Limits
 
 
@@ -70,28 +60,18 @@ class DealStart(ToBot, tag="deal"):
     """A deal begins.  ``hand`` is yours alone; the deal's forced lead, if any, follows as a
     ``placed`` event with ``forced: true``."""
 
-    game: str
-    "the game's identifier, e.g. sport or kozel (RULES.md)"
-    options: dict[str, Any]
-    "every option of the game with its value"
+    game: Annotated[str, Meta(description="the game's identifier, e.g. sport or kozel (RULES.md)")]
+    options: Annotated[dict[str, Any], Meta(description='every option of the game with its value')]
     players: int
-    seat: Seat
-    "your seat"
-    side: int
-    "your side: in pair games 0 for seats 0 and 2, 1 for seats 1 and 3; otherwise your seat"
-    partner: Seat | None
-    "your partner's seat in pair games, else null"
+    seat: Annotated[Seat, Meta(description='your seat')]
+    side: Annotated[int, Meta(description='your side: in pair games 0 for seats 0 and 2, 1 for seats 1 and 3; otherwise your seat')]
+    partner: Annotated[Seat | None, Meta(description="your partner's seat in pair games, else null")]
     hand: list[TileJSON]
-    leader: Seat
-    "who leads this deal"
-    scores: list[int]
-    "each side's total before this deal (penalties in kozel, points elsewhere)"
-    bazaar: int
-    "tiles in the bazaar (0 in games without one)"
-    game_number: int = 0
-    "which game of the match, from 0"
-    deal_number: int = 0
-    "which deal of the game, from 0"
+    leader: Annotated[Seat, Meta(description='who leads this deal')]
+    scores: Annotated[list[int], Meta(description="each side's total before this deal (penalties in kozel, points elsewhere)")]
+    bazaar: Annotated[int, Meta(description='tiles in the bazaar (0 in games without one)')]
+    game_number: Annotated[int, Meta(description='which game of the match, from 0')] = 0
+    deal_number: Annotated[int, Meta(description='which deal of the game, from 0')] = 0
 
 
 class Placed(ToBot, tag="placed"):
@@ -99,10 +79,8 @@ class Placed(ToBot, tag="placed"):
 
     seat: Seat
     tile: TileJSON
-    end: EndName | None
-    "the end it went on; null for the lead"
-    forced: bool = False
-    "true when the referee placed it (a forced lead)"
+    end: Annotated[EndName | None, Meta(description='the end it went on; null for the lead')]
+    forced: Annotated[bool, Meta(description='true when the referee placed it (a forced lead)')] = False
 
 
 class Drew(ToBot, tag="drew"):
@@ -110,8 +88,7 @@ class Drew(ToBot, tag="drew"):
 
     seat: Seat
     count: int
-    tiles: list[TileJSON] | None = None
-    "the tiles drawn, in order; only in the drawer's copy, null for everyone else"
+    tiles: Annotated[list[TileJSON] | None, Meta(description="the tiles drawn, in order; only in the drawer's copy, null for everyone else")] = None
 
 
 class Passed(ToBot, tag="passed"):
@@ -130,45 +107,35 @@ class PlayOption(Struct):
 class Turn(ToBot, tag="turn"):
     """Your move.  Answer with one ``play`` before ``time_ms`` runs out."""
 
-    legal: list[PlayOption]
-    "every legal play (never empty): the simplest bot answers with one of these"
+    legal: Annotated[list[PlayOption], Meta(description='every legal play (never empty): the simplest bot answers with one of these')]
     hand: list[TileJSON]
-    ends: dict[str, int]
-    "each open end and the number it shows ({} before the lead)"
-    counts: list[int]
-    "how many tiles each seat holds"
-    bazaar: int
-    "tiles left in the bazaar"
-    time_ms: int
-    "the time you have for this move, in milliseconds"
+    ends: Annotated[dict[str, int], Meta(description='each open end and the number it shows ({} before the lead)')]
+    counts: Annotated[list[int], Meta(description='how many tiles each seat holds')]
+    bazaar: Annotated[int, Meta(description='tiles left in the bazaar')]
+    time_ms: Annotated[int, Meta(description='the time you have for this move, in milliseconds')]
+    bank_ms: Annotated[int | None, Meta(description='what is left of your time bank before this move, or null without a bank')] = None
 
 
 class DealEnd(ToBot, tag="deal_end"):
     """The deal is over.  Every hand is revealed."""
 
     reason: Literal["domino", "fish", "fault"]
-    seat: Seat
-    "who went out (domino), the fisherman (fish), or who faulted (fault)"
-    hands: list[list[TileJSON]]
-    "what each seat still held"
-    values: list[int]
-    "each hand's value as the game counts it"
-    wrote: list[int]
-    "what each side wrote in this deal"
-    totals: list[int]
-    "each side's total after the deal"
-    notes: list[str] = []
-    "why, in words"
+    seat: Annotated[Seat, Meta(description='who went out (domino), the fisherman (fish), or who faulted (fault)')]
+    hands: Annotated[list[list[TileJSON]], Meta(description='what each seat still held')]
+    values: Annotated[list[int], Meta(description="each hand's value as the game counts it")]
+    wrote: Annotated[list[int], Meta(description='what each side wrote in this deal')]
+    totals: Annotated[list[int], Meta(description="each side's total after the deal")]
+    notes: Annotated[list[str], Meta(description='why, in words')] = []
 
 
 class GameEnd(ToBot, tag="game_end"):
     """A game (a sequence of deals to a target or a number of deals) is over."""
 
     totals: list[int]
-    winners: list[int]
-    "the winning sides; empty for a drawn game"
-    losers: list[int]
+    winners: Annotated[list[int], Meta(description='the winning sides; empty for a drawn game')]
+    losers: Annotated[list[int], Meta(description='the losing sides (in kozel: the goats)')]
     reason: str
+    dry: Annotated[list[int], Meta(description='winning sides that ended with nothing against them (a dry win in kozel)')] = []
 
 
 class MatchEnd(ToBot, tag="match_end"):
@@ -191,8 +158,7 @@ class BotHello(FromBot, tag="hello"):
     """Your answer to ``hello``."""
 
     name: str
-    protocol: int = PROTOCOL_VERSION
-    "the protocol version you speak; the referee refuses any it does not"
+    protocol: Annotated[int, Meta(description='the protocol version you speak; the referee refuses any it does not')]
     version: str = ""
     author: str = ""
 
@@ -247,5 +213,5 @@ def schema() -> dict:
             "ToBot": to_bot,
             "FromBot": from_bot,
         },
-        "oneOf": [{"$ref": "#/$defs/ToBot"}, {"$ref": "#/$defs/FromBot"}],
+        "anyOf": [{"$ref": "#/$defs/ToBot"}, {"$ref": "#/$defs/FromBot"}],
     }

@@ -68,7 +68,7 @@ EXAMPLES: list[m.ToBot | m.FromBot] = [
     m.GameEnd(totals=[101, 40], winners=[1], losers=[0], reason="pair A reached 101"),
     m.MatchEnd(),
     m.MatchEnd(reason="forfeit"),
-    m.BotHello(name="mybot"),
+    m.BotHello(name="mybot", protocol=1),
     m.BotHello(name="mybot", protocol=1, version="2.1", author="Ann"),
     m.Play(tile=(3, 5), end="left"),
     m.Play(tile=(6, 6)),
@@ -96,7 +96,7 @@ def test_unknown_fields_from_a_bot_are_ignored():
     line = b'{"type":"play","tile":[5,3],"end":"left","thinking":"heavy first","nodes":1234}'
     assert m.from_bot_decoder.decode(line) == m.Play(tile=(5, 3), end="left")
     hello = b'{"type":"hello","name":"x","protocol":1,"language":"awk"}'
-    assert m.from_bot_decoder.decode(hello) == m.BotHello(name="x")
+    assert m.from_bot_decoder.decode(hello) == m.BotHello(name="x", protocol=1)
 
 
 def test_unknown_fields_to_a_bot_are_ignored():
@@ -241,7 +241,7 @@ def sport_transcript(seed: int = 1, index: int = 0, seat: int = 0) -> list[str]:
     state = game.start(deal_from_seed(seed, index, game.shape))
     out: list[tuple[str, m.ToBot | m.FromBot]] = [
         ("<", m.Hello(protocol=m.PROTOCOL_VERSION, referee="referee 0.1.0", limits=m.Limits())),
-        (">", m.BotHello(name="greedy_bot.py", version="1.0", author="referee sample bots")),
+        (">", m.BotHello(name="greedy_bot.py", protocol=1, version="1.0", author="referee sample bots")),
         ("<", m.DealStart(
             game="sport", options=dict(game.options), players=game.players, seat=seat, side=game.side_of[seat],
             partner=(seat + 2) % 4, hand=[_tile(t) for t in tiles_of(state.hands[seat])], leader=state.leader,
