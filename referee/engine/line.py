@@ -80,6 +80,18 @@ _PLAYS = [[Play(t, e) for e in range(len(END_NAMES))] for t in range(28)]
 #: The optional "I place nothing more this turn" decision of multi-tile turns.
 STOP = Play(-1, None)
 
+#: ``_END_SUIT[v]``: the tiles that fit an end showing ``v``; ``_END_SUIT[-1]`` (a closed or
+#: unopened end) is the empty set, so the hot path needs no ``v >= 0`` test.
+_END_SUIT: list[TileSet] = [*SUIT, 0]
+#: ``_FIT2[(a + 1) * 8 + (b + 1)][t]``: the plays of tile ``t`` on a two-ended layout showing
+#: ``a`` (left) and ``b`` (right), left before right — what :meth:`LineDeal.legal_plays` would
+#: build end by end, precomputed (``-1``: a closed end, which nothing fits).
+_FIT2: list[list[tuple[Play, ...]]] = [
+    [tuple(_PLAYS[t][e] for e, v in enumerate((a, b)) if v == LOW[t] or v == HIGH[t]) for t in range(28)]
+    for a in range(-1, 7)
+    for b in range(-1, 7)
+]
+
 
 def play(tile: Tile, end: int | None = None) -> Play:
     """The interned :class:`Play` for ``tile`` on ``end`` (``None``: the lead)."""
@@ -113,6 +125,26 @@ class Passed:
 
 
 Event = Placed | Drew | Passed
+
+# Events are frozen values, so the deal records one shared instance per distinct event instead
+# of building a new dataclass on every move (a frozen dataclass costs over a microsecond to make).
+_PLACED_EVENTS: dict[tuple[int, Tile, int | None, bool], Placed] = {}
+_PASSED_EVENTS: dict[int, Passed] = {}
+
+
+def _placed(seat: int, t: Tile, end: int | None, forced: bool) -> Placed:
+    key = (seat, t, end, forced)
+    ev = _PLACED_EVENTS.get(key)
+    if ev is None:
+        ev = _PLACED_EVENTS[key] = Placed(seat, t, end, forced)
+    return ev
+
+
+def _passed(seat: int) -> Passed:
+    ev = _PASSED_EVENTS.get(seat)
+    if ev is None:
+        ev = _PASSED_EVENTS[seat] = Passed(seat)
+    return ev
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,8 +233,7 @@ class LineDeal:
         """Every tile that fits some open end."""
         m = 0
         for v in self.ends:
-            if v >= 0:
-                m |= SUIT[v]
+            m |= _END_SUIT[v]
         return m
 
     def drawable(self) -> int:
@@ -218,10 +249,20 @@ class LineDeal:
         if self.turn < 0:
             return []
         hand = self.hands[self.turn]
-        if self.ends[0] < 0:
-            return [_LEADS[t] for t in bits(hand)]
-        out = []
         ends = self.ends
+        if ends[0] < 0:
+            return [_LEADS[t] for t in bits(hand)]
+        out: list[Play] = []
+        if len(ends) == 2:
+            # The line's fast path: the same plays in the same order, from a table.
+            a, b = ends
+            row2 = _FIT2[(a + 1) * 8 + b + 1]
+            m = hand & (_END_SUIT[a] | _END_SUIT[b])
+            while m:
+                low = m & -m
+                out += row2[low.bit_length() - 1]
+                m ^= low
+            return out
         for t in bits(hand & self.ends_mask()):
             row = _PLAYS[t]
             lo, hi = LOW[t], HIGH[t]
@@ -298,7 +339,7 @@ class LineDeal:
     def _place(self, seat: int, t: Tile, end: int | None, forced: bool = False) -> None:
         self.hands[seat] &= ~(1 << t)
         self._place_on(t, end)
-        self.history.append(Placed(seat, t, end, forced))
+        self.history.append(_placed(seat, t, end, forced))
         self.last_placer = seat
         self._after_place(seat)
 
@@ -329,11 +370,17 @@ class LineDeal:
     def _advance(self, seat: int) -> None:
         """Pass the turn on from ``seat``, performing draws and passes (RULES.md §2.4, §2.6)."""
         ends_mask = self.ends_mask()
+        n = self.n
+        hands = self.hands
+        nxt = (seat + 1) % n
+        if hands[nxt] & ends_mask:
+            # The common case: the next seat can place, so nothing is blocked and the loop below
+            # would stop at it at once.
+            self.turn = nxt
+            return
         if self._blocked(ends_mask):
             self._fish()
             return
-        n = self.n
-        hands = self.hands
         while True:
             seat = (seat + 1) % n
             if hands[seat] & ends_mask:
@@ -343,7 +390,7 @@ class LineDeal:
                 if self._draw(seat, ends_mask):
                     self.turn = seat
                     return
-            self.history.append(Passed(seat))
+            self.history.append(_passed(seat))
             if self._blocked(ends_mask):
                 self._fish()
                 return
