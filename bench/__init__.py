@@ -1,0 +1,1 @@
+"""Benchmarks: commands that measure, never tests.  See bench/README.md."""

@@ -1,0 +1,286 @@
+"""Random-playout throughput of our rules engine against two Python domino engines.
+
+    python -m bench.engine [--seconds S] [--seed N]
+
+Every engine plays whole 4-player partnership deals (7 tiles each, no bazaar) with uniformly
+random legal moves from a seeded :class:`random.Random`, for about ``S`` seconds of CPU time after
+a short warm-up, all in the same process.  The engines take turns in rounds of a quarter of a
+second, so a busy spell of a shared machine slows every engine alike and the ratios stay fair:
+
+* **ours, sport** / **ours, kozel** — the realistic path a referee takes: the documented
+  seeded shuffle (``deal_from_seed``), ``Game.start``, ``legal_plays`` + ``apply`` until the
+  deal is terminal, ``Game.finish`` (scoring, records, game-over check).  A new game begins
+  whenever one ends; kozel's void deals (redeals) are started, cost time and are not counted.
+* **OpenSpiel ``python_team_dominoes``** — dealing through its 28 chance nodes (outcomes
+  sampled uniformly from ``chance_outcomes()``), then ``legal_actions`` + ``apply_action``
+  until terminal, then ``returns()``.
+* **dominoes (PyPI)** — ``dominoes.Game.new`` (its own shuffle, from the global
+  :mod:`random`, seeded here), then ``valid_moves`` + ``make_move`` until ``result`` is set.
+
+A *move* is a player's decision; chance nodes, forced leads and automatic passes are not moves.
+``µs/move`` is the whole time (dealing and scoring included) divided by the moves.  Nothing
+here asserts anything: it prints figures for the machine it runs on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from importlib import metadata
+
+from referee.engine import TERMINAL, deal_from_seed, variant
+
+#: A deal player: plays one whole deal and returns the number of player moves made.
+DealFn = Callable[[], int]
+
+
+@dataclass
+class Row:
+    engine: str
+    deals: int = 0
+    moves: int = 0
+    seconds: float = 0.0
+    skipped: str | None = None
+    rounds: list[float] = field(default_factory=list)  # deals/s of each round
+
+    @property
+    def spread(self) -> float:
+        """The relative standard deviation of the rounds' deals/s: how noisy the machine was."""
+        if len(self.rounds) < 2:
+            return 0.0
+        return statistics.stdev(self.rounds) / statistics.mean(self.rounds)
+
+    @property
+    def deals_per_s(self) -> float:
+        return self.deals / self.seconds
+
+    @property
+    def moves_per_s(self) -> float:
+        return self.moves / self.seconds
+
+    @property
+    def us_per_move(self) -> float:
+        return self.seconds / self.moves * 1e6
+
+
+# -- the engines ---------------------------------------------------------------------------
+
+
+def ours(name: str, seed: int) -> DealFn:
+    """Whole deals of our ``name`` game for 4 players (sport and kozel both play in pairs)."""
+    v = variant(name)
+    shape = v.shape(4)
+    rng = random.Random(seed)
+    choice = rng.choice
+    game = v.new_game(4)
+    index = 0
+
+    def one() -> int:
+        nonlocal game, index
+        while True:
+            if game.outcome() is not None:
+                game = v.new_game(4)
+            state = game.start(deal_from_seed(seed, index, shape))
+            index += 1
+            if state is not None:
+                break
+        moves = 0
+        while state.to_move() != TERMINAL:
+            state.apply(choice(state.legal_plays()))
+            moves += 1
+        game.finish(state)
+        return moves
+
+    return one
+
+
+def openspiel(seed: int) -> DealFn:
+    import open_spiel.python.games  # noqa: F401  (registers the python_* games)
+    import pyspiel
+
+    game = pyspiel.load_game("python_team_dominoes")
+    rng = random.Random(seed)
+    choice = rng.choice
+
+    def one() -> int:
+        state = game.new_initial_state()
+        moves = 0
+        while not state.is_terminal():
+            if state.is_chance_node():
+                action, _ = choice(state.chance_outcomes())  # uniform: every outcome has p = 1/n
+            else:
+                action = choice(state.legal_actions())
+                moves += 1
+            state.apply_action(action)
+        state.returns()
+        return moves
+
+    return one
+
+
+def dominoes_pkg(seed: int) -> DealFn:
+    import dominoes
+
+    random.seed(seed)  # Game.new shuffles with the global generator
+    rng = random.Random(seed)
+    choice = rng.choice
+    index = 0
+
+    def one() -> int:
+        nonlocal index
+        g = dominoes.Game.new(starting_player=index % 4)
+        index += 1
+        moves = 0
+        while g.result is None:
+            g.make_move(*choice(g.valid_moves))
+            moves += 1
+        return moves
+
+    return one
+
+
+def _version(dist: str) -> str | None:
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def _missing(dist: str, exc: Exception) -> str:
+    if isinstance(exc, ImportError) and _version(dist) is None:
+        return f"{dist} not installed (pip install -e '.[bench]')"
+    return f"{dist} does not import: {type(exc).__name__}: {exc}"
+
+
+def engines(seed: int) -> list[tuple[str, Callable[[], DealFn] | None, str | None]]:
+    """(label, factory or None, why it is skipped) for every engine, in table order."""
+    out: list[tuple[str, Callable[[], DealFn] | None, str | None]] = [
+        ("ours, sport", lambda: ours("sport", seed), None),
+        ("ours, kozel", lambda: ours("kozel", seed), None),
+    ]
+    try:
+        import open_spiel.python.games  # noqa: F401
+        import pyspiel  # noqa: F401
+
+        out.append(("OpenSpiel python_team_dominoes", lambda: openspiel(seed), None))
+    except Exception as exc:  # absent, or a wheel that does not load here
+        out.append(("OpenSpiel python_team_dominoes", None, _missing("open_spiel", exc)))
+    try:
+        import dominoes  # noqa: F401
+
+        out.append(("dominoes (PyPI)", lambda: dominoes_pkg(seed), None))
+    except Exception as exc:
+        out.append(("dominoes (PyPI)", None, _missing("dominoes", exc)))
+    return out
+
+
+# -- measuring -----------------------------------------------------------------------------
+
+#: Each engine is measured in rounds of about this many seconds, the engines taking turns, so a
+#: slow spell of a shared machine falls on every engine alike and the ratios stay fair.
+ROUND = 0.25
+
+
+def measure(players: list[tuple[Row, DealFn]], seconds: float, warmup: float) -> None:
+    """Run every deal player for about ``seconds`` of CPU time, in interleaved rounds, after
+    ``warmup`` seconds each; add the deals, moves and time to its row."""
+    clock = time.process_time  # CPU time of this process: other processes' load does not count
+    for _, one in players:
+        stop = clock() + warmup
+        while clock() < stop:
+            one()
+    rounds = max(1, round(seconds / ROUND))
+    for _ in range(rounds):
+        for row, one in players:
+            deals = moves = 0
+            start = clock()
+            stop = start + seconds / rounds
+            while True:
+                moves += one()
+                deals += 1
+                now = clock()
+                if now >= stop:
+                    break
+            row.deals += deals
+            row.moves += moves
+            row.seconds += now - start
+            row.rounds.append(deals / (now - start))
+
+
+# -- printing ------------------------------------------------------------------------------
+
+
+def table(rows: list[Row]) -> str:
+    head = f"{'engine':<32}{'deals':>9}{'deals/s':>11}{'moves/s':>11}{'µs/move':>10}{'moves/deal':>12}{'± rounds':>10}"
+    lines = [head, "-" * len(head)]
+    for r in rows:
+        if r.skipped:
+            lines.append(f"{r.engine:<32}  skipped: {r.skipped}")
+            continue
+        lines.append(
+            f"{r.engine:<32}{r.deals:>9,}{r.deals_per_s:>11,.0f}{r.moves_per_s:>11,.0f}"
+            f"{r.us_per_move:>10.2f}{r.moves / r.deals:>12.2f}{r.spread:>9.0%} "
+        )
+    return "\n".join(lines)
+
+
+def ratios(rows: list[Row]) -> str:
+    mine = [r for r in rows if r.engine.startswith("ours") and not r.skipped]
+    theirs = [r for r in rows if not r.engine.startswith("ours")]
+    head = f"{'ours / theirs':<16}" + "".join(f"{r.engine:>34}" for r in theirs)
+    lines = [head, "-" * len(head)]
+    for m in mine:
+        cells = []
+        for t in theirs:
+            if t.skipped:
+                cells.append("not measured")
+            else:
+                d = m.deals_per_s / t.deals_per_s
+                p = t.us_per_move / m.us_per_move
+                cells.append(f"{d:.1f}× deals/s ({p:.1f}× per move)")
+        lines.append(f"{m.engine:<16}" + "".join(f"{c:>34}" for c in cells))
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m bench.engine", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--seconds", type=float, default=5.0, help="CPU seconds measured per engine (default 5)")
+    ap.add_argument("--seed", type=int, default=1, help="seed of the deals and of the random players (default 1)")
+    args = ap.parse_args(argv)
+    if args.seconds <= 0:
+        ap.error("--seconds must be positive")
+    warmup = min(1.0, max(0.2, args.seconds / 5))
+
+    versions = ", ".join(f"{d} {_version(d) or 'absent'}" for d in ("open_spiel", "dominoes"))
+    rounds = max(1, round(args.seconds / ROUND))
+    print(f"Random legal playouts, 4 players in pairs, seed {args.seed}: ~{args.seconds:g} CPU s per engine "
+          f"in {rounds} interleaved rounds, after a {warmup:g} s warm-up each")
+    print(f"Python {platform.python_version()} ({platform.python_implementation()}) on {platform.machine()}; {versions}")
+    print()
+    rows: list[Row] = []
+    players: list[tuple[Row, DealFn]] = []
+    for label, factory, why in engines(args.seed):
+        rows.append(Row(label, skipped=why))
+        if factory is not None:
+            players.append((rows[-1], factory()))
+    print(f"  measuring {len(players)} engines for ~{args.seconds * len(players):g} s …", file=sys.stderr, flush=True)
+    measure(players, args.seconds, warmup)
+    print(table(rows))
+    print()
+    print(ratios(rows))
+    print()
+    print("Times are CPU time of this process.  µs/move = the whole time of the deals (dealing and scoring")
+    print("included) over the player moves; 'per move' = their µs/move over ours; '± rounds' = the spread")
+    print("(relative standard deviation) of deals/s between rounds.  Issue targets: ≥10× OpenSpiel's")
+    print("deals/s and ahead of the dominoes package.")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
