@@ -16,7 +16,7 @@ Reading accepts either key.  ``"deal"`` (the index in the stream) is information
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .errors import BadDeal
 from .shuffle import shuffled_tiles
@@ -42,6 +42,11 @@ class Deal:
 
     hands: tuple[tuple[Tile, ...], ...]
     undealt: tuple[Tile, ...]
+    #: each hand as a tile set, computed once (lead searches and every deal state need them)
+    masks: tuple[int, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "masks", tuple(mask_of(h) for h in self.hands))
 
     @property
     def players(self) -> int:
@@ -49,8 +54,9 @@ class Deal:
 
     def holder(self, t: Tile) -> int | None:
         """The seat holding tile ``t``, or ``None`` if it is undealt."""
-        for seat, hand in enumerate(self.hands):
-            if t in hand:
+        bit = 1 << t
+        for seat, m in enumerate(self.masks):
+            if m & bit:
                 return seat
         return None
 

@@ -388,7 +388,9 @@ LOWEST_FIRST = [1, 2, 3, 4, 5, 6, 0]  # Kozel's order: 1-1 … 6-6, then 0-0
 
 def heaviest_holder(deal: Deal) -> tuple[int, Tile]:
     """The heaviest tile in any hand (RULES.md §2.8) and who holds it."""
-    held = mask_of(t for hand in deal.hands for t in hand)
+    held = 0
+    for m in deal.masks:
+        held |= m
     for t in BY_WEIGHT:
         if held >> t & 1:
             seat = deal.holder(t)
@@ -404,13 +406,12 @@ def forced_lead(deal: Deal, order: list[int]) -> tuple[int, Tile]:
 
 def redeal_reason(deal: Deal) -> str | None:
     """RULES.md §2.9: five or more doubles, or six or more tiles of one suit, in one hand."""
-    for seat, hand in enumerate(deal.hands):
-        m = mask_of(hand)
+    for seat, m in enumerate(deal.masks):
         doubles = (m & DOUBLES).bit_count()
         if doubles >= 5:
             return f"seat {seat} holds {doubles} doubles"
-        for n in range(7):
-            k = (m & SUIT[n]).bit_count()
+        for n, suit in enumerate(SUIT):
+            k = (m & suit).bit_count()
             if k >= 6:
                 return f"seat {seat} holds {k} tiles of the {n} suit"
     return None

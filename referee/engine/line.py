@@ -128,16 +128,21 @@ Event = Placed | Drew | Passed
 
 # Events are frozen values, so the deal records one shared instance per distinct event instead
 # of building a new dataclass on every move (a frozen dataclass costs over a microsecond to make).
-_PLACED_EVENTS: dict[tuple[int, Tile, int | None, bool], Placed] = {}
+# Placed events are looked up arithmetically: seat, tile, end (None first) and forced.
+_MAX_SEATS = 8
+_PLACED_EVENTS: list[Placed] = [
+    Placed(seat, t, end, forced)
+    for seat in range(_MAX_SEATS)
+    for t in range(28)
+    for end in (None, *range(len(END_NAMES)))
+    for forced in (False, True)
+]
 _PASSED_EVENTS: dict[int, Passed] = {}
+_ENDS_PLUS_LEAD = len(END_NAMES) + 1
 
 
 def _placed(seat: int, t: Tile, end: int | None, forced: bool) -> Placed:
-    key = (seat, t, end, forced)
-    ev = _PLACED_EVENTS.get(key)
-    if ev is None:
-        ev = _PLACED_EVENTS[key] = Placed(seat, t, end, forced)
-    return ev
+    return _PLACED_EVENTS[((seat * 28 + t) * _ENDS_PLUS_LEAD + (0 if end is None else end + 1)) * 2 + forced]
 
 
 def _passed(seat: int) -> Passed:
@@ -197,7 +202,7 @@ class LineDeal:
             keep: bazaar tiles that are never drawn (Kozel for 2–3 players keeps the last one).
         """
         self.n = len(deal.hands)
-        self.hands: list[TileSet] = [mask_of(h) for h in deal.hands]
+        self.hands: list[TileSet] = list(deal.masks)
         self.draw_rule = draw
         if draw == NO_DRAW:
             self.bazaar: tuple[Tile, ...] = ()

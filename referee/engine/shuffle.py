@@ -71,8 +71,29 @@ def deal_generator(seed: int, index: int) -> SplitMix64:
     return SplitMix64(mix(mix(seed & _M) ^ (index & _M)))
 
 
+#: ``2**64 mod n`` for the bounds the shuffle of 28 tiles uses (Lemire's rejection threshold).
+_THRESHOLD = [0] + [(1 << 64) % n for n in range(1, 29)]
+
+
 def shuffled_tiles(seed: int, index: int) -> list[int]:
-    """The 28 tile ids in the order deal ``index`` of ``seed`` hands them out."""
+    """The 28 tile ids in the order deal ``index`` of ``seed`` hands them out.
+
+    This is :meth:`SplitMix64.shuffle` unrolled into one loop (every deal of every match goes
+    through it); ``tests/test_shuffle.py`` holds the two to the same output.
+    """
     order = list(range(28))
-    deal_generator(seed, index).shuffle(order)
+    state = mix(mix(seed & _M) ^ (index & _M))
+    for i in range(27, 0, -1):
+        n = i + 1
+        threshold = _THRESHOLD[n]
+        while True:
+            state = (state + GAMMA) & _M
+            z = state
+            z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _M
+            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M
+            m = (z ^ (z >> 31)) * n
+            if (m & _M) >= threshold:
+                break
+        j = m >> 64
+        order[i], order[j] = order[j], order[i]
     return order
