@@ -32,7 +32,7 @@ from typing import Any, ClassVar
 from .deal import Deal, DealShape
 from .errors import BadOption, UnknownVariant
 from .line import DRAW_UNTIL_FIT, FAULT, NO_DRAW, DealEnd, LineDeal
-from .tiles import BY_WEIGHT, DOUBLE, DOUBLES, SUIT, Tile, mask_of, pips_of, tiles_of
+from .tiles import BY_WEIGHT, DOUBLE, DOUBLES, SUIT, Tile, pips_of, tiles_of
 
 #: A safety limit for games scored to a target: after this many played deals the game stops
 #: and is recorded as drawn ("deal limit"), so a game can never run for ever.
