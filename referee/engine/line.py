@@ -93,6 +93,11 @@ _FIT2: list[list[tuple[Play, ...]]] = [
 ]
 
 
+def _end_text(end: int) -> str:
+    """An end index as a bot author reads it: its name, or the raw number when it names none."""
+    return repr(END_NAMES[end]) if 0 <= end < len(END_NAMES) else f"end {end!r}"
+
+
 def play(tile: Tile, end: int | None = None) -> Play:
     """The interned :class:`Play` for ``tile`` on ``end`` (``None``: the lead)."""
     return _LEADS[tile] if end is None else _PLAYS[tile][end]
@@ -308,6 +313,8 @@ class LineDeal:
         if seat is not None and seat != self.turn:
             raise IllegalPlay(f"it is not your turn: seat {self.turn} is to move", IllegalPlay.NOT_YOUR_TURN)
         hand = self.hands[self.turn]
+        if not 0 <= p.tile < len(OTHER) and p != STOP:
+            raise IllegalPlay(f"{p.tile!r} is not a tile id (0..{len(OTHER) - 1})", IllegalPlay.NOT_YOUR_TILE)
         if p.tile < 0:
             fits = self.legal_plays()
             raise IllegalPlay(
@@ -324,7 +331,7 @@ class LineDeal:
         if p.end is None or not 0 <= p.end < len(ends) or ends[p.end] < 0:
             open_names = [END_NAMES[e] for e, v in enumerate(ends) if v >= 0]
             raise IllegalPlay(
-                f"{'no end given' if p.end is None else repr(END_NAMES[p.end]) + ' is not an open end'}; "
+                f"{'no end given' if p.end is None else _end_text(p.end) + ' is not an open end'}; "
                 f"open ends: {', '.join(open_names)}",
                 IllegalPlay.BAD_END,
             )
