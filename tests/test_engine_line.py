@@ -377,3 +377,29 @@ def test_forced_lead_is_placed_by_the_referee_not_asked_for():
     assert state.ends == [6, 6]
     assert state.to_move() == 1
     assert state.legal_plays() == [play(T("5-6"), LEFT), play(T("5-6"), RIGHT)]
+
+
+def test_checked_path_refuses_any_malformed_play_with_illegal_play():
+    """``push`` is the path for untrusted input: whatever ``Play`` value arrives, it is refused
+    with :class:`IllegalPlay` (never another exception) and the state is left as it was."""
+    from referee.engine import Play
+
+    deal = _not_yet_fish_deal()
+    state = variant("sport").new_game(4).start(deal)
+    for tile, end in [(28, None), (100, 0), (-3, None), (27, 9), (-1, 5)]:
+        before = _snapshot(state)
+        with pytest.raises(IllegalPlay) as info:
+            state.push(Play(tile, end), 0)
+        assert info.value.reason in (IllegalPlay.NOT_YOUR_TILE, IllegalPlay.MUST_PLAY)
+        assert _snapshot(state) == before
+    run(state, [(0, "2-6", None)])
+    for tile, end, reason in [
+        (T("1-2"), 4, IllegalPlay.BAD_END), (T("1-2"), 7, IllegalPlay.BAD_END), (T("1-2"), -1, IllegalPlay.BAD_END),
+        (28, LEFT, IllegalPlay.NOT_YOUR_TILE), (-7, RIGHT, IllegalPlay.NOT_YOUR_TILE),
+    ]:
+        before = _snapshot(state)
+        with pytest.raises(IllegalPlay) as info:
+            state.push(Play(tile, end), 1)
+        assert info.value.reason == reason, str(info.value)
+        assert "down" not in str(info.value)
+        assert _snapshot(state) == before
