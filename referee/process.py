@@ -1,0 +1,682 @@
+"""Bot processes: how a command becomes a running bot, and everything the referee does to it.
+
+This module owns the bot's process and its three pipes.  It resolves the command line, spawns
+the bot in its own process group under an optional :class:`Sandbox`, splits its stdout into
+lines of bounded length, copies its stderr to a capped log file (keeping the last lines for
+error messages), and, on every way out, kills the bot and anything it left behind holding its
+pipes, reaps it and closes every descriptor.  It knows nothing of the protocol: lines are bytes.
+
+No function takes a timeout: callers put trio cancel scopes around :meth:`BotProcess.read_line`
+and :meth:`BotProcess.send`.  Only one task may read (or write) a given bot at a time.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import select
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+from collections.abc import Sequence
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, final
+
+import trio
+
+from .errors import BotExited, BotNotFound, LineTooLong
+
+__all__ = ["BotProcess", "Sandbox", "describe_exit", "resolve_command"]
+
+_CHUNK = 1 << 16  # bytes per read syscall
+_PREFIX = 200  # bytes of an overlong line kept for the error
+_TAIL_BYTES = 8192  # stderr bytes kept to build stderr_tail()
+_TAIL_LINES = 20
+_BUDGET = 1 << 20  # bytes read without yielding, so a flooding bot cannot starve other tasks
+_EXIT_WAIT = 0.5  # after EOF on stdout, how long to wait for the exit status
+_REAP_WAIT = 5.0  # after SIGKILL, how long to wait for the kernel to let the process go
+
+
+# -- command resolution ------------------------------------------------------------------------
+
+
+def resolve_command(command: str | Sequence[str], cwd: Path | None = None) -> list[str]:
+    """The argv that runs a bot, checked before anything is spawned.
+
+    Args:
+      command: a command line (split like a POSIX shell would, without running one) or an argv.
+        A first word ending in ``.py`` runs with this Python, one ending in ``.js`` with
+        ``node``; a first word containing ``/`` must be an executable file; any other must be a
+        program on ``PATH``.
+      cwd: the directory relative paths are taken from (default: the current directory).
+
+    Returns:
+      The argv, with the program (or the script) as an absolute path when it is a file.
+
+    Raises:
+      BotNotFound: the command is empty or cannot be split, the file does not exist or is not
+        executable, the program is not on ``PATH``, or ``node`` is needed and missing.
+    """
+    shown = command if isinstance(command, str) else shlex.join(command)
+
+    def fail(reason: str) -> BotNotFound:
+        return BotNotFound(f"bot {shown!r}: {reason}", bot=shown)
+
+    if isinstance(command, str):
+        try:
+            argv = shlex.split(command)
+        except ValueError as e:
+            raise fail(f"cannot split the command line ({e})") from None
+    else:
+        argv = list(command)
+    if not argv or not argv[0]:
+        raise fail("empty command")
+    first, rest = argv[0], argv[1:]
+    base = Path.cwd() if cwd is None else Path(cwd)
+    path = base / os.path.expanduser(first)
+
+    if first.endswith((".py", ".js")):
+        if not path.is_file():
+            raise fail("no such file" if not path.exists() else "not a file")
+        if first.endswith(".py"):
+            return [sys.executable, str(path.resolve()), *rest]
+        node = shutil.which("node")
+        if node is None:
+            raise fail("'node' is not on PATH")
+        return [node, str(path.resolve()), *rest]
+
+    if "/" in first:
+        if not path.exists():
+            raise fail("no such file")
+        if not path.is_file():
+            raise fail("not a file")
+        if not os.access(path, os.X_OK):
+            raise fail("not executable (chmod +x?)")
+        return [str(path.resolve()), *rest]
+
+    found = shutil.which(first)
+    if found is None:
+        hint = f" (did you mean './{first}'?)" if (base / first).is_file() else ""
+        raise fail(f"{first!r} is not on PATH{hint}")
+    return [found, *rest]
+
+
+# -- exit statuses -----------------------------------------------------------------------------
+
+_SIGNAL_HINTS = {
+    signal.SIGKILL: "out of memory, or the CPU limit?",
+    signal.SIGXCPU: "CPU time limit",
+    signal.SIGSEGV: "crashed: segmentation fault",
+    signal.SIGBUS: "crashed: bus error",
+    signal.SIGILL: "illegal instruction: built for another CPU?",
+    signal.SIGFPE: "crashed: arithmetic error",
+    signal.SIGABRT: "aborted",
+    signal.SIGPIPE: "wrote to a closed pipe",
+}
+
+
+def describe_exit(returncode: int | None) -> str:
+    """How a process ended, in words: ``exited with code 3``, ``killed by SIGSEGV (crashed: ...)``.
+
+    ``returncode`` follows :attr:`subprocess.Popen.returncode`: negative for a signal, ``None``
+    while the process runs.
+    """
+    if returncode is None:
+        return "is still running"
+    if returncode >= 0:
+        return f"exited with code {returncode}"
+    try:
+        sig = signal.Signals(-returncode)
+    except ValueError:
+        return f"killed by signal {-returncode}"
+    hint = _SIGNAL_HINTS.get(sig)
+    return f"killed by {sig.name} ({hint})" if hint else f"killed by {sig.name}"
+
+
+# -- sandbox -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Sandbox:
+    """Where and under which limits a bot runs.  Every field is optional.
+
+    ``memory_mb`` caps the address space (``RLIMIT_AS``: virtual memory, so runtimes that
+    reserve a lot up front, such as node or the JVM, need a generous value); ``cpu_seconds``
+    caps CPU time (``RLIMIT_CPU``: SIGXCPU at the limit, SIGKILL a second later).  ``cwd`` is
+    the bot's working directory, and ``env`` holds variables added to the referee's own.
+    """
+
+    memory_mb: int | None = None
+    cpu_seconds: int | None = None
+    cwd: Path | None = None
+    env: dict[str, str] | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("memory_mb", "cpu_seconds"):
+            value = getattr(self, name)
+            if value is not None and value <= 0:
+                raise ValueError(f"Sandbox.{name} must be positive, not {value!r}")
+
+    def _rlimits(self) -> list[tuple[int, tuple[int, int]]]:
+        """The limits to set in the child, computed in the parent (the child only calls
+        setrlimit).  An unprivileged process cannot raise a hard limit, so stay under it."""
+        wanted = []
+        if self.memory_mb is not None:
+            wanted.append((resource.RLIMIT_AS, self.memory_mb << 20, self.memory_mb << 20))
+        if self.cpu_seconds is not None:
+            wanted.append((resource.RLIMIT_CPU, self.cpu_seconds, self.cpu_seconds + 1))
+        limits = []
+        for which, soft, hard in wanted:
+            _, current_hard = resource.getrlimit(which)
+            if current_hard != resource.RLIM_INFINITY:
+                soft, hard = min(soft, current_hard), min(hard, current_hard)
+            limits.append((which, (soft, hard)))
+        return limits
+
+
+# -- the process -------------------------------------------------------------------------------
+
+_PRIVATE = object()
+
+
+@final
+class BotProcess:
+    """A running bot: its process group, its stdin and stdout as lines, its stderr as a log.
+
+    Create one with :meth:`start`; end it with :meth:`close` (polite) or :meth:`kill`, which
+    every exit path must reach (``async with`` does it).  Lines are bytes without the newline.
+    """
+
+    def __init__(
+        self,
+        token: object,
+        process: trio.Process,
+        name: str,
+        stdin: int,
+        stdout: int,
+        stderr: int,
+        log: IO[bytes],
+        stderr_cap: int,
+        max_line: int,
+    ) -> None:
+        if token is not _PRIVATE:
+            raise TypeError("use 'await BotProcess.start(...)' to create a BotProcess")
+        self._process = process
+        self._name = name
+        self._stdin = stdin
+        self._stdout = stdout
+        self._stderr = stderr
+        self._inodes = frozenset(f"pipe:[{os.fstat(fd).st_ino}]" for fd in (stdin, stdout, stderr))
+        self._max_line = max_line
+        self._buf = bytearray()
+        self._scanned = 0  # self._buf[:self._scanned] holds no newline
+        self._discarding = False  # skipping the rest of an overlong line
+        self._eof = False
+        self._log = log
+        self._stderr_cap = stderr_cap
+        self._stderr_written = 0
+        self._tail = b""
+        self._stderr_scope = trio.CancelScope()
+        self._stderr_started = False
+        self._stderr_done = trio.Event()
+        self._kill_started = False
+        self._killed = trio.Event()
+        self._killed_by_referee = False
+
+    @classmethod
+    async def start(
+        cls,
+        nursery: trio.Nursery,
+        argv: Sequence[str],
+        *,
+        name: str,
+        stderr_path: Path,
+        stderr_cap: int = 1 << 20,
+        max_line: int = 65536,
+        sandbox: Sandbox | None = None,
+    ) -> BotProcess:
+        """Spawn a bot in its own session and process group.
+
+        Args:
+          nursery: where the task copying the bot's stderr runs; it ends with :meth:`kill`, so
+            the nursery cannot close before the bot is killed.
+          argv: the command, usually from :func:`resolve_command`.
+          name: how errors name the bot.
+          stderr_path: the bot's stderr is appended there (the file is created if missing).
+          stderr_cap: at most this many bytes of stderr reach the file; the rest is read and
+            dropped, with one note in the file.
+          max_line: the longest line accepted on stdout, in bytes, newline included (the
+            protocol's ``Limits.max_line``).
+          sandbox: limits, working directory and extra environment.
+
+        Raises:
+          BotNotFound: the spawn failed (no such program, not executable, bad interpreter,
+            missing working directory, a limit that could not be set).
+          OSError: the stderr log cannot be opened.
+        """
+        if max_line < 1:
+            raise ValueError(f"max_line must be positive, not {max_line!r}")
+        if stderr_cap < 0:
+            raise ValueError(f"stderr_cap must not be negative, not {stderr_cap!r}")
+        sandbox = sandbox or Sandbox()
+        options: dict = {"start_new_session": True}
+        if sandbox.cwd is not None:
+            options["cwd"] = sandbox.cwd
+        if sandbox.env:
+            options["env"] = {**os.environ, **sandbox.env}
+        if limits := sandbox._rlimits():
+
+            def set_limits() -> None:
+                for which, values in limits:
+                    resource.setrlimit(which, values)
+
+            options["preexec_fn"] = set_limits
+
+        stderr_path = Path(stderr_path)
+        stderr_path.parent.mkdir(parents=True, exist_ok=True)
+        log = open(stderr_path, "ab", buffering=0)  # noqa: SIM115 - closed by kill()
+        with ExitStack() as on_fail:
+            on_fail.callback(log.close)
+            # The child gets its own copies of its ends; ours must go, or EOF never arrives.
+            with ExitStack() as child_ends:
+                in_w, in_r = _pipe(child_ends, on_fail, ours_writes=True)
+                out_r, out_w = _pipe(child_ends, on_fail, ours_writes=False)
+                err_r, err_w = _pipe(child_ends, on_fail, ours_writes=False)
+                try:
+                    process = await trio.lowlevel.open_process(
+                        list(argv), stdin=in_r, stdout=out_w, stderr=err_w, **options
+                    )
+                except (OSError, subprocess.SubprocessError) as e:
+                    reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+                    raise BotNotFound(f"bot {name!r}: cannot start ({reason})", bot=name) from e
+            on_fail.pop_all()
+
+        bot = cls(_PRIVATE, process, name, in_w, out_r, err_r, log, stderr_cap, max_line)
+        try:
+            await nursery.start(bot._copy_stderr)
+        except BaseException:
+            await bot.kill()
+            raise
+        return bot
+
+    # -- properties --
+
+    @property
+    def pid(self) -> int:
+        return self._process.pid
+
+    @property
+    def returncode(self) -> int | None:
+        """The exit status (negative for a signal), or ``None`` while the bot runs."""
+        return self._process.returncode
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def __repr__(self) -> str:
+        rc = self.returncode
+        if rc == -signal.SIGKILL and self._killed_by_referee:
+            status = "killed by the referee"
+        else:
+            status = "running" if rc is None else describe_exit(rc)
+        return f"<BotProcess {self._name!r} pid {self.pid}: {status}>"
+
+    async def __aenter__(self) -> BotProcess:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.kill()
+
+    # -- stdout --
+
+    async def read_line(self) -> bytes:
+        """The next line from the bot's stdout, without its ``\\n`` (or ``\\r\\n``).
+
+        When a line is already buffered or in the pipe this costs at most one read syscall and
+        does not yield to other tasks (it is the referee's hot path); it waits otherwise.
+
+        Raises:
+          LineTooLong: the line is longer than ``max_line`` bytes, newline included.  The rest
+            of that line is skipped, so the next call returns the line after it.
+          BotExited: the bot closed its stdout (it exited, or :meth:`kill` ran).
+        """
+        await trio.lowlevel.checkpoint_if_cancelled()
+        skipped = 0
+        while True:
+            line = self._take_line()
+            if line is not None:
+                return line
+            if len(self._buf) >= self._max_line:
+                raise self._too_long()
+            try:
+                n = self._fill()
+            except BlockingIOError:
+                try:
+                    await trio.lowlevel.wait_readable(self._stdout)
+                except trio.ClosedResourceError:  # kill() ran meanwhile
+                    raise await self._exited() from None
+                continue
+            if not n:
+                raise await self._exited()
+            if self._discarding:
+                skipped += n
+                if skipped >= _BUDGET:  # an endless line must not keep us from being cancelled
+                    skipped = 0
+                    await trio.lowlevel.checkpoint()
+
+    def ready_lines(self) -> list[bytes]:
+        """Every complete line already buffered or readable right now; never waits.
+
+        A line still incomplete stays buffered for :meth:`read_line`, and so does the end of
+        the stream, which :meth:`read_line` reports.  Reads at most about 1 MiB per call, so a
+        bot writing without pause cannot keep it busy.
+
+        Raises:
+          LineTooLong: the first line not yet returned is overlong (as in :meth:`read_line`).
+            When complete lines come before it, they are returned and the next call raises.
+        """
+        lines = []
+        budget = _BUDGET
+        while True:
+            line = self._take_line()
+            if line is not None:
+                lines.append(line)
+                continue
+            if len(self._buf) >= self._max_line:
+                if lines:
+                    return lines
+                raise self._too_long()
+            if budget <= 0:
+                return lines
+            try:
+                n = self._fill()
+            except BlockingIOError:
+                return lines
+            if not n:
+                return lines
+            budget -= n
+
+    def _take_line(self) -> bytes | None:
+        """Pop one complete line from the buffer, or ``None`` if there is none yet."""
+        buf = self._buf
+        i = buf.find(b"\n", self._scanned)
+        if i < 0:
+            self._scanned = len(buf)
+            return None
+        end = i - 1 if i and buf[i - 1] == 13 else i  # 13 is '\r'
+        line = bytes(buf[:end])
+        del buf[: i + 1]
+        self._scanned = 0
+        return line
+
+    def _too_long(self) -> LineTooLong:
+        """Drop the buffered start of an overlong line and skip the rest of it as it comes."""
+        prefix = bytes(self._buf[:_PREFIX])
+        self._buf.clear()
+        self._scanned = 0
+        self._discarding = True
+        return LineTooLong(
+            f"bot {self._name!r} wrote a line longer than {self._max_line} bytes, starting {prefix[:60]!r}",
+            bot=self._name,
+            prefix=prefix,
+            limit=self._max_line,
+        )
+
+    def _fill(self) -> int:
+        """One read from stdout into the buffer; the number of bytes read, 0 at end of stream.
+
+        Reads at most what keeps the buffer within ``max_line``, which is enough since the
+        buffer never holds a complete line when this is called.  Raises BlockingIOError when
+        the pipe is empty.
+        """
+        if self._eof or self._stdout < 0:
+            return 0
+        data = os.read(self._stdout, min(_CHUNK, self._max_line - len(self._buf)))
+        n = len(data)
+        if not n:
+            self._eof = True
+        elif not self._discarding:
+            self._buf += data
+        elif (i := data.find(b"\n")) >= 0:
+            self._discarding = False
+            self._buf += data[i + 1 :]
+        return n
+
+    # -- stdin --
+
+    async def send(self, data: bytes) -> None:
+        """Write all of ``data`` to the bot's stdin, waiting while the pipe is full.
+
+        A bot that does not read its stdin makes this wait forever: put a deadline around it.
+        If cancelled, part of ``data`` may have been written.
+
+        Raises:
+          BotExited: the bot closed its stdin (usually by exiting), or :meth:`close` or
+            :meth:`kill` ran.
+        """
+        await trio.lowlevel.checkpoint_if_cancelled()
+        view = memoryview(data)
+        while view:
+            if self._stdin < 0:
+                raise await self._exited()
+            try:
+                view = view[os.write(self._stdin, view) :]
+            except BlockingIOError:
+                try:
+                    await trio.lowlevel.wait_writable(self._stdin)
+                except trio.ClosedResourceError:
+                    raise await self._exited() from None
+            except BrokenPipeError:
+                raise await self._exited() from None
+
+    # -- stderr --
+
+    async def _copy_stderr(self, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        self._stderr_started = True
+        task_status.started()
+        try:
+            with self._stderr_scope:
+                while self._stderr >= 0 and not self._pump_stderr():
+                    await trio.lowlevel.wait_readable(self._stderr)
+        except trio.ClosedResourceError:
+            pass
+        finally:
+            self._stderr_done.set()
+
+    def _pump_stderr(self) -> bool:
+        """Move what the stderr pipe holds now (up to a budget) to the log; True at EOF."""
+        budget = _BUDGET
+        while budget > 0 and self._stderr >= 0:
+            try:
+                chunk = os.read(self._stderr, _CHUNK)
+            except BlockingIOError:
+                return False
+            if not chunk:
+                return True
+            budget -= len(chunk)
+            self._record_stderr(chunk)
+        return False
+
+    def _record_stderr(self, chunk: bytes) -> None:
+        written, cap = self._stderr_written, self._stderr_cap
+        if written <= cap:  # cap + 1 means the note is written and the rest is dropped
+            room = cap - written
+            try:
+                if room > 0:
+                    self._log.write(chunk[:room])
+                if len(chunk) > room:
+                    self._log.write(f"\n[referee: stderr cut after {cap} bytes; the rest was discarded]\n".encode())
+            except (OSError, ValueError):  # disk full, or closed: a bot must not crash the referee
+                pass
+            self._stderr_written = min(written + len(chunk), cap + 1)
+        if len(chunk) >= _TAIL_BYTES:
+            self._tail = chunk[-_TAIL_BYTES:]
+        else:
+            self._tail = (self._tail + chunk)[-_TAIL_BYTES:]
+
+    def stderr_tail(self) -> str:
+        """The last lines (about 20) the bot wrote to stderr."""
+        lines = self._tail.decode("utf-8", "replace").splitlines()
+        if len(self._tail) == _TAIL_BYTES and lines:
+            lines = lines[1:]  # the first one is probably cut
+        return "\n".join(lines[-_TAIL_LINES:])
+
+    # -- endings --
+
+    async def _exited(self) -> BotExited:
+        """The error for a bot whose stdout or stdin is gone, with its exit status if it comes
+        soon.  Shielded, so that a deadline falling now still reports the exit."""
+        with trio.move_on_after(_EXIT_WAIT, shield=True):
+            await self._process.wait()
+        if self._stderr >= 0:
+            self._pump_stderr()
+        rc = self.returncode
+        tail = self.stderr_tail()
+        if rc is None:
+            what = "closed its stdout" if self._eof else "closed its stdin"
+        elif rc == -signal.SIGKILL and self._killed_by_referee:
+            what = "was killed by the referee"
+        else:
+            what = describe_exit(rc)
+        last = next((s.strip() for s in reversed(tail.splitlines()) if s.strip()), "")
+        if last:
+            what += f"; last stderr line: {last[:200]}"
+        return BotExited(f"bot {self._name!r} {what}", bot=self._name, returncode=rc, stderr_tail=tail)
+
+    async def close(self, grace: float = 1.0) -> None:
+        """End the bot politely: close its stdin, let it exit within ``grace`` seconds, then
+        :meth:`kill` whatever is left (always, even if cancelled)."""
+        try:
+            self._close_fd("_stdin")
+            with trio.move_on_after(grace):
+                await self._process.wait()
+        finally:
+            await self.kill()
+
+    async def kill(self) -> None:
+        """SIGKILL the bot's process group and any process still holding its pipes, reap the
+        bot, close every descriptor and stop copying stderr.  Idempotent, shielded from
+        cancellation, and quick whatever the bot does (no SIGTERM grace)."""
+        with trio.CancelScope(shield=True):
+            if self._kill_started:
+                await self._killed.wait()
+                return
+            self._kill_started = True
+            try:
+                if self.returncode is None:
+                    self._killed_by_referee = True
+                self._signal_group()
+                with trio.move_on_after(_REAP_WAIT):
+                    await self._process.wait()
+                await self._kill_pipe_holders()
+                if self._stderr >= 0:
+                    self._pump_stderr()
+            finally:
+                self._stderr_scope.cancel()
+                for attr in ("_stdin", "_stdout", "_stderr"):
+                    self._close_fd(attr)
+                if self._stderr_started:
+                    await self._stderr_done.wait()
+                self._log.close()
+                self._killed.set()
+
+    def _signal_group(self) -> None:
+        # Even when the leader is gone, members it left in the group are still to be killed.
+        # (Once the group is empty its id could name a new group, but only after the pids wrap
+        # around between the bot's exit and this call, which comes right after it.)
+        try:
+            os.killpg(self._process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    def _pipes_held(self) -> bool:
+        """Whether any other process still holds the child ends of our open pipes (POLLHUP on
+        a read end means no writer is left; POLLERR on a write end, no reader)."""
+        poller = select.poll()
+        gone = {}
+        for fd, events, hangup in (
+            (self._stdin, select.POLLOUT, select.POLLERR),
+            (self._stdout, select.POLLIN, select.POLLHUP),
+            (self._stderr, select.POLLIN, select.POLLHUP),
+        ):
+            if fd >= 0:
+                poller.register(fd, events)
+                gone[fd] = hangup
+        revents = dict(poller.poll(0))
+        return any(not revents.get(fd, 0) & hangup for fd, hangup in gone.items())
+
+    async def _kill_pipe_holders(self) -> None:
+        """Kill processes outside the group that kept the bot's pipes, e.g. a grandchild that
+        called setsid().  The /proc scan runs only when polling shows a holder is left."""
+        with trio.move_on_after(_REAP_WAIT):
+            delay = 0.001
+            # polling cannot see a holder of stdin once close() has closed our end
+            scan = self._stdin < 0
+            while scan or self._pipes_held():
+                scan = False
+                for pid in _pipe_holders(self._inodes):
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except (ProcessLookupError, PermissionError):
+                        pass
+                self._signal_group()
+                await trio.sleep(delay)
+                delay = min(delay * 2, 0.05)
+
+    def _close_fd(self, attr: str) -> None:
+        fd = getattr(self, attr)
+        if fd >= 0:
+            setattr(self, attr, -1)
+            trio.lowlevel.notify_closing(fd)
+            os.close(fd)
+
+
+def _pipe(child_ends: ExitStack, on_fail: ExitStack, *, ours_writes: bool) -> tuple[int, int]:
+    """A pipe as (our end, non-blocking; the child's end), each registered for closing."""
+    r, w = os.pipe()
+    ours, theirs = (w, r) if ours_writes else (r, w)
+    child_ends.callback(os.close, theirs)
+    on_fail.callback(os.close, ours)
+    os.set_blocking(ours, False)
+    return ours, theirs
+
+
+def _pipe_holders(inodes: frozenset[str]) -> list[int]:
+    """Processes holding any of the pipes named like ``pipe:[1234]``, except this process and
+    its own children (the bot itself is reaped separately; another bot being spawned right now
+    may briefly hold copies of our descriptors between fork and exec)."""
+    me = os.getpid()
+    found = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit() or int(entry.name) == me:
+            continue
+        fd_dir = f"/proc/{entry.name}/fd"
+        try:
+            fds = os.listdir(fd_dir)
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                link = os.readlink(f"{fd_dir}/{fd}")
+            except OSError:
+                continue
+            if link in inodes:
+                if _parent(entry.name) != me:
+                    found.append(int(entry.name))
+                break
+    return found
+
+
+def _parent(pid: str) -> int | None:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read()
+    except OSError:
+        return None
+    # the command name, in parentheses, may itself contain spaces and ')'
+    return int(stat[stat.rindex(b")") + 2 :].split()[1])

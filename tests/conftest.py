@@ -1,0 +1,94 @@
+"""Shared test setup: every test is checked for processes and file descriptors it left behind.
+
+Processes are found two ways: children of this process (zombies included: an unreaped child is
+a leak too), and live processes carrying this session's marker in their environment, which
+every descendant inherits, even one that called setsid() to leave its bot's process group.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+import uuid
+
+import pytest
+
+_MARKER_NAME = "REFEREE_TEST_SESSION"
+_MARKER = f"{os.getpid()}-{uuid.uuid4().hex}"
+os.environ[_MARKER_NAME] = _MARKER
+_MARKER_ENTRY = f"{_MARKER_NAME}={_MARKER}".encode()
+
+_GRACE = 3.0  # seconds for killed processes to finish dying before a leak is reported
+
+
+def _our_processes() -> dict[int, str]:
+    """pid -> short description of every process that is ours, other than this one."""
+    me = os.getpid()
+    found = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        pid = int(entry.name)
+        if pid == me:
+            continue
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        close = stat.rindex(b")")
+        comm = stat[stat.index(b"(") + 1 : close].decode(errors="replace")
+        state, ppid = stat[close + 2 :].split()[:2]
+        if int(ppid) == me:
+            found[pid] = f"{pid} ({comm}, child, state {state.decode()})"
+            continue
+        if state == b"Z":  # an orphan that is dead already: its reaper is not us
+            continue
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                environ = f.read()
+        except OSError:
+            continue
+        if _MARKER_ENTRY in environ:
+            found[pid] = f"{pid} ({comm}, descendant, state {state.decode()})"
+    return found
+
+
+def _open_fds() -> dict[int, str]:
+    """fd -> what it points to, for this process (the descriptor used to list is left out)."""
+    fds = {}
+    for name in os.listdir("/proc/self/fd"):
+        try:
+            fds[int(name)] = os.readlink(f"/proc/self/fd/{name}")
+        except OSError:
+            continue
+    return fds
+
+
+@pytest.fixture(autouse=True)
+def no_leaks():
+    """Fail a test that leaves a process alive or a file descriptor open."""
+    processes_before = _our_processes().keys()
+    fds_before = _open_fds()
+    yield
+    deadline = time.monotonic() + _GRACE
+    while (left := {p: d for p, d in _our_processes().items() if p not in processes_before}) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    leaked_fds = {fd: target for fd, target in _open_fds().items() if fds_before.get(fd) != target}
+    for pid in left:  # clean up so that later tests start clean
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+        try:
+            os.waitpid(pid, os.WNOHANG)
+        except OSError:
+            pass
+    problems = []
+    if left:
+        problems.append("processes left alive: " + ", ".join(left.values()))
+    if leaked_fds:
+        problems.append("file descriptors left open: " + ", ".join(f"{fd} -> {t}" for fd, t in sorted(leaked_fds.items())))
+    if problems:
+        pytest.fail("; ".join(problems), pytrace=False)

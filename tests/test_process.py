@@ -1,0 +1,592 @@
+"""BotProcess against real, hostile child processes (``python -c`` snippets).
+
+Deadlines here only catch hangs; no test asserts how long anything took.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import sys
+import textwrap
+import tracemalloc
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import pytest
+import trio
+
+from referee.errors import BotExited, BotNotFound, LineTooLong, RefereeError
+from referee.process import BotProcess, Sandbox, describe_exit, resolve_command
+
+HANG = 20  # seconds after which a step counts as hung
+
+
+def bot_argv(snippet: str) -> list[str]:
+    """argv running ``snippet`` as a bot, unbuffered so every write reaches the pipe at once."""
+    return [sys.executable, "-u", "-c", textwrap.dedent(snippet)]
+
+
+@asynccontextmanager
+async def running(snippet: str, tmp_path: Path, **kwargs):
+    kwargs.setdefault("stderr_path", tmp_path / "stderr.log")
+    async with trio.open_nursery() as nursery:
+        bot = await BotProcess.start(nursery, bot_argv(snippet), name="testbot", **kwargs)
+        async with bot:
+            yield bot
+
+
+def alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read()
+    except FileNotFoundError:
+        return False
+    return stat[stat.rindex(b")") + 2 :].split()[0] != b"Z"
+
+
+async def wait_dead(pid: int) -> None:
+    with trio.fail_after(HANG):
+        while alive(pid):
+            await trio.sleep(0.01)
+
+
+ECHO = """
+    import sys
+    while line := sys.stdin.buffer.readline():
+        sys.stdout.buffer.write(line)
+"""
+
+SILENT = """
+    import time
+    print("ready", flush=True)
+    time.sleep(600)
+"""
+
+
+# -- reading and writing lines -----------------------------------------------------------------
+
+
+async def test_echo_round_trip(tmp_path):
+    async with running(ECHO, tmp_path) as bot:
+        with trio.fail_after(HANG):
+            for i in range(300):
+                await bot.send(b'{"n": %d}\n' % i)
+                assert await bot.read_line() == b'{"n": %d}' % i
+            lines = [b"line %d " % i + b"x" * (i % 97) for i in range(3000)]
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(bot.send, b"".join(line + b"\n" for line in lines))
+                assert [await bot.read_line() for _ in lines] == lines
+        assert bot.returncode is None
+        await bot.close()
+        assert bot.returncode == 0
+        assert "exited with code 0" in repr(bot)
+
+
+async def test_partial_writes_and_crlf(tmp_path):
+    snippet = """
+        import sys, time
+        for piece in [b"hel", b"lo\\nwor", b"ld\\r", b"\\n", b"\\r\\n", b"a\\rb\\n", b"\\n", b"last\\r\\n"]:
+            sys.stdout.buffer.write(piece)
+            time.sleep(0.02)
+    """
+    async with running(snippet, tmp_path) as bot:
+        with trio.fail_after(HANG):
+            assert [await bot.read_line() for _ in range(6)] == [b"hello", b"world", b"", b"a\rb", b"", b"last"]
+            with pytest.raises(BotExited) as info:
+                await bot.read_line()
+            assert info.value.returncode == 0
+
+
+async def test_max_line_counts_the_newline(tmp_path):
+    snippet = """
+        import sys
+        out = sys.stdout.buffer
+        out.write(b"a" * 99 + b"\\n")
+        out.write(b"b" * 98 + b"\\r\\n")
+        out.write(b"c" * 100 + b"\\n")
+        out.write(b"after\\n")
+        out.write(b"d" * 99 + b"\\r\\n")
+        out.write(b"end\\n")
+        sys.stdin.read()
+    """
+    async with running(snippet, tmp_path, max_line=100) as bot:
+        with trio.fail_after(HANG):
+            assert await bot.read_line() == b"a" * 99
+            assert await bot.read_line() == b"b" * 98
+            with pytest.raises(LineTooLong) as info:
+                await bot.read_line()
+            assert info.value.prefix == b"c" * 100
+            assert info.value.limit == 100
+            assert "'testbot'" in str(info.value) and "100 bytes" in str(info.value)
+            # the rest of the overlong line is skipped
+            assert await bot.read_line() == b"after"
+            # the \r counts too: 99 + 2 bytes is over
+            with pytest.raises(LineTooLong):
+                await bot.read_line()
+            assert await bot.read_line() == b"end"
+
+
+async def test_ten_megabyte_line_is_not_buffered(tmp_path):
+    snippet = """
+        import sys
+        sys.stdout.buffer.write(b"x" * (10 << 20))
+        sys.stdout.buffer.write(b"\\nok\\n")
+        sys.stdin.read()
+    """
+    max_line = 1000
+    async with running(snippet, tmp_path, max_line=max_line) as bot:
+        tracemalloc.start()
+        try:
+            with trio.fail_after(HANG):
+                with pytest.raises(LineTooLong) as info:
+                    await bot.read_line()
+                assert len(bot._buf) <= max_line
+                assert info.value.prefix == b"x" * 200
+                assert "\n" not in str(info.value)
+                assert await bot.read_line() == b"ok"
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        assert len(bot._buf) <= max_line
+        assert peak < 2 << 20, f"reading a 10 MB line peaked at {peak} bytes"
+
+
+async def test_endless_line_stays_cancellable(tmp_path):
+    snippet = """
+        import os
+        block = b"y" * 65536
+        while True:
+            os.write(1, block)
+    """
+    async with running(snippet, tmp_path, max_line=1000) as bot:
+        with trio.fail_after(HANG), pytest.raises(LineTooLong):
+            await bot.read_line()
+        with trio.move_on_after(0.3) as scope:
+            await bot.read_line()
+        assert scope.cancelled_caught
+
+
+async def test_ready_lines_returns_while_a_bot_spams(tmp_path):
+    snippet = """
+        import os
+        block = b"spam\\n" * 10000
+        while True:
+            os.write(1, block)
+    """
+    async with running(snippet, tmp_path) as bot:
+        with trio.fail_after(HANG):
+            for _ in range(3):
+                assert len(bot.ready_lines()) <= (2 << 20) // 5  # about 1 MiB a call
+                await trio.sleep(0.01)
+            assert await bot.read_line() == b"spam"
+
+
+async def test_ready_lines_sees_unsolicited_output(tmp_path):
+    snippet = """
+        import sys
+        out = sys.stdout.buffer
+        out.write(b"a\\nb\\n")
+        sys.stdin.buffer.readline()
+        out.write(b"c\\n")
+        out.write(b"d\\r\\n")
+        out.write(b"partial")
+        sys.stdin.buffer.readline()
+        out.write(b"-end\\n")
+        for i in range(1000):
+            out.write(b"spam %d\\n" % i)
+        sys.stdin.read()
+    """
+    async with running(snippet, tmp_path) as bot:
+        with trio.fail_after(HANG):
+            assert await bot.read_line() == b"a"
+            assert bot.ready_lines() == [b"b"]
+            assert bot.ready_lines() == []
+            await bot.send(b"go\n")
+            seen: list[bytes] = []
+            while len(seen) < 2:
+                seen += bot.ready_lines()
+                await trio.sleep(0.01)
+            assert seen == [b"c", b"d"]
+            await bot.send(b"go\n")
+            assert await bot.read_line() == b"partial-end"
+            seen = []
+            while len(seen) < 1000:
+                seen += bot.ready_lines()
+                await trio.sleep(0.01)
+            assert seen == [b"spam %d" % i for i in range(1000)]
+
+
+async def test_ready_lines_reports_an_overlong_line_after_the_good_ones(tmp_path):
+    snippet = """
+        import sys
+        sys.stdout.buffer.write(b"ready\\n")
+        sys.stdin.buffer.readline()
+        sys.stdout.buffer.write(b"fine\\n" + b"w" * 500 + b"\\nnext\\n")
+        sys.stdin.read()
+    """
+    async with running(snippet, tmp_path, max_line=100) as bot:
+        with trio.fail_after(HANG):
+            assert await bot.read_line() == b"ready"
+            await bot.send(b"go\n")
+            seen: list[bytes] = []
+            while not seen:
+                seen = bot.ready_lines()
+                await trio.sleep(0.01)
+            assert seen == [b"fine"]
+            with pytest.raises(LineTooLong) as info:
+                while True:
+                    bot.ready_lines()
+                    await trio.sleep(0.01)
+            assert info.value.prefix == b"w" * 100
+            assert await bot.read_line() == b"next"
+
+
+async def test_ready_lines_after_exit_does_not_raise(tmp_path):
+    async with running("print('x'); print('y')", tmp_path) as bot:
+        with trio.fail_after(HANG):
+            assert await bot.read_line() == b"x"
+            with pytest.raises(BotExited):
+                while True:
+                    await bot.read_line()
+            assert bot.ready_lines() == []
+
+
+async def test_send_large_message(tmp_path):
+    snippet = """
+        import sys
+        data = sys.stdin.buffer.read(1 << 20)
+        print(len(data))
+    """
+    async with running(snippet, tmp_path) as bot:
+        with trio.fail_after(HANG):
+            await bot.send(b"z" * (1 << 20))
+            assert await bot.read_line() == b"1048576"
+
+
+# -- bots that do not cooperate ----------------------------------------------------------------
+
+
+async def test_bot_that_never_answers(tmp_path):
+    async with running(SILENT, tmp_path) as bot:
+        with trio.fail_after(HANG):
+            assert await bot.read_line() == b"ready"
+        with trio.move_on_after(0.5) as scope:
+            await bot.read_line()
+        assert scope.cancelled_caught
+        with trio.fail_after(HANG):
+            await bot.kill()
+        assert bot.returncode == -signal.SIGKILL
+        assert "killed by the referee" in repr(bot)
+        assert not alive(bot.pid)
+
+
+async def test_bot_that_never_reads_stdin(tmp_path):
+    async with running(SILENT, tmp_path) as bot:
+        with trio.move_on_after(0.5) as scope:
+            await bot.send(b"q" * (1 << 20))
+        assert scope.cancelled_caught
+        with trio.fail_after(HANG):
+            await bot.kill()
+
+
+async def test_bot_that_exits_at_once(tmp_path):
+    snippet = """
+        import sys
+        print("bad config: no such option", file=sys.stderr)
+        sys.exit(3)
+    """
+    async with running(snippet, tmp_path) as bot:
+        with trio.fail_after(HANG), pytest.raises(BotExited) as info:
+            await bot.read_line()
+    error = info.value
+    assert error.returncode == 3
+    assert "bad config: no such option" in error.stderr_tail
+    assert str(error) == "bot 'testbot' exited with code 3; last stderr line: bad config: no such option"
+    assert isinstance(error, RefereeError)
+    assert "bad config" in (tmp_path / "stderr.log").read_text()
+
+
+async def test_bot_that_crashes_at_startup(tmp_path):
+    async with running("import nothing_by_this_name", tmp_path) as bot:
+        with trio.fail_after(HANG), pytest.raises(BotExited) as info:
+            await bot.read_line()
+        assert info.value.returncode == 1
+        assert "Traceback" in info.value.stderr_tail
+        assert "ModuleNotFoundError" in str(info.value)
+        assert "\n" not in str(info.value)
+        # every later call says the same
+        with pytest.raises(BotExited):
+            await bot.read_line()
+        with trio.fail_after(HANG), pytest.raises(BotExited):
+            await bot.send(b"hello\n" * 10000)
+
+
+async def test_bot_killed_by_a_signal(tmp_path):
+    snippet = """
+        import os, signal
+        os.kill(os.getpid(), signal.SIGSEGV)
+    """
+    async with running(snippet, tmp_path) as bot:
+        with trio.fail_after(HANG), pytest.raises(BotExited) as info:
+            await bot.read_line()
+        assert info.value.returncode == -signal.SIGSEGV
+        assert "killed by SIGSEGV (crashed: segmentation fault)" in str(info.value)
+        assert "SIGSEGV" in repr(bot)
+
+
+async def test_bot_that_ignores_sigterm(tmp_path):
+    snippet = """
+        import signal, time
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            signal.signal(sig, signal.SIG_IGN)
+        print("ready", flush=True)
+        while True:
+            time.sleep(1)
+    """
+    async with running(snippet, tmp_path) as bot:
+        with trio.fail_after(HANG):
+            assert await bot.read_line() == b"ready"
+            await bot.kill()
+        assert bot.returncode == -signal.SIGKILL
+
+
+@pytest.mark.parametrize("setsid", [False, True], ids=["same-group", "setsid"])
+@pytest.mark.parametrize("parent_exits", [True, False], ids=["parent-exits", "parent-stays"])
+async def test_grandchild_holding_stdout_is_killed(tmp_path, setsid, parent_exits):
+    child = f"import os, time\nif {setsid}: os.setsid()\nprint(os.getpid(), flush=True)\ntime.sleep(600)"
+    snippet = f"""
+        import subprocess, sys, time
+        subprocess.Popen([sys.executable, "-c", {child!r}])
+        if not {parent_exits}:
+            time.sleep(600)
+    """
+    async with running(snippet, tmp_path) as bot:
+        with trio.fail_after(HANG):
+            grandchild = int(await bot.read_line())
+            if parent_exits:
+                while bot.returncode is None:
+                    await trio.sleep(0.01)
+        # the grandchild keeps stdout open, so there is no EOF
+        with trio.move_on_after(0.3):
+            await bot.read_line()
+        assert alive(grandchild)
+        with trio.fail_after(HANG):
+            await bot.kill()
+        await wait_dead(grandchild)
+        assert not alive(bot.pid)
+
+
+async def test_killing_one_bot_leaves_the_others_alone(tmp_path):
+    escaper = """
+        import subprocess, sys
+        subprocess.Popen([sys.executable, "-c", "import os, time; os.setsid(); print('up', flush=True); time.sleep(600)"])
+    """
+    async with trio.open_nursery() as nursery:
+        others = [
+            await BotProcess.start(nursery, bot_argv(ECHO), name=f"echo{i}", stderr_path=tmp_path / f"{i}.log")
+            for i in range(3)
+        ]
+        try:
+            with trio.fail_after(HANG):
+                async with running(escaper, tmp_path) as bot:
+                    assert await bot.read_line() == b"up"
+                for other in others:
+                    await other.send(b"still here\n")
+                    assert await other.read_line() == b"still here"
+        finally:
+            for other in others:
+                await other.kill()
+
+
+async def test_stderr_flood_is_capped(tmp_path):
+    snippet = """
+        import os, sys
+        block = (b"x" * 1023 + b"\\n") * 1024
+        for _ in range(200):
+            os.write(2, block)
+        print("flood over", file=sys.stderr)
+        print("done")
+        sys.stdin.read()
+    """
+    cap = 1 << 20
+    log = tmp_path / "flood.log"
+    log.write_bytes(b"earlier run\n")
+    async with running(snippet, tmp_path, stderr_path=log, stderr_cap=cap) as bot:
+        with trio.fail_after(60):
+            assert await bot.read_line() == b"done"
+        await bot.kill()
+        assert bot.stderr_tail().endswith("flood over")
+        assert len(bot.stderr_tail().splitlines()) <= 20
+    content = log.read_bytes()
+    assert content.startswith(b"earlier run\nxxx")
+    assert len(content) <= len(b"earlier run\n") + cap + 200
+    assert content.count(b"[referee: stderr cut") == 1
+
+
+async def test_read_line_wakes_up_when_killed(tmp_path):
+    async with running(SILENT, tmp_path) as bot:
+        with trio.fail_after(HANG):
+            assert await bot.read_line() == b"ready"
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(bot.kill)
+                with pytest.raises(BotExited) as info:
+                    await bot.read_line()
+        assert "killed by the referee" in str(info.value)
+        with pytest.raises(BotExited):
+            await bot.send(b"x\n")
+        assert bot.ready_lines() == []
+        await bot.kill()  # again: nothing to do
+
+
+# -- ending politely ---------------------------------------------------------------------------
+
+
+async def test_close_lets_the_bot_exit(tmp_path):
+    snippet = """
+        import sys
+        sys.stdin.read()
+        print("bye", file=sys.stderr)
+    """
+    async with running(snippet, tmp_path) as bot:
+        with trio.fail_after(HANG):
+            await bot.close()
+        assert bot.returncode == 0
+        assert bot.stderr_tail() == "bye"
+
+
+async def test_close_kills_a_bot_that_stays(tmp_path):
+    async with running(SILENT, tmp_path) as bot:
+        with trio.fail_after(HANG):
+            await bot.close(grace=0.2)
+        assert bot.returncode == -signal.SIGKILL
+
+
+# -- starting ----------------------------------------------------------------------------------
+
+
+async def test_spawn_failure_raises_bot_not_found_and_leaks_nothing(tmp_path):
+    script = tmp_path / "bot"
+    script.write_text("#!/no/such/interpreter\n")
+    script.chmod(0o755)
+    async with trio.open_nursery() as nursery:
+        with pytest.raises(BotNotFound, match=r"^bot 'b': cannot start \("):
+            await BotProcess.start(nursery, [str(script)], name="b", stderr_path=tmp_path / "b.log")
+        with pytest.raises(BotNotFound):
+            await BotProcess.start(
+                nursery, bot_argv("pass"), name="b", stderr_path=tmp_path / "b.log", sandbox=Sandbox(cwd=tmp_path / "nope")
+            )
+
+
+def test_no_public_constructor():
+    with pytest.raises(TypeError, match="BotProcess.start"):
+        BotProcess(None, None, "x", 0, 0, 0, None, 0, 0)  # type: ignore[arg-type]
+
+
+async def test_sandbox_cwd_and_env(tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    snippet = """
+        import os
+        print(os.getcwd())
+        print(os.environ["BOT_SEED"])
+        print(bool(os.environ.get("PATH")))
+    """
+    sandbox = Sandbox(cwd=home, env={"BOT_SEED": "42"})
+    async with running(snippet, tmp_path, sandbox=sandbox) as bot:
+        with trio.fail_after(HANG):
+            assert await bot.read_line() == os.fsencode(home)
+            assert await bot.read_line() == b"42"
+            assert await bot.read_line() == b"True"
+
+
+async def test_sandbox_memory_limit(tmp_path):
+    snippet = """
+        block = bytearray(1 << 30)
+        print("allocated")
+    """
+    async with running(snippet, tmp_path, sandbox=Sandbox(memory_mb=256)) as bot:
+        with trio.fail_after(HANG), pytest.raises(BotExited) as info:
+            await bot.read_line()
+        assert info.value.returncode != 0
+        assert "MemoryError" in info.value.stderr_tail
+
+
+async def test_sandbox_cpu_limit(tmp_path):
+    async with running("while True: pass", tmp_path, sandbox=Sandbox(cpu_seconds=1)) as bot:
+        with trio.fail_after(HANG), pytest.raises(BotExited) as info:
+            await bot.read_line()
+        assert info.value.returncode in (-signal.SIGXCPU, -signal.SIGKILL)
+
+
+def test_sandbox_rejects_nonsense():
+    with pytest.raises(ValueError, match="memory_mb"):
+        Sandbox(memory_mb=0)
+
+
+# -- resolving commands ------------------------------------------------------------------------
+
+
+def test_resolve_python_script(tmp_path):
+    (tmp_path / "bots").mkdir()
+    (tmp_path / "bots" / "b.py").write_text("")
+    assert resolve_command("bots/b.py --seed 3", cwd=tmp_path) == [sys.executable, str(tmp_path / "bots" / "b.py"), "--seed", "3"]
+    assert resolve_command(["bots/b.py"], cwd=tmp_path) == [sys.executable, str(tmp_path / "bots" / "b.py")]
+
+
+def test_resolve_missing_script(tmp_path):
+    with pytest.raises(BotNotFound) as info:
+        resolve_command("foo/bar.py", cwd=tmp_path)
+    assert str(info.value) == "bot 'foo/bar.py': no such file"
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_resolve_js_script(tmp_path):
+    (tmp_path / "b.js").write_text("")
+    assert resolve_command("b.js", cwd=tmp_path) == [shutil.which("node"), str(tmp_path / "b.js")]
+
+
+def test_resolve_js_without_node(tmp_path, monkeypatch):
+    (tmp_path / "b.js").write_text("")
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    with pytest.raises(BotNotFound) as info:
+        resolve_command("b.js", cwd=tmp_path)
+    assert str(info.value) == "bot 'b.js': 'node' is not on PATH"
+
+
+def test_resolve_executable(tmp_path):
+    exe = tmp_path / "x"
+    exe.write_text("#!/bin/sh\n")
+    exe.chmod(0o644)
+    with pytest.raises(BotNotFound) as info:
+        resolve_command("./x", cwd=tmp_path)
+    assert str(info.value) == "bot './x': not executable (chmod +x?)"
+    exe.chmod(0o755)
+    assert resolve_command("./x arg", cwd=tmp_path) == [str(exe), "arg"]
+    with pytest.raises(BotNotFound, match="not a file"):
+        resolve_command(str(tmp_path))
+    with pytest.raises(BotNotFound, match=r"did you mean './x'\?"):
+        resolve_command("x", cwd=tmp_path)
+
+
+def test_resolve_program_on_path():
+    assert resolve_command("sh -c 'echo hi'") == [shutil.which("sh"), "-c", "echo hi"]
+    with pytest.raises(BotNotFound, match=r"^bot 'no-such-bot-xyz': 'no-such-bot-xyz' is not on PATH$"):
+        resolve_command("no-such-bot-xyz")
+
+
+@pytest.mark.parametrize("command", ["", "   ", [], "'unbalanced"])
+def test_resolve_nonsense(command):
+    with pytest.raises(BotNotFound):
+        resolve_command(command)
+
+
+def test_describe_exit():
+    assert describe_exit(None) == "is still running"
+    assert describe_exit(0) == "exited with code 0"
+    assert describe_exit(3) == "exited with code 3"
+    assert describe_exit(-signal.SIGKILL) == "killed by SIGKILL (out of memory, or the CPU limit?)"
+    assert describe_exit(-signal.SIGXCPU) == "killed by SIGXCPU (CPU time limit)"
+    assert describe_exit(-signal.SIGSEGV) == "killed by SIGSEGV (crashed: segmentation fault)"
+    assert describe_exit(-signal.SIGUSR1) == "killed by SIGUSR1"
