@@ -704,53 +704,53 @@ def _note_branches(stats: Stats, ref: Ref, values, model, before) -> None:
 
 seeds = st.integers(min_value=0, max_value=2**63)
 policies = st.sampled_from(POLICIES)
-FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-@FAST
+def examples(n: int):
+    return settings(max_examples=n, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@examples(80)
 @given(seed=seeds, policy=policies, lone=st.booleans(), deals=st.sampled_from([4, 8, 12]))
 def test_sport_playouts(seed, policy, lone, deals):
     play_game("sport", 4, {"lone_doubles": lone}, seed, policy, deals=deals)
 
 
-kozel_setups = st.sampled_from([(4, "pairs"), (4, "none"), (2, "pairs"), (3, "pairs")])
-
-
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@pytest.mark.parametrize("players, teams", [(4, "pairs"), (4, "none"), (2, None), (3, None)])
+@examples(80)
 @given(
     seed=seeds,
     policy=policies,
-    setup=kozel_setups,
     rule13=st.sampled_from(["drop", "hang", "remember"]),
     fish=st.sampled_from(["heavier_pair_takes_all", "each_writes_own", "max_takes_all"]),
     zero_zero=st.sampled_from([25, 10]),
     target=st.sampled_from([100, 50, 150]),
 )
-def test_kozel_playouts(seed, policy, setup, rule13, fish, zero_zero, target):
-    players, teams = setup
+def test_kozel_playouts(players, teams, seed, policy, rule13, fish, zero_zero, target):
     options = {"rule13": rule13, "fish": fish, "zero_zero": zero_zero, "target": target}
-    if players == 4:
+    if teams:
         options["teams"] = teams
     play_game("kozel", players, options, seed, policy)
 
 
-@FAST
-@given(seed=seeds, policy=policies, players=st.sampled_from([2, 3, 4]), lone=st.booleans(),
-       target=st.sampled_from([100, 50, 150]))
-def test_draw_playouts(seed, policy, players, lone, target):
+@pytest.mark.parametrize("players", [2, 3, 4])
+@examples(40)
+@given(seed=seeds, policy=policies, lone=st.booleans(), target=st.sampled_from([100, 50, 150]))
+def test_draw_playouts(players, seed, policy, lone, target):
     play_game("draw", players, {"lone_doubles": lone, "target": target}, seed, policy)
 
 
-@FAST
-@given(seed=seeds, policy=policies, players=st.sampled_from([2, 3, 4]), lone=st.booleans(),
-       target=st.sampled_from([100, 50, 150]))
-def test_block_playouts(seed, policy, players, lone, target):
+@pytest.mark.parametrize("players", [2, 3, 4])
+@examples(40)
+@given(seed=seeds, policy=policies, lone=st.booleans(), target=st.sampled_from([100, 50, 150]))
+def test_block_playouts(players, seed, policy, lone, target):
     play_game("block", players, {"lone_doubles": lone, "target": target}, seed, policy)
 
 
-@FAST
-@given(seed=seeds, policy=policies, players=st.sampled_from([2, 3, 4]))
-def test_club_playouts(seed, policy, players):
+@pytest.mark.parametrize("players", [2, 3, 4])
+@examples(40)
+@given(seed=seeds, policy=policies)
+def test_club_playouts(players, seed, policy):
     play_game("club", players, {}, seed, policy)
 
 

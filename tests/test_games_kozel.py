@@ -103,6 +103,16 @@ def test_fish_max_takes_all_compares_single_hands_in_pairs():
     assert end_deal(kozel(fish="max_takes_all"), dict(left), "fish", 0).wrote == (28, 0)
 
 
+def test_fish_max_takes_all_partners_tied_for_most_is_a_pot():
+    """§3: "a tie for most carries the whole total into a pot" — read literally, also when the
+    two hands tied for most are partners (RULES.md does not single this case out)."""
+    game = kozel(fish="max_takes_all")
+    rec = end_deal(game, {0: ("4-6",), 1: ("0-3",), 2: ("5-5",), 3: ("0-4",)}, "fish", 0)
+    assert rec.wrote == (0, 0)
+    rec = end_deal(game, {1: ("0-1",), 3: ("0-2",)}, "domino", 0)
+    assert rec.wrote == (0, 3 + 27)
+
+
 def test_fish_each_writes_own_with_the_rule_of_13():
     game = kozel(fish="each_writes_own")
     rec = end_deal(game, {0: ("4-6",), 1: ("4-5", "5-6"), 2: ("0-1",), 3: ("0-2",)}, "fish", 0)

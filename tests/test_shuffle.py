@@ -94,6 +94,14 @@ def test_shuffle_matches_the_docstring(seed, index):
     assert sorted(shuffled_tiles(seed, index)) == list(range(28))
 
 
+@settings(max_examples=100, deadline=None)
+@given(seed=st.integers(0, MASK64), index=st.integers(0, 2**32))
+def test_unrolled_shuffle_equals_the_generator_class(seed, index):
+    order = list(range(28))
+    deal_generator(seed, index).shuffle(order)
+    assert shuffled_tiles(seed, index) == order
+
+
 def test_seed_is_taken_mod_2_64_and_each_deal_has_its_own_stream():
     assert shuffled_tiles(-1, 0) == shuffled_tiles(2**64 - 1, 0)
     assert shuffled_tiles(2**64 + 5, 3) == shuffled_tiles(5, 3)
