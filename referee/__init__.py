@@ -1,0 +1,14 @@
+"""referee: a command-line referee and tournament runner for domino bots.
+
+Packages and modules, with arrows pointing one way (tournaments → match → referee → engine;
+``protocol`` is shared by the referee and bots):
+
+* :mod:`referee.engine` — the pure rules engine (no I/O, no clocks, no unseeded randomness).
+* :mod:`referee.process`, :mod:`referee.clock`, :mod:`referee.faults`, :mod:`referee.table` — the
+  referee proper: bot processes, clocks, faults, and the conversation at the table.
+* :mod:`referee.match`, :mod:`referee.log`, :mod:`referee.replay`, :mod:`referee.report` — the
+  match runner: deals, orientations, results, logs that replay and verify.
+* :mod:`referee.cli` — the ``referee`` command.
+"""
+
+__version__ = "0.1.0"

@@ -1,0 +1,69 @@
+"""Time controls: how long a bot has to start and to move, measured by the referee.
+
+A :class:`TimeControl` is a value set on the command line (or in a league file).  Each bot gets
+one :class:`Clock` per match; the referee asks it for the allowance of every move and charges it
+the time the answer took, measured with ``trio.current_time()`` (a monotonic clock) around the
+write of the request and the read of the answer.  The engine never sees time.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class TimeControl:
+    """Limits in seconds.  ``bank`` is a per-match time bank (``None``: no bank) that gains
+    ``increment`` after every move, like a chess clock; with a bank, each move may take at most
+    ``min(move, bank left)``."""
+
+    startup: float = 10.0
+    move: float = 5.0
+    bank: float | None = None
+    increment: float = 0.0
+
+    def __post_init__(self) -> None:
+        for name in ("startup", "move", "bank", "increment"):
+            value = getattr(self, name)
+            if value is None and name == "bank":
+                continue
+            if not isinstance(value, (int, float)) or math.isnan(value) or value < 0:
+                raise ValueError(f"time control {name}={value!r}: expected a number of seconds ≥ 0")
+        if self.move <= 0:
+            raise ValueError("time control move=0: a bot needs some time to move")
+
+    def __repr__(self) -> str:
+        parts = [f"startup={self.startup:g}", f"move={self.move:g}"]
+        if self.bank is not None:
+            parts.append(f"bank={self.bank:g}")
+        if self.increment:
+            parts.append(f"increment={self.increment:g}")
+        return f"TimeControl({', '.join(parts)})"
+
+
+class Clock:
+    """One bot's clock over a match."""
+
+    __slots__ = ("tc", "bank", "moves", "used", "longest")
+
+    def __init__(self, tc: TimeControl) -> None:
+        self.tc = tc
+        self.bank = tc.bank
+        self.moves = 0
+        self.used = 0.0
+        self.longest = 0.0
+
+    def allowance(self) -> float:
+        """Seconds the bot has for its next move."""
+        if self.bank is None:
+            return self.tc.move
+        return max(0.0, min(self.tc.move, self.bank))
+
+    def charge(self, elapsed: float) -> None:
+        """Record a move that took ``elapsed`` seconds."""
+        self.moves += 1
+        self.used += elapsed
+        self.longest = max(self.longest, elapsed)
+        if self.bank is not None:
+            self.bank = self.bank - elapsed + self.tc.increment

@@ -1,0 +1,52 @@
+"""Faults: what a bot did wrong, recorded with the seat, the game, the deal and the evidence.
+
+A fault ends the deal as the faulting side's loss (the game module scores it, see
+:meth:`referee.engine.game.Game.score_fault`), the bot's process group is killed, and a fresh
+process takes the seat at the next deal.  After ``max_faults`` in a match the bot forfeits the
+rest.  PROTOCOL.md lists the kinds for bot authors.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+TIMEOUT = "timeout"  # no answer within the time allowed
+ILLEGAL = "illegal"  # a play the rules do not allow
+BAD_OUTPUT = "bad_output"  # not JSON, not fitting the schema, or a line over the cap
+OUT_OF_TURN = "out_of_turn"  # output when nothing was asked
+CRASH = "crash"  # end of stream, exit or crash
+STARTUP = "startup"  # no valid hello in time, or an unsupported protocol version
+
+KINDS = (TIMEOUT, ILLEGAL, BAD_OUTPUT, OUT_OF_TURN, CRASH, STARTUP)
+
+#: How much of an offending line is kept in the record.
+EVIDENCE = 200
+
+
+def cut(line: bytes | str | None, limit: int = EVIDENCE) -> str | None:
+    """The start of an offending line, decoded leniently, marked when cut short."""
+    if line is None:
+        return None
+    text = line.decode("utf-8", "replace") if isinstance(line, bytes) else line
+    return text if len(text) <= limit else text[:limit] + f"… ({len(text)} chars)"
+
+
+@dataclass(frozen=True)
+class Fault:
+    kind: str
+    bot: str
+    seat: int
+    game: int
+    deal: int
+    detail: str
+    line: str | None = None
+
+    def __str__(self) -> str:
+        where = f"game {self.game}, deal {self.deal}, seat {self.seat}"
+        text = f"{self.bot} ({where}): {self.kind}: {self.detail}"
+        if self.line is not None:
+            text += f" — got {self.line!r}"
+        return text
+
+    def to_json(self) -> dict:
+        return asdict(self)

@@ -1,0 +1,432 @@
+"""The referee at the table: plays games of the engine with bot processes in the seats.
+
+This module owns the conversation with bots (PROTOCOL.md), their clocks and their faults.  It
+asks one seat at a time for a play, checks it with the engine, and tells every seat what it may
+see.  Events for seats that are not on the move wait in that seat's outbox and go out with its
+next ``turn`` (or the ``deal_end``), so a move costs one write and one read.
+
+Nothing a bot does stops a match: every failure becomes a :class:`~referee.faults.Fault`, the
+deal is scored as that side's loss, the bot's process group is killed, and a fresh process takes
+the seat at the next deal.  A bot with ``max_faults`` faults forfeits every deal left.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import msgspec
+import trio
+
+from protocol import messages as m
+from referee import faults as F
+from referee.clock import Clock, TimeControl
+from referee.engine import TERMINAL, IllegalPlay
+from referee.engine.deal import Deal
+from referee.engine.game import DealRecord, Game, GameOutcome
+from referee.engine.line import LineDeal
+from referee.errors import BotError, BotExited, LineTooLong
+from referee.log import MatchLog, deal_json
+from referee.process import BotProcess, Sandbox
+from referee.wire import deal_end, deal_start, engine_play, event_lines, game_end, turn_message
+
+REFEREE_NAME = "referee 0.1.0"
+
+
+@dataclass
+class Bot:
+    """A bot entered in a match: a name, a command line, optional limits."""
+
+    name: str
+    argv: list[str]
+    sandbox: Sandbox | None = None
+    faults: list[F.Fault] = field(default_factory=list)
+    forfeited: bool = False
+    hello: m.BotHello | None = None
+    clock: Clock | None = None
+    #: plain-words remarks about harmless oddities (unknown message types…), for ``referee check``
+    remarks: list[str] = field(default_factory=list)
+
+
+class Player:
+    """One process slot of a bot (a bot in a pair game has two).  The process is replaced after
+    a fault; the slot, and its place in the seating, stays."""
+
+    __slots__ = ("bot", "slot", "proc", "outbox", "pending", "starts")
+
+    def __init__(self, bot: Bot, slot: int) -> None:
+        self.bot = bot
+        self.slot = slot
+        self.proc: BotProcess | None = None
+        self.outbox: list[bytes] = []
+        self.pending: F.Fault | None = None  # a fault found between deals, charged to the next
+        self.starts = 0
+
+    @property
+    def label(self) -> str:
+        return self.bot.name if self.slot == 0 else f"{self.bot.name}#{self.slot}"
+
+
+class BotStartError(Exception):
+    """A bot could not be started at the beginning of a match (exit code 3)."""
+
+
+class Table:
+    """Plays games with a fixed set of players; seats are assigned per game (orientation)."""
+
+    def __init__(
+        self,
+        nursery: trio.Nursery,
+        players: list[Player],
+        *,
+        tc: TimeControl,
+        log: MatchLog,
+        stderr_dir: Path,
+        max_line: int = 65536,
+        max_faults: int = 3,
+        on_fault: Callable[[F.Fault], None] | None = None,
+    ) -> None:
+        self.nursery = nursery
+        self.players = players
+        self.tc = tc
+        self.log = log
+        self.stderr_dir = stderr_dir
+        self.max_line = max_line
+        self.max_faults = max_faults
+        self.on_fault = on_fault
+        self.limits = m.Limits(
+            startup_ms=round(tc.startup * 1000),
+            move_ms=round(tc.move * 1000),
+            bank_ms=None if tc.bank is None else round(tc.bank * 1000),
+            increment_ms=round(tc.increment * 1000),
+            max_line=max_line,
+            max_faults=max_faults,
+        )
+        self._hello = m.encode_line(m.Hello(m.PROTOCOL_VERSION, REFEREE_NAME, self.limits))
+        for p in players:
+            if p.bot.clock is None:
+                p.bot.clock = Clock(tc)
+        self.game_number = 0
+        self.deal_number = 0
+        self.seat = -1  # the seat being served, for fault records
+
+    # -- processes ---------------------------------------------------------------------------
+
+    async def open(self) -> None:
+        """Start every player's process and shake hands, all at once.
+
+        Raises:
+            BotStartError: a bot could not be started or did not answer ``hello``; the message
+                includes the tail of its stderr.
+        """
+        failures: list[str] = []
+
+        async def start(p: Player) -> None:
+            fault = await self._start(p)
+            if fault is not None:
+                tail = p.proc.stderr_tail() if p.proc is not None else ""
+                failures.append(f"{p.label}: {fault.detail}" + (f"\n--- stderr of {p.label} ---\n{tail}" if tail.strip() else ""))
+
+        async with trio.open_nursery() as n:
+            for p in self.players:
+                n.start_soon(start, p)
+        if failures:
+            await self.close()
+            raise BotStartError("\n".join(failures))
+
+    async def _start(self, p: Player) -> F.Fault | None:
+        """Start a fresh process for ``p`` and shake hands; a fault if that fails."""
+        p.starts += 1
+        suffix = "" if p.starts == 1 else f".{p.starts}"
+        path = self.stderr_dir / f"{_safe(p.label)}{suffix}.stderr.log"
+        try:
+            p.proc = await BotProcess.start(
+                self.nursery, p.bot.argv, name=p.label, stderr_path=path, max_line=self.max_line, sandbox=p.bot.sandbox
+            )
+        except (BotError, OSError) as exc:
+            return F.Fault(F.STARTUP, p.bot.name, self.seat, self.game_number, self.deal_number, f"could not start: {exc}")
+        p.outbox = []
+        line = None
+        with trio.move_on_after(self.tc.startup) as scope:
+            try:
+                self.log.out(self.seat, [self._hello])
+                await p.proc.send(self._hello)
+                while True:
+                    line = await p.proc.read_line()
+                    self.log.inp(self.seat, line)
+                    try:
+                        msg = m.from_bot_decoder.decode(line)
+                    except msgspec.DecodeError as exc:
+                        kind = m.message_type(line)
+                        if kind is not None and kind not in m.FROM_BOT_TYPES:
+                            p.bot.remarks.append(f"sent a message of unknown type {kind!r} before hello (ignored)")
+                            continue
+                        return F.Fault(F.STARTUP, p.bot.name, self.seat, self.game_number, self.deal_number,
+                                       f"expected a hello, but the line is not valid: {exc}", F.cut(line))
+                    if not isinstance(msg, m.BotHello):
+                        return F.Fault(F.STARTUP, p.bot.name, self.seat, self.game_number, self.deal_number,
+                                       f"expected a hello, got a {msg.__struct_config__.tag!r} message", F.cut(line))
+                    break
+            except BotExited as exc:
+                return F.Fault(F.STARTUP, p.bot.name, self.seat, self.game_number, self.deal_number, f"{exc}")
+            except LineTooLong as exc:
+                return F.Fault(F.STARTUP, p.bot.name, self.seat, self.game_number, self.deal_number, f"{exc}", F.cut(exc.prefix))
+        if scope.cancelled_caught:
+            return F.Fault(F.STARTUP, p.bot.name, self.seat, self.game_number, self.deal_number,
+                           f"no hello within the start-up limit of {self.tc.startup:g} s")
+        if msg.protocol != m.PROTOCOL_VERSION:
+            return F.Fault(F.STARTUP, p.bot.name, self.seat, self.game_number, self.deal_number,
+                           f"speaks protocol {msg.protocol}; this referee speaks {m.PROTOCOL_VERSION}", F.cut(line))
+        p.bot.hello = msg
+        return None
+
+    async def close(self) -> None:
+        """Tell every live process the match is over and end it (politely, then by force)."""
+        bye = m.encode_line(m.MatchEnd())
+
+        async def end(p: Player) -> None:
+            proc = p.proc
+            if proc is None:
+                return
+            with trio.move_on_after(1.0):
+                try:
+                    await proc.send(b"".join(p.outbox) + bye)
+                except BotError:
+                    pass
+            p.outbox = []
+            await proc.close(grace=1.0)
+            p.proc = None
+
+        with trio.CancelScope(shield=True):
+            async with trio.open_nursery() as n:
+                for p in self.players:
+                    n.start_soon(end, p)
+
+    async def _retire(self, p: Player) -> None:
+        if p.proc is not None:
+            await p.proc.kill()
+            p.proc = None
+        p.outbox = []
+
+    # -- faults ------------------------------------------------------------------------------
+
+    async def _fault(self, p: Player, fault: F.Fault) -> None:
+        p.bot.faults.append(fault)
+        self.log.write({"k": "fault", **fault.to_json()})
+        if self.on_fault is not None:
+            self.on_fault(fault)
+        await self._retire(p)
+        if len(p.bot.faults) >= self.max_faults and not p.bot.forfeited:
+            p.bot.forfeited = True
+            self.log.write({"k": "forfeit", "bot": p.bot.name, "faults": len(p.bot.faults)})
+            for other in self.players:
+                if other.bot is p.bot:
+                    await self._retire(other)
+
+    def _new_fault(self, kind: str, p: Player, seat: int, detail: str, line: bytes | None = None) -> F.Fault:
+        return F.Fault(kind, p.bot.name, seat, self.game_number, self.deal_number, detail, F.cut(line))
+
+    # -- games -------------------------------------------------------------------------------
+
+    async def play_game(
+        self,
+        game: Game,
+        seating: list[Player],
+        next_deal: Callable[[], tuple[int, Deal]],
+        game_number: int,
+        after_deal: Callable[[DealRecord], None] | None = None,
+        where: dict | None = None,
+    ) -> GameOutcome:
+        """Play ``game`` to its end with ``seating[s]`` in seat ``s``.
+
+        ``next_deal()`` returns the next ``(stream index, deal)``; void deals take another.
+        """
+        while game.outcome() is None:
+            await self.play_deal(game, seating, *next_deal(), game_number, after_deal, where)
+        outcome = game.outcome()
+        assert outcome is not None
+        self.log.write({"k": "game_end", **(where or {"game": game_number}), "totals": list(outcome.totals), "winners": list(outcome.winners),
+                        "losers": list(outcome.losers), "dry": list(outcome.dry), "reason": outcome.reason})
+        line = m.encode_line(game_end(outcome))
+        for p in seating:
+            if p.proc is not None:
+                p.outbox.append(line)
+        return outcome
+
+    async def play_deal(
+        self,
+        game: Game,
+        seating: list[Player],
+        stream: int,
+        deal: Deal,
+        game_number: int,
+        after_deal: Callable[[DealRecord], None] | None = None,
+        where: dict | None = None,
+    ) -> DealRecord | None:
+        """Play one deal (``None`` when it was void and must be redealt)."""
+        self.game_number = game_number
+        self.deal_number = game.next_number
+        state = game.start(deal)
+        void = game.records[-1].void if state is None else None
+        where = where or {"game": game_number}
+        self.log.write({"k": "deal", **where, "deal": self.deal_number, "stream": stream, **deal_json(deal), "void": void})
+        if state is None:
+            return None
+        n = game.players
+
+        # A bot that faulted between deals, forfeited the match, or cannot be restarted loses
+        # this deal before it starts.
+        for seat, p in enumerate(seating):
+            self.seat = seat
+            if p.bot.forfeited:
+                state.forfeit(seat)
+                self.log.write({"k": "forfeited_deal", "seat": seat, "bot": p.bot.name})
+                break
+            if p.pending is not None:
+                fault, p.pending = p.pending, None
+                await self._fault(p, fault)
+                state.forfeit(seat)
+                break
+            if p.proc is None:
+                fault = await self._start(p)
+                if fault is not None:
+                    await self._fault(p, fault)
+                    state.forfeit(seat)
+                    break
+
+        for seat, p in enumerate(seating):
+            if p.proc is not None:
+                p.outbox.append(m.encode_line(deal_start(game, state, seat, game_number)))
+        if state.end is None:
+            delivered = 0
+            while True:
+                history = state.history
+                for event in history[delivered:]:
+                    for seat, line in enumerate(event_lines(event, n)):
+                        seating[seat].outbox.append(line)
+                delivered = len(history)
+                seat = state.to_move()
+                if seat == TERMINAL:
+                    break
+                self.seat = seat
+                fault = await self._turn(seating[seat], seat, state)
+                if fault is not None:
+                    await self._fault(seating[seat], fault)
+                    state.forfeit(seat)
+                    break
+            history = state.history
+            for event in history[delivered:]:
+                for seat, line in enumerate(event_lines(event, n)):
+                    seating[seat].outbox.append(line)
+
+        rec = game.finish(state)
+        assert rec.end is not None
+        self.log.write({"k": "deal_end", **where, "deal": rec.number, "reason": rec.end.reason, "seat": rec.end.seat,
+                        "values": list(rec.values), "wrote": list(rec.wrote), "totals": list(rec.totals), "notes": list(rec.notes)})
+        end_line = m.encode_line(deal_end(rec))
+        for p in seating:
+            p.outbox.append(end_line)
+        await self._flush_all(seating)
+        self.log.flush()
+        if after_deal is not None:
+            after_deal(rec)
+        return rec
+
+    async def _flush_all(self, seating: list[Player]) -> None:
+        """Deliver every outbox (deal end); a bot that cannot take it faults at its next deal."""
+        for seat, p in enumerate(seating):
+            if p.proc is None or not p.outbox:
+                p.outbox = []
+                continue
+            data = p.outbox
+            p.outbox = []
+            self.log.out(seat, data)
+            failure = None
+            with trio.move_on_after(self.tc.move) as scope:
+                try:
+                    await p.proc.send(b"".join(data))
+                except BotExited as exc:
+                    failure = self._new_fault(F.CRASH, p, seat, str(exc))
+            if scope.cancelled_caught:
+                failure = self._new_fault(F.TIMEOUT, p, seat, "did not read its input (the pipe stayed full)")
+            if failure is None:
+                failure = self._unasked(p, seat)
+            if failure is not None and p.pending is None:
+                p.pending = failure
+
+    def _unasked(self, p: Player, seat: int) -> F.Fault | None:
+        """Look at what the bot wrote while nobody asked: a play is a fault, unknown types are
+        ignored (and remarked on for ``referee check``)."""
+        assert p.proc is not None
+        try:
+            lines = p.proc.ready_lines()
+        except LineTooLong as exc:
+            return self._new_fault(F.BAD_OUTPUT, p, seat, str(exc), exc.prefix)
+        for line in lines:
+            self.log.inp(seat, line)
+            kind = m.message_type(line)
+            if kind in m.FROM_BOT_TYPES:
+                return self._new_fault(F.OUT_OF_TURN, p, seat, f"sent a {kind!r} message when it was not its turn", line)
+            if kind is None:
+                return self._new_fault(F.BAD_OUTPUT, p, seat, "wrote a line that is not a JSON object", line)
+            p.bot.remarks.append(f"sent a message of unknown type {kind!r} (ignored)")
+        return None
+
+    async def _turn(self, p: Player, seat: int, state: LineDeal) -> F.Fault | None:
+        """Ask ``seat`` for a play and make it; a fault if anything goes wrong."""
+        proc = p.proc
+        assert proc is not None
+        fault = self._unasked(p, seat)
+        if fault is not None:
+            return fault
+        clock = p.bot.clock
+        allowance = clock.allowance()
+        bank = None if clock.bank is None else int(clock.bank * 1000)
+        p.outbox.append(m.encode_line(turn_message(state, int(allowance * 1000), bank)))
+        data = p.outbox
+        p.outbox = []
+        self.log.out(seat, data)
+        msg = None
+        line = b""
+        start = trio.current_time()
+        with trio.move_on_at(start + allowance) as scope:
+            try:
+                await proc.send(b"".join(data))
+                while True:
+                    line = await proc.read_line()
+                    self.log.inp(seat, line)
+                    try:
+                        msg = m.from_bot_decoder.decode(line)
+                    except msgspec.ValidationError as exc:
+                        kind = m.message_type(line)
+                        if kind is not None and kind not in m.FROM_BOT_TYPES:
+                            p.bot.remarks.append(f"sent a message of unknown type {kind!r} (ignored)")
+                            continue
+                        return self._new_fault(F.BAD_OUTPUT, p, seat, f"the play does not fit the protocol: {exc}", line)
+                    except msgspec.DecodeError as exc:
+                        return self._new_fault(F.BAD_OUTPUT, p, seat, f"not JSON: {exc}", line)
+                    break
+            except BotExited as exc:
+                return self._new_fault(F.CRASH, p, seat, str(exc))
+            except LineTooLong as exc:
+                return self._new_fault(F.BAD_OUTPUT, p, seat, str(exc), exc.prefix)
+        elapsed = trio.current_time() - start
+        if scope.cancelled_caught:
+            clock.charge(allowance)
+            return self._new_fault(F.TIMEOUT, p, seat, f"no play within {allowance * 1000:.0f} ms")
+        clock.charge(elapsed)
+        if type(msg) is not m.Play:
+            return self._new_fault(F.OUT_OF_TURN, p, seat, "answered a turn with a hello", line)
+        try:
+            played = state.push(engine_play(msg), seat)
+        except IllegalPlay as exc:
+            legal = ", ".join(str(x) for x in state.legal_plays()[:12])
+            return self._new_fault(F.ILLEGAL, p, seat, f"{exc} (legal: {legal})", line)
+        self.log.write({"k": "play", "seat": seat, "tile": list(msg.tile), "end": msg.end, "ms": round(elapsed * 1000, 3),
+                        "as": str(played)})
+        return None
+
+
+def _safe(label: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_.#" else "_" for c in label)

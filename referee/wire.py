@@ -1,0 +1,129 @@
+"""Between the engine and the wire: engine values as protocol messages, and bots' plays back.
+
+The engine speaks tile ids and end indexes; the protocol speaks ``[low, high]`` arrays and end
+names.  This module converts, and precomputes what every turn needs (a legal play's JSON form
+is built once per tile and end, not once per turn).
+"""
+
+from __future__ import annotations
+
+from protocol import messages as m
+from referee.engine import END_NAMES, Play, play
+from referee.engine.errors import IllegalPlay
+from referee.engine.game import DealRecord, Game, GameOutcome
+from referee.engine.line import Drew, Event, LineDeal, Passed, Placed
+from referee.engine.tiles import HIGH, LOW, N_TILES, tile
+
+TILE_JSON: list[tuple[int, int]] = [(LOW[t], HIGH[t]) for t in range(N_TILES)]
+_OPTIONS: dict[Play, m.PlayOption] = {}
+
+
+def play_option(p: Play) -> m.PlayOption:
+    opt = _OPTIONS.get(p)
+    if opt is None:
+        opt = _OPTIONS[p] = m.PlayOption(TILE_JSON[p.tile], None if p.end is None else END_NAMES[p.end])
+    return opt
+
+
+def hand_json(hand: int) -> list[tuple[int, int]]:
+    out = []
+    while hand:
+        low = hand & -hand
+        out.append(TILE_JSON[low.bit_length() - 1])
+        hand ^= low
+    return out
+
+
+def ends_json(state: LineDeal) -> dict[str, int]:
+    return {END_NAMES[e]: v for e, v in enumerate(state.ends) if v >= 0}
+
+
+def turn_message(state: LineDeal, time_ms: int, bank_ms: int | None = None) -> m.Turn:
+    seat = state.turn
+    return m.Turn(
+        legal=[play_option(p) for p in state.legal_plays()],
+        hand=hand_json(state.hands[seat]),
+        ends=ends_json(state),
+        counts=[h.bit_count() for h in state.hands],
+        bazaar=state.bazaar_left(),
+        time_ms=time_ms,
+        bank_ms=bank_ms,
+    )
+
+
+def event_lines(event: Event, players: int) -> list[bytes]:
+    """The encoded line each seat receives for ``event`` (the same bytes for everyone, except
+    that only the drawer sees the tiles drawn)."""
+    if type(event) is Placed:
+        line = m.encode_line(
+            m.Placed(event.seat, TILE_JSON[event.tile], None if event.end is None else END_NAMES[event.end], event.forced)
+        )
+        return [line] * players
+    if type(event) is Drew:
+        public = m.encode_line(m.Drew(event.seat, event.count, None))
+        own = m.encode_line(m.Drew(event.seat, event.count, [TILE_JSON[t] for t in event.tiles]))
+        return [own if s == event.seat else public for s in range(players)]
+    assert type(event) is Passed
+    return [m.encode_line(m.Passed(event.seat))] * players
+
+
+def deal_start(game: Game, state: LineDeal, seat: int, game_number: int) -> m.DealStart:
+    side = game.side_of[seat]
+    partner = None
+    if game.pair_play:
+        partner = (seat + 2) % 4
+    return m.DealStart(
+        game=game.variant.id,
+        options=dict(game.options),
+        players=game.players,
+        seat=seat,
+        side=side,
+        partner=partner,
+        hand=hand_json(state.hands[seat] | _forced_lead_mask(state, seat)),
+        leader=state.leader,
+        scores=list(game.totals),
+        bazaar=state.bazaar_left(),
+        game_number=game_number,
+        deal_number=game.next_number,
+    )
+
+
+def _forced_lead_mask(state: LineDeal, seat: int) -> int:
+    # The forced lead is already on the table when the deal starts; the leader was dealt it.
+    if state.lead_tile is not None and state.leader == seat:
+        return 1 << state.lead_tile
+    return 0
+
+
+def deal_end(rec: DealRecord) -> m.DealEnd:
+    assert rec.end is not None
+    return m.DealEnd(
+        reason=rec.end.reason,
+        seat=rec.end.seat,
+        hands=[[TILE_JSON[t] for t in hand] for hand in rec.hands],
+        values=list(rec.values),
+        wrote=list(rec.wrote),
+        totals=list(rec.totals),
+        notes=list(rec.notes),
+    )
+
+
+def game_end(outcome: GameOutcome) -> m.GameEnd:
+    return m.GameEnd(list(outcome.totals), list(outcome.winners), list(outcome.losers), outcome.reason, list(outcome.dry))
+
+
+def engine_play(msg: m.Play) -> Play:
+    """A bot's ``play`` as an engine :class:`Play`.
+
+    Raises:
+        IllegalPlay: the end is not a name the protocol knows.
+    """
+    a, b = msg.tile
+    t = tile(a, b)
+    if msg.end is None:
+        return play(t)
+    try:
+        end = END_NAMES.index(msg.end)
+    except ValueError:
+        raise IllegalPlay(f"{msg.end!r} is not an end; ends are named {', '.join(END_NAMES[:2])}", IllegalPlay.BAD_END) from None
+    return play(t, end)
