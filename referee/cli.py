@@ -1,0 +1,387 @@
+"""The command line: ``referee match``, ``replay``, ``verify``, ``deals``, ``check``, ``league``,
+``schema`` and ``variants``.
+
+Typed errors are caught here, at the edge, and printed as one line on stderr followed by the
+exit code of :mod:`referee.exitcodes`; nothing a user can cause ends in a traceback.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import trio
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+from referee import exitcodes as X
+from referee.clock import TimeControl
+from referee.engine import variant, variant_names
+from referee.engine.deal import format_deal_line, parse_deal_lines
+from referee.engine.errors import BadDeal, RulesError
+from referee.errors import BotError
+from referee.process import Sandbox, resolve_command
+
+EPILOG = "Exit codes: 0 done (a forfeit is a result), 1 bug, 2 usage or bad input, 3 a bot could not be started, 4 verify found an inconsistency, 130 interrupted."
+
+app = typer.Typer(
+    name="referee",
+    help="Referee and tournament runner for domino bots: JSON lines over stdin/stdout, duplicate matches, leagues.",
+    epilog=EPILOG,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode="rich",
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+deals_app = typer.Typer(help="Generate and show deal files (fixed deals, RULES.md §4).", no_args_is_help=True)
+app.add_typer(deals_app, name="deals")
+
+out = Console()
+err = Console(stderr=True)
+
+
+def fail(message: str, code: int = X.USAGE) -> typer.Exit:
+    """Print one line on stderr and return the Exit to raise."""
+    err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    return typer.Exit(code)
+
+
+def parse_options(pairs: list[str] | None) -> dict[str, str]:
+    options: dict[str, str] = {}
+    for item in pairs or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise fail(f"game option {item!r}: write it as name=value, e.g. -o rule13=hang")
+        options[key.strip()] = value.strip()
+    return options
+
+
+def load_deal_file(path: Path, shape) -> list:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise fail(f"deal file {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise fail(f"deal file {path}: not UTF-8 text") from None
+    try:
+        return parse_deal_lines(text.splitlines(), shape)
+    except BadDeal as exc:
+        raise fail(f"deal file {path}: {exc}") from None
+
+
+def bot_name(command: str, taken: set[str]) -> str:
+    words = shlex.split(command) or [command]
+    stem = Path(words[-1] if words[0] in ("python", "python3", "node") and len(words) > 1 else words[0]).stem or "bot"
+    name, k = stem, 2
+    while name in taken:
+        name, k = f"{stem}_{k}", k + 1
+    return name
+
+
+def progress_bar(total: int | None, quiet: bool) -> Progress | None:
+    if quiet or not err.is_terminal:
+        return None
+    return Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                    console=err, transient=True)
+
+
+TC_PANEL = "Time control"
+LIMITS_PANEL = "Limits and sandbox"
+OUTPUT_PANEL = "Output"
+GAME_PANEL = "Game"
+
+
+@app.command(epilog="Example: referee match sample_bots/greedy_bot.py sample_bots/random_bot.py --variant sport --deals 12\n\n" + EPILOG)
+def match(
+    bots: Annotated[list[str], typer.Argument(help="Bots: a path (.py and .js run with python and node) or a quoted command line.", show_default=False)],
+    variant_id: Annotated[str, typer.Option("--variant", "-v", help="The game: " + ", ".join(variant_names()) + ".", rich_help_panel=GAME_PANEL)] = "sport",
+    deals: Annotated[Optional[int], typer.Option(help="Deals per orientation, for games of fixed deals (sport: a multiple of 4; default 12).", rich_help_panel=GAME_PANEL)] = None,
+    games: Annotated[Optional[int], typer.Option(help="Whole games per orientation, for games scored to a target (default 1).", rich_help_panel=GAME_PANEL)] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the deal stream (same seed, same deals).", rich_help_panel=GAME_PANEL)] = 1,
+    deals_file: Annotated[Optional[Path], typer.Option("--deals-file", help="Play the deals of this file instead of seeded ones.", rich_help_panel=GAME_PANEL)] = None,
+    option: Annotated[Optional[list[str]], typer.Option("--option", "-o", help="A game option as name=value (repeat); see `referee variants`.", rich_help_panel=GAME_PANEL)] = None,
+    players: Annotated[Optional[int], typer.Option(help="Seats at the table (default: the game's usual count, or one per bot).", rich_help_panel=GAME_PANEL)] = None,
+    name: Annotated[Optional[list[str]], typer.Option("--name", "-n", help="Display names, one per bot in order.", rich_help_panel=GAME_PANEL)] = None,
+    startup_time: Annotated[float, typer.Option(help="Seconds a bot has to answer hello.", rich_help_panel=TC_PANEL)] = 10.0,
+    move_time: Annotated[float, typer.Option(help="Seconds a bot has for each move.", rich_help_panel=TC_PANEL)] = 5.0,
+    bank: Annotated[Optional[float], typer.Option(help="A time bank per bot for the whole match, in seconds (chess-clock style).", rich_help_panel=TC_PANEL)] = None,
+    increment: Annotated[float, typer.Option(help="Seconds added to the bank after every move.", rich_help_panel=TC_PANEL)] = 0.0,
+    max_faults: Annotated[int, typer.Option(help="Faults after which a bot forfeits the rest of the match.", rich_help_panel=LIMITS_PANEL)] = 3,
+    max_line: Annotated[int, typer.Option(help="Longest line accepted from a bot, in bytes.", rich_help_panel=LIMITS_PANEL)] = 65536,
+    memory_mb: Annotated[Optional[int], typer.Option(help="Address-space limit per bot process (RLIMIT_AS), in MiB.", rich_help_panel=LIMITS_PANEL)] = None,
+    cpu_seconds: Annotated[Optional[int], typer.Option(help="CPU-time limit per bot process (RLIMIT_CPU), in seconds.", rich_help_panel=LIMITS_PANEL)] = None,
+    cwd: Annotated[Optional[list[Path]], typer.Option(help="Working directory of the bots: one for all, or one per bot in order.", rich_help_panel=LIMITS_PANEL)] = None,
+    env: Annotated[Optional[list[str]], typer.Option(help="An environment variable NAME=VALUE for every bot (repeat).", rich_help_panel=LIMITS_PANEL)] = None,
+    log: Annotated[Optional[Path], typer.Option(help="Where to write the JSON-lines match log (default: referee-logs/match-<variant>-<seed>.jsonl).", rich_help_panel=OUTPUT_PANEL)] = None,
+    json_path: Annotated[Optional[Path], typer.Option("--json", help="Also write the result as a JSON object to this file.", rich_help_panel=OUTPUT_PANEL)] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the verdict line.", rich_help_panel=OUTPUT_PANEL)] = False,
+) -> None:
+    """Play a duplicate match: every deal in every orientation, so luck cancels and the margin means skill."""
+    from referee.match import MatchSpec, run_match
+    from referee.report import render, verdict_text
+    from referee.table import Bot, BotStartError
+
+    try:
+        v = variant(variant_id)
+    except RulesError as exc:
+        raise fail(str(exc)) from None
+    if players is None:
+        players = v.default_players if len(bots) <= 2 and v.default_players in v.players else len(bots)
+    try:
+        opts = v.resolve_options(players, parse_options(option))
+    except RulesError as exc:
+        raise fail(str(exc)) from None
+    if v.to_target:
+        if deals is not None:
+            raise fail(f"{v.id} is scored to a target: give --games N (whole games), not --deals")
+        games = 1 if games is None else games
+        if games < 1:
+            raise fail("--games must be at least 1")
+    else:
+        if games is not None:
+            raise fail(f"{v.id} plays a fixed number of deals: give --deals N, not --games")
+        deals = 12 if deals is None else deals
+    from referee.match import orientations
+
+    try:
+        v.new_game(players, opts, deals)  # checks the deal count (sport: a multiple of 4)
+        orientations(v, players, opts, len(bots))
+    except RulesError as exc:
+        raise fail(str(exc)) from None
+    if name and len(name) != len(bots):
+        raise fail(f"--name was given {len(name)} times for {len(bots)} bots")
+    if cwd and len(cwd) not in (1, len(bots)):
+        raise fail(f"--cwd was given {len(cwd)} times: give one for all bots or one per bot ({len(bots)})")
+    for d in cwd or []:
+        if not d.is_dir():
+            raise fail(f"--cwd {d}: no such directory")
+    extra_env = parse_env(env)
+    try:
+        tc = TimeControl(startup=startup_time, move=move_time, bank=bank, increment=increment)
+    except ValueError as exc:
+        raise fail(str(exc)) from None
+    if max_faults < 1 or max_line < 256:
+        raise fail("--max-faults must be ≥ 1 and --max-line ≥ 256")
+    deal_list = load_deal_file(deals_file, v.shape(players, opts)) if deals_file else None
+
+    entrants = []
+    taken: set[str] = set()
+    for i, command in enumerate(bots):
+        bot_cwd = (cwd[i] if len(cwd) > 1 else cwd[0]).resolve() if cwd else None
+        try:
+            argv = resolve_command(command, bot_cwd)
+        except BotError as exc:
+            raise fail(str(exc)) from None
+        display = name[i] if name else bot_name(command, taken)
+        if display in taken:
+            raise fail(f"two bots are named {display!r}; give distinct --name values")
+        taken.add(display)
+        sandbox = Sandbox(memory_mb=memory_mb, cpu_seconds=cpu_seconds, cwd=bot_cwd, env=extra_env or None)
+        entrants.append(Bot(display, argv, sandbox))
+
+    log_path = log or Path("referee-logs") / f"match-{v.id}-{seed if deals_file is None else deals_file.stem}.jsonl"
+    stderr_dir = log_path.with_suffix("").with_name(log_path.stem + ".stderr")
+    spec = MatchSpec(v, entrants, players, opts, deals=deals, games=games, seed=seed, deal_file=deal_list,
+                     deal_file_name=str(deals_file) if deals_file else None, tc=tc, max_faults=max_faults,
+                     max_line=max_line, log_path=log_path, stderr_dir=stderr_dir)
+    n_orient = len(orientations(v, players, opts, len(bots)))
+    total = (deals or 0) * n_orient if not v.to_target else (games or 1) * n_orient
+    bar = progress_bar(total, quiet)
+    task = None
+
+    def progress(desc: str, advance: int) -> None:
+        if bar is not None and task is not None:
+            bar.update(task, description=desc, advance=advance)
+
+    try:
+        if bar is not None:
+            with bar:
+                task = bar.add_task("starting bots", total=total)
+                result = trio.run(run_match, spec, progress)
+        else:
+            result = trio.run(run_match, spec, progress)
+    except BotStartError as exc:
+        raise fail(f"a bot could not be started: {exc}", X.BOT_START) from None
+    except BadDeal as exc:
+        raise fail(str(exc)) from None
+    except KeyboardInterrupt:
+        err.print(f"interrupted; the log so far is in {log_path}")
+        raise typer.Exit(X.INTERRUPTED) from None
+    data = result.to_json()
+    if json_path is not None:
+        write_json(json_path, data)
+    if quiet:
+        out.print(verdict_text(data))
+    else:
+        render(data, out)
+        out.print(f"log: {log_path}" + (f"   result: {json_path}" if json_path else ""), style="dim")
+
+
+def parse_env(items: list[str] | None) -> dict[str, str]:
+    env: dict[str, str] = {}
+    for item in items or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise fail(f"--env {item!r}: write it as NAME=VALUE")
+        env[key] = value
+    return env
+
+
+def write_json(path: Path, data: Any) -> None:
+    import json
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise fail(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+@app.command()
+def replay(
+    log: Annotated[Path, typer.Argument(help="A match log written by `referee match`.")],
+    game: Annotated[Optional[int], typer.Option(help="Only this game (from 1).")] = None,
+    deal: Annotated[Optional[int], typer.Option(help="Only this deal of each game (from 1).")] = None,
+    orientation: Annotated[Optional[int], typer.Option(help="Only this orientation (from 0).")] = None,
+) -> None:
+    """Print deals move by move: hands, every tile as [a|b], the line of play, and the scores."""
+    from referee.replay import Inconsistent, replay_lines
+
+    check_log_path(log)
+    try:
+        for line in replay_lines(log, game, deal, orientation):
+            out.print(line, highlight=False, markup=False)
+    except (Inconsistent, ValueError, KeyError) as exc:
+        raise fail(f"cannot replay {log}: {exc}") from None
+
+
+@app.command()
+def verify(log: Annotated[Path, typer.Argument(help="A match log written by `referee match`.")]) -> None:
+    """Re-play every move and score of a log through the engine and say whether it is consistent."""
+    from referee.replay import Inconsistent
+    from referee.replay import verify as run_verify
+
+    check_log_path(log)
+    try:
+        counts = run_verify(log)
+    except Inconsistent as exc:
+        err.print(f"[bold red]INCONSISTENT:[/] {exc}", highlight=False, soft_wrap=True)
+        raise typer.Exit(X.INCONSISTENT) from None
+    except (ValueError, KeyError, TypeError) as exc:
+        raise fail(f"{log} is not a match log: {exc}") from None
+    out.print(f"consistent: {counts.games} games, {counts.deals} deals, {counts.plays} plays and {counts.turns_checked} legal-move lists "
+              f"re-played, {counts.faults} faults — every score agrees with the engine")
+
+
+def check_log_path(log: Path) -> None:
+    if not log.is_file():
+        raise fail(f"{log}: no such file")
+
+
+@deals_app.command("generate")
+def deals_generate(
+    variant_id: Annotated[str, typer.Option("--variant", "-v", help="The game the deals are for.")],
+    seed: Annotated[int, typer.Option(help="Seed of the deal stream.")] = 1,
+    count: Annotated[int, typer.Option(help="How many deals.")] = 12,
+    players: Annotated[Optional[int], typer.Option(help="Seats (default: the game's usual count).")] = None,
+    option: Annotated[Optional[list[str]], typer.Option("--option", "-o", help="Game options that change the deal (name=value).")] = None,
+    output: Annotated[Optional[Path], typer.Option("--output", "-O", help="Write here instead of stdout.")] = None,
+) -> None:
+    """Write deals from a seed: one JSON object per line, every hand in seat order, then the bazaar or sleeping tiles."""
+    from referee.engine.deal import deal_from_seed
+
+    try:
+        v = variant(variant_id)
+        shape = v.shape(players, parse_options(option))
+    except RulesError as exc:
+        raise fail(str(exc)) from None
+    if count < 1:
+        raise fail("--count must be at least 1")
+    lines = [format_deal_line(deal_from_seed(seed, i, shape), shape, i) for i in range(count)]
+    text = "\n".join(lines) + "\n"
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        try:
+            output.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise fail(f"cannot write {output}: {exc.strerror or exc}") from None
+        err.print(f"wrote {count} {v.id} deals (seed {seed}) to {output}")
+
+
+@deals_app.command("show")
+def deals_show(
+    path: Annotated[Path, typer.Argument(help="A deal file.")],
+    variant_id: Annotated[str, typer.Option("--variant", "-v", help="Check the deals against this game.")] = "sport",
+    players: Annotated[Optional[int], typer.Option(help="Seats (default: the game's usual count).")] = None,
+) -> None:
+    """Print a deal file for people, checking every line."""
+    from referee.engine.tiles import PIPS, tile_text
+
+    try:
+        v = variant(variant_id)
+        shape = v.shape(players)
+    except RulesError as exc:
+        raise fail(str(exc)) from None
+    for i, deal in enumerate(load_deal_file(path, shape)):
+        out.print(f"deal {i + 1}", style="bold")
+        for s, hand in enumerate(deal.hands):
+            out.print(f"  seat {s}: " + " ".join(tile_text(t) for t in hand) + f"   ({sum(PIPS[t] for t in hand)} pips)", highlight=False)
+        if deal.undealt:
+            out.print(f"  {shape.undealt}: " + " ".join(tile_text(t) for t in deal.undealt), highlight=False)
+
+
+@app.command()
+def variants() -> None:
+    """List the games, their seats and their options."""
+    from rich.table import Table
+
+    t = Table(pad_edge=False)
+    t.add_column("variant")
+    t.add_column("game")
+    t.add_column("players")
+    t.add_column("scored")
+    t.add_column("options (default first)")
+    for vid in variant_names():
+        v = variant(vid)
+        opts = "\n".join(f"{o.name} = {' | '.join(_show(c) for c in o.choices)}" for o in v.options) or "—"
+        scored = ("penalties" if v.sense < 0 else "points") + (", to a target" if v.to_target else ", fixed deals")
+        t.add_row(v.id, v.title, ", ".join(map(str, v.players)), scored, opts)
+    out.print(t)
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return str(value)
+
+
+@app.command()
+def schema(check: Annotated[bool, typer.Option(help="Only check that protocol/schema.json is up to date.")] = False) -> None:
+    """Print the protocol's JSON Schema (generated from the message structs)."""
+    from protocol.schema import render
+
+    text = render()
+    if check:
+        path = Path(__file__).resolve().parent.parent / "protocol" / "schema.json"
+        if not path.is_file() or path.read_text(encoding="utf-8") != text:
+            raise fail(f"{path} is out of date; regenerate it with `python -m protocol.schema`", X.INCONSISTENT)
+        out.print("protocol/schema.json is up to date")
+        return
+    sys.stdout.write(text)
+
+
+def main() -> None:
+    try:
+        app()
+    except KeyboardInterrupt:
+        err.print("interrupted")
+        sys.exit(X.INTERRUPTED)
+
+
+if __name__ == "__main__":
+    main()
+

@@ -1,0 +1,371 @@
+"""The match runner: fixed deals, every orientation, and the result with its uncertainty.
+
+It owns the deal stream and the orientations (RULES.md §4): every deal is played once per
+orientation with the same bot processes, so every bot holds every seat's cards and luck cancels.
+
+* Games of a fixed number of deals (sport) are one game per orientation, played deal by deal:
+  deal ``k`` in every orientation, then deal ``k+1``.  The paired unit is the deal.
+* Games to a target (kozel, draw, block, club) are played as whole games: game ``g`` in every
+  orientation from the same point of the deal stream; the next game starts after the longest of
+  them.  The paired unit is the game.
+
+A bot's *net* for a unit is what its sides wrote, times the game's sense (+1 for points, -1 for
+penalties), averaged over the orientations.  Its *margin* is its net less the mean net of the
+other bots; with two bots, A's margin is net A − net B.  Pairing makes the interval narrow: the
+result shows it beside the interval an unpaired reading of the same deals would give.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from referee import faults as F
+from referee.clock import TimeControl
+from referee.engine.deal import Deal, DealShape, deal_from_seed
+from referee.engine.errors import BadDeal, BadOption
+from referee.engine.game import DealRecord, Game, GameOutcome, Variant
+from referee.engine.tiles import tile_name
+from referee.log import MatchLog
+from referee.stats import estimate
+from referee.table import Bot, Player, Table
+
+
+@dataclass
+class MatchSpec:
+    """Everything a match needs; built by the CLI or a league."""
+
+    variant: Variant
+    bots: list[Bot]
+    players: int
+    options: dict[str, Any]
+    deals: int | None = None  # fixed-deal games: deals per orientation
+    games: int | None = None  # games to a target: games per orientation
+    seed: int = 1
+    deal_file: list[Deal] | None = None
+    deal_file_name: str | None = None
+    tc: TimeControl = field(default_factory=TimeControl)
+    max_faults: int = 3
+    max_line: int = 65536
+    log_path: Path | None = None
+    stderr_dir: Path = Path("referee-logs")
+
+
+def orientations(variant: Variant, players: int, options: dict[str, Any], bots: int) -> list[tuple[int, ...]]:
+    """The seatings of a duplicate match: ``result[o][seat]`` is the bot index in that seat.
+
+    Raises:
+        BadOption: the number of bots does not fit the game.
+    """
+    pairs = variant.game.uses_pairs(players, options)
+    if pairs:
+        if bots != 2:
+            raise BadOption(f"{variant.id} in pairs takes 2 bots (each plays both seats of a pair), not {bots}")
+        return [(0, 1, 0, 1), (1, 0, 1, 0)]
+    if bots == players:
+        return [tuple((seat - r) % players for seat in range(players)) for r in range(players)]
+    if bots == 2 and players % 2 == 0:
+        return [tuple(seat % 2 for seat in range(players)), tuple((seat + 1) % 2 for seat in range(players))]
+    raise BadOption(f"{variant.id} with {players} players takes {players} bots" + (" or 2 (alternating seats)" if players % 2 == 0 else "") + f", not {bots}")
+
+
+class DealStream:
+    """Deals by index: from the seed, or from a deal file."""
+
+    def __init__(self, shape: DealShape, seed: int, deals: list[Deal] | None, name: str | None) -> None:
+        self.shape = shape
+        self.seed = seed
+        self.deals = deals
+        self.name = name
+
+    def __getitem__(self, index: int) -> Deal:
+        if self.deals is None:
+            return deal_from_seed(self.seed, index, self.shape)
+        if index >= len(self.deals):
+            raise BadDeal(f"the deal file {self.name or ''} holds {len(self.deals)} deals; the match needs more (deal {index + 1})")
+        return self.deals[index]
+
+
+@dataclass
+class Unit:
+    """One paired unit (a deal in sport, a game elsewhere) across its orientations."""
+
+    index: int
+    net: dict[int, list[float]] = field(default_factory=dict)  # orientation -> net per bot
+
+
+@dataclass
+class MatchResult:
+    spec: MatchSpec
+    seatings: list[tuple[int, ...]]
+    deals: list[dict] = field(default_factory=list)
+    games: list[dict] = field(default_factory=list)
+    units: list[Unit] = field(default_factory=list)
+    interrupted: bool = False
+
+    # -- derived figures -----------------------------------------------------------------
+
+    @property
+    def names(self) -> list[str]:
+        return [b.name for b in self.spec.bots]
+
+    def unit_margins(self, bot: int) -> list[float]:
+        """Per paired unit: the bot's net less the others' mean, averaged over orientations."""
+        out = []
+        k = len(self.spec.bots)
+        for u in self.units:
+            if len(u.net) < len(self.seatings):
+                continue  # an unfinished unit (interrupted match) is not paired
+            per_o = []
+            for net in u.net.values():
+                others = (sum(net) - net[bot]) / (k - 1)
+                per_o.append(net[bot] - others)
+            out.append(sum(per_o) / len(per_o))
+        return out
+
+    def play_margins(self, bot: int) -> list[float]:
+        """The same margins taken one deal play (or game play) at a time, as if unpaired."""
+        k = len(self.spec.bots)
+        out = []
+        for u in self.units:
+            if len(u.net) < len(self.seatings):
+                continue
+            for net in u.net.values():
+                out.append(net[bot] - (sum(net) - net[bot]) / (k - 1))
+        return out
+
+    def bot_totals(self) -> list[dict]:
+        k = len(self.spec.bots)
+        rows = [{"bot": name, "points": 0, "net": 0.0, "games_won": 0, "games_drawn": 0, "games_lost": 0,
+                 "deals_won": 0, "faults": dict(Counter(f.kind for f in self.spec.bots[i].faults))} for i, name in enumerate(self.names)]
+        for d in self.deals:
+            if d.get("void"):
+                continue
+            for i in range(k):
+                rows[i]["points"] += d["points"][i]
+                rows[i]["net"] += d["net"][i]
+            for i in d["won_by"]:
+                rows[i]["deals_won"] += 1
+        for g in self.games:
+            for i in range(k):
+                key = "games_won" if i in g["won_by"] else "games_lost" if i in g["lost_by"] else "games_drawn"
+                rows[i][key] += 1
+        return rows
+
+    def winner(self) -> int | None:
+        rows = self.bot_totals()
+        if self.spec.variant.to_target:
+            key = [(r["games_won"], r["net"]) for r in rows]
+        else:
+            key = [(r["net"],) for r in rows]
+        best = max(key)
+        top = [i for i, k in enumerate(key) if k == best]
+        return top[0] if len(top) == 1 else None
+
+    def to_json(self) -> dict:
+        spec = self.spec
+        k = len(spec.bots)
+        margins = {}
+        for i, name in enumerate(self.names):
+            paired = estimate(self.unit_margins(i))
+            unpaired = estimate(self.play_margins(i))
+            margins[name] = {"paired": paired.to_json(), "unpaired": unpaired.to_json()}
+            if k == 2:
+                break
+        w = self.winner()
+        return {
+            "variant": spec.variant.id,
+            "players": spec.players,
+            "options": spec.options,
+            "seed": spec.seed if spec.deal_file is None else None,
+            "deals_file": spec.deal_file_name,
+            "deals_per_game": spec.deals,
+            "games": spec.games,
+            "sense": spec.variant.sense,
+            "unit": "game" if spec.variant.to_target else "deal",
+            "bots": [{"name": b.name, "command": b.argv, "hello": _hello(b)} for b in spec.bots],
+            "orientations": [list(s) for s in self.seatings],
+            "deals": self.deals,
+            "game_results": self.games,
+            "totals": self.bot_totals(),
+            "margin": margins,
+            "faults": [f.to_json() for b in spec.bots for f in b.faults],
+            "winner": None if w is None else self.names[w],
+            "interrupted": self.interrupted,
+        }
+
+
+def _hello(bot: Bot) -> dict | None:
+    if bot.hello is None:
+        return None
+    return {"name": bot.hello.name, "version": bot.hello.version, "author": bot.hello.author}
+
+
+async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None = None) -> MatchResult:
+    """Play the match and return its result.
+
+    ``progress(description, advance)`` is called after every deal.
+
+    Raises:
+        BotStartError: a bot could not be started (nothing was played).
+        BadDeal: the deal file ran out.
+    """
+    v = spec.variant
+    seatings = orientations(v, spec.players, spec.options, len(spec.bots))
+    result = MatchResult(spec, seatings)
+    slots = [max(s.count(b) for s in seatings) for b in range(len(spec.bots))]
+    players = {(b, j): Player(spec.bots[b], j) for b in range(len(spec.bots)) for j in range(slots[b])}
+
+    def seat_players(seating: tuple[int, ...]) -> list[Player]:
+        used: Counter[int] = Counter()
+        out = []
+        for b in seating:
+            out.append(players[(b, used[b])])
+            used[b] += 1
+        return out
+
+    shape = v.shape(spec.players, spec.options)
+    stream = DealStream(shape, spec.seed, spec.deal_file, spec.deal_file_name)
+    if not v.to_target and spec.deal_file is not None and len(spec.deal_file) < (spec.deals or 0):
+        raise BadDeal(f"the deal file holds {len(spec.deal_file)} deals; --deals {spec.deals} needs that many")
+    t0 = trio.current_time()
+    log = MatchLog(spec.log_path, lambda: trio.current_time() - t0)
+    log.write({
+        "k": "match", "variant": v.id, "players": spec.players, "options": spec.options, "deals": spec.deals,
+        "games": spec.games, "seed": spec.seed if spec.deal_file is None else None, "deals_file": spec.deal_file_name,
+        "bots": [{"name": b.name, "command": b.argv} for b in spec.bots], "orientations": [list(s) for s in seatings],
+        "time_control": {"startup": spec.tc.startup, "move": spec.tc.move, "bank": spec.tc.bank, "increment": spec.tc.increment},
+        "max_faults": spec.max_faults, "max_line": spec.max_line,
+    })
+    spec.stderr_dir.mkdir(parents=True, exist_ok=True)
+
+    def new_game() -> Game:
+        return v.new_game(spec.players, spec.options, spec.deals)
+
+    def record_deal(rec: DealRecord, game: Game, o: int, g: int, stream_index: int) -> None:
+        seating = seatings[o]
+        k = len(spec.bots)
+        points = [0] * k
+        for side, seats in enumerate(game.sides):
+            for seat in seats[:1]:
+                points[seating[seat]] += rec.wrote[side]
+        net = [v.sense * p for p in points]
+        won_by = sorted({seating[s] for s in game.sides[rec.winner]}) if rec.winner is not None else []
+        assert rec.end is not None
+        result.deals.append({
+            "game": g, "orientation": o, "deal": rec.number, "stream": stream_index,
+            "leader": rec.leader, "leader_bot": spec.bots[seating[rec.leader]].name,
+            "lead_tile": None if rec.lead_tile is None else tile_name(rec.lead_tile),
+            "end": rec.end.reason, "by": rec.end.seat, "by_bot": spec.bots[seating[rec.end.seat]].name,
+            "wrote": list(rec.wrote), "totals": list(rec.totals), "points": points, "net": net, "won_by": won_by,
+            "notes": list(rec.notes), "void": None,
+        })
+        if not v.to_target:
+            _unit(result, rec.number).net[o] = net
+
+    def record_game(outcome: GameOutcome, game: Game, o: int, g: int, deals: int) -> None:
+        seating = seatings[o]
+        k = len(spec.bots)
+        sides_of = [{game.side_of[s] for s in range(spec.players) if seating[s] == b} for b in range(k)]
+        if v.sense > 0:
+            won = [bool(sides_of[b] & set(outcome.winners)) for b in range(k)]
+            lost = [not won[b] and any(won) for b in range(k)]
+        else:
+            lost = [bool(sides_of[b] & set(outcome.losers)) for b in range(k)]
+            won = [not lost[b] and any(lost) for b in range(k)]
+        if all(won) or all(lost):
+            won = lost = [False] * k
+        points = [0] * k
+        for side, seats in enumerate(game.sides):
+            points[seating[seats[0]]] += outcome.totals[side]
+        result.games.append({
+            "game": g, "orientation": o, "deals": deals, "totals": list(outcome.totals), "points": points,
+            "winners": list(outcome.winners), "losers": list(outcome.losers), "dry": list(outcome.dry),
+            "won_by": [b for b in range(k) if won[b]], "lost_by": [b for b in range(k) if lost[b]],
+            "dry_bots": sorted({seating[s] for side in outcome.dry for s in game.sides[side]}),
+            "reason": outcome.reason,
+        })
+        if v.to_target:
+            _unit(result, g).net[o] = [v.sense * p for p in points]
+
+    async with trio.open_nursery() as nursery:
+        table = Table(nursery, list(players.values()), tc=spec.tc, log=log, stderr_dir=spec.stderr_dir,
+                      max_line=spec.max_line, max_faults=spec.max_faults)
+        try:
+            await table.open()
+            if not v.to_target:
+                games = [new_game() for _ in seatings]
+                for o, seating in enumerate(seatings):
+                    log.write({"k": "game", "game": 0, "orientation": o, "seating": list(seating)})
+                for k in range(spec.deals or 0):
+                    for o, seating in enumerate(seatings):
+                        where = {"game": 0, "orientation": o}
+                        rec = await table.play_deal(games[o], seat_players(seating), k, stream[k], 0, where=where)
+                        assert rec is not None  # sport never redeals
+                        record_deal(rec, games[o], o, 0, k)
+                        if progress:
+                            progress(f"deal {k + 1}/{spec.deals}", 1)
+                for o, game in enumerate(games):
+                    outcome = game.outcome()
+                    assert outcome is not None
+                    log.write({"k": "game_end", "game": 0, "orientation": o, "totals": list(outcome.totals),
+                               "winners": list(outcome.winners), "losers": list(outcome.losers), "dry": list(outcome.dry),
+                               "reason": outcome.reason})
+                    record_game(outcome, game, o, 0, game.played)
+            else:
+                cursor = 0
+                for g in range(spec.games or 1):
+                    furthest = cursor
+                    for o, seating in enumerate(seatings):
+                        game = new_game()
+                        log.write({"k": "game", "game": g, "orientation": o, "seating": list(seating)})
+                        position = cursor
+
+                        def next_deal() -> tuple[int, Deal]:
+                            nonlocal position
+                            index = position
+                            position += 1
+                            return index, stream[index]
+
+                        def after(rec: DealRecord, game: Game = game, o: int = o, g: int = g) -> None:
+                            record_deal(rec, game, o, g, position - 1)
+                            if progress:
+                                progress(f"game {g + 1}/{spec.games or 1}, deal {rec.number + 1}", 0)
+
+                        outcome = await table.play_game(game, seat_players(seating), next_deal, g, after, {"game": g, "orientation": o})
+                        record_game(outcome, game, o, g, game.played)
+                        furthest = max(furthest, position)
+                        if progress:
+                            progress(f"game {g + 1}/{spec.games or 1}", 1)
+                    cursor = furthest
+        except (KeyboardInterrupt, trio.Cancelled):
+            result.interrupted = True
+            raise
+        finally:
+            with trio.CancelScope(shield=True):
+                await table.close()
+                if not result.interrupted:
+                    log.write({"k": "result", **_loggable(result.to_json())})
+                log.close()
+            nursery.cancel_scope.cancel()
+    return result
+
+
+def _unit(result: MatchResult, index: int) -> Unit:
+    while len(result.units) <= index:
+        result.units.append(Unit(len(result.units)))
+    return result.units[index]
+
+
+def _loggable(obj: dict) -> dict:
+    # The log already holds every deal and game; the result record keeps the summary.
+    return {k: v for k, v in obj.items() if k not in ("deals", "game_results")}
+
+
+def fault_summary(bots: list[Bot]) -> dict[str, dict[str, int]]:
+    return {b.name: {kind: sum(1 for f in b.faults if f.kind == kind) for kind in F.KINDS} for b in bots}
