@@ -207,9 +207,11 @@ def match(
         raise fail(f"a bot could not be started: {exc}", X.BOT_START) from None
     except BadDeal as exc:
         raise fail(str(exc)) from None
-    except KeyboardInterrupt:
-        err.print(f"interrupted; the log so far is in {log_path}")
-        raise typer.Exit(X.INTERRUPTED) from None
+    except BaseException as exc:
+        if interrupted(exc):
+            err.print(f"interrupted; the log so far is in {log_path}")
+            raise typer.Exit(X.INTERRUPTED) from None
+        raise
     data = result.to_json()
     if json_path is not None:
         write_json(json_path, data)
@@ -218,6 +220,15 @@ def match(
     else:
         render(data, out)
         out.print(f"log: {log_path}" + (f"   result: {json_path}" if json_path else ""), style="dim")
+
+
+def interrupted(exc: BaseException) -> bool:
+    """Ctrl-C, possibly wrapped in trio's exception groups."""
+    if isinstance(exc, KeyboardInterrupt):
+        return True
+    if isinstance(exc, BaseExceptionGroup):
+        return all(interrupted(e) for e in exc.exceptions)
+    return False
 
 
 def parse_env(items: list[str] | None) -> dict[str, str]:

@@ -3,6 +3,8 @@
 Record kinds (the ``"k"`` field), in the order they appear:
 
 ``match``     the header: variant, players, options, bots, seed or deal file, time control.
+``hello``     a bot process started and shook hands: ``bot`` (its label), ``start`` (1 for the
+              first process of that slot, 2 for its first replacement…), ``line`` (its answer).
 ``game``      a game starts in one orientation: ``game``, ``orientation``, ``seating`` (bot
               index per seat).
 ``deal``      a deal starts: ``stream`` (its index in the deal stream), ``hands``/``undealt``
@@ -32,7 +34,7 @@ import msgspec
 from referee.engine.deal import Deal
 from referee.engine.tiles import tile_name
 
-TIMING_KEYS = frozenset(("t", "ms", "time_ms", "elapsed"))
+TIMING_KEYS = frozenset(("t", "ms", "time_ms", "bank_ms", "elapsed"))
 
 _enc = msgspec.json.Encoder()
 

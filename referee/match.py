@@ -33,7 +33,7 @@ from referee.engine.game import DealRecord, Game, GameOutcome, Variant
 from referee.engine.tiles import tile_name
 from referee.log import MatchLog
 from referee.stats import estimate
-from referee.table import Bot, Player, Table
+from referee.table import Bot, BotStartError, Player, Table
 
 
 @dataclass
@@ -293,6 +293,7 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
         if v.to_target:
             _unit(result, g).net[o] = [v.sense * p for p in points]
 
+    failure: Exception | None = None
     async with trio.open_nursery() as nursery:
         table = Table(nursery, list(players.values()), tc=spec.tc, log=log, stderr_dir=spec.stderr_dir,
                       max_line=spec.max_line, max_faults=spec.max_faults)
@@ -343,7 +344,12 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
                         if progress:
                             progress(f"game {g + 1}/{spec.games or 1}", 1)
                     cursor = furthest
-        except (KeyboardInterrupt, trio.Cancelled):
+        except (BotStartError, BadDeal) as exc:
+            # Raised outside the nursery below, so callers see the error itself rather than an
+            # exception group.
+            failure = exc
+            result.interrupted = True
+        except BaseException:
             result.interrupted = True
             raise
         finally:
@@ -353,6 +359,8 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
                     log.write({"k": "result", **_loggable(result.to_json())})
                 log.close()
             nursery.cancel_scope.cancel()
+    if failure is not None:
+        raise failure
     return result
 
 

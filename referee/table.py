@@ -121,23 +121,42 @@ class Table:
                 includes the tail of its stderr.
         """
         failures: list[str] = []
+        shakes: dict[int, dict] = {}
 
-        async def start(p: Player) -> None:
-            fault = await self._start(p)
+        async def start(i: int, p: Player) -> None:
+            fault = await self._start(p, shakes.setdefault(i, {}))
             if fault is not None:
                 tail = p.proc.stderr_tail() if p.proc is not None else ""
                 failures.append(f"{p.label}: {fault.detail}" + (f"\n--- stderr of {p.label} ---\n{tail}" if tail.strip() else ""))
 
         async with trio.open_nursery() as n:
-            for p in self.players:
-                n.start_soon(start, p)
+            for i, p in enumerate(self.players):
+                n.start_soon(start, i, p)
+        # The handshakes ran at once; their records go to the log in player order, so two runs
+        # of the same match write the same log.
+        for i in sorted(shakes):
+            self.log.write(shakes[i])
         if failures:
             await self.close()
-            raise BotStartError("\n".join(failures))
+            raise BotStartError("\n".join(sorted(failures)))
 
-    async def _start(self, p: Player) -> F.Fault | None:
-        """Start a fresh process for ``p`` and shake hands; a fault if that fails."""
+    async def _start(self, p: Player, record: dict | None = None) -> F.Fault | None:
+        """Start a fresh process for ``p`` and shake hands; a fault if that fails.
+
+        The handshake is logged as one ``hello`` record, into ``record`` when given (the caller
+        writes it later), else at once.
+        """
+        if record is None:
+            record = {}
+            try:
+                return await self._shake(p, record)
+            finally:
+                self.log.write(record)
+        return await self._shake(p, record)
+
+    async def _shake(self, p: Player, record: dict) -> F.Fault | None:
         p.starts += 1
+        record.update({"k": "hello", "bot": p.label, "start": p.starts, "seat": self.seat, "line": None})
         suffix = "" if p.starts == 1 else f".{p.starts}"
         path = self.stderr_dir / f"{_safe(p.label)}{suffix}.stderr.log"
         try:
@@ -148,13 +167,14 @@ class Table:
             return F.Fault(F.STARTUP, p.bot.name, self.seat, self.game_number, self.deal_number, f"could not start: {exc}")
         p.outbox = []
         line = None
+        begun = trio.current_time()
         with trio.move_on_after(self.tc.startup) as scope:
             try:
-                self.log.out(self.seat, [self._hello])
                 await p.proc.send(self._hello)
                 while True:
                     line = await p.proc.read_line()
-                    self.log.inp(self.seat, line)
+                    record["line"] = line.decode("utf-8", "replace")
+                    record["ms"] = round((trio.current_time() - begun) * 1000, 3)
                     try:
                         msg = m.from_bot_decoder.decode(line)
                     except msgspec.DecodeError as exc:

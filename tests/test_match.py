@@ -1,0 +1,310 @@
+"""`referee match` end to end with real bot processes: the issue's checks for the match runner,
+the log, replay and verify, and the command line's answers to bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from referee import exitcodes as X
+from referee.cli import app
+from referee.log import read_log, strip_timings
+from referee.replay import Inconsistent, verify
+
+ROOT = Path(__file__).resolve().parent.parent
+BOTS = ROOT / "sample_bots"
+GREEDY = str(BOTS / "greedy_bot.py")
+RANDOM = str(BOTS / "random_bot.py")
+FIRST = str(BOTS / "first_bot.py")
+
+runner = CliRunner()
+
+
+@pytest.fixture(autouse=True)
+def seeded_random_bot(monkeypatch):
+    monkeypatch.setenv("BOT_SEED", "7")
+
+
+def run(*args: str):
+    return runner.invoke(app, list(args), catch_exceptions=False)
+
+
+def match(tmp_path: Path, *args: str, name: str = "m"):
+    log = tmp_path / f"{name}.jsonl"
+    out = tmp_path / f"{name}.json"
+    res = run("match", *args, "--log", str(log), "--json", str(out), "--move-time", "10")
+    assert res.exit_code == 0, res.output
+    return json.loads(out.read_text()), log, res
+
+
+def test_greedy_beats_random_over_12_sport_deals(tmp_path):
+    result, log, res = match(tmp_path, GREEDY, RANDOM, "--variant", "sport", "--deals", "12")
+    assert result["winner"] == "greedy_bot"
+    margin = result["margin"]["greedy_bot"]["paired"]
+    assert margin["mean"] > 0
+    assert margin["n"] == 12
+    assert len(result["deals"]) == 24  # every deal in both orientations
+    text = " ".join(res.output.split())
+    assert "Winner: greedy_bot" in text
+    assert "95% interval over 12 paired deals" in text
+    assert "read unpaired" in text
+
+
+def test_a_deterministic_bot_against_itself_has_margin_zero_in_every_pair(tmp_path):
+    result, _, _ = match(tmp_path, FIRST, FIRST, "--variant", "sport", "--deals", "8", "--seed", "3")
+    names = [b["name"] for b in result["bots"]]
+    assert names == ["first_bot", "first_bot_2"]
+    by_deal: dict[int, list[dict]] = {}
+    for d in result["deals"]:
+        by_deal.setdefault(d["deal"], []).append(d)
+    assert len(by_deal) == 8
+    for plays in by_deal.values():
+        a = sum(d["net"][0] - d["net"][1] for d in plays)
+        assert a == 0, plays
+    paired = result["margin"]["first_bot"]["paired"]
+    assert paired["mean"] == 0 and paired["sd"] == 0
+    assert result["winner"] is None
+
+
+def test_same_seed_gives_the_same_log_apart_from_timings_and_logs_verify(tmp_path):
+    _, log1, _ = match(tmp_path, GREEDY, FIRST, "--variant", "sport", "--deals", "4", "--seed", "11", name="a")
+    _, log2, _ = match(tmp_path, GREEDY, FIRST, "--variant", "sport", "--deals", "4", "--seed", "11", name="b")
+    one = [strip_timings(r) for _, r in read_log(log1)]
+    two = [strip_timings(r) for _, r in read_log(log2)]
+    assert one == two
+    assert verify(log1).plays > 50
+    res = run("verify", str(log1))
+    assert res.exit_code == 0 and "consistent" in res.output
+
+
+def _edit_first_play(log: Path, out: Path) -> None:
+    """Change one accepted play (and the bot's line) to another legal-looking tile."""
+    lines = log.read_text().splitlines()
+    for i, line in enumerate(lines):
+        rec = json.loads(line)
+        if rec["k"] == "play":
+            a, b = rec["tile"]
+            rec["tile"] = [a, b + 1] if b < 6 else [a - 1, b]
+            lines[i] = json.dumps(rec)
+            sent = json.loads(lines[i - 1])
+            assert sent["k"] == "in"
+            msg = json.loads(sent["line"])
+            msg["tile"] = rec["tile"]
+            sent["line"] = json.dumps(msg)
+            lines[i - 1] = json.dumps(sent)
+            break
+    out.write_text("\n".join(lines) + "\n")
+
+
+def test_a_log_edited_to_change_one_move_fails_verify(tmp_path):
+    _, log, _ = match(tmp_path, GREEDY, FIRST, "--variant", "sport", "--deals", "4")
+    edited = tmp_path / "edited.jsonl"
+    _edit_first_play(log, edited)
+    with pytest.raises(Inconsistent):
+        verify(edited)
+    res = run("verify", str(edited))
+    assert res.exit_code == X.INCONSISTENT
+
+
+def test_a_log_with_a_changed_score_fails_verify(tmp_path):
+    _, log, _ = match(tmp_path, GREEDY, FIRST, "--variant", "sport", "--deals", "4")
+    lines = log.read_text().splitlines()
+    for i, line in enumerate(lines):
+        rec = json.loads(line)
+        if rec["k"] == "deal_end":
+            rec["totals"][0] += 1
+            lines[i] = json.dumps(rec)
+            break
+    edited = tmp_path / "edited.jsonl"
+    edited.write_text("\n".join(lines) + "\n")
+    with pytest.raises(Inconsistent, match="result differs"):
+        verify(edited)
+
+
+def test_kozel_whole_games_end_with_a_goat_and_a_correct_dry_flag(tmp_path):
+    result, log, res = match(tmp_path, GREEDY, RANDOM, "--variant", "kozel", "--games", "2")
+    assert result["unit"] == "game"
+    assert len(result["game_results"]) == 4  # 2 games × 2 orientations
+    for g in result["game_results"]:
+        goats = g["losers"]
+        assert goats, g
+        assert all(g["totals"][s] >= 101 for s in goats)
+        assert g["dry"] == [s for s in g["winners"] if g["totals"][s] == 0]
+        assert ("won dry" in g["reason"]) == bool(g["dry"])
+    # whole games in each orientation start from the same point of the deal stream
+    starts = {}
+    for d in result["deals"]:
+        starts.setdefault((d["game"], d["orientation"]), d["stream"])
+    assert starts[(0, 0)] == starts[(0, 1)] == 0
+    assert starts[(1, 0)] == starts[(1, 1)] > 0
+    assert verify(log).games == 4
+
+
+@pytest.mark.parametrize(
+    "variant, extra",
+    [("draw", ["--players", "3"]), ("block", []), ("club", ["--players", "4"])],
+)
+def test_games_to_a_target_with_n_bots_or_alternating_seats(tmp_path, variant, extra):
+    bots = [GREEDY, RANDOM, FIRST] if extra[-1:] == ["3"] else [GREEDY, FIRST]
+    result, log, _ = match(tmp_path, *bots, "--variant", variant, *extra)
+    n_orient = len(result["orientations"])
+    assert n_orient == (3 if len(bots) == 3 else 2)
+    assert len(result["game_results"]) == n_orient
+    assert verify(log).games == n_orient
+
+
+def test_a_bot_that_faults_mid_match_loses_the_deal_and_the_match_completes(tmp_path):
+    bad = tmp_path / "bad_bot.py"
+    marker = tmp_path / "faulted-once"
+    bad.write_text(
+        "import json, os, sys\n"
+        f"MARK = {str(marker)!r}\n"
+        "turns = 0\n"
+        "for line in sys.stdin:\n"
+        "    msg = json.loads(line)\n"
+        "    if msg['type'] == 'hello':\n"
+        "        print(json.dumps({'type': 'hello', 'name': 'bad', 'protocol': 1}), flush=True)\n"
+        "    elif msg['type'] == 'turn':\n"
+        "        turns += 1\n"
+        "        if turns == 3 and not os.path.exists(MARK):\n"
+        "            open(MARK, 'w').close()  # misbehave once in the whole match\n"
+        "            print(json.dumps({'type': 'play', 'tile': [6, 6], 'end': 'left'}), flush=True)\n"
+        "        else:\n"
+        "            print(json.dumps({'type': 'play', **msg['legal'][0]}), flush=True)\n"
+        "    elif msg['type'] == 'match_end':\n"
+        "        break\n"
+    )
+    result, log, res = match(tmp_path, FIRST, str(bad), "--variant", "sport", "--deals", "4")
+    faults = result["faults"]
+    assert len(faults) == 1 and faults[0]["bot"] == "bad_bot" and faults[0]["kind"] == "illegal"
+    assert faults[0]["line"] and '"tile": [6, 6]' in faults[0]["line"]
+    assert len(result["deals"]) == 8
+    faulted = [d for d in result["deals"] if d["end"] == "fault"]
+    assert len(faulted) == len(faults)
+    for d in faulted:
+        assert d["by_bot"] == "bad_bot"
+        assert d["points"][1] == 0 and d["points"][0] > 0  # the opponents write the faulting pair's pips
+    assert "illegal" in res.output
+    assert verify(log).faults == len(faults)
+
+
+def test_replay_prints_tiles_the_line_and_scores(tmp_path):
+    _, log, _ = match(tmp_path, GREEDY, FIRST, "--variant", "draw")
+    res = run("replay", str(log), "--game", "1", "--deal", "1", "--orientation", "0")
+    assert res.exit_code == 0, res.output
+    text = res.output
+    assert "== game 1, orientation 0, deal 1" in text
+    assert "leads [" in text and "|" in text
+    assert "draws" in text or "knocks" in text or "plays on the" in text
+    assert "wrote" in text and "totals" in text
+    assert "orientation 1" not in text
+
+
+def test_deals_generate_and_show_round_trip(tmp_path):
+    path = tmp_path / "deals.jsonl"
+    res = run("deals", "generate", "--variant", "kozel", "--seed", "5", "--count", "6", "--output", str(path))
+    assert res.exit_code == 0, res.output
+    assert len(path.read_text().splitlines()) == 6
+    res = run("deals", "show", str(path), "--variant", "kozel")
+    assert res.exit_code == 0 and "deal 6" in res.output and "[" in res.output
+    # the same deals from the file and from the seed give the same match
+    a, _, _ = match(tmp_path, GREEDY, FIRST, "--variant", "kozel", "--seed", "5", name="seeded")
+    b, _, _ = match(tmp_path, GREEDY, FIRST, "--variant", "kozel", "--deals-file", str(path), name="filed")
+    strip = lambda r: [{k: v for k, v in d.items()} for d in r["deals"]]  # noqa: E731
+    assert strip(a) == strip(b)
+
+
+# -- bad input: one clear line, the right exit code, no traceback -------------------------------
+
+
+def one_line_error(res, code: int, *needles: str) -> None:
+    assert res.exit_code == code, res.output
+    text = res.output.strip()
+    assert "Traceback" not in text
+    assert text.startswith("error:"), text
+    for needle in needles:
+        assert needle in text, text
+
+
+@pytest.mark.parametrize(
+    "args, needles",
+    [
+        (["--variant", "poker"], ["unknown variant 'poker'", "sport"]),
+        (["--variant", "sport", "--deals", "10"], ["multiple of 4", "10"]),
+        (["--variant", "sport", "--games", "2"], ["--deals"]),
+        (["--variant", "kozel", "--deals", "4"], ["--games"]),
+        (["--variant", "kozel", "-o", "rule13=sometimes"], ["rule13", "drop | hang | remember"]),
+        (["--variant", "kozel", "-o", "colour=red"], ["no option 'colour'"]),
+        (["--variant", "kozel", "--players", "2", "-o", "teams=none"], ["teams", "4 players"]),
+        (["--variant", "draw", "--players", "3"], ["3 bots"]),
+        (["--variant", "draw", "--players", "7"], ["2, 3, 4 players"]),
+        (["--variant", "sport", "--move-time", "-1"], ["move"]),
+        (["--variant", "sport", "-o", "nonsense"], ["name=value"]),
+    ],
+)
+def test_bad_options_are_refused_in_one_line(args, needles):
+    res = run("match", GREEDY, FIRST, *args)
+    one_line_error(res, X.USAGE, *needles)
+
+
+def test_missing_and_non_executable_bots_are_refused(tmp_path):
+    one_line_error(run("match", str(tmp_path / "nowhere.py"), FIRST), X.USAGE, "nowhere.py", "no such file")
+    plain = tmp_path / "plain_bot"
+    plain.write_text("#!/bin/sh\n")
+    plain.chmod(stat.S_IRUSR | stat.S_IWUSR)
+    one_line_error(run("match", str(plain), FIRST), X.USAGE, "not executable")
+
+
+def test_a_bad_deal_file_is_refused_naming_the_line(tmp_path):
+    path = tmp_path / "deals.jsonl"
+    good = run("deals", "generate", "--variant", "sport", "--count", "2").output.splitlines()
+    broken = json.loads(good[1])
+    broken["hands"][0][0] = broken["hands"][1][0]  # a tile twice, another missing
+    path.write_text(good[0] + "\n" + json.dumps(broken) + "\n")
+    one_line_error(run("match", GREEDY, FIRST, "--deals-file", str(path), "--deals", "4"), X.USAGE, "line 2", "appears twice")
+    path.write_text(good[0] + "\n{not json\n")
+    one_line_error(run("match", GREEDY, FIRST, "--deals-file", str(path), "--deals", "4"), X.USAGE, "line 2", "not valid JSON")
+    path.write_text("\n".join(good) + "\n")
+    one_line_error(run("match", GREEDY, FIRST, "--deals-file", str(path), "--deals", "4"), X.USAGE, "holds 2 deals")
+
+
+def test_a_bot_that_cannot_start_exits_3_with_its_stderr(tmp_path):
+    broken = tmp_path / "broken_bot.py"
+    broken.write_text("import sys\nprint('cannot load my weights', file=sys.stderr)\nsys.exit(5)\n")
+    res = run("match", str(broken), FIRST, "--variant", "sport", "--deals", "4", "--log", str(tmp_path / "l.jsonl"))
+    assert res.exit_code == X.BOT_START, res.output
+    assert "could not be started" in res.output
+    assert "cannot load my weights" in res.output
+    assert "Traceback" not in res.output
+
+
+def test_verify_and_replay_refuse_what_is_not_a_log(tmp_path):
+    one_line_error(run("verify", str(tmp_path / "none.jsonl")), X.USAGE, "no such file")
+    junk = tmp_path / "junk.jsonl"
+    junk.write_text("hello\n")
+    one_line_error(run("verify", str(junk)), X.USAGE, "line 1")
+    one_line_error(run("replay", str(junk)), X.USAGE, "line 1")
+
+
+def test_variants_and_schema_commands(tmp_path):
+    res = run("variants")
+    assert res.exit_code == 0
+    for vid in ("sport", "kozel", "draw", "block", "club", "rule13"):
+        assert vid in res.output
+    assert run("schema", "--check").exit_code == 0
+    schema = json.loads(run("schema").output)
+    assert "ToBot" in schema["$defs"]
+
+
+def test_python_dash_m_referee_runs(tmp_path):
+    import subprocess
+
+    res = subprocess.run([sys.executable, "-m", "referee", "variants"], capture_output=True, text=True, timeout=60,
+                         env={**os.environ, "COLUMNS": "200"})
+    assert res.returncode == 0 and "kozel" in res.stdout
