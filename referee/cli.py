@@ -38,6 +38,8 @@ app = typer.Typer(
 )
 deals_app = typer.Typer(help="Generate and show deal files (fixed deals, RULES.md §4).", no_args_is_help=True)
 app.add_typer(deals_app, name="deals")
+from tournaments.cli import league_app  # noqa: E402  (tournaments builds on the referee; only its commands are added here)
+app.add_typer(league_app, name="league")
 
 out = Console()
 err = Console(stderr=True)

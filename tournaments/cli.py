@@ -1,0 +1,219 @@
+"""``referee league run | table | status``: the league commands (added to the ``referee`` app).
+
+Results and tables go to stdout; the live display and every error go to stderr.  A bad league
+file is one line on stderr and exit code 2 (:mod:`referee.exitcodes`) before any match starts.
+"""
+
+from __future__ import annotations
+
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import trio
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
+
+from referee import exitcodes as X
+
+EPILOG = "Exit codes: 0 done, 1 a match process failed (a referee bug), 2 bad league file or database, 3 a bot could not be started, 130 interrupted (run again to continue)."
+
+league_app = typer.Typer(
+    help="Leagues from a TOML file: every pairing as a duplicate match, results in SQLite, standings with ratings. "
+    "Format: tournaments/README.md.",
+    no_args_is_help=True,
+    epilog=EPILOG,
+)
+
+out = Console()
+err = Console(stderr=True)
+
+LeagueArg = Annotated[Path, typer.Argument(help="The league file (TOML).", show_default=False)]
+DbOpt = Annotated[Optional[Path], typer.Option("--db", help="The results database (default: the file's `database`, or <stem>.db beside it); logs go to <db stem>-logs/ beside it.")]
+
+
+def fail(message: str, code: int = X.USAGE) -> typer.Exit:
+    err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True, markup=True)
+    return typer.Exit(code)
+
+
+def _load(path: Path, db: Path | None):
+    from tournaments.config import LeagueError, load_league
+
+    try:
+        return load_league(path, db)
+    except LeagueError as exc:
+        raise fail(_escape(str(exc))) from None
+
+
+def _escape(text: str) -> str:
+    from rich.markup import escape
+
+    return escape(text)
+
+
+class LiveDisplay:
+    """A rich progress display on stderr: the league's bar, one line per match in flight, and a
+    line per finished match."""
+
+    def __init__(self, progress: Progress) -> None:
+        self.p = progress
+        self.overall: TaskID | None = None
+        self.tasks: dict[tuple[str, str], TaskID] = {}
+
+    def begin(self, pairings: int, done: int, pending: int) -> None:
+        self.overall = self.p.add_task("league", total=pairings, completed=done)
+
+    def started(self, pair: tuple[str, str]) -> None:
+        self.tasks[pair] = self.p.add_task(f"  {pair[0]} vs {pair[1]}", total=None)
+
+    def progress(self, pair: tuple[str, str], done: int, total: int) -> None:
+        task = self.tasks.get(pair)
+        if task is not None:
+            self.p.update(task, completed=done, total=total)
+
+    def finished(self, pair: tuple[str, str], record: dict[str, Any] | None, error: str | None) -> None:
+        task = self.tasks.pop(pair, None)
+        if task is not None:
+            self.p.remove_task(task)
+        if self.overall is not None:
+            self.p.advance(self.overall)
+        self.p.console.print(_escape(match_line(pair, record, error)), highlight=False)
+
+
+def match_line(pair: tuple[str, str], record: dict[str, Any] | None, error: str | None) -> str:
+    a, b = pair
+    if record is None:
+        return f"✗ {a} vs {b}: failed: {(error or '').splitlines()[0] if error else 'unknown'}"
+    r = record["result"]
+    t = r["totals"]
+    who = f"{r['winner']} won" if r["winner"] else "drawn"
+    faults = len(r["faults"])
+    return f"✓ {a} vs {b}: {who}, points {t[0]['points']}–{t[1]['points']}" + (f", {faults} fault{'s' if faults != 1 else ''}" if faults else "")
+
+
+@league_app.command("run", epilog="Example: referee league run tournaments/example.toml --concurrency 2\n\n" + EPILOG)
+def run(
+    league_file: LeagueArg,
+    concurrency: Annotated[int, typer.Option("--concurrency", "-j", help="Matches at once (each in its own process).")] = 1,
+    db: DbOpt = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No live display; only the summary line.")] = False,
+) -> None:
+    """Play every pairing not yet finished; interrupted runs continue where they stopped."""
+    from tournaments.config import LeagueError
+    from tournaments.runner import run_league
+
+    league = _load(league_file, db)
+    if concurrency < 1:
+        raise fail("--concurrency must be at least 1")
+    live = not quiet and err.is_terminal
+    progress = None
+    display = None
+    if live:
+        progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                            console=err, transient=True)
+        display = LiveDisplay(progress)
+    try:
+        if progress is not None:
+            with progress:
+                report = trio.run(lambda: run_league(league, concurrency, display=display, handle_signals=True))
+        else:
+            report = trio.run(lambda: run_league(league, concurrency, display=display, handle_signals=True))
+    except LeagueError as exc:
+        raise fail(_escape(str(exc))) from None
+    summary = (f"{league.name}: played {report.played} match{'es' if report.played != 1 else ''} in {report.seconds:.1f} s"
+               + (f", {len(report.failed)} failed" if report.failed else "")
+               + f"; {report.pairings - report.left} of {report.pairings} pairings done")
+    if report.interrupted:
+        err.print(f"interrupted: {summary}; run the same command again to continue", highlight=False, soft_wrap=True)
+        raise typer.Exit(X.INTERRUPTED)
+    out.print(summary, highlight=False, soft_wrap=True)
+    for pair, error in report.failed:
+        err.print(_escape(f"failed: {pair[0]} vs {pair[1]}: {error.splitlines()[0] if error else ''}"), highlight=False, soft_wrap=True)
+    if report.failed:
+        raise typer.Exit(X.BOT_START if report.bot_start_failures == len(report.failed) else X.BUG)
+
+
+class Format(str, Enum):
+    table = "table"
+    csv = "csv"
+    json = "json"
+    markdown = "markdown"
+
+
+@league_app.command("table")
+def table(
+    league_file: LeagueArg,
+    fmt: Annotated[Format, typer.Option("--format", "-f", help="table (for people), csv, json or markdown.")] = Format.table,
+    db: DbOpt = None,
+) -> None:
+    """Print the standings: W/D/L, match points, points for and against, ratings with 95% intervals, faults."""
+    from tournaments import standings as S
+    from tournaments.config import LeagueError
+    from tournaments.store import open_store
+
+    league = _load(league_file, db)
+    try:
+        store = open_store(league.db_path, create=False)
+        try:
+            if store is not None:
+                store.check(league, adopt=False)
+            s = S.standings(league, store)
+        finally:
+            if store is not None:
+                store.close()
+    except LeagueError as exc:
+        raise fail(_escape(str(exc))) from None
+    if fmt is Format.csv:
+        sys.stdout.write(S.to_csv(s))
+        err.print(f"rating: {s.method}", highlight=False, soft_wrap=True)
+    elif fmt is Format.json:
+        sys.stdout.write(S.to_json(s))
+    elif fmt is Format.markdown:
+        sys.stdout.write(S.to_markdown(s))
+    else:
+        out.print(S.rich_table(s))
+
+
+@league_app.command("status")
+def status(league_file: LeagueArg, db: DbOpt = None) -> None:
+    """Show which pairings are done, failed (tried again by the next run) and pending."""
+    from tournaments.config import LeagueError
+    from tournaments.store import open_store
+
+    league = _load(league_file, db)
+    try:
+        store = open_store(league.db_path, create=False)
+        try:
+            if store is not None:
+                store.check(league, adopt=False)
+            rows = {m.pair: m for m in store.matches()} if store is not None else {}
+        finally:
+            if store is not None:
+                store.close()
+    except LeagueError as exc:
+        raise fail(_escape(str(exc))) from None
+    pairs = league.pairings()
+    done = [p for p in pairs if p in rows and rows[p].status == "done"]
+    failed = [p for p in pairs if p in rows and rows[p].status == "failed"]
+    pending = [p for p in pairs if p not in rows]
+    outside = [p for p in rows if p not in set(pairs)]
+    def w(text: str, **kw) -> None:
+        out.print(text, soft_wrap=True, **kw)
+
+    w(f"{league.name}: {league.describe()}", highlight=False)
+    w(f"database: {league.db_path}" + ("" if rows or league.db_path.exists() else " (not created yet)"), highlight=False)
+    w(f"pairings: {len(pairs)}: {len(done)} done, {len(failed)} failed, {len(pending)} pending", highlight=False)
+    for p in done:
+        m = rows[p]
+        res = "drawn" if m.score_a == 0.5 else f"{p[0] if m.score_a == 1 else p[1]} won"
+        w(f"  done     {p[0]} vs {p[1]}: {res}, points {m.points_a}–{m.points_b}", highlight=False)
+    for p in failed:
+        first = (rows[p].error or "").splitlines()
+        w(_escape(f"  failed   {p[0]} vs {p[1]}: {first[0] if first else 'unknown'}"), highlight=False)
+    for p in pending:
+        w(f"  pending  {p[0]} vs {p[1]}", highlight=False)
+    if outside:
+        w(f"({len(outside)} stored match{'es' if len(outside) != 1 else ''} outside the current schedule are kept but not counted)", highlight=False)

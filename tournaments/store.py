@@ -1,0 +1,375 @@
+"""League results in SQLite (standard library :mod:`sqlite3`): one transaction per finished match.
+
+Tables (``PRAGMA user_version`` = :data:`SCHEMA_VERSION`):
+
+``meta(key, value)``
+    ``settings``: the league settings the results were played under, as canonical JSON
+    (:meth:`League.settings`); ``created``: when the database was made (a timing field).
+``bots(name, identity)``
+    each bot's command, cwd and env as written in the league file (JSON), fixed once it has
+    a stored match.
+``matches(bot_a, bot_b, ...)``
+    one row per finished pairing, keyed by the two names (``bot_a < bot_b``).  ``status`` is
+    ``done`` (a result) or ``failed`` (no result: ``error`` says why; the pairing is played
+    again by the next run).  A done row holds bot A's score (1, ½, 0) and the winner, each
+    side's written points and net points (points × the game's sense), the boards (paired
+    units) and games won by each, the deal plays, the log file (relative to the database's
+    directory), the whole :meth:`MatchResult.to_json` as JSON, and the timing fields
+    ``started``, ``finished`` (Unix time) and ``seconds``.
+``boards(bot_a, bot_b, board, margin_a)``
+    bot A's paired margin on every board of a done match (the input of the ratings).
+``faults(bot_a, bot_b, n, bot, kind, game, deal, seat, detail, line)``
+    every fault of a done match, in order.
+
+A match is written only when it is complete, in one transaction, so a crash or ``kill -9``
+leaves either the whole match or nothing.  Rows never depend on the order matches finished
+in: two runs of the same league with deterministic bots give equal tables apart from the
+timing fields (:data:`TIMING_COLUMNS`).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tournaments.config import League, LeagueError
+
+SCHEMA_VERSION = 1
+TIMING_COLUMNS = frozenset(("started", "finished", "seconds"))
+TIMING_META = frozenset(("created",))
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS bots (
+    name     TEXT PRIMARY KEY,
+    identity TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS matches (
+    bot_a       TEXT NOT NULL,
+    bot_b       TEXT NOT NULL,
+    status      TEXT NOT NULL CHECK (status IN ('done', 'failed')),
+    error       TEXT,
+    score_a     REAL,
+    winner      TEXT,
+    points_a    INTEGER,
+    points_b    INTEGER,
+    net_a       REAL,
+    net_b       REAL,
+    boards      INTEGER,
+    boards_a    INTEGER,
+    boards_b    INTEGER,
+    games       INTEGER,
+    games_a     INTEGER,
+    games_b     INTEGER,
+    deals       INTEGER,
+    log         TEXT,
+    result      TEXT,
+    started     REAL,
+    finished    REAL,
+    seconds     REAL,
+    PRIMARY KEY (bot_a, bot_b),
+    CHECK (bot_a < bot_b)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS boards (
+    bot_a    TEXT NOT NULL,
+    bot_b    TEXT NOT NULL,
+    board    INTEGER NOT NULL,
+    margin_a REAL NOT NULL,
+    PRIMARY KEY (bot_a, bot_b, board),
+    FOREIGN KEY (bot_a, bot_b) REFERENCES matches ON DELETE CASCADE
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS faults (
+    bot_a  TEXT NOT NULL,
+    bot_b  TEXT NOT NULL,
+    n      INTEGER NOT NULL,
+    bot    TEXT NOT NULL,
+    kind   TEXT NOT NULL,
+    game   INTEGER,
+    deal   INTEGER,
+    seat   INTEGER,
+    detail TEXT,
+    line   TEXT,
+    PRIMARY KEY (bot_a, bot_b, n),
+    FOREIGN KEY (bot_a, bot_b) REFERENCES matches ON DELETE CASCADE
+) WITHOUT ROWID;
+"""
+
+
+@dataclass
+class MatchRow:
+    """A stored match, as the standings and the status read it."""
+
+    bot_a: str
+    bot_b: str
+    status: str
+    error: str | None
+    score_a: float | None
+    points_a: int | None
+    points_b: int | None
+    net_a: float | None
+    net_b: float | None
+    log: str | None
+
+    @property
+    def pair(self) -> tuple[str, str]:
+        return (self.bot_a, self.bot_b)
+
+
+@dataclass
+class Finished:
+    """A match the runner finished: a result, or a failure."""
+
+    bot_a: str
+    bot_b: str
+    started: float
+    finished: float
+    log: str | None
+    record: dict[str, Any] | None = None  # the worker's record: {"result": ..., "boards": [...]}
+    error: str | None = None
+
+
+class Store:
+    """An open league database.  Use :func:`open_store` (or ``with``) and :meth:`close` it."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+        self.conn = conn
+        self.path = path
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.conn.close()
+
+    # -- settings and bots -----------------------------------------------------------------
+
+    def check(self, league: League, *, adopt: bool) -> None:
+        """Refuse a league whose settings, or a bot whose command, differ from those of the
+        stored results.  With ``adopt``, record the settings and bots (in one transaction).
+
+        Raises:
+            LeagueError: one line naming the first difference.
+        """
+        where = f"{league.path}"
+        stored = self.meta("settings")
+        settings = league.settings()
+        if stored is not None:
+            old = json.loads(stored)
+            diff = _first_difference(old, settings)
+            if diff is not None:
+                key, was, now = diff
+                raise LeagueError(
+                    f"{where}: {key} is {_show(now)} but the results in {self.path.name} were played with {_show(was)}; "
+                    f"old and new results would not be comparable (restore the setting, or use another database with --db)"
+                )
+        played = self.bots_with_results()
+        known = dict(self.conn.execute("SELECT name, identity FROM bots"))
+        for bot in league.bots:
+            identity = json.dumps(bot.identity(), sort_keys=True)
+            if bot.name in played and bot.name in known and known[bot.name] != identity:
+                old = json.loads(known[bot.name])
+                key, was, now = _first_difference(old, bot.identity()) or ("command", None, None)
+                raise LeagueError(
+                    f"{where}: bot {bot.name!r}: {key} is {_show(now)} but its stored matches were played with {_show(was)}; "
+                    f"enter the new version under a new name (or use another database with --db)"
+                )
+        if not adopt:
+            return
+        with self.transaction():
+            if stored is None:
+                self.conn.execute("INSERT OR REPLACE INTO meta VALUES ('settings', ?)", (json.dumps(settings, sort_keys=True),))
+                self.conn.execute("INSERT OR IGNORE INTO meta VALUES ('created', ?)", (f"{time.time():.3f}",))
+                self.conn.execute("INSERT OR REPLACE INTO meta VALUES ('league', ?)", (league.name,))
+            for bot in league.bots:
+                if bot.name not in played:
+                    self.conn.execute("INSERT OR REPLACE INTO bots VALUES (?, ?)", (bot.name, json.dumps(bot.identity(), sort_keys=True)))
+
+    def meta(self, key: str) -> str | None:
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else row[0]
+
+    def bots_with_results(self) -> set[str]:
+        rows = self.conn.execute("SELECT bot_a, bot_b FROM matches WHERE status = 'done'")
+        return {name for pair in rows for name in pair}
+
+    # -- matches ---------------------------------------------------------------------------
+
+    def matches(self) -> list[MatchRow]:
+        rows = self.conn.execute(
+            "SELECT bot_a, bot_b, status, error, score_a, points_a, points_b, net_a, net_b, log FROM matches ORDER BY bot_a, bot_b"
+        )
+        return [MatchRow(*row) for row in rows]
+
+    def done(self) -> set[tuple[str, str]]:
+        return {(a, b) for a, b in self.conn.execute("SELECT bot_a, bot_b FROM matches WHERE status = 'done'")}
+
+    def boards(self, pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], list[float]]:
+        wanted = set(pairs)
+        out: dict[tuple[str, str], list[float]] = {}
+        for a, b, margin in self.conn.execute(
+            "SELECT bot_a, bot_b, margin_a FROM boards JOIN matches USING (bot_a, bot_b) WHERE status = 'done' ORDER BY bot_a, bot_b, board"
+        ):
+            if (a, b) in wanted:
+                out.setdefault((a, b), []).append(margin)
+        return out
+
+    def fault_counts(self, pairs: Iterable[tuple[str, str]]) -> dict[str, dict[str, int]]:
+        """bot -> fault kind -> count, over the done matches of ``pairs``."""
+        wanted = set(pairs)
+        out: dict[str, dict[str, int]] = {}
+        for a, b, bot, kind, count in self.conn.execute(
+            "SELECT bot_a, bot_b, bot, kind, COUNT(*) FROM faults JOIN matches USING (bot_a, bot_b) "
+            "WHERE status = 'done' GROUP BY bot_a, bot_b, bot, kind"
+        ):
+            if (a, b) in wanted:
+                per = out.setdefault(bot, {})
+                per[kind] = per.get(kind, 0) + count
+        return out
+
+    def record(self, m: Finished) -> None:
+        """Store a finished match (replacing a failed attempt), in one transaction."""
+        key = (m.bot_a, m.bot_b)
+        timing = (m.started, m.finished, round(m.finished - m.started, 3))
+        with self.transaction():
+            self.conn.execute("DELETE FROM matches WHERE bot_a = ? AND bot_b = ?", key)
+            if m.record is None:
+                self.conn.execute(
+                    "INSERT INTO matches (bot_a, bot_b, status, error, log, started, finished, seconds) VALUES (?, ?, 'failed', ?, ?, ?, ?, ?)",
+                    (*key, m.error, m.log, *timing),
+                )
+                return
+            result = m.record["result"]
+            names = [b["name"] for b in result["bots"]]
+            if names != [m.bot_a, m.bot_b]:
+                raise ValueError(f"the result is for {names}, not {list(key)}")
+            totals = result["totals"]
+            boards = [float(x) for x in m.record["boards"]]
+            winner = result["winner"]
+            score_a = 0.5 if winner is None else 1.0 if winner == m.bot_a else 0.0
+            deals = sum(1 for d in result["deals"] if not d.get("void"))
+            self.conn.execute(
+                f"INSERT INTO matches VALUES (?, ?, 'done', NULL, {', '.join('?' * 18)})",
+                (*key, score_a, winner, totals[0]["points"], totals[1]["points"], totals[0]["net"], totals[1]["net"],
+                 len(boards), sum(1 for x in boards if x > 0), sum(1 for x in boards if x < 0),
+                 len(result["game_results"]), totals[0]["games_won"], totals[1]["games_won"], deals, m.log,
+                 json.dumps(result, sort_keys=True, ensure_ascii=False), *timing),
+            )
+            self.conn.executemany("INSERT INTO boards VALUES (?, ?, ?, ?)", [(*key, i, x) for i, x in enumerate(boards)])
+            self.conn.executemany(
+                "INSERT INTO faults VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [(*key, n, f["bot"], f["kind"], f["game"], f["deal"], f["seat"], f["detail"], f["line"]) for n, f in enumerate(result["faults"])],
+            )
+
+    def transaction(self) -> _Transaction:
+        return _Transaction(self.conn)
+
+
+class _Transaction:
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def __enter__(self) -> None:
+        self.conn.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is None:
+            self.conn.execute("COMMIT")
+        else:
+            self.conn.execute("ROLLBACK")
+
+
+def open_store(path: Path, *, create: bool) -> Store | None:
+    """Open (or, with ``create``, make) a league database; ``None`` when it does not exist and
+    ``create`` is false.
+
+    Raises:
+        LeagueError: the file is not a league database, or cannot be opened.
+    """
+    if not create and not path.exists():
+        return None
+    try:
+        if create:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(path, isolation_level=None, timeout=30.0)
+    except (sqlite3.Error, OSError) as exc:
+        raise LeagueError(f"{path}: cannot open the database: {exc}") from None
+    try:
+        conn.execute("PRAGMA foreign_keys = ON")
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if version == 0 and not tables:
+            if not create:
+                conn.close()
+                return None
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.executescript(SCHEMA)
+            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        elif version != SCHEMA_VERSION or "matches" not in tables:
+            raise LeagueError(f"{path}: not a league database of this version (user_version {version})")
+    except sqlite3.DatabaseError as exc:
+        conn.close()
+        raise LeagueError(f"{path}: not a league database ({exc})") from None
+    except LeagueError:
+        conn.close()
+        raise
+    return Store(conn, path)
+
+
+def dump(path: Path, *, timings: bool = False) -> dict[str, list[tuple]]:
+    """Every table's rows in key order, without the timing fields unless ``timings``: two runs of
+    a league with deterministic bots give equal dumps."""
+    conn = sqlite3.connect(path)
+    try:
+        out: dict[str, list[tuple]] = {}
+        for table in ("meta", "bots", "matches", "boards", "faults"):
+            cols = [r[1] for r in conn.execute(f"PRAGMA table_info({table})")]
+            keep = [c for c in cols if timings or c not in TIMING_COLUMNS]
+            rows = conn.execute(f"SELECT {', '.join(keep)} FROM {table} ORDER BY 1, 2" + (", 3" if len(keep) > 2 else "")).fetchall()
+            if table == "meta" and not timings:
+                rows = [r for r in rows if r[0] not in TIMING_META]
+            out[table] = rows
+        return out
+    finally:
+        conn.close()
+
+
+def _first_difference(old: Any, new: Any, prefix: str = "") -> tuple[str, Any, Any] | None:
+    if isinstance(old, dict) and isinstance(new, dict):
+        for key in list(old) + [k for k in new if k not in old]:
+            diff = _first_difference(old.get(key), new.get(key), f"{prefix}{key}" if not prefix else f"{prefix}.{key}")
+            if diff is not None:
+                return diff
+        return None
+    if old != new:
+        return (_setting_key(prefix), old, new)
+    return None
+
+
+_SETTING_KEYS = {"variant": "game.variant", "players": "game.players", "deals": "game.deals", "games": "game.games"}
+
+
+def _setting_key(key: str) -> str:
+    if key.startswith("options."):
+        return "game." + key
+    return _SETTING_KEYS.get(key, key)
+
+
+def _show(value: Any) -> str:
+    if value is None:
+        return "unset"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return repr(value) if isinstance(value, str) else json.dumps(value) if isinstance(value, (list, dict)) else str(value)

@@ -1,0 +1,181 @@
+"""League matches in a child process: ``python -m tournaments.worker`` (an internal entry point).
+
+The league runs its matches in child processes so that they use every core (the referee is
+single-threaded under trio).  Each child serves one lane of the league: it reads *jobs* on
+stdin, one JSON object per line, plays each with :func:`referee.match.run_match`, and writes
+JSON lines on stdout:
+
+``{"k": "progress", "done": 3, "total": 8}``   after every deal (fixed-deal games) or game
+``{"k": "result", "result": {...}, "boards": [...]}``  the match result
+                                               (:meth:`MatchResult.to_json`) and bot A's paired
+                                               margin on every board (paired unit)
+``{"k": "error", "kind": "bot_start", "message": "..."}``  a bot could not be started; nothing
+                                               was played
+
+Every job ends with exactly one ``result`` or ``error`` line; then the child reads the next job.
+It exits with 0 at the end of its input.  A child lives for many matches, because starting
+Python and importing the referee costs about as much CPU as a short match.
+
+Exit codes: 0 end of input, 2 a line that is not a job, 143 stopped by SIGTERM (after its
+bots were stopped), 1 a bug (traceback on stderr).
+
+Signals: the child ignores SIGINT (a Ctrl-C in the terminal reaches the whole process group;
+the parent decides and sends SIGTERM), and SIGTERM cancels the match in play, so the table
+kills and reaps every bot before the child exits.  On Linux the child also asks for SIGTERM
+when its parent dies, so a league killed with SIGKILL leaves no match running.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from referee.clock import TimeControl
+from referee.engine import variant
+from referee.match import MatchSpec, orientations, run_match
+from referee.process import Sandbox
+from referee.table import Bot, BotStartError
+
+EXIT_OK = 0
+EXIT_BUG = 1
+EXIT_REFUSED = 2
+EXIT_TERMINATED = 128 + signal.SIGTERM
+
+
+def build_spec(job: dict[str, Any]) -> MatchSpec:
+    """The :class:`MatchSpec` of a job (see :func:`tournaments.runner.make_job`)."""
+    v = variant(job["variant"])
+    tc = TimeControl(**job["tc"])
+    bots = []
+    for b in job["bots"]:
+        sandbox = Sandbox(memory_mb=job.get("memory_mb"), cpu_seconds=job.get("cpu_seconds"),
+                          cwd=Path(b["cwd"]), env=b["env"] or None)
+        bots.append(Bot(b["name"], list(b["argv"]), sandbox))
+    return MatchSpec(v, bots, job["players"], dict(job["options"]), deals=job["deals"], games=job["games"],
+                     seed=job["seed"], tc=tc, max_faults=job["max_faults"], max_line=job["max_line"],
+                     log_path=Path(job["log"]), stderr_dir=Path(job["stderr_dir"]))
+
+
+def total_units(spec: MatchSpec) -> int:
+    n = len(orientations(spec.variant, spec.players, spec.options, len(spec.bots)))
+    per_orientation = (spec.games or 1) if spec.variant.to_target else (spec.deals or 0)
+    return n * per_orientation
+
+
+async def play(job: dict[str, Any], report: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+    """Play a job's match and return the record the league stores.
+
+    ``report(done, total)`` is called after every deal (or game, in games to a target).
+
+    Raises:
+        BotStartError: a bot could not be started (nothing was played).
+    """
+    spec = build_spec(job)
+    total = total_units(spec)
+    done = 0
+
+    def progress(_desc: str, advance: int) -> None:
+        nonlocal done
+        done += advance
+        if report is not None:
+            report(done, total)
+
+    result = await run_match(spec, progress)
+    return {"result": result.to_json(), "boards": result.unit_margins(0)}
+
+
+def _die_with_parent() -> None:
+    """Ask Linux for SIGTERM when the parent dies (PR_SET_PDEATHSIG); elsewhere do nothing."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGTERM, 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() == 1:  # the parent died before the request: act on it now
+        os.kill(os.getpid(), signal.SIGTERM)
+
+
+def _emit(record: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
+    sys.stdout.flush()
+
+
+class BadJob(Exception):
+    pass
+
+
+async def _serve(stdin: trio.abc.ReceiveStream) -> None:
+    """Play the jobs of ``stdin`` one after the other, until its end."""
+    buf = bytearray()
+    while True:
+        while (i := buf.find(b"\n")) < 0:
+            chunk = await stdin.receive_some()
+            if not chunk:
+                if buf.strip():
+                    raise BadJob("the input ended inside a job line")
+                return
+            buf.extend(chunk)
+        line = bytes(buf[:i])
+        del buf[: i + 1]
+        if not line.strip():
+            continue
+        try:
+            job = json.loads(line)
+        except ValueError as exc:
+            raise BadJob(f"not JSON: {exc}") from None
+        if not isinstance(job, dict):
+            raise BadJob("a job is a JSON object")
+        try:
+            record = await play(job, lambda done, total: _emit({"k": "progress", "done": done, "total": total}))
+        except BotStartError as exc:
+            _emit({"k": "error", "kind": "bot_start", "message": str(exc)})
+        else:
+            _emit({"k": "result", **record})
+
+
+async def _main() -> int:
+    terminated = False
+    with trio.open_signal_receiver(signal.SIGTERM) as signals:
+        async with trio.open_nursery() as nursery:
+
+            async def watch() -> None:
+                nonlocal terminated
+                async for _ in signals:
+                    terminated = True
+                    nursery.cancel_scope.cancel()
+                    return
+
+            async def serve() -> None:
+                async with trio.lowlevel.FdStream(os.dup(sys.stdin.fileno())) as stdin:
+                    await _serve(stdin)
+                nursery.cancel_scope.cancel()
+
+            nursery.start_soon(watch)
+            nursery.start_soon(serve)
+    return EXIT_TERMINATED if terminated else EXIT_OK
+
+
+def main() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _die_with_parent()
+    code = EXIT_REFUSED
+    try:
+        code = trio.run(_main)
+    except* BadJob as group:
+        print(f"tournaments.worker: bad job: {group.exceptions[0]}", file=sys.stderr)
+    sys.exit(code)
+
+
+if __name__ == "__main__":
+    main()
