@@ -223,6 +223,7 @@ class BotProcess:
         self._stderr_scope = trio.CancelScope()
         self._stderr_started = False
         self._stderr_done = trio.Event()
+        self._watch_scope = trio.CancelScope()
         self._kill_started = False
         self._killed = trio.Event()
         self._killed_by_referee = False
@@ -298,6 +299,7 @@ class BotProcess:
         bot = cls(_PRIVATE, process, name, in_w, out_r, err_r, log, stderr_cap, max_line)
         try:
             await nursery.start(bot._copy_stderr)
+            nursery.start_soon(bot._end_leftovers)
         except BaseException:
             await bot.kill()
             raise
@@ -368,6 +370,22 @@ class BotProcess:
                 if skipped >= _BUDGET:  # an endless line must not keep us from being cancelled
                     skipped = 0
                     await trio.lowlevel.checkpoint()
+
+    def line_nowait(self) -> bytes | None:
+        """The next line if it is buffered or in the pipe now (one read at most), else ``None``.
+
+        Never waits and never raises for the bot's doing: whenever :meth:`read_line` would
+        wait, raise or skip an overlong line, this returns ``None`` and leaves it all to
+        :meth:`read_line` (what it read stays buffered).
+        """
+        line = self._take_line()
+        if line is None and not self._discarding and len(self._buf) < self._max_line:
+            try:
+                if self._fill():
+                    line = self._take_line()
+            except BlockingIOError:
+                pass
+        return line
 
     def ready_lines(self) -> list[bytes]:
         """Every complete line already buffered or readable right now; never waits.
@@ -474,6 +492,19 @@ class BotProcess:
             except BrokenPipeError:
                 raise await self._exited() from None
 
+    def write_nowait(self, data: bytes) -> int:
+        """Write what of ``data`` the pipe takes now (one write at most); the bytes written.
+
+        Never waits and never raises for the bot's doing: a full pipe, or a bot that closed
+        its stdin, writes 0 bytes, and :meth:`send` of the rest reports it.
+        """
+        if self._stdin < 0:
+            return 0
+        try:
+            return os.write(self._stdin, data)
+        except (BlockingIOError, BrokenPipeError):
+            return 0
+
     # -- stderr --
 
     async def _copy_stderr(self, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
@@ -567,6 +598,7 @@ class BotProcess:
                 await self._killed.wait()
                 return
             self._kill_started = True
+            self._watch_scope.cancel()
             try:
                 if self.returncode is None:
                     self._killed_by_referee = True
@@ -584,6 +616,14 @@ class BotProcess:
                     await self._stderr_done.wait()
                 self._log.close()
                 self._killed.set()
+
+    async def _end_leftovers(self) -> None:
+        """When the bot's own process exits, kill whatever it left holding its pipes: a child
+        that inherited stdout would keep the pipe open, and the referee would wait for an end
+        of stream that never comes (a timeout instead of the exit, with its code)."""
+        with self._watch_scope:
+            await self._process.wait()
+            await self._kill_pipe_holders()
 
     def _signal_group(self) -> None:
         # Even when the leader is gone, members it left in the group are still to be killed.

@@ -355,23 +355,33 @@ async def test_bot_that_ignores_sigterm(tmp_path):
 @pytest.mark.parametrize("setsid", [False, True], ids=["same-group", "setsid"])
 @pytest.mark.parametrize("parent_exits", [True, False], ids=["parent-exits", "parent-stays"])
 async def test_grandchild_holding_stdout_is_killed(tmp_path, setsid, parent_exits):
-    child = f"import os, time\nif {setsid}: os.setsid()\nprint(os.getpid(), flush=True)\ntime.sleep(600)"
+    # the child says it is ready (after setsid) on a pipe of its own; then the parent prints
+    # its pid, so the child cannot be killed by the parent's exit before it has left the group
+    child = f"import os, sys, time\nif {setsid}: os.setsid()\nos.write(int(sys.argv[1]), b'ok')\ntime.sleep(600)"
     snippet = f"""
-        import subprocess, sys, time
-        subprocess.Popen([sys.executable, "-c", {child!r}])
+        import os, subprocess, sys, time
+        r, w = os.pipe()
+        child = subprocess.Popen([sys.executable, "-c", {child!r}, str(w)], pass_fds=[w])
+        os.read(r, 2)
+        print(child.pid, flush=True)
         if not {parent_exits}:
             time.sleep(600)
     """
     async with running(snippet, tmp_path) as bot:
         with trio.fail_after(HANG):
             grandchild = int(await bot.read_line())
-            if parent_exits:
-                while bot.returncode is None:
-                    await trio.sleep(0.01)
-        # the grandchild keeps stdout open, so there is no EOF
-        with trio.move_on_after(0.3):
-            await bot.read_line()
-        assert alive(grandchild)
+        if parent_exits:
+            # once the bot has exited, what it left holding its pipes is killed: the stream
+            # ends and the exit is reported, with no kill() and no deadline
+            with trio.fail_after(HANG), pytest.raises(BotExited) as info:
+                await bot.read_line()
+            assert info.value.returncode == 0
+            await wait_dead(grandchild)
+        else:
+            # the grandchild keeps stdout open, so there is no EOF
+            with trio.move_on_after(0.3):
+                await bot.read_line()
+            assert alive(grandchild)
         with trio.fail_after(HANG):
             await bot.kill()
         await wait_dead(grandchild)
@@ -380,8 +390,9 @@ async def test_grandchild_holding_stdout_is_killed(tmp_path, setsid, parent_exit
 
 async def test_killing_one_bot_leaves_the_others_alone(tmp_path):
     escaper = """
-        import subprocess, sys
+        import subprocess, sys, time
         subprocess.Popen([sys.executable, "-c", "import os, time; os.setsid(); print('up', flush=True); time.sleep(600)"])
+        time.sleep(600)
     """
     async with trio.open_nursery() as nursery:
         others = [
