@@ -225,8 +225,10 @@ def match(
 
 
 def interrupted(exc: BaseException) -> bool:
-    """Ctrl-C, possibly wrapped in trio's exception groups."""
-    if isinstance(exc, KeyboardInterrupt):
+    """Ctrl-C or SIGTERM, possibly wrapped in trio's exception groups."""
+    from referee.match import Terminated
+
+    if isinstance(exc, (KeyboardInterrupt, Terminated)):
         return True
     if isinstance(exc, BaseExceptionGroup):
         return all(interrupted(e) for e in exc.exceptions)

@@ -17,6 +17,8 @@ result shows it beside the interval an unpaired reading of the same deals would 
 
 from __future__ import annotations
 
+import signal
+import threading
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -144,8 +146,6 @@ class MatchResult:
         rows = [{"bot": name, "points": 0, "net": 0.0, "games_won": 0, "games_drawn": 0, "games_lost": 0,
                  "deals_won": 0, "faults": dict(Counter(f.kind for f in self.spec.bots[i].faults))} for i, name in enumerate(self.names)]
         for d in self.deals:
-            if d.get("void"):
-                continue
             for i in range(k):
                 rows[i]["points"] += d["points"][i]
                 rows[i]["net"] += d["net"][i]
@@ -243,6 +243,8 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
         "max_faults": spec.max_faults, "max_line": spec.max_line,
     })
     spec.stderr_dir.mkdir(parents=True, exist_ok=True)
+    for stale in spec.stderr_dir.glob("*.stderr.log"):  # a rerun of the same log name starts afresh
+        stale.unlink()
 
     def new_game() -> Game:
         return v.new_game(spec.players, spec.options, spec.deals)
@@ -263,7 +265,7 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
             "lead_tile": None if rec.lead_tile is None else tile_name(rec.lead_tile),
             "end": rec.end.reason, "by": rec.end.seat, "by_bot": spec.bots[seating[rec.end.seat]].name,
             "wrote": list(rec.wrote), "totals": list(rec.totals), "points": points, "net": net, "won_by": won_by,
-            "notes": list(rec.notes), "void": None,
+            "notes": list(rec.notes),
         })
         if not v.to_target:
             _unit(result, rec.number).net[o] = net
@@ -295,6 +297,8 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
 
     failure: Exception | None = None
     async with trio.open_nursery() as nursery:
+        if threading.current_thread() is threading.main_thread():
+            await nursery.start(_stop_on_sigterm)
         table = Table(nursery, list(players.values()), tc=spec.tc, log=log, stderr_dir=spec.stderr_dir,
                       max_line=spec.max_line, max_faults=spec.max_faults)
         try:
@@ -362,6 +366,19 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
     if failure is not None:
         raise failure
     return result
+
+
+class Terminated(Exception):
+    """The referee received SIGTERM; the match stopped after cleaning up."""
+
+
+async def _stop_on_sigterm(task_status=trio.TASK_STATUS_IGNORED) -> None:
+    # SIGTERM (a league stopping its matches, a service manager) ends the match like Ctrl-C:
+    # every bot is killed and the log closed before the process goes.
+    with trio.open_signal_receiver(signal.SIGTERM) as signals:
+        task_status.started()
+        async for _ in signals:
+            raise Terminated("terminated by SIGTERM")
 
 
 def _unit(result: MatchResult, index: int) -> Unit:

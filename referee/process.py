@@ -12,6 +12,7 @@ and :meth:`BotProcess.send`.  Only one task may read (or write) a given bot at a
 
 from __future__ import annotations
 
+import ctypes
 import os
 import resource
 import select
@@ -31,6 +32,12 @@ import trio
 from .errors import BotExited, BotNotFound, LineTooLong
 
 __all__ = ["BotProcess", "Sandbox", "describe_exit", "resolve_command"]
+
+_PR_SET_PDEATHSIG = 1
+try:
+    _prctl = ctypes.CDLL(None, use_errno=True).prctl if sys.platform.startswith("linux") else None
+except (OSError, AttributeError):
+    _prctl = None
 
 _CHUNK = 1 << 16  # bytes per read syscall
 _PREFIX = 200  # bytes of an overlong line kept for the error
@@ -269,13 +276,19 @@ class BotProcess:
             options["cwd"] = sandbox.cwd
         if sandbox.env:
             options["env"] = {**os.environ, **sandbox.env}
-        if limits := sandbox._rlimits():
+        limits = sandbox._rlimits()
+        referee_pid = os.getpid()
 
-            def set_limits() -> None:
-                for which, values in limits:
-                    resource.setrlimit(which, values)
+        def child_setup() -> None:
+            # Die with the referee, even if it is killed with SIGKILL and cannot clean up.
+            if _prctl is not None:
+                _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+                if os.getppid() != referee_pid:  # the referee died before prctl took effect
+                    os._exit(1)
+            for which, values in limits:
+                resource.setrlimit(which, values)
 
-            options["preexec_fn"] = set_limits
+        options["preexec_fn"] = child_setup
 
         stderr_path = Path(stderr_path)
         stderr_path.parent.mkdir(parents=True, exist_ok=True)

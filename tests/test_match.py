@@ -308,3 +308,40 @@ def test_python_dash_m_referee_runs(tmp_path):
     res = subprocess.run([sys.executable, "-m", "referee", "variants"], capture_output=True, text=True, timeout=60,
                          env={**os.environ, "COLUMNS": "200"})
     assert res.returncode == 0 and "kozel" in res.stdout
+
+
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM", "SIGKILL"])
+def test_stopping_the_referee_leaves_no_bot_behind(tmp_path, sig):
+    """Ctrl-C and SIGTERM clean up and exit 130; even SIGKILL takes the bots with it."""
+    import signal
+    import subprocess
+    import time
+
+    log = tmp_path / "stopped.jsonl"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "referee", "match", GREEDY, RANDOM, "--deals", "40000", "--log", str(log), "-q"],
+        stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not (log.exists() and log.stat().st_size > 10_000):
+            assert time.monotonic() < deadline and proc.poll() is None, "the match did not get going"
+            time.sleep(0.05)
+        bots = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout.split()
+        assert len(bots) == 4
+        proc.send_signal(getattr(signal, sig))
+        code = proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    if sig == "SIGKILL":
+        assert code == -signal.SIGKILL
+    else:
+        assert code == X.INTERRUPTED
+        assert "interrupted" in proc.stderr.read()
+    deadline = time.monotonic() + 10
+    while any(os.path.exists(f"/proc/{pid}") for pid in bots):
+        assert time.monotonic() < deadline, f"bots still alive after {sig}: {bots}"
+        time.sleep(0.05)
+    proc.stderr.close()
