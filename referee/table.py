@@ -393,6 +393,21 @@ class Table:
             p.bot.remarks.append(f"sent a message of unknown type {kind!r} (ignored)")
         return None
 
+    def _answer(self, p: Player, seat: int, line: bytes) -> tuple[m.FromBotMessage | None, F.Fault | None]:
+        """Log and decode a line read in answer to a turn: ``(message, None)``, ``(None, fault)``,
+        or ``(None, None)`` for a message of an unknown type, which is ignored."""
+        self.log.inp(seat, line)
+        try:
+            return m.from_bot_decoder.decode(line), None
+        except msgspec.ValidationError as exc:
+            kind = m.message_type(line)
+            if kind is not None and kind not in m.FROM_BOT_TYPES:
+                p.bot.remarks.append(f"sent a message of unknown type {kind!r} (ignored)")
+                return None, None
+            return None, self._new_fault(F.BAD_OUTPUT, p, seat, f"the play does not fit the protocol: {exc}", line)
+        except msgspec.DecodeError as exc:
+            return None, self._new_fault(F.BAD_OUTPUT, p, seat, f"not JSON: {exc}", line)
+
     async def _turn(self, p: Player, seat: int, state: LineDeal) -> F.Fault | None:
         """Ask ``seat`` for a play and make it; a fault if anything goes wrong."""
         proc = p.proc
@@ -407,32 +422,38 @@ class Table:
         data = p.outbox
         p.outbox = []
         self.log.out(seat, data)
+        request = b"".join(data)
         msg = None
         line = b""
         start = trio.current_time()
-        with trio.move_on_at(start + allowance) as scope:
-            try:
-                await proc.send(b"".join(data))
-                while True:
-                    line = await proc.read_line()
-                    self.log.inp(seat, line)
-                    try:
-                        msg = m.from_bot_decoder.decode(line)
-                    except msgspec.ValidationError as exc:
-                        kind = m.message_type(line)
-                        if kind is not None and kind not in m.FROM_BOT_TYPES:
-                            p.bot.remarks.append(f"sent a message of unknown type {kind!r} (ignored)")
-                            continue
-                        return self._new_fault(F.BAD_OUTPUT, p, seat, f"the play does not fit the protocol: {exc}", line)
-                    except msgspec.DecodeError as exc:
-                        return self._new_fault(F.BAD_OUTPUT, p, seat, f"not JSON: {exc}", line)
-                    break
-            except BotExited as exc:
-                return self._new_fault(F.CRASH, p, seat, str(exc))
-            except LineTooLong as exc:
-                return self._new_fault(F.BAD_OUTPUT, p, seat, str(exc), exc.prefix)
+        # A bot on our CPU has usually answered by the time the write returns (the kernel runs
+        # it at once), so try without waiting first: that needs no cancel scope, which costs
+        # more than the rest of the turn's trio work.  A scope is made only to wait.
+        await trio.lowlevel.checkpoint_if_cancelled()
+        sent = proc.write_nowait(request) if allowance > 0 else 0
+        if sent == len(request) and (ready := proc.line_nowait()) is not None:
+            line = ready
+            msg, fault = self._answer(p, seat, line)
+            if fault is not None:
+                return fault
+        timed_out = False
+        if msg is None:
+            with trio.move_on_at(start + allowance) as scope:
+                try:
+                    if sent < len(request):
+                        await proc.send(request[sent:])
+                    while msg is None:  # a message of an unknown type is skipped
+                        line = await proc.read_line()
+                        msg, fault = self._answer(p, seat, line)
+                        if fault is not None:
+                            return fault
+                except BotExited as exc:
+                    return self._new_fault(F.CRASH, p, seat, str(exc))
+                except LineTooLong as exc:
+                    return self._new_fault(F.BAD_OUTPUT, p, seat, str(exc), exc.prefix)
+            timed_out = scope.cancelled_caught
         elapsed = trio.current_time() - start
-        if scope.cancelled_caught:
+        if timed_out:
             clock.charge(allowance)
             return self._new_fault(F.TIMEOUT, p, seat, f"no play within {allowance * 1000:.0f} ms")
         clock.charge(elapsed)
