@@ -25,7 +25,7 @@ from referee.engine.errors import BadDeal, RulesError
 from referee.errors import BotError
 from referee.process import Sandbox, resolve_command
 
-EPILOG = "Exit codes: 0 done (a forfeit is a result), 1 bug, 2 usage or bad input, 3 a bot could not be started, 4 verify found an inconsistency, 130 interrupted."
+EPILOG = "Exit codes: 0 done (a forfeit is a result), 1 bug, 2 usage or bad input, 3 a bot could not be started, 4 verify found an inconsistency, 5 check found problems, 130 interrupted."
 
 app = typer.Typer(
     name="referee",
@@ -253,6 +253,66 @@ def write_json(path: Path, data: Any) -> None:
         path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     except OSError as exc:
         raise fail(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+@app.command(epilog="Example: referee check mybot.py --variant kozel --deals 8\n\n"
+             "Exit codes: 0 PASS, 5 FAIL (the report says why), 2 usage, 3 the bot could not be started at all, 130 interrupted.")
+def check(
+    bot: Annotated[str, typer.Argument(help="The bot: a path (.py and .js run with python and node) or a quoted command line.", show_default=False)],
+    deals: Annotated[int, typer.Option(help="Deals per game in each seating.", rich_help_panel=GAME_PANEL)] = 4,
+    variant_id: Annotated[Optional[str], typer.Option("--variant", "-v", help="Check only this game: " + ", ".join(variant_names()) + ".", rich_help_panel=GAME_PANEL)] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the deals (and of the random sample bots).", rich_help_panel=GAME_PANEL)] = 1,
+    move_time: Annotated[float, typer.Option(help="Seconds the bot has for each move.", rich_help_panel=TC_PANEL)] = 5.0,
+    startup_time: Annotated[float, typer.Option(help="Seconds the bot has to answer hello.", rich_help_panel=TC_PANEL)] = 10.0,
+    log_dir: Annotated[Optional[Path], typer.Option(help="Where the logs and stderr files go (default: referee-logs/check-<bot>).", rich_help_panel=OUTPUT_PANEL)] = None,
+) -> None:
+    """Check a bot against the protocol: a few deals of every game against the sample bots, then everything it got wrong, and PASS or FAIL."""
+    from referee.check import CheckOptions, default_name, missing_samples, render, run_check, setups
+
+    if missing := missing_samples():
+        raise fail(f"the check plays against the sample bots, and {', '.join(missing)} is missing")
+    if variant_id is not None:
+        try:
+            variant(variant_id)
+        except RulesError as exc:
+            raise fail(str(exc)) from None
+    if deals < 1:
+        raise fail("--deals must be at least 1")
+    try:
+        tc = TimeControl(startup=startup_time, move=move_time)
+    except ValueError as exc:
+        raise fail(str(exc)) from None
+    try:
+        argv = resolve_command(bot)
+    except BotError as exc:
+        raise fail(str(exc)) from None
+    name = default_name(argv)
+    opts = CheckOptions(deals=deals, tc=tc, seed=seed, only=variant_id, log_dir=log_dir or Path("referee-logs") / f"check-{name}")
+    total = len(setups(variant_id))
+    bar = progress_bar(total, False)
+
+    def progress(game) -> None:
+        if bar is not None:
+            bar.update(task, description=game.setup.title, advance=1)
+
+    try:
+        if bar is not None:
+            with bar:
+                task = bar.add_task("checking", total=total)
+                report = trio.run(run_check, bot, argv, name, opts, progress)
+        else:
+            report = trio.run(run_check, bot, argv, name, opts)
+    except BaseException as exc:
+        if interrupted(exc):
+            err.print("interrupted")
+            raise typer.Exit(X.INTERRUPTED) from None
+        raise
+    for line in render(report):
+        out.print(line, markup=False, highlight=False, soft_wrap=True)
+    if report.not_started is not None:
+        raise fail("the bot could not be started", X.BOT_START)
+    if not report.passed:
+        raise typer.Exit(X.CHECK_FAILED)
 
 
 @app.command()

@@ -1,0 +1,532 @@
+"""``referee check BOT``: a compliance check for bot authors.
+
+It plays a few deals of every game the referee knows (each variant of
+:func:`referee.engine.variant_names`, with each of its player counts) with the candidate bot
+against the sample bots, in every seating, and then says in plain words everything the bot got
+wrong: each fault (late answers, lines that are not JSON or do not fit the schema, with the JSON
+path, illegal plays with what was legal, plays out of turn, crashes with the tail of stderr,
+start-up failures), output nobody asked for, and harmless oddities (messages of unknown types,
+slow answers or start-ups, not exiting after ``match_end``).  It ends with ``PASS`` or ``FAIL``.
+
+A game here is cut short after ``deals`` deals in each seating (the bot then gets a
+``game_end`` saying so), so that the whole check takes seconds.  Games run a few at once, each
+at its own table; the first runs alone, so that a bot that cannot start at all is reported at
+once.  After three timeouts in all, games not yet begun are skipped: each one would only
+wait out the same clock again.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import signal
+import sys
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from referee import faults as F
+from referee.clock import TimeControl
+from referee.engine import variant, variant_names
+from referee.engine.deal import Deal
+from referee.engine.game import DealRecord, Game, GameOutcome
+from referee.errors import LineTooLong
+from referee.log import MatchLog
+from referee.match import DealStream, orientations
+from referee.table import Bot, BotStartError, Player, Table
+
+SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_bots"
+#: The opponents, in the order they are taken.
+SAMPLES = ("greedy_bot.py", "random_bot.py", "first_bot.py")
+STOP_AFTER_TIMEOUTS = 3  # games not begun are skipped after this many timeouts in all
+JOBS = 3  # games played at once after the first
+SLOW = 0.5  # an answer or start-up over this share of its limit is worth a note
+SWEEP = 0.05  # seconds given to a bot to show output nobody asked for, after its last deal
+
+
+@dataclass(frozen=True)
+class Setup:
+    """One game of the check: a variant with a number of players (default options)."""
+
+    variant: str
+    players: int
+    options: dict[str, Any]
+
+    @property
+    def pairs(self) -> bool:
+        return variant(self.variant).game.uses_pairs(self.players, self.options)
+
+    @property
+    def title(self) -> str:
+        return f"{self.variant}, {self.players} players" + (" in pairs" if self.pairs else "")
+
+    @property
+    def slug(self) -> str:
+        return f"{self.variant}-{self.players}"
+
+
+def setups(only: str | None = None) -> list[Setup]:
+    """Every variant with each of its player counts (``only``: one variant)."""
+    out = []
+    for vid in variant_names():
+        if only is not None and vid != only:
+            continue
+        v = variant(vid)
+        for n in sorted(v.players):
+            out.append(Setup(vid, n, v.resolve_options(n)))
+    return out
+
+
+@dataclass
+class Problem:
+    """Something the bot got wrong (it makes the check fail)."""
+
+    kind: str  # a fault kind, or "unsolicited" / "start"
+    setup: Setup
+    where: str  # "seating 1, deal 2, seat 3"
+    detail: str
+    line: str | None = None
+    stderr: str = ""
+
+
+@dataclass
+class GameReport:
+    setup: Setup
+    opponents: list[str]
+    deals: int = 0  # deals played, all seatings together
+    problems: list[Problem] = field(default_factory=list)
+    remarks: list[str] = field(default_factory=list)
+    answers: int = 0
+    slowest: float = 0.0  # seconds, the slowest accepted answer
+    slowest_where: str = ""
+    startups: list[float] = field(default_factory=list)  # seconds to each valid hello
+    exits: list[str] = field(default_factory=list)  # how processes ended after match_end, if oddly
+    forfeited: bool = False
+    skipped: str | None = None
+    hello: dict | None = None
+    others_faults: list[str] = field(default_factory=list)  # faults of the sample bots (not the candidate's)
+
+
+@dataclass
+class CheckOptions:
+    deals: int = 4
+    tc: TimeControl = field(default_factory=TimeControl)
+    seed: int = 1
+    only: str | None = None
+    max_faults: int = 3
+    max_line: int = 65536
+    log_dir: Path = Path("referee-logs/check")
+    jobs: int = field(default_factory=lambda: max(1, min(JOBS, os.cpu_count() or 1)))
+
+
+@dataclass
+class CheckReport:
+    bot: str
+    command: list[str]
+    options: CheckOptions
+    games: list[GameReport]
+    not_started: str | None = None
+    planned: int = 0  # games the check meant to play
+
+    @property
+    def problems(self) -> list[Problem]:
+        return [p for g in self.games for p in g.problems]
+
+    @property
+    def passed(self) -> bool:
+        return self.not_started is None and not self.problems and not any(g.skipped for g in self.games)
+
+
+class _Log(MatchLog):
+    """The match log of one game, also kept in memory where the check needs it."""
+
+    def __init__(self, path: Path, clock: Callable[[], float]) -> None:
+        super().__init__(path, clock)
+        self.seating: list[Player] = []
+        self.candidate: Bot | None = None
+        self.orientation = 0
+        self.hellos: list[dict] = []
+        self.plays: list[tuple[float, str]] = []  # seconds, where
+
+    def write(self, record: dict[str, Any]) -> None:
+        k = record.get("k")
+        if k == "hello":
+            self.hellos.append(record)
+        elif k == "play" and self.seating and self.seating[record["seat"]].bot is self.candidate:
+            self.plays.append((record.get("ms", 0.0) / 1000, f"seating {self.orientation + 1}, seat {record['seat']}"))
+        super().write(record)
+
+
+def _capped(game: Game, deals: int) -> Game:
+    """``game``, ended after ``deals`` played deals if it has not ended before; its
+    ``game_end`` then says so."""
+    real = game.outcome
+
+    def outcome() -> GameOutcome | None:
+        done = real()
+        if done is None and game.played >= deals:
+            return GameOutcome(tuple(game.totals), (), (), f"referee check: the game was stopped after {deals} deals")
+        return done
+
+    game.outcome = outcome  # type: ignore[method-assign]
+    return game
+
+
+def _opponents(setup: Setup, index: int, seed: int) -> list[Bot]:
+    count = 1 if setup.pairs or setup.players == 2 else setup.players - 1
+    bots = []
+    for k in range(count):
+        script = SAMPLES[(index + k) % len(SAMPLES)]
+        argv = [sys.executable, str(SAMPLE_DIR / script)]
+        if script.startswith("random"):
+            argv.append(str(seed + k))
+        bots.append(Bot(f"sample {script}", argv))
+    return bots
+
+
+def _is_timeout(fault: F.Fault) -> bool:
+    return fault.kind == F.TIMEOUT or (fault.kind == F.STARTUP and "no hello within" in fault.detail)
+
+
+async def check_game(setup: Setup, index: int, name: str, argv: list[str], opts: CheckOptions,
+                     on_timeout: Callable[[], None] = lambda: None) -> GameReport:
+    """Play ``setup`` with the candidate against sample bots, every seating, and report.
+
+    Raises:
+        BotStartError: the candidate (or a sample bot) could not be started at all.
+    """
+    v = variant(setup.variant)
+    bot = Bot(name, argv)
+    bots = [bot, *_opponents(setup, index, opts.seed)]
+    report = GameReport(setup, [b.name.removeprefix("sample ") for b in bots[1:]])
+    seatings = orientations(v, setup.players, setup.options, len(bots))
+    slots = [max(s.count(b) for s in seatings) for b in range(len(bots))]
+    players = {(b, j): Player(bots[b], j) for b in range(len(bots)) for j in range(slots[b])}
+    mine = [p for p in players.values() if p.bot is bot]
+
+    def seat_players(seating: tuple[int, ...]) -> list[Player]:
+        used: Counter[int] = Counter()
+        out = []
+        for b in seating:
+            out.append(players[(b, used[b])])
+            used[b] += 1
+        return out
+
+    t0 = trio.current_time()
+    log = _Log(opts.log_dir / f"{setup.slug}.jsonl", lambda: trio.current_time() - t0)
+    log.candidate = bot
+    log.write({
+        "k": "match", "variant": v.id, "players": setup.players, "options": setup.options, "deals": opts.deals,
+        "games": 1, "seed": opts.seed, "deals_file": None, "check": True,
+        "bots": [{"name": b.name, "command": b.argv} for b in bots], "orientations": [list(s) for s in seatings],
+        "time_control": {"startup": opts.tc.startup, "move": opts.tc.move, "bank": opts.tc.bank, "increment": opts.tc.increment},
+        "max_faults": opts.max_faults, "max_line": opts.max_line,
+    })
+    stream = DealStream(v.shape(setup.players, setup.options), opts.seed, None, None)
+
+    def on_fault(fault: F.Fault) -> None:
+        where = f"seating {log.orientation + 1}, deal {fault.deal + 1}, seat {fault.seat}"
+        if fault.bot != name:
+            report.others_faults.append(f"{fault.bot} ({where}): {fault.kind}: {fault.detail}")
+            return
+        tail = ""
+        if fault.kind in (F.CRASH, F.STARTUP):
+            holder = log.seating[fault.seat] if log.seating and log.seating[fault.seat].bot is bot else None
+            proc = holder.proc if holder is not None else next((p.proc for p in mine if p.proc is not None), None)
+            tail = proc.stderr_tail() if proc is not None else ""
+        report.problems.append(Problem(fault.kind, setup, where, fault.detail, fault.line, tail))
+        if _is_timeout(fault):
+            on_timeout()
+
+    ended = []
+    not_started: BotStartError | None = None
+    async with trio.open_nursery() as nursery:
+        table = Table(nursery, list(players.values()), tc=opts.tc, log=log, stderr_dir=opts.log_dir / f"{setup.slug}.stderr",
+                      max_line=opts.max_line, max_faults=opts.max_faults, on_fault=on_fault)
+        try:
+            try:
+                await table.open()
+            except BotStartError as exc:  # the table is closed already; raised below, not from the nursery
+                not_started = exc
+                seatings = []
+            for o, seating in enumerate(seatings):
+                if bot.forfeited:
+                    break
+                current = seat_players(seating)
+                log.seating, log.orientation = current, o
+                deals = opts.deals
+                game = _capped(v.new_game(setup.players, setup.options, 4 * math.ceil(deals / 4) if not v.to_target else None), deals)
+                position = 0
+
+                def next_deal() -> tuple[int, Deal]:
+                    nonlocal position
+                    position += 1
+                    return position - 1, stream[position - 1]
+
+                def after(rec: DealRecord) -> None:
+                    report.deals += 1
+
+                await table.play_game(game, current, next_deal, 0, after, {"game": 0, "orientation": o})
+            report.forfeited = bot.forfeited
+            # Output written after the last deal, when nothing was asked (it would be a fault at
+            # the next turn of a longer match).
+            if seatings:
+                await trio.sleep(SWEEP)
+            for p in mine:
+                if p.proc is None:
+                    continue
+                try:
+                    lines = p.proc.ready_lines()
+                except LineTooLong as exc:
+                    report.problems.append(Problem("unsolicited", setup, "after the last deal", str(exc), F.cut(exc.prefix)))
+                    continue
+                for line in lines:
+                    report.problems.append(Problem("unsolicited", setup, "after the last deal",
+                                                   "wrote a line when nothing was asked", F.cut(line)))
+            ended = [p.proc for p in mine if p.proc is not None]
+        finally:
+            with trio.CancelScope(shield=True):
+                await table.close()
+                log.close()
+            nursery.cancel_scope.cancel()
+    if not_started is not None:
+        raise not_started
+
+    for proc in ended:
+        rc = proc.returncode
+        if rc == -signal.SIGKILL:
+            report.exits.append("did not exit within 1 s after match_end (the referee killed it)")
+        elif rc not in (0, None):
+            report.exits.append(f"ended with code {rc} after match_end (expected 0)")
+    report.remarks = list(bot.remarks)
+    if log.plays:
+        report.answers = len(log.plays)
+        report.slowest, report.slowest_where = max(log.plays)
+    report.startups = [h["ms"] / 1000 for h in log.hellos
+                       if h.get("bot", "").split("#")[0] == name and "ms" in h and '"hello"' in (h.get("line") or "")]
+    if bot.hello is not None:
+        report.hello = {"name": bot.hello.name, "version": bot.hello.version, "author": bot.hello.author,
+                        "protocol": bot.hello.protocol}
+    return report
+
+
+async def run_check(command: str, argv: list[str], name: str, opts: CheckOptions,
+                    progress: Callable[[GameReport], None] | None = None) -> CheckReport:
+    """Check the bot ``argv`` in every game of :func:`setups`.
+
+    A bot that cannot be started at all (its first game) gives a report with ``not_started``.
+    """
+    todo = setups(opts.only)
+    report = CheckReport(name, argv, opts, [], planned=len(todo))
+    timeouts = 0
+
+    def on_timeout() -> None:
+        nonlocal timeouts
+        timeouts += 1
+
+    results: dict[int, GameReport] = {}
+
+    async def one(i: int, setup: Setup) -> None:
+        if timeouts >= STOP_AFTER_TIMEOUTS:
+            skipped = GameReport(setup, [])
+            skipped.skipped = f"skipped after {timeouts} timeouts in other games (fix those first)"
+            results[i] = skipped
+        else:
+            try:
+                results[i] = await check_game(setup, i, name, argv, opts, on_timeout)
+            except BotStartError as exc:
+                failed = GameReport(setup, [])
+                failed.problems.append(Problem("start", setup, "at the start of the game", str(exc)))
+                results[i] = failed
+        if progress is not None:
+            progress(results[i])
+
+    if not todo:
+        return report
+    try:
+        results[0] = await check_game(todo[0], 0, name, argv, opts, on_timeout)
+    except BotStartError as exc:
+        report.not_started = str(exc)
+        return report
+    if progress is not None:
+        progress(results[0])
+    limiter = trio.CapacityLimiter(max(1, opts.jobs))
+
+    async def limited(i: int, setup: Setup) -> None:
+        async with limiter:
+            await one(i, setup)
+
+    async with trio.open_nursery() as nursery:
+        for i, setup in enumerate(todo[1:], start=1):
+            nursery.start_soon(limited, i, setup)
+    report.games = [results[i] for i in range(len(todo))]
+    return report
+
+
+# -- the report, in words ------------------------------------------------------------------------
+
+_KIND_TITLES = {
+    F.TIMEOUT: "late answer (timeout)",
+    F.ILLEGAL: "illegal play",
+    F.BAD_OUTPUT: "bad output",
+    F.OUT_OF_TURN: "output out of turn",
+    F.CRASH: "crash",
+    F.STARTUP: "start-up failure",
+    "unsolicited": "output nobody asked for",
+    "start": "could not start",
+}
+_EXAMPLES = 3  # problems shown in full per kind
+_HINTS = {
+    F.TIMEOUT: "Does it flush its standard output after every line?  A line left in a buffer never "
+               "arrives.  Otherwise it thinks too long: answer within turn.time_ms.",
+    F.ILLEGAL: "Any entry of turn.legal, copied as it is, is a legal answer.",
+    F.OUT_OF_TURN: "Answer each hello and each turn with exactly one line, and write nothing else.",
+    "unsolicited": "Answer each hello and each turn with exactly one line, and write nothing else.",
+    F.CRASH: "Its stderr is in the log directory below, one file per process.",
+    F.STARTUP: "Answer the referee's hello at once with "
+               '{"type":"hello","name":...,"protocol":1}, and load slow things after.',
+}
+_NOT_JSON_HINT = "Standard output is for protocol lines only: write debugging output to standard error."
+
+
+def _ms(seconds: float) -> str:
+    if seconds < 0.01:
+        return f"{seconds * 1000:.1f} ms"
+    return f"{seconds * 1000:.0f} ms" if seconds < 10 else f"{seconds:.1f} s"
+
+
+def render(report: CheckReport) -> list[str]:
+    """The report as lines of plain text, ending with the PASS or FAIL line."""
+    opts = report.options
+    head = (f"referee check {report.bot}: {report.planned} games, {opts.deals} deals in each seating, "
+            f"move limit {_ms(opts.tc.move)}, start-up limit {_ms(opts.tc.startup)}, seed {opts.seed}")
+    lines = [head]
+    if report.not_started is not None:
+        lines.append("")
+        lines.append("The bot could not be started:")
+        lines += ["  " + s for s in report.not_started.splitlines()]
+        lines.append("")
+        lines.append("FAIL: the bot could not be started")
+        return lines
+    hello = next((g.hello for g in report.games if g.hello), None)
+    if hello:
+        extra = ", ".join(f"{k} {hello[k]!r}" for k in ("version", "author") if hello[k])
+        lines.append(f"hello: name {hello['name']!r}, protocol {hello['protocol']}" + (f", {extra}" if extra else ""))
+    lines.append("")
+    for g in report.games:
+        if g.skipped:
+            status = g.skipped
+        elif g.problems:
+            counts = Counter(p.kind for p in g.problems)
+            status = "PROBLEMS: " + ", ".join(f"{n} {_KIND_TITLES.get(k, k)}" for k, n in counts.items())
+            if g.forfeited:
+                status += f" (forfeited the rest after {opts.max_faults} faults)"
+        else:
+            status = "ok"
+        against = f" against {', '.join(g.opponents)}" if g.opponents else ""
+        lines.append(f"  {g.setup.title:<28} {g.deals:>3} deals{against}: {status}")
+
+    problems = report.problems
+    if problems:
+        lines.append("")
+        lines.append("What went wrong:")
+        by_kind: dict[str, list[Problem]] = {}
+        for p in problems:
+            by_kind.setdefault(p.kind, []).append(p)
+        for kind, items in by_kind.items():
+            lines.append(f"  {_KIND_TITLES.get(kind, kind)} — {len(items)} time{'s' if len(items) > 1 else ''}")
+            shown: set[str] = set()
+            for p in items[:_EXAMPLES]:
+                lines += ["    " + s for s in _describe(p, p.stderr in shown)]
+                shown.add(p.stderr)
+            if len(items) > _EXAMPLES:
+                games = sorted({p.setup.title for p in items[_EXAMPLES:]})
+                lines.append(f"    … and {len(items) - _EXAMPLES} more like these (in: {'; '.join(games)})")
+            hint = _NOT_JSON_HINT if any(p.detail.startswith("not JSON") for p in items) else _HINTS.get(kind)
+            if hint:
+                lines.append(f"    Hint: {hint}")
+
+    notes = _notes(report)
+    if notes:
+        lines.append("")
+        lines.append("Worth knowing (not faults):")
+        lines += ["  - " + n for n in notes]
+    others = [f for g in report.games for f in g.others_faults]
+    if others:
+        lines.append("")
+        lines.append("A sample bot faulted (not your bot's doing; is the machine overloaded?):")
+        lines += ["  - " + s for s in others[:5]]
+    lines.append("")
+    lines.append(f"logs and stderr of every process: {opts.log_dir}")
+    deals = sum(g.deals for g in report.games)
+    if report.passed:
+        lines.append(f"PASS: {len(report.games)} games, {deals} deals, nothing wrong")
+    else:
+        skipped = sum(1 for g in report.games if g.skipped)
+        bad = sum(1 for g in report.games if g.problems)
+        text = f"FAIL: {len(problems)} problem{'s' if len(problems) != 1 else ''} in {bad} of {len(report.games)} games"
+        if skipped:
+            text += f", {skipped} games skipped"
+        lines.append(text)
+    return lines
+
+
+def _describe(p: Problem, same_stderr: bool = False) -> list[str]:
+    head = f"{p.setup.title}, {p.where}:"
+    detail = p.detail
+    out = [head]
+    if p.kind == F.ILLEGAL:
+        reason, _, legal = detail.partition(" (legal: ")
+        out.append(f"  it played {p.line}")
+        out.append(f"  which is illegal: {reason}")
+        if legal:
+            out.append(f"  the legal plays were: {legal.rstrip(')')}")
+        return out
+    out.append(f"  {detail}")
+    if p.line is not None:
+        out.append(f"  the line: {p.line}")
+    if p.stderr.strip() and same_stderr:
+        out.append("  (the same stderr as above)")
+    elif p.stderr.strip():
+        out.append("  the last lines of its stderr:")
+        out += ["  | " + s for s in p.stderr.splitlines()[-10:]]
+    return out
+
+
+def _notes(report: CheckReport) -> list[str]:
+    opts = report.options
+    notes = []
+    remarks: Counter[str] = Counter(r for g in report.games for r in g.remarks)
+    for remark, n in remarks.most_common():
+        notes.append(f"it {remark}" + (f", {n} times" if n > 1 else ""))
+    answered = [g for g in report.games if g.answers]
+    if answered:
+        slow = max(answered, key=lambda g: g.slowest)
+        text = (f"slowest answer: {_ms(slow.slowest)} of the {_ms(opts.tc.move)} allowed "
+                f"({slow.setup.title}, {slow.slowest_where}; {sum(g.answers for g in answered)} answers in all)")
+        if slow.slowest > SLOW * opts.tc.move:
+            text += " — over half the limit: a slower machine may time out"
+        notes.append(text)
+    startups = [s for g in report.games for s in g.startups]
+    if startups:
+        text = f"slowest start-up: {_ms(max(startups))} of the {_ms(opts.tc.startup)} allowed ({len(startups)} starts)"
+        if max(startups) > SLOW * opts.tc.startup:
+            text += " — over half the limit: slow start-up"
+        notes.append(text)
+    exits: Counter[str] = Counter(e for g in report.games for e in g.exits)
+    for e, n in exits.items():
+        notes.append(f"a process {e}" + (f" ({n} times)" if n > 1 else ""))
+    return notes
+
+
+def missing_samples() -> list[str]:
+    """The sample bots the check needs that are not where it looks (a source checkout)."""
+    return [str(SAMPLE_DIR / s) for s in SAMPLES if not (SAMPLE_DIR / s).is_file()]
+
+
+def default_name(argv: list[str]) -> str:
+    return Path(argv[1] if len(argv) > 1 and Path(argv[0]).name.startswith(("python", "node")) else argv[0]).stem or "bot"

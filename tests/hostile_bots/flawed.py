@@ -1,0 +1,65 @@
+"""A bot with one flaw a bot author could well make, for tests/test_check.py.
+
+    flawed.py FLAW
+
+Without a flaw (``ok``) it plays like sample_bots/first_bot.py.  The flaws:
+
+  ok             none
+  unknown_type   before each play, writes a message of a type the referee does not know
+  debug_print    before each play, prints a debugging line to stdout
+  tile_string    writes its tile as a string, "3-5"
+  illegal        plays its first tile on the left end, whatever the ends show
+  crash_on_drew  dies with a KeyError when it sees a ``drew`` event (games with a bazaar)
+  slow_once      takes 0.6 s over its first answer, then answers at once
+  late_once      takes 0.8 s over its first answer
+  extra_line     writes a play after each ``deal_end``, when nothing was asked
+  protocol2      says it speaks protocol 2
+  no_start       exits at start with a message on stderr
+  no_exit        does not exit on ``match_end``
+"""
+
+import json
+import sys
+import time
+
+flaw = sys.argv[1] if len(sys.argv) > 1 else "ok"
+
+
+def send(message):
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+if flaw == "no_start":
+    print("flawed: config file 'weights.bin' not found", file=sys.stderr, flush=True)
+    sys.exit(2)
+
+answered = 0
+for line in sys.stdin:
+    msg = json.loads(line)
+    kind = msg.get("type")
+    if kind == "hello":
+        send({"type": "hello", "name": f"flawed-{flaw}", "protocol": 2 if flaw == "protocol2" else 1})
+    elif kind == "drew" and flaw == "crash_on_drew":
+        print(msg["tiles_drawn"])  # a KeyError: the field is called "tiles"
+    elif kind == "deal_end" and flaw == "extra_line":
+        send({"type": "play", "tile": [0, 0], "end": None})
+    elif kind == "turn":
+        first = msg["legal"][0]
+        play = {"type": "play", "tile": first["tile"], "end": first["end"]}
+        if flaw == "unknown_type":
+            send({"type": "thinking", "candidates": len(msg["legal"])})
+        elif flaw == "debug_print":
+            print(f"my hand: {msg['hand']}", flush=True)
+        elif flaw == "tile_string":
+            play["tile"] = "{}-{}".format(*first["tile"])
+        elif flaw == "illegal":
+            play = {"type": "play", "tile": msg["hand"][0], "end": "left" if msg["ends"] else None}
+        elif flaw in ("slow_once", "late_once") and answered == 0:
+            time.sleep(0.6 if flaw == "slow_once" else 0.8)
+        answered += 1
+        send(play)
+    elif kind == "match_end":
+        if flaw == "no_exit":
+            time.sleep(30)
+        break

@@ -1,0 +1,191 @@
+"""``referee check``: every sample bot passes; each flawed bot fails with its problem named.
+
+The flawed bots are tests/hostile_bots/flawed.py (one flaw a bot author could make, each) and
+tests/hostile_bots/hostile.py.  Runs go through the command line (typer's CliRunner), so the
+exit codes are checked too.  No test asserts on timing.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from referee import exitcodes as X
+from referee.check import setups
+from referee.cli import app
+
+ROOT = Path(__file__).resolve().parent.parent
+BOTS = ROOT / "sample_bots"
+FLAWED = Path(__file__).resolve().parent / "hostile_bots" / "flawed.py"
+HOSTILE = Path(__file__).resolve().parent / "hostile_bots" / "hostile.py"
+
+
+def check(tmp_path: Path, bot: str, *args: str):
+    result = CliRunner().invoke(app, ["check", bot, "--log-dir", str(tmp_path / "logs"), *args])
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return result
+
+
+def last_line(result) -> str:
+    return result.stdout.rstrip().splitlines()[-1]
+
+
+@pytest.fixture(scope="module")
+def c_random(tmp_path_factory) -> Path:
+    if shutil.which("cc") is None or shutil.which("make") is None:
+        pytest.skip("no C compiler (cc) or make")
+    out = tmp_path_factory.mktemp("c_bots")
+    done = subprocess.run(["make", "-C", str(BOTS / "c"), f"OUT={out}"], check=False, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, f"make failed:\n{done.stdout}\n{done.stderr}"
+    return out / "random_bot"
+
+
+# -- good bots pass ------------------------------------------------------------------------------
+
+
+def test_default_check_of_a_correct_bot(tmp_path):
+    """Every game, each player count, in every seating; PASS and exit 0."""
+    result = check(tmp_path, str(BOTS / "first_bot.py"))
+    assert result.exit_code == X.OK, result.stdout
+    for s in setups():
+        assert f"  {s.title} " in result.stdout
+    assert {s.variant for s in setups()} >= {"sport", "kozel", "draw", "block", "club"}
+    assert {(s.variant, s.players) for s in setups()} >= {("kozel", 4), ("kozel", 2), ("draw", 2), ("draw", 3), ("draw", 4)}
+    assert "hello: name 'first_bot.py', protocol 1" in result.stdout
+    assert "slowest answer: " in result.stdout and "of the 5000 ms allowed" in result.stdout
+    assert "slowest start-up: " in result.stdout
+    assert last_line(result).startswith("PASS: 13 games")
+    assert "What went wrong" not in result.stdout
+    assert (tmp_path / "logs" / "sport-4.jsonl").is_file()
+
+
+@pytest.mark.parametrize("bot", ["greedy_bot.py", "random_bot.py", "random_bot.js", "c"])
+def test_sample_bots_pass(tmp_path, bot, request):
+    if bot == "random_bot.js" and shutil.which("node") is None:
+        pytest.skip("node is not installed")
+    command = str(request.getfixturevalue("c_random")) if bot == "c" else str(BOTS / bot)
+    result = check(tmp_path, command, "--deals", "2", "--seed", "7")
+    assert result.exit_code == X.OK, result.stdout
+    assert last_line(result).startswith("PASS: 13 games")
+
+
+# -- flawed bots fail, with the problem named ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("flaw", "args", "expected"),
+    [
+        ("debug_print", ["-v", "draw", "--deals", "2"],
+         ["bad output", "not JSON", "the line: my hand: [[", "Hint: Standard output is for protocol lines only"]),
+        ("tile_string", ["-v", "block", "--deals", "2"],
+         ["bad output", "at `$.tile`", "the play does not fit the protocol: Expected `array`, got `str`"]),
+        ("illegal", ["-v", "sport", "--deals", "4"],
+         ["illegal play", "it played {\"type\": \"play\"", "which is illegal: ", "the legal plays were: "]),
+        ("crash_on_drew", ["--deals", "2"],
+         ["crash", "exited with code 1", "the last lines of its stderr:", "| KeyError: 'tiles_drawn'", "draw, 2 players"]),
+        ("late_once", ["-v", "draw", "--deals", "2", "--move-time", "0.5"],
+         ["late answer (timeout)", "no play within 500 ms", "Hint: Does it flush"]),
+        ("extra_line", ["-v", "sport", "--deals", "4"],
+         ["output out of turn", "sent a 'play' message when it was not its turn"]),
+    ],
+)
+def test_flawed_bots_fail(tmp_path, flaw, args, expected):
+    result = check(tmp_path, f"{FLAWED} {flaw}", *args)
+    assert result.exit_code == X.CHECK_FAILED, result.stdout
+    for text in expected:
+        assert text in result.stdout, (text, result.stdout)
+    assert "What went wrong:" in result.stdout
+    assert last_line(result).startswith("FAIL: ")
+
+
+def test_crash_only_in_games_with_a_bazaar(tmp_path):
+    """A bot that dies on ``drew`` passes the games without a bazaar: each game is judged."""
+    result = check(tmp_path, f"{FLAWED} crash_on_drew", "--deals", "2")
+    lines = {line.split(" deals")[0].rsplit(None, 1)[0].strip(): line for line in result.stdout.splitlines()
+             if " deals against " in line}
+    assert "crash" in lines["draw, 2 players"]
+    assert lines["block, 2 players"].endswith(": ok")
+    assert lines["sport, 4 players in pairs"].endswith(": ok")
+
+
+@pytest.mark.parametrize(
+    ("flaw", "expected"),
+    [
+        ("protocol2", "speaks protocol 2; this referee speaks 1"),
+        ("no_start", "config file 'weights.bin' not found"),
+    ],
+)
+def test_bot_that_cannot_start(tmp_path, flaw, expected):
+    result = check(tmp_path, f"{FLAWED} {flaw}")
+    assert result.exit_code == X.BOT_START
+    assert "The bot could not be started:" in result.stdout
+    assert expected in result.stdout
+    assert last_line(result) == "FAIL: the bot could not be started"
+    assert "the bot could not be started" in result.stderr
+
+
+def test_timeouts_stop_the_check_early(tmp_path):
+    """A bot that hangs from its second turn on: after three timeouts the games not begun are
+    skipped instead of waiting out the clock again and again."""
+    state = tmp_path / "state"
+    state.mkdir()
+    result = check(tmp_path, f"{HOSTILE} silent {state} every=1 deal=0 turn=1", "--move-time", "0.3")
+    assert result.exit_code == X.CHECK_FAILED, result.stdout
+    assert "late answer (timeout) — 3 times" in result.stdout
+    assert "skipped after 3 timeouts in other games" in result.stdout
+    assert "games skipped" in last_line(result)
+
+
+# -- harmless oddities pass, and are reported ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("flaw", "args", "expected"),
+    [
+        ("unknown_type", ["-v", "kozel", "--deals", "2"], "it sent a message of unknown type 'thinking' (ignored)"),
+        ("slow_once", ["-v", "draw", "--deals", "1", "--move-time", "1"], "over half the limit: a slower machine may time out"),
+        ("no_exit", ["-v", "sport", "--deals", "1"], "did not exit within 1 s after match_end (the referee killed it)"),
+    ],
+)
+def test_harmless_oddities_are_reported(tmp_path, flaw, args, expected):
+    result = check(tmp_path, f"{FLAWED} {flaw}", *args)
+    assert result.exit_code == X.OK, result.stdout
+    assert "Worth knowing (not faults):" in result.stdout
+    assert expected in result.stdout
+    assert last_line(result).startswith("PASS: ")
+
+
+# -- usage ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["--variant", "chess"], "unknown variant 'chess'"),
+        (["--deals", "0"], "--deals must be at least 1"),
+        (["--move-time", "0"], "a bot needs some time to move"),
+    ],
+)
+def test_usage_errors(tmp_path, args, expected):
+    result = check(tmp_path, str(BOTS / "first_bot.py"), *args)
+    assert result.exit_code == X.USAGE
+    assert expected in result.stderr
+
+
+def test_missing_bot_is_a_usage_error(tmp_path):
+    result = check(tmp_path, str(tmp_path / "nope.py"))
+    assert result.exit_code == X.USAGE
+    assert "no such file" in result.stderr
+
+
+def test_runs_as_a_command():
+    """The installed ``referee`` (or ``python -m referee``) has the command and documents its exit codes."""
+    done = subprocess.run([sys.executable, "-m", "referee", "check", "--help"], check=False, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0
+    assert "5 FAIL" in done.stdout
