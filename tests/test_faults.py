@@ -11,7 +11,6 @@ check their own pids).  Deadlines here only catch hangs; no test asserts how lon
 from __future__ import annotations
 
 import json
-import os
 import sys
 import tracemalloc
 from dataclasses import dataclass

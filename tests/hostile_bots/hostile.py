@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """A bot that plays correctly (always ``legal[0]``, like sample_bots/first_bot.py) until the
 moment it misbehaves, once per match.  Used by tests/test_faults.py.
 
