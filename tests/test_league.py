@@ -338,6 +338,82 @@ async def test_a_lane_replaces_a_match_process_that_died_and_goes_on(tmp_path):
     assert report.played == 1 and not report.failed and report.left == 0
 
 
+SLOPPY = """
+import json, sys
+turns = 0
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["type"] == "hello":
+        print(json.dumps({"type": "hello", "name": "sloppy", "version": "1", "protocol": 1}), flush=True)
+    elif msg["type"] == "turn":
+        turns += 1
+        if turns == 4:
+            print("this is not JSON", flush=True)
+        else:
+            first = msg["legal"][0]
+            print(json.dumps({"type": "play", "tile": first["tile"], "end": first.get("end")}), flush=True)
+    elif msg["type"] == "match_end":
+        break
+"""
+
+
+def test_faults_reach_the_table_and_a_bot_that_cannot_start_fails_its_pairings(tmp_path):
+    (tmp_path / "sloppy.py").write_text(SLOPPY, encoding="utf-8")
+    (tmp_path / "broken.py").write_text("raise SystemExit(1)\n", encoding="utf-8")
+    text = league_toml([FOUR[1]]) + (
+        '[[bot]]\nname = "sloppy"\ncommand = "sloppy.py"\n'
+        '[[bot]]\nname = "broken"\ncommand = "broken.py"\n')
+    path = write_league(tmp_path, text)
+    r = referee("league", "run", str(path), "-j", "2")
+    assert r.returncode == X.BOT_START, r.stderr
+    assert "played 1 match" in r.stdout and "2 failed" in r.stdout
+    assert r.stderr.count("failed: broken vs") == 2 and "could not be started" in r.stderr
+    status = cli("league", "status", str(path))
+    assert "1 done, 2 failed, 0 pending" in status.stdout
+    rows = {row["bot"]: row for row in table_json(path)["standings"]}
+    assert rows["sloppy"]["bad_output"] >= 1 and rows["sloppy"]["matches"] == 1
+    assert rows["first"]["bad_output"] == 0 and rows["broken"]["matches"] == 0
+    conn = sqlite3.connect(path.with_suffix(".db"))
+    try:
+        kinds = conn.execute("SELECT bot, kind FROM faults").fetchall()
+    finally:
+        conn.close()
+    assert kinds and all(k == ("sloppy", "bad_output") for k in kinds) and len(kinds) == rows["sloppy"]["bad_output"]
+
+
+def test_a_match_process_whose_league_is_gone_stops_its_bots_and_exits(tmp_path):
+    # The league writes a job only after the last result, so input that ends mid-match means the
+    # league died (kill -9): the child must not play on for nobody.
+    from tournaments.runner import make_job
+
+    league = load_league(two_bot_league(tmp_path))
+    job = make_job(league, league.pairings()[0], tmp_path / "log.jsonl", tmp_path / "stderr")
+    job["deals"] = 400
+    proc = subprocess.Popen([sys.executable, "-m", "tournaments.worker"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    try:
+        proc.stdin.write(json.dumps(job).encode() + b"\n")
+        proc.stdin.flush()
+        first = json.loads(proc.stdout.readline())
+        assert first["k"] == "progress"
+        proc.stdin.close()
+        assert proc.wait(timeout=HANG) == 4, proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for f in (proc.stdin, proc.stdout, proc.stderr):
+            f.close()
+
+
+async def test_matches_can_also_run_inside_the_league_process(tmp_path):
+    path = two_bot_league(tmp_path)
+    with trio.fail_after(HANG):
+        report = await run_league(load_league(path), isolate=False)
+    assert report.played == 1 and not report.failed
+    assert table_json(path)["pairings"]["done"] == 1
+
+
 # -- bad league files -------------------------------------------------------------------------------
 
 BAD = [

@@ -241,7 +241,7 @@ async def play_here(job: dict[str, Any], report) -> tuple[dict | None, str | Non
     try:
         return await worker.play(job, report), None, None
     except BotStartError as exc:
-        return None, str(exc), "bot_start"
+        return None, f"a bot could not be started: {exc}", "bot_start"
 
 
 # -- the league -----------------------------------------------------------------------------------

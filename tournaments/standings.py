@@ -171,7 +171,7 @@ def _cells(r: Row) -> list[str]:
             str(r.pts_against), f"{r.diff:+d}", f"{r.rating:+.0f} ± {r.rating_high - r.rating:.0f}", _faults_text(r)]
 
 
-TEXT_HEADERS = ["#", "bot", "M", "W", "D", "L", "pts", "for", "against", "diff", "rating (95%)", "faults"]
+TEXT_HEADERS = ["#", "bot", "M", "W", "D", "L", "pts", "for", "agst", "diff", "rating", "faults"]
 
 
 def to_markdown(s: Standings) -> str:
@@ -187,9 +187,12 @@ def to_markdown(s: Standings) -> str:
 def rich_table(s: Standings):
     from rich.table import Table
 
-    t = Table(title=f"{s.league.name}: {s.league.describe()}", title_justify="left", header_style="bold", pad_edge=False)
+    from rich import box
+
+    t = Table(title=f"{s.league.name}: {s.league.describe()}", title_justify="left", header_style="bold", pad_edge=False,
+              box=box.SIMPLE_HEAD)
     for h in TEXT_HEADERS:
-        t.add_column(h, justify="left" if h in ("bot", "faults") else "right")
+        t.add_column(h, justify="left" if h in ("bot", "faults") else "right", no_wrap=h != "faults", min_width=6 if h == "faults" else None)
     for r in s.rows:
         t.add_row(*_cells(r))
     t.caption = "\n".join(footnotes(s))

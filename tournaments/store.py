@@ -156,7 +156,8 @@ class Store:
 
     def check(self, league: League, *, adopt: bool) -> None:
         """Refuse a league whose settings, or a bot whose command, differ from those of the
-        stored results.  With ``adopt``, record the settings and bots (in one transaction).
+        stored results (a database without finished matches takes new settings).  With
+        ``adopt``, record the settings and bots (in one transaction).
 
         Raises:
             LeagueError: one line naming the first difference.
@@ -164,6 +165,9 @@ class Store:
         where = f"{league.path}"
         stored = self.meta("settings")
         settings = league.settings()
+        played = self.bots_with_results()
+        if stored is not None and not played:
+            stored = None  # nothing finished yet: the settings may still change
         if stored is not None:
             old = json.loads(stored)
             diff = _first_difference(old, settings)
@@ -173,7 +177,6 @@ class Store:
                     f"{where}: {key} is {_show(now)} but the results in {self.path.name} were played with {_show(was)}; "
                     f"old and new results would not be comparable (restore the setting, or use another database with --db)"
                 )
-        played = self.bots_with_results()
         known = dict(self.conn.execute("SELECT name, identity FROM bots"))
         for bot in league.bots:
             identity = json.dumps(bot.identity(), sort_keys=True)
@@ -191,6 +194,7 @@ class Store:
                 self.conn.execute("INSERT OR REPLACE INTO meta VALUES ('settings', ?)", (json.dumps(settings, sort_keys=True),))
                 self.conn.execute("INSERT OR IGNORE INTO meta VALUES ('created', ?)", (f"{time.time():.3f}",))
                 self.conn.execute("INSERT OR REPLACE INTO meta VALUES ('league', ?)", (league.name,))
+                self.conn.execute("DELETE FROM matches WHERE status = 'failed'")  # tried under other settings
             for bot in league.bots:
                 if bot.name not in played:
                     self.conn.execute("INSERT OR REPLACE INTO bots VALUES (?, ?)", (bot.name, json.dumps(bot.identity(), sort_keys=True)))

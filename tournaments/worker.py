@@ -16,13 +16,16 @@ Every job ends with exactly one ``result`` or ``error`` line; then the child rea
 It exits with 0 at the end of its input.  A child lives for many matches, because starting
 Python and importing the referee costs about as much CPU as a short match.
 
-Exit codes: 0 end of input, 2 a line that is not a job, 143 stopped by SIGTERM (after its
-bots were stopped), 1 a bug (traceback on stderr).
+Exit codes: 0 end of input, 2 a line that is not a job, 4 the input ended (or stdout broke)
+during a match, 143 stopped by SIGTERM, 1 a bug (traceback on stderr).  The match in play is
+stopped, its bots killed and reaped, before every exit.
 
-Signals: the child ignores SIGINT (a Ctrl-C in the terminal reaches the whole process group;
-the parent decides and sends SIGTERM), and SIGTERM cancels the match in play, so the table
-kills and reaps every bot before the child exits.  On Linux the child also asks for SIGTERM
-when its parent dies, so a league killed with SIGKILL leaves no match running.
+Signals and orphans: the child ignores SIGINT (a Ctrl-C in the terminal reaches the whole
+process group; the league decides, and sends SIGTERM).  SIGTERM cancels the match in play.  The
+league writes a job only after the previous result, so the child also watches its input during
+a match: if it ends, the league is gone (even killed with SIGKILL), and the child stops the
+match and exits rather than play on for nobody.  (``PR_SET_PDEATHSIG`` would not do: it fires
+when the parent *thread* that spawned the child ends, and trio spawns from a thread pool.)
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ EXIT_OK = 0
 EXIT_BUG = 1
 EXIT_REFUSED = 2
 EXIT_TERMINATED = 128 + signal.SIGTERM
+EXIT_PARENT_GONE = 4
 
 
 def build_spec(job: dict[str, Any]) -> MatchSpec:
@@ -91,43 +95,67 @@ async def play(job: dict[str, Any], report: Callable[[int, int], None] | None = 
     return {"result": result.to_json(), "boards": result.unit_margins(0)}
 
 
-def _die_with_parent() -> None:
-    """Ask Linux for SIGTERM when the parent dies (PR_SET_PDEATHSIG); elsewhere do nothing."""
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGTERM, 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        return
-    if os.getppid() == 1:  # the parent died before the request: act on it now
-        os.kill(os.getpid(), signal.SIGTERM)
+class ParentGone(Exception):
+    """The league closed this child's input (or died) in the middle of a match."""
 
 
 def _emit(record: dict[str, Any]) -> None:
-    sys.stdout.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
-    sys.stdout.flush()
+    try:
+        sys.stdout.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise ParentGone from None
 
 
 class BadJob(Exception):
     pass
 
 
-async def _serve(stdin: trio.abc.ReceiveStream) -> None:
-    """Play the jobs of ``stdin`` one after the other, until its end."""
-    buf = bytearray()
-    while True:
-        while (i := buf.find(b"\n")) < 0:
-            chunk = await stdin.receive_some()
-            if not chunk:
-                if buf.strip():
+class _Input:
+    """The job lines of stdin."""
+
+    def __init__(self, stream: trio.abc.ReceiveStream) -> None:
+        self.stream = stream
+        self.buf = bytearray()
+        self.eof = False
+
+    async def line(self) -> bytes | None:
+        """The next line, or ``None`` at the end of the input."""
+        while (i := self.buf.find(b"\n")) < 0:
+            if self.eof:
+                if self.buf.strip():
                     raise BadJob("the input ended inside a job line")
-                return
-            buf.extend(chunk)
-        line = bytes(buf[:i])
-        del buf[: i + 1]
+                return None
+            await self._fill()
+        line = bytes(self.buf[:i])
+        del self.buf[: i + 1]
+        return line
+
+    async def until_eof(self) -> None:
+        """Return when the input ends (anything that arrives meanwhile is kept for :meth:`line`)."""
+        while not self.eof:
+            await self._fill()
+
+    async def _fill(self) -> None:
+        chunk = await self.stream.receive_some()
+        if chunk:
+            self.buf.extend(chunk)
+        else:
+            self.eof = True
+
+
+async def _serve(stdin: trio.abc.ReceiveStream) -> None:
+    """Play the jobs of ``stdin`` one after the other, until its end.
+
+    The league writes the next job only after this one's result, so input that ends during a
+    match means the league is gone: the match is stopped (its bots killed) and the child exits.
+
+    Raises:
+        ParentGone: the input ended, or stdout broke, during a match.
+        BadJob: a line that is not a JSON object.
+    """
+    jobs = _Input(stdin)
+    while (line := await jobs.line()) is not None:
         if not line.strip():
             continue
         try:
@@ -136,12 +164,29 @@ async def _serve(stdin: trio.abc.ReceiveStream) -> None:
             raise BadJob(f"not JSON: {exc}") from None
         if not isinstance(job, dict):
             raise BadJob("a job is a JSON object")
-        try:
-            record = await play(job, lambda done, total: _emit({"k": "progress", "done": done, "total": total}))
-        except BotStartError as exc:
-            _emit({"k": "error", "kind": "bot_start", "message": str(exc)})
+        outcome: dict[str, Any] = {}
+        async with trio.open_nursery() as nursery:
+
+            async def watch_parent() -> None:
+                await jobs.until_eof()
+                outcome["gone"] = True
+                nursery.cancel_scope.cancel()
+
+            async def match() -> None:
+                try:
+                    outcome["record"] = await play(job, lambda done, total: _emit({"k": "progress", "done": done, "total": total}))
+                except BotStartError as exc:
+                    outcome["bot_start"] = f"a bot could not be started: {exc}"
+                nursery.cancel_scope.cancel()
+
+            nursery.start_soon(watch_parent)
+            nursery.start_soon(match)
+        if "record" in outcome:
+            _emit({"k": "result", **outcome["record"]})
+        elif "bot_start" in outcome:
+            _emit({"k": "error", "kind": "bot_start", "message": outcome["bot_start"]})
         else:
-            _emit({"k": "result", **record})
+            raise ParentGone
 
 
 async def _main() -> int:
@@ -168,12 +213,14 @@ async def _main() -> int:
 
 def main() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _die_with_parent()
     code = EXIT_REFUSED
     try:
         code = trio.run(_main)
     except* BadJob as group:
         print(f"tournaments.worker: bad job: {group.exceptions[0]}", file=sys.stderr)
+    except* ParentGone:
+        # Nobody is left to read: leave without flushing into the broken pipe.
+        os._exit(EXIT_PARENT_GONE)
     sys.exit(code)
 
 
