@@ -1,0 +1,61 @@
+"""Every sample bot plays whole sport and kozel games through the real referee, legally.
+
+(tests/test_sample_bots.py drives each bot through a scripted transcript; this file puts them at
+the table with the referee's processes, clocks and fault checks.)
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import trio
+
+from referee.clock import TimeControl
+from referee.engine import variant
+from referee.match import MatchSpec, run_match
+from referee.process import resolve_command
+from referee.table import Bot
+
+BOTS = Path(__file__).resolve().parent.parent / "sample_bots"
+
+
+@pytest.fixture(scope="module")
+def c_dir(tmp_path_factory) -> Path:
+    if shutil.which("cc") is None or shutil.which("make") is None:
+        pytest.skip("no C compiler (cc) or make")
+    out = tmp_path_factory.mktemp("cbots")
+    done = subprocess.run(["make", "-C", str(BOTS / "c"), f"OUT={out}"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return out
+
+
+def command(bot: str, c_dir_factory) -> list[str]:
+    if bot.endswith(".js") and shutil.which("node") is None:
+        pytest.skip("node is not installed")
+    if bot == "c/random_bot":
+        return [str(c_dir_factory() / "random_bot")]
+    return resolve_command(str(BOTS / bot))
+
+
+@pytest.mark.parametrize("bot", ["random_bot.py", "greedy_bot.py", "first_bot.py", "random_bot.js", "c/random_bot"])
+@pytest.mark.parametrize("game, amount", [("sport", 4), ("kozel", 1)])
+def test_sample_bot_plays_legally_through_the_referee(bot, game, amount, request, tmp_path, monkeypatch):
+    monkeypatch.setenv("BOT_SEED", "3")
+    argv = command(bot, lambda: request.getfixturevalue("c_dir"))
+    v = variant(game)
+    opponent = Bot("first", resolve_command(str(BOTS / "first_bot.py")))
+    spec = MatchSpec(
+        v, [Bot("candidate", argv), opponent], 4, v.resolve_options(4),
+        deals=amount if not v.to_target else None, games=amount if v.to_target else None, seed=9,
+        tc=TimeControl(startup=20, move=10), log_path=tmp_path / "m.jsonl", stderr_dir=tmp_path / "err",
+    )
+    result = trio.run(run_match, spec)
+    data = result.to_json()
+    assert data["faults"] == []
+    assert not data["interrupted"]
+    assert len(data["deals"]) >= (8 if game == "sport" else 2)
+    assert all(d["end"] in ("domino", "fish") for d in data["deals"])
+    assert data["bots"][0]["hello"] is not None
