@@ -1,0 +1,214 @@
+"""The referee's whole cost per move, beside the raw cost of a pipe round trip to the same bot.
+
+``python -m bench.referee [--deals N] [--repeat R] [--round-trips K]`` builds ``echo_first`` (a
+C bot that answers every turn at once with the first legal play) and ``bench/pipe_floor.c`` (a
+trivial C driver) into ``bench/out/``, then measures, in the same run, alternating:
+
+* **referee** — a real sport match, echo_first against echo_first (4 bot processes), ``N``
+  deals per orientation, played in a fresh Python process by :func:`referee.match.run_match`
+  with the match log written as the CLI writes it.  The clock runs from the end of
+  ``Table.open`` (every bot started and greeted) to the start of ``Table.close``;
+  ``µs/move`` = that wall time over the plays made.  It is everything the referee does per
+  move: the engine, building and encoding messages, the pipe, reading and decoding the answer,
+  validating it, the clock, the log, and the deal starts and ends.
+* **floor** — ``pipe_floor``: spawns one echo_first, then ``K`` times writes one realistic
+  pre-encoded ``turn`` line and reads the reply line; ``µs/round trip`` = wall time over ``K``.
+
+Each is run **pinned** (``taskset -c 0``: the referee or driver and every bot share CPU 0) and
+**unpinned** (``taskset -c`` every CPU).  On a 2-core virtual machine an unpinned round trip
+mostly waits for the other CPU to wake, so the pinned ratio is the one that says how much the
+referee adds.  Each measurement is one subprocess; the repeats are interleaved so that a slow
+spell of the machine falls on every figure alike.  Nothing here asserts anything.
+
+``--profile`` instead plays one pinned match under cProfile and prints where the time goes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "bench" / "out"
+
+
+# -- building ------------------------------------------------------------------------------
+
+
+def build(out: Path) -> tuple[Path, Path]:
+    """Compile echo_first and pipe_floor into ``out``; their paths."""
+    out.mkdir(parents=True, exist_ok=True)
+    cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        raise SystemExit("bench.referee: no C compiler (cc) on PATH")
+    subprocess.run(["make", "-s", "-C", str(ROOT / "sample_bots" / "c"), f"OUT={out}", f"CC={cc}", str(out / "echo_first")], check=True)
+    floor = out / "pipe_floor"
+    subprocess.run([cc, "-O2", "-std=c99", "-Wall", "-Wextra", "-o", str(floor), str(ROOT / "bench" / "pipe_floor.c")], check=True)
+    return out / "echo_first", floor
+
+
+# -- the referee side (runs in the measuring subprocess) ------------------------------------
+
+
+def play_match(bot: Path, deals: int, work: Path, profiler=None) -> dict:
+    """Play one sport match in this process; the timed part and the number of plays.
+
+    A ``profiler`` (a :class:`cProfile.Profile`) is enabled for the timed part only."""
+    import trio
+
+    import referee.match as match_module
+    from referee.engine import variant
+    from referee.match import MatchSpec, run_match
+    from referee.table import Bot, Table
+
+    marks: dict[str, float] = {}
+
+    class TimedTable(Table):
+        async def open(self) -> None:
+            await super().open()
+            if profiler is not None:
+                profiler.enable()
+            marks["start"] = time.perf_counter()
+            marks["cpu_start"] = time.process_time()
+
+        async def close(self) -> None:
+            if "stop" not in marks:
+                marks["stop"] = time.perf_counter()
+                marks["cpu_stop"] = time.process_time()
+                if profiler is not None:
+                    profiler.disable()
+            await super().close()
+
+    v = variant("sport")
+    bots = [Bot("A", [str(bot)]), Bot("B", [str(bot)])]
+    spec = MatchSpec(v, bots, 4, v.resolve_options(4, {}), deals=deals, seed=1,
+                     log_path=work / "match.jsonl", stderr_dir=work / "match.stderr")
+    match_module.Table = TimedTable  # type: ignore[misc]
+    try:
+        result = trio.run(run_match, spec)
+    finally:
+        match_module.Table = Table  # type: ignore[misc]
+    plays = sum(b.clock.moves for b in bots if b.clock is not None)
+    faults = sum(len(b.faults) for b in bots)
+    if faults or result.interrupted:
+        raise SystemExit(f"bench.referee: the match had {faults} faults; the figures would be meaningless")
+    seconds = marks["stop"] - marks["start"]
+    cpu = marks["cpu_stop"] - marks["cpu_start"]
+    return {"seconds": seconds, "plays": plays, "us": seconds / plays * 1e6, "cpu_us": cpu / plays * 1e6}
+
+
+def child(args: argparse.Namespace) -> int:
+    with tempfile.TemporaryDirectory(prefix="bench-referee-") as tmp:
+        if args.profile:
+            import cProfile
+            import pstats
+
+            prof = cProfile.Profile()
+            row = play_match(args.bot, args.deals, Path(tmp), prof)
+            print(f"{row['plays']} plays, {row['us']:.1f} µs/move under cProfile (its overhead included); "
+                  "the timed part only\n")
+            pstats.Stats(prof).sort_stats(args.sort).print_stats(args.top)
+            return 0
+        row = play_match(args.bot, args.deals, Path(tmp))
+    print(json.dumps(row))
+    return 0
+
+
+# -- the measuring parent --------------------------------------------------------------------
+
+
+def pin(pinned: bool) -> list[str]:
+    cpus = "0" if pinned else f"0-{(os.cpu_count() or 1) - 1}"
+    return ["taskset", "-c", cpus]
+
+
+def referee_us(pinned: bool, bot: Path, deals: int) -> tuple[float, int]:
+    cmd = [*pin(pinned), sys.executable, "-m", "bench.referee", "--child", "--bot", str(bot), "--deals", str(deals)]
+    done = subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True, text=True)
+    row = json.loads(done.stdout.strip().splitlines()[-1])
+    return row["us"], row["plays"]
+
+
+def floor_us(pinned: bool, floor: Path, bot: Path, trips: int) -> float:
+    done = subprocess.run([*pin(pinned), str(floor), str(bot), str(trips)], check=True, capture_output=True, text=True)
+    return float(done.stdout.split()[0])
+
+
+def summary(xs: list[float]) -> str:
+    """median [min–max]"""
+    return f"{statistics.median(xs):7.1f} [{min(xs):.1f}–{max(xs):.1f}]"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m bench.referee", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--deals", type=int, default=40, help="sport deals per orientation, a multiple of 4 (default 40: ~1800 plays)")
+    ap.add_argument("--repeat", type=int, default=5, help="measurements of each figure, interleaved (default 5)")
+    ap.add_argument("--round-trips", type=int, default=20000, help="timed round trips per floor measurement (default 20000)")
+    ap.add_argument("--profile", action="store_true", help="profile one pinned match with cProfile instead")
+    ap.add_argument("--sort", default="tottime", help="with --profile: the pstats sort key (default tottime)")
+    ap.add_argument("--top", type=int, default=30, help="with --profile: rows printed (default 30)")
+    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--bot", type=Path, help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.deals < 4 or args.deals % 4:
+        ap.error("--deals must be a positive multiple of 4 (sport)")
+    if args.repeat < 1 or args.round_trips < 1:
+        ap.error("--repeat and --round-trips must be positive")
+    if args.child:
+        return child(args)
+    if shutil.which("taskset") is None:
+        raise SystemExit("bench.referee: taskset (util-linux) is needed to pin to one CPU")
+
+    bot, floor = build(OUT)
+    if args.profile:
+        cmd = [*pin(True), sys.executable, "-m", "bench.referee", "--child", "--profile", "--bot", str(bot),
+               "--deals", str(args.deals), "--sort", args.sort, "--top", str(args.top)]
+        return subprocess.run(cmd, cwd=ROOT).returncode
+
+    print(f"Sport, echo_first vs echo_first (4 C processes), {args.deals} deals × 2 orientations per match; "
+          f"floor: {args.round_trips:,} round trips; {args.repeat} interleaved repeats")
+    print(f"Python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs, {platform.release()}")
+    print()
+    ref: dict[bool, list[float]] = {True: [], False: []}
+    flo: dict[bool, list[float]] = {True: [], False: []}
+    ratio: dict[bool, list[float]] = {True: [], False: []}
+    plays = 0
+    for r in range(args.repeat):
+        print(f"  repeat {r + 1}/{args.repeat} …", file=sys.stderr, flush=True)
+        order = (True, False) if r % 2 == 0 else (False, True)
+        for pinned in order:
+            f1 = floor_us(pinned, floor, bot, args.round_trips)
+            us, plays = referee_us(pinned, bot, args.deals)
+            f2 = floor_us(pinned, floor, bot, args.round_trips)
+            f = (f1 + f2) / 2  # the floor measured just before and just after this match
+            ref[pinned].append(us)
+            flo[pinned].append(f)
+            ratio[pinned].append(us / f)
+
+    head = f"{'':<10}{'referee µs/move':>26}{'floor µs/round trip':>26}{'ratio':>24}"
+    print(head)
+    print("-" * len(head))
+    for pinned in (True, False):
+        label = "pinned" if pinned else "unpinned"
+        rat = ratio[pinned]
+        print(f"{label:<10}{summary(ref[pinned]):>26}{summary(flo[pinned]):>26}"
+              f"{f'{statistics.median(rat):5.1f}× [{min(rat):.1f}–{max(rat):.1f}]':>24}")
+    print()
+    print(f"Medians [min–max] of {args.repeat} repeats; {plays} plays per match.  µs/move: the match's wall time from")
+    print("after Table.open to Table.close over its plays.  Floor: pipe_floor's µs per turn/reply round trip, the")
+    print("mean of runs just before and after each match.  Ratio: per repeat, referee ÷ that floor.")
+    print("pinned = taskset -c 0 (everything on CPU 0); the issue's target is a pinned ratio ≤ 6×.")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
