@@ -57,9 +57,10 @@ class MatchLog:
 
     def out(self, seat: int, lines: list[bytes]) -> None:
         if self._file is not None:
-            t = b"%.6f" % self._clock()
-            body = b",".join(line[:-1] for line in lines)
-            self._file.write(b'{"k":"out","seat":%d,"t":%s,"msgs":[%s]}\n' % (seat, t, body))
+            # Each line is encoded JSON whose only newline is its last byte, so the messages
+            # joined with commas are the lines joined, with newlines turned into commas.
+            body = b"".join(lines)[:-1].replace(b"\n", b",")
+            self._file.write(b'{"k":"out","seat":%d,"t":%.6f,"msgs":[%s]}\n' % (seat, self._clock(), body))
 
     def inp(self, seat: int, line: bytes) -> None:
         if self._file is not None:
