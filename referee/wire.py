@@ -51,13 +51,21 @@ def turn_message(state: LineDeal, time_ms: int, bank_ms: int | None = None) -> m
     )
 
 
+_PLACED_LINES: dict[int, bytes] = {}
+
+
 def event_lines(event: Event, players: int) -> list[bytes]:
     """The encoded line each seat receives for ``event`` (the same bytes for everyone, except
     that only the drawer sees the tiles drawn)."""
     if type(event) is Placed:
-        line = m.encode_line(
-            m.Placed(event.seat, TILE_JSON[event.tile], None if event.end is None else END_NAMES[event.end], event.forced)
-        )
+        # Once per move: a placed line is encoded once per distinct (seat, tile, end, forced).
+        end = event.end
+        key = ((event.seat * N_TILES + event.tile) * 8 + (7 if end is None else end)) * 2 + event.forced
+        line = _PLACED_LINES.get(key)
+        if line is None:
+            line = _PLACED_LINES[key] = m.encode_line(
+                m.Placed(event.seat, TILE_JSON[event.tile], None if end is None else END_NAMES[end], event.forced)
+            )
         return [line] * players
     if type(event) is Drew:
         public = m.encode_line(m.Drew(event.seat, event.count, None))
