@@ -247,6 +247,8 @@ def test_ctrl_c_stops_the_matches_in_play_and_the_next_run_finishes(played, tmp_
     proc = start_league(path, "--concurrency", "2")
     try:
         wait_for_commit(proc, db)
+        second = cli("league", "run", str(path))  # a second run of the same league is refused
+        assert second.exit_code == X.USAGE and "another run of this league" in second.stderr
         os.killpg(proc.pid, signal.SIGINT)  # what a terminal sends to the foreground job
         _, stderr = proc.communicate(timeout=HANG)
     finally:

@@ -21,6 +21,7 @@ deal stream.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import secrets
@@ -29,7 +30,8 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -39,8 +41,8 @@ import trio
 
 from referee.process import describe_exit
 from tournaments import worker
-from tournaments.config import League
-from tournaments.store import Finished, open_store
+from tournaments.config import League, LeagueError
+from tournaments.store import Finished, Store, open_store
 
 #: How long a child gets to stop its bots after SIGTERM before it is killed.
 TERM_GRACE = 5.0
@@ -261,6 +263,31 @@ def _remove(path: Path) -> None:
             pass
 
 
+@contextmanager
+def _exclusive(league: League) -> Iterator[None]:
+    """Hold ``<database>.lock`` for the run, so two runs never play the same pairings at once
+    (the kernel drops the lock when the process dies, even by SIGKILL)."""
+    league.db_path.parent.mkdir(parents=True, exist_ok=True)
+    lock = league.db_path.with_name(league.db_path.name + ".lock")
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise LeagueError(f"{league.path}: another run of this league is using {league.db_path.name}; wait for it to end") from None
+        yield
+    finally:
+        os.close(fd)
+
+
+@contextmanager
+def _open(league: League) -> Iterator[Store]:
+    store = open_store(league.db_path, create=True)
+    assert store is not None
+    with store:
+        yield store
+
+
 async def run_league(
     league: League,
     concurrency: int = 1,
@@ -284,16 +311,15 @@ async def run_league(
         (default :func:`stall_limit`).
 
     Raises:
-      LeagueError: the league's settings or a bot's command differ from the stored results.
+      LeagueError: the league's settings or a bot's command differ from the stored results, or
+        another run of the league holds its database.
     """
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
     display = display or Quiet()
     stall = stall_limit(league) if stall is None else stall
     t0 = time.monotonic()
-    store = open_store(league.db_path, create=True)
-    assert store is not None
-    with store:
+    with _exclusive(league), _open(league) as store:
         store.check(league, adopt=True)
         pairings = league.pairings()
         done = store.done()

@@ -1,0 +1,147 @@
+"""League throughput: the same league at ``--concurrency 1`` and ``2``, matches per minute and the speed-up.
+
+    python -m bench.league                     # options: --deals N, --repeat N, --in-process
+
+The league is ``tournaments/example.toml``'s: the four sample bots (random_bot.js is replaced by
+random_bot.py with another seed when node is missing) at sport, with ``--deals`` deals per
+orientation (default 8).  Every run starts from a fresh database in a temporary directory, so
+every run plays all 6 pairings.  ``--repeat`` (default 5) alternates the runs (1, 2, 1, 2, ...);
+the figures come from the best run of each (the one least disturbed by other work), with the
+median beside them, because a shared machine's speed drifts by tens of percent.
+``--in-process`` adds the same two runs with every match in the league's own trio loop instead
+of worker processes.
+
+Before each round it also measures the machine's *two-core ceiling*: the throughput of two
+busy-loop processes over one.  On an idle 2-core machine that is 2.0×; when other work shares
+the cores it is less, and no speed-up can exceed it.
+
+Nothing here is a test and nothing asserts a timing.  See bench/README.md, "League throughput".
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import trio
+
+ROOT = Path(__file__).resolve().parent.parent
+BOTS = ROOT / "sample_bots"
+
+
+def league_text(deals: int) -> str:
+    js = shutil.which("node") is not None
+    fourth = (f'name = "random-js"\ncommand = "{BOTS / "random_bot.js"}"\nenv = {{ BOT_SEED = "7" }}' if js
+              else f'name = "random-2"\ncommand = "{BOTS / "random_bot.py"}"\nenv = {{ BOT_SEED = "8" }}')
+    return f"""
+name = "bench"
+seed = 1
+[game]
+variant = "sport"
+deals = {deals}
+[clock]
+startup = 10.0
+move = 2.0
+[[bot]]
+name = "greedy"
+command = "{BOTS / "greedy_bot.py"}"
+[[bot]]
+name = "first"
+command = "{BOTS / "first_bot.py"}"
+[[bot]]
+name = "random"
+command = "{BOTS / "random_bot.py"}"
+env = {{ BOT_SEED = "7" }}
+[[bot]]
+{fourth}
+"""
+
+
+BURN = "s = 0\nfor i in range(4_000_000):\n    s += i * i\n"
+
+
+def ceiling() -> float:
+    """What two cores give right now: the throughput of 2 busy-loop processes over 1 (2.0 on an
+    idle 2-core machine; less when other work shares the cores)."""
+    def wall(k: int) -> float:
+        t0 = time.perf_counter()
+        procs = [subprocess.Popen([sys.executable, "-c", BURN]) for _ in range(k)]
+        for p in procs:
+            p.wait()
+        return time.perf_counter() - t0
+
+    one = wall(1)
+    two = wall(2)
+    return 2 * one / two
+
+
+def run_once(toml: Path, db: Path, concurrency: int, isolate: bool) -> tuple[float, int, float]:
+    """Wall seconds, matches played, and CPU seconds of this process and its children."""
+    from tournaments.config import load_league
+    from tournaments.runner import run_league
+
+    league = load_league(toml, db)
+    before = os.times()
+    t0 = time.perf_counter()
+    report = trio.run(lambda: run_league(league, concurrency, isolate=isolate))
+    wall = time.perf_counter() - t0
+    after = os.times()
+    cpu = sum(after[i] - before[i] for i in range(4))
+    if report.failed:
+        raise SystemExit(f"bench.league: {len(report.failed)} matches failed, e.g. {report.failed[0]}")
+    return wall, report.played, cpu
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(prog="python -m bench.league", description=__doc__.splitlines()[0])
+    ap.add_argument("--deals", type=int, default=8, help="deals per orientation (sport: a multiple of 4; default 8)")
+    ap.add_argument("--repeat", type=int, default=5, help="runs of each concurrency, alternated (default 5)")
+    ap.add_argument("--in-process", action="store_true", help="also run concurrency 1 and 2 inside one trio loop (no worker processes)")
+    args = ap.parse_args(argv)
+
+    modes = [("worker process per lane", 1, True), ("worker process per lane", 2, True)]
+    if args.in_process:
+        modes += [("all in one trio loop", 1, False), ("all in one trio loop", 2, False)]
+    times: dict[int, list[tuple[float, int, float]]] = {i: [] for i in range(len(modes))}
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"cores: {os.cpu_count()}   load average before: {load:.2f}   sport, {args.deals} deals per orientation, 6 matches per league",
+          file=sys.stderr)
+    with tempfile.TemporaryDirectory(prefix="bench-league-") as tmp:
+        toml = Path(tmp) / "bench.toml"
+        toml.write_text(league_text(args.deals), encoding="utf-8")
+        run = 0
+        ceilings = []
+        for _ in range(args.repeat):
+            ceilings.append(ceiling())
+            print(f"  two-core ceiling now: {ceilings[-1]:.2f}×", file=sys.stderr)
+            for i, (_, conc, isolate) in enumerate(modes):
+                run += 1
+                db = Path(tmp) / f"run{run}.db"
+                wall, played, cpu = run_once(toml, db, conc, isolate)
+                times[i].append((wall, played, cpu))
+                print(f"  run {run}: concurrency {conc} ({modes[i][0]}): {played} matches in {wall:.2f} s", file=sys.stderr)
+
+    print(f"{'mode':<24} {'conc.':>5} {'matches':>7} {'best s':>7} {'median s':>8} {'matches/min':>11} {'CPU s':>6} {'speed-up':>8} {'(median)':>8}")
+    base: dict[str, tuple[float, float]] = {}
+    for i, (name, conc, _) in enumerate(modes):
+        best = min(w for w, _, _ in times[i])
+        median = statistics.median(w for w, _, _ in times[i])
+        played = times[i][0][1]
+        cpu = statistics.median(c for _, _, c in times[i])
+        base.setdefault(name, (best, median))  # concurrency 1 of the same mode comes first
+        print(f"{name:<24} {conc:>5} {played:>7} {best:>7.2f} {median:>8.2f} {60 * played / best:>11.1f} {cpu:>6.1f} "
+              f"{base[name][0] / best:>7.2f}× {base[name][1] / median:>7.2f}×")
+    print(f"two-core ceiling (2 busy loops vs 1): best {max(ceilings):.2f}×, median {statistics.median(ceilings):.2f}× "
+          f"— no speed-up can beat what the machine gives at the time")
+    print("matches/min and speed-up from the best run of each (the least disturbed); median in brackets")
+
+
+if __name__ == "__main__":
+    main()
