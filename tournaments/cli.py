@@ -97,7 +97,7 @@ def match_line(pair: tuple[str, str], record: dict[str, Any] | None, error: str 
 @league_app.command("run", epilog="Example: referee league run tournaments/example.toml --concurrency 2\n\n" + EPILOG)
 def run(
     league_file: LeagueArg,
-    concurrency: Annotated[int, typer.Option("--concurrency", "-j", help="Matches at once (each in its own process).")] = 1,
+    concurrency: Annotated[int, typer.Option("--concurrency", "-j", help="Matches at once; each lane plays its matches in its own worker process.")] = 1,
     db: DbOpt = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No live display; only the summary line.")] = False,
 ) -> None:
