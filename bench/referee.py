@@ -37,6 +37,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import msgspec
+
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "bench" / "out"
 
@@ -59,11 +61,73 @@ def build(out: Path) -> tuple[Path, Path]:
 # -- the referee side (runs in the measuring subprocess) ------------------------------------
 
 
-def play_match(bot: Path, deals: int, work: Path, profiler=None) -> dict:
+class _StubOption(msgspec.Struct):
+    tile: tuple[int, int]
+    end: str | None
+
+
+class _StubMessage(msgspec.Struct):
+    type: str
+    legal: list[_StubOption] = []
+
+
+class StubBot:
+    """Stands in for a :class:`~referee.process.BotProcess` running echo_first, inside the
+    referee's process: no pipes, no other process.  It answers ``hello`` and each ``turn`` (the
+    last line of a write) with the first legal play, as echo_first does, at once."""
+
+    HELLO = b'{"type":"hello","name":"stub","version":"1.0","author":"bench","protocol":1}\n'
+
+    def __init__(self) -> None:
+        self._decode = msgspec.json.Decoder(_StubMessage).decode
+        self._encode = msgspec.json.Encoder().encode
+        self._out: list[bytes] = []
+
+    @classmethod
+    async def start(cls, nursery, argv, **kwargs) -> "StubBot":
+        return cls()
+
+    def write_nowait(self, data: bytes) -> int:
+        msg = self._decode(data[data.rfind(b"\n", 0, len(data) - 1) + 1 :])
+        if msg.type == "turn":
+            first = msg.legal[0]
+            self._out.append(b'{"type":"play","tile":[%d,%d],"end":%s}' % (*first.tile, self._encode(first.end)))
+        elif msg.type == "hello":
+            self._out.append(self.HELLO[:-1])
+        return len(data)
+
+    def line_nowait(self) -> bytes | None:
+        return self._out.pop(0) if self._out else None
+
+    async def send(self, data: bytes) -> None:
+        self.write_nowait(data)
+
+    async def read_line(self) -> bytes:
+        line = self.line_nowait()
+        assert line is not None, "the stub bot was asked to read without a question"
+        return line
+
+    def ready_lines(self) -> list[bytes]:
+        return []
+
+    def stderr_tail(self) -> str:
+        return ""
+
+    async def close(self, grace: float = 1.0) -> None:
+        pass
+
+    async def kill(self) -> None:
+        pass
+
+
+def play_match(bot: Path | None, deals: int, work: Path, profiler=None) -> dict:
     """Play one sport match in this process; the timed part and the number of plays.
 
-    A ``profiler`` (a :class:`cProfile.Profile`) is enabled for the timed part only."""
+    ``bot`` None plays against :class:`StubBot` (no processes).  A ``profiler`` (a
+    :class:`cProfile.Profile`) is enabled for the timed part only."""
     import trio
+
+    import referee.table as table_module
 
     import referee.match as match_module
     from referee.engine import variant
@@ -89,14 +153,18 @@ def play_match(bot: Path, deals: int, work: Path, profiler=None) -> dict:
             await super().close()
 
     v = variant("sport")
-    bots = [Bot("A", [str(bot)]), Bot("B", [str(bot)])]
+    bots = [Bot("A", [str(bot or "stub")]), Bot("B", [str(bot or "stub")])]
     spec = MatchSpec(v, bots, 4, v.resolve_options(4, {}), deals=deals, seed=1,
                      log_path=work / "match.jsonl", stderr_dir=work / "match.stderr")
+    real_process = table_module.BotProcess
     match_module.Table = TimedTable  # type: ignore[misc]
+    if bot is None:
+        table_module.BotProcess = StubBot  # type: ignore[misc]
     try:
         result = trio.run(run_match, spec)
     finally:
         match_module.Table = Table  # type: ignore[misc]
+        table_module.BotProcess = real_process  # type: ignore[misc]
     plays = sum(b.clock.moves for b in bots if b.clock is not None)
     faults = sum(len(b.faults) for b in bots)
     if faults or result.interrupted:
@@ -113,12 +181,12 @@ def child(args: argparse.Namespace) -> int:
             import pstats
 
             prof = cProfile.Profile()
-            row = play_match(args.bot, args.deals, Path(tmp), prof)
+            row = play_match(None if args.stub else args.bot, args.deals, Path(tmp), prof)
             print(f"{row['plays']} plays, {row['us']:.1f} µs/move under cProfile (its overhead included); "
                   "the timed part only\n")
             pstats.Stats(prof).sort_stats(args.sort).print_stats(args.top)
             return 0
-        row = play_match(args.bot, args.deals, Path(tmp))
+        row = play_match(None if args.stub else args.bot, args.deals, Path(tmp))
     print(json.dumps(row))
     return 0
 
@@ -131,8 +199,10 @@ def pin(pinned: bool) -> list[str]:
     return ["taskset", "-c", cpus]
 
 
-def referee_us(pinned: bool, bot: Path, deals: int) -> tuple[float, int]:
-    cmd = [*pin(pinned), sys.executable, "-m", "bench.referee", "--child", "--bot", str(bot), "--deals", str(deals)]
+def referee_us(pinned: bool, bot: Path | None, deals: int) -> tuple[float, int]:
+    """µs per move and plays of one match in a fresh process; ``bot`` None: stub bots."""
+    who = ["--stub"] if bot is None else ["--bot", str(bot)]
+    cmd = [*pin(pinned), sys.executable, "-m", "bench.referee", "--child", *who, "--deals", str(deals)]
     done = subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True, text=True)
     row = json.loads(done.stdout.strip().splitlines()[-1])
     return row["us"], row["plays"]
@@ -158,6 +228,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--top", type=int, default=30, help="with --profile: rows printed (default 30)")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--bot", type=Path, help=argparse.SUPPRESS)
+    ap.add_argument("--stub", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.deals < 4 or args.deals % 4:
         ap.error("--deals must be a positive multiple of 4 (sport)")
@@ -170,7 +241,8 @@ def main(argv: list[str] | None = None) -> int:
 
     bot, floor = build(OUT)
     if args.profile:
-        cmd = [*pin(True), sys.executable, "-m", "bench.referee", "--child", "--profile", "--bot", str(bot),
+        who = ["--stub"] if args.stub else ["--bot", str(bot)]
+        cmd = [*pin(True), sys.executable, "-m", "bench.referee", "--child", "--profile", *who,
                "--deals", str(args.deals), "--sort", args.sort, "--top", str(args.top)]
         return subprocess.run(cmd, cwd=ROOT).returncode
 
@@ -181,6 +253,7 @@ def main(argv: list[str] | None = None) -> int:
     ref: dict[bool, list[float]] = {True: [], False: []}
     flo: dict[bool, list[float]] = {True: [], False: []}
     ratio: dict[bool, list[float]] = {True: [], False: []}
+    stub: list[float] = []
     plays = 0
     for r in range(args.repeat):
         print(f"  repeat {r + 1}/{args.repeat} …", file=sys.stderr, flush=True)
@@ -193,6 +266,8 @@ def main(argv: list[str] | None = None) -> int:
             ref[pinned].append(us)
             flo[pinned].append(f)
             ratio[pinned].append(us / f)
+            if pinned:
+                stub.append(referee_us(True, None, args.deals)[0])
 
     head = f"{'':<10}{'referee µs/move':>26}{'floor µs/round trip':>26}{'ratio':>24}"
     print(head)
@@ -202,11 +277,16 @@ def main(argv: list[str] | None = None) -> int:
         rat = ratio[pinned]
         print(f"{label:<10}{summary(ref[pinned]):>26}{summary(flo[pinned]):>26}"
               f"{f'{statistics.median(rat):5.1f}× [{min(rat):.1f}–{max(rat):.1f}]':>24}")
+    srat = [s / f for s, f in zip(stub, flo[True])]
+    print(f"{'stub':<10}{summary(stub):>26}{'(no processes)':>26}"
+          f"{f'{statistics.median(srat):5.1f}× [{min(srat):.1f}–{max(srat):.1f}]':>24}")
     print()
     print(f"Medians [min–max] of {args.repeat} repeats; {plays} plays per match.  µs/move: the match's wall time from")
     print("after Table.open to Table.close over its plays.  Floor: pipe_floor's µs per turn/reply round trip, the")
     print("mean of runs just before and after each match.  Ratio: per repeat, referee ÷ that floor.")
-    print("pinned = taskset -c 0 (everything on CPU 0); the issue's target is a pinned ratio ≤ 6×.")
+    print("pinned = taskset -c 0 (everything on CPU 0); the issue's target is a pinned ratio ≤ 6×.  stub: the same")
+    print("match pinned, with in-process stub bots instead of processes (no pipes): the referee's own work, its")
+    print("ratio taken against the pinned floor.")
     return 0
 
 
