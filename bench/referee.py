@@ -13,6 +13,8 @@ trivial C driver) into ``bench/out/``, then measures, in the same run, alternati
   validating it, the clock, the log, and the deal starts and ends.
 * **floor** — ``pipe_floor``: spawns one echo_first, then ``K`` times writes one realistic
   pre-encoded ``turn`` line and reads the reply line; ``µs/round trip`` = wall time over ``K``.
+* **stub** — the same match, pinned, against :class:`StubBot` in the referee's own process (no
+  pipes, no processes): the referee's own work per move.
 
 Each is run **pinned** (``taskset -c 0``: the referee or driver and every bot share CPU 0) and
 **unpinned** (``taskset -c`` every CPU).  On a 2-core virtual machine an unpinned round trip
@@ -228,7 +230,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--top", type=int, default=30, help="with --profile: rows printed (default 30)")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--bot", type=Path, help=argparse.SUPPRESS)
-    ap.add_argument("--stub", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--stub", action="store_true", help="with --profile: profile the match against stub bots")
     args = ap.parse_args(argv)
     if args.deals < 4 or args.deals % 4:
         ap.error("--deals must be a positive multiple of 4 (sport)")
