@@ -101,6 +101,9 @@ class StubBot:
     def line_nowait(self) -> bytes | None:
         return self._out.pop(0) if self._out else None
 
+    def line_within(self, seconds: float) -> bytes | None:
+        return self.line_nowait()
+
     async def send(self, data: bytes) -> None:
         self.write_nowait(data)
 

@@ -246,7 +246,8 @@ async def check_game(setup: Setup, index: int, name: str, argv: list[str], opts:
     not_started: BotStartError | None = None
     async with trio.open_nursery() as nursery:
         table = Table(nursery, list(players.values()), tc=opts.tc, log=log, stderr_dir=opts.log_dir / f"{setup.slug}.stderr",
-                      max_line=opts.max_line, max_faults=opts.max_faults, on_fault=on_fault)
+                      max_line=opts.max_line, max_faults=opts.max_faults, on_fault=on_fault,
+                      block=0)  # several games share this trio loop: never block it
         try:
             try:
                 await table.open()

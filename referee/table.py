@@ -86,6 +86,7 @@ class Table:
         max_line: int = 65536,
         max_faults: int = 3,
         on_fault: Callable[[F.Fault], None] | None = None,
+        block: float = 0.001,
     ) -> None:
         self.nursery = nursery
         self.players = players
@@ -95,6 +96,9 @@ class Table:
         self.max_line = max_line
         self.max_faults = max_faults
         self.on_fault = on_fault
+        #: Seconds a turn may wait for the answer with the thread blocked in poll(2) before it
+        #: waits through trio (see BotProcess.line_within); 0 when other work shares the loop.
+        self.block = block
         self.limits = m.Limits(
             startup_ms=round(tc.startup * 1000),
             move_ms=round(tc.move * 1000),
@@ -438,7 +442,7 @@ class Table:
         # more than the rest of the turn's trio work.  A scope is made only to wait.
         await trio.lowlevel.checkpoint_if_cancelled()
         sent = proc.write_nowait(request) if allowance > 0 else 0
-        if sent == len(request) and (ready := proc.line_nowait()) is not None:
+        if sent == len(request) and (ready := proc.line_within(min(self.block, allowance))) is not None:
             line = ready
             msg, fault = self._answer(p, seat, line)
             if fault is not None:
