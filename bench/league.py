@@ -36,11 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "sample_bots"
 
 
-def league_text(deals: int) -> str:
-    js = shutil.which("node") is not None
-    fourth = (f'name = "random-js"\ncommand = "{BOTS / "random_bot.js"}"\nenv = {{ BOT_SEED = "7" }}' if js
-              else f'name = "random-2"\ncommand = "{BOTS / "random_bot.py"}"\nenv = {{ BOT_SEED = "8" }}')
-    return f"""
+HEAD = """
 name = "bench"
 seed = 1
 [game]
@@ -49,19 +45,27 @@ deals = {deals}
 [clock]
 startup = 10.0
 move = 2.0
-[[bot]]
-name = "greedy"
-command = "{BOTS / "greedy_bot.py"}"
-[[bot]]
-name = "first"
-command = "{BOTS / "first_bot.py"}"
-[[bot]]
-name = "random"
-command = "{BOTS / "random_bot.py"}"
-env = {{ BOT_SEED = "7" }}
-[[bot]]
-{fourth}
 """
+
+
+def bot(name: str, command: Path, seed: int | None = None) -> str:
+    return f'[[bot]]\nname = "{name}"\ncommand = "{command}"\n' + (f'env = {{ BOT_SEED = "{seed}" }}\n' if seed is not None else "")
+
+
+def league_text(deals: int, kind: str, tmp: Path) -> str:
+    """The example league's bots (``python``), or the C sample bots built into ``tmp`` (``c``)."""
+    if kind == "c":
+        out = tmp / "c"
+        out.mkdir()
+        done = subprocess.run(["make", "-s", "-C", str(BOTS / "c"), f"OUT={out}"], capture_output=True, text=True)
+        if done.returncode != 0:
+            raise SystemExit(f"bench.league: building the C bots failed:\n{done.stderr}")
+        bots = [bot("c-first", out / "echo_first"), *(bot(f"c-random-{k}", out / "random_bot", k) for k in (1, 2, 3))]
+    else:
+        js = shutil.which("node") is not None
+        bots = [bot("greedy", BOTS / "greedy_bot.py"), bot("first", BOTS / "first_bot.py"), bot("random", BOTS / "random_bot.py", 7),
+                bot("random-js", BOTS / "random_bot.js", 7) if js else bot("random-2", BOTS / "random_bot.py", 8)]
+    return HEAD.format(deals=deals) + "".join(bots)
 
 
 BURN = "s = 0\nfor i in range(4_000_000):\n    s += i * i\n"
@@ -103,6 +107,8 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m bench.league", description=__doc__.splitlines()[0])
     ap.add_argument("--deals", type=int, default=8, help="deals per orientation (sport: a multiple of 4; default 8)")
     ap.add_argument("--repeat", type=int, default=5, help="runs of each concurrency, alternated (default 5)")
+    ap.add_argument("--bots", choices=("python", "c"), default="python",
+                    help="python: the example league's bots (default); c: the C sample bots (echo_first and random_bot with 3 seeds)")
     ap.add_argument("--in-process", action="store_true", help="also run concurrency 1 and 2 inside one trio loop (no worker processes)")
     args = ap.parse_args(argv)
 
@@ -111,11 +117,12 @@ def main(argv: list[str] | None = None) -> None:
         modes += [("all in one trio loop", 1, False), ("all in one trio loop", 2, False)]
     times: dict[int, list[tuple[float, int, float]]] = {i: [] for i in range(len(modes))}
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    print(f"cores: {os.cpu_count()}   load average before: {load:.2f}   sport, {args.deals} deals per orientation, 6 matches per league",
+    print(f"cores: {os.cpu_count()}   load average before: {load:.2f}   {args.bots} bots, sport, {args.deals} deals per orientation, "
+          "6 matches per league",
           file=sys.stderr)
     with tempfile.TemporaryDirectory(prefix="bench-league-") as tmp:
         toml = Path(tmp) / "bench.toml"
-        toml.write_text(league_text(args.deals), encoding="utf-8")
+        toml.write_text(league_text(args.deals, args.bots, Path(tmp)), encoding="utf-8")
         run = 0
         ceilings = []
         for _ in range(args.repeat):

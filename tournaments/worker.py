@@ -5,7 +5,8 @@ single-threaded under trio).  Each child serves one lane of the league: it reads
 stdin, one JSON object per line, plays each with :func:`referee.match.run_match`, and writes
 JSON lines on stdout:
 
-``{"k": "progress", "done": 3, "total": 8}``   after every deal (fixed-deal games) or game
+``{"k": "progress", "done": 3, "total": 8}``   deals (fixed-deal games) or games played, at
+                                               most every 0.2 s
 ``{"k": "result", "result": {...}, "boards": [...]}``  the match result
                                                (:meth:`MatchResult.to_json`) and bot A's paired
                                                margin on every board (paired unit)
@@ -34,6 +35,7 @@ import json
 import os
 import signal
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -51,6 +53,9 @@ EXIT_BUG = 1
 EXIT_REFUSED = 2
 EXIT_TERMINATED = 128 + signal.SIGTERM
 EXIT_PARENT_GONE = 4
+
+#: Seconds between progress lines.
+PROGRESS_EVERY = 0.2
 
 
 def build_spec(job: dict[str, Any]) -> MatchSpec:
@@ -109,6 +114,20 @@ def _emit(record: dict[str, Any]) -> None:
 
 class BadJob(Exception):
     pass
+
+
+class _Progress:
+    """Writes a progress line at most every :data:`PROGRESS_EVERY` seconds: with fast bots a
+    line per deal would cost the league a tenth of a core just to read them."""
+
+    def __init__(self) -> None:
+        self.last = -PROGRESS_EVERY
+
+    def __call__(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        if now - self.last >= PROGRESS_EVERY:
+            self.last = now
+            _emit({"k": "progress", "done": done, "total": total})
 
 
 class _Input:
@@ -174,7 +193,7 @@ async def _serve(stdin: trio.abc.ReceiveStream) -> None:
 
             async def match() -> None:
                 try:
-                    outcome["record"] = await play(job, lambda done, total: _emit({"k": "progress", "done": done, "total": total}))
+                    outcome["record"] = await play(job, _Progress())
                 except BotStartError as exc:
                     outcome["bot_start"] = f"a bot could not be started: {exc}"
                 nursery.cancel_scope.cancel()
