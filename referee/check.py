@@ -36,7 +36,7 @@ from referee.engine.deal import Deal
 from referee.engine.game import DealRecord, Game, GameOutcome
 from referee.errors import LineTooLong
 from referee.log import MatchLog
-from referee.match import DealStream, orientations
+from referee.match import DealStream, Roster, orientations
 from referee.table import Bot, BotStartError, Player, Table
 
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_bots"
@@ -204,17 +204,10 @@ async def check_game(setup: Setup, index: int, name: str, argv: list[str], opts:
     bots = [bot, *_opponents(setup, index, opts.seed)]
     report = GameReport(setup, [b.name.removeprefix("sample ") for b in bots[1:]])
     seatings = orientations(v, setup.players, setup.options, len(bots))
-    slots = [max(s.count(b) for s in seatings) for b in range(len(bots))]
-    players = {(b, j): Player(bots[b], j) for b in range(len(bots)) for j in range(slots[b])}
+    roster = Roster(bots, seatings)
+    players = roster.players
     mine = [p for p in players.values() if p.bot is bot]
-
-    def seat_players(seating: tuple[int, ...]) -> list[Player]:
-        used: Counter[int] = Counter()
-        out = []
-        for b in seating:
-            out.append(players[(b, used[b])])
-            used[b] += 1
-        return out
+    seat_players = roster.seat
 
     t0 = trio.current_time()
     log = _Log(opts.log_dir / f"{setup.slug}.jsonl", lambda: trio.current_time() - t0)

@@ -76,6 +76,25 @@ def orientations(variant: Variant, players: int, options: dict[str, Any], bots: 
     raise BadOption(f"{variant.id} with {players} players takes {players} bots" + (" or 2 (alternating seats)" if players % 2 == 0 else "") + f", not {bots}")
 
 
+class Roster:
+    """The process slots of a duplicate match: a bot has as many as the seats it takes in one
+    orientation, and the same slots serve every orientation (the same processes play every
+    deal, RULES.md §4)."""
+
+    def __init__(self, bots: list[Bot], seatings: list[tuple[int, ...]]) -> None:
+        slots = [max(s.count(b) for s in seatings) for b in range(len(bots))]
+        self.players = {(b, j): Player(bots[b], j) for b in range(len(bots)) for j in range(slots[b])}
+
+    def seat(self, seating: tuple[int, ...]) -> list[Player]:
+        """The player in each seat for one orientation: a bot's slots in seat order."""
+        used: Counter[int] = Counter()
+        out = []
+        for b in seating:
+            out.append(self.players[(b, used[b])])
+            used[b] += 1
+        return out
+
+
 class DealStream:
     """Deals by index: from the seed, or from a deal file."""
 
@@ -218,16 +237,9 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
     v = spec.variant
     seatings = orientations(v, spec.players, spec.options, len(spec.bots))
     result = MatchResult(spec, seatings)
-    slots = [max(s.count(b) for s in seatings) for b in range(len(spec.bots))]
-    players = {(b, j): Player(spec.bots[b], j) for b in range(len(spec.bots)) for j in range(slots[b])}
-
-    def seat_players(seating: tuple[int, ...]) -> list[Player]:
-        used: Counter[int] = Counter()
-        out = []
-        for b in seating:
-            out.append(players[(b, used[b])])
-            used[b] += 1
-        return out
+    roster = Roster(spec.bots, seatings)
+    players = roster.players
+    seat_players = roster.seat
 
     shape = v.shape(spec.players, spec.options)
     stream = DealStream(shape, spec.seed, spec.deal_file, spec.deal_file_name)
