@@ -9,12 +9,20 @@ from __future__ import annotations
 import sys
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import trio
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
 
 from referee import exitcodes as X
 
@@ -31,7 +39,7 @@ out = Console()
 err = Console(stderr=True)
 
 LeagueArg = Annotated[Path, typer.Argument(help="The league file (TOML).", show_default=False)]
-DbOpt = Annotated[Optional[Path], typer.Option("--db", help="The results database (default: the file's `database`, or <stem>.db beside it); logs go to <db stem>-logs/ beside it.")]
+DbOpt = Annotated[Path | None, typer.Option("--db", help="The results database (default: the file's `database`, or <stem>.db beside it); logs go to <db stem>-logs/ beside it.")]
 
 
 def fail(message: str, code: int = X.USAGE) -> typer.Exit:

@@ -220,7 +220,7 @@ class Child:
             with trio.CancelScope(shield=True):
                 await _terminate(self.proc)
                 await self.proc.wait()
-        await trio.sleep(0)  # let the stderr reader take the last bytes
+        await trio.lowlevel.checkpoint()  # let the stderr reader take the last bytes
         last = [ln for ln in self._tail.decode("utf-8", "replace").splitlines() if ln.strip()]
         why = f"the match process {describe_exit(self.proc.returncode)}"
         return None, why + (f": {last[-1].strip()}" if last else ""), None

@@ -185,9 +185,8 @@ def to_markdown(s: Standings) -> str:
 
 
 def rich_table(s: Standings):
-    from rich.table import Table
-
     from rich import box
+    from rich.table import Table
 
     t = Table(title=f"{s.league.name}: {s.league.describe()}", title_justify="left", header_style="bold", pad_edge=False,
               box=box.SIMPLE_HEAD)

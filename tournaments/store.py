@@ -35,7 +35,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from tournaments.config import League, LeagueError
 
@@ -143,7 +143,7 @@ class Store:
         self.conn = conn
         self.path = path
 
-    def __enter__(self) -> Store:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

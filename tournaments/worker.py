@@ -183,29 +183,34 @@ async def _serve(stdin: trio.abc.ReceiveStream) -> None:
             raise BadJob(f"not JSON: {exc}") from None
         if not isinstance(job, dict):
             raise BadJob("a job is a JSON object")
-        outcome: dict[str, Any] = {}
-        async with trio.open_nursery() as nursery:
+        await _play_job(jobs, job)
 
-            async def watch_parent() -> None:
-                await jobs.until_eof()
-                outcome["gone"] = True
-                nursery.cancel_scope.cancel()
 
-            async def match() -> None:
-                try:
-                    outcome["record"] = await play(job, _Progress())
-                except BotStartError as exc:
-                    outcome["bot_start"] = f"a bot could not be started: {exc}"
-                nursery.cancel_scope.cancel()
+async def _play_job(jobs: _Input, job: dict[str, Any]) -> None:
+    """Play one job while watching the input for its end; write its result or error line."""
+    outcome: dict[str, Any] = {}
+    async with trio.open_nursery() as nursery:
 
-            nursery.start_soon(watch_parent)
-            nursery.start_soon(match)
-        if "record" in outcome:
-            _emit({"k": "result", **outcome["record"]})
-        elif "bot_start" in outcome:
-            _emit({"k": "error", "kind": "bot_start", "message": outcome["bot_start"]})
-        else:
-            raise ParentGone
+        async def watch_parent() -> None:
+            await jobs.until_eof()
+            outcome["gone"] = True
+            nursery.cancel_scope.cancel()
+
+        async def match() -> None:
+            try:
+                outcome["record"] = await play(job, _Progress())
+            except BotStartError as exc:
+                outcome["bot_start"] = f"a bot could not be started: {exc}"
+            nursery.cancel_scope.cancel()
+
+        nursery.start_soon(watch_parent)
+        nursery.start_soon(match)
+    if "record" in outcome:
+        _emit({"k": "result", **outcome["record"]})
+    elif "bot_start" in outcome:
+        _emit({"k": "error", "kind": "bot_start", "message": outcome["bot_start"]})
+    else:
+        raise ParentGone
 
 
 async def _main() -> int:
