@@ -52,6 +52,43 @@ _REAP_WAIT = 5.0  # after SIGKILL, how long to wait for the kernel to let the pr
 # -- command resolution ------------------------------------------------------------------------
 
 
+class _Child:
+    """A bot's process, spawned from the referee's own thread and awaited through a pidfd.
+
+    ``trio.lowlevel.open_process`` spawns from a worker thread, and ``PR_SET_PDEATHSIG`` fires
+    when the *thread* that spawned a child ends: trio retires idle worker threads after a few
+    seconds, which would kill every bot mid-match.  Spawning here (a fork and exec, a few
+    milliseconds with the loop blocked) ties the signal to the thread that runs the referee.
+    """
+
+    def __init__(self, argv: list[str], **popen_options) -> None:
+        self._popen = subprocess.Popen(argv, **popen_options)
+        self.pid = self._popen.pid
+        try:
+            self._pidfd = os.pidfd_open(self.pid)
+        except OSError:  # no pidfds (old kernel): wait() polls instead
+            self._pidfd = -1
+        self._lock = trio.Lock()
+
+    @property
+    def returncode(self) -> int | None:
+        return self._popen.poll()
+
+    async def wait(self) -> int:
+        """Wait for the exit and reap it; several tasks may wait at once."""
+        async with self._lock:  # one task at a time may wait on the pidfd
+            while self._popen.poll() is None:
+                if self._pidfd >= 0:
+                    await trio.lowlevel.wait_readable(self._pidfd)
+                else:
+                    await trio.sleep(0.01)
+            if self._pidfd >= 0:
+                trio.lowlevel.notify_closing(self._pidfd)
+                os.close(self._pidfd)
+                self._pidfd = -1
+        return self._popen.returncode
+
+
 def resolve_command(command: str | Sequence[str], cwd: Path | None = None) -> list[str]:
     """The argv that runs a bot, checked before anything is spawned.
 
@@ -303,10 +340,9 @@ class BotProcess:
                 in_w, in_r = _pipe(child_ends, on_fail, ours_writes=True)
                 out_r, out_w = _pipe(child_ends, on_fail, ours_writes=False)
                 err_r, err_w = _pipe(child_ends, on_fail, ours_writes=False)
+                await trio.lowlevel.checkpoint()
                 try:
-                    process = await trio.lowlevel.open_process(
-                        list(argv), stdin=in_r, stdout=out_w, stderr=err_w, **options
-                    )
+                    process = _Child(list(argv), stdin=in_r, stdout=out_w, stderr=err_w, **options)
                 except (OSError, subprocess.SubprocessError) as e:
                     reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
                     raise BotNotFound(f"bot {name!r}: cannot start ({reason})", bot=name) from e

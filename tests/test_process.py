@@ -601,3 +601,17 @@ def test_describe_exit():
     assert describe_exit(-signal.SIGXCPU) == "killed by SIGXCPU (CPU time limit)"
     assert describe_exit(-signal.SIGSEGV) == "killed by SIGSEGV (crashed: segmentation fault)"
     assert describe_exit(-signal.SIGUSR1) == "killed by SIGUSR1"
+
+
+async def test_a_bot_outlives_the_threads_trio_retires(tmp_path, monkeypatch):
+    """Bots die with the referee (PR_SET_PDEATHSIG), which the kernel ties to the spawning
+    *thread*: spawned from one of trio's worker threads, a bot was killed when trio retired that
+    thread after its idle timeout.  Shorten the timeout and check the bot lives on."""
+    from trio._core import _thread_cache
+
+    monkeypatch.setattr(_thread_cache, "IDLE_TIMEOUT", 0.05)
+    await trio.to_thread.run_sync(lambda: None)  # a worker thread exists and will retire
+    async with running("import time; time.sleep(30)", tmp_path) as bot:
+        await trio.sleep(1.0)
+        assert bot.returncode is None
+        assert alive(bot.pid)
