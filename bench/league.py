@@ -4,7 +4,7 @@
 
 The league is ``tournaments/example.toml``'s: the four sample bots (random_bot.js is replaced by
 random_bot.py with another seed when node is missing) at sport, with ``--deals`` deals per
-orientation (default 8).  Every run starts from a fresh database in a temporary directory, so
+orientation (default 48).  Every run starts from a fresh database in a temporary directory, so
 every run plays all 6 pairings.  ``--repeat`` (default 5) alternates the runs (1, 2, 1, 2, ...);
 the figures come from the best run of each (the one least disturbed by other work), with the
 median beside them, because a shared machine's speed drifts by tens of percent.
@@ -105,7 +105,9 @@ def run_once(toml: Path, db: Path, concurrency: int, isolate: bool) -> tuple[flo
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m bench.league", description=__doc__.splitlines()[0])
-    ap.add_argument("--deals", type=int, default=8, help="deals per orientation (sport: a multiple of 4; default 8)")
+    ap.add_argument("--deals", type=int, default=48,
+                    help="deals per orientation (sport: a multiple of 4; default 48: shorter matches mostly measure "
+                         "starting four bot processes at once, which already uses both cores at concurrency 1)")
     ap.add_argument("--repeat", type=int, default=5, help="runs of each concurrency, alternated (default 5)")
     ap.add_argument("--bots", choices=("python", "c"), default="python",
                     help="python: the example league's bots (default); c: the C sample bots (echo_first and random_bot with 3 seeds)")
