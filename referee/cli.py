@@ -136,16 +136,12 @@ def match(
         opts = v.resolve_options(players, parse_options(option))
     except RulesError as exc:
         raise fail(str(exc)) from None
-    if v.to_target:
-        if deals is not None:
-            raise fail(f"{v.id} is scored to a target: give --games N (whole games), not --deals")
-        games = 1 if games is None else games
-        if games < 1:
-            raise fail("--games must be at least 1")
-    else:
-        if games is not None:
-            raise fail(f"{v.id} plays a fixed number of deals: give --deals N, not --games")
-        deals = 12 if deals is None else deals
+    from referee.match import match_length
+
+    try:
+        deals, games = match_length(v, deals, games)
+    except RulesError as exc:
+        raise fail(str(exc)) from None
     from referee.match import orientations
 
     try:

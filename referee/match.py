@@ -76,6 +76,30 @@ def orientations(variant: Variant, players: int, options: dict[str, Any], bots: 
     raise BadOption(f"{variant.id} with {players} players takes {players} bots" + (" or 2 (alternating seats)" if players % 2 == 0 else "") + f", not {bots}")
 
 
+def match_length(v: Variant, deals: int | None, games: int | None,
+                 names: tuple[str, str] = ("--deals", "--games")) -> tuple[int | None, int | None]:
+    """The deals per orientation (fixed-deal games) or whole games per orientation (games to a
+    target) a match plays, defaults filled in; ``names`` are how the caller spells the two.
+
+    Raises:
+        BadOption: the wrong one was given, or a count below 1 (or one the game refuses).
+    """
+    deals_name, games_name = names
+    if v.to_target:
+        if deals is not None:
+            raise BadOption(f"{deals_name}: {v.id} is scored to a target; give {games_name} (whole games per orientation), not deals")
+        games = 1 if games is None else games
+        if games < 1:
+            raise BadOption(f"{games_name}: must be at least 1")
+        return None, games
+    if games is not None:
+        raise BadOption(f"{games_name}: {v.id} plays a fixed number of deals; give {deals_name}, not games")
+    deals = v.game.default_deals if deals is None else deals
+    if deals < 1:
+        raise BadOption(f"{deals_name}: must be at least 1")
+    return deals, None
+
+
 class Roster:
     """The process slots of a duplicate match: a bot has as many as the seats it takes in one
     orientation, and the same slots serve every orientation (the same processes play every

@@ -22,7 +22,7 @@ from referee.engine import variant as find_variant
 from referee.engine.errors import RulesError
 from referee.engine.game import Variant
 from referee.errors import BotError
-from referee.match import orientations
+from referee.match import match_length, orientations
 from referee.process import resolve_command
 
 ROUND_ROBIN = "round-robin"
@@ -196,18 +196,10 @@ def load_league(path: Path, db: Path | None = None) -> League:
         raise bad(f"{key}: {exc}") from None
     deals = _get(game, "deals", int, "game.deals", bad, None)
     games = _get(game, "games", int, "game.games", bad, None)
-    if v.to_target:
-        if deals is not None:
-            raise bad(f"game.deals: {v.id} is scored to a target; give game.games (whole games per orientation), not deals")
-        games = 1 if games is None else games
-        if games < 1:
-            raise bad("game.games: must be at least 1")
-    else:
-        if games is not None:
-            raise bad(f"game.games: {v.id} plays a fixed number of deals; give game.deals, not games")
-        deals = 12 if deals is None else deals
-        if deals < 1:
-            raise bad("game.deals: must be at least 1")
+    try:
+        deals, games = match_length(v, deals, games, ("game.deals", "game.games"))
+    except RulesError as exc:
+        raise bad(str(exc)) from None
     try:
         v.new_game(players, options, deals)
     except RulesError as exc:

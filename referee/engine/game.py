@@ -208,6 +208,7 @@ class Game(ABC):
     """A game in progress across deals.  Subclasses set the class attributes and the hooks."""
 
     pairs: ClassVar[bool] = False  # True when 4 players play in two pairs
+    default_deals: ClassVar[int | None] = None  # games of a fixed number of deals: how many
 
     def __init__(self, variant: Variant, players: int, options: dict[str, Any], deals: int | None) -> None:
         self.variant = variant

@@ -19,6 +19,7 @@ DEFAULT_DEALS = 12
 
 class Sport(Game):
     pairs = True
+    default_deals = DEFAULT_DEALS
 
     def __init__(self, variant, players, options, deals):
         deals = DEFAULT_DEALS if deals is None else deals
