@@ -7,6 +7,7 @@ file is one line on stderr and exit code 2 (:mod:`referee.exitcodes`) before any
 from __future__ import annotations
 
 import sys
+from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any
@@ -159,21 +160,10 @@ def table(
 ) -> None:
     """Print the standings: W/D/L, match points, points for and against, ratings with 95% intervals, faults."""
     from tournaments import standings as S
-    from tournaments.config import LeagueError
-    from tournaments.store import open_store
 
     league = _load(league_file, db)
-    try:
-        store = open_store(league.db_path, create=False)
-        try:
-            if store is not None:
-                store.check(league, adopt=False)
-            s = S.standings(league, store)
-        finally:
-            if store is not None:
-                store.close()
-    except LeagueError as exc:
-        raise fail(_escape(str(exc))) from None
+    with _reading(league) as store:
+        s = S.standings(league, store)
     if fmt is Format.csv:
         sys.stdout.write(S.to_csv(s))
         err.print(f"rating: {s.method}", highlight=False, soft_wrap=True)
@@ -185,24 +175,35 @@ def table(
         out.print(S.rich_table(s))
 
 
-@league_app.command("status")
-def status(league_file: LeagueArg, db: DbOpt = None) -> None:
-    """Show which pairings are done, failed (tried again by the next run) and pending."""
+@contextmanager
+def _reading(league):
+    """The league's store opened for reading (``None`` before any run), checked against the file."""
     from tournaments.config import LeagueError
     from tournaments.store import open_store
 
-    league = _load(league_file, db)
     try:
         store = open_store(league.db_path, create=False)
-        try:
-            if store is not None:
-                store.check(league, adopt=False)
-            rows = {m.pair: m for m in store.matches()} if store is not None else {}
-        finally:
-            if store is not None:
-                store.close()
     except LeagueError as exc:
         raise fail(_escape(str(exc))) from None
+    try:
+        if store is not None:
+            try:
+                store.check(league, adopt=False)
+            except LeagueError as exc:
+                raise fail(_escape(str(exc))) from None
+        yield store
+    finally:
+        if store is not None:
+            store.close()
+
+
+@league_app.command("status")
+def status(league_file: LeagueArg, db: DbOpt = None) -> None:
+    """Show which pairings are done, failed (tried again by the next run) and pending."""
+
+    league = _load(league_file, db)
+    with _reading(league) as store:
+        rows = {m.pair: m for m in store.matches()} if store is not None else {}
     pairs = league.pairings()
     done = [p for p in pairs if p in rows and rows[p].status == "done"]
     failed = [p for p in pairs if p in rows and rows[p].status == "failed"]
