@@ -225,6 +225,7 @@ class Game(ABC):
             for s in seats:
                 self.side_of[s] = side
         self.totals = [0] * len(self.sides)
+        self.names = [self.side_name(s) for s in range(len(self.sides))]  # for notes
         self.records: list[DealRecord] = []
         self.played = 0  # deals played (void deals not counted)
         self.last: DealRecord | None = None  # the last played deal

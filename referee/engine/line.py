@@ -351,7 +351,8 @@ class LineDeal:
     def _place(self, seat: int, t: Tile, end: int | None, forced: bool = False) -> None:
         self.hands[seat] &= ~(1 << t)
         self._place_on(t, end)
-        self.history.append(_placed(seat, t, end, forced))
+        # _placed(), inlined: this runs once a move
+        self.history.append(_PLACED_EVENTS[((seat * 28 + t) * _ENDS_PLUS_LEAD + (0 if end is None else end + 1)) * 2 + forced])
         self.last_placer = seat
         self._after_place(seat)
 
@@ -372,7 +373,7 @@ class LineDeal:
         self._advance(seat)
 
     def _blocked(self, ends_mask: TileSet) -> bool:
-        if self.drawable():
+        if len(self.bazaar) - self.drawn > self.keep:  # something can still be drawn
             return False
         for h in self.hands:
             if h & ends_mask:
@@ -381,7 +382,8 @@ class LineDeal:
 
     def _advance(self, seat: int) -> None:
         """Pass the turn on from ``seat``, performing draws and passes (RULES.md §2.4, §2.6)."""
-        ends_mask = self.ends_mask()
+        ends = self.ends
+        ends_mask = _END_SUIT[ends[0]] | _END_SUIT[ends[1]] if len(ends) == 2 else self.ends_mask()
         n = self.n
         hands = self.hands
         nxt = (seat + 1) % n

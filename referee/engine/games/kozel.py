@@ -74,7 +74,7 @@ class Kozel(Game):
         return lone_double_value(hand, zero_zero=self.options["zero_zero"], six_six=50, both=None)
 
     def score(self, state: LineDeal, values, notes):
-        names = [self.side_name(s) for s in range(len(self.sides))]
+        names = self.names
         sides = self.side_values(values)
         total = sum(values)
         raw = [0] * len(self.sides)
@@ -114,7 +114,7 @@ class Kozel(Game):
         return self._settle(raw, names, notes), winner
 
     def score_fault(self, seat, values, notes):
-        names = [self.side_name(s) for s in range(len(self.sides))]
+        names = self.names
         loser = self.side_of[seat]
         held = self.side_values(values)[loser]
         notes.append(f"seat {seat} faulted: {names[loser]} loses the deal and writes its own {held}")
