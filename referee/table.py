@@ -22,7 +22,7 @@ import trio
 from protocol import messages as m
 from referee import faults as F
 from referee.clock import Clock, TimeControl
-from referee.engine import TERMINAL, IllegalPlay
+from referee.engine import IllegalPlay
 from referee.engine.deal import Deal
 from referee.engine.game import DealRecord, Game, GameOutcome
 from referee.engine.line import LineDeal
@@ -324,27 +324,16 @@ class Table:
         for seat, p in enumerate(seating):
             if p.proc is not None:
                 p.outbox.append(m.encode_line(deal_start(game, state, seat, game_number)))
-        if state.end is None:
-            delivered = 0
-            while True:
-                history = state.history
-                for event in history[delivered:]:
-                    for seat, line in enumerate(event_lines(event, n)):
-                        seating[seat].outbox.append(line)
-                delivered = len(history)
-                seat = state.to_move()
-                if seat == TERMINAL:
-                    break
-                self.seat = seat
-                fault = await self._turn(seating[seat], seat, state)
-                if fault is not None:
-                    await self._fault(seating[seat], fault)
-                    state.forfeit(seat)
-                    break
-            history = state.history
-            for event in history[delivered:]:
-                for seat, line in enumerate(event_lines(event, n)):
-                    seating[seat].outbox.append(line)
+        delivered = 0
+        while state.end is None:
+            delivered = _queue_events(state, delivered, seating, n)
+            seat = state.to_move()
+            self.seat = seat
+            fault = await self._turn(seating[seat], seat, state)
+            if fault is not None:
+                await self._fault(seating[seat], fault)
+                state.forfeit(seat)
+        _queue_events(state, delivered, seating, n)
 
         rec = game.finish(state)
         assert rec.end is not None
@@ -478,6 +467,15 @@ class Table:
         self.log.write({"k": "play", "seat": seat, "tile": list(msg.tile), "end": msg.end, "ms": round(elapsed * 1000, 3),
                         "as": str(played)})
         return None
+
+
+def _queue_events(state: LineDeal, delivered: int, seating: list[Player], n: int) -> int:
+    """Put the events from ``delivered`` on into every seat's outbox; the new count delivered."""
+    history = state.history
+    for event in history[delivered:]:
+        for seat, line in enumerate(event_lines(event, n)):
+            seating[seat].outbox.append(line)
+    return len(history)
 
 
 def _safe(label: str) -> str:
