@@ -5,6 +5,7 @@ draw per turn, ends and the checked path's refusals."""
 from __future__ import annotations
 
 import pytest
+from helpers import tiles
 
 from referee.engine import (
     LEFT,
@@ -24,10 +25,6 @@ from referee.engine import (
 from referee.engine.line import DRAW_UNTIL_FIT, NO_DRAW, line_of
 
 T = parse_tile
-
-
-def tiles(*names: str) -> tuple[int, ...]:
-    return tuple(T(n) for n in names)
 
 
 def make_deal(*hands: tuple[str, ...], undealt: tuple[str, ...] | None = None) -> Deal:

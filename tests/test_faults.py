@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 import trio
+from helpers import alive
 from typer.testing import CliRunner
 
 from referee import faults as F
@@ -99,15 +100,6 @@ async def play(
         result = await run_match(spec)
     log = [json.loads(line) for line in (tmp_path / "match.jsonl").read_text().splitlines()]
     return Played(result, log, the_bot, state, spec.stderr_dir)
-
-
-def alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            stat = f.read()
-    except FileNotFoundError:
-        return False
-    return stat[stat.rindex(b")") + 2 :].split()[0] != b"Z"
 
 
 def expected_wrote(game: str, players: int, options: dict, seat: int, values: list[int]) -> list[int]:

@@ -4,22 +4,21 @@ how each deals, who leads, and what a domino or a fish writes."""
 from __future__ import annotations
 
 import pytest
+from helpers import mask, tiles
 
-from referee.engine import TERMINAL, BadOption, Deal, DealEnd, Placed, parse_tile, play, variant
+from referee.engine import (
+    TERMINAL,
+    BadOption,
+    Deal,
+    DealEnd,
+    Placed,
+    parse_tile,
+    play,
+    variant,
+)
 
 T = parse_tile
 ALL = [f"{a}-{b}" for a in range(7) for b in range(a, 7)]
-
-
-def tiles(*names: str) -> tuple[int, ...]:
-    return tuple(T(n) for n in names)
-
-
-def mask(names) -> int:
-    m = 0
-    for n in names:
-        m |= 1 << T(n)
-    return m
 
 
 def deal_of(*hands, undealt=None) -> Deal:

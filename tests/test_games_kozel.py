@@ -9,22 +9,21 @@ then the hands left and the way it ended are set, and ``game.finish()`` scores i
 from __future__ import annotations
 
 import pytest
+from helpers import mask, tiles
 
-from referee.engine import TERMINAL, BadOption, Deal, DealEnd, Placed, parse_tile, play, variant
+from referee.engine import (
+    TERMINAL,
+    BadOption,
+    Deal,
+    DealEnd,
+    Placed,
+    parse_tile,
+    play,
+    variant,
+)
 
 T = parse_tile
 M, A, O, S = 0, 1, 2, 3  # 002's table: Masha, Alex, Olya, Serg
-
-
-def tiles(*names: str) -> tuple[int, ...]:
-    return tuple(T(n) for n in names)
-
-
-def mask(names) -> int:
-    m = 0
-    for n in names:
-        m |= 1 << T(n)
-    return m
 
 
 # Seat s gets every fourth tile id from s: no hand has 5 doubles or 6 of a suit; 1-1 is seat 3's.

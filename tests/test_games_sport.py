@@ -5,18 +5,12 @@ from __future__ import annotations
 import random
 
 import pytest
+from helpers import mask
 
 from referee.engine import TERMINAL, BadOption, Deal, DealEnd, parse_tile, variant
 
 T = parse_tile
 RR = Deal(tuple(tuple(range(s, 28, 4)) for s in range(4)), ())
-
-
-def mask(names) -> int:
-    m = 0
-    for n in names:
-        m |= 1 << T(n)
-    return m
 
 
 def end_deal(game, left, reason, seat, deal=RR):

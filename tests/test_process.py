@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 import trio
+from helpers import alive
 
 from referee.errors import BotExited, BotNotFound, LineTooLong, RefereeError
 from referee.process import BotProcess, Sandbox, describe_exit, resolve_command
@@ -35,15 +36,6 @@ async def running(snippet: str, tmp_path: Path, **kwargs):
         bot = await BotProcess.start(nursery, bot_argv(snippet), name="testbot", **kwargs)
         async with bot:
             yield bot
-
-
-def alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            stat = f.read()
-    except FileNotFoundError:
-        return False
-    return stat[stat.rindex(b")") + 2 :].split()[0] != b"Z"
 
 
 async def wait_dead(pid: int) -> None:
