@@ -42,6 +42,7 @@ from tournaments.config import League, LeagueError
 SCHEMA_VERSION = 1
 TIMING_COLUMNS = frozenset(("started", "finished", "seconds"))
 TIMING_META = frozenset(("created",))
+TABLES = ("meta", "bots", "matches", "boards", "faults")
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -311,15 +312,12 @@ def open_store(path: Path, *, create: bool) -> Store | None:
     try:
         conn.execute("PRAGMA foreign_keys = ON")
         version = conn.execute("PRAGMA user_version").fetchone()[0]
-        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        if version == 0 and not tables:
+        if version == 0 and _unmade(conn):
             if not create:
                 conn.close()
                 return None
-            conn.execute("PRAGMA journal_mode = WAL")
-            conn.executescript(SCHEMA)
-            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-        elif version != SCHEMA_VERSION or "matches" not in tables:
+            _make_schema(conn)
+        elif version != SCHEMA_VERSION or "matches" not in _tables(conn):
             raise LeagueError(f"{path}: not a league database of this version (user_version {version})")
     except sqlite3.DatabaseError as exc:
         conn.close()
@@ -330,13 +328,43 @@ def open_store(path: Path, *, create: bool) -> Store | None:
     return Store(conn, path)
 
 
+def _tables(conn: sqlite3.Connection) -> set[str]:
+    return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
+def _unmade(conn: sqlite3.Connection) -> bool:
+    """Whether the database holds no league yet: no tables, or only empty tables of ours that
+    an older version, killed while making its schema, left behind (it made them one by one)."""
+    tables = _tables(conn)
+    if not tables <= set(TABLES):
+        return False
+    return all(conn.execute(f"SELECT 1 FROM {t} LIMIT 1").fetchone() is None for t in tables)
+
+
+def _make_schema(conn: sqlite3.Connection) -> None:
+    """Make every table and set ``user_version`` in one transaction: a process killed at any
+    moment leaves either the whole schema or an empty database, which the next run makes again.
+    (``executescript`` would commit before it starts and after every statement.)"""
+    conn.execute("PRAGMA journal_mode = WAL")  # cannot change inside a transaction; harmless alone
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for statement in SCHEMA.split(";"):
+            if statement.strip():
+                conn.execute(statement)
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
 def dump(path: Path, *, timings: bool = False) -> dict[str, list[tuple]]:
     """Every table's rows in key order, without the timing fields unless ``timings``: two runs of
     a league with deterministic bots give equal dumps."""
     conn = sqlite3.connect(path)
     try:
         out: dict[str, list[tuple]] = {}
-        for table in ("meta", "bots", "matches", "boards", "faults"):
+        for table in TABLES:
             cols = [r[1] for r in conn.execute(f"PRAGMA table_info({table})")]
             keep = [c for c in cols if timings or c not in TIMING_COLUMNS]
             rows = conn.execute(f"SELECT {', '.join(keep)} FROM {table} ORDER BY 1, 2" + (", 3" if len(keep) > 2 else "")).fetchall()
