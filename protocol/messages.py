@@ -57,8 +57,9 @@ class Hello(ToBot, tag="hello"):
 
 
 class DealStart(ToBot, tag="deal"):
-    """A deal begins.  ``hand`` is yours alone; the deal's forced lead, if any, follows as a
-    ``placed`` event with ``forced: true``."""
+    """A deal begins.  ``hand`` is yours alone, and ``hand`` and ``bazaar`` are the deal *as
+    dealt*: the forced lead, if any, follows as a ``placed`` event with ``forced: true``, and any
+    draws made at once after it follow as ``drew`` events."""
 
     game: Annotated[str, Meta(description="the game's identifier, e.g. sport or kozel (RULES.md)")]
     options: Annotated[dict[str, Any], Meta(description='every option of the game with its value')]
@@ -66,10 +67,10 @@ class DealStart(ToBot, tag="deal"):
     seat: Annotated[Seat, Meta(description='your seat')]
     side: Annotated[int, Meta(description='your side: in pair games 0 for seats 0 and 2, 1 for seats 1 and 3; otherwise your seat')]
     partner: Annotated[Seat | None, Meta(description="your partner's seat in pair games, else null")]
-    hand: list[TileJSON]
+    hand: Annotated[list[TileJSON], Meta(description='your tiles as dealt (a forced lead you were dealt included)')]
     leader: Annotated[Seat, Meta(description='who leads this deal')]
     scores: Annotated[list[int], Meta(description="each side's total before this deal (penalties in kozel, points elsewhere)")]
-    bazaar: Annotated[int, Meta(description='tiles in the bazaar (0 in games without one)')]
+    bazaar: Annotated[int, Meta(description='tiles in the bazaar as dealt, before any draw (0 in games without one)')]
     game_number: Annotated[int, Meta(description='which game of the match, from 0')] = 0
     deal_number: Annotated[int, Meta(description='which deal of the game, from 0')] = 0
 

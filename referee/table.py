@@ -323,7 +323,7 @@ class Table:
 
         for seat, p in enumerate(seating):
             if p.proc is not None:
-                p.outbox.append(m.encode_line(deal_start(game, state, seat, game_number)))
+                p.outbox.append(m.encode_line(deal_start(game, deal, state, seat, game_number)))
         delivered = 0
         while state.end is None:
             delivered = _queue_events(state, delivered, seating, n)

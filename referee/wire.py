@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from protocol import messages as m
 from referee.engine import END_NAMES, Play, play
+from referee.engine.deal import Deal
 from referee.engine.errors import IllegalPlay
 from referee.engine.game import DealRecord, Game, GameOutcome
 from referee.engine.line import Drew, Event, LineDeal, Passed, Placed
@@ -75,7 +76,13 @@ def event_lines(event: Event, players: int) -> list[bytes]:
     return [m.encode_line(m.Passed(event.seat))] * players
 
 
-def deal_start(game: Game, state: LineDeal, seat: int, game_number: int) -> m.DealStart:
+def deal_start(game: Game, deal: Deal, state: LineDeal, seat: int, game_number: int) -> m.DealStart:
+    """The ``deal`` message for ``seat``: its hand and the bazaar *as dealt*.
+
+    ``state`` may already be past a forced lead and the automatic draws and passes that follow
+    it at once; those reach the seat as the events after this message, so the hand and bazaar
+    here must not include them (a bot adds what ``drew`` tells it).
+    """
     side = game.side_of[seat]
     partner = None
     if game.pair_play:
@@ -87,20 +94,13 @@ def deal_start(game: Game, state: LineDeal, seat: int, game_number: int) -> m.De
         seat=seat,
         side=side,
         partner=partner,
-        hand=hand_json(state.hands[seat] | _forced_lead_mask(state, seat)),
+        hand=hand_json(deal.masks[seat]),
         leader=state.leader,
         scores=list(game.totals),
-        bazaar=state.bazaar_left(),
+        bazaar=len(state.bazaar),  # the whole bazaar as dealt (empty when undealt tiles sleep)
         game_number=game_number,
         deal_number=game.next_number,
     )
-
-
-def _forced_lead_mask(state: LineDeal, seat: int) -> int:
-    # The forced lead is already on the table when the deal starts; the leader was dealt it.
-    if state.lead_tile is not None and state.leader == seat:
-        return 1 << state.lead_tile
-    return 0
 
 
 def deal_end(rec: DealRecord) -> m.DealEnd:
