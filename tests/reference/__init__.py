@@ -1,0 +1,1 @@
+"""Independent readings of docs/RULES.md, written without the engine, for property tests."""
