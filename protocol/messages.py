@@ -14,12 +14,18 @@ fields and unknown message types from a bot; a *known* type with a field of the 
 range is a fault.
 """
 
+import re
 from typing import Annotated, Any, Literal
 
 import msgspec
 from msgspec import Meta, Struct, field
 
 PROTOCOL_VERSION = 1
+
+#: The deepest nesting of arrays and objects accepted in a line, from a bot or in a file the
+#: referee reads (deal files, logs).  A real message nests 4 levels; decoders recurse once per
+#: level, so without a limit a short line of brackets would exhaust the interpreter's stack.
+MAX_DEPTH = 64
 
 Half = Annotated[int, Meta(ge=0, le=6, description="one half of a tile, 0..6")]
 TileJSON = Annotated[
@@ -186,6 +192,52 @@ def encode_line(msg: ToBot | FromBot) -> bytes:
     return encoder.encode(msg) + b"\n"
 
 
+class TooDeep(msgspec.DecodeError):
+    """A line nested deeper than :data:`MAX_DEPTH` levels (it was not decoded)."""
+
+
+_BRACKETS = re.compile(rb'"(?:[^"\\]|\\.)*(?:"|$)|[\[{]|[\]}]', re.S)
+
+
+def too_deep(data: bytes, limit: int = MAX_DEPTH) -> bool:
+    """Whether JSON ``data`` opens more than ``limit`` arrays or objects at once (brackets
+    inside strings do not count).  Cheap when it cannot be: two counts of a short line."""
+    if data.count(b"[") + data.count(b"{") <= limit:
+        return False
+    depth = 0
+    for token in _BRACKETS.finditer(data):
+        c = data[token.start()]
+        if c == 0x22:  # a string
+            continue
+        if c in b"[{":
+            depth += 1
+            if depth > limit:
+                return True
+        else:
+            depth -= 1
+    return False
+
+
+def check_depth(data: bytes) -> None:
+    """Raise :class:`TooDeep` when ``data`` nests deeper than :data:`MAX_DEPTH`; call it before
+    decoding anything that came from outside."""
+    if too_deep(data):
+        raise TooDeep(f"JSON nested deeper than {MAX_DEPTH} levels")
+
+
+def decode_from_bot(line: bytes) -> FromBotMessage:
+    """A bot's line as a message.
+
+    Raises:
+        TooDeep: nested deeper than :data:`MAX_DEPTH` (checked first: nothing is decoded).
+        msgspec.ValidationError: a JSON object that does not fit the protocol (or of an unknown
+            type: see :func:`message_type`).
+        msgspec.DecodeError: not JSON.
+    """
+    check_depth(line)
+    return from_bot_decoder.decode(line)
+
+
 class _Envelope(Struct):
     type: str = ""
 
@@ -194,7 +246,10 @@ _envelope_decoder = msgspec.json.Decoder(_Envelope)
 
 
 def message_type(line: bytes) -> str | None:
-    """The ``type`` of a JSON object line, or ``None`` if it is not one (used on error paths)."""
+    """The ``type`` of a JSON object line, or ``None`` if it is not one, or nested deeper than
+    :data:`MAX_DEPTH` (used on error paths)."""
+    if too_deep(line):
+        return None
     try:
         return _envelope_decoder.decode(line).type
     except msgspec.DecodeError:

@@ -17,6 +17,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
+from protocol.messages import MAX_DEPTH, too_deep
 from referee import exitcodes as X
 from referee.clock import TimeControl
 from referee.engine import variant, variant_names
@@ -68,8 +69,12 @@ def load_deal_file(path: Path, shape) -> list:
         raise fail(f"deal file {path}: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
         raise fail(f"deal file {path}: not UTF-8 text") from None
+    lines = text.splitlines()
+    for number, line in enumerate(lines, start=1):
+        if too_deep(line.encode()):
+            raise fail(f"deal file {path}: line {number}: JSON nested deeper than {MAX_DEPTH} levels")
     try:
-        return parse_deal_lines(text.splitlines(), shape)
+        return parse_deal_lines(lines, shape)
     except BadDeal as exc:
         raise fail(f"deal file {path}: {exc}") from None
 

@@ -31,6 +31,7 @@ from typing import IO, Any
 
 import msgspec
 
+from protocol.messages import MAX_DEPTH, too_deep
 from referee.engine.deal import Deal
 from referee.engine.tiles import tile_name
 
@@ -91,6 +92,8 @@ def read_log(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         for number, raw in enumerate(f, start=1):
             if not raw.strip():
                 continue
+            if too_deep(raw):
+                raise ValueError(f"{path}: line {number} is JSON nested deeper than {MAX_DEPTH} levels")
             try:
                 rec = json.loads(raw)
             except ValueError:

@@ -116,7 +116,7 @@ class LogWalker:
                 raw = last_in.get(seat)
                 if raw is not None:
                     try:
-                        sent = m.from_bot_decoder.decode(raw.encode())
+                        sent = m.decode_from_bot(raw.encode())
                     except msgspec.DecodeError:
                         sent = None
                     if not isinstance(sent, m.Play) or sorted(sent.tile) != sorted(msg.tile) or sent.end != msg.end:

@@ -182,7 +182,10 @@ class Table:
                     record["line"] = line.decode("utf-8", "replace")
                     record["ms"] = round((trio.current_time() - begun) * 1000, 3)
                     try:
-                        msg = m.from_bot_decoder.decode(line)
+                        msg = m.decode_from_bot(line)
+                    except m.TooDeep as exc:
+                        return F.Fault(F.STARTUP, p.bot.name, self.seat, self.game_number, self.deal_number,
+                                       f"expected a hello, but the line is {exc}", F.cut(line))
                     except msgspec.DecodeError as exc:
                         kind = m.message_type(line)
                         if kind is not None and kind not in m.FROM_BOT_TYPES:
@@ -385,6 +388,8 @@ class Table:
             return self._new_fault(F.BAD_OUTPUT, p, seat, str(exc), exc.prefix)
         for line in lines:
             self.log.inp(seat, line)
+            if m.too_deep(line):
+                return self._new_fault(F.BAD_OUTPUT, p, seat, f"wrote a line of JSON nested deeper than {m.MAX_DEPTH} levels", line)
             kind = m.message_type(line)
             if kind in m.FROM_BOT_TYPES:
                 return self._new_fault(F.OUT_OF_TURN, p, seat, f"sent a {kind!r} message when it was not its turn", line)
@@ -398,7 +403,9 @@ class Table:
         or ``(None, None)`` for a message of an unknown type, which is ignored."""
         self.log.inp(seat, line)
         try:
-            return m.from_bot_decoder.decode(line), None
+            return m.decode_from_bot(line), None
+        except m.TooDeep as exc:
+            return None, self._new_fault(F.BAD_OUTPUT, p, seat, f"the answer is {exc}", line)
         except msgspec.ValidationError as exc:
             kind = m.message_type(line)
             if kind is not None and kind not in m.FROM_BOT_TYPES:

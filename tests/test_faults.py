@@ -418,3 +418,45 @@ async def test_what_a_fault_costs(tmp_path, game, players):
         assert "writes its own" in " ".join(rec["notes"])
     else:
         assert rec["wrote"] == [0 if s == seat else rec["values"][seat] for s in range(players)]
+
+
+# -- JSON nested too deep (PROTOCOL.md, Limits) ------------------------------------------------
+
+
+@pytest.mark.parametrize("behaviour", ["deep", "deep_unknown"])
+async def test_json_nested_too_deep_is_bad_output(tmp_path, behaviour):
+    """1,000 levels of brackets (2 KB), in an extra field of a play or in a line of an unknown
+    type: a bad_output fault charged to the bot, not a RecursionError in the referee."""
+    p = await play(tmp_path, hostile(tmp_path, behaviour))
+    fault = check_one_fault(p, F.BAD_OUTPUT)
+    assert "nested deeper than 64 levels" in fault.detail
+    assert fault.line is not None and fault.line.endswith(" chars)")  # the evidence, cut short
+
+
+async def test_json_nested_too_deep_when_nobody_asked(tmp_path):
+    p = await play(tmp_path, hostile(tmp_path, "deep_unasked"))
+    assert [f.kind for f in p.faults] == [F.BAD_OUTPUT], [str(f) for f in p.faults]
+    assert "nested deeper than 64 levels" in p.faults[0].detail
+    check_completed(p)
+
+
+async def test_hello_nested_too_deep_is_a_startup_fault(tmp_path):
+    p = await play(tmp_path, hostile(tmp_path, "start_deep", start=2, then="exit"), "draw", players=2)
+    assert [f.kind for f in p.faults] == [F.CRASH, F.STARTUP], [str(f) for f in p.faults]
+    assert "nested deeper than 64 levels" in p.faults[1].detail
+    check_completed(p)
+
+
+def test_cli_hello_nested_too_deep_at_match_start(tmp_path):
+    """At the very start it is a bot that cannot start (exit 3), with one line saying why."""
+    from referee.cli import app
+
+    state = tmp_path / "state"
+    state.mkdir()
+    result = CliRunner().invoke(app, [
+        "match", f"{HOSTILE} start_deep {state} start=1", str(FIRST), "--deals", "4",
+        "--log", str(tmp_path / "m.jsonl"), "-q",
+    ])
+    assert result.exit_code == 3, result.output
+    assert "nested deeper than 64 levels" in result.stderr
+    assert "Traceback" not in result.output

@@ -34,6 +34,12 @@ Behaviours at the trigger turn (the turn is not answered unless said otherwise):
   hang_noterm   (SIGTERM, SIGINT and SIGHUP ignored from the start) never answer
   no_read       fill its own stdin pipe (writing to /proc/PID/fd/0), answer correctly, and
                 never read again; ``stdin_full`` holds the bytes it wrote
+  deep          a play with an extra field nested 1,000 levels deep (2,046 bytes)
+  deep_unknown  a line of an unknown type nested 1,000 levels deep, then the play
+  deep_unasked  answer correctly, then write a line of unknown type nested 1,000 levels deep
+  chatter       write ``lines`` lines (default 100) of an unknown type, ``size`` bytes each
+                (default 100), then the play
+  chatter_unasked  answer correctly, then write those lines, nobody having asked
 Behaviours elsewhere:
   early_play    on ``deal`` (deal ≥ N, as the leader): write a play at once, before its turn
                 comes; then answer the turn as usual
@@ -42,6 +48,7 @@ Behaviours elsewhere:
   start_crash   on process start ``start``: write to stderr and exit 3 before hello
   start_garbage on process start ``start``: answer hello with a line that is not JSON
   start_silent  on process start ``start``: never answer hello
+  start_deep    on process start ``start``: answer hello with a field nested 1,000 levels deep
   timeout_first every process: never answer its first turn (for max_faults)
 Start-up behaviours combine with ``then=BEHAVIOUR`` (a trigger behaviour for the other starts).
 """
@@ -83,7 +90,16 @@ if behaviour == "hang_noterm":
 
 
 AT_TURN = {"silent", "late", "garbage", "tile_string", "huge", "not_held", "others_tile", "no_fit", "wrong_end",
-           "double_play", "exit", "orphan", "hang_noterm", "no_read"}
+           "double_play", "exit", "orphan", "hang_noterm", "no_read", "deep", "deep_unknown", "deep_unasked",
+           "chatter", "chatter_unasked"}
+DEEP = "[" * 1000 + "]" * 1000
+
+
+def chatter():
+    size = int(opts.get("size", 100))
+    line = json.dumps({"type": "thinking", "pad": ""})
+    line = line[:-2] + "x" * max(0, size - len(line) - 1) + '"}\n'
+    return line * int(opts.get("lines", 100))
 
 
 def send(message):
@@ -133,6 +149,10 @@ for raw in stdin:
             forever()
         if startup == "start_garbage":
             out.write("Hello, referee!\n")
+            out.flush()
+            continue
+        if startup == "start_deep":
+            out.write('{"type":"hello","name":"hostile","protocol":1,"x":' + DEEP + '}\n')
             out.flush()
             continue
         send({"type": "hello", "name": "hostile", "protocol": 2 if startup == "protocol2" else 1})
@@ -208,6 +228,21 @@ for raw in stdin:
             send({"type": "play", "tile": extra["tile"], "end": extra["end"]})
         elif behaviour == "double_play":
             out.write((json.dumps(answer) + "\n") * 2)  # in one write: both lines arrive together
+            out.flush()
+        elif behaviour == "deep":
+            out.write(json.dumps(answer)[:-1] + ', "eval": ' + DEEP + "}\n")
+            out.flush()
+        elif behaviour == "deep_unknown":
+            out.write('{"type":"thinking","x":' + DEEP + "}\n" + json.dumps(answer) + "\n")
+            out.flush()
+        elif behaviour == "deep_unasked":
+            out.write(json.dumps(answer) + "\n" + '{"type":"thinking","x":' + DEEP + "}\n")
+            out.flush()
+        elif behaviour == "chatter":
+            out.write(chatter() + json.dumps(answer) + "\n")
+            out.flush()
+        elif behaviour == "chatter_unasked":
+            out.write(json.dumps(answer) + "\n" + chatter())
             out.flush()
         elif behaviour == "exit":
             print("hostile: giving up in the middle of a deal", file=sys.stderr, flush=True)
