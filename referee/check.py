@@ -99,7 +99,7 @@ class GameReport:
     opponents: list[str]
     deals: int = 0  # deals played, all seatings together
     problems: list[Problem] = field(default_factory=list)
-    remarks: list[str] = field(default_factory=list)
+    remarks: Counter[str] = field(default_factory=Counter)
     answers: int = 0
     slowest: float = 0.0  # seconds, the slowest accepted answer
     slowest_where: str = ""
@@ -296,7 +296,7 @@ async def check_game(setup: Setup, index: int, name: str, argv: list[str], opts:
             report.exits.append("did not exit within 1 s after match_end (the referee killed it)")
         elif rc not in (0, None):
             report.exits.append(f"ended with code {rc} after match_end (expected 0)")
-    report.remarks = list(bot.remarks)
+    report.remarks = Counter(bot.remarks)
     if log.plays:
         report.answers = len(log.plays)
         report.slowest, report.slowest_where = max(log.plays)
@@ -494,7 +494,7 @@ def _describe(p: Problem, same_stderr: bool = False) -> list[str]:
 def _notes(report: CheckReport) -> list[str]:
     opts = report.options
     notes = []
-    remarks: Counter[str] = Counter(r for g in report.games for r in g.remarks)
+    remarks: Counter[str] = sum((g.remarks for g in report.games), Counter())
     for remark, n in remarks.most_common():
         notes.append(f"it {remark}" + (f", {n} times" if n > 1 else ""))
     answered = [g for g in report.games if g.answers]

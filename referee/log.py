@@ -63,9 +63,10 @@ class MatchLog:
             body = b"".join(lines)[:-1].replace(b"\n", b",")
             self._file.write(b'{"k":"out","seat":%d,"t":%.6f,"msgs":[%s]}\n' % (seat, self._clock(), body))
 
-    def inp(self, seat: int, line: bytes) -> None:
+    def inp(self, seat: int, line: bytes | str) -> None:
+        """A line read from ``seat``: its bytes, or text already decoded (and cut short)."""
         if self._file is not None:
-            text = line.decode("utf-8", "replace")
+            text = line.decode("utf-8", "replace") if isinstance(line, bytes) else line
             self._file.write(b'{"k":"in","seat":%d,"t":%.6f,"line":%s}\n' % (seat, self._clock(), _enc.encode(text)))
 
     def flush(self) -> None:

@@ -12,6 +12,7 @@ the seat at the next deal.  A bot with ``max_faults`` faults forfeits every deal
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +34,14 @@ from referee.wire import deal_end, deal_start, engine_play, event_lines, game_en
 
 REFEREE_NAME = "referee 0.1.0"
 
+#: Lines of an unknown message type a bot process may write in one move (from its previous
+#: answer to its next one, or before its hello); one more is a bad_output fault.
+UNKNOWN_PER_MOVE = 16
+#: Bytes of lines of unknown types a bot may write in one match; more is a bad_output fault.
+UNKNOWN_PER_MATCH = 1 << 20
+#: Different remarks kept per bot; the rest are counted under one.
+_REMARKS = 20
+
 
 @dataclass
 class Bot:
@@ -45,15 +54,23 @@ class Bot:
     forfeited: bool = False
     hello: m.BotHello | None = None
     clock: Clock | None = None
-    #: plain-words remarks about harmless oddities (unknown message types…), for ``referee check``
-    remarks: list[str] = field(default_factory=list)
+    #: plain-words remarks about harmless oddities (unknown message types…) and how many
+    #: times each happened, for ``referee check``
+    remarks: Counter[str] = field(default_factory=Counter)
+    #: bytes of lines of unknown types so far in the match (see UNKNOWN_PER_MATCH)
+    unknown_bytes: int = 0
+
+    def remark(self, text: str) -> None:
+        if text not in self.remarks and len(self.remarks) >= _REMARKS:
+            text = "did other harmless things (ignored)"
+        self.remarks[text] += 1
 
 
 class Player:
     """One process slot of a bot (a bot in a pair game has two).  The process is replaced after
     a fault; the slot, and its place in the seating, stays."""
 
-    __slots__ = ("bot", "slot", "proc", "outbox", "pending", "starts")
+    __slots__ = ("bot", "slot", "proc", "outbox", "pending", "starts", "unknown")
 
     def __init__(self, bot: Bot, slot: int) -> None:
         self.bot = bot
@@ -62,6 +79,7 @@ class Player:
         self.outbox: list[bytes] = []
         self.pending: F.Fault | None = None  # a fault found between deals, charged to the next
         self.starts = 0
+        self.unknown = 0  # lines of unknown types since the last answer (see UNKNOWN_PER_MOVE)
 
     @property
     def label(self) -> str:
@@ -172,6 +190,7 @@ class Table:
         except (BotError, OSError) as exc:
             return F.Fault(F.STARTUP, p.bot.name, self.seat, self.game_number, self.deal_number, f"could not start: {exc}")
         p.outbox = []
+        p.unknown = 0
         line = None
         begun = trio.current_time()
         with trio.move_on_after(self.tc.startup) as scope:
@@ -179,7 +198,8 @@ class Table:
                 await p.proc.send(self._hello)
                 while True:
                     line = await p.proc.read_line()
-                    record["line"] = line.decode("utf-8", "replace")
+                    # Only a line that decodes is logged whole (the log's size per start is bounded).
+                    record["line"] = F.cut(line)
                     record["ms"] = round((trio.current_time() - begun) * 1000, 3)
                     try:
                         msg = m.decode_from_bot(line)
@@ -189,10 +209,13 @@ class Table:
                     except msgspec.DecodeError as exc:
                         kind = m.message_type(line)
                         if kind is not None and kind not in m.FROM_BOT_TYPES:
-                            p.bot.remarks.append(f"sent a message of unknown type {kind!r} before hello (ignored)")
-                            continue
+                            too_much = self._unknown(p, kind, line, " before hello")
+                            if too_much is None:
+                                continue
+                            return F.Fault(F.STARTUP, p.bot.name, self.seat, self.game_number, self.deal_number, too_much, F.cut(line))
                         return F.Fault(F.STARTUP, p.bot.name, self.seat, self.game_number, self.deal_number,
                                        f"expected a hello, but the line is not valid: {exc}", F.cut(line))
+                    record["line"] = line.decode("utf-8", "replace")
                     if not isinstance(msg, m.BotHello):
                         return F.Fault(F.STARTUP, p.bot.name, self.seat, self.game_number, self.deal_number,
                                        f"expected a hello, got a {msg.__struct_config__.tag!r} message", F.cut(line))
@@ -387,7 +410,8 @@ class Table:
         except LineTooLong as exc:
             return self._new_fault(F.BAD_OUTPUT, p, seat, str(exc), exc.prefix)
         for line in lines:
-            self.log.inp(seat, line)
+            # Lines are logged cut short: none of them is an answer (see _answer).
+            self.log.inp(seat, F.cut(line))
             if m.too_deep(line):
                 return self._new_fault(F.BAD_OUTPUT, p, seat, f"wrote a line of JSON nested deeper than {m.MAX_DEPTH} levels", line)
             kind = m.message_type(line)
@@ -395,25 +419,48 @@ class Table:
                 return self._new_fault(F.OUT_OF_TURN, p, seat, f"sent a {kind!r} message when it was not its turn", line)
             if kind is None:
                 return self._new_fault(F.BAD_OUTPUT, p, seat, "wrote a line that is not a JSON object", line)
-            p.bot.remarks.append(f"sent a message of unknown type {kind!r} (ignored)")
+            if (too_much := self._unknown(p, kind, line)) is not None:
+                return self._new_fault(F.BAD_OUTPUT, p, seat, too_much, line)
+        return None
+
+    def _unknown(self, p: Player, kind: str, line: bytes, when: str = "") -> str | None:
+        """Count a line of an unknown type, which is ignored; what is wrong when it is one too
+        many (UNKNOWN_PER_MOVE, UNKNOWN_PER_MATCH), else ``None``."""
+        p.unknown += 1
+        p.bot.unknown_bytes += len(line) + 1
+        if p.unknown > UNKNOWN_PER_MOVE:
+            return (f"wrote more than {UNKNOWN_PER_MOVE} lines of unknown types in one move "
+                    "(ignored messages are for new protocol versions; write notes to stderr)")
+        if p.bot.unknown_bytes > UNKNOWN_PER_MATCH:
+            return (f"wrote more than {UNKNOWN_PER_MATCH >> 20} MiB of lines of unknown types in this match "
+                    "(ignored messages are for new protocol versions; write notes to stderr)")
+        p.bot.remark(f"sent a message of unknown type {F.cut(kind, 40)!r}{when} (ignored)")
         return None
 
     def _answer(self, p: Player, seat: int, line: bytes) -> tuple[m.FromBotMessage | None, F.Fault | None]:
         """Log and decode a line read in answer to a turn: ``(message, None)``, ``(None, fault)``,
-        or ``(None, None)`` for a message of an unknown type, which is ignored."""
-        self.log.inp(seat, line)
+        or ``(None, None)`` for a message of an unknown type, which is ignored.
+
+        Only a line that decodes as a message is logged whole; any other is logged cut short
+        (the fault keeps the same evidence), so that the log's size per move is bounded.
+        """
         try:
-            return m.decode_from_bot(line), None
+            msg = m.decode_from_bot(line)
         except m.TooDeep as exc:
+            self.log.inp(seat, F.cut(line))
             return None, self._new_fault(F.BAD_OUTPUT, p, seat, f"the answer is {exc}", line)
         except msgspec.ValidationError as exc:
+            self.log.inp(seat, F.cut(line))
             kind = m.message_type(line)
             if kind is not None and kind not in m.FROM_BOT_TYPES:
-                p.bot.remarks.append(f"sent a message of unknown type {kind!r} (ignored)")
-                return None, None
+                too_much = self._unknown(p, kind, line)
+                return None, None if too_much is None else self._new_fault(F.BAD_OUTPUT, p, seat, too_much, line)
             return None, self._new_fault(F.BAD_OUTPUT, p, seat, f"the play does not fit the protocol: {exc}", line)
         except msgspec.DecodeError as exc:
+            self.log.inp(seat, F.cut(line))
             return None, self._new_fault(F.BAD_OUTPUT, p, seat, f"not JSON: {exc}", line)
+        self.log.inp(seat, line)
+        return msg, None
 
     async def _turn(self, p: Player, seat: int, state: LineDeal) -> F.Fault | None:
         """Ask ``seat`` for a play and make it; a fault if anything goes wrong."""
@@ -460,6 +507,7 @@ class Table:
                     return self._new_fault(F.BAD_OUTPUT, p, seat, str(exc), exc.prefix)
             timed_out = scope.cancelled_caught
         elapsed = self._now() - start
+        p.unknown = 0
         if timed_out:
             clock.charge(allowance)
             return self._new_fault(F.TIMEOUT, p, seat, f"no play within {allowance * 1000:.0f} ms")

@@ -460,3 +460,54 @@ def test_cli_hello_nested_too_deep_at_match_start(tmp_path):
     assert result.exit_code == 3, result.output
     assert "nested deeper than 64 levels" in result.stderr
     assert "Traceback" not in result.output
+
+
+# -- what a bot can make the referee write (PROTOCOL.md, Limits) -------------------------------
+
+
+def log_bound(p: Played) -> int:
+    """The most the log may hold (PROTOCOL.md, Limits): 2 × max_line + 32 KiB for each turn,
+    deal and process start."""
+    turns = sum(1 for r in p.log if r["k"] == "out" and any(msg["type"] == "turn" for msg in r["msgs"]))
+    deals = sum(1 for r in p.log if r["k"] == "deal")
+    starts = sum(1 for r in p.log if r["k"] == "hello")
+    return (turns + deals + starts) * (2 * p.result.spec.max_line + (32 << 10))
+
+
+async def test_unknown_types_up_to_the_limit_are_ignored_and_logged_short(tmp_path):
+    p = await play(tmp_path, hostile(tmp_path, "chatter", lines=16, size=5000))
+    assert p.faults == []
+    check_completed(p)
+    chatter = [r for r in p.log if r["k"] == "in" and '"thinking"' in r["line"]]
+    assert len(chatter) == 16
+    assert all(r["line"].endswith("… (4999 chars)") and len(r["line"]) < 300 for r in chatter)
+    assert p.bot.remarks == {"sent a message of unknown type 'thinking' (ignored)": 16}
+
+
+@pytest.mark.parametrize("behaviour", ["chatter", "chatter_unasked"])
+async def test_more_unknown_lines_than_allowed_in_one_move(tmp_path, behaviour):
+    p = await play(tmp_path, hostile(tmp_path, behaviour, lines=17))
+    assert [f.kind for f in p.faults] == [F.BAD_OUTPUT], [str(f) for f in p.faults]
+    assert "more than 16 lines of unknown types in one move" in p.faults[0].detail
+    check_completed(p)
+
+
+async def test_a_flood_of_unknown_lines_is_a_fault_and_the_log_stays_small(tmp_path):
+    """Lines of an unknown type as fast as the pipe takes them (the attack that wrote a 17 GB
+    log): a fault after 16, and the log within its bound per move."""
+    p = await play(tmp_path, hostile(tmp_path, "chatter", lines=1_000_000, size=60_000, every=1, deal=0, turn=0))
+    assert p.faults and all(f.kind == F.BAD_OUTPUT for f in p.faults)
+    assert "in one move" in p.faults[0].detail
+    assert p.bot.forfeited
+    check_completed(p)
+    size = (tmp_path / "match.jsonl").stat().st_size
+    assert size <= log_bound(p), (size, log_bound(p))
+
+
+async def test_more_unknown_bytes_than_allowed_in_one_match(tmp_path):
+    """10 lines of 60 KB a move are allowed; the second such move passes 1 MiB in the match."""
+    p = await play(tmp_path, hostile(tmp_path, "chatter", lines=10, size=60_000, every=1, deal=0, turn=0))
+    assert p.faults and p.faults[0].kind == F.BAD_OUTPUT
+    assert "more than 1 MiB of lines of unknown types in this match" in p.faults[0].detail
+    check_completed(p)
+    assert (tmp_path / "match.jsonl").stat().st_size <= log_bound(p)

@@ -96,10 +96,12 @@ DEEP = "[" * 1000 + "]" * 1000
 
 
 def chatter():
+    """Write ``lines`` lines of an unknown type, ``size`` bytes each (newline included)."""
     size = int(opts.get("size", 100))
     line = json.dumps({"type": "thinking", "pad": ""})
     line = line[:-2] + "x" * max(0, size - len(line) - 1) + '"}\n'
-    return line * int(opts.get("lines", 100))
+    for _ in range(int(opts.get("lines", 100))):
+        out.write(line)
 
 
 def send(message):
@@ -239,10 +241,11 @@ for raw in stdin:
             out.write(json.dumps(answer) + "\n" + '{"type":"thinking","x":' + DEEP + "}\n")
             out.flush()
         elif behaviour == "chatter":
-            out.write(chatter() + json.dumps(answer) + "\n")
-            out.flush()
+            chatter()
+            send(answer)
         elif behaviour == "chatter_unasked":
-            out.write(json.dumps(answer) + "\n" + chatter())
+            out.write(json.dumps(answer) + "\n")
+            chatter()
             out.flush()
         elif behaviour == "exit":
             print("hostile: giving up in the middle of a deal", file=sys.stderr, flush=True)
