@@ -352,6 +352,38 @@ def verify(log: Annotated[Path, typer.Argument(help="A match log written by `ref
               f"re-played, {counts.faults} faults — every score agrees with the engine")
 
 
+@app.command(epilog="Examples: referee report referee-logs/match-sport-1.jsonl -o site/   ·   referee report tournaments/example.toml -o site/\n\n" + EPILOG)
+def report(
+    source: Annotated[Path, typer.Argument(help="A match log written by `referee match`, or a league file (.toml).", show_default=False)],
+    output: Annotated[Path, typer.Option("--output", "-o", help="The folder to write the pages into (created if missing).", show_default=False)],
+    db: Annotated[Optional[Path], typer.Option("--db", help="League only: the results database (default: the league file's).")] = None,
+) -> None:
+    """Write a static web site: a league's standings, ratings and cross-table, every match, and a replay of every deal."""
+    from referee.web.data import NotALog
+    from referee.web.site import report_log
+
+    if not source.is_file():
+        raise fail(f"{source}: no such file")
+    if output.exists() and not output.is_dir():
+        raise fail(f"{output} exists and is not a folder")
+    try:
+        if source.suffix == ".toml":
+            from tournaments.cli import write_league_report
+
+            doc = write_league_report(source, db, output)
+            where = f"{doc['pairings']['done']} of {doc['pairings']['total']} pairings played"
+        else:
+            match = report_log(source, output)
+            where = f"{sum(1 for d in match['deals'] if d['slug'])} deals"
+            if match["problem"]:
+                err.print(f"warning: {source}: {match['problem']}", highlight=False, soft_wrap=True, markup=False)
+    except NotALog as exc:
+        raise fail(str(exc)) from None
+    except OSError as exc:
+        raise fail(f"cannot write the report into {output}: {exc.strerror or exc}") from None
+    out.print(f"wrote {output / 'index.html'} ({where})", highlight=False, soft_wrap=True)
+
+
 def check_log_path(log: Path) -> None:
     if not log.is_file():
         raise fail(f"{log}: no such file")

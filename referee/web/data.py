@@ -1,0 +1,321 @@
+"""The JSON documents behind the web pages, built from match logs and league databases.
+
+Every page of a report is drawn from exactly one document (see :mod:`referee.web`): a *deal*
+document per played deal (the replay), a *match* document per log, a *league* document per
+league.  Documents hold data only (names, tiles as ``"a-b"``, numbers, the log's own notes);
+how they look is the templates' and scripts' business.
+
+Logs are read through :class:`referee.replay.LogWalker`, which re-plays every move through the
+engine, so a replay shows the deal as the engine saw it: the hands after each event come from
+the engine's own events (placements, draws, passes), never from a second reading of the rules.
+A log that stops early (a match cut short, a killed process) or breaks at some line gives every
+deal before that point, the deal in progress marked ``cut``, and the reason in ``problem``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from referee.engine import variant
+from referee.engine.errors import RulesError
+from referee.engine.line import END_NAMES, Drew, LineDeal, Passed, Placed
+from referee.engine.tiles import parse_tile, tile_name
+from referee.replay import Inconsistent, LogWalker
+
+#: The layout renderer (in ``static/replay.js``) that draws each game's table.  Every game the
+#: engine plays today is a line game; a game with another layout names its renderer here.
+LAYOUTS: dict[str, str] = {}
+DEFAULT_LAYOUT = "line"
+
+
+class NotALog(ValueError):
+    """The file is not a match log at all (no header); one line for the command line."""
+
+
+def layout_of(variant_id: str) -> str:
+    return LAYOUTS.get(variant_id, DEFAULT_LAYOUT)
+
+
+def deal_slug(game: int, orientation: int, deal: int) -> str:
+    """The file name (without suffix) of a deal's replay: game and deal from 1, orientation from 0,
+    as ``referee replay`` numbers them."""
+    return f"g{game + 1}-o{orientation}-d{deal + 1}"
+
+
+def safe_name(text: str) -> str:
+    """A file-name-safe form of a name (league bots may be called anything)."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("._") or "x"
+
+
+def _sorted_names(mask_tiles: set[int]) -> list[str]:
+    return [tile_name(t) for t in sorted(mask_tiles)]
+
+
+@dataclass
+class _Deal:
+    """A deal being collected: its document, and the hands as the events change them."""
+
+    doc: dict[str, Any]
+    hands: list[set[int]]
+    bazaar: list[int]  # undealt tiles in order (drawn from the front when the game draws)
+    drawn: int = 0
+    scores: list[int] = field(default_factory=list)
+
+
+@dataclass
+class MatchData:
+    """What :func:`read_match` gives: the match document and one document per played deal."""
+
+    match: dict[str, Any]
+    deals: list[dict[str, Any]]
+
+
+def read_match(log: Path) -> MatchData:
+    """Read a match log into its page documents.
+
+    Raises:
+        NotALog: the file cannot be read, or is not a match log (no header record).
+    """
+    header: dict[str, Any] = {}
+    names: list[str] = []
+    deals: list[dict[str, Any]] = []
+    summary: list[dict[str, Any]] = []
+    game_ends: list[dict[str, Any]] = []
+    faults: list[dict[str, Any]] = []
+    totals_by_key: dict[tuple[int, int], list[int]] = {}
+    seatings: dict[tuple[int, int], list[int]] = {}
+    result: dict[str, Any] | None = None
+    cur: _Deal | None = None
+    sides: list[tuple[int, ...]] = []
+    side_names: list[str] = []
+
+    def step(kind: str, seat: int | None, text: str, **extra: Any) -> None:
+        assert cur is not None
+        d = cur
+        d.doc["steps"].append({
+            "kind": kind, "seat": seat, "text": text,
+            "hands": [_sorted_names(h) for h in d.hands],
+            "bazaar": len(d.bazaar) - d.drawn,
+            "scores": list(d.scores),
+            **extra,
+        })
+
+    def who(seat: int) -> str:
+        assert cur is not None
+        return cur.doc["seats"][seat]["bot"]
+
+    def on(kind: str, rec: dict[str, Any], state: LineDeal | None) -> None:
+        nonlocal cur, result
+        if kind == "match":
+            header.update(rec)
+            names.extend(b["name"] for b in rec["bots"])
+            g = variant(rec["variant"]).new_game(rec["players"], rec["options"], rec["deals"])
+            sides.extend(g.sides)
+            side_names.extend(g.side_name(s) for s in range(len(g.sides)))
+        elif kind == "game":
+            seatings[(rec["game"], rec["orientation"])] = rec["seating"]
+        elif kind == "deal":
+            key = (rec["game"], rec.get("orientation", 0))
+            before = totals_by_key.get(key, [0] * len(sides))
+            entry = {"game": rec["game"], "orientation": key[1], "deal": rec["deal"], "stream": rec["stream"],
+                     "void": rec.get("void"), "slug": None}
+            summary.append(entry)
+            if state is None:  # void: redealt, nothing to replay
+                cur = None
+                return
+            entry["slug"] = deal_slug(rec["game"], key[1], rec["deal"])
+            seating = rec["seating"]
+            hands = [{parse_tile(t) for t in h} for h in rec["hands"]]
+            undealt = [parse_tile(t) for t in rec["undealt"]]
+            doc = {
+                "kind": "deal", "variant": header["variant"], "title": variant(header["variant"]).title,
+                "layout": layout_of(header["variant"]), "players": header["players"],
+                "game": rec["game"], "orientation": key[1], "deal": rec["deal"], "stream": rec["stream"],
+                "slug": entry["slug"],
+                "seats": [{"seat": s, "bot": names[b], "side": _side_of(sides, s)} for s, b in enumerate(seating)],
+                "sides": side_names,
+                "hands": [_sorted_names(h) for h in hands],
+                "undealt": [tile_name(t) for t in undealt],
+                "undealt_kind": "bazaar" if state.bazaar else "sleeping",
+                "leader": state.leader,
+                "before": list(before),
+                "steps": [], "result": None, "cut": False,
+            }
+            cur = _Deal(doc, hands, undealt if state.bazaar else [], scores=list(before))
+            deals.append(doc)
+            step("deal", None, "the deal")
+            for event in state.history:  # a forced lead is placed before anyone is asked
+                on_event(event, None)
+        elif kind == "event":
+            on_event(rec["event"], rec.get("play"))
+        elif kind in ("fault", "forfeited_deal"):
+            if kind == "fault":
+                faults.append(rec)
+            if cur is not None and cur.doc["result"] is None:
+                seat = rec.get("seat")
+                if kind == "fault":
+                    step("fault", seat, f"{who(seat)} faults: {rec['kind']}", fault={"kind": rec["kind"], "detail": rec.get("detail"),
+                                                                                  "line": rec.get("line")})
+                else:
+                    step("forfeit", seat, f"{who(seat)} has forfeited the match: the deal is lost")
+        elif kind == "deal_end":
+            key = (rec["game"], rec.get("orientation", 0))
+            totals_by_key[key] = list(rec["totals"])
+            entry = summary[-1]
+            entry.update(end=rec["reason"], by=rec["seat"], wrote=rec["wrote"], totals=rec["totals"], notes=rec.get("notes", []))
+            if cur is not None:
+                cur.scores = list(rec["totals"])
+                res = {k: rec.get(k) for k in ("reason", "seat", "values", "wrote", "totals", "notes")}
+                cur.doc["result"] = res
+                step("end", rec["seat"], _end_text(rec["reason"], who(rec["seat"])), result=res)
+                entry["by_bot"] = who(rec["seat"])
+                cur = None
+        elif kind == "game_end":
+            game_ends.append({k: v for k, v in rec.items() if k != "k"})
+
+    def on_event(e: Any, play: dict[str, Any] | None) -> None:
+        assert cur is not None
+        d = cur
+        ms = play.get("ms") if play else None
+        if type(e) is Placed:
+            d.hands[e.seat].discard(e.tile)
+            end = None if e.end is None else END_NAMES[e.end]
+            where = "" if end is None else f" on the {end}"
+            step("place", e.seat, f"{who(e.seat)} {'leads' if end is None else 'plays'} {tile_name(e.tile)}{where}" + (" (forced)" if e.forced else ""),
+                 tile=tile_name(e.tile), end=end, forced=e.forced, ms=ms)
+        elif type(e) is Drew:
+            got = list(e.tiles)
+            d.drawn += e.count
+            d.hands[e.seat].update(got)
+            step("draw", e.seat, f"{who(e.seat)} draws {e.count}", tiles=[tile_name(t) for t in got])
+        elif type(e) is Passed:
+            step("pass", e.seat, f"{who(e.seat)} knocks (passes)")
+
+    walker = LogWalker(log, on)
+    problem = None
+    try:
+        walker.walk()
+    except OSError as exc:
+        raise NotALog(f"{log}: {exc.strerror or exc}") from None
+    except (Inconsistent, ValueError, KeyError, TypeError, RulesError) as exc:
+        if not header:
+            raise NotALog(f"{log} is not a match log: {exc}") from None
+        problem = str(exc)
+    if cur is not None:
+        cur.doc["cut"] = True
+        problem = problem or "the log stops in the middle of a deal"
+    # The result record is the last line of a finished match; a cut log has none.
+    result = _result_record(log) if header else None
+    if result is None and problem is None:
+        problem = "the log has no result: the match was cut short"
+
+    match = {
+        "kind": "match", "variant": header["variant"], "title": variant(header["variant"]).title,
+        "players": header["players"], "options": header.get("options", {}), "seed": header.get("seed"),
+        "deals_file": header.get("deals_file"),
+        "bots": [{"name": n, "hello": None} for n in names],
+        "orientations": header.get("orientations", []),
+        "sides": side_names, "sense": variant(header["variant"]).sense,
+        "result": result,
+        "points": _points_so_far(summary, seatings, sides, len(names)),
+        "deals": summary, "games": game_ends,
+        "faults": [{k: v for k, v in f.items() if k != "k"} for f in faults],
+        "problem": problem,
+    }
+    if result is not None:
+        for bot, info in zip(match["bots"], result.get("bots", [])):
+            bot["hello"] = info.get("hello")
+    _link_neighbours(deals)
+    return MatchData(match, deals)
+
+
+def _side_of(sides: list[tuple[int, ...]], seat: int) -> int:
+    for i, seats in enumerate(sides):
+        if seat in seats:
+            return i
+    return seat
+
+
+def _end_text(reason: str, bot: str) -> str:
+    return {"domino": f"{bot} goes out", "fish": f"fish: the deal is blocked; {bot} placed last",
+            "fault": f"{bot} faulted: the deal is lost"}.get(reason, f"{reason}: {bot}")
+
+
+def _result_record(log: Path) -> dict[str, Any] | None:
+    """The log's ``result`` record (its last line in a finished match), or ``None``."""
+    import json
+
+    try:
+        with open(log, "rb") as f:
+            f.seek(0, 2)
+            size = f.tell()
+            f.seek(max(0, size - (1 << 20)))
+            tail = f.read().rstrip(b"\n").rsplit(b"\n", 1)[-1]
+        rec = json.loads(tail)
+    except (OSError, ValueError):
+        return None
+    if isinstance(rec, dict) and rec.get("k") == "result":
+        return {k: v for k, v in rec.items() if k != "k"}
+    return None
+
+
+def _points_so_far(summary: list[dict[str, Any]], seatings: dict[tuple[int, int], list[int]],
+                   sides: list[tuple[int, ...]], bots: int) -> list[int]:
+    """What each bot's sides wrote over the finished deals (a cut log's only totals)."""
+    points = [0] * bots
+    for d in summary:
+        if "wrote" not in d:
+            continue
+        seating = seatings.get((d["game"], d["orientation"]))
+        if seating is None:
+            continue
+        for side, seats in enumerate(sides):
+            for b in {seating[s] for s in seats}:
+                points[b] += d["wrote"][side]
+    return points
+
+
+def _link_neighbours(deals: list[dict[str, Any]]) -> None:
+    for i, d in enumerate(deals):
+        d["prev"] = deals[i - 1]["slug"] if i else None
+        d["next"] = deals[i + 1]["slug"] if i + 1 < len(deals) else None
+
+
+def league_doc(league: Any, store: Any, match_href: dict[tuple[str, str], str]) -> dict[str, Any]:
+    """The league page's document: the standings exactly as ``referee league table --format json``
+    gives them, the cross-table, and every stored match of the schedule.
+
+    ``match_href`` maps a pairing to its match page (pairings without a log have none).
+    """
+    import json
+
+    from referee import faults as F
+    from tournaments import standings as S
+
+    s = S.standings(league, store)
+    doc = json.loads(S.to_json(s))
+    wanted = set(league.pairings())
+    rows = [m for m in (store.matches() if store is not None else []) if m.pair in wanted]
+    matches = []
+    cross: dict[str, dict[str, dict[str, Any]]] = {b.name: {} for b in league.bots}
+    for m in rows:
+        href = match_href.get(m.pair)
+        matches.append({"a": m.bot_a, "b": m.bot_b, "status": m.status, "score_a": m.score_a,
+                        "points_a": m.points_a, "points_b": m.points_b, "error": m.error, "href": href})
+        if m.status != "done":
+            continue
+        assert m.score_a is not None
+        for me, other, score, pf, pa in ((m.bot_a, m.bot_b, m.score_a, m.points_a, m.points_b),
+                                         (m.bot_b, m.bot_a, 1.0 - m.score_a, m.points_b, m.points_a)):
+            cross[me][other] = {"score": score, "for": pf, "against": pa, "href": href}
+    done = {m.pair for m in rows}
+    pending = [{"a": a, "b": b} for a, b in league.pairings() if (a, b) not in done]
+    # The table's cells as `referee league table` prints them, so both show the same figures.
+    doc["table"] = {"headers": S.TEXT_HEADERS, "rows": [S._cells(r) for r in s.rows]}
+    doc.update(kind="league", sense=league.variant.sense, fault_kinds=list(F.KINDS),
+               bots=[b.name for b in league.bots], cross=cross, matches=matches, pending=pending,
+               footnotes=S.footnotes(s))
+    return doc

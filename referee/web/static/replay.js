@@ -1,0 +1,304 @@
+// The deal replay: the table drawn move by move from the page's deal document.
+//
+// The document's `steps` are the deal as dealt (step 0), then every event in order (a tile
+// placed, tiles drawn, a pass, a fault, the deal's end).  Each step carries the hands, the
+// bazaar count and the scores after it, so stepping is drawing a snapshot; only the table is
+// built here, from the placements so far, by the layout renderer the document names.
+//
+// Layout renderers (`LAYOUTS`): a function from the placements so far, each
+// `{tile: "a-b", end: null | "left" | "right" | "up" | "down" | ..., seat}`, to positioned
+// tiles `{tile, x, y, w, h, a, b}` in tile units (a tile is 2 x 1 lying, 1 x 2 standing; `a` is
+// the half drawn left or on top; `tile` is the tile as it lies in the layout's own order, which
+// tests read).  Tiles are returned in the layout's reading order.  A new layout (the cross,
+// trains, kolbasa's two lines) is one more entry here plus its name in
+// `referee.web.data.LAYOUTS`; nothing else in the replay changes.
+"use strict";
+
+(function () {
+  const R = window.Referee;
+  const doc = R.doc();
+
+  function parse(name) {
+    return name.split("-").map(Number);
+  }
+
+  // -- the line: a snake that grows from the lead both ways ---------------------------------
+  const HALF_WIDTH = 11; // tile units from the lead to where an arm turns
+
+  function lineLayout(placements) {
+    // The line in reading order, each tile oriented as it lies (left value first).
+    const chain = [];
+    let leadIndex = 0;
+    for (const p of placements) {
+      const [lo, hi] = parse(p.tile);
+      if (p.end === null) {
+        chain.push({ left: lo, right: hi, tile: p.tile });
+        leadIndex = 0;
+      } else if (p.end === "left") {
+        const v = chain[0].left;
+        chain.unshift(hi === v ? { left: lo, right: hi, tile: p.tile } : { left: hi, right: lo, tile: p.tile });
+        leadIndex += 1;
+      } else if (p.end === "right") {
+        const v = chain[chain.length - 1].right;
+        chain.push(lo === v ? { left: lo, right: hi, tile: p.tile } : { left: hi, right: lo, tile: p.tile });
+      } else {
+        throw new Error(`the line layout has no ${p.end} end`);
+      }
+    }
+    if (!chain.length) return [];
+    const out = new Array(chain.length);
+    const lead = chain[leadIndex];
+    const double = lead.left === lead.right;
+    const w = double ? 1 : 2;
+    out[leadIndex] = place(lead, -w / 2, double ? -1 : -0.5, w, double ? 2 : 1, lead.left, lead.right);
+    // The right arm reads outwards left to right; the left arm outwards right to left.
+    arm(chain.slice(leadIndex + 1).map((t) => ({ t, near: t.left, far: t.right })), w / 2, +1, +1, (i, pos) => (out[leadIndex + 1 + i] = pos));
+    arm(chain.slice(0, leadIndex).reverse().map((t) => ({ t, near: t.right, far: t.left })), -w / 2, -1, -1, (i, pos) => (out[leadIndex - 1 - i] = pos));
+    return out;
+  }
+
+  function place(t, x, y, w, h, a, b) {
+    return { tile: `${t.left}-${t.right}`, x, y, w, h, a, b };
+  }
+
+  // Lay tiles outwards from cursor x on row 0, moving `dir` (+1 right); at the edge a standing
+  // corner tile turns the arm onto the next row (`rowDir` +1 down, -1 up), and it comes back.
+  function arm(tiles, x, dir, rowDir, put) {
+    let y = 0;
+    let afterCorner = false;
+    tiles.forEach(({ t, near, far }, i) => {
+      const double = near === far;
+      const crosswise = double && !afterCorner;
+      const w = crosswise ? 1 : 2;
+      const next = x + dir * w;
+      if (Math.abs(next) > HALF_WIDTH && !afterCorner) {
+        // The corner: standing, its near half level with the row.
+        const cx = dir > 0 ? x : x - 1;
+        const cy = rowDir > 0 ? y - 0.5 : y - 1.5;
+        put(i, place(t, cx, cy, 1, 2, rowDir > 0 ? near : far, rowDir > 0 ? far : near));
+        x += dir;
+        dir = -dir;
+        y += rowDir * 2;
+        afterCorner = true;
+        return;
+      }
+      const left = dir > 0 ? x : next;
+      if (crosswise) put(i, place(t, left, y - 1, 1, 2, near, far));
+      else put(i, place(t, left, y - 0.5, 2, 1, dir > 0 ? near : far, dir > 0 ? far : near));
+      x = next;
+      afterCorner = false;
+    });
+  }
+
+  const LAYOUTS = { line: lineLayout };
+
+  // -- the page -------------------------------------------------------------------------------
+  const steps = doc.steps;
+  const last = steps.length - 1;
+  const layout = LAYOUTS[doc.layout];
+  const positions = ["bottom", "left", "top", "right"];
+  const seatPos = (s) => (doc.players === 4 ? positions[s] : doc.players === 2 ? ["bottom", "top"][s] : ["bottom", "left", "right"][s]);
+
+  const seatsBox = document.getElementById("seats");
+  const tableBox = document.createElement("div");
+  tableBox.id = "table";
+  tableBox.className = "felt";
+  const tableSvg = R.el("svg", { id: "table-svg", role: "img", "aria-label": "the table" });
+  tableBox.appendChild(tableSvg);
+  seatsBox.appendChild(tableBox);
+
+  const hands = doc.seats.map((seat) => {
+    const box = document.createElement("section");
+    box.className = `hand pos-${seatPos(seat.seat)} side-${seat.side % 2}`;
+    box.id = `hand-${seat.seat}`;
+    box.dataset.seat = seat.seat;
+    const head = document.createElement("header");
+    const name = document.createElement("span");
+    name.className = "bot";
+    name.textContent = seat.bot;
+    const meta = document.createElement("span");
+    meta.className = "meta";
+    head.append(name, meta);
+    const tiles = document.createElement("div");
+    tiles.className = "tiles";
+    box.append(head, tiles);
+    seatsBox.appendChild(box);
+    return { box, meta, tiles, seat };
+  });
+
+  // A stable frame: the bounding box of the whole deal's table, so nothing jumps while stepping.
+  const allPlaced = steps.filter((s) => s.kind === "place");
+  let frame = { x0: -3, y0: -2, x1: 3, y1: 2 };
+  if (layout) {
+    for (const p of layout(allPlaced)) {
+      frame = { x0: Math.min(frame.x0, p.x), y0: Math.min(frame.y0, p.y), x1: Math.max(frame.x1, p.x + p.w), y1: Math.max(frame.y1, p.y + p.h) };
+    }
+  }
+  const pad = 0.8;
+  tableSvg.setAttribute("viewBox", `${frame.x0 - pad} ${frame.y0 - pad} ${frame.x1 - frame.x0 + 2 * pad} ${frame.y1 - frame.y0 + 2 * pad}`);
+
+  const moves = document.getElementById("moves");
+  steps.forEach((s, i) => {
+    if (i === 0) return;
+    const li = document.createElement("li");
+    li.dataset.step = i;
+    li.className = `move kind-${s.kind}`;
+    const seatTag = document.createElement("span");
+    seatTag.className = "seat-tag";
+    seatTag.textContent = s.seat === null || s.seat === undefined ? "" : `seat ${s.seat}`;
+    const text = document.createElement("span");
+    text.textContent = s.text + (s.kind === "draw" && s.tiles.length ? `: ${s.tiles.join(" ")}` : "");
+    li.append(seatTag, text);
+    if (s.wrote) {
+      const w = document.createElement("span");
+      w.className = "wrote";
+      w.textContent = s.wrote.map((x, side) => (x ? `${doc.sides[side]} +${x}` : "")).filter(Boolean).join(", ");
+      li.append(w);
+    }
+    li.addEventListener("click", () => go(i));
+    moves.appendChild(li);
+  });
+
+  const counter = document.getElementById("counter");
+  const caption = document.getElementById("caption");
+  const scores = document.getElementById("scores");
+  const undealt = document.getElementById("undealt");
+  const result = document.getElementById("result");
+  let at = 0;
+
+  function pipsOf(tiles) {
+    return tiles.reduce((sum, t) => sum + parse(t).reduce((a, b) => a + b, 0), 0);
+  }
+
+  function drawTable(n) {
+    while (tableSvg.firstChild) tableSvg.removeChild(tableSvg.firstChild);
+    if (!layout) {
+      const t = R.el("text", { x: 0, y: 0, "text-anchor": "middle", class: "no-layout" }, tableSvg);
+      t.textContent = `no renderer for the ${doc.layout} layout`;
+      return;
+    }
+    const placed = steps.slice(0, n + 1).filter((s) => s.kind === "place");
+    const lastTile = steps[n].kind === "place" ? steps[n].tile : null;
+    for (const p of layout(placed)) {
+      const g = R.tileGroup(tableSvg, p.x, p.y, p.w, p.h, p.a, p.b);
+      g.setAttribute("data-tile", p.tile);
+      const plain = p.tile.split("-").map(Number).sort((a, b) => a - b).join("-");
+      if (plain === lastTile) g.classList.add("last");
+    }
+  }
+
+  function drawHands(s) {
+    for (const h of hands) {
+      const tiles = s.hands[h.seat.seat];
+      h.tiles.replaceChildren(...tiles.map((t) => {
+        const svg = R.tileSvg(t, { standing: false });
+        if (s.kind === "draw" && s.seat === h.seat.seat && s.tiles.includes(t)) svg.classList.add("drawn");
+        return svg;
+      }));
+      h.meta.textContent = `seat ${h.seat.seat} · ${doc.sides[h.seat.side]} · ${tiles.length} tile${tiles.length === 1 ? "" : "s"}, ${pipsOf(tiles)} pips`;
+      h.box.classList.toggle("acting", s.seat === h.seat.seat);
+    }
+  }
+
+  function drawScores(s) {
+    scores.replaceChildren();
+    const title = document.createElement("h3");
+    title.textContent = "Scores";
+    scores.appendChild(title);
+    doc.sides.forEach((name, side) => {
+      const row = document.createElement("div");
+      row.className = "score";
+      row.dataset.side = side;
+      const label = document.createElement("span");
+      label.textContent = name;
+      const value = document.createElement("strong");
+      value.className = "value";
+      value.textContent = s.scores[side];
+      row.append(label, value);
+      const gained = s.scores[side] - doc.before[side];
+      if (gained) {
+        const g = document.createElement("span");
+        g.className = "gain";
+        g.textContent = `+${gained}`;
+        row.append(g);
+      }
+      scores.appendChild(row);
+    });
+  }
+
+  function drawUndealt(s) {
+    undealt.replaceChildren();
+    if (!doc.undealt.length) return;
+    const title = document.createElement("h3");
+    const left = doc.undealt_kind === "bazaar" ? doc.undealt.slice(doc.undealt.length - s.bazaar) : doc.undealt;
+    title.textContent = doc.undealt_kind === "bazaar" ? `Bazaar: ${left.length} left` : `Sleeping: ${left.length}`;
+    const tiles = document.createElement("div");
+    tiles.className = "tiles small";
+    tiles.replaceChildren(...left.map((t) => R.tileSvg(t)));
+    undealt.append(title, tiles);
+  }
+
+  function drawResult(n) {
+    const r = doc.result;
+    result.hidden = !(r && n === last);
+    if (result.hidden) return;
+    result.replaceChildren();
+    const h = document.createElement("h2");
+    h.textContent = steps[last].text;
+    const table = document.createElement("p");
+    table.className = "figures";
+    table.textContent = `hand values ${r.values.join(" / ")} · wrote ${r.wrote.join(" / ")} (${doc.sides.join(" / ")}) · totals ${r.totals.join(" / ")}`;
+    const notes = document.createElement("ul");
+    notes.className = "notes";
+    for (const note of r.notes || []) {
+      const li = document.createElement("li");
+      li.textContent = note;
+      notes.appendChild(li);
+    }
+    result.append(h, table, notes);
+  }
+
+  function go(n) {
+    at = Math.max(0, Math.min(last, n));
+    const s = steps[at];
+    counter.textContent = `move ${at} / ${last}`;
+    caption.textContent = at === 0 ? `${doc.seats[doc.leader].bot} (seat ${doc.leader}) leads` : s.text;
+    if (s.kind === "fault" && s.fault) caption.textContent += ` — ${s.fault.detail}`;
+    drawTable(at);
+    drawHands(s);
+    drawScores(s);
+    drawUndealt(s);
+    drawResult(at);
+    for (const li of moves.children) li.classList.toggle("current", Number(li.dataset.step) === at);
+    const cur = moves.querySelector(".current");
+    if (cur) cur.scrollIntoView({ block: "nearest" });
+    document.getElementById("back").disabled = document.getElementById("first").disabled = at === 0;
+    document.getElementById("forward").disabled = document.getElementById("last").disabled = at === last;
+    history.replaceState(null, "", `#move=${at}`);
+  }
+
+  function fromUrl() {
+    const m = /(?:^|[#&?])move=(\d+)/.exec(location.hash) || /(?:^|[?&])move=(\d+)/.exec(location.search);
+    return m ? Number(m[1]) : 0;
+  }
+
+  document.getElementById("first").addEventListener("click", () => go(0));
+  document.getElementById("back").addEventListener("click", () => go(at - 1));
+  document.getElementById("forward").addEventListener("click", () => go(at + 1));
+  document.getElementById("last").addEventListener("click", () => go(last));
+  document.addEventListener("keydown", (e) => {
+    if (e.altKey || e.ctrlKey || e.metaKey) return;
+    if (e.key === "ArrowRight") go(at + 1);
+    else if (e.key === "ArrowLeft") go(at - 1);
+    else if (e.key === "Home") go(0);
+    else if (e.key === "End") go(last);
+    else return;
+    e.preventDefault();
+  });
+  window.addEventListener("hashchange", () => {
+    const n = fromUrl();
+    if (n !== at) go(n);
+  });
+  window.replay = { go, get at() { return at; }, last, LAYOUTS };
+  go(fromUrl());
+})();
