@@ -109,6 +109,7 @@ def run(
     concurrency: Annotated[int, typer.Option("--concurrency", "-j", help="Matches at once; each lane plays its matches in its own worker process.")] = 1,
     db: DbOpt = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No live display; only the summary line.")] = False,
+    report_dir: Annotated[Path | None, typer.Option("--report", help="Keep a web report in this folder (see `referee report`), refreshed after each finished match; its league page reloads itself.")] = None,
 ) -> None:
     """Play every pairing not yet finished; interrupted runs continue where they stopped."""
     from tournaments.config import LeagueError
@@ -119,11 +120,16 @@ def run(
         raise fail("--concurrency must be at least 1")
     live = not quiet and err.is_terminal
     progress = None
-    display = None
+    display: Any = None
     if live:
         progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                             console=err, transient=True)
         display = LiveDisplay(progress)
+    if report_dir is not None:
+        if report_dir.exists() and not report_dir.is_dir():
+            raise fail(f"--report {report_dir}: exists and is not a folder")
+        display = ReportingDisplay(league, report_dir, display)
+        display.refresh()
     try:
         if progress is not None:
             with progress:
@@ -143,6 +149,64 @@ def run(
         err.print(_escape(f"failed: {pair[0]} vs {pair[1]}: {error.splitlines()[0] if error else ''}"), highlight=False, soft_wrap=True)
     if report.failed:
         raise typer.Exit(X.BOT_START if report.bot_start_failures == len(report.failed) else X.BUG)
+
+
+class ReportingDisplay:
+    """Passes everything on to another display (or none) and rewrites the web report after
+    each finished match, so a served report folder follows the league as it runs."""
+
+    def __init__(self, league, folder: Path, inner: Any) -> None:
+        self.league = league
+        self.folder = folder
+        self.inner = inner
+
+    def refresh(self) -> None:
+        from tournaments.config import LeagueError
+
+        try:
+            _league_report(self.league, self.folder)
+        except (OSError, LeagueError, ValueError) as exc:
+            # The league goes on: a report that cannot be written costs no match.
+            err.print(_escape(f"warning: the report in {self.folder} was not refreshed: {exc}"), highlight=False, soft_wrap=True)
+
+    def begin(self, pairings: int, done: int, pending: int) -> None:
+        if self.inner is not None:
+            self.inner.begin(pairings, done, pending)
+
+    def started(self, pair: tuple[str, str]) -> None:
+        if self.inner is not None:
+            self.inner.started(pair)
+
+    def progress(self, pair: tuple[str, str], done: int, total: int) -> None:
+        if self.inner is not None:
+            self.inner.progress(pair, done, total)
+
+    def finished(self, pair: tuple[str, str], record: dict[str, Any] | None, error: str | None) -> None:
+        if self.inner is not None:
+            self.inner.finished(pair, record, error)
+        self.refresh()
+
+
+def _league_report(league, folder: Path) -> dict[str, Any]:
+    from referee.web.site import report_league
+    from tournaments.store import open_store
+
+    store = open_store(league.db_path, create=False)
+    try:
+        return report_league(league, store, folder)
+    finally:
+        if store is not None:
+            store.close()
+
+
+def write_league_report(path: Path, db: Path | None, folder: Path) -> dict[str, Any]:
+    """``referee report LEAGUE.toml``: the league's report, its file and store checked as
+    ``league table`` checks them."""
+    league = _load(path, db)
+    with _reading(league) as store:
+        from referee.web.site import report_league
+
+        return report_league(league, store, folder)
 
 
 class Format(str, Enum):
