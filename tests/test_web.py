@@ -1,0 +1,382 @@
+"""``referee report`` and ``league run --report``: the web pages, opened from disk in a real
+headless Chromium (Debian's ``/usr/bin/chromium``, driven by Playwright; no browser download).
+
+What the pages draw is checked against the log itself, read here without the report's code:
+the deal records give the hands, the engine's own events (from re-playing the log's plays)
+give each placement, draw and pass, and the deal-end records give the scores and the result.
+Any JavaScript error or console error fails the test.  Screenshots of the league page and of a
+replay in the middle of a deal are saved under the test's temporary directory.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from playwright import sync_api as playwright_api
+from typer.testing import CliRunner
+
+from referee import exitcodes as X
+from referee.cli import app
+from referee.engine.line import Drew, Placed, line_of
+from referee.engine.tiles import parse_tile, tile_name
+from referee.log import read_log
+from referee.replay import LogWalker
+
+ROOT = Path(__file__).resolve().parent.parent
+BOTS = ROOT / "sample_bots"
+CHROMIUM = Path("/usr/bin/chromium")
+
+def referee(*args: str, check: bool = True) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "referee", *args], capture_output=True, text=True, timeout=300, check=check)
+
+
+def play(log: Path, variant: str, *extra: str, bots: tuple[str, str] = ("greedy_bot.py", "random_bot.py")) -> Path:
+    referee("match", str(BOTS / bots[0]), str(BOTS / bots[1]), "--variant", variant, "--log", str(log), "-q", *extra)
+    return log
+
+
+# -- the browser ----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not CHROMIUM.exists():
+        if os.environ.get("CI"):
+            pytest.fail(f"{CHROMIUM} is missing: .ci/run installs Debian's chromium")
+        pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium)")
+    with playwright_api.sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=str(CHROMIUM))
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    """A fresh page whose console errors and uncaught exceptions fail the test."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    pg = context.new_page()
+    errors: list[str] = []
+    pg.on("console", lambda m: errors.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+    pg.on("pageerror", lambda e: errors.append(f"page error: {e}"))
+    pg.on("dialog", lambda d: (errors.append(f"dialog: {d.message}"), d.dismiss()))
+    yield pg
+    context.close()
+    assert not errors, "\n".join(errors)
+
+
+def url(path: Path, fragment: str = "") -> str:
+    return path.resolve().as_uri() + fragment
+
+
+# -- what the log says ------------------------------------------------------------------------------
+
+
+def expected_deal(log: Path, game: int, orientation: int, deal: int) -> dict:
+    """The deal as the log has it: per event, the hands, the line and the scores after it."""
+    recs = [r for _, r in read_log(log)]
+    start = next(r for r in recs if r["k"] == "deal" and (r["game"], r["orientation"], r["deal"]) == (game, orientation, deal))
+    ends = [r for r in recs if r["k"] == "deal_end" and (r["game"], r["orientation"]) == (game, orientation)]
+    end = next((r for r in ends if r["deal"] == deal), None)
+    before = next((r["totals"] for r in reversed(ends) if r["deal"] < deal), None)
+    history: list = []
+
+    def on(kind, rec, state):
+        if kind == "deal_end" and (rec["game"], rec["orientation"], rec["deal"]) == (game, orientation, deal):
+            history.extend(state.history)
+
+    LogWalker(log, on).walk()
+    hands = [set(h) for h in start["hands"]]
+    n_sides = len(end["totals"]) if end else len(before or [])
+    before = before or [0] * n_sides
+    steps = [{"hands": [sorted(h) for h in hands], "line": [], "scores": list(before)}]
+    for i, e in enumerate(history):
+        if type(e) is Placed:
+            hands[e.seat].discard(tile_name(e.tile))
+        elif type(e) is Drew:
+            hands[e.seat].update(tile_name(t) for t in e.tiles)
+        steps.append({"hands": [sorted(h) for h in hands], "line": [f"{a}-{b}" for a, b in line_of(history[: i + 1])],
+                      "scores": list(before)})
+    if end is not None:
+        steps.append({**steps[-1], "scores": end["totals"]})
+    return {"steps": steps, "end": end, "players": len(start["hands"])}
+
+
+def drawn(page) -> dict:
+    """What the replay shows now."""
+    return page.evaluate("""() => ({
+        counter: document.getElementById('counter').textContent,
+        hands: [...document.querySelectorAll('.hand')].map(h => [...h.querySelectorAll('.tiles [data-tile]')].map(t => t.dataset.tile)),
+        seats: [...document.querySelectorAll('.hand')].map(h => Number(h.dataset.seat)),
+        line: [...document.querySelectorAll('#table-svg [data-tile]')].map(t => t.dataset.tile),
+        scores: [...document.querySelectorAll('#scores .score .value')].map(v => Number(v.textContent)),
+        result: document.getElementById('result').hidden ? null : document.getElementById('result').innerText,
+    })""")
+
+
+def sort_tiles(tiles: list[str]) -> list[str]:
+    return sorted(tiles, key=parse_tile)
+
+
+def step_through(page, log: Path, game: int, orientation: int, deal: int) -> dict:
+    """Press → through the whole deal, checking every step against the log; return the expectation."""
+    want = expected_deal(log, game, orientation, deal)
+    steps = want["steps"]
+    last = len(steps) - 1
+    for i, expect in enumerate(steps):
+        got = drawn(page)
+        assert got["counter"] == f"move {i} / {last}"
+        hands = [None] * want["players"]
+        for seat, tiles in zip(got["seats"], got["hands"]):
+            hands[seat] = tiles
+        assert [sort_tiles(h) for h in hands] == [sort_tiles(h) for h in expect["hands"]], f"hands at move {i}"
+        assert got["line"] == expect["line"], f"the line at move {i}"
+        assert got["scores"] == expect["scores"], f"scores at move {i}"
+        if i < last:
+            assert got["result"] is None
+            page.keyboard.press("ArrowRight")
+    end = want["end"]
+    assert got["result"] is not None
+    assert f"totals {' / '.join(map(str, end['totals']))}" in got["result"]
+    for note in end["notes"]:
+        assert note in got["result"]
+    return want
+
+
+# -- logs ---------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def logs(tmp_path_factory) -> dict[str, Path]:
+    """One short match of every game (every game the engine plays is a line game today)."""
+    d = tmp_path_factory.mktemp("logs")
+    out = {"sport": play(d / "sport.jsonl", "sport", "--deals", "4")}
+    for v in ("kozel", "draw", "block", "club"):
+        out[v] = play(d / f"{v}.jsonl", v)
+    return out
+
+
+GAMES = ["sport", "kozel", "draw", "block", "club"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant", GAMES)
+def test_replay_of_a_deal_matches_the_log_move_by_move(variant, logs, page, tmp_path):
+    log = logs[variant]
+    site = tmp_path / "site"
+    r = CliRunner().invoke(app, ["report", str(log), "-o", str(site)])
+    assert r.exit_code == 0, r.output
+    # The second deal: in games to a target it depends on the first (leader, totals before it).
+    page.goto(url(site / "g1-o0-d2.html"))
+    step_through(page, log, 0, 0, 1)
+    # Back with the button, and the counter follows.
+    page.click("#back")
+    assert page.inner_text("#counter").startswith(f"move {len(expected_deal(log, 0, 0, 1)['steps']) - 2} /")
+    page.click("#first")
+    assert page.inner_text("#counter").startswith("move 0 /")
+    assert page.is_disabled("#back")
+
+
+def test_every_played_deal_has_a_replay_page_linked_from_the_match_page(logs, page, tmp_path):
+    log = logs["kozel"]
+    site = tmp_path / "site"
+    assert CliRunner().invoke(app, ["report", str(log), "-o", str(site)]).exit_code == 0
+    played = [r for _, r in read_log(log) if r["k"] == "deal_end"]
+    page.goto(url(site / "index.html"))
+    links = page.eval_on_selector_all("#deals a.replay", "as => as.map(a => a.getAttribute('href'))")
+    assert links == [f"g{r['game'] + 1}-o{r['orientation']}-d{r['deal'] + 1}.html" for r in played]
+    result = next(r for _, r in read_log(log) if r["k"] == "result")
+    totals = page.eval_on_selector_all("#totals tbody tr", "rs => rs.map(r => [...r.cells].map(c => c.innerText))")
+    assert [[row[0], int(row[1])] for row in totals] == [[t["bot"], t["points"]] for t in result["totals"]]
+    m = result["margin"][result["bots"][0]["name"]]["paired"]
+    assert f"{m['mean']:+.2f}" in page.inner_text("#result")
+    page.click("#deals a.replay >> nth=2")
+    page.wait_for_url(f"**/{links[2]}*")
+    assert page.inner_text("#counter").startswith("move 0 /")
+    # Each replay links to the next deal.
+    page.click("#next-deal")
+    page.wait_for_url(f"**/{links[3]}*")
+    assert page.inner_text("#counter").startswith("move 0 /")
+
+
+def test_a_move_from_the_url_and_the_arrow_keys(logs, page, tmp_path):
+    site = tmp_path / "site"
+    assert CliRunner().invoke(app, ["report", str(logs["sport"]), "-o", str(site)]).exit_code == 0
+    want = expected_deal(logs["sport"], 0, 1, 0)
+    page.goto(url(site / "index.html"))
+    result = next(r for _, r in read_log(logs["sport"]) if r["k"] == "result")
+    m = result["margin"][result["bots"][0]["name"]]["paired"]
+    assert f"{m['mean']:+.2f}" in page.inner_text("#result")
+    assert f"[{m['ci95'][0]:+.2f}, {m['ci95'][1]:+.2f}]" in page.inner_text("#result")  # the interval
+    page.goto(url(site / "g1-o1-d1.html", "#move=5"))
+    assert page.inner_text("#counter") == f"move 5 / {len(want['steps']) - 1}"
+    assert drawn(page)["line"] == want["steps"][5]["line"]
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowLeft")
+    assert page.inner_text("#counter").startswith("move 6 /")
+    page.wait_for_url("**#move=6")  # the URL follows, so a reload keeps the place
+    page.reload()
+    assert page.inner_text("#counter").startswith("move 6 /")
+    page.keyboard.press("End")
+    assert drawn(page)["result"] is not None
+    page.screenshot(path=str(tmp_path / "replay-end.png"))
+    page.goto(url(site / "g1-o1-d1.html", "#move=12"))
+    page.screenshot(path=str(tmp_path / "replay-mid-deal.png"), full_page=True)
+    assert (tmp_path / "replay-mid-deal.png").stat().st_size > 10_000
+
+
+def test_a_log_cut_in_the_middle_of_a_deal(logs, page, tmp_path):
+    lines = logs["draw"].read_bytes().splitlines(keepends=True)
+    plays = [i for i, ln in enumerate(lines) if b'"k":"play"' in ln]
+    cut_at = plays[len(plays) // 2]
+    cut = tmp_path / "cut.jsonl"
+    cut.write_bytes(b"".join(lines[: cut_at + 1]) + lines[cut_at + 1][:20])  # and half a line
+    site = tmp_path / "site"
+    r = CliRunner().invoke(app, ["report", str(cut), "-o", str(site)])
+    assert r.exit_code == 0, r.output
+    assert "warning" in r.stderr
+    page.goto(url(site / "index.html"))
+    assert "Incomplete log" in page.inner_text("#problem")
+    assert "No result" in page.inner_text("#result")
+    cut_deal = page.eval_on_selector_all("#deals a.replay", "as => as.map(a => a.getAttribute('href'))")[-1]
+    page.goto(url(site / cut_deal, "#move=9999"))
+    assert page.is_visible("#cut")
+    counter = page.inner_text("#counter")
+    n = int(counter.split("/")[1])
+    assert counter == f"move {n} / {n}"
+    # Every placement the log recorded in that deal is on the table.
+    last_deal = [json.loads(ln) for ln in lines[: cut_at + 1] if b'"k":"deal"' in ln][-1]
+    placed = [json.loads(ln) for ln in lines[: cut_at + 1] if b'"k":"play"' in ln]
+    start = next(i for i, ln in enumerate(lines) if json.loads(ln) == last_deal)
+    placed_here = [p for p in (json.loads(ln) for ln in lines[start : cut_at + 1]) if p["k"] == "play"]
+    assert placed and len(drawn(page)["line"]) >= len(placed_here)
+
+
+def test_bot_names_are_text_never_markup(page, tmp_path):
+    evil = '<img src=x onerror="alert(1)">'
+    log = tmp_path / "m.jsonl"
+    referee("match", str(BOTS / "greedy_bot.py"), str(BOTS / "random_bot.py"), "--variant", "draw", "--log", str(log), "-q",
+            "--name", evil, "--name", "</script><script>alert(2)</script>")
+    site = tmp_path / "site"
+    assert CliRunner().invoke(app, ["report", str(log), "-o", str(site)]).exit_code == 0
+    page.goto(url(site / "index.html"))
+    assert evil in page.inner_text("h1")
+    assert page.locator("img").count() == 0
+    page.goto(url(site / "g1-o0-d1.html"))
+    assert evil in page.inner_text("#seats")
+    assert page.locator("img").count() == 0
+
+
+def test_report_refuses_what_is_not_a_log(tmp_path):
+    junk = tmp_path / "junk.jsonl"
+    junk.write_text("hello\n")
+    r = CliRunner().invoke(app, ["report", str(junk), "-o", str(tmp_path / "site")])
+    assert r.exit_code == X.USAGE
+    assert r.stderr.count("\n") == 1 and "not a match log" in r.stderr
+    r = CliRunner().invoke(app, ["report", str(tmp_path / "missing.jsonl"), "-o", str(tmp_path / "site")])
+    assert r.exit_code == X.USAGE and "no such file" in r.stderr
+
+
+# -- leagues --------------------------------------------------------------------------------------------
+
+
+def write_league(path: Path, report: bool = False) -> Path:
+    path.write_text(f"""
+name = "web <test>"
+seed = 3
+[game]
+variant = "sport"
+players = 4
+deals = 4
+[clock]
+startup = 20.0
+move = 5.0
+[[bot]]
+name = "greedy"
+command = "{BOTS / 'greedy_bot.py'}"
+[[bot]]
+name = "first"
+command = "{BOTS / 'first_bot.py'}"
+[[bot]]
+name = "random"
+command = "{BOTS / 'random_bot.py'}"
+env = {{ BOT_SEED = "7" }}
+""")
+    return path
+
+
+@pytest.fixture(scope="module")
+def league(tmp_path_factory) -> tuple[Path, Path]:
+    """A finished league of three sample bots, run with --report."""
+    d = tmp_path_factory.mktemp("league")
+    toml = write_league(d / "league.toml")
+    site = d / "live-site"
+    referee("league", "run", str(toml), "--report", str(site), "-q")
+    return toml, site
+
+
+def test_league_page_shows_the_table_of_league_table_and_links_to_replays(league, page, tmp_path):
+    toml, _ = league
+    site = tmp_path / "site"
+    r = CliRunner().invoke(app, ["report", str(toml), "-o", str(site)])
+    assert r.exit_code == 0, r.output
+    page.goto(url(site / "index.html"))
+    page.screenshot(path=str(tmp_path / "league.png"), full_page=True)
+    # The same figures as `referee league table` (its markdown rows, cell by cell).
+    md = referee("league", "table", str(toml), "--format", "markdown").stdout
+    want = [[c.strip() for c in ln.strip().strip("|").split("|")] for ln in md.splitlines() if ln.startswith("| ") and not ln.startswith("| #")]
+    got = page.eval_on_selector_all("#standings tbody tr", "rs => rs.map(r => [...r.cells].map(c => c.innerText.trim()))")
+    assert got == want
+    assert page.locator("#ratings-plot .rating-row").count() == 3
+    assert page.locator("#cross td.win, #cross td.loss, #cross td.draw").count() == 6
+    assert page.inner_text("h1") == "web <test>"
+    # Through the cross-table to a match, and on to a replay.
+    page.click("#cross td.win a >> nth=0")
+    assert "/matches/" in page.url
+    assert page.locator("#deals a.replay").count() == 8
+    page.click("#deals a.replay >> nth=0")
+    assert page.inner_text("#counter").startswith("move 0 /")
+    assert page.locator("#table-svg [data-tile]").count() == 0
+    page.keyboard.press("ArrowRight")
+    assert page.locator("#table-svg [data-tile]").count() == 1
+    page.click("header.top a >> nth=0")  # back up to the league
+    assert page.inner_text("h1") == "web <test>"
+
+
+def test_league_run_report_is_refreshed_and_the_page_reloads_itself(league, page, tmp_path):
+    toml, site = league
+    doc = json.loads((site / "index.json").read_text())
+    assert doc["pairings"]["done"] == 3
+    assert len(list((site / "matches").glob("*/index.html"))) == 3
+    # The page polls version.js; a changed version reloads it, opened from disk as it is here.
+    page.goto(url(site / "index.html"))
+    page.evaluate("window.reloadedNot = true")
+    page.wait_for_timeout(300)
+    assert page.evaluate("window.reloadedNot") is True
+    version = site / "version.js"
+    text = version.read_text()
+    try:
+        version.write_text(re.sub(r'"[0-9a-f]+"', '"changed"', text))
+        page.wait_for_function("window.reloadedNot === undefined", timeout=15_000)
+    finally:
+        version.write_text(text)
+    # A run with nothing left to play keeps the report's match pages as they were.
+    stamp = {p: p.stat().st_mtime_ns for p in (site / "matches").rglob("*.html")}
+    referee("league", "run", str(toml), "--report", str(site), "-q")
+    assert {p: p.stat().st_mtime_ns for p in (site / "matches").rglob("*.html")} == stamp
+
+
+def test_league_report_before_any_match(tmp_path, page):
+    toml = write_league(tmp_path / "league.toml")
+    site = tmp_path / "site"
+    r = CliRunner().invoke(app, ["report", str(toml), "-o", str(site)])
+    assert r.exit_code == 0, r.output
+    page.goto(url(site / "index.html"))
+    assert page.inner_text("#done").startswith("0 / 3")
+    assert page.locator("#matches tbody tr").count() == 3
