@@ -1,40 +1,131 @@
-"""Small statistics for match results: means with Student-t 95% intervals.
+"""The statistics of a duplicate match: intervals, likelihood of superiority, pair classes, Elo,
+ranking with rank ranges, and the sequential probability ratio test (SPRT).
 
-Only the standard library: the t quantile comes from a table for small samples and the
-Cornish–Fisher expansion beyond it (good to three decimals from 30 degrees of freedom on).
+Pure: no I/O, no clock, no randomness; only the standard library and msgspec structs for the
+figures.  Every figure is computed from *boards*: ``boards[b][o][i]`` is bot ``i``'s net (what
+its sides wrote, times the game's sense) on board ``b`` in orientation ``o``.  A board is one
+paired unit played in every orientation: a deal in both orientations (sport), a game pair for
+games to a target, and with *n* bots at *n* seats the unit played in all *n* rotations.  Only
+finished boards are passed in.
+
+Figures per bot (``i``) against the field:
+
+* **margin** — per board, ``net_i`` less the mean net of the other bots, averaged over the
+  orientations (two bots: ``net_A − net_B``); its mean with a Student-t interval at the chosen
+  confidence.
+* **LOS** — the likelihood of superiority, ``P(true margin > 0)``: the Student-t distribution
+  function at ``mean / (sd / √n)`` with ``n − 1`` degrees of freedom (the same distribution as
+  the interval, so "the interval excludes 0" and "LOS > (1 + confidence) / 2" agree).
+* **classes** — each play (a board in one orientation) scores 1 when the bot's margin in it is
+  positive, ½ when zero, 0 when negative; a board's class is the sum of its plays' scores in
+  halves, ``0 … 2n``.  With two bots these are the five pentanomial classes of fastchess and
+  fishtest: LL, LD, DD+WL, WD, WW.
+* **Elo** — from the board scores (class / 2n): the mean score ``s`` turned into a logistic Elo
+  difference ``−400 · log10(1/s − 1)``, its interval from ``s ± t · sd/√n`` of the board scores
+  mapped the same way (as fastchess does with pentanomial pairs).
+
+The SPRT is the generalised SPRT (GSPRT) of fishtest and fastchess, see :func:`llr_elo` and
+:func:`llr_margin`.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-_T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
-         2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
-_Z975 = 1.959963984540054
+import msgspec
+
+# -- Student's t -----------------------------------------------------------------------------
+
+
+def _beta_fraction(a: float, b: float, x: float) -> float:
+    """The continued fraction of the regularised incomplete beta function (modified Lentz)."""
+    tiny = 1e-300
+    c = 1.0
+    d = 1.0 - (a + b) * x / (a + 1.0)
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 500):
+        for num in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+                    -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
+            d = 1.0 + num * d
+            d = 1.0 / (d if abs(d) > tiny else tiny)
+            c = 1.0 + num / c
+            c = c if abs(c) > tiny else tiny
+            h *= d * c
+        if abs(d * c - 1.0) < 1e-15:
+            break
+    return h
+
+
+def beta_inc(a: float, b: float, x: float) -> float:
+    """The regularised incomplete beta function ``I_x(a, b)``."""
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x))
+    if x < (a + 1.0) / (a + b + 2.0):
+        return front * _beta_fraction(a, b, x) / a
+    return 1.0 - front * _beta_fraction(b, a, 1.0 - x) / b
+
+
+def t_cdf(t: float, df: int) -> float:
+    """``P(T ≤ t)`` for Student's t with ``df`` degrees of freedom."""
+    if math.isinf(t):
+        return 1.0 if t > 0 else 0.0
+    tail = 0.5 * beta_inc(df / 2.0, 0.5, df / (df + t * t))
+    return 1.0 - tail if t > 0 else tail
+
+
+def t_quantile(p: float, df: int) -> float:
+    """The ``p`` quantile of Student's t with ``df`` degrees of freedom (infinite for ``df < 1``)."""
+    if not 0.0 < p < 1.0:
+        raise ValueError(f"a quantile needs 0 < p < 1, not {p}")
+    if df < 1:
+        return math.inf if p > 0.5 else -math.inf
+    if p < 0.5:
+        return -t_quantile(1.0 - p, df)
+    lo, hi = 0.0, 1.0
+    while t_cdf(hi, df) < p:
+        lo, hi = hi, hi * 2.0
+    for _ in range(200):
+        mid = (lo + hi) / 2.0
+        if t_cdf(mid, df) < p:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo < 1e-12 * max(1.0, hi):
+            break
+    return (lo + hi) / 2.0
 
 
 def t975(df: int) -> float:
     """The 97.5% quantile of Student's t with ``df`` degrees of freedom."""
-    if df < 1:
-        return math.inf
-    if df <= len(_T975):
-        return _T975[df - 1]
-    z = _Z975
-    g1 = (z**3 + z) / 4
-    g2 = (5 * z**5 + 16 * z**3 + 3 * z) / 96
-    g3 = (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / 384
-    return z + g1 / df + g2 / df**2 + g3 / df**3
+    return t_quantile(0.975, df)
+
+
+def check_confidence(confidence: float) -> None:
+    """Raises ValueError unless 0 < confidence < 1."""
+    if not 0.0 < confidence < 1.0 or math.isnan(confidence):
+        raise ValueError(f"the confidence level must be between 0 and 1 (e.g. 0.95), not {confidence}")
+
+
+# -- means with intervals ----------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class Estimate:
-    """A mean with its 95% interval (``half`` is the half-width; infinite with one sample)."""
+    """A mean with its interval at ``confidence`` (``half`` is the half-width; infinite with one
+    sample) and its 95% interval."""
 
     mean: float
     half: float
     n: int
     sd: float
+    confidence: float = 0.95
+    half95: float = math.inf
 
     @property
     def low(self) -> float:
@@ -45,9 +136,8 @@ class Estimate:
         return self.mean + self.half
 
     def to_json(self) -> dict:
-        finite = math.isfinite(self.half)
-        return {"mean": round(self.mean, 4), "ci95": [round(self.low, 4), round(self.high, 4)] if finite else None,
-                "n": self.n, "sd": round(self.sd, 4)}
+        return {"mean": round(self.mean, 4), "ci95": _interval(self.mean, self.half95), "n": self.n, "sd": round(self.sd, 4),
+                "ci": _interval(self.mean, self.half), "confidence": self.confidence}
 
     def __str__(self) -> str:
         if not math.isfinite(self.half):
@@ -55,13 +145,386 @@ class Estimate:
         return f"{self.mean:+.2f} ± {self.half:.2f}"
 
 
-def estimate(xs: list[float]) -> Estimate:
+def _interval(mean: float, half: float) -> list[float] | None:
+    return [round(mean - half, 4), round(mean + half, 4)] if math.isfinite(half) else None
+
+
+def estimate(xs: Sequence[float], confidence: float = 0.95) -> Estimate:
+    """The mean of ``xs`` with its Student-t interval at ``confidence``."""
     n = len(xs)
     if n == 0:
-        return Estimate(0.0, math.inf, 0, 0.0)
+        return Estimate(0.0, math.inf, 0, 0.0, confidence)
     mean = sum(xs) / n
     if n == 1:
-        return Estimate(mean, math.inf, 1, 0.0)
-    var = sum((x - mean) ** 2 for x in xs) / (n - 1)
-    sd = math.sqrt(var)
-    return Estimate(mean, t975(n - 1) * sd / math.sqrt(n), n, sd)
+        return Estimate(mean, math.inf, 1, 0.0, confidence)
+    sd = math.sqrt(sum((x - mean) ** 2 for x in xs) / (n - 1))
+    se = sd / math.sqrt(n)
+    return Estimate(mean, t_quantile((1 + confidence) / 2, n - 1) * se, n, sd, confidence, t975(n - 1) * se)
+
+
+def los(xs: Sequence[float]) -> float | None:
+    """The likelihood of superiority ``P(true mean > 0)`` (Student t); ``None`` below two samples."""
+    n = len(xs)
+    if n < 2:
+        return None
+    mean = sum(xs) / n
+    sd = math.sqrt(sum((x - mean) ** 2 for x in xs) / (n - 1))
+    if sd == 0.0:
+        return 1.0 if mean > 0 else 0.0 if mean < 0 else 0.5
+    return t_cdf(mean / (sd / math.sqrt(n)), n - 1)
+
+
+# -- Elo -----------------------------------------------------------------------------------------
+
+
+def elo_of_score(s: float) -> float:
+    """The logistic Elo difference of an expected score ``s`` (±inf at 1 and 0)."""
+    if s >= 1.0:
+        return math.inf
+    if s <= 0.0:
+        return -math.inf
+    return -400.0 * math.log10(1.0 / s - 1.0)
+
+
+def score_of_elo(elo: float) -> float:
+    """The expected score of a logistic Elo difference."""
+    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+
+
+def _finite(x: float, digits: int = 1) -> float | None:
+    return round(x, digits) if math.isfinite(x) else None
+
+
+# -- pair classes ---------------------------------------------------------------------------------
+
+PENTANOMIAL = ("LL", "LD", "DD+WL", "WD", "WW")
+
+
+def play_score(margin: float) -> float:
+    """A play's score from the bot's margin in it: won 1, level ½, lost 0."""
+    return 1.0 if margin > 0 else 0.0 if margin < 0 else 0.5
+
+
+def class_labels(orientations: int) -> list[str]:
+    """Names of the board classes: the pentanomial names for two orientations, else the board
+    score as a fraction of the plays won (``"3/6"``: three halves out of six)."""
+    if orientations == 2:
+        return list(PENTANOMIAL)
+    return [f"{k}/{2 * orientations}" for k in range(2 * orientations + 1)]
+
+
+def classes(board_margins: Sequence[Sequence[float]], orientations: int) -> list[int]:
+    """Counts of boards by class (the sum of the plays' scores in halves, ``0 … 2n``);
+    ``board_margins[b][o]`` is the bot's margin on board ``b`` in orientation ``o``."""
+    counts = [0] * (2 * orientations + 1)
+    for plays in board_margins:
+        counts[round(2 * sum(play_score(x) for x in plays))] += 1
+    return counts
+
+
+# -- the match's figures -------------------------------------------------------------------------
+
+
+class Standing(msgspec.Struct, kw_only=True):
+    """One bot's figures against the field over the finished boards of a match."""
+
+    bot: str
+    place: int  # 1 for the best margin; bots with equal margins share a place
+    places: list[int]  # the places its figures allow: [best, worst] (statistically tied bots overlap)
+    margin: dict  # Estimate.to_json() of the margin per board
+    los: float | None  # P(margin > 0)
+    classes: list[int]  # boards per class, see class_labels
+    score: float | None  # mean board score (plays won, a level play counting half)
+    elo: float | None  # logistic Elo against the field (null: infinite or no boards)
+    elo_ci: list[float | None] | None  # its interval at the confidence (null ends: infinite)
+    los_next: float | None = None  # P(this bot's margin exceeds the next place's), paired per board
+    ahead_of_next: bool | None = None  # that difference is significant at the confidence
+
+
+class Figures(msgspec.Struct, kw_only=True):
+    """Everything the match result says about who is better, and how sure it is."""
+
+    confidence: float
+    rule: str
+    class_labels: list[str]
+    standings: list[Standing]  # in ranking order
+    ahead: str | None  # the bot with the best margin (null: level at the top)
+    significant: bool  # the leader's advantage over the second place is significant
+    winner: str | None  # ``ahead`` when significant, else null
+
+
+RULE = ("ranked by the mean margin per {unit} against the field (paired over the orientations); a winner is named only when "
+        "the leader's paired margin over the second place has a {pct} interval above 0")
+
+
+def _percent(confidence: float) -> str:
+    return f"{100 * confidence:g}%"
+
+
+def margins(boards: Sequence[Sequence[Sequence[float]]], bot: int) -> list[list[float]]:
+    """``[board][orientation]``: the bot's net less the mean net of the others."""
+    out = []
+    for board in boards:
+        row = []
+        for net in board:
+            k = len(net)
+            row.append(net[bot] - (sum(net) - net[bot]) / (k - 1))
+        out.append(row)
+    return out
+
+
+def difference(boards: Sequence[Sequence[Sequence[float]]], i: int, j: int) -> list[float]:
+    """Per board: bot ``i``'s net less bot ``j``'s, averaged over the orientations."""
+    return [sum(net[i] - net[j] for net in board) / len(board) for board in boards]
+
+
+def rank_ranges(n: int, better: Callable[[int, int], bool]) -> list[list[int]]:
+    """For items ``0 … n−1`` in ranking order: ``[best, worst]`` places each can hold, where
+    ``better(a, b)`` says ``a`` is significantly better than ``b``.  Items that are not
+    significantly apart share places."""
+    out = []
+    for i in range(n):
+        above = sum(1 for j in range(n) if j != i and better(j, i))
+        below = sum(1 for j in range(n) if j != i and better(i, j))
+        out.append([1 + above, n - below])
+    return out
+
+
+def figures(boards: Sequence[Sequence[Sequence[float]]], names: Sequence[str], confidence: float = 0.95,
+            unit: str = "deal") -> Figures:
+    """The figures of a match from its finished boards (see the module docstring)."""
+    check_confidence(confidence)
+    k = len(names)
+    orient = len(boards[0]) if boards else 0
+    t = t_quantile((1 + confidence) / 2, len(boards) - 1) if len(boards) > 1 else math.inf
+    per_bot = []
+    for i in range(k):
+        ms = margins(boards, i)
+        board_margin = [sum(row) / len(row) for row in ms]
+        counts = classes(ms, orient) if boards else [0] * 5
+        scores = [sum(play_score(x) for x in row) / len(row) for row in ms]
+        est = estimate(board_margin, confidence)
+        if scores:
+            s = sum(scores) / len(scores)
+            sd = math.sqrt(sum((x - s) ** 2 for x in scores) / len(scores))  # of the boards' scores, as fastchess
+            half = t * sd / math.sqrt(len(scores))
+            elo: float | None = _finite(elo_of_score(s))
+            elo_ci = ([_finite(elo_of_score(s - half)), _finite(elo_of_score(s + half))] if math.isfinite(half) else None)
+            score: float | None = round(s, 4)
+        else:
+            elo, elo_ci, score = None, None, None
+        per_bot.append((i, est, Standing(bot=names[i], place=0, places=[], margin=est.to_json(), los=_round(los(board_margin)),
+                                         classes=counts, score=score, elo=elo, elo_ci=elo_ci)))
+    order = sorted(per_bot, key=lambda e: (-e[1].mean, e[0]))
+    diffs = {(a, b): estimate(difference(boards, a, b), confidence) for a in range(k) for b in range(k) if a != b}
+
+    def better(a: int, b: int) -> bool:
+        return diffs[(order[a][0], order[b][0])].low > 0
+
+    ranges = rank_ranges(k, better)
+    rows = []
+    for place, (i, est, row) in enumerate(order):
+        row.places = ranges[place]
+        row.place = place + 1 if place == 0 or est.mean != order[place - 1][1].mean else rows[-1].place
+        if place + 1 < k:
+            j = order[place + 1][0]
+            row.los_next = _round(los(difference(boards, i, j)))
+            row.ahead_of_next = diffs[(i, j)].low > 0
+        rows.append(row)
+    level = k > 1 and (not boards or order[0][1].mean == order[1][1].mean)
+    ahead = None if level else names[order[0][0]]
+    significant = bool(ahead is not None and rows[0].ahead_of_next)
+    return Figures(confidence=confidence, rule=RULE.format(unit=unit, pct=_percent(confidence)),
+                   class_labels=class_labels(orient or 2), standings=rows, ahead=ahead, significant=significant,
+                   winner=ahead if significant else None)
+
+
+def _round(x: float | None, digits: int = 4) -> float | None:
+    return None if x is None else round(x, digits)
+
+
+# -- SPRT ----------------------------------------------------------------------------------------
+
+
+class SprtSpec(msgspec.Struct, frozen=True, kw_only=True):
+    """A sequential test of H0 (``h0``) against H1 (``h1``) with error rates ``alpha`` (accepting
+    H1 when H0 holds) and ``beta`` (accepting H0 when H1 holds).  ``kind`` says what ``h0`` and
+    ``h1`` measure: ``"elo"`` the logistic Elo difference of the board scores, ``"margin"`` the
+    mean margin per board in points."""
+
+    kind: str
+    h0: float
+    h1: float
+    alpha: float = 0.05
+    beta: float = 0.05
+
+    @property
+    def lower(self) -> float:
+        """Accept H0 at or below this LLR: ``ln(β / (1 − α))`` (Wald)."""
+        return math.log(self.beta / (1.0 - self.alpha))
+
+    @property
+    def upper(self) -> float:
+        """Accept H1 at or above this LLR: ``ln((1 − β) / α)`` (Wald)."""
+        return math.log((1.0 - self.beta) / self.alpha)
+
+    def describe(self) -> str:
+        what = "Elo" if self.kind == "elo" else "margin"
+        return f"SPRT {what}0={self.h0:g} {what}1={self.h1:g} alpha={self.alpha:g} beta={self.beta:g}"
+
+
+class SprtState(msgspec.Struct, kw_only=True):
+    """Where the test stands after ``pairs`` boards."""
+
+    test: SprtSpec
+    pairs: int
+    llr: float
+    lower: float
+    upper: float
+    decision: str | None  # "H0", "H1", or null while undecided
+
+    def line(self) -> str:
+        verdict = {"H0": "H0 accepted", "H1": "H1 accepted", None: "continue"}[self.decision]
+        return f"LLR {self.llr:+.3f} ({self.lower:+.3f}, {self.upper:+.3f}) after {self.pairs} pairs: {verdict}"
+
+
+_SPRT_KEYS = {"elo0", "elo1", "margin0", "margin1", "alpha", "beta"}
+
+
+def is_sprt_word(word: str) -> bool:
+    """True for a ``key=value`` word of an SPRT setting."""
+    key, sep, _ = word.partition("=")
+    return bool(sep) and key.strip().lower() in _SPRT_KEYS
+
+
+def parse_sprt(words: Sequence[str]) -> SprtSpec:
+    """``["elo0=0", "elo1=20", "alpha=0.05", "beta=0.05"]`` (or ``margin0=``/``margin1=``) as a
+    test; words may also hold several settings separated by spaces or commas.
+
+    Raises:
+        ValueError: a setting is unknown, repeated, missing, not a number or out of range.
+    """
+    values: dict[str, float] = {}
+    for word in (w for text in words for w in text.replace(",", " ").split()):
+        key, sep, value = word.partition("=")
+        key = key.strip().lower()
+        if not sep or key not in _SPRT_KEYS:
+            raise ValueError(f"SPRT setting {word!r}: write elo0=… elo1=… (or margin0=… margin1=…) and optionally alpha=… beta=…")
+        if key in values:
+            raise ValueError(f"SPRT setting {key} is given twice")
+        try:
+            values[key] = float(value)
+        except ValueError:
+            raise ValueError(f"SPRT setting {key}={value!r}: not a number") from None
+        if not math.isfinite(values[key]):
+            raise ValueError(f"SPRT setting {key}={value!r}: not a finite number")
+    elo = {"elo0", "elo1"} & values.keys()
+    margin = {"margin0", "margin1"} & values.keys()
+    if elo and margin:
+        raise ValueError("SPRT: test either Elo (elo0, elo1) or the margin in points (margin0, margin1), not both")
+    kind = "elo" if elo else "margin"
+    h0, h1 = values.get(f"{kind}0"), values.get(f"{kind}1")
+    if h0 is None or h1 is None:
+        raise ValueError(f"SPRT: give both {kind}0 and {kind}1 (e.g. elo0=0 elo1=20)")
+    if h0 >= h1:
+        raise ValueError(f"SPRT: {kind}0 must be less than {kind}1")
+    alpha, beta = values.get("alpha", 0.05), values.get("beta", 0.05)
+    if not (0 < alpha < 1 and 0 < beta < 1 and alpha + beta < 1):
+        raise ValueError("SPRT: alpha and beta must be between 0 and 1 and add up to less than 1")
+    return SprtSpec(kind=kind, h0=h0, h1=h1, alpha=alpha, beta=beta)
+
+
+def _secular(a: Sequence[float], p: Sequence[float]) -> float:
+    """Solve ``Σ p_i a_i / (1 + x a_i) = 0`` for ``x`` in ``(−1/max a, −1/min a)`` by bisection
+    (the left side falls strictly from +∞ to −∞ there); needs ``min a < 0 < max a``."""
+    lo, hi = -1.0 / max(a), -1.0 / min(a)
+    for _ in range(300):
+        mid = (lo + hi) / 2.0
+        if mid in (lo, hi):
+            break
+        f = sum(pi * ai / (1.0 + mid * ai) for ai, pi in zip(a, p))
+        if f > 0:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2.0
+
+
+def mle_with_mean(values: Sequence[float], probs: Sequence[float], s: float) -> list[float]:
+    """The distribution on ``values`` with mean ``s`` that is most likely given the observed
+    frequencies ``probs``: ``p_i = p̂_i / (1 + x (a_i − s))`` with ``x`` solving the secular
+    equation ``Σ p̂_i (a_i − s) / (1 + x (a_i − s)) = 0`` (Van den Bergh, "Comments on
+    Normalized Elo", Proposition 1.1; fishtest ``LLRcalc.MLE_expected``)."""
+    a = [v - s for v in values]
+    x = _secular(a, probs)
+    return [pi / (1.0 + x * ai) for ai, pi in zip(a, probs)]
+
+
+def llr_expected(counts: Sequence[float], values: Sequence[float], s0: float, s1: float) -> float:
+    """The generalised log-likelihood ratio of "mean ``s1``" against "mean ``s0``" for counts
+    of outcomes with the given ``values``: ``N · Σ p̂_i (ln p1_i − ln p0_i)``, where ``p0`` and
+    ``p1`` are the most likely distributions with means ``s0`` and ``s1`` (:func:`mle_with_mean`).
+    Counts are used as given (no regularisation)."""
+    n = float(sum(counts))
+    probs = [c / n for c in counts]
+    p0 = mle_with_mean(values, probs, s0)
+    p1 = mle_with_mean(values, probs, s1)
+    return n * sum(ph * (math.log(b) - math.log(a)) for ph, a, b in zip(probs, p0, p1) if ph > 0)
+
+
+def llr_elo(counts: Sequence[int], elo0: float, elo1: float) -> float:
+    """The GSPRT log-likelihood ratio of Elo ``elo1`` against ``elo0`` for board classes.
+
+    This is the pentanomial GSPRT of fishtest (``LLRcalc.LLR_logistic``) and fastchess
+    (``SPRT::getLLR`` with the logistic model): the board scores ``k / (len(counts) − 1)`` are
+    treated as a multinomial whose mean is the expected score ``L(elo) = 1 / (1 + 10^(−elo/400))``;
+
+        LLR = N · Σ_i p̂_i · (ln p1_i − ln p0_i)
+
+    with ``p̂`` the observed class frequencies (an empty class counts 0.001, as both do) and
+    ``p0``, ``p1`` the maximum-likelihood distributions with means ``L(elo0)`` and ``L(elo1)``
+    (:func:`mle_with_mean`).  With two orientations the classes are the pentanomial LL, LD,
+    DD+WL, WD, WW; with *n* rotations the same formula runs over ``2n + 1`` classes.
+    """
+    if sum(counts) == 0:
+        return 0.0
+    regular = [c if c else 1e-3 for c in counts]
+    top = len(counts) - 1
+    return llr_expected(regular, [k / top for k in range(len(counts))], score_of_elo(elo0), score_of_elo(elo1))
+
+
+def llr_margin(xs: Sequence[float], m0: float, m1: float) -> float:
+    """The GSPRT log-likelihood ratio of mean margin ``m1`` against ``m0`` (points per board).
+
+    The margins are read as normal with an unknown variance, profiled out:
+
+        LLR = N/2 · ln(r0 / r1),   r_m = (1/N) Σ (x_i − m)²
+
+    which is fishtest's ``LLRcalc.LLR_alt`` (Van den Bergh, "Support for the MLE of a
+    multinomial", the approximation of :func:`llr_expected` for any distribution of results).
+    Until the margins differ (no spread has been seen) the LLR is 0: one or two equal margins
+    say nothing about how far the mean can be trusted.
+    """
+    n = len(xs)
+    if n < 2:
+        return 0.0
+    mean = sum(xs) / n
+    var = sum((x - mean) ** 2 for x in xs) / n
+    if var == 0.0:
+        return 0.0
+    r0 = var + (mean - m0) ** 2
+    r1 = var + (mean - m1) ** 2
+    return n / 2.0 * math.log(r0 / r1)
+
+
+def sprt_state(test: SprtSpec, boards: Sequence[Sequence[Sequence[float]]], bot: int = 0) -> SprtState:
+    """The test on ``bot``'s boards against the field (two bots: bot 0 against bot 1)."""
+    ms = margins(boards, bot)
+    if test.kind == "elo":
+        llr = llr_elo(classes(ms, len(boards[0]) if boards else 2), test.h0, test.h1)
+    else:
+        llr = llr_margin([sum(row) / len(row) for row in ms], test.h0, test.h1)
+    decision = "H1" if llr >= test.upper else "H0" if llr <= test.lower else None
+    return SprtState(test=test, pairs=len(boards), llr=round(llr, 4), lower=round(test.lower, 4), upper=round(test.upper, 4),
+                     decision=decision)
+

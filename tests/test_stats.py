@@ -1,0 +1,184 @@
+"""The statistics module on its own: Student t, intervals, LOS, pair classes, Elo, rank ranges, and
+the GSPRT on synthetic results with known answers (fixed seeds, so every run is the same)."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+
+from referee import stats as S
+
+
+def test_student_t_quantiles_match_the_printed_tables():
+    # Values from any printed t table (two-sided 95% and 99%).
+    for df, q in [(1, 12.706), (2, 4.303), (5, 2.571), (10, 2.228), (30, 2.042), (120, 1.980)]:
+        assert S.t975(df) == pytest.approx(q, abs=1e-3)
+    assert S.t_quantile(0.995, 10) == pytest.approx(3.169, abs=1e-3)
+    assert S.t_quantile(0.025, 7) == pytest.approx(-S.t975(7))
+    assert S.t_cdf(S.t_quantile(0.9, 4), 4) == pytest.approx(0.9, abs=1e-9)
+    assert S.t_cdf(0.0, 3) == pytest.approx(0.5)
+
+
+def test_the_interval_widens_with_the_confidence_and_keeps_the_95_percent_one():
+    xs = [3.0, -1.0, 4.0, 1.0, 5.0, -2.0, 6.0]
+    e95, e99 = S.estimate(xs), S.estimate(xs, 0.99)
+    assert e99.half > e95.half
+    assert e99.to_json()["ci95"] == e95.to_json()["ci95"] == e95.to_json()["ci"]
+    assert e99.to_json()["confidence"] == 0.99
+
+
+def test_los_agrees_with_the_interval():
+    xs = [2.0, 1.0, 3.0, -1.0, 2.5, 0.5, 1.5, 2.0]
+    est, p = S.estimate(xs), S.los(xs)
+    assert est.low > 0 and p > 0.975  # the 95% interval above 0 <=> LOS above 97.5%
+    near = [1.0, -1.0, 2.0, -1.5, 0.5]
+    assert S.estimate(near).low < 0 and 0.5 < S.los(near) < 0.975
+    assert S.los([1.0]) is None
+    assert S.los([0.0, 0.0]) == 0.5 and S.los([2.0, 2.0]) == 1.0
+
+
+def test_pentanomial_classes_count_the_plays_won_in_each_pair():
+    # [board][orientation] margins of bot 0: won both, won one and lost one, level + lost, lost both
+    ms = [[3, 1], [5, -2], [0, -4], [-1, -1], [0, 0], [2, 0]]
+    assert S.classes(ms, 2) == [1, 1, 2, 1, 1]  # LL, LD, DD+WL (two), WD, WW
+    assert S.class_labels(2) == ["LL", "LD", "DD+WL", "WD", "WW"]
+    assert S.classes([[1, 1, -1]], 3) == [0, 0, 0, 0, 1, 0, 0]
+
+
+def test_elo_from_pairs_is_symmetric_and_infinite_ends_are_null():
+    boards = [[[3, 1], [2, 0]], [[0, 5], [4, 1]], [[2, 2], [1, 0]]]  # [board][orientation][bot] nets
+    f = S.figures(boards, ["a", "b"])
+    a, b = {r.bot: r for r in f.standings}["a"], {r.bot: r for r in f.standings}["b"]
+    assert a.elo == -b.elo and a.score + b.score == pytest.approx(1.0)
+    assert a.classes == list(reversed(b.classes))
+    sweep = S.figures([[[1, 0], [1, 0]]] * 4, ["a", "b"])
+    assert sweep.standings[0].elo is None  # a score of 1 is an infinite Elo difference
+
+
+def test_a_winner_only_when_the_margin_is_significant():
+    clear = [[[10, 0], [8, 1]] for _ in range(6)]
+    f = S.figures(clear, ["a", "b"])
+    assert f.ahead == f.winner == "a" and f.significant
+    noisy = [[[10, 0], [0, 9]], [[0, 3], [4, 0]], [[5, 0], [0, 6]]]
+    g = S.figures(noisy, ["a", "b"])
+    assert g.ahead is not None and g.winner is None and not g.significant
+    assert "95% interval above 0" in g.rule
+    level = S.figures([[[1, 1], [2, 2]]], ["a", "b"])
+    assert level.ahead is None and level.winner is None
+
+
+def test_three_bots_rank_by_margin_and_tied_places_share_a_range():
+    # c is far ahead on every board; a and b trade places.
+    boards = [[[5, 4, 20], [4, 5, 21], [5, 5, 19]], [[3, 6, 20], [6, 3, 22], [4, 4, 18]], [[6, 2, 21], [2, 6, 20], [4, 4, 20]],
+              [[1, 7, 22], [7, 1, 19], [4, 4, 21]]]
+    f = S.figures(boards, ["a", "b", "c"], unit="game")
+    assert [r.bot for r in f.standings][0] == "c" and f.winner == "c"
+    assert f.standings[0].places == [1, 1]
+    assert f.standings[1].places == [2, 3] and f.standings[2].places == [2, 3]
+    assert "per game" in f.rule
+    assert len(f.class_labels) == 7
+
+
+def test_rank_ranges():
+    better = {(0, 1), (0, 2), (0, 3), (1, 3)}
+    assert S.rank_ranges(4, lambda a, b: (a, b) in better) == [[1, 1], [2, 3], [2, 4], [3, 4]]
+
+
+def test_the_mle_has_the_required_mean_and_the_published_gsprt_figure():
+    values, probs = [0.0, 0.5, 1.0], [0.3, 0.5, 0.2]
+    p = S.mle_with_mean(values, probs, 0.55)
+    assert sum(p) == pytest.approx(1.0) and sum(v * q for v, q in zip(values, p)) == pytest.approx(0.55)
+    # A two-point distribution with a fixed mean has only one member.
+    assert S.mle_with_mean([0.0, 1.0], [0.5, 0.5], 0.7) == pytest.approx([0.3, 0.7])
+    # W 4307 D 8620 L 4063, elo0 0 elo1 3: LLR 2.99 (the GSPRT example of the jw1912/SPRT README)
+    llr = S.llr_expected([4063, 8620, 4307], [0.0, 0.5, 1.0], S.score_of_elo(0), S.score_of_elo(3))
+    assert llr == pytest.approx(2.99, abs=0.005)
+
+
+def test_the_llr_grows_with_evidence_and_regularises_empty_classes():
+    assert S.llr_elo([0, 0, 0, 0, 0], 0, 20) == 0.0
+    assert S.llr_elo([1, 2, 4, 6, 7], 0, 20) > 0 > S.llr_elo([7, 6, 4, 2, 1], 0, 20)
+    assert S.llr_elo([10, 20, 40, 60, 70], 0, 20) > S.llr_elo([1, 2, 4, 6, 7], 0, 20)
+    assert math.isfinite(S.llr_elo([0, 0, 0, 0, 9], 0, 20))
+    assert S.llr_margin([5.0], 0, 2) == 0.0 and S.llr_margin([5.0, 5.0], 0, 2) == 0.0  # no spread seen yet
+    assert S.llr_margin([4.0, 6.0, 5.0], 0, 2) > 0 > S.llr_margin([-4.0, -6.0, -5.0], 0, 2)
+
+
+def test_parse_sprt():
+    t = S.parse_sprt(["elo0=0", "elo1=20", "alpha=0.05", "beta=0.1"])
+    assert (t.kind, t.h0, t.h1, t.alpha, t.beta) == ("elo", 0, 20, 0.05, 0.1)
+    assert t.lower == pytest.approx(math.log(0.1 / 0.95)) and t.upper == pytest.approx(math.log(0.9 / 0.05))
+    assert S.parse_sprt(["margin0=0, margin1=2.5"]).kind == "margin"
+    for bad, words in [("elo1", ["elo0=0"]), ("less than", ["elo0=5", "elo1=5"]), ("not both", ["elo0=0", "elo1=5", "margin0=0", "margin1=1"]),
+                       ("not a number", ["elo0=x", "elo1=5"]), ("between 0 and 1", ["elo0=0", "elo1=5", "alpha=1.5"]),
+                       ("twice", ["elo0=0", "elo0=1", "elo1=5"]), ("setting", ["gamma=1"])]:
+        with pytest.raises(ValueError, match=bad):
+            S.parse_sprt(words)
+    assert S.is_sprt_word("elo1=20") and not S.is_sprt_word("bot.py")
+
+
+# -- simulated SPRTs --------------------------------------------------------------------------------
+
+
+def _pentanomial_with_elo(elo: float) -> list[float]:
+    """A pentanomial distribution (a fixed shape, tilted) whose mean score is L(elo)."""
+    base = [0.1, 0.2, 0.4, 0.2, 0.1]
+    values = [k / 4 for k in range(5)]
+    target = S.score_of_elo(elo)
+    lo, hi = -50.0, 50.0
+    for _ in range(200):
+        lam = (lo + hi) / 2
+        w = [b * math.exp(lam * v) for b, v in zip(base, values)]
+        mean = sum(x * v for x, v in zip(w, values)) / sum(w)
+        lo, hi = (lam, hi) if mean < target else (lo, lam)
+    return [x / sum(w) for x in w]
+
+
+def _run_elo_sprt(rng: random.Random, probs: list[float], test: S.SprtSpec, budget: int) -> str | None:
+    counts = [0] * 5
+    for _ in range(budget):
+        counts[rng.choices(range(5), probs)[0]] += 1
+        llr = S.llr_elo(counts, test.h0, test.h1)
+        if llr >= test.upper:
+            return "H1"
+        if llr <= test.lower:
+            return "H0"
+    return None
+
+
+def test_simulated_pentanomial_streams_accept_h1_at_the_expected_rates():
+    test = S.SprtSpec(kind="elo", h0=0, h1=60, alpha=0.05, beta=0.05)
+    runs = 300
+    rng = random.Random(20261130)
+    at_h1 = [_run_elo_sprt(rng, _pentanomial_with_elo(60), test, 4000) for _ in range(runs)]
+    at_h0 = [_run_elo_sprt(rng, _pentanomial_with_elo(0), test, 4000) for _ in range(runs)]
+    assert None not in at_h1 and None not in at_h0  # every run decided well inside the budget
+    # Wald's bounds hold the error rates at about alpha and beta (0.05 here).
+    assert 0.90 <= at_h1.count("H1") / runs <= 0.99
+    assert at_h0.count("H1") / runs <= 0.09
+    far = [_run_elo_sprt(rng, _pentanomial_with_elo(150), test, 4000) for _ in range(50)]
+    assert far.count("H1") == 50
+
+
+def test_simulated_margin_streams_accept_h1_at_the_expected_rates():
+    test = S.SprtSpec(kind="margin", h0=0, h1=3, alpha=0.05, beta=0.05)
+    rng = random.Random(7)
+
+    def run(mean: float) -> str | None:
+        xs: list[float] = []
+        for _ in range(4000):
+            xs.append(round(rng.gauss(mean, 10)))
+            llr = S.llr_margin(xs, test.h0, test.h1)
+            if llr >= test.upper:
+                return "H1"
+            if llr <= test.lower:
+                return "H0"
+        return None
+
+    runs = 300
+    at_h1 = [run(3) for _ in range(runs)]
+    at_h0 = [run(0) for _ in range(runs)]
+    assert 0.88 <= at_h1.count("H1") / runs <= 0.99
+    assert at_h0.count("H1") / runs <= 0.10
