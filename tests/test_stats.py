@@ -74,7 +74,7 @@ def test_three_bots_rank_by_margin_and_tied_places_share_a_range():
     boards = [[[5, 4, 20], [4, 5, 21], [5, 5, 19]], [[3, 6, 20], [6, 3, 22], [4, 4, 18]], [[6, 2, 21], [2, 6, 20], [4, 4, 20]],
               [[1, 7, 22], [7, 1, 19], [4, 4, 21]]]
     f = S.figures(boards, ["a", "b", "c"], unit="game")
-    assert [r.bot for r in f.standings][0] == "c" and f.winner == "c"
+    assert f.standings[0].bot == "c" and f.winner == "c"
     assert f.standings[0].places == [1, 1]
     assert f.standings[1].places == [2, 3] and f.standings[2].places == [2, 3]
     assert "per game" in f.rule
