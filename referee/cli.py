@@ -99,6 +99,7 @@ TC_PANEL = "Time control"
 LIMITS_PANEL = "Limits and sandbox"
 OUTPUT_PANEL = "Output"
 GAME_PANEL = "Game"
+STATS_PANEL = "Statistics"
 
 
 @app.command(epilog="Example: referee match sample_bots/greedy_bot.py sample_bots/random_bot.py --variant sport --deals 12\n\n" + EPILOG)
@@ -125,12 +126,27 @@ def match(
     log: Annotated[Optional[Path], typer.Option(help="Where to write the JSON-lines match log (default: referee-logs/match-<variant>-<seed>.jsonl).", rich_help_panel=OUTPUT_PANEL)] = None,
     json_path: Annotated[Optional[Path], typer.Option("--json", help="Also write the result as a JSON object to this file.", rich_help_panel=OUTPUT_PANEL)] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the verdict line.", rich_help_panel=OUTPUT_PANEL)] = False,
+    confidence: Annotated[float, typer.Option(help="Confidence level of the intervals; a winner is named only when significant at it.", rich_help_panel=STATS_PANEL)] = 0.95,
+    sprt: Annotated[Optional[list[str]], typer.Option(help='Stop as soon as a sequential test decides: "elo0=0 elo1=20 alpha=0.05 beta=0.05" (logistic Elo of the pairs) or "margin0=0 margin1=5" (points per pair); --deals/--games is then the budget.', rich_help_panel=STATS_PANEL)] = None,
 ) -> None:
     """Play a duplicate match: every deal in every orientation, so luck cancels and the margin means skill."""
     from referee.match import MatchSpec, run_match
     from referee.report import render, verdict_text
     from referee.table import Bot, BotStartError
 
+    from referee.stats import check_confidence, is_sprt_word, parse_sprt
+
+    if sprt is not None:
+        # `--sprt elo0=0 elo1=20 alpha=0.05` unquoted: the settings after the first land among the bots.
+        sprt = [*sprt, *(b for b in bots if is_sprt_word(b))]
+        bots = [b for b in bots if not is_sprt_word(b)]
+    try:
+        check_confidence(confidence)
+        test = parse_sprt(sprt) if sprt is not None else None
+    except ValueError as exc:
+        raise fail(str(exc)) from None
+    if test is not None and len(bots) != 2:
+        raise fail(f"--sprt tests one bot against another: give 2 bots, not {len(bots)}")
     try:
         v = variant(variant_id)
     except RulesError as exc:
@@ -189,7 +205,7 @@ def match(
     stderr_dir = log_path.with_suffix("").with_name(log_path.stem + ".stderr")
     spec = MatchSpec(v, entrants, players, opts, deals=deals, games=games, seed=seed, deal_file=deal_list,
                      deal_file_name=str(deals_file) if deals_file else None, tc=tc, max_faults=max_faults,
-                     max_line=max_line, log_path=log_path, stderr_dir=stderr_dir)
+                     max_line=max_line, log_path=log_path, stderr_dir=stderr_dir, confidence=confidence, sprt=test)
     n_orient = len(orientations(v, players, opts, len(bots)))
     total = (deals or 0) * n_orient if not v.to_target else (games or 1) * n_orient
     bar = progress_bar(total, quiet)
@@ -199,13 +215,17 @@ def match(
         if bar is not None and task is not None:
             bar.update(task, description=desc, advance=advance)
 
+    def on_board(state) -> None:
+        if not quiet:
+            out.print(state.line(), highlight=False, soft_wrap=True)
+
     try:
         if bar is not None:
             with bar:
                 task = bar.add_task("starting bots", total=total)
-                result = trio.run(run_match, spec, progress)
+                result = trio.run(run_match, spec, progress, on_board)
         else:
-            result = trio.run(run_match, spec, progress)
+            result = trio.run(run_match, spec, progress, on_board)
     except BotStartError as exc:
         raise fail(f"a bot could not be started: {exc}", X.BOT_START) from None
     except BadDeal as exc:
@@ -337,12 +357,12 @@ def replay(
 @app.command()
 def verify(log: Annotated[Path, typer.Argument(help="A match log written by `referee match`.")]) -> None:
     """Re-play every move and score of a log through the engine and say whether it is consistent."""
-    from referee.replay import Inconsistent
-    from referee.replay import verify as run_verify
+    from referee.replay import Inconsistent, LogWalker
 
     check_log_path(log)
+    walker = LogWalker(log)
     try:
-        counts = run_verify(log)
+        counts = walker.walk()
     except Inconsistent as exc:
         err.print(f"[bold red]INCONSISTENT:[/] {exc}", highlight=False, soft_wrap=True)
         raise typer.Exit(X.INCONSISTENT) from None
@@ -350,6 +370,9 @@ def verify(log: Annotated[Path, typer.Argument(help="A match log written by `ref
         raise fail(f"{log} is not a match log: {exc}") from None
     out.print(f"consistent: {counts.games} games, {counts.deals} deals, {counts.plays} plays and {counts.turns_checked} legal-move lists "
               f"re-played, {counts.faults} faults — every score agrees with the engine")
+    if walker.stop is not None:
+        stop = walker.stop
+        out.print(f"stopped by the SPRT after {stop['pairs']} pairs: {stop['decision']} accepted (LLR {stop['llr']:+.3f})", highlight=False)
 
 
 @app.command(epilog="Examples: referee report referee-logs/match-sport-1.jsonl -o site/   ·   referee report tournaments/example.toml -o site/\n\n" + EPILOG)

@@ -16,6 +16,10 @@ Record kinds (the ``"k"`` field), in the order they appear:
 ``fault``     a fault: the :class:`~referee.faults.Fault` fields.
 ``deal_end``  the deal's record: reason, seat, values, wrote, totals, notes.
 ``game_end``  the game's outcome.
+``sprt``      with ``--sprt``, after every finished pair: ``pairs``, ``llr``, ``lower``, ``upper``,
+              ``decision`` ("H0", "H1" or null).
+``stop``      the SPRT decided and the match stopped: ``reason`` ("sprt"), ``decision``, ``pairs``,
+              ``llr``.  A sport game stopped early has no ``game_end``.
 ``result``    the match result (the same object ``--json`` writes).
 
 Two runs with the same seed, deals and deterministic bots give the same log apart from the

@@ -13,6 +13,13 @@ A bot's *net* for a unit is what its sides wrote, times the game's sense (+1 for
 penalties), averaged over the orientations.  Its *margin* is its net less the mean net of the
 other bots; with two bots, A's margin is net A − net B.  Pairing makes the interval narrow: the
 result shows it beside the interval an unpaired reading of the same deals would give.
+
+A *board* (the issue's "pair") is one paired unit with all its orientations: a deal in both
+orientations, a game pair, or with *n* bots at *n* seats the unit in all *n* rotations.  The
+figures of :mod:`referee.stats` (ranking, LOS, pair classes, Elo, SPRT) are computed from the
+finished boards.  With ``--sprt`` the match stops as soon as the test decides, after a board;
+the log then holds an ``sprt`` record after every board and a ``stop`` record, and a sport game
+stopped early has no ``game_end``.
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import trio
 
 from referee import faults as F
@@ -34,7 +42,7 @@ from referee.engine.errors import BadDeal, BadOption
 from referee.engine.game import DealRecord, Game, GameOutcome, Variant
 from referee.engine.tiles import tile_name
 from referee.log import MatchLog
-from referee.stats import estimate
+from referee.stats import SprtSpec, SprtState, estimate, figures, sprt_state
 from referee.table import Bot, BotStartError, Player, Table
 
 
@@ -56,6 +64,8 @@ class MatchSpec:
     max_line: int = 65536
     log_path: Path | None = None
     stderr_dir: Path = Path("referee-logs")
+    confidence: float = 0.95  # the level of the intervals and of the winner's significance
+    sprt: SprtSpec | None = None  # stop as soon as this test decides (two bots)
 
 
 def orientations(variant: Variant, players: int, options: dict[str, Any], bots: int) -> list[tuple[int, ...]]:
@@ -152,6 +162,8 @@ class MatchResult:
     games: list[dict] = field(default_factory=list)
     units: list[Unit] = field(default_factory=list)
     interrupted: bool = False
+    sprt: SprtState | None = None  # the test after the last finished board
+    stopped_by: str | None = None  # "sprt" when the test stopped the match
 
     # -- derived figures -----------------------------------------------------------------
 
@@ -184,6 +196,11 @@ class MatchResult:
                 out.append(net[bot] - (sum(net) - net[bot]) / (k - 1))
         return out
 
+    def boards(self) -> list[list[list[float]]]:
+        """The finished boards: ``[board][orientation][bot]`` nets (see :mod:`referee.stats`)."""
+        n = len(self.seatings)
+        return [[u.net[o] for o in range(n)] for u in self.units if len(u.net) == n]
+
     def bot_totals(self) -> list[dict]:
         k = len(self.spec.bots)
         rows = [{"bot": name, "points": 0, "net": 0.0, "games_won": 0, "games_drawn": 0, "games_lost": 0,
@@ -200,27 +217,18 @@ class MatchResult:
                 rows[i][key] += 1
         return rows
 
-    def winner(self) -> int | None:
-        rows = self.bot_totals()
-        if self.spec.variant.to_target:
-            key = [(r["games_won"], r["net"]) for r in rows]
-        else:
-            key = [(r["net"],) for r in rows]
-        best = max(key)
-        top = [i for i, k in enumerate(key) if k == best]
-        return top[0] if len(top) == 1 else None
-
     def to_json(self) -> dict:
         spec = self.spec
         k = len(spec.bots)
         margins = {}
         for i, name in enumerate(self.names):
-            paired = estimate(self.unit_margins(i))
-            unpaired = estimate(self.play_margins(i))
+            paired = estimate(self.unit_margins(i), spec.confidence)
+            unpaired = estimate(self.play_margins(i), spec.confidence)
             margins[name] = {"paired": paired.to_json(), "unpaired": unpaired.to_json()}
             if k == 2:
                 break
-        w = self.winner()
+        unit = "game" if spec.variant.to_target else "deal"
+        fig = figures(self.boards(), self.names, spec.confidence, unit)
         return {
             "variant": spec.variant.id,
             "players": spec.players,
@@ -230,7 +238,7 @@ class MatchResult:
             "deals_per_game": spec.deals,
             "games": spec.games,
             "sense": spec.variant.sense,
-            "unit": "game" if spec.variant.to_target else "deal",
+            "unit": unit,
             "bots": [{"name": b.name, "command": b.argv, "hello": _hello(b)} for b in spec.bots],
             "orientations": [list(s) for s in self.seatings],
             "deals": self.deals,
@@ -238,7 +246,13 @@ class MatchResult:
             "totals": self.bot_totals(),
             "margin": margins,
             "faults": [f.to_json() for b in spec.bots for f in b.faults],
-            "winner": None if w is None else self.names[w],
+            "confidence": spec.confidence,
+            "ranking": {"rule": fig.rule, "class_labels": fig.class_labels, "standings": msgspec.to_builtins(fig.standings)},
+            "ahead": fig.ahead,
+            "significant": fig.significant,
+            "winner": fig.winner,
+            "sprt": None if self.sprt is None else msgspec.to_builtins(self.sprt),
+            "stopped_by": self.stopped_by,
             "interrupted": self.interrupted,
         }
 
@@ -249,10 +263,12 @@ def _hello(bot: Bot) -> dict | None:
     return {"name": bot.hello.name, "version": bot.hello.version, "author": bot.hello.author}
 
 
-async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None = None) -> MatchResult:
+async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None = None,
+                    on_board: Callable[[SprtState], None] | None = None) -> MatchResult:
     """Play the match and return its result.
 
-    ``progress(description, advance)`` is called after every deal.
+    ``progress(description, advance)`` is called after every deal; with an SPRT,
+    ``on_board(state)`` after every finished board.
 
     Raises:
         BotStartError: a bot could not be started (nothing was played).
@@ -277,7 +293,8 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
         "games": spec.games, "seed": spec.seed if spec.deal_file is None else None, "deals_file": spec.deal_file_name,
         "bots": [{"name": b.name, "command": b.argv} for b in spec.bots], "orientations": [list(s) for s in seatings],
         "time_control": {"startup": spec.tc.startup, "move": spec.tc.move, "bank": spec.tc.bank, "increment": spec.tc.increment},
-        "max_faults": spec.max_faults, "max_line": spec.max_line,
+        "max_faults": spec.max_faults, "max_line": spec.max_line, "confidence": spec.confidence,
+        "sprt": None if spec.sprt is None else msgspec.to_builtins(spec.sprt),
     })
     spec.stderr_dir.mkdir(parents=True, exist_ok=True)
     for stale in spec.stderr_dir.glob("*.stderr.log"):  # a rerun of the same log name starts afresh
@@ -332,6 +349,22 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
         if v.to_target:
             _unit(result, g).net[o] = [v.sense * p for p in points]
 
+    def board_done() -> bool:
+        """After every finished board: run the SPRT, if any; True when it has decided."""
+        if spec.sprt is None:
+            return False
+        state = sprt_state(spec.sprt, result.boards())
+        result.sprt = state
+        log.write({"k": "sprt", "pairs": state.pairs, "llr": state.llr, "lower": state.lower, "upper": state.upper,
+                   "decision": state.decision})
+        if on_board is not None:
+            on_board(state)
+        if state.decision is None:
+            return False
+        result.stopped_by = "sprt"
+        log.write({"k": "stop", "reason": "sprt", "decision": state.decision, "pairs": state.pairs, "llr": state.llr})
+        return True
+
     failure: Exception | None = None
     async with trio.open_nursery() as nursery:
         if threading.current_thread() is threading.main_thread():
@@ -352,7 +385,10 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
                         record_deal(rec, games[o], o, 0, k)
                         if progress:
                             progress(f"deal {k + 1}/{spec.deals}", 1)
-                for o, game in enumerate(games):
+                    if board_done():
+                        break
+                # A sport game the SPRT stopped early has no outcome: its deals are the result.
+                for o, game in enumerate(games if result.stopped_by is None else []):
                     outcome = game.outcome()
                     assert outcome is not None
                     log.write({"k": "game_end", "game": 0, "orientation": o, "totals": list(outcome.totals),
@@ -385,6 +421,8 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
                         if progress:
                             progress(f"game {g + 1}/{spec.games or 1}", 1)
                     cursor = furthest
+                    if board_done():
+                        break
         except (BotStartError, BadDeal) as exc:
             # Raised outside the nursery below, so callers see the error itself rather than an
             # exception group.

@@ -44,6 +44,7 @@ class LogWalker:
     on_event: Callable[[str, dict[str, Any], LineDeal | None], None] | None = None
     header: dict[str, Any] = field(default_factory=dict)
     counts: Counts = field(default_factory=Counts)
+    stop: dict[str, Any] | None = None  # the ``stop`` record of a match an SPRT ended early
 
     def walk(self) -> Counts:
         games: dict[tuple[int, int], Game] = {}
@@ -69,6 +70,8 @@ class LogWalker:
                 continue
             if v is None:
                 raise fail("the log does not start with a match header")
+            if kind in ("game", "deal") and self.stop is not None:
+                raise fail("play goes on after the match stopped")
             if kind == "game":
                 key = (rec["game"], rec["orientation"])
                 games[key] = v.new_game(self.header["players"], self.header["options"], self.header["deals"])
@@ -149,6 +152,10 @@ class LogWalker:
                     raise fail(f"the deal's result differs ({diff})")
                 self._emit("deal_end", rec, state)
                 state = None
+            elif kind == "stop":
+                if state is not None:
+                    raise fail("the match stops in the middle of a deal")
+                self.stop = rec
             elif kind == "game_end":
                 gkey = (rec["game"], rec.get("orientation", 0))
                 outcome = games[gkey].outcome()

@@ -91,37 +91,130 @@ def totals_table(result: dict) -> Table:
     return t
 
 
+def pct(confidence: float) -> str:
+    return f"{100 * confidence:g}%"
+
+
 def margin_text(result: dict) -> Text:
     names = [b["name"] for b in result["bots"]]
     unit = result["unit"]
+    level = pct(result.get("confidence", 0.95))
     lines = Text()
     for name, m in result["margin"].items():
         paired, unpaired = m["paired"], m["unpaired"]
+        ci, uci = paired.get("ci", paired["ci95"]), unpaired.get("ci", unpaired["ci95"])
         against = names[1] if len(names) == 2 else "the field"
         lines.append(f"Margin per {unit}, {name} − {against}: ", style="bold")
-        if paired["ci95"] is None:
+        if ci is None:
             lines.append(f"{paired['mean']:+.2f} (one {unit}: no interval)\n")
             continue
-        half = (paired["ci95"][1] - paired["ci95"][0]) / 2
+        half = (ci[1] - ci[0]) / 2
         lines.append(f"{paired['mean']:+.2f} ± {half:.2f}")
-        lines.append(f"  (95% interval over {paired['n']} paired {unit}s: [{paired['ci95'][0]:+.2f}, {paired['ci95'][1]:+.2f}])\n")
-        if unpaired["ci95"] is not None:
-            uhalf = (unpaired["ci95"][1] - unpaired["ci95"][0]) / 2
+        lines.append(f"  ({level} interval over {paired['n']} paired {unit}s: [{ci[0]:+.2f}, {ci[1]:+.2f}])\n")
+        if uci is not None:
+            uhalf = (uci[1] - uci[0]) / 2
             lines.append(f"  pairing the orientations: ± {half:.2f}; the same {unpaired['n']} plays read unpaired: ± {uhalf:.2f}\n", style="dim")
     return lines
+
+
+def _elo(x: float | None) -> str:
+    return "—" if x is None else f"{x:+.0f}"
+
+
+def _elo_interval(row: dict) -> str:
+    if row["elo_ci"] is None:
+        return "no interval"
+    lo, hi = row["elo_ci"]
+    return f"[{'−∞' if lo is None else f'{lo:+.0f}'}, {'+∞' if hi is None else f'{hi:+.0f}'}]"
+
+
+def _elo_point(row: dict) -> str:
+    if row["elo"] is None:
+        return "—" if row["score"] is None else ("+∞" if row["score"] >= 1 else "−∞")
+    return f"{row['elo']:+.0f}"
+
+
+def _los(x: float | None) -> str:
+    return "—" if x is None else f"{100 * x:.1f}%"
+
+
+def board_word(result: dict) -> str:
+    """What one board (the issue's "pair") is in this match, in words."""
+    n = len(result["orientations"])
+    unit = "deal" if result["unit"] == "deal" else "game"
+    if n == 2:
+        return f"a {unit} in both orientations" if unit == "deal" else "a game pair (one game in each orientation)"
+    return f"a {unit} in all {n} rotations"
+
+
+def figures_text(result: dict) -> Text | Table:
+    """LOS, pair classes and Elo (two bots), or the ranking with its rule (three or more)."""
+    rank = result["ranking"]
+    rows = rank["standings"]
+    level = pct(result["confidence"])
+    if len(result["bots"]) == 2:
+        first = next(r for r in rows if r["bot"] == result["bots"][0]["name"])
+        other = result["bots"][1]["name"]
+        t = Text()
+        t.append(f"LOS ({first['bot']} better than {other}): ", style="bold")
+        t.append(f"{_los(first['los'])}\n")
+        t.append(f"Pairs ({board_word(result)}), {first['bot']}'s side: ", style="bold")
+        t.append("  ".join(f"{label} {c}" for label, c in zip(rank["class_labels"], first["classes"])) + "\n")
+        t.append(f"Elo difference {first['bot']} − {other}: ", style="bold")
+        t.append(f"{_elo_point(first)} {_elo_interval(first)} ({level} interval, from the pairs' scores; score "
+                 f"{'—' if first['score'] is None else format(first['score'], '.3f')})\n")
+        return t
+    table = Table(title="Ranking", title_justify="left", pad_edge=False, box=None, header_style="bold")
+    halves = 2 * len(result["orientations"])
+    for h in ("place", "bot", f"margin/{result['unit']}", "LOS", f"Elo [{level}]", f"pairs 0…{halves}"):
+        table.add_column(h, justify="left" if h == "bot" else "right", no_wrap=h != "bot", min_width=10 if h == "bot" else None)
+    for r in rows:
+        lo, hi = r["places"]
+        ci = r["margin"]["ci"]
+        margin = f"{r['margin']['mean']:+.1f}" + ("" if ci is None else f" ± {(ci[1] - ci[0]) / 2:.1f}")
+        table.add_row(f"{r['place']}" + (f" ({lo}–{hi})" if lo != hi else ""), r["bot"], margin, _los(r["los"]),
+                  f"{_elo_point(r)} {_elo_interval(r)}", " ".join(map(str, r["classes"])))
+    table.caption = (f"Rule: {rank['rule']}.  A pair is {board_word(result)}; pairs 0…{halves}: how many pairs the bot "
+                 f"won 0, ½, 1 … {halves // 2} plays of against the field's mean (a level play is half a win).  place (a–b): the places its {level} intervals allow; LOS: P(margin > 0).")
+    table.caption_justify = "left"
+    return table
+
+
+def sprt_text(state: dict) -> str:
+    test = state["test"]
+    what = "elo" if test["kind"] == "elo" else "margin"
+    verdict = {"H0": "H0 accepted", "H1": "H1 accepted", None: "undecided"}[state["decision"]]
+    return (f"SPRT {what}0={test['h0']:g} {what}1={test['h1']:g} alpha={test['alpha']:g} beta={test['beta']:g}: "
+            f"LLR {state['llr']:+.3f} ({state['lower']:+.3f}, {state['upper']:+.3f}) after {state['pairs']} pairs: {verdict}")
 
 
 def verdict_text(result: dict) -> Text:
     if result["interrupted"]:
         return Text("Match interrupted: the figures above cover the finished deals only.", style="bold yellow")
-    if result["winner"] is None:
-        return Text("Result: a draw.", style="bold")
-    return Text(f"Winner: {result['winner']}", style="bold green")
+    t = Text()
+    if result.get("sprt") is not None:
+        state = result["sprt"]
+        t.append(sprt_text(state) + "\n", style="bold")
+        if result.get("stopped_by") == "sprt":
+            t.append(f"Stopped by the SPRT after {state['pairs']} pairs.\n", style="bold")
+        else:
+            t.append("The deal budget ran out before the SPRT decided.\n", style="bold yellow")
+    level = pct(result["confidence"])
+    top = result["ranking"]["standings"][0] if result["ranking"]["standings"] else None
+    los = f" (LOS {_los(top['los_next'])})" if top and top["los_next"] is not None else ""
+    if result["winner"] is not None:
+        t.append(f"Winner: {result['winner']}", style="bold green")
+        t.append(f" — significant at {level}{los}")
+    elif result["ahead"] is not None:
+        t.append(f"No winner: {result['ahead']} is ahead, but not significant at {level}{los}", style="bold")
+    else:
+        t.append("Result: a draw.", style="bold")
+    return t
 
 
 def render(result: dict, console: Console) -> None:
     legend = ", ".join(f"{letter} = {b['name']}" for letter, b in zip(letters(result), result["bots"]))
-    parts = [Text(f"{result['variant']} — {legend}; {result['players']} seats, "
+    parts: list[Text | Table] = [Text(f"{result['variant']} — {legend}; {result['players']} seats, "
                   + (f"seed {result['seed']}" if result["seed"] is not None else f"deals from {result['deals_file']}"))]
     for o in range(len(result["orientations"])):
         parts.append(Text(f"  orientation {o}: {seating_text(result, o)}", style="dim"))
@@ -130,6 +223,7 @@ def render(result: dict, console: Console) -> None:
         parts.append(games_table(result))
     parts.append(totals_table(result))
     parts.append(margin_text(result))
+    parts.append(figures_text(result))
     if result["faults"]:
         ft = Text("Faults:\n", style="bold red")
         for f in result["faults"]:

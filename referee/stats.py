@@ -322,7 +322,7 @@ def figures(boards: Sequence[Sequence[Sequence[float]]], names: Sequence[str], c
         return diffs[(order[a][0], order[b][0])].low > 0
 
     ranges = rank_ranges(k, better)
-    rows = []
+    rows: list[Standing] = []
     for place, (i, est, row) in enumerate(order):
         row.places = ranges[place]
         row.place = place + 1 if place == 0 or est.mean != order[place - 1][1].mean else rows[-1].place

@@ -134,7 +134,7 @@ def test_a_league_completes_and_the_table_agrees_with_the_stored_matches(played)
     for a, b, _, score_a, winner, pa, pb, nboards, log, result in rows:
         res = json.loads(result)
         assert [x["name"] for x in res["bots"]] == [a, b]
-        assert res["winner"] == winner and score_a == (0.5 if winner is None else 1.0 if winner == a else 0.0)
+        assert res["ahead"] == winner and score_a == (0.5 if winner is None else 1.0 if winner == a else 0.0)
         assert (pa, pb) == (sum(d["points"][0] for d in res["deals"]), sum(d["points"][1] for d in res["deals"]))
         assert len(res["deals"]) == 8  # 4 deals in each of 2 orientations
         assert (db.parent / log).is_file()

@@ -98,7 +98,7 @@ def match_line(pair: tuple[str, str], record: dict[str, Any] | None, error: str 
         return f"✗ {a} vs {b}: failed: {(error or '').splitlines()[0] if error else 'unknown'}"
     r = record["result"]
     t = r["totals"]
-    who = f"{r['winner']} won" if r["winner"] else "drawn"
+    who = f"{r['ahead']} won" if r["ahead"] else "drawn"
     faults = len(r["faults"])
     return f"✓ {a} vs {b}: {who}, points {t[0]['points']}–{t[1]['points']}" + (f", {faults} fault{'s' if faults != 1 else ''}" if faults else "")
 

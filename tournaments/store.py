@@ -260,7 +260,9 @@ class Store:
                 raise ValueError(f"the result is for {names}, not {list(key)}")
             totals = result["totals"]
             boards = [float(x) for x in m.record["boards"]]
-            winner = result["winner"]
+            # A league match goes to the bot ahead on the paired margin, significant or not: match
+            # points count every match, and the ratings' intervals say how sure the table is.
+            winner = result["ahead"]
             score_a = 0.5 if winner is None else 1.0 if winner == m.bot_a else 0.0
             deals = sum(1 for d in result["deals"] if not d.get("void"))
             self.conn.execute(
