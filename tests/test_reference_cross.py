@@ -369,6 +369,176 @@ def test_layout_count_of_a_lead_non_double():
     assert lay.count() == 2 + 6
 
 
+def test_osel_leader_may_close_both_ends_with_its_extras():
+    # TURN-4: the lead is the turn's one tile and uses no end; TURN-6 may follow at once.
+    g = RefGame("osel", 2, {})
+    later_deal(g, 0)
+    g.start_deal(*deal(g, ["2-5", "2-2", "5-5", "0-1", "0-3", "0-4", "1-3"],
+                       ["1-4", "0-6", "3-4", "4-6", "1-6", "0-0", "1-2"]))
+    run(g, ("2-5", None))
+    assert g.legal() == [
+        ("place", "2-2", "left", False), ("place", "2-2", "left", True),
+        ("place", "5-5", "right", False), ("place", "5-5", "right", True), ("stop",),
+    ]
+    ev = run(g, ("5-5", "right", True), ("2-2", "left", True))
+    # seat 0 keeps 1 + 3 + 4 + 4 = 12, seat 1 holds 5 + 6 + 7 + 10 + 7 + 0 + 3 = 38
+    assert ev[-1] == ("deal_end", "fish", [0, 50], [0, 50])
+    assert g.next_leader() == 0
+
+
+def test_osel_close_both_ends_with_the_last_tile_is_going_out():
+    """TURN-6: if the second closed double is the player's last tile, it is a domino."""
+    g = RefGame("osel", 2, {})
+    later_deal(g, 0)
+    g.start_deal(
+        [["3-5", "5-5", "3-6", "2-2", "0-3", "2-4", "1-3"], ["4-5", "1-1", "1-5", "1-6", "0-1", "0-4", "4-4"]],
+        ["0-5", "5-6", "1-2", "1-4", "0-6", "0-0", "2-3", "4-6", "3-4", "2-6", "2-5", "0-2", "6-6", "3-3"],
+    )
+    ev = run(g, ("3-5", None), "stop", ("1-5", "right"), ("1-3", "left"), ("1-6", "left"), "stop",
+             ("3-6", "left"), ("0-1", "right"), ("0-3", "left"), ("0-4", "left"), ("2-4", "left"),
+             ("0-5", "right"), ("2-2", "left", True), ("5-5", "right", True))
+    assert g.layout.spinner is None  # no double was ever laid open
+    assert ev[-2:] == [("placed", 0, "5-5", "right", True, False), ("deal_end", "domino", [0, 19], [0, 19])]
+    assert g.hands[1] == ["4-5", "1-1", "4-4"] and g.next_leader() == 0  # 9 + 2 + 8
+
+
+def test_osel_eggs_are_carried_before_the_rule_of_13():
+    """§3 kozel: equal totals in a fish are eggs; §5, OS-3: the next largest write takes them,
+    and they count towards 13."""
+    g = RefGame("osel", 2, {})
+    later_deal(g, 0)
+    g.start_deal(
+        [["1-3", "0-6", "4-4", "5-5", "2-5", "0-1", "0-4"], ["1-1", "3-5", "4-5", "1-4", "2-2", "3-6", "0-3"]],
+        ["0-0", "3-3", "1-2", "2-6", "6-6", "2-3", "2-4", "1-5", "0-5", "1-6", "4-6", "0-2", "5-6", "3-4"],
+    )
+    ev = run(g, ("2-5", None), ("5-5", "right"), ("3-5", "right"), ("2-2", "left", True), ("1-3", "right"),
+             ("1-1", "right", True), ("1-5", "up"), ("1-4", "up"), ("4-4", "up", True), ("4-5", "down"),
+             ("2-4", "down"), ("0-2", "down"), ("0-0", "down", True))
+    assert [plain_value(h) for h in g.hands] == [45, 45]
+    assert ev[-1] == ("deal_end", "fish", [0, 0], [0, 0])
+    assert g.eggs == 90 and g.drawn == 13  # every drawable tile was drawn first (TURN-7)
+    leader = g.next_leader()
+    g.start_deal(*chain_deal(g, leader, "0-1"))
+    wrote = [0, 0]
+    wrote[1 - leader] = 91  # 1 + the 90 eggs: at least 13, so written
+    assert play_chain(g)[-1] == ("deal_end", "domino", wrote, wrote)
+    assert g.eggs == 0
+
+
+def plain_value(hand: list[str]) -> int:
+    return sum(sum(halves(t)) for t in hand)
+
+
+# Three four-player muggins fishes (MUG-5): the fewest pips writes the others' total minus its
+# own, to the nearest 5; a tie for fewest writes nothing and brings back the forced lead.
+MUGGINS_FISH = [
+    (   # 71 − 9 = 62 → 60
+        [["2-5", "1-3", "4-4", "1-4", "3-4"], ["0-2", "0-1", "1-6", "2-3", "0-5"],
+         ["1-5", "5-6", "0-3", "3-6", "5-5"], ["3-3", "4-6", "1-2", "0-6", "2-6"]],
+        ["6-6", "0-0", "1-1", "0-4", "2-4", "4-5", "3-5", "2-2"],
+        [("1-3", None), ("1-6", "left"), ("3-6", "right"), ("2-6", "right"), ("2-5", "right"), ("0-5", "right"),
+         ("5-6", "left"), ("0-6", "right"), ("6-6", "right"), ("4-5", "left"), ("4-6", "left")],
+        [20, 20, 31, 9], [0, 0, 0, 60], 3,
+    ),
+    (   # 104 − 16 = 88 → 90
+        [["0-1", "4-6", "1-6", "0-4", "3-4"], ["1-3", "3-3", "2-5", "2-2", "1-5"],
+         ["0-5", "1-2", "3-6", "6-6", "0-6"], ["0-2", "2-6", "3-5", "0-3", "4-5"]],
+        ["2-4", "5-6", "4-4", "0-0", "2-3", "1-1", "1-4", "5-5"],
+        [("0-4", None), ("2-4", "right"), ("1-2", "right"), ("0-3", "left"), ("1-6", "right"), ("1-3", "left"),
+         ("0-6", "right"), ("0-2", "right"), ("0-1", "left"), ("2-5", "right"), ("0-5", "right"),
+         ("0-0", "right")],
+        [39, 16, 21, 44], [0, 90, 0, 0], 1,
+    ),
+    (   # seats 0 and 2 both hold 14: nobody writes
+        [["3-5", "0-1", "6-6", "0-2", "2-4"], ["3-3", "5-6", "1-5", "1-1", "4-6"],
+         ["2-2", "1-6", "1-3", "5-5", "1-2"], ["4-4", "0-5", "0-0", "1-4", "0-4"]],
+        ["0-3", "2-5", "2-6", "2-3", "0-6", "3-6", "3-4", "4-5"],
+        [("3-5", None), ("1-5", "right"), ("1-3", "left"), ("1-4", "right"), ("0-1", "left"), ("4-6", "right"),
+         ("1-6", "right"), ("0-4", "left"), ("2-4", "left"), ("1-1", "right"), ("1-2", "left")],
+        [14, 17, 14, 67], [0, 0, 0, 0], None,
+    ),
+]
+
+
+@pytest.mark.parametrize("hands, bazaar, moves, left, wrote, leader", MUGGINS_FISH)
+def test_muggins_fish_rounds_to_the_nearest_5(hands, bazaar, moves, left, wrote, leader):
+    g = RefGame("muggins", 4, {})
+    later_deal(g, 0)
+    g.start_deal(hands, bazaar)
+    ev = run(g, *moves)
+    assert [plain_value(h) for h in g.hands] == left
+    assert ev[-1][:3] == ("deal_end", "fish", wrote)
+    assert g.next_leader() == leader  # MUG-3: the winner; after a tie, the forced lead again
+
+
+def test_muggins_going_out_writes_10_and_200_wins():
+    g = RefGame("muggins", 2, {})
+    later_deal(g, 0)
+    g.start_deal(*chain_deal(g, 0, "6-6"))
+    ev = play_chain(g)
+    assert scored(ev) == [("scored", 0, 5, 5), ("scored", 1, 5, 5)]
+    assert ev[-1] == ("deal_end", "domino", [10, 0], [15, 5])  # MUG-4: no opponents' pips
+    g._totals = [186, 195]
+    g.start_deal(*chain_deal(g, 0, "6-6"))
+    assert play_chain(g)[-1][3] == [201, 200]
+    assert g.game_over() and g.winners() == [0]  # MUG-6: both at 200 or more, the highest wins
+    g = RefGame("muggins", 2, {})
+    later_deal(g, 0)
+    g._totals = [185, 195]
+    g.start_deal(*chain_deal(g, 0, "6-6"))
+    assert play_chain(g)[-1][3] == [200, 200]
+    assert g.game_over() and g.winners() == []  # equal highest: drawn
+
+
+# A four-player telephone fish (no bazaar): during play seat 0 writes 10 and 5, seat 3 writes 5;
+# left in hand: 34, 22, 29, 17 (pair A 63, pair B 39).
+TELEPHONE_FISH = (
+    [["1-4", "6-6", "1-6", "0-4", "4-6", "1-3", "5-6"], ["0-2", "0-6", "0-0", "3-5", "3-6", "2-3", "0-3"],
+     ["2-4", "2-2", "2-5", "5-5", "4-4", "3-4", "2-6"], ["1-5", "3-3", "1-2", "4-5", "0-5", "1-1", "0-1"]],
+    [("4-6", None), ("3-6", "right"), ("3-4", "right"), ("4-5", "left"), ("0-4", "right"), ("0-2", "right"),
+     ("2-4", "right"), ("1-5", "left"), ("1-4", "left"), ("4-4", "left")],
+)
+
+
+def test_telephone_fish_everyone_pays():
+    # TEL-5: in a fish every player takes 30, 20, 25, 15 off their pair, never below 0.
+    g = RefGame("telephone", 4, {})
+    later_deal(g, 0)
+    g.start_deal(TELEPHONE_FISH[0], [])
+    ev = run(g, *TELEPHONE_FISH[1])
+    assert scored(ev) == [("scored", 0, 10, 10), ("scored", 0, 5, 5), ("scored", 3, 5, 5)]
+    assert [plain_value(h) for h in g.hands] == [34, 22, 29, 17]
+    assert ev[-1] == ("deal_end", "fish", [-15, -5], [0, 0])
+    assert g.next_leader() == 2  # TEL-2: after a fish, the last placer (seat 2 laid 4-4)
+
+
+def test_telephone_fish_winner_takes():
+    # TEL-7: in a fish the pair with fewer pips (B, 39) writes the other's 63, to the nearest 5.
+    g = RefGame("telephone", 4, {"endgame": "winner_takes"})
+    later_deal(g, 0)
+    g.start_deal(TELEPHONE_FISH[0], [])
+    assert run(g, *TELEPHONE_FISH[1])[-1] == ("deal_end", "fish", [0, 65], [15, 70])
+    g = RefGame("telephone", 4, {"endgame": "winner_takes", "scale": "5"})
+    later_deal(g, 0)
+    g.start_deal(TELEPHONE_FISH[0], [])
+    assert run(g, *TELEPHONE_FISH[1])[-1] == ("deal_end", "fish", [0, 13], [3, 14])
+
+
+def test_telephone_both_past_225_is_a_draw():
+    g = RefGame("telephone", 2, {})
+    later_deal(g, 0)
+    g._totals = [220, 224]
+    g.start_deal(*chain_deal(g, 0, "0-4"))
+    assert play_chain(g)[-1] == ("deal_end", "domino", [0, 0], [225, 229])
+    assert g.game_over() and g.winners() == []  # TEL-4
+    g = RefGame("telephone", 2, {})
+    later_deal(g, 0)
+    g._totals = [220, 224]
+    g.start_deal(*chain_deal(g, 0, "2-5"))
+    assert play_chain(g)[-1] == ("deal_end", "domino", [0, -5], [225, 224])  # checked after paying
+    assert g.game_over() and g.winners() == [0]
+
+
 # -- random playouts: what holds in every deal -------------------------------------------------
 
 SETTINGS = [
