@@ -338,14 +338,16 @@ def test_league_page_shows_the_table_of_league_table_and_links_to_replays(league
     assert page.inner_text("h1") == "web <test>"
     # Through the cross-table to a match, and on to a replay.
     page.click("#cross td.win a >> nth=0")
-    assert "/matches/" in page.url
+    page.wait_for_url("**/matches/*/index.html")
     assert page.locator("#deals a.replay").count() == 8
     page.click("#deals a.replay >> nth=0")
+    page.wait_for_url("**/g1-o0-d1.html*")
     assert page.inner_text("#counter").startswith("move 0 /")
     assert page.locator("#table-svg [data-tile]").count() == 0
     page.keyboard.press("ArrowRight")
     assert page.locator("#table-svg [data-tile]").count() == 1
     page.click("header.top a >> nth=0")  # back up to the league
+    page.wait_for_url("**/site/index.html")
     assert page.inner_text("h1") == "web <test>"
 
 
