@@ -23,8 +23,11 @@ from referee.clock import TimeControl
 from referee.engine import variant, variant_names
 from referee.engine.deal import format_deal_line, parse_deal_lines
 from referee.engine.errors import BadDeal, RulesError
-from referee.errors import BotError
+from referee.errors import BotError, LogError
 from referee.process import Sandbox, resolve_command
+
+#: The longest --max-line: a bot's line is held in memory whole before it is decoded.
+MAX_LINE = 16 << 20
 
 EPILOG = "Exit codes: 0 done (a forfeit is a result), 1 bug, 2 usage or bad input, 3 a bot could not be started, 4 verify found an inconsistency, 5 check found problems, 130 interrupted."
 
@@ -182,8 +185,15 @@ def match(
         tc = TimeControl(startup=startup_time, move=move_time, bank=bank, increment=increment)
     except ValueError as exc:
         raise fail(str(exc)) from None
-    if max_faults < 1 or max_line < 256:
-        raise fail("--max-faults must be ≥ 1 and --max-line ≥ 256")
+    if max_faults < 1:
+        raise fail("--max-faults must be at least 1")
+    if not 256 <= max_line <= MAX_LINE:
+        raise fail(f"--max-line must be from 256 to {MAX_LINE} bytes, not {max_line}")
+    for option_name, field_name, value in (("--memory-mb", "memory_mb", memory_mb), ("--cpu-seconds", "cpu_seconds", cpu_seconds)):
+        try:
+            Sandbox(**{field_name: value})
+        except ValueError as exc:
+            raise fail(str(exc).replace(field_name, option_name, 1)) from None
     deal_list = load_deal_file(deals_file, v.shape(players, opts)) if deals_file else None
 
     entrants = []
@@ -202,6 +212,9 @@ def match(
         entrants.append(Bot(display, argv, sandbox))
 
     log_path = log or Path("referee-logs") / f"match-{v.id}-{seed if deals_file is None else deals_file.stem}.jsonl"
+    for option_name, path in (("--log", log_path), ("--json", json_path)):
+        if path is not None and path.is_dir():
+            raise fail(f"{option_name} {path} is a folder; give a file name")
     stderr_dir = log_path.with_suffix("").with_name(log_path.stem + ".stderr")
     spec = MatchSpec(v, entrants, players, opts, deals=deals, games=games, seed=seed, deal_file=deal_list,
                      deal_file_name=str(deals_file) if deals_file else None, tc=tc, max_faults=max_faults,
@@ -228,7 +241,7 @@ def match(
             result = trio.run(run_match, spec, progress, on_board)
     except BotStartError as exc:
         raise fail(f"a bot could not be started: {exc}", X.BOT_START) from None
-    except BadDeal as exc:
+    except (BadDeal, LogError) as exc:
         raise fail(str(exc)) from None
     except BaseException as exc:
         if interrupted(exc):
@@ -254,6 +267,18 @@ def interrupted(exc: BaseException) -> bool:
     if isinstance(exc, BaseExceptionGroup):
         return all(interrupted(e) for e in exc.exceptions)
     return False
+
+
+def first_of(exc: BaseException, kind: type[BaseException]) -> BaseException | None:
+    """``exc`` itself or the first ``kind`` inside it (trio wraps errors of concurrent tasks
+    in exception groups)."""
+    if isinstance(exc, kind):
+        return exc
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            if (found := first_of(inner, kind)) is not None:
+                return found
+    return None
 
 
 def parse_env(items: list[str] | None) -> dict[str, str]:
@@ -327,6 +352,8 @@ def check(
         if interrupted(exc):
             err.print("interrupted")
             raise typer.Exit(X.INTERRUPTED) from None
+        if (log_error := first_of(exc, LogError)) is not None:
+            raise fail(f"{log_error}; the check was stopped") from None
         raise
     for line in render(report):
         out.print(line, markup=False, highlight=False, soft_wrap=True)

@@ -8,8 +8,12 @@ write of the request and the read of the answer.  The engine never sees time.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
+
+
+#: The longest time any limit may give (a day): longer ones are mistakes, and infinite or huge
+#: ones cannot be sent to a bot in milliseconds.
+MAX_SECONDS = 86400
 
 
 @dataclass(frozen=True)
@@ -28,8 +32,8 @@ class TimeControl:
             value = getattr(self, name)
             if value is None and name == "bank":
                 continue
-            if not isinstance(value, (int, float)) or math.isnan(value) or value < 0:
-                raise ValueError(f"time control {name}={value!r}: expected a number of seconds ≥ 0")
+            if not isinstance(value, (int, float)) or not 0 <= value <= MAX_SECONDS:
+                raise ValueError(f"time control {name}={value!r}: expected a number of seconds from 0 to {MAX_SECONDS} (a day)")
         if self.move <= 0:
             raise ValueError("time control move=0: a bot needs some time to move")
 

@@ -44,3 +44,9 @@ class LineTooLong(BotError):
         super().__init__(message, bot=bot)
         self.prefix = prefix
         self.limit = limit
+
+
+class LogError(RefereeError):
+    """A match log (or the folder of its stderr files) could not be created or written: a path
+    that is a folder or not writable, a full disk.  The match was stopped; the message says
+    where and why in one line."""

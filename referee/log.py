@@ -37,6 +37,7 @@ import msgspec
 
 from protocol.messages import MAX_DEPTH, too_deep
 from referee.engine.deal import Deal
+from referee.errors import LogError
 from referee.engine.tiles import tile_name
 
 TIMING_KEYS = frozenset(("t", "ms", "time_ms", "bank_ms", "elapsed"))
@@ -46,41 +47,79 @@ _enc = msgspec.json.Encoder()
 
 class MatchLog:
     """Writes a match log.  Cheap on the hot path: ``out`` records reuse the bytes that were
-    written to the bot instead of encoding the messages again."""
+    written to the bot instead of encoding the messages again.
+
+    Every method raises :class:`~referee.errors.LogError` when the file cannot be created or
+    written (a folder, no permission, a full disk); after that the log is closed and writes
+    nothing more, and :meth:`close` does not raise again.
+    """
 
     def __init__(self, path: Path | None, clock) -> None:
         self.path = path
         self._clock = clock  # a callable giving seconds since the match started
         self._file: IO[bytes] | None = None
         if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self._file = open(path, "wb", buffering=1 << 16)
+            if path.is_dir():
+                raise LogError(f"cannot write the log {path}: it is a folder")
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                self._file = open(path, "wb", buffering=1 << 16)
+            except FileExistsError:  # from mkdir: a file where a folder should be
+                raise LogError(f"cannot write the log {path}: a part of {path.parent} is a file, not a folder") from None
+            except OSError as exc:
+                raise self._failed(exc) from None
+
+    def _failed(self, exc: OSError) -> LogError:
+        """Stop writing, and the one-line error for ``exc``."""
+        f, self._file = self._file, None
+        if f is not None:
+            try:
+                f.close()
+            except OSError:
+                pass  # the buffered rest cannot be written either
+        return LogError(f"cannot write the log {self.path}: {exc.strerror or exc}")
 
     def write(self, record: dict[str, Any]) -> None:
         if self._file is not None:
-            self._file.write(_enc.encode(record) + b"\n")
+            try:
+                self._file.write(_enc.encode(record) + b"\n")
+            except OSError as exc:
+                raise self._failed(exc) from None
 
     def out(self, seat: int, lines: list[bytes]) -> None:
         if self._file is not None:
             # Each line is encoded JSON whose only newline is its last byte, so the messages
             # joined with commas are the lines joined, with newlines turned into commas.
             body = b"".join(lines)[:-1].replace(b"\n", b",")
-            self._file.write(b'{"k":"out","seat":%d,"t":%.6f,"msgs":[%s]}\n' % (seat, self._clock(), body))
+            try:
+                self._file.write(b'{"k":"out","seat":%d,"t":%.6f,"msgs":[%s]}\n' % (seat, self._clock(), body))
+            except OSError as exc:
+                raise self._failed(exc) from None
 
     def inp(self, seat: int, line: bytes | str) -> None:
         """A line read from ``seat``: its bytes, or text already decoded (and cut short)."""
         if self._file is not None:
             text = line.decode("utf-8", "replace") if isinstance(line, bytes) else line
-            self._file.write(b'{"k":"in","seat":%d,"t":%.6f,"line":%s}\n' % (seat, self._clock(), _enc.encode(text)))
+            try:
+                self._file.write(b'{"k":"in","seat":%d,"t":%.6f,"line":%s}\n' % (seat, self._clock(), _enc.encode(text)))
+            except OSError as exc:
+                raise self._failed(exc) from None
 
     def flush(self) -> None:
         if self._file is not None:
-            self._file.flush()
+            try:
+                self._file.flush()
+            except OSError as exc:
+                raise self._failed(exc) from None
 
     def close(self) -> None:
         if self._file is not None:
-            self._file.close()
-            self._file = None
+            f, self._file = self._file, None
+            try:
+                f.close()
+            except OSError as exc:
+                self._file = f
+                raise self._failed(exc) from None
 
 
 def deal_json(deal: Deal) -> dict[str, Any]:

@@ -41,6 +41,7 @@ from referee.engine.deal import Deal, DealShape, deal_from_seed
 from referee.engine.errors import BadDeal, BadOption
 from referee.engine.game import DealRecord, Game, GameOutcome, Variant
 from referee.engine.tiles import tile_name
+from referee.errors import LogError
 from referee.log import MatchLog
 from referee.stats import SprtSpec, SprtState, estimate, figures, sprt_state
 from referee.table import Bot, BotStartError, Player, Table
@@ -273,6 +274,8 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
     Raises:
         BotStartError: a bot could not be started (nothing was played).
         BadDeal: the deal file ran out.
+        LogError: the log could not be created or written (the match was stopped, its bots
+            ended).
     """
     v = spec.variant
     seatings = orientations(v, spec.players, spec.options, len(spec.bots))
@@ -296,9 +299,13 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
         "max_faults": spec.max_faults, "max_line": spec.max_line, "confidence": spec.confidence,
         "sprt": None if spec.sprt is None else msgspec.to_builtins(spec.sprt),
     })
-    spec.stderr_dir.mkdir(parents=True, exist_ok=True)
-    for stale in spec.stderr_dir.glob("*.stderr.log"):  # a rerun of the same log name starts afresh
-        stale.unlink()
+    try:
+        spec.stderr_dir.mkdir(parents=True, exist_ok=True)
+        for stale in spec.stderr_dir.glob("*.stderr.log"):  # a rerun of the same log name starts afresh
+            stale.unlink()
+    except OSError as exc:
+        log.close()
+        raise LogError(f"cannot write the bots' stderr files in {spec.stderr_dir}: {exc.strerror or exc}") from None
 
     def new_game() -> Game:
         return v.new_game(spec.players, spec.options, spec.deals)
@@ -423,10 +430,10 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
                     cursor = furthest
                     if board_done():
                         break
-        except (BotStartError, BadDeal) as exc:
+        except (BotStartError, BadDeal, LogError) as exc:
             # Raised outside the nursery below, so callers see the error itself rather than an
             # exception group.
-            failure = exc
+            failure = LogError(f"{exc}; the match was stopped and its bots ended") if isinstance(exc, LogError) else exc
             result.interrupted = True
         except BaseException:
             result.interrupted = True
@@ -434,9 +441,12 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
         finally:
             with trio.CancelScope(shield=True):
                 await table.close()
-                if not result.interrupted:
-                    log.write({"k": "result", **_loggable(result.to_json())})
-                log.close()
+                try:
+                    if not result.interrupted:
+                        log.write({"k": "result", **_loggable(result.to_json())})
+                    log.close()
+                except LogError as exc:
+                    failure = failure or exc
             nursery.cancel_scope.cancel()
     if failure is not None:
         raise failure

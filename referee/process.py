@@ -201,10 +201,10 @@ class Sandbox:
     env: dict[str, str] | None = None
 
     def __post_init__(self) -> None:
-        for name in ("memory_mb", "cpu_seconds"):
+        for name, unit in (("memory_mb", "MiB"), ("cpu_seconds", "seconds")):
             value = getattr(self, name)
-            if value is not None and value <= 0:
-                raise ValueError(f"Sandbox.{name} must be positive, not {value!r}")
+            if value is not None and not 0 < value < 1 << 31:
+                raise ValueError(f"{name} must be a whole number of {unit} from 1 to {(1 << 31) - 1}, not {value!r}")
 
     def _rlimits(self) -> list[tuple[int, tuple[int, int]]]:
         """The limits to set in the child, computed in the parent (the child only calls

@@ -10,9 +10,13 @@ user can cause must be one line, never a traceback.
 from __future__ import annotations
 
 import json
+import os
+import resource
+import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import trio
 from typer.testing import CliRunner
 
@@ -109,3 +113,97 @@ def test_a_line_nested_too_deep_is_measured_outside_strings():
     assert not too_deep(b'{"a":"' + b"[{" * 500 + b'"}')  # brackets in a string do not count
     assert not too_deep(b'{"a":"\\"' + b"[" * 500 + b'"}')  # nor after an escaped quote
     assert not too_deep(b'[' + b"[]," * 500 + b"[]]")  # many arrays, none deep
+
+
+# -- bad values and unwritable outputs on the command line -------------------------------------------
+
+
+@pytest.mark.parametrize(("args", "words"), [
+    (["--move-time", "inf"], ["move=inf", "from 0 to 86400"]),
+    (["--startup-time", "1e308"], ["startup=1e+308", "from 0 to 86400"]),
+    (["--bank", "nan"], ["bank=nan"]),
+    (["--memory-mb", "0"], ["--memory-mb", "from 1 to"]),
+    (["--cpu-seconds", "99999999999"], ["--cpu-seconds", "from 1 to"]),
+    (["--max-line", "99999999999999"], ["--max-line", "from 256 to 16777216"]),
+])
+def test_values_out_of_range_are_refused_in_one_line(tmp_path, args, words):
+    result = cli("match", BOTS / "first_bot.py", BOTS / "first_bot.py", "--deals", "4", "--log", tmp_path / "m.jsonl", *args)
+    assert result.exit_code == X.USAGE, result.output
+    one_line_error(result, *words)
+    assert not (tmp_path / "m.jsonl").exists()
+
+
+@pytest.mark.parametrize(("where", "words"), [
+    ("folder", ["--log", "is a folder"]),
+    ("under_a_file", ["cannot write the log", "is a file, not a folder"]),
+    ("read_only", ["cannot write the log", "Permission denied"]),
+])
+def test_a_log_that_cannot_be_written_is_refused_before_any_bot_starts(tmp_path, where, words):
+    if where == "folder":
+        log = tmp_path
+    elif where == "under_a_file":
+        (tmp_path / "file").write_text("x")
+        log = tmp_path / "file" / "m.jsonl"
+    else:  # sysfs refuses new files even to root
+        log = Path("/sys/referee-test.jsonl")
+    result = cli("match", BOTS / "first_bot.py", BOTS / "first_bot.py", "--deals", "4", "--log", log)
+    assert result.exit_code == X.USAGE, result.output
+    one_line_error(result, *words)
+
+
+def test_a_log_that_fills_the_disk_stops_the_match_in_one_line(tmp_path):
+    """RLIMIT_FSIZE makes the log's writes fail with EFBIG, as a full disk fails them with
+    ENOSPC: the match stops, its bots are ended, and the error is one line (exit 2)."""
+    log = tmp_path / "m.jsonl"
+
+    def small_files() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (200_000, 200_000))
+
+    done = subprocess.run([sys.executable, "-m", "referee", "match", str(BOTS / "first_bot.py"), str(BOTS / "greedy_bot.py"),
+                           "--deals", "400", "--log", str(log), "-q"], capture_output=True, text=True, timeout=HANG,
+                          stdin=subprocess.DEVNULL, preexec_fn=small_files, check=False)
+    assert done.returncode == X.USAGE, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: cannot write the log {log}: File too large"), done.stderr
+    assert "the match was stopped" in lines[0]
+    assert 0 < log.stat().st_size <= 200_000
+
+
+async def test_a_full_disk_mid_match_raises_a_log_error_and_ends_every_bot(tmp_path, monkeypatch):
+    """The same through run_match, with writes that fail with ENOSPC after 100 KB."""
+    import errno
+    import io
+
+    import referee.log
+    from referee.clock import TimeControl
+    from referee.engine import variant
+    from referee.errors import LogError
+    from referee.match import MatchSpec, run_match
+    from referee.table import Bot
+
+    class Full(io.RawIOBase):
+        written = 0
+
+        def writable(self) -> bool:
+            return True
+
+        def write(self, data) -> int:
+            if self.written + len(data) > 100_000:
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            self.written += len(data)
+            return len(data)
+
+    monkeypatch.setattr(referee.log, "open", lambda *a, **k: io.BufferedWriter(Full(), 1 << 16), raising=False)
+    v = variant("sport")
+    bots = [Bot("first", [sys.executable, str(BOTS / "first_bot.py")]), Bot("greedy", [sys.executable, str(BOTS / "greedy_bot.py")])]
+    spec = MatchSpec(v, bots, 4, v.resolve_options(4, {}), deals=400, tc=TimeControl(startup=30, move=10),
+                     log_path=tmp_path / "m.jsonl", stderr_dir=tmp_path / "stderr")
+    with pytest.raises(LogError, match="No space left on device; the match was stopped"):
+        with trio.fail_after(HANG):
+            await run_match(spec)
+
+
+def test_check_with_a_log_folder_that_cannot_be_written(tmp_path):
+    result = cli("check", BOTS / "first_bot.py", "--log-dir", "/sys/referee-test")
+    assert result.exit_code == X.USAGE, result.output
+    one_line_error(result, "cannot write the log /sys/referee-test/", "the check was stopped")
