@@ -73,7 +73,15 @@ class LiveDisplay:
         self.tasks: dict[tuple[str, str], TaskID] = {}
 
     def begin(self, pairings: int, done: int, pending: int) -> None:
-        self.overall = self.p.add_task("league", total=pairings, completed=done)
+        self.overall = self.p.add_task(self.label, total=pairings, completed=done)
+
+    label = "league"
+
+    def workers(self, n: int) -> None:
+        """A cluster run: how many workers are connected, on the league's line."""
+        self.label = f"league ({n} worker{'s' if n != 1 else ''})"
+        if self.overall is not None:
+            self.p.update(self.overall, description=self.label)
 
     def started(self, pair: tuple[str, str]) -> None:
         self.tasks[pair] = self.p.add_task(f"  {pair[0]} vs {pair[1]}", total=None)
@@ -110,6 +118,7 @@ def run(
     db: DbOpt = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No live display; only the summary line.")] = False,
     report_dir: Annotated[Path | None, typer.Option("--report", help="Keep a web report in this folder (see `referee report`), refreshed after each finished match; its league page reloads itself.")] = None,
+    cluster: Annotated[str | None, typer.Option("--cluster", help="Play the matches on a Dask cluster: a scheduler address (tcp://host:8786) or local:N for N worker processes here. Needs pip install 'referee[cluster]'.", show_default=False)] = None,
 ) -> None:
     """Play every pairing not yet finished; interrupted runs continue where they stopped."""
     from tournaments.config import LeagueError
@@ -118,6 +127,14 @@ def run(
     league = _load(league_file, db)
     if concurrency < 1:
         raise fail("--concurrency must be at least 1")
+    address = None
+    if cluster is not None:
+        from tournaments.cluster import parse_address
+
+        try:
+            address = parse_address(cluster)
+        except LeagueError as exc:
+            raise fail(_escape(str(exc))) from None
     live = not quiet and err.is_terminal
     progress = None
     display: Any = None
@@ -125,19 +142,31 @@ def run(
         progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                             console=err, transient=True)
         display = LiveDisplay(progress)
+    live_display = display
     if report_dir is not None:
         if report_dir.exists() and not report_dir.is_dir():
             raise fail(f"--report {report_dir}: exists and is not a folder")
         display = ReportingDisplay(league, report_dir, display)
         display.refresh()
+
+    def play():
+        if address is not None:
+            from tournaments.cluster import run_league_on_cluster
+
+            return run_league_on_cluster(league, address, display=display, handle_signals=True,
+                                         on_workers=live_display.workers if live_display is not None else _say_workers)
+        return trio.run(lambda: run_league(league, concurrency, display=display, handle_signals=True))
+
     try:
         if progress is not None:
             with progress:
-                report = trio.run(lambda: run_league(league, concurrency, display=display, handle_signals=True))
+                report = play()
         else:
-            report = trio.run(lambda: run_league(league, concurrency, display=display, handle_signals=True))
+            report = play()
     except LeagueError as exc:
-        raise fail(_escape(str(exc))) from None
+        from tournaments.cluster import BotUnavailable
+
+        raise fail(_escape(str(exc)), X.BOT_START if isinstance(exc, BotUnavailable) else X.USAGE) from None
     summary = (f"{league.name}: played {report.played} match{'es' if report.played != 1 else ''} in {report.seconds:.1f} s"
                + (f", {len(report.failed)} failed" if report.failed else "")
                + f"; {report.pairings - report.left} of {report.pairings} pairings done")
@@ -207,6 +236,8 @@ def write_league_report(path: Path, db: Path | None, folder: Path) -> dict[str, 
         from referee.web.site import report_league
 
         return report_league(league, store, folder)
+def _say_workers(n: int) -> None:
+    err.print(f"cluster: {n} worker{'s' if n != 1 else ''} connected", highlight=False, soft_wrap=True)
 
 
 class Format(str, Enum):

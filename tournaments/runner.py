@@ -89,8 +89,9 @@ class RunReport:
         return self.pairings - self.done_before - self.played
 
 
-def make_job(league: League, pair: tuple[str, str], log: Path, stderr_dir: Path) -> dict[str, Any]:
-    """The JSON job of one match (what :func:`tournaments.worker.build_spec` reads)."""
+def make_job(league: League, pair: Sequence[str], log: Path, stderr_dir: Path) -> dict[str, Any]:
+    """The JSON job of one match between the bots named in ``pair`` (what
+    :func:`tournaments.worker.build_spec` reads)."""
     bots = []
     for name in pair:
         b = league.bot(name)

@@ -46,7 +46,8 @@ from referee.clock import TimeControl
 from referee.engine import variant
 from referee.match import MatchSpec, orientations, run_match
 from referee.process import Sandbox
-from referee.table import Bot, BotStartError
+from referee.log import MatchLog
+from referee.table import Bot, BotStartError, Player, Table
 
 EXIT_OK = 0
 EXIT_BUG = 1
@@ -98,6 +99,29 @@ async def play(job: dict[str, Any], report: Callable[[int, int], None] | None = 
 
     result = await run_match(spec, progress)
     return {"result": result.to_json(), "boards": result.unit_margins(0)}
+
+
+async def probe(job: dict[str, Any]) -> list[str]:
+    """Start every bot of ``job`` and shake hands with it, then stop them; one line per bot that
+    could not be started (what a cluster checks on every worker before a league)."""
+    spec = build_spec(job)
+    spec.stderr_dir.mkdir(parents=True, exist_ok=True)
+    failures: list[str] = []
+    log = MatchLog(spec.log_path, trio.current_time)
+    try:
+        for bot in spec.bots:
+            async with trio.open_nursery() as nursery:
+                table = Table(nursery, [Player(bot, 0)], tc=spec.tc, log=log, stderr_dir=spec.stderr_dir,
+                              max_line=spec.max_line, max_faults=spec.max_faults)
+                try:
+                    await table.open()
+                except BotStartError as exc:
+                    failures.append(f"bot {bot.name!r} could not be started: {exc}")
+                else:
+                    await table.close()
+    finally:
+        log.close()
+    return failures
 
 
 class ParentGone(Exception):
@@ -235,8 +259,22 @@ async def _main() -> int:
     return EXIT_TERMINATED if terminated else EXIT_OK
 
 
+def _probe_main() -> int:
+    """``--probe``: one job line on stdin, one ``{"k": "probed", "failures": [...]}`` line out."""
+    try:
+        job = json.loads(sys.stdin.readline())
+    except ValueError as exc:
+        print(f"tournaments.worker: bad job: not JSON: {exc}", file=sys.stderr)
+        return EXIT_REFUSED
+    failures = trio.run(probe, job)
+    _emit({"k": "probed", "failures": failures})
+    return EXIT_OK
+
+
 def main() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if sys.argv[1:] == ["--probe"]:
+        sys.exit(_probe_main())
     code = EXIT_REFUSED
     try:
         code = trio.run(_main)
