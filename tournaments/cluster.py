@@ -136,11 +136,12 @@ def connect(address: Address, *, timeout: float = 30.0) -> Iterator[Any]:
     for name in ("distributed", "distributed.nanny", "distributed.scheduler", "distributed.worker", "distributed.core"):
         logging.getLogger(name).setLevel(logging.CRITICAL)
     with dask.config.set({"distributed.scheduler.allowed-failures": ALLOWED_FAILURES - 1,
-                          "distributed.worker.daemon": False}):
+                          "distributed.worker.daemon": False,
+                          "distributed.worker.profile.enabled": False}):
         if address.local is not None:
             cluster = distributed.LocalCluster(
                 n_workers=address.local, threads_per_worker=1, processes=True, host="127.0.0.1",
-                dashboard_address=None, silence_logs=logging.CRITICAL,
+                dashboard_address="127.0.0.1:0", silence_logs=logging.CRITICAL,
             )
             try:
                 with distributed.Client(cluster, timeout=timeout) as client:
@@ -168,7 +169,7 @@ class _MatchProcess:
     """A ``tournaments.worker`` child for one job, read line by line with a stall limit."""
 
     def __init__(self, argv: list[str]) -> None:
-        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_match_env())
         self.sel = selectors.DefaultSelector()
         assert self.proc.stdout is not None
         self.sel.register(self.proc.stdout, selectors.EVENT_READ)
@@ -220,6 +221,17 @@ class _MatchProcess:
         return last[-1] if last else ""
 
 
+#: What a Dask nanny adds to its worker's environment for numeric libraries
+#: (``distributed.nanny.pre-spawn-environ``).  A match process must not inherit them:
+#: ``MALLOC_TRIM_THRESHOLD_=65536`` alone made matches about three times slower (bench.cluster).
+_NANNY_ENV = ("MALLOC_TRIM_THRESHOLD_", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "PYTHONHASHSEED",
+              "__DASK_PARENT_PID")
+
+
+def _match_env() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if k not in _NANNY_ENV}
+
+
 def _files(folder: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()} if folder.is_dir() else {}
 
@@ -227,9 +239,10 @@ def _files(folder: Path) -> dict[str, bytes]:
 def play_match(job: dict[str, Any], stall: float, progress_queue: str | None = None) -> dict[str, Any]:
     """The task: play ``job`` on this worker and return what the coordinator stores.
 
-    Returns ``{"record", "error", "kind", "log", "stderr", "worker"}``: the worker's record (or
-    ``None`` and why), the log's bytes (``None`` if none was written), the bots' stderr files by
-    name, and this worker's address.
+    Returns ``{"record", "error", "kind", "log", "stderr", "worker", "started", "finished"}``:
+    the worker's record (or ``None`` and why), the log's bytes (``None`` if none was written),
+    the bots' stderr files by name, this worker's address, and when the match started and
+    finished on the worker (Unix time).
     """
     queue = None
     worker_address = "?"
@@ -246,6 +259,7 @@ def play_match(job: dict[str, Any], stall: float, progress_queue: str | None = N
         log = Path(tmp) / "match.jsonl"
         stderr_dir = Path(tmp) / "stderr"
         job = dict(job, log=str(log), stderr_dir=str(stderr_dir))
+        started = time.time()
         child = _MatchProcess(list(WORKER_ARGV))
         record = error = kind = None
         try:
@@ -279,6 +293,7 @@ def play_match(job: dict[str, Any], stall: float, progress_queue: str | None = N
             error += f": {last}"
         return {
             "record": record, "error": error, "kind": kind, "worker": worker_address,
+            "started": started, "finished": time.time(),
             "log": log.read_bytes() if log.exists() else None, "stderr": _files(stderr_dir),
         }
 
@@ -480,7 +495,7 @@ def _store(league: League, store: Any, report: RunReport, display: Display, pair
         _remove(final_err)
         os.replace(part_err, final_err)
     record, error = out["record"], out["error"]
-    store.record(Finished(pair[0], pair[1], submitted, time.time(), log_rel, record, error))
+    store.record(Finished(pair[0], pair[1], out.get("started", submitted), out.get("finished", time.time()), log_rel, record, error))
     if record is not None:
         report.played += 1
     else:
