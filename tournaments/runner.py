@@ -222,9 +222,9 @@ class Child:
                 await _terminate(self.proc)
                 await self.proc.wait()
         await trio.lowlevel.checkpoint()  # let the stderr reader take the last bytes
-        last = [ln for ln in self._tail.decode("utf-8", "replace").splitlines() if ln.strip()]
         why = f"the match process {describe_exit(self.proc.returncode)}"
-        return None, why + (f": {last[-1].strip()}" if last else ""), None
+        last = last_words(self._tail.decode("utf-8", "replace"))
+        return None, why + (f": {last}" if last else ""), None
 
     async def close(self) -> None:
         """End the child at the end of its input (it is between matches); kill it if it lingers."""
@@ -235,6 +235,22 @@ class Child:
         if scope.cancelled_caught:
             await _terminate(self.proc)
             await self.proc.wait()
+
+
+def last_words(stderr: str) -> str:
+    """The line of a failed child's stderr that says why: its own summary line if it wrote one,
+    else the last line with words in it (never a border of a traceback's exception-group box)."""
+    lines = [ln.strip().lstrip("|").strip() for ln in stderr.splitlines()]
+    for line in reversed(lines):
+        if line.startswith(worker.LAST_WORDS):
+            return line.removeprefix(worker.LAST_WORDS)
+    for line in reversed(lines):
+        if line and not set(line) <= _BORDER:
+            return line
+    return ""
+
+
+_BORDER = set("+-|0123456789 .")
 
 
 async def play_here(job: dict[str, Any], report) -> tuple[dict | None, str | None, str | None]:

@@ -36,6 +36,7 @@ import os
 import signal
 import sys
 import time
+import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -54,6 +55,9 @@ EXIT_BUG = 1
 EXIT_REFUSED = 2
 EXIT_TERMINATED = 128 + signal.SIGTERM
 EXIT_PARENT_GONE = 4
+
+#: How the last line on stderr of a child that failed starts (the league shows the rest).
+LAST_WORDS = "tournaments.worker: bug: "
 
 #: Seconds between progress lines.
 PROGRESS_EVERY = 0.2
@@ -283,7 +287,21 @@ def main() -> None:
     except* ParentGone:
         # Nobody is left to read: leave without flushing into the broken pipe.
         os._exit(EXIT_PARENT_GONE)
+    except* Exception as group:  # noqa: BLE001 - a bug, reported in one line below its traceback
+        # The traceback for whoever debugs it, then one line the league shows as the reason
+        # (without it, the last line of stderr is the border of trio's exception group box).
+        traceback.print_exception(group)
+        print(f"{LAST_WORDS}{first_error(group)}", file=sys.stderr)
+        code = EXIT_BUG
     sys.exit(code)
+
+
+def first_error(exc: BaseException) -> str:
+    """``Type: message`` of the first exception inside (nested) exception groups, in one line."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    text = str(exc).strip().splitlines()
+    return type(exc).__name__ + (f": {text[0]}" if text else "")
 
 
 if __name__ == "__main__":
