@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import math
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from referee.clock import TimeControl
 from referee.engine import variant as find_variant
@@ -32,12 +33,16 @@ SCHEDULES = (ROUND_ROBIN, GAUNTLET)
 #: Bot names become parts of file names, so they are kept plain.
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,39}$")
 
-TOP_KEYS = ("name", "seed", "schedule", "gauntlet", "max_faults", "max_line", "memory_mb", "cpu_seconds", "database", "logs",
-            "game", "clock", "points", "bot")
-GAME_KEYS = ("variant", "players", "deals", "games", "options")
-CLOCK_KEYS = ("startup", "move", "bank", "increment")
-POINTS_KEYS = ("win", "draw", "loss")
-BOT_KEYS = ("name", "command", "cwd", "env")
+#: Bounds of the numbers of a league file: beyond them a value is a typo, not a wish, and would
+#: only fail later, inside every match (a clock of 1e308 s overflows the referee's timers, a
+#: memory limit beyond 2**63 bytes cannot be set).
+MAX_SECONDS = 86400.0  # any clock value: a day
+MAX_LINE = 1 << 30  # bytes
+MAX_MEMORY_MB = 1 << 24  # 16 TiB
+MAX_CPU_SECONDS = 1_000_000
+MAX_DEALS = 1_000_000  # per orientation
+MAX_GAMES = 100_000  # per orientation
+MAX_POINTS = 1e6  # match points, either sign
 
 
 class LeagueError(Exception):
@@ -138,8 +143,62 @@ class League:
         return f"{self.variant.id}, {self.players} players, {amount} per orientation, seed {self.seed}, {sched}, {len(self.bots)} bots"
 
 
+# -- the file as written: msgspec decodes the TOML into these, naming the key of every wrong type --
+
+
+class _Table(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    pass
+
+
+class GameTable(_Table):
+    variant: str = "sport"
+    players: int | None = None
+    deals: int | None = None
+    games: int | None = None
+    options: dict[str, Any] = {}
+
+
+class ClockTable(_Table):
+    startup: float | None = None
+    move: float | None = None
+    bank: float | None = None
+    increment: float | None = None
+
+
+class PointsTable(_Table):
+    win: float = Points.win
+    draw: float = Points.draw
+    loss: float = Points.loss
+
+
+class BotTable(_Table):
+    name: str
+    command: str | list[str]
+    cwd: str | None = None
+    env: dict[str, Any] = {}
+
+
+class LeagueFile(_Table):
+    name: str | None = None
+    seed: int = 1
+    schedule: str | None = None
+    gauntlet: str | None = None
+    max_faults: int = 3
+    max_line: int = 65536
+    memory_mb: int | None = None
+    cpu_seconds: int | None = None
+    database: str | None = None
+    logs: str | None = None
+    game: GameTable = msgspec.field(default_factory=GameTable)
+    clock: ClockTable = msgspec.field(default_factory=ClockTable)
+    points: PointsTable = msgspec.field(default_factory=PointsTable)
+    bot: list[BotTable] = []
+
+
+
 def pair(a: str, b: str) -> tuple[str, str]:
     return (a, b) if a < b else (b, a)
+
 
 
 def load_league(path: Path, db: Path | None = None) -> League:
@@ -152,9 +211,10 @@ def load_league(path: Path, db: Path | None = None) -> League:
 
     Raises:
       LeagueError: naming the file and the key for every problem: unreadable file, TOML syntax,
-        an unknown key, a value of the wrong type, an unknown game or option, a deal count the
-        game refuses, duplicate bot names, a missing or unrunnable command, a gauntlet naming
-        an unknown bot.
+        an unknown key, a value of the wrong type, a number out of bounds or not finite, text
+        with a NUL byte, an environment variable that cannot be one, an unknown game or option,
+        a deal count the game refuses, duplicate bot names, a missing or unrunnable command, a
+        gauntlet naming an unknown bot.
     """
     where = str(path)
 
@@ -169,37 +229,42 @@ def load_league(path: Path, db: Path | None = None) -> League:
         raise bad("is a directory, not a league file") from None
     except OSError as exc:
         raise bad(exc.strerror or str(exc)) from None
+    except ValueError as exc:  # a NUL byte in the path
+        raise bad(str(exc)) from None
     try:
-        doc = tomllib.loads(raw.decode("utf-8"))
+        text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise bad("not UTF-8 text") from None
-    except tomllib.TOMLDecodeError as exc:
+    try:
+        doc = msgspec.toml.decode(text, type=LeagueFile)
+    except msgspec.ValidationError as exc:
+        raise bad(_explain(exc, text)) from None
+    except msgspec.DecodeError as exc:
         raise bad(f"TOML syntax error: {exc}") from None
+    except RecursionError:
+        raise bad("TOML syntax error: nested too deeply") from None
 
     base = path.resolve().parent
-    _known(doc, TOP_KEYS, "", bad)
 
     # -- the game --
-    game = _table(doc, "game", bad)
-    _known(game, GAME_KEYS, "game.", bad)
-    vid = _get(game, "variant", str, "game.variant", bad, "sport")
+    game = doc.game
+    vid = _text(game.variant, "game.variant", bad)
     try:
         v = find_variant(vid)
     except RulesError as exc:
         raise bad(f"game.variant: {exc}") from None
-    players = _get(game, "players", int, "game.players", bad, v.default_players if v.default_players in v.players else 2)
-    given_options = _table(game, "options", bad, "game.options")
+    players = game.players if game.players is not None else v.default_players if v.default_players in v.players else 2
     try:
-        options = v.resolve_options(players, given_options)
+        options = v.resolve_options(players, game.options)
     except RulesError as exc:
         key = "game.players" if "played by" in str(exc) else "game.options"
         raise bad(f"{key}: {exc}") from None
-    deals = _get(game, "deals", int, "game.deals", bad, None)
-    games = _get(game, "games", int, "game.games", bad, None)
     try:
-        deals, games = match_length(v, deals, games, ("game.deals", "game.games"))
+        deals, games = match_length(v, game.deals, game.games, ("game.deals", "game.games"))
     except RulesError as exc:
         raise bad(str(exc)) from None
+    _at_most(deals, MAX_DEALS, "game.deals", bad)
+    _at_most(games, MAX_GAMES, "game.games", bad)
     try:
         v.new_game(players, options, deals)
     except RulesError as exc:
@@ -210,68 +275,71 @@ def load_league(path: Path, db: Path | None = None) -> League:
         raise bad(f"game.players: league matches are between two bots, and {exc}") from None
 
     # -- clocks and limits --
-    clock = _table(doc, "clock", bad)
-    _known(clock, CLOCK_KEYS, "clock.", bad)
     tc_args = {}
-    for key in CLOCK_KEYS:
-        if key in clock:
-            tc_args[key] = _get(clock, key, float, f"clock.{key}", bad, None)
+    for key in ClockTable.__struct_fields__:
+        value = getattr(doc.clock, key)
+        if value is not None:
+            _finite(value, f"clock.{key}", bad)
+            if value > MAX_SECONDS:
+                raise bad(f"clock.{key}: {value:g} seconds is more than a day (at most {MAX_SECONDS:g})")
+            tc_args[key] = value
     try:
         tc = TimeControl(**tc_args)
     except ValueError as exc:
         raise bad(f"clock: {exc}") from None
-    seed = _get(doc, "seed", int, "seed", bad, 1)
-    max_faults = _get(doc, "max_faults", int, "max_faults", bad, 3)
+    seed = doc.seed
+    max_faults = doc.max_faults
     if max_faults < 1:
         raise bad("max_faults: must be at least 1")
-    max_line = _get(doc, "max_line", int, "max_line", bad, 65536)
+    max_line = doc.max_line
     if max_line < 256:
         raise bad("max_line: must be at least 256 bytes")
-    memory_mb = _get(doc, "memory_mb", int, "memory_mb", bad, None)
-    cpu_seconds = _get(doc, "cpu_seconds", int, "cpu_seconds", bad, None)
-    for key, value in (("memory_mb", memory_mb), ("cpu_seconds", cpu_seconds)):
+    _at_most(max_line, MAX_LINE, "max_line", bad)
+    memory_mb, cpu_seconds = doc.memory_mb, doc.cpu_seconds
+    for key, value, most in (("memory_mb", memory_mb, MAX_MEMORY_MB), ("cpu_seconds", cpu_seconds, MAX_CPU_SECONDS)):
         if value is not None and value <= 0:
             raise bad(f"{key}: must be positive")
+        _at_most(value, most, key, bad)
 
-    pts = _table(doc, "points", bad)
-    _known(pts, POINTS_KEYS, "points.", bad)
-    points = Points(**{k: _get(pts, k, float, f"points.{k}", bad, getattr(Points, k)) for k in POINTS_KEYS})
+    for key in PointsTable.__struct_fields__:
+        value = getattr(doc.points, key)
+        _finite(value, f"points.{key}", bad)
+        if abs(value) > MAX_POINTS:
+            raise bad(f"points.{key}: {value:g} is out of bounds (at most {MAX_POINTS:g} either way)")
+    points = Points(doc.points.win, doc.points.draw, doc.points.loss)
 
     # -- bots --
-    entries = doc.get("bot", [])
-    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
-        raise bad("bot: write each bot as a [[bot]] table")
     bots: list[BotEntry] = []
     seen: set[str] = set()
-    for i, entry in enumerate(entries, start=1):
-        label = f"bot #{i}"
-        _known(entry, BOT_KEYS, f"{label}: ", bad)
-        if "name" not in entry:
-            raise bad(f"{label}: missing 'name'")
-        name = _get(entry, "name", str, f"{label}.name", bad, None)
+    for i, entry in enumerate(doc.bot, start=1):
+        name = entry.name
         if not NAME_RE.match(name):
-            raise bad(f"{label}.name: {name!r} is not a plain name (letters, digits, '.', '_', '+', '-'; at most 40 characters)")
+            raise bad(f"bot #{i}.name: {name!r} is not a plain name (letters, digits, '.', '_', '+', '-'; at most 40 characters)")
         if name in seen:
-            raise bad(f"{label}.name: two bots are named {name!r}")
+            raise bad(f"bot #{i}.name: two bots are named {name!r}")
         seen.add(name)
         label = f"bot {name!r}"
-        if "command" not in entry:
-            raise bad(f"{label}: missing 'command'")
-        command = entry["command"]
-        if not (isinstance(command, str) or (isinstance(command, list) and command and all(isinstance(w, str) for w in command))):
+        command = entry.command
+        words = [command] if isinstance(command, str) else command
+        if not words:
             raise bad(f"{label}.command: expected a command line (a string) or a list of words")
-        cwd = _get(entry, "cwd", str, f"{label}.cwd", bad, None)
+        for word in words:
+            _no_nul(word, f"{label}.command", bad)
+        cwd = entry.cwd
+        if cwd is not None:
+            _text(cwd, f"{label}.cwd", bad)
         workdir = base if cwd is None else (base / Path(cwd).expanduser()).resolve()
         if not workdir.is_dir():
             raise bad(f"{label}.cwd: {cwd!r} is not a directory")
-        env_in = _table(entry, "env", bad, f"{label}.env")
         env = {}
-        for key, value in env_in.items():
+        for key, value in entry.env.items():
+            if not key or "=" in key or "\0" in key:
+                raise bad(f"{label}.env: {key!r} cannot name an environment variable (empty, or with '=' or a NUL byte)")
             if isinstance(value, bool):
                 value = "1" if value else "0"
             if not isinstance(value, (str, int, float)):
                 raise bad(f"{label}.env.{key}: expected a string or a number")
-            env[key] = str(value)
+            env[key] = _no_nul(str(value), f"{label}.env.{key}", bad)
         try:
             argv = resolve_command(command, workdir)
         except BotError as exc:
@@ -281,8 +349,8 @@ def load_league(path: Path, db: Path | None = None) -> League:
         raise bad(f"bot: a league needs at least two bots ([[bot]] tables), found {len(bots)}")
 
     # -- schedule --
-    schedule = _get(doc, "schedule", str, "schedule", bad, None)
-    gauntlet = _get(doc, "gauntlet", str, "gauntlet", bad, None)
+    schedule = None if doc.schedule is None else _text(doc.schedule, "schedule", bad)
+    gauntlet = None if doc.gauntlet is None else _text(doc.gauntlet, "gauntlet", bad)
     if schedule is None:
         schedule = GAUNTLET if gauntlet is not None else ROUND_ROBIN
     schedule = schedule.strip().lower().replace("_", "-").replace(" ", "-")
@@ -299,11 +367,11 @@ def load_league(path: Path, db: Path | None = None) -> League:
         raise bad("gauntlet: given, but schedule is round-robin; remove one of them")
 
     # -- where results go --
-    league_name = _get(doc, "name", str, "name", bad, path.stem)
+    league_name = path.stem if doc.name is None else _text(doc.name, "name", bad)
     if db is None:
-        db_key = _get(doc, "database", str, "database", bad, None)
+        db_key = None if doc.database is None else _text(doc.database, "database", bad)
         db_path = base / db_key if db_key else base / f"{path.stem}.db"
-        logs_key = _get(doc, "logs", str, "logs", bad, None)
+        logs_key = None if doc.logs is None else _text(doc.logs, "logs", bad)
         logs_dir = base / logs_key if logs_key else db_path.with_name(f"{db_path.stem}-logs")
     else:
         db_path = db.resolve()
@@ -318,32 +386,74 @@ def load_league(path: Path, db: Path | None = None) -> League:
 # -- checking helpers ---------------------------------------------------------------------------
 
 
-def _known(table: dict, keys: tuple[str, ...], prefix: str, bad) -> None:
-    for key in table:
-        if key not in keys:
-            raise bad(f"{prefix}{key}: unknown key (known here: {', '.join(keys)})")
-
-
-def _table(doc: dict, key: str, bad, label: str | None = None) -> dict:
-    value = doc.get(key, {})
-    if not isinstance(value, dict):
-        raise bad(f"{label or key}: expected a table ([{label or key}] or {{ ... }})")
+def _no_nul(value: str, label: str, bad) -> str:
+    if "\0" in value:
+        raise bad(f"{label}: contains a NUL byte")
     return value
 
 
-_TYPE_NAMES = {int: "an integer", float: "a number", str: "a string"}
-
-
-def _get(table: dict, key: str, kind: type, label: str, bad, default: Any) -> Any:
-    if key not in table:
-        return default
-    value = table[key]
-    if kind is float and isinstance(value, int) and not isinstance(value, bool):
-        value = float(value)
-    if isinstance(value, bool) or not isinstance(value, kind):
-        raise bad(f"{label}: expected {_TYPE_NAMES[kind]}, got {value!r}")
-    if kind is float and not math.isfinite(value):
-        raise bad(f"{label}: expected a finite number, got {value!r}")
-    if kind is str and not value.strip():
+def _text(value: str, label: str, bad) -> str:
+    if not value.strip():
         raise bad(f"{label}: must not be empty")
-    return value
+    return _no_nul(value, label, bad)
+
+
+def _finite(value: float, label: str, bad) -> None:
+    if not math.isfinite(value):
+        raise bad(f"{label}: expected a finite number, got {value!r}")
+
+
+def _at_most(value: int | None, most: int, label: str, bad) -> None:
+    if value is not None and value > most:
+        raise bad(f"{label}: {value} is more than this tool accepts (at most {most})")
+
+
+#: What the tables of the file may hold, by where they are (for "unknown key" messages).
+_TABLES: dict[str, type[msgspec.Struct]] = {"": LeagueFile, "game": GameTable, "clock": ClockTable,
+                                             "points": PointsTable, "bot": BotTable}
+_KINDS = {"int": "an integer", "float": "a number", "str": "a string", "bool": "true or false",
+          "array": "a list", "object": "a table"}
+_PATH_PART = re.compile(r"\.([A-Za-z0-9_-]+)|\[(\d+|\.\.\.)\]")
+
+
+def _explain(exc: msgspec.ValidationError, text: str) -> str:
+    """msgspec's message (``Expected `int`, got `str` - at `$.game.players```) in the words of
+    this file: ``game.players: expected an integer, got 'x'``; bots are named by their name when
+    it is a plain one, else by their number (``bot #2``)."""
+    message, _, at = str(exc).partition(" - at `")
+    parts: list[str | int] = []
+    for key, index in _PATH_PART.findall(at.rstrip("`").removeprefix("$")):
+        parts.append(key if key else int(index) if index.isdigit() else "...")
+    doc: Any = msgspec.toml.decode(text)
+    value: Any = doc
+    for part in parts:
+        try:
+            value = value[part]
+        except (KeyError, IndexError, TypeError):
+            value = None
+            break
+    table = "bot" if parts[:1] == ["bot"] and len(parts) >= 2 else ".".join(str(p) for p in parts)
+    if parts[:1] == ["bot"] and len(parts) >= 2 and isinstance(parts[1], int):
+        number = f"bot #{parts[1] + 1}"
+        name = doc["bot"][parts[1]].get("name") if isinstance(doc["bot"][parts[1]], dict) else None
+        label = f"bot {name!r}" if isinstance(name, str) and NAME_RE.match(name) else number
+        key = ".".join([label, *map(str, parts[2:])])
+    else:
+        number = label = key = table
+    if m := re.fullmatch(r"Object contains unknown field `(.*)`", message):
+        known = ", ".join(_TABLES[table].__struct_fields__) if table in _TABLES else ""
+        prefix = f"{number}: " if table == "bot" else f"{table}." if table else ""
+        return f"{prefix}{m[1]}: unknown key" + (f" (known here: {known})" if known else "")
+    if m := re.fullmatch(r"Object missing required field `(.*)`", message):
+        return f"{number if m[1] == 'name' else label}: missing '{m[1]}'"
+    if m := re.match(r"Expected `(.*?)`, got `(.*?)`", message):
+        wanted = m[1].removesuffix(" | null")
+        if parts[:1] == ["bot"] and len(parts) <= 2:
+            return "bot: write each bot as a [[bot]] table"
+        if "command" in parts:
+            return f"{label}.command: expected a command line (a string) or a list of words"
+        if wanted == "object":
+            return f"{key}: expected a table ([{key}] or {{ ... }})"
+        shown = f"{value!r}" if value is not None else f"{_KINDS.get(m[2], m[2])}"
+        return f"{key}: expected {_KINDS.get(wanted, f'`{wanted}`')}, got {shown}"
+    return f"{key or 'the file'}: {message[:1].lower()}{message[1:]}"
