@@ -228,8 +228,33 @@ def read_match(log: Path) -> MatchData:
     if result is not None:
         for bot, info in zip(match["bots"], result.get("bots", [])):
             bot["hello"] = info.get("hello")
+        match["verdict"] = verdict(result)
+    for d in deals:
+        d["match_title"] = " vs ".join(names)
     _link_neighbours(deals)
     return MatchData(match, deals)
+
+
+def verdict(result: dict[str, Any]) -> dict[str, Any]:
+    """The match's verdict and figures in the words ``referee match`` prints them
+    (:mod:`referee.report`), so the page and the terminal never disagree."""
+    from rich.text import Text
+
+    from referee.report import figures_text, margin_text, verdict_text
+
+    out: dict[str, Any] = {"margin": margin_text(result).plain.strip().splitlines()}
+    try:
+        out["verdict"] = verdict_text(result).plain.strip().splitlines()
+        figures = figures_text(result)
+    except KeyError:  # a log written before the figures of significance existed
+        winner = result.get("winner")
+        out["verdict"] = [f"Winner: {winner}" if winner else "Result: a draw."]
+        return out
+    if isinstance(figures, Text):
+        out["figures"] = figures.plain.strip().splitlines()
+    else:
+        out["ranking"] = result["ranking"]
+    return out
 
 
 def _side_of(sides: list[tuple[int, ...]], seat: int) -> int:

@@ -41,6 +41,7 @@ def _env() -> jinja2.Environment:
     )
     env.filters["signed"] = lambda x: f"{x:+g}" if isinstance(x, (int, float)) else x
     env.filters["num"] = lambda x: (str(int(x)) if float(x).is_integer() else f"{x:g}") if isinstance(x, (int, float)) else x
+    env.filters["option"] = lambda v: ("on" if v else "off") if isinstance(v, bool) else v  # as `referee variants` shows them
     env.globals["nice_ticks"] = nice_ticks
     return env
 
@@ -120,7 +121,6 @@ def write_match(log: Path, folder: Path, root: str, *, up: dict[str, str] | None
     data: MatchData = read_match(log)
     match = {**data.match, "source": stamp, "up": up}
     for deal in data.deals:
-        deal["match_title"] = f"{' vs '.join(b['name'] for b in match['bots'])}"
         write_page(folder / f"{deal['slug']}.html", "deal.html", deal, root, up=up)
     write_page(folder / "index.html", "match.html", match, root, up=up)
     return match

@@ -195,7 +195,9 @@
         if (s.kind === "draw" && s.seat === h.seat.seat && s.tiles.includes(t)) svg.classList.add("drawn");
         return svg;
       }));
-      h.meta.textContent = `seat ${h.seat.seat} · ${doc.sides[h.seat.side]} · ${tiles.length} tile${tiles.length === 1 ? "" : "s"}, ${pipsOf(tiles)} pips`;
+      const side = doc.sides[h.seat.side];
+      const where = side === `seat ${h.seat.seat}` ? side : `seat ${h.seat.seat} · ${side}`;
+      h.meta.textContent = `${where} · ${tiles.length} tile${tiles.length === 1 ? "" : "s"}, ${pipsOf(tiles)} pips`;
       h.box.classList.toggle("acting", s.seat === h.seat.seat);
     }
   }
