@@ -26,6 +26,7 @@ from referee.cli import app
 from referee.engine.line import Drew, Placed, line_of
 from referee.engine.tiles import parse_tile, tile_name
 from referee.log import read_log
+from referee.report import verdict_text
 from referee.replay import LogWalker
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -213,6 +214,7 @@ def test_a_move_from_the_url_and_the_arrow_keys(logs, page, tmp_path):
     m = result["margin"][result["bots"][0]["name"]]["paired"]
     assert f"{m['mean']:+.2f}" in page.inner_text("#result")
     assert f"[{m['ci95'][0]:+.2f}, {m['ci95'][1]:+.2f}]" in page.inner_text("#result")  # the interval
+    assert verdict_text(result).plain.strip() in page.inner_text("#result")  # what `referee match` printed
     page.goto(url(site / "g1-o1-d1.html", "#move=5"))
     assert page.inner_text("#counter") == f"move 5 / {len(want['steps']) - 1}"
     assert drawn(page)["line"] == want["steps"][5]["line"]
@@ -229,6 +231,30 @@ def test_a_move_from_the_url_and_the_arrow_keys(logs, page, tmp_path):
     page.goto(url(site / "g1-o1-d1.html", "#move=12"))
     page.screenshot(path=str(tmp_path / "replay-mid-deal.png"), full_page=True)
     assert (tmp_path / "replay-mid-deal.png").stat().st_size > 10_000
+
+
+def test_points_written_during_play_show_in_the_scores_and_the_move_list(logs, page, tmp_path):
+    """The replay's side of points written during play (telephone, muggins): a step with
+    ``wrote`` moves the scores on and says so in the move list."""
+    from referee.web.data import read_match
+    from referee.web.site import copy_assets, write_page
+
+    data = read_match(logs["draw"])
+    deal = data.deals[0]
+    steps = deal["steps"]
+    lead = steps[1]
+    scored = {**lead, "kind": "score", "text": "seat 0 writes 10", "wrote": [10, 0], "scores": [lead["scores"][0] + 10, lead["scores"][1]]}
+    deal["steps"] = [*steps[:2], scored, *({**s, "scores": [s["scores"][0] + 10, s["scores"][1]]} for s in steps[2:])]
+    deal["result"] = None
+    deal["steps"].pop()
+    copy_assets(tmp_path)
+    write_page(tmp_path / "deal.html", "deal.html", deal, "", up=None)
+    page.goto(url(tmp_path / "deal.html", "#move=2"))
+    assert drawn(page)["scores"][0] == deal["before"][0] + 10
+    assert page.inner_text("#scores .score[data-side='0'] .gain") == "+10"
+    assert "seat 0 +10" in page.inner_text("#moves li.current")
+    page.keyboard.press("ArrowLeft")
+    assert drawn(page)["scores"][0] == deal["before"][0]
 
 
 def test_a_log_cut_in_the_middle_of_a_deal(logs, page, tmp_path):
@@ -256,6 +282,20 @@ def test_a_log_cut_in_the_middle_of_a_deal(logs, page, tmp_path):
     start = next(i for i, ln in enumerate(lines) if json.loads(ln) == last_deal)
     placed_here = [p for p in (json.loads(ln) for ln in lines[start : cut_at + 1]) if p["k"] == "play"]
     assert placed and len(drawn(page)["line"]) >= len(placed_here)
+
+
+def test_three_bots_get_the_ranking_and_its_rule(page, tmp_path):
+    log = tmp_path / "m.jsonl"
+    referee("match", *(str(BOTS / b) for b in ("greedy_bot.py", "random_bot.py", "first_bot.py")), "--variant", "draw", "--log", str(log), "-q")
+    site = tmp_path / "site"
+    assert CliRunner().invoke(app, ["report", str(log), "-o", str(site)]).exit_code == 0
+    result = next(r for _, r in read_log(log) if r["k"] == "result")
+    page.goto(url(site / "index.html"))
+    rows = page.eval_on_selector_all("#ranking tbody tr", "rs => rs.map(r => r.cells[1].innerText)")
+    assert rows == [r["bot"] for r in result["ranking"]["standings"]]
+    assert result["ranking"]["rule"] in page.inner_text("#result")
+    page.goto(url(site / "g1-o0-d1.html"))
+    assert page.locator(".hand").count() == 3
 
 
 def test_bot_names_are_text_never_markup(page, tmp_path):
@@ -382,3 +422,13 @@ def test_league_report_before_any_match(tmp_path, page):
     page.goto(url(site / "index.html"))
     assert page.inner_text("#done").startswith("0 / 3")
     assert page.locator("#matches tbody tr").count() == 3
+
+
+@pytest.mark.slow
+def test_the_readme_screenshots_command(tmp_path, browser):
+    out = tmp_path / "shots"
+    r = subprocess.run([sys.executable, "-m", "referee.web.screenshots", "--out", str(out)], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    for name in ("league.png", "replay.png"):
+        png = (out / name).read_bytes()
+        assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 20_000

@@ -1,0 +1,74 @@
+"""``python -m referee.web.screenshots``: regenerate the README's pictures of the web report.
+
+Plays the example league (``tournaments/example.toml``, the four sample bots) into a temporary
+database with ``--report``, then photographs its league page and a replay in the middle of a
+deal in headless Chromium (Debian's ``/usr/bin/chromium``, driven by Playwright, a test extra:
+``pip install -e '.[test]'``).  The example's seed and bots are deterministic, so the pictures
+change only when the pages do.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "tournaments" / "example.toml"
+CHROMIUM = Path("/usr/bin/chromium")
+#: The replay shown: a match of the example league, a deal, and a move in its middle.
+REPLAY_MATCH = "greedy-vs-random-js"
+REPLAY_DEAL = "g1-o0-d2"
+
+
+def build(site: Path, work: Path) -> None:
+    """Play the example league into ``work`` and write its report into ``site``."""
+    subprocess.run([sys.executable, "-m", "referee", "league", "run", str(EXAMPLE), "--db", str(work / "example.db"),
+                    "--report", str(site), "-q", "-j", "2"], check=True, stdout=subprocess.DEVNULL)
+
+
+def shoot(site: Path, out: Path, chromium: Path = CHROMIUM) -> list[Path]:
+    """Photograph the league page and a mid-deal replay of ``site`` into ``out``."""
+    from playwright.sync_api import sync_playwright
+
+    out.mkdir(parents=True, exist_ok=True)
+    deal = site / "matches" / REPLAY_MATCH / f"{REPLAY_DEAL}.html"
+    steps = len(json.loads(deal.with_suffix(".json").read_text(encoding="utf-8"))["steps"])
+    shots = [out / "league.png", out / "replay.png"]
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(chromium))
+        try:
+            page = browser.new_page(viewport={"width": 1200, "height": 900}, device_scale_factor=1)
+            page.goto((site / "index.html").as_uri())
+            page.screenshot(path=str(shots[0]), full_page=True)
+            page.set_viewport_size({"width": 1200, "height": 720})
+            page.goto(deal.as_uri() + f"#move={steps // 2}")
+            page.screenshot(path=str(shots[1]))
+        finally:
+            browser.close()
+    return shots
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m referee.web.screenshots", description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots", help="where the PNGs go (default: docs/screenshots)")
+    parser.add_argument("--chromium", type=Path, default=CHROMIUM, help="the Chromium executable (default: /usr/bin/chromium)")
+    args = parser.parse_args(argv)
+    if not args.chromium.exists():
+        sys.exit(f"error: {args.chromium} is missing (apt-get install chromium)")
+    try:
+        import playwright  # noqa: F401
+    except ImportError:
+        sys.exit("error: Playwright is missing: pip install -e '.[test]'")
+    with tempfile.TemporaryDirectory() as tmp:
+        site = Path(tmp) / "site"
+        build(site, Path(tmp))
+        for shot in shoot(site, args.out, args.chromium):
+            print(f"wrote {shot}")
+
+
+if __name__ == "__main__":
+    main()
