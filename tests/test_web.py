@@ -257,6 +257,68 @@ def test_points_written_during_play_show_in_the_scores_and_the_move_list(logs, p
     assert drawn(page)["scores"][0] == deal["before"][0]
 
 
+def _overlap(p: dict, q: dict) -> bool:
+    eps = 1e-9
+    return p["x"] < q["x"] + q["w"] - eps and q["x"] < p["x"] + p["w"] - eps and p["y"] < q["y"] + q["h"] - eps and q["y"] < p["y"] + p["h"] - eps
+
+
+def _touch(p: dict, q: dict) -> bool:
+    eps = 1e-9
+    return (not _overlap(p, q) and p["x"] <= q["x"] + q["w"] + eps and q["x"] <= p["x"] + p["w"] + eps
+            and p["y"] <= q["y"] + q["h"] + eps and q["y"] <= p["y"] + p["h"] + eps)
+
+
+def check_geometry(tiles: list[dict], chains: list[list[int]]) -> None:
+    """No two tiles overlap, and along each chain every tile touches the one before it."""
+    for i, p in enumerate(tiles):
+        for q in tiles[i + 1:]:
+            assert not _overlap(p, q), f"{p} overlaps {q}"
+    for chain in chains:
+        for i, j in zip(chain, chain[1:]):
+            assert _touch(tiles[i], tiles[j]), f"{tiles[i]} does not touch {tiles[j]}"
+
+
+def test_the_line_is_laid_without_overlaps_in_every_deal(logs, page, tmp_path):
+    from referee.web.data import read_match
+
+    site = tmp_path / "site"
+    assert CliRunner().invoke(app, ["report", str(logs["sport"]), "-o", str(site)]).exit_code == 0
+    page.goto(url(site / "g1-o0-d1.html"))
+    deals = 0
+    for log in logs.values():
+        for deal in read_match(log).deals:
+            placements = [{"tile": s["tile"], "end": s["end"], "seat": s["seat"]} for s in deal["steps"] if s["kind"] == "place"]
+            tiles = page.evaluate("ps => replay.LAYOUTS.line(ps)", placements)
+            assert sorted(sort_tiles(["-".join(sorted(t["tile"].split("-"))) for t in tiles])) == sorted(sort_tiles([p["tile"] for p in placements]))
+            check_geometry(tiles, [list(range(len(tiles)))])
+            # On a narrow table the arms turn every few tiles: still no overlap.
+            check_geometry(page.evaluate("ps => replay.LAYOUTS.line(ps, 4)", placements), [list(range(len(tiles)))])
+            deals += 1
+    assert deals > 50
+
+
+def test_the_cross_renderer_grows_up_and_down_from_the_first_open_double(page, logs, tmp_path):
+    """The renderer the cross games (osel, telephone, muggins) will use: a lead 6-6, both sides,
+    then columns on up and down, with doubles across them."""
+    site = tmp_path / "site"
+    assert CliRunner().invoke(app, ["report", str(logs["sport"]), "-o", str(site)]).exit_code == 0
+    page.goto(url(site / "g1-o0-d1.html"))
+    plays = [("6-6", None), ("4-6", "right"), ("2-6", "left"), ("1-6", "up"), ("5-6", "down"), ("1-1", "up"), ("1-3", "up"),
+             ("5-5", "down"), ("0-5", "down"), ("4-4", "right"), ("2-3", "left"), ("3-3", "up"), ("0-0", "down")]
+    placements = [{"tile": t, "end": e, "seat": i % 4} for i, (t, e) in enumerate(plays)]
+    tiles = page.evaluate("ps => replay.LAYOUTS.cross(ps)", placements)
+    line = [i for i, t in enumerate(tiles) if "arm" not in t]
+    up = [i for i, t in enumerate(tiles) if t.get("arm") == "up"]
+    down = [i for i, t in enumerate(tiles) if t.get("arm") == "down"]
+    assert [tiles[i]["tile"] for i in line] == ["3-2", "2-6", "6-6", "6-4", "4-4"]
+    assert [tiles[i]["tile"] for i in up] == ["6-1", "1-1", "1-3", "3-3"]
+    assert [tiles[i]["tile"] for i in down] == ["6-5", "5-5", "5-0", "0-0"]
+    spinner = line[2]
+    check_geometry(tiles, [line, [spinner, *up], [spinner, *down]])
+    assert all(tiles[i]["y"] < tiles[spinner]["y"] for i in up) and all(tiles[i]["y"] > tiles[spinner]["y"] for i in down)
+    assert [tiles[i]["w"] for i in up] == [1, 2, 1, 2]  # doubles lie across the column
+
+
 def test_a_log_cut_in_the_middle_of_a_deal(logs, page, tmp_path):
     lines = logs["draw"].read_bytes().splitlines(keepends=True)
     plays = [i for i, ln in enumerate(lines) if b'"k":"play"' in ln]

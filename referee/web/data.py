@@ -25,9 +25,9 @@ from referee.engine.line import END_NAMES, Drew, LineDeal, Passed, Placed
 from referee.engine.tiles import parse_tile, tile_name
 from referee.replay import Inconsistent, LogWalker
 
-#: The layout renderer (in ``static/replay.js``) that draws each game's table.  Every game the
-#: engine plays today is a line game; a game with another layout names its renderer here.
-LAYOUTS: dict[str, str] = {}
+#: The layout renderer (in ``static/replay.js``) that draws each game's table: ``line`` unless
+#: named here.  ``cross`` draws ``up`` and ``down`` as columns through the first open double.
+LAYOUTS: dict[str, str] = {"osel": "cross", "telephone": "cross", "muggins": "cross"}
 DEFAULT_LAYOUT = "line"
 
 
@@ -185,7 +185,7 @@ def read_match(log: Path) -> MatchData:
             end = None if e.end is None else END_NAMES[e.end]
             where = "" if end is None else f" on the {end}"
             step("place", e.seat, f"{who(e.seat)} {'leads' if end is None else 'plays'} {tile_name(e.tile)}{where}" + (" (forced)" if e.forced else ""),
-                 tile=tile_name(e.tile), end=end, forced=e.forced, ms=ms)
+                 tile=tile_name(e.tile), end=end, forced=e.forced, closed=getattr(e, "closed", False), ms=ms)
         elif type(e) is Drew:
             got = list(e.tiles)
             d.drawn += e.count

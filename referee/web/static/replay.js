@@ -25,7 +25,7 @@
   // -- the line: a snake that grows from the lead both ways ---------------------------------
   const HALF_WIDTH = 11; // tile units from the lead to where an arm turns
 
-  function lineLayout(placements) {
+  function lineLayout(placements, halfWidth = HALF_WIDTH) {
     // The line in reading order, each tile oriented as it lies (left value first).
     const chain = [];
     let leadIndex = 0;
@@ -52,8 +52,8 @@
     const w = double ? 1 : 2;
     out[leadIndex] = place(lead, -w / 2, double ? -1 : -0.5, w, double ? 2 : 1, lead.left, lead.right);
     // The right arm reads outwards left to right; the left arm outwards right to left.
-    arm(chain.slice(leadIndex + 1).map((t) => ({ t, near: t.left, far: t.right })), w / 2, +1, +1, (i, pos) => (out[leadIndex + 1 + i] = pos));
-    arm(chain.slice(0, leadIndex).reverse().map((t) => ({ t, near: t.right, far: t.left })), -w / 2, -1, -1, (i, pos) => (out[leadIndex - 1 - i] = pos));
+    arm(chain.slice(leadIndex + 1).map((t) => ({ t, near: t.left, far: t.right })), w / 2, +1, +1, halfWidth, (i, pos) => (out[leadIndex + 1 + i] = pos));
+    arm(chain.slice(0, leadIndex).reverse().map((t) => ({ t, near: t.right, far: t.left })), -w / 2, -1, -1, halfWidth, (i, pos) => (out[leadIndex - 1 - i] = pos));
     return out;
   }
 
@@ -63,7 +63,7 @@
 
   // Lay tiles outwards from cursor x on row 0, moving `dir` (+1 right); at the edge a standing
   // corner tile turns the arm onto the next row (`rowDir` +1 down, -1 up), and it comes back.
-  function arm(tiles, x, dir, rowDir, put) {
+  function arm(tiles, x, dir, rowDir, halfWidth, put) {
     let y = 0;
     let afterCorner = false;
     tiles.forEach(({ t, near, far }, i) => {
@@ -71,7 +71,7 @@
       const crosswise = double && !afterCorner;
       const w = crosswise ? 1 : 2;
       const next = x + dir * w;
-      if (Math.abs(next) > HALF_WIDTH && !afterCorner) {
+      if (Math.abs(next) > halfWidth && !afterCorner) {
         // The corner: standing, its near half level with the row.
         const cx = dir > 0 ? x : x - 1;
         const cy = rowDir > 0 ? y - 0.5 : y - 1.5;
@@ -90,7 +90,48 @@
     });
   }
 
-  const LAYOUTS = { line: lineLayout };
+  // -- the cross: the line, plus up and down through the first open double -------------------
+  // (osel, telephone, muggins; RULES.md §6).  The arms left and right are the line's, wider
+  // before they turn so they rarely meet the columns; `up` and `down` are columns through the
+  // spinner, each tile reading outwards (`tile` is "near-far"), doubles lying across them.
+  function crossLayout(placements) {
+    const line = placements.filter((p) => p.end === null || p.end === "left" || p.end === "right");
+    const out = lineLayout(line, 17);
+    let spinner = null;
+    for (const p of placements) {
+      const [a, b] = parse(p.tile);
+      if (a === b && !p.closed && p.end !== "up" && p.end !== "down") {
+        spinner = p.tile;
+        break;
+      }
+    }
+    const columns = placements.filter((p) => p.end === "up" || p.end === "down");
+    if (!columns.length) return out;
+    const at = out.find((q) => q.tile === spinner);
+    if (!at) throw new Error("a tile on up or down, but no open double to grow from");
+    const cx = at.x + at.w / 2;
+    const value = parse(spinner)[0];
+    for (const dir of ["up", "down"]) {
+      let edge = dir === "up" ? at.y : at.y + at.h;
+      let near = value;
+      const sign = dir === "up" ? -1 : 1;
+      for (const p of columns.filter((q) => q.end === dir)) {
+        const [a, b] = parse(p.tile);
+        const far = a === near ? b : a;
+        const across = a === b;
+        const h = across ? 1 : 2;
+        const y = sign < 0 ? edge - h : edge;
+        const top = sign < 0 ? far : near;
+        const bottom = sign < 0 ? near : far;
+        out.push({ tile: `${near}-${far}`, arm: dir, x: across ? cx - 1 : cx - 0.5, y, w: across ? 2 : 1, h, a: top, b: bottom });
+        edge += sign * h;
+        near = far;
+      }
+    }
+    return out;
+  }
+
+  const LAYOUTS = { line: lineLayout, cross: crossLayout };
 
   // -- the page -------------------------------------------------------------------------------
   const steps = doc.steps;
@@ -182,6 +223,7 @@
     for (const p of layout(placed)) {
       const g = R.tileGroup(tableSvg, p.x, p.y, p.w, p.h, p.a, p.b);
       g.setAttribute("data-tile", p.tile);
+      if (p.arm) g.setAttribute("data-arm", p.arm);
       const plain = p.tile.split("-").map(Number).sort((a, b) => a - b).join("-");
       if (plain === lastTile) g.classList.add("last");
     }
