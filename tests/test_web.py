@@ -162,6 +162,7 @@ def logs(tmp_path_factory) -> dict[str, Path]:
     return out
 
 
+X_KINDS = ("timeout", "illegal", "bad_output", "out_of_turn", "crash", "startup")
 GAMES = ["sport", "kozel", "draw", "block", "club"]
 
 
@@ -388,7 +389,8 @@ def test_report_refuses_what_is_not_a_log(tmp_path):
 # -- leagues --------------------------------------------------------------------------------------------
 
 
-def write_league(path: Path, report: bool = False) -> Path:
+def write_league(path: Path) -> Path:
+    (path.parent / "hostile-state").mkdir(exist_ok=True)
     path.write_text(f"""
 name = "web <test>"
 seed = 3
@@ -406,9 +408,8 @@ command = "{BOTS / 'greedy_bot.py'}"
 name = "first"
 command = "{BOTS / 'first_bot.py'}"
 [[bot]]
-name = "random"
-command = "{BOTS / 'random_bot.py'}"
-env = {{ BOT_SEED = "7" }}
+name = "faulty"
+command = "{sys.executable} {ROOT / 'tests' / 'hostile_bots' / 'hostile.py'} no_fit {path.parent / 'hostile-state'}"
 """)
     return path
 
@@ -436,6 +437,13 @@ def test_league_page_shows_the_table_of_league_table_and_links_to_replays(league
     got = page.eval_on_selector_all("#standings tbody tr", "rs => rs.map(r => [...r.cells].map(c => c.innerText.trim()))")
     assert got == want
     assert page.locator("#ratings-plot .rating-row").count() == 3
+    # Faults by kind, as the table's JSON counts them.
+    table = json.loads(referee("league", "table", str(toml), "--format", "json").stdout)
+    kinds = page.eval_on_selector_all("#faults thead th", "hs => hs.slice(1).map(h => h.innerText)")
+    shown = {r[0]: dict(zip(kinds, map(int, r[1:]))) for r in
+             page.eval_on_selector_all("#faults tbody tr", "rs => rs.map(r => [...r.cells].map(c => c.innerText))")}
+    assert shown == {r["bot"]: {k.replace("_", " "): r[k] for k in table["standings"][0] if k in X_KINDS} for r in table["standings"]}
+    assert shown["faulty"]["illegal"] >= 1
     assert page.locator("#cross td.win, #cross td.loss, #cross td.draw").count() == 6
     assert page.inner_text("h1") == "web <test>"
     # Through the cross-table to a match, and on to a replay.

@@ -169,7 +169,8 @@
 
   // A stable frame: the bounding box of the whole deal's table, so nothing jumps while stepping.
   const allPlaced = steps.filter((s) => s.kind === "place");
-  let frame = { x0: -3, y0: -2, x1: 3, y1: 2 };
+  // At least a dozen tiles wide, so a short deal is not drawn huge.
+  let frame = { x0: -12, y0: -4, x1: 12, y1: 4 };
   if (layout) {
     for (const p of layout(allPlaced)) {
       frame = { x0: Math.min(frame.x0, p.x), y0: Math.min(frame.y0, p.y), x1: Math.max(frame.x1, p.x + p.w), y1: Math.max(frame.y1, p.y + p.h) };
@@ -195,6 +196,12 @@
       w.className = "wrote";
       w.textContent = s.wrote.map((x, side) => (x ? `${doc.sides[side]} +${x}` : "")).filter(Boolean).join(", ");
       li.append(w);
+    }
+    if (s.fault && s.fault.detail) {
+      const d = document.createElement("span");
+      d.className = "detail";
+      d.textContent = s.fault.detail;
+      text.append(d);
     }
     li.addEventListener("click", () => go(i));
     moves.appendChild(li);
