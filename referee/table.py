@@ -192,15 +192,20 @@ class Table:
         p.outbox = []
         p.unknown = 0
         line = None
-        begun = trio.current_time()
-        with trio.move_on_after(self.tc.startup) as scope:
+        begun = self._now()
+        with trio.move_on_at(begun + self.tc.startup) as scope:
             try:
                 await p.proc.send(self._hello)
                 while True:
                     line = await p.proc.read_line()
+                    took = self._now() - begun
                     # Only a line that decodes is logged whole (the log's size per start is bounded).
                     record["line"] = F.cut(line)
-                    record["ms"] = round((trio.current_time() - begun) * 1000, 3)
+                    record["ms"] = round(took * 1000, 3)
+                    if took > self.tc.startup:  # read after the deadline: late, as in _turn
+                        return F.Fault(F.STARTUP, p.bot.name, self.seat, self.game_number, self.deal_number,
+                                       f"no hello within the start-up limit of {self.tc.startup:g} s: its line was read "
+                                       f"{took * 1000:.1f} ms after the process started", F.cut(line))
                     try:
                         msg = m.decode_from_bot(line)
                     except m.TooDeep as exc:
@@ -485,19 +490,28 @@ class Table:
         # more than the rest of the turn's trio work.  A scope is made only to wait.
         await trio.lowlevel.checkpoint_if_cancelled()
         sent = proc.write_nowait(request) if allowance > 0 else 0
+        # The deadline is hard: a line counts when the referee reads it, by its own clock (a
+        # line can be read after the deadline without the cancel scope firing, e.g. one that
+        # was already buffered, or when the loop was busy).  Each read is timed at once.
+        elapsed = 0.0
         if sent == len(request) and (ready := proc.line_within(min(self.block, allowance))) is not None:
             line = ready
-            msg, fault = self._answer(p, seat, line)
-            if fault is not None:
-                return fault
+            elapsed = self._now() - start
+            if elapsed <= allowance:
+                msg, fault = self._answer(p, seat, line)
+                if fault is not None:
+                    return fault
         timed_out = False
-        if msg is None:
+        if msg is None and elapsed <= allowance:
             with trio.move_on_at(start + allowance) as scope:
                 try:
                     if sent < len(request):
                         await proc.send(request[sent:])
                     while msg is None:  # a message of an unknown type is skipped
                         line = await proc.read_line()
+                        elapsed = self._now() - start
+                        if elapsed > allowance:
+                            break
                         msg, fault = self._answer(p, seat, line)
                         if fault is not None:
                             return fault
@@ -506,11 +520,15 @@ class Table:
                 except LineTooLong as exc:
                     return self._new_fault(F.BAD_OUTPUT, p, seat, str(exc), exc.prefix)
             timed_out = scope.cancelled_caught
-        elapsed = self._now() - start
         p.unknown = 0
         if timed_out:
             clock.charge(allowance)
             return self._new_fault(F.TIMEOUT, p, seat, f"no play within {allowance * 1000:.0f} ms")
+        if elapsed > allowance:
+            clock.charge(allowance)
+            self.log.inp(seat, F.cut(line))
+            return self._new_fault(F.TIMEOUT, p, seat, f"no play within {allowance * 1000:.0f} ms: its line was read "
+                                   f"{elapsed * 1000:.1f} ms after the turn was sent", line)
         clock.charge(elapsed)
         if type(msg) is not m.Play:
             return self._new_fault(F.OUT_OF_TURN, p, seat, "answered a turn with a hello", line)

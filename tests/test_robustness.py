@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import resource
 import subprocess
 import sys
@@ -207,3 +208,69 @@ def test_check_with_a_log_folder_that_cannot_be_written(tmp_path):
     result = cli("check", BOTS / "first_bot.py", "--log-dir", "/sys/referee-test")
     assert result.exit_code == X.USAGE, result.output
     one_line_error(result, "cannot write the log /sys/referee-test/", "the check was stopped")
+
+
+# -- deadlines are hard (PROTOCOL.md, Limits) ------------------------------------------------------
+
+
+def late_referee(monkeypatch, step: float) -> None:
+    """Every reading of the referee's clock comes ``step`` seconds after the one before (on top
+    of the real time): as if the referee were always busy that long between reading a bot's
+    line and looking at the clock.  Whatever the scheduling, each line is then read late."""
+    from referee import table as table_module
+
+    real_init = table_module.Table.__init__
+
+    def init(self, *args, **kwargs) -> None:
+        real_init(self, *args, **kwargs)
+        real_now = self._now
+        calls = [0]
+
+        def now() -> float:
+            calls[0] += 1
+            return real_now() + calls[0] * step
+
+        self._now = now
+
+    monkeypatch.setattr(table_module.Table, "__init__", init)
+
+
+async def play_two(tmp_path, game: str = "draw", move: float = 0.5, startup: float = 5.0):
+    from referee.clock import TimeControl
+    from referee.engine import variant
+    from referee.match import MatchSpec, run_match
+    from referee.table import Bot
+
+    v = variant(game)
+    bots = [Bot("first", [sys.executable, str(BOTS / "first_bot.py")]), Bot("greedy", [sys.executable, str(BOTS / "greedy_bot.py")])]
+    spec = MatchSpec(v, bots, 2, v.resolve_options(2, {}), games=1, tc=TimeControl(startup=startup, move=move),
+                     log_path=tmp_path / "m.jsonl", stderr_dir=tmp_path / "stderr")
+    with trio.fail_after(HANG):
+        return await run_match(spec)
+
+
+async def test_an_answer_read_after_the_deadline_is_a_timeout(tmp_path, monkeypatch):
+    """The referee decides by its own clock when it reads the line: an answer read 0.6 s after
+    the turn went out, at a 0.5 s limit, is late even though it came without waiting."""
+    late_referee(monkeypatch, 0.6)
+    result = await play_two(tmp_path, move=0.5, startup=5.0)
+    faults = [f for b in result.spec.bots for f in b.faults]
+    assert faults and all(f.kind == "timeout" for f in faults)
+    assert re.search(r"no play within 500 ms: its line was read \d+\.\d ms after the turn was sent", faults[0].detail)
+    log = [json.loads(line) for line in (tmp_path / "m.jsonl").read_text().splitlines()]
+    assert not [r for r in log if r["k"] == "play"]
+
+
+async def test_a_hello_read_after_the_startup_limit_is_late(tmp_path, monkeypatch):
+    from referee.table import BotStartError
+
+    late_referee(monkeypatch, 3.0)
+    with pytest.raises(BotStartError, match=r"no hello within the start-up limit of 2 s: its line was read \d+\.\d ms after"):
+        await play_two(tmp_path, startup=2.0)
+
+
+async def test_an_answer_in_time_is_charged_what_it_took(tmp_path, monkeypatch):
+    late_referee(monkeypatch, 0.1)
+    result = await play_two(tmp_path, move=0.5, startup=5.0)
+    assert not [f for b in result.spec.bots for f in b.faults]
+    assert all(b.clock.longest < 0.5 for b in result.spec.bots)
