@@ -21,6 +21,7 @@ import math
 import os
 import signal
 import sys
+import threading
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -36,7 +37,7 @@ from referee.engine.deal import Deal
 from referee.engine.game import DealRecord, Game, GameOutcome
 from referee.errors import LineTooLong
 from referee.log import MatchLog
-from referee.match import DealStream, Roster, orientations
+from referee.match import DealStream, Roster, orientations, stop_on_signals
 from referee.table import Bot, BotStartError, Player, Table
 
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_bots"
@@ -313,7 +314,20 @@ async def run_check(command: str, argv: list[str], name: str, opts: CheckOptions
     """Check the bot ``argv`` in every game of :func:`setups`.
 
     A bot that cannot be started at all (its first game) gives a report with ``not_started``.
+
+    Raises:
+        Terminated: SIGTERM or SIGHUP (in the main thread), after every bot was ended.
     """
+    async with trio.open_nursery() as nursery:
+        if threading.current_thread() is threading.main_thread():
+            await nursery.start(stop_on_signals)
+        report = await _check_all(argv, name, opts, progress)
+        nursery.cancel_scope.cancel()
+    return report
+
+
+async def _check_all(argv: list[str], name: str, opts: CheckOptions,
+                     progress: Callable[[GameReport], None] | None) -> CheckReport:
     todo = setups(opts.only)
     report = CheckReport(name, argv, opts, [], planned=len(todo))
     timeouts = 0

@@ -259,7 +259,7 @@ def match(
 
 
 def interrupted(exc: BaseException) -> bool:
-    """Ctrl-C or SIGTERM, possibly wrapped in trio's exception groups."""
+    """Ctrl-C, SIGTERM or SIGHUP, possibly wrapped in trio's exception groups."""
     from referee.match import Terminated
 
     if isinstance(exc, (KeyboardInterrupt, Terminated)):

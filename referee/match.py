@@ -375,7 +375,7 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
     failure: Exception | None = None
     async with trio.open_nursery() as nursery:
         if threading.current_thread() is threading.main_thread():
-            await nursery.start(_stop_on_sigterm)
+            await nursery.start(stop_on_signals)
         table = Table(nursery, list(players.values()), tc=spec.tc, log=log, stderr_dir=spec.stderr_dir,
                       max_line=spec.max_line, max_faults=spec.max_faults)
         try:
@@ -454,16 +454,22 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
 
 
 class Terminated(Exception):
-    """The referee received SIGTERM; the match stopped after cleaning up."""
+    """The referee received SIGTERM or SIGHUP; the match stopped after cleaning up."""
 
 
-async def _stop_on_sigterm(task_status=trio.TASK_STATUS_IGNORED) -> None:
-    # SIGTERM (a league stopping its matches, a service manager) ends the match like Ctrl-C:
-    # every bot is killed and the log closed before the process goes.
-    with trio.open_signal_receiver(signal.SIGTERM) as signals:
+#: Signals that end a match (or a check) like Ctrl-C: a league or a service manager stopping it
+#: (SIGTERM), the terminal it ran in closing (SIGHUP).
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+
+
+async def stop_on_signals(task_status=trio.TASK_STATUS_IGNORED) -> None:
+    """Raise :class:`Terminated` at the first of :data:`STOP_SIGNALS`, so that the nursery this
+    runs in is cancelled: every bot is killed and the log closed before the process goes.
+    Start it (``nursery.start``) from the main thread only."""
+    with trio.open_signal_receiver(*STOP_SIGNALS) as signals:
         task_status.started()
-        async for _ in signals:
-            raise Terminated("terminated by SIGTERM")
+        async for signum in signals:
+            raise Terminated(f"terminated by {signal.Signals(signum).name}")
 
 
 def _unit(result: MatchResult, index: int) -> Unit:

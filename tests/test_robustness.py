@@ -274,3 +274,67 @@ async def test_an_answer_in_time_is_charged_what_it_took(tmp_path, monkeypatch):
     result = await play_two(tmp_path, move=0.5, startup=5.0)
     assert not [f for b in result.spec.bots for f in b.faults]
     assert all(b.clock.longest < 0.5 for b in result.spec.bots)
+
+
+# -- SIGHUP ends a league like SIGTERM ----------------------------------------------------------------
+
+
+def test_sighup_stops_a_league_cleanly(tmp_path):
+    """The terminal closing: the league stops its matches, says it was interrupted, exits 130,
+    and the next run finishes it."""
+    import signal
+    import sqlite3
+    import time
+
+    lines = ["seed = 1", "[game]", 'variant = "sport"', "deals = 400", "[clock]", "startup = 30.0", "move = 10.0"]
+    for name in ("first", "greedy"):
+        lines += ["[[bot]]", f'name = "{name}"', f'command = "{BOTS / (name + "_bot.py")}"']
+    path = tmp_path / "league.toml"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    proc = subprocess.Popen([sys.executable, "-m", "referee", "league", "run", str(path)], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        logs = tmp_path / "league-logs"
+        deadline = time.monotonic() + HANG
+        while not any(p.stat().st_size > 20_000 for p in logs.glob(".*") if p.is_file()) if logs.exists() else True:
+            assert proc.poll() is None and time.monotonic() < deadline, "the league's match did not get going"
+            time.sleep(0.05)
+        os.killpg(proc.pid, signal.SIGHUP)  # what a closing terminal sends to its foreground job
+        _, stderr = proc.communicate(timeout=HANG)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+    assert proc.returncode == X.INTERRUPTED, stderr
+    assert b"interrupted" in stderr and b"Traceback" not in stderr
+    conn = sqlite3.connect(path.with_suffix(".db"))
+    try:
+        assert conn.execute("SELECT COUNT(*) FROM matches WHERE status = 'failed'").fetchone()[0] == 0
+    finally:
+        conn.close()
+
+
+def test_sighup_stops_a_check_cleanly(tmp_path):
+    import signal
+    import time
+
+    state = tmp_path / "state"
+    state.mkdir()
+    proc = subprocess.Popen([sys.executable, "-m", "referee", "check", f"{HOSTILE} silent {state} every=1 deal=0 turn=0",
+                             "--move-time", "60", "--log-dir", str(tmp_path / "logs")],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        deadline = time.monotonic() + HANG
+        while not (state / "trigger").exists():  # the bot is thinking for ever
+            assert proc.poll() is None and time.monotonic() < deadline, "the check did not get going"
+            time.sleep(0.05)
+        pid = json.loads((state / "trigger").read_text())["pid"]
+        proc.send_signal(signal.SIGHUP)
+        _, stderr = proc.communicate(timeout=HANG)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+    assert proc.returncode == X.INTERRUPTED, stderr
+    assert stderr.strip() == b"interrupted"
+    assert not os.path.exists(f"/proc/{pid}")

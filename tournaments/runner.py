@@ -321,7 +321,7 @@ async def run_league(
       concurrency: matches at once.
       isolate: each match in a child process (default); ``False``: all in this trio loop.
       display: told about every start, deal and finish (default: nothing is shown).
-      handle_signals: stop cleanly on SIGINT/SIGTERM (the matches in flight are stopped and
+      handle_signals: stop cleanly on SIGINT/SIGTERM/SIGHUP (the matches in flight are stopped and
         lost, and the report says ``interrupted``) instead of raising ``KeyboardInterrupt``.
       worker_argv: the command of the match process (tests pass a crashing one).
       stall: seconds without progress after which a match process is stopped
@@ -413,7 +413,7 @@ async def run_league(
 
                 async def watch(task_status=trio.TASK_STATUS_IGNORED) -> None:
                     # Open until the lanes have stopped, so a second Ctrl-C cannot cut the cleanup short.
-                    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+                    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM, signal.SIGHUP) as signals:
                         task_status.started()
                         async for _ in signals:
                             report.interrupted = True

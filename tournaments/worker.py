@@ -21,8 +21,8 @@ Exit codes: 0 end of input, 2 a line that is not a job, 4 the input ended (or st
 during a match, 143 stopped by SIGTERM, 1 a bug (traceback on stderr).  The match in play is
 stopped, its bots killed and reaped, before every exit.
 
-Signals and orphans: the child ignores SIGINT (a Ctrl-C in the terminal reaches the whole
-process group; the league decides, and sends SIGTERM).  SIGTERM cancels the match in play.  The
+Signals and orphans: the child ignores SIGINT and SIGHUP (a Ctrl-C in the terminal, or the
+terminal closing, reaches the whole process group; the league decides, and sends SIGTERM).  SIGTERM cancels the match in play.  The
 league writes a job only after the previous result, so the child also watches its input during
 a match: if it ends, the league is gone (even killed with SIGKILL), and the child stops the
 match and exits rather than play on for nobody.  (``PR_SET_PDEATHSIG`` would not do: it fires
@@ -277,6 +277,7 @@ def _probe_main() -> int:
 
 def main() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
     if sys.argv[1:] == ["--probe"]:
         sys.exit(_probe_main())
     code = EXIT_REFUSED
