@@ -261,7 +261,7 @@ def table(
         s = S.standings(league, store)
     if fmt is Format.csv:
         sys.stdout.write(S.to_csv(s))
-        err.print(f"rating: {s.method}", highlight=False, soft_wrap=True)
+        err.print(f"{s.rule}\nrating: {s.method}", highlight=False, soft_wrap=True)
     elif fmt is Format.json:
         sys.stdout.write(S.to_json(s))
     elif fmt is Format.markdown:

@@ -14,11 +14,13 @@ draws weigh little against a league's real outcomes: they pull each rating towar
 pool's average by about as much as one win and one loss would.
 
 **Scale.**  ``rating = 400 · log10(p)``, the Elo scale (a 400-point gap is 10:1 odds), shifted so
-the bots' mean rating is 0.
+the bots' mean rating is 0, or, with an ``anchor`` (a gauntlet's bot), so the anchor is 0 and
+every other rating is a difference from it.
 
 **Intervals.**  From the observed information: the negative Hessian of the log-likelihood
 (prior included) in ``θ = ln p`` is inverted for the covariance, and the variance of each
-*centred* rating ``θ_i − mean(θ)`` gives ``rating ± 1.96 · se``.
+*centred* rating ``θ_i − mean(θ)`` (with an anchor: of ``θ_i − θ_anchor``, and the anchor itself
+has no interval) gives ``rating ± 1.96 · se``.
 """
 
 from __future__ import annotations
@@ -31,8 +33,14 @@ PRIOR_DRAWS = 2.0
 ELO = 400.0 / math.log(10.0)
 Z95 = 1.959963984540054
 
-METHOD = (f"Bradley–Terry (MM algorithm) on duplicate boards, draws as half a win, Elo scale (mean 0); "
-          f"prior: {PRIOR_DRAWS:g} virtual draws per bot against a reference; ± is a 95% interval from the observed information")
+def method(anchor: str | None = None) -> str:
+    """The rating method in words, with what the ratings are relative to."""
+    scale = "mean 0" if anchor is None else f"relative to {anchor}, the gauntlet bot, at 0"
+    return (f"Bradley–Terry (MM algorithm) on duplicate boards, draws as half a win, Elo scale ({scale}); "
+            f"prior: {PRIOR_DRAWS:g} virtual draws per bot against a reference; ± is a 95% interval from the observed information")
+
+
+METHOD = method()
 
 
 @dataclass(frozen=True)
@@ -49,13 +57,16 @@ class Rating:
 
 
 def fit(names: Sequence[str], outcomes: Iterable[tuple[str, str, float]], prior: float = PRIOR_DRAWS,
-        tol: float = 1e-10, max_iter: int = 100_000) -> dict[str, Rating]:
+        tol: float = 1e-10, max_iter: int = 100_000, anchor: str | None = None) -> dict[str, Rating]:
     """Fit ratings to ``outcomes``: ``(a, b, score of a)`` with 1 a win, 0.5 a draw, 0 a loss.
+    Ratings are centred on the bots' mean, or relative to ``anchor`` when one is given.
 
     Raises:
-        ValueError: an outcome names a bot not in ``names``, a score outside [0, 1], or
-            ``prior`` is not positive.
+        ValueError: an outcome names a bot not in ``names``, a score outside [0, 1],
+            ``prior`` is not positive, or ``anchor`` is not in ``names``.
     """
+    if anchor is not None and anchor not in names:
+        raise ValueError(f"the anchor {anchor!r} is not one of the bots")
     if prior <= 0:
         raise ValueError("prior must be positive: without it a bot that won everything has no finite rating")
     index = {n: i for i, n in enumerate(names)}
@@ -107,11 +118,15 @@ def fit(names: Sequence[str], outcomes: Iterable[tuple[str, str, float]], prior:
                 info[i][j] -= w
     cov = _inverse(info)
     theta = [math.log(x) for x in p]
-    mean = sum(theta) / k
+    ref = names.index(anchor) if anchor is not None else None
+    mean = sum(theta) / k if ref is None else theta[ref]
     out = {}
     for i, name in enumerate(names):
-        # Var(θ_i − mean θ) = (e_i − 1/k)ᵀ C (e_i − 1/k)
-        c = [(1.0 if j == i else 0.0) - 1.0 / k for j in range(k)]
+        # Var(θ_i − mean θ) = (e_i − 1/k)ᵀ C (e_i − 1/k); with an anchor, (e_i − e_a)ᵀ C (e_i − e_a)
+        if ref is None:
+            c = [(1.0 if j == i else 0.0) - 1.0 / k for j in range(k)]
+        else:
+            c = [(1.0 if j == i else 0.0) - (1.0 if j == ref else 0.0) for j in range(k)]
         var = sum(c[r] * cov[r][s] * c[s] for r in range(k) for s in range(k))
         se = math.sqrt(max(var, 0.0))
         r = ELO * (theta[i] - mean)

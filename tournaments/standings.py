@@ -12,8 +12,14 @@ what its opponents wrote.  ``diff`` is ``for − against`` in the game's sense: 
 (kozel) what a side writes counts against it, so ``diff = against − for`` and a positive
 difference is good in every game.
 
-Order: match points, then the difference, then the rating, then the name; bots level on
-points and difference share a rank.
+Order (:data:`RANK_RULE`): match points, then the difference, then the rating, then the name;
+bots level on points and difference share a rank.  Beside it, every bot gets the *places* its
+rating allows: ``[1 + the bots whose 95% rating interval lies wholly above its own, n − those
+wholly below]`` (:func:`referee.stats.rank_ranges`); bots whose intervals overlap are
+statistically tied and share places.  In a gauntlet the ratings are relative to the gauntlet bot.
+
+:func:`standings` computes the figures as data; the ``to_*`` functions and :func:`rich_table`
+only format them (the web page reuses the same data).
 """
 
 from __future__ import annotations
@@ -25,8 +31,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from referee import faults as F
+from referee.stats import rank_ranges
 from tournaments import ratings
-from tournaments.config import League
+from tournaments.config import GAUNTLET, League
 from tournaments.store import Store
 
 FORMATS = ("table", "csv", "json", "markdown")
@@ -48,6 +55,8 @@ class Row:
     rating: float = 0.0
     rating_low: float = 0.0
     rating_high: float = 0.0
+    place_low: int = 0  # the places its rating allows (see the module docstring)
+    place_high: int = 0
     faults: dict[str, int] = field(default_factory=dict)
 
 
@@ -59,6 +68,8 @@ class Standings:
     done: int
     failed: int
     method: str = ratings.METHOD
+    reference: str | None = None  # the bot ratings are relative to (a gauntlet's), or None: the mean
+    rule: str = ""  # what orders the table, in words
 
     @property
     def pending(self) -> int:
@@ -95,9 +106,14 @@ def standings(league: League, store: Store | None) -> Standings:
             outcomes.append((a, b, 1.0 if x > 0 else 0.0 if x < 0 else 0.5))
             rows[a].boards += 1
             rows[b].boards += 1
-    fitted = ratings.fit(names, outcomes)
+    anchor = league.gauntlet if league.schedule == GAUNTLET else None
+    fitted = ratings.fit(names, outcomes, anchor=anchor)
     for n, r in rows.items():
         r.rating, r.rating_low, r.rating_high = fitted[n].rating, fitted[n].low, fitted[n].high
+    listed = list(rows.values())
+    places = rank_ranges(len(listed), lambda a, b: listed[a].rating_low > listed[b].rating_high)
+    for r, (low, high) in zip(listed, places):
+        r.place_low, r.place_high = low, high
     for bot, counts in (store.fault_counts(wanted) if store else {}).items():
         if bot in rows:
             for kind, c in counts.items():
@@ -108,13 +124,34 @@ def standings(league: League, store: Store | None) -> Standings:
             r.rank = order[i - 1].rank
         else:
             r.rank = i + 1
-    return Standings(league, order, len(pairs), len(done), sum(1 for m in matches if m.status == "failed"))
+    return Standings(league, order, len(pairs), len(done), sum(1 for m in matches if m.status == "failed"),
+                     method=ratings.method(anchor), reference=anchor, rule=RANK_RULE)
+
+
+RANK_RULE = ("ranked by match points, then the points difference (diff), then the rating, then the name; "
+             "bots level on points and diff share a rank")
+
+# Every column: (text header, csv/json keys, meaning).  The table and markdown print it as a legend,
+# json carries it as "legend".
+LEGEND = [
+    ("#", "rank", "the place by the ranking rule"),
+    ("bot", "bot", "the bot's name in the league file"),
+    ("M W D L", "matches, won, drawn, lost", "matches played, won, drawn, lost (a match goes to the bot ahead on the paired "
+                                              "margin per board, significant or not)"),
+    ("pts", "points", "match points ([points] of the league file)"),
+    ("for agst", "for, against", "points written by the bot's side, and by its opponents, over its matches"),
+    ("diff", "diff", "for − against in the game's sense (penalty games: against − for): positive is good"),
+    ("rating", "rating, rating_low, rating_high", "Bradley–Terry rating on the Elo scale ± its 95% interval"),
+    ("places", "place_low, place_high", "the places the rating allows: bots whose 95% rating intervals overlap are "
+                                       "statistically tied and share places"),
+    ("faults", ", ".join(F.KINDS), "the bot's faults over its matches, by kind"),
+]
 
 
 # -- formats ------------------------------------------------------------------------------------
 
 HEADERS = ["rank", "bot", "matches", "won", "drawn", "lost", "points", "for", "against", "diff", "rating", "rating_low", "rating_high",
-           *F.KINDS]
+           "place_low", "place_high", *F.KINDS]
 
 
 def _num(x: float) -> str:
@@ -125,6 +162,7 @@ def _flat(r: Row) -> dict[str, Any]:
     return {"rank": r.rank, "bot": r.bot, "matches": r.matches, "won": r.won, "drawn": r.drawn, "lost": r.lost,
             "points": r.points, "for": r.pts_for, "against": r.pts_against, "diff": r.diff,
             "rating": round(r.rating, 1), "rating_low": round(r.rating_low, 1), "rating_high": round(r.rating_high, 1),
+            "place_low": r.place_low, "place_high": r.place_high,
             **{k: r.faults.get(k, 0) for k in F.KINDS}}
 
 
@@ -136,10 +174,15 @@ def footnotes(s: Standings) -> list[str]:
     p = s.league.points
     lines = [f"{s.done} of {s.pairings} pairings played" + (f", {s.failed} failed" if s.failed else "") +
              (f", {s.pending} pending" if s.pending else "") + f"; match points: win {_num(p.win)}, draw {_num(p.draw)}, loss {_num(p.loss)}",
-             f"rating: {s.method}"]
+             f"{s.rule}", f"rating: {s.method}"]
     if s.league.variant.sense < 0:
         lines.append("for/against: penalties written; diff = against − for (positive is good)")
     return lines
+
+
+def legend_lines() -> list[str]:
+    """One line per column of the table."""
+    return [f"{header}: {meaning}" for header, _, meaning in LEGEND]
 
 
 def to_csv(s: Standings) -> str:
@@ -161,6 +204,9 @@ def to_json(s: Standings) -> str:
         "points": asdict(lg.points),
         "pairings": {"total": s.pairings, "done": s.done, "failed": s.failed, "pending": s.pending},
         "rating_method": s.method,
+        "rating_reference": s.reference,
+        "rank_rule": s.rule,
+        "legend": [{"column": header, "keys": [k.strip() for k in keys.split(",")], "meaning": meaning} for header, keys, meaning in LEGEND],
         "standings": [_flat(r) for r in s.rows],
     }
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
@@ -168,10 +214,20 @@ def to_json(s: Standings) -> str:
 
 def _cells(r: Row) -> list[str]:
     return [str(r.rank), r.bot, str(r.matches), str(r.won), str(r.drawn), str(r.lost), _num(r.points), str(r.pts_for),
-            str(r.pts_against), f"{r.diff:+d}", f"{r.rating:+.0f} ± {r.rating_high - r.rating:.0f}", _faults_text(r)]
+            str(r.pts_against), f"{r.diff:+d}", _rating_text(r), _places_text(r), _faults_text(r)]
 
 
-TEXT_HEADERS = ["#", "bot", "M", "W", "D", "L", "pts", "for", "agst", "diff", "rating", "faults"]
+def _rating_text(r: Row) -> str:
+    if r.rating_low == r.rating_high:
+        return f"{r.rating:+.0f} (ref.)"  # the gauntlet bot: the reference, no interval
+    return f"{r.rating:+.0f} ± {(r.rating_high - r.rating_low) / 2:.0f}"
+
+
+def _places_text(r: Row) -> str:
+    return str(r.place_low) if r.place_low == r.place_high else f"{r.place_low}–{r.place_high}"
+
+
+TEXT_HEADERS = ["#", "bot", "M", "W", "D", "L", "pts", "for", "agst", "diff", "rating", "places", "faults"]
 
 
 def to_markdown(s: Standings) -> str:
@@ -181,19 +237,23 @@ def to_markdown(s: Standings) -> str:
         lines.append("| " + " | ".join(_cells(r)) + " |")
     lines.append("")
     lines.extend(footnotes(s))
+    lines.append("")
+    lines.extend(legend_lines())
     return "\n".join(lines) + "\n"
 
 
 def rich_table(s: Standings):
     from rich import box
+    from rich.markup import escape
     from rich.table import Table
 
-    t = Table(title=f"{s.league.name}: {s.league.describe()}", title_justify="left", header_style="bold", pad_edge=False,
-              box=box.SIMPLE_HEAD)
+    title = f"{s.league.name}: {s.league.describe()}"
+    t = Table(title=title, title_justify="left", header_style="bold", pad_edge=False, box=box.SIMPLE_HEAD, collapse_padding=True,
+              min_width=len(title))
     for h in TEXT_HEADERS:
         t.add_column(h, justify="left" if h in ("bot", "faults") else "right", no_wrap=h != "faults", min_width=6 if h == "faults" else None)
     for r in s.rows:
         t.add_row(*_cells(r))
-    t.caption = "\n".join(footnotes(s))
+    t.caption = escape("\n".join([*footnotes(s), *legend_lines()]))
     t.caption_justify = "left"
     return t
