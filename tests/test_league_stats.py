@@ -9,9 +9,9 @@ import io
 
 import pytest
 
+from tests.test_league import FOUR, cli, league_toml, referee, table_json, write_league
 from tournaments import ratings
 from tournaments.standings import HEADERS, LEGEND, TEXT_HEADERS
-from tests.test_league import FOUR, cli, league_toml, referee, table_json, write_league
 
 
 def test_an_anchored_fit_keeps_the_differences_and_puts_the_anchor_at_zero():

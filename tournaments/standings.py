@@ -136,14 +136,14 @@ RANK_RULE = ("ranked by match points, then the points difference (diff), then th
 LEGEND = [
     ("#", "rank", "the place by the ranking rule"),
     ("bot", "bot", "the bot's name in the league file"),
-    ("M W D L", "matches, won, drawn, lost", "matches played, won, drawn, lost (a match goes to the bot ahead on the paired "
-                                              "margin per board, significant or not)"),
+    ("M W D L", "matches, won, drawn, lost", ("matches played, won, drawn, lost (a match goes to the bot ahead on the paired "
+                                               "margin per board, significant or not)")),
     ("pts", "points", "match points ([points] of the league file)"),
     ("for agst", "for, against", "points written by the bot's side, and by its opponents, over its matches"),
     ("diff", "diff", "for − against in the game's sense (penalty games: against − for): positive is good"),
     ("rating", "rating, rating_low, rating_high", "Bradley–Terry rating on the Elo scale ± its 95% interval"),
-    ("places", "place_low, place_high", "the places the rating allows: bots whose 95% rating intervals overlap are "
-                                       "statistically tied and share places"),
+    ("places", "place_low, place_high", ("the places the rating allows: bots whose 95% rating intervals overlap are "
+                                        "statistically tied and share places")),
     ("faults", ", ".join(F.KINDS), "the bot's faults over its matches, by kind"),
 ]
 
