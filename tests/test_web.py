@@ -376,6 +376,18 @@ def test_bot_names_are_text_never_markup(page, tmp_path):
     assert page.locator("img").count() == 0
 
 
+def test_a_report_written_again_drops_deal_pages_the_log_no_longer_has(logs, tmp_path):
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "g9-o0-d9.html").write_text("an old deal")
+    (site / "g9-o0-d9.json").write_text("{}")
+    (site / "notes.txt").write_text("not ours")
+    assert CliRunner().invoke(app, ["report", str(logs["sport"]), "-o", str(site)]).exit_code == 0
+    assert not (site / "g9-o0-d9.html").exists() and not (site / "g9-o0-d9.json").exists()
+    assert (site / "notes.txt").read_text() == "not ours"
+    assert len(list(site.glob("g*-o*-d*.html"))) == 8
+
+
 def test_report_refuses_what_is_not_a_log(tmp_path):
     junk = tmp_path / "junk.jsonl"
     junk.write_text("hello\n")

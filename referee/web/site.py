@@ -120,8 +120,14 @@ def write_match(log: Path, folder: Path, root: str, *, up: dict[str, str] | None
         return json.loads((folder / "index.json").read_text(encoding="utf-8"))
     data: MatchData = read_match(log)
     match = {**data.match, "source": stamp, "up": up}
+    written = set()
     for deal in data.deals:
         write_page(folder / f"{deal['slug']}.html", "deal.html", deal, root, up=up)
+        written.add(deal["slug"])
+    # A pairing played again (a failed match retried) may have fewer deals than before.
+    for old_page in folder.glob("g*-o*-d*.*"):
+        if old_page.suffix in (".html", ".json") and old_page.stem not in written:
+            old_page.unlink()
     write_page(folder / "index.html", "match.html", match, root, up=up)
     return match
 

@@ -197,6 +197,7 @@
       w.textContent = s.wrote.map((x, side) => (x ? `${doc.sides[side]} +${x}` : "")).filter(Boolean).join(", ");
       li.append(w);
     }
+    if (typeof s.ms === "number") li.title = `the bot answered in ${s.ms.toFixed(2)} ms`;
     if (s.fault && s.fault.detail) {
       const d = document.createElement("span");
       d.className = "detail";
