@@ -10,6 +10,7 @@ replay in the middle of a deal are saved under the test's temporary directory.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -26,8 +27,8 @@ from referee.cli import app
 from referee.engine.line import Drew, Placed, line_of
 from referee.engine.tiles import parse_tile, tile_name
 from referee.log import read_log
-from referee.report import verdict_text
 from referee.replay import LogWalker
+from referee.report import verdict_text
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "sample_bots"
@@ -275,7 +276,7 @@ def check_geometry(tiles: list[dict], chains: list[list[int]]) -> None:
         for q in tiles[i + 1:]:
             assert not _overlap(p, q), f"{p} overlaps {q}"
     for chain in chains:
-        for i, j in zip(chain, chain[1:]):
+        for i, j in itertools.pairwise(chain):
             assert _touch(tiles[i], tiles[j]), f"{tiles[i]} does not touch {tiles[j]}"
 
 
@@ -509,7 +510,8 @@ def test_league_report_before_any_match(tmp_path, page):
 @pytest.mark.slow
 def test_the_readme_screenshots_command(tmp_path, browser):
     out = tmp_path / "shots"
-    r = subprocess.run([sys.executable, "-m", "referee.web.screenshots", "--out", str(out)], capture_output=True, text=True, timeout=600)
+    r = subprocess.run([sys.executable, "-m", "referee.web.screenshots", "--out", str(out)], capture_output=True, text=True, timeout=600,
+                       check=False)
     assert r.returncode == 0, r.stderr
     for name in ("league.png", "replay.png"):
         png = (out / name).read_bytes()

@@ -155,7 +155,7 @@ def read_match(log: Path) -> MatchData:
             if kind == "fault":
                 faults.append(rec)
             if cur is not None and cur.doc["result"] is None:
-                seat = rec.get("seat")
+                seat = rec["seat"]
                 if kind == "fault":
                     step("fault", seat, f"{who(seat)} faults: {rec['kind']}", fault={"kind": rec["kind"], "detail": rec.get("detail"),
                                                                                   "line": rec.get("line")})
