@@ -450,6 +450,10 @@ def test_league_page_shows_the_table_of_league_table_and_links_to_replays(league
     got = page.eval_on_selector_all("#standings tbody tr", "rs => rs.map(r => [...r.cells].map(c => c.innerText.trim()))")
     assert got == want
     assert page.locator("#ratings-plot .rating-row").count() == 3
+    table_json = json.loads(referee("league", "table", str(toml), "--format", "json").stdout)
+    page.click("#legend summary")
+    for item in table_json.get("legend", []):
+        assert item["meaning"] in page.inner_text("#legend")
     # Faults by kind, as the table's JSON counts them.
     table = json.loads(referee("league", "table", str(toml), "--format", "json").stdout)
     kinds = page.eval_on_selector_all("#faults thead th", "hs => hs.slice(1).map(h => h.innerText)")
