@@ -8,8 +8,10 @@ with two lanes (worker processes), and on a local Dask cluster of two worker pro
 cluster it reports the whole run, and the run without the cluster's start-up and the bot check
 on every worker (the time until the first match is submitted), which is what a long league pays
 per match.  The cluster's *overhead per match* is (cluster run without start-up − local run) ×
-2 lanes / matches: scheduling the task, starting its match process, shipping the result and the
-log back, and writing them.
+2 lanes / matches: scheduling the task, shipping the result and the log back, and writing them.
+Each round also submits the league's matches one at a time and measures each task's own
+overhead directly (submit to result, less the match's time on the worker), which is less
+sensitive to a busy machine than the difference of two whole runs.
 
 Figures come from the best run of each (the least disturbed by other work), medians beside them.
 Nothing here is a test and nothing asserts a timing.  See bench/README.md, "Leagues on a cluster".
@@ -77,6 +79,28 @@ def run_cluster(toml: Path, db: Path) -> tuple[float, float, int]:
     return end - t0, end - clock.begun, report.played
 
 
+def task_overhead(toml: Path, db: Path) -> list[float]:
+    """Each match of the league submitted alone to a fresh ``local:2`` cluster, one after the
+    other: seconds from submitting to holding the result, less the match's own time on the
+    worker.  That is the scheduling, the task's start, and shipping the result and log back."""
+    from tournaments.cluster import Address, connect, play_match
+    from tournaments.config import load_league
+    from tournaments.runner import make_job
+
+    league = load_league(toml, db)
+    out = []
+    with connect(Address(local=2)) as client:
+        for pair in league.pairings():
+            job = make_job(league, pair, Path("match.jsonl"), Path("stderr"))
+            t0 = time.time()
+            got = client.submit(play_match, job, 600.0, pure=False).result()
+            t1 = time.time()
+            if got["record"] is None:
+                raise SystemExit(f"bench.cluster: a match failed: {got['error']}")
+            out.append((t1 - t0) - (got["finished"] - got["started"]))
+    return out
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m bench.cluster", description=__doc__.splitlines()[0])
     ap.add_argument("--deals", type=int, default=48, help="deals per orientation (sport: a multiple of 4; default 48)")
@@ -92,6 +116,8 @@ def main(argv: list[str] | None = None) -> None:
           "orientation, 6 matches per league", file=sys.stderr)
     local: list[tuple[float, int]] = []
     cluster: list[tuple[float, float, int]] = []
+    alone: list[float] = []
+    matches_per = 6
     with tempfile.TemporaryDirectory(prefix="bench-cluster-") as tmp:
         toml = Path(tmp) / "bench.toml"
         toml.write_text(league_text(args.deals, args.bots, Path(tmp)), encoding="utf-8")
@@ -101,6 +127,9 @@ def main(argv: list[str] | None = None) -> None:
             cluster.append(run_cluster(toml, Path(tmp) / f"cluster{r}.db"))
             print(f"  round {r + 1}: --cluster local:2: {cluster[-1][2]} matches in {cluster[-1][0]:.2f} s "
                   f"({cluster[-1][1]:.2f} s after start-up)", file=sys.stderr)
+            alone += task_overhead(toml, Path(tmp) / f"alone{r}.db")
+            print(f"  round {r + 1}: one match at a time: overhead per task {1000 * statistics.median(alone[-matches_per:]):.0f} ms (median)",
+                  file=sys.stderr)
     matches = local[0][1]
     rows = [
         ("local, --concurrency 2", [w for w, _ in local]),
@@ -117,6 +146,9 @@ def main(argv: list[str] | None = None) -> None:
     print(f"cluster start-up and bot check on every worker: best {min(start_up):.2f} s, median {statistics.median(start_up):.2f} s")
     print(f"cluster overhead per match: best {1000 * best_over:.0f} ms, median {1000 * median_over:.0f} ms "
           "((cluster after start-up − local) × 2 lanes / matches)")
+    print(f"cluster overhead per task, one match at a time: min {1000 * min(alone):.0f} ms, median {1000 * statistics.median(alone):.0f} ms "
+          f"(submit to result, less the match's own time on the worker; n = {len(alone)}, the first task of each worker "
+          "thread includes starting its match process)")
 
 
 if __name__ == "__main__":

@@ -41,6 +41,7 @@ import selectors
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -166,14 +167,19 @@ def workers(client: Any) -> list[str]:
 
 
 class _MatchProcess:
-    """A ``tournaments.worker`` child for one job, read line by line with a stall limit."""
+    """A ``tournaments.worker`` child, read line by line with a stall limit.  Its stderr goes to
+    an unnamed temporary file, so a long-lived child can never block on a full pipe."""
 
     def __init__(self, argv: list[str]) -> None:
-        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_match_env())
+        self.stderr = tempfile.TemporaryFile()
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr, env=_match_env())
         self.sel = selectors.DefaultSelector()
         assert self.proc.stdout is not None
         self.sel.register(self.proc.stdout, selectors.EVENT_READ)
         self.buf = bytearray()
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
 
     def send(self, job: dict[str, Any]) -> None:
         assert self.proc.stdin is not None
@@ -198,8 +204,9 @@ class _MatchProcess:
         return line
 
     def stop(self) -> str:
-        """End the process (SIGTERM, then SIGKILL) and return the last line of its stderr."""
-        assert self.proc.stdin is not None and self.proc.stderr is not None
+        """End the process (end of input, then SIGTERM, then SIGKILL) and return the last line of
+        its stderr."""
+        assert self.proc.stdin is not None and self.proc.stdout is not None
         try:
             self.proc.stdin.close()
         except OSError:
@@ -213,12 +220,25 @@ class _MatchProcess:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
-        tail = self.proc.stderr.read()[-4096:].decode("utf-8", "replace")
         self.sel.close()
-        self.proc.stdout.close()  # type: ignore[union-attr]
-        self.proc.stderr.close()
+        self.proc.stdout.close()
+        self.stderr.seek(max(0, self.stderr.seek(0, os.SEEK_END) - 4096))
+        tail = self.stderr.read().decode("utf-8", "replace")
+        self.stderr.close()
         last = [ln.strip() for ln in tail.splitlines() if ln.strip()]
         return last[-1] if last else ""
+
+
+#: Each worker thread keeps its match process for the next task, as a local lane does: starting
+#: Python and importing the referee costs about as much as a short match.
+_lane = threading.local()
+
+
+def _lane_process() -> _MatchProcess:
+    child = getattr(_lane, "child", None)
+    if child is None or not child.alive():
+        child = _lane.child = _MatchProcess(list(WORKER_ARGV))
+    return child
 
 
 #: What a Dask nanny adds to its worker's environment for numeric libraries
@@ -260,11 +280,18 @@ def play_match(job: dict[str, Any], stall: float, progress_queue: str | None = N
         stderr_dir = Path(tmp) / "stderr"
         job = dict(job, log=str(log), stderr_dir=str(stderr_dir))
         started = time.time()
-        child = _MatchProcess(list(WORKER_ARGV))
+        child = _lane_process()
         record = error = kind = None
+        last = ""
+        keep = False
         try:
-            child.send(job)
-            while True:
+            try:
+                child.send(job)
+            except OSError:
+                line_source_gone = True
+            else:
+                line_source_gone = False
+            while not line_source_gone:
                 try:
                     line = child.line(stall)
                 except TimeoutError:
@@ -287,8 +314,14 @@ def play_match(job: dict[str, Any], stall: float, progress_queue: str | None = N
                 elif k == "error":
                     error, kind = str(msg.get("message")), msg.get("kind")
                     break
+            if line_source_gone:
+                error = f"the match process {_exit_words(child)}"
+            # A result or an error the child reported: it is between jobs and serves the next.
+            keep = record is not None or kind is not None
         finally:
-            last = child.stop()
+            if not keep:  # crashed, stalled, or interrupted: never reused
+                _lane.child = None
+                last = child.stop()
         if record is None and error is not None and error.startswith("the match process") and last:
             error += f": {last}"
         return {
