@@ -242,8 +242,8 @@ def _lane_process() -> _MatchProcess:
 
 
 #: What a Dask nanny adds to its worker's environment for numeric libraries
-#: (``distributed.nanny.pre-spawn-environ``).  A match process must not inherit them:
-#: ``MALLOC_TRIM_THRESHOLD_=65536`` alone made matches about three times slower (bench.cluster).
+#: (``distributed.nanny.pre-spawn-environ``) and its own bookkeeping.  They are settings for the
+#: worker, not for the referee or the bots, which get the environment the worker was started with.
 _NANNY_ENV = ("MALLOC_TRIM_THRESHOLD_", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "PYTHONHASHSEED",
               "__DASK_PARENT_PID")
 
