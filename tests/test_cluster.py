@@ -201,3 +201,28 @@ def test_without_dask_cluster_names_the_install_command(tmp_path):
     assert run.returncode == 2, run.stdout + run.stderr
     assert run.stderr.strip().splitlines() == [
         "error: --cluster needs Dask's distributed scheduler, which is not installed: pip install 'referee[cluster]'"]
+
+
+def test_sigterm_stops_a_cluster_run_cleanly_and_the_next_run_finishes(local_db, tmp_path):
+    path = write_league(tmp_path / "st", league_toml())
+    db = path.with_suffix(".db")
+    proc = start_league(path, "--cluster", "local:2", "-q")
+    try:
+        deadline = time.monotonic() + HANG
+        while done_count(db) < 1 or _busy_dask_worker(proc.pid) is None:
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "no match was stored while another was playing"
+            time.sleep(0.02)
+        everything = _tree(proc.pid)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=HANG)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+    assert proc.returncode == 130, err
+    assert b"interrupted" in err and b"Traceback" not in err
+    assert not _wait_gone(everything), "workers, match processes or bots outlived an interrupted run"
+    again = referee("league", "run", str(path), "--cluster", "local:2", "-q")
+    assert again.returncode == 0, again.stderr
+    assert dump(db) == dump(local_db.with_suffix(".db"))
