@@ -4,14 +4,16 @@ Tables (``PRAGMA user_version`` = :data:`SCHEMA_VERSION`):
 
 ``meta(key, value)``
     ``settings``: the league settings the results were played under, as canonical JSON
-    (:meth:`League.settings`); ``created``: when the database was made (a timing field).
+    (:meth:`League.settings`); ``created``: when the database was made (a timing field);
+    ``cut_runs``: runs in a row that ended before storing any match (:meth:`Store.cut_runs`).
 ``bots(name, identity)``
     each bot's command, cwd and env as written in the league file (JSON), fixed once it has
     a stored match.
 ``matches(bot_a, bot_b, ...)``
     one row per finished pairing, keyed by the two names (``bot_a < bot_b``).  ``status`` is
-    ``done`` (a result) or ``failed`` (no result: ``error`` says why; the pairing is played
-    again by the next run).  A done row holds bot A's score (1, ½, 0) and the winner, each
+    ``done`` (a result) or ``failed`` (no result: ``error`` says why, ``attempts`` counts the
+    matches cut short in a row; the pairing is played again by the next run until
+    :data:`MAX_ATTEMPTS`).  A done row holds bot A's score (1, ½, 0) and the winner, each
     side's written points and net points (points × the game's sense), the boards (paired
     units) and games won by each, the deal plays, the log file (relative to the database's
     directory), the whole :meth:`MatchResult.to_json` as JSON, and the timing fields
@@ -30,6 +32,7 @@ timing fields (:data:`TIMING_COLUMNS`).
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import time
 from collections.abc import Iterable
@@ -39,9 +42,9 @@ from typing import Any, Self
 
 from tournaments.config import League, LeagueError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 TIMING_COLUMNS = frozenset(("started", "finished", "seconds"))
-TIMING_META = frozenset(("created",))
+TIMING_META = frozenset(("created", "cut_runs"))
 TABLES = ("meta", "bots", "matches", "boards", "faults")
 
 SCHEMA = """
@@ -76,6 +79,7 @@ CREATE TABLE IF NOT EXISTS matches (
     started     REAL,
     finished    REAL,
     seconds     REAL,
+    attempts    INTEGER,
     PRIMARY KEY (bot_a, bot_b),
     CHECK (bot_a < bot_b)
 ) WITHOUT ROWID;
@@ -118,6 +122,7 @@ class MatchRow:
     net_a: float | None
     net_b: float | None
     log: str | None
+    attempts: int | None = None
 
     @property
     def pair(self) -> tuple[str, str]:
@@ -135,6 +140,31 @@ class Finished:
     log: str | None
     record: dict[str, Any] | None = None  # the worker's record: {"result": ..., "boards": [...]}
     error: str | None = None
+    counts: bool = True  # a failed attempt that counts towards MAX_ATTEMPTS (not a bot that could not start)
+
+
+#: A pairing whose match was cut short (its process crashed, hung or was stopped) this many times
+#: in a row is not played again by later runs, only by ``league run --retry``.
+MAX_ATTEMPTS = 3
+
+
+class StoreError(LeagueError):
+    """The database cannot be read or written (read-only, full disk, damaged); the message is
+    one line, and nothing stored before was lost."""
+
+
+def db_error(path: Path, exc: sqlite3.Error, doing: str) -> StoreError:
+    """The one-line error for an SQLite failure while ``doing`` (read, write) the database."""
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    if "readonly" in text:
+        why = "it is read-only (make it writable, or give a copy with --db)"
+    elif "full" in text:
+        why = f"the disk is full ({text}); free some space and run again"
+    elif "malformed" in text or "not a database" in text:
+        why = f"it is damaged ({text}); restore it from a backup, or start again with another --db"
+    else:
+        why = text
+    return StoreError(f"{path}: cannot {doing} the database: {why}")
 
 
 class Store:
@@ -190,12 +220,13 @@ class Store:
                 )
         if not adopt:
             return
-        with self.transaction():
+        with self.transaction("write"):
             if stored is None:
+                if self.meta("settings") != json.dumps(settings, sort_keys=True):
+                    self.conn.execute("DELETE FROM matches WHERE status = 'failed'")  # tried under other settings
                 self.conn.execute("INSERT OR REPLACE INTO meta VALUES ('settings', ?)", (json.dumps(settings, sort_keys=True),))
                 self.conn.execute("INSERT OR IGNORE INTO meta VALUES ('created', ?)", (f"{time.time():.3f}",))
                 self.conn.execute("INSERT OR REPLACE INTO meta VALUES ('league', ?)", (league.name,))
-                self.conn.execute("DELETE FROM matches WHERE status = 'failed'")  # tried under other settings
             for bot in league.bots:
                 if bot.name not in played:
                     self.conn.execute("INSERT OR REPLACE INTO bots VALUES (?, ?)", (bot.name, json.dumps(bot.identity(), sort_keys=True)))
@@ -212,9 +243,38 @@ class Store:
 
     def matches(self) -> list[MatchRow]:
         rows = self.conn.execute(
-            "SELECT bot_a, bot_b, status, error, score_a, points_a, points_b, net_a, net_b, log FROM matches ORDER BY bot_a, bot_b"
+            "SELECT bot_a, bot_b, status, error, score_a, points_a, points_b, net_a, net_b, log, attempts FROM matches ORDER BY bot_a, bot_b"
         )
         return [MatchRow(*row) for row in rows]
+
+    def given_up(self) -> dict[tuple[str, str], str]:
+        """Pairings cut short :data:`MAX_ATTEMPTS` times in a row, with the last reason: later
+        runs leave them alone (``league run --retry`` plays them again)."""
+        rows = self.conn.execute("SELECT bot_a, bot_b, error FROM matches WHERE status = 'failed' AND attempts >= ?", (MAX_ATTEMPTS,))
+        return {(a, b): error or "" for a, b, error in rows}
+
+    def retry(self) -> None:
+        """Forget the failed attempts: every failed pairing is played again."""
+        with self.transaction("write"):
+            self.conn.execute("DELETE FROM matches WHERE status = 'failed'")
+
+    def begin_run(self) -> None:
+        """Count this run as cut short until it stores a match or ends (see :meth:`cut_runs`)."""
+        with self.transaction("write"):
+            self.conn.execute("INSERT OR REPLACE INTO meta VALUES ('cut_runs', ?)", (str(self.cut_runs() + 1),))
+
+    def end_run(self) -> None:
+        with self.transaction("write"):
+            self.conn.execute("DELETE FROM meta WHERE key = 'cut_runs'")
+
+    def cut_runs(self) -> int:
+        """Runs in a row that were interrupted or killed before they stored any match."""
+        value = self.meta("cut_runs")
+        return int(value) if value is not None and value.isdigit() else 0
+
+    def longest_match(self) -> float | None:
+        """Seconds the longest stored match took (``None`` before the first)."""
+        return self.conn.execute("SELECT MAX(seconds) FROM matches WHERE status = 'done'").fetchone()[0]
 
     def done(self) -> set[tuple[str, str]]:
         return {(a, b) for a, b in self.conn.execute("SELECT bot_a, bot_b FROM matches WHERE status = 'done'")}
@@ -243,15 +303,26 @@ class Store:
         return out
 
     def record(self, m: Finished) -> None:
-        """Store a finished match (replacing a failed attempt), in one transaction."""
+        """Store a finished match (replacing a failed attempt), in one transaction.
+
+        Raises:
+            StoreError: the database cannot be written (nothing of this match is stored).
+        """
         key = (m.bot_a, m.bot_b)
         timing = (m.started, m.finished, round(m.finished - m.started, 3))
-        with self.transaction():
-            self.conn.execute("DELETE FROM matches WHERE bot_a = ? AND bot_b = ?", key)
+        with self.transaction("write"):
+            row = self.conn.execute("SELECT attempts FROM matches WHERE bot_a = ? AND bot_b = ? AND status = 'failed'", key).fetchone()
+            # Boards and faults too: rows deleted by hand (with foreign keys off) may have left
+            # them behind, and the new ones would collide with them.
+            for table in ("faults", "boards", "matches"):
+                self.conn.execute(f"DELETE FROM {table} WHERE bot_a = ? AND bot_b = ?", key)
+            self.conn.execute("DELETE FROM meta WHERE key = 'cut_runs'")  # this run got somewhere
             if m.record is None:
+                attempts = (row[0] or 0 if row else 0) + (1 if m.counts else 0)
                 self.conn.execute(
-                    "INSERT INTO matches (bot_a, bot_b, status, error, log, started, finished, seconds) VALUES (?, ?, 'failed', ?, ?, ?, ?, ?)",
-                    (*key, m.error, m.log, *timing),
+                    "INSERT INTO matches (bot_a, bot_b, status, error, log, started, finished, seconds, attempts) "
+                    "VALUES (?, ?, 'failed', ?, ?, ?, ?, ?, ?)",
+                    (*key, m.error, m.log, *timing, attempts),
                 )
                 return
             result = m.record["result"]
@@ -266,7 +337,7 @@ class Store:
             score_a = 0.5 if winner is None else 1.0 if winner == m.bot_a else 0.0
             deals = sum(1 for d in result["deals"] if not d.get("void"))
             self.conn.execute(
-                f"INSERT INTO matches VALUES (?, ?, 'done', NULL, {', '.join('?' * 18)})",
+                f"INSERT INTO matches VALUES (?, ?, 'done', NULL, {', '.join('?' * 18)}, NULL)",
                 (*key, score_a, winner, totals[0]["points"], totals[1]["points"], totals[0]["net"], totals[1]["net"],
                  len(boards), sum(1 for x in boards if x > 0), sum(1 for x in boards if x < 0),
                  len(result["game_results"]), totals[0]["games_won"], totals[1]["games_won"], deals, m.log,
@@ -278,33 +349,55 @@ class Store:
                 [(*key, n, f["bot"], f["kind"], f["game"], f["deal"], f["seat"], f["detail"], f["line"]) for n, f in enumerate(result["faults"])],
             )
 
-    def transaction(self) -> _Transaction:
-        return _Transaction(self.conn)
+    def transaction(self, doing: str = "write") -> _Transaction:
+        """``with store.transaction():`` commits at the end of the block or rolls back; an SQLite
+        error becomes a one-line :class:`StoreError`."""
+        return _Transaction(self.conn, self.path, doing)
 
 
 class _Transaction:
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: sqlite3.Connection, path: Path, doing: str) -> None:
         self.conn = conn
+        self.path = path
+        self.doing = doing
 
     def __enter__(self) -> None:
-        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            raise db_error(self.path, exc, self.doing) from None
 
     def __exit__(self, exc_type, exc, tb) -> None:
-        if exc_type is None:
-            self.conn.execute("COMMIT")
-        else:
-            self.conn.execute("ROLLBACK")
+        try:
+            if exc_type is None:
+                self.conn.execute("COMMIT")
+                return
+            if self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
+        except sqlite3.Error as error:
+            if self.conn.in_transaction:
+                try:
+                    self.conn.execute("ROLLBACK")
+                except sqlite3.Error:
+                    pass
+            raise db_error(self.path, error, self.doing) from None
+        if isinstance(exc, sqlite3.Error):
+            raise db_error(self.path, exc, self.doing) from None
 
 
 def open_store(path: Path, *, create: bool) -> Store | None:
     """Open (or, with ``create``, make) a league database; ``None`` when it does not exist and
-    ``create`` is false.
+    ``create`` is false.  Without ``create``, a database in a read-only folder is opened
+    read-only (SQLite cannot make its WAL index there).
 
     Raises:
-        LeagueError: the file is not a league database, or cannot be opened.
+        LeagueError: the file is not a league database, or cannot be opened; a
+          :class:`StoreError` when it is damaged, or read-only and ``create`` is given.
     """
     if not create and not path.exists():
         return None
+    if create and path.exists() and not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)):
+        raise StoreError(f"{path}: cannot write the database: it is read-only (make it writable, or give a copy with --db)")
     try:
         if create:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -312,17 +405,36 @@ def open_store(path: Path, *, create: bool) -> Store | None:
     except (sqlite3.Error, OSError) as exc:
         raise LeagueError(f"{path}: cannot open the database: {exc}") from None
     try:
+        return _checked(conn, path, create)
+    except sqlite3.OperationalError as exc:
+        if create or "unable to open" not in str(exc) or os.access(path.parent, os.W_OK):
+            raise
+    # Reading a WAL database in a read-only folder: nothing can change it meanwhile.
+    conn = sqlite3.connect(f"{path.resolve().as_uri()}?immutable=1", uri=True, isolation_level=None)
+    return _checked(conn, path, create)
+
+
+def _checked(conn: sqlite3.Connection, path: Path, create: bool) -> Store | None:
+    """The store of ``conn`` once its pages and schema are checked (made or upgraded if need be)."""
+    try:
         conn.execute("PRAGMA foreign_keys = ON")
         version = conn.execute("PRAGMA user_version").fetchone()[0]
+        _check_pages(conn, path)
         if version == 0 and _unmade(conn):
             if not create:
                 conn.close()
                 return None
             _make_schema(conn)
+        elif version == 1 and "matches" in _tables(conn):
+            _upgrade_from_1(conn, path)
         elif version != SCHEMA_VERSION or "matches" not in _tables(conn):
             raise LeagueError(f"{path}: not a league database of this version (user_version {version})")
     except sqlite3.DatabaseError as exc:
         conn.close()
+        if "unable to open" in str(exc) and not create:
+            raise
+        if "malformed" in str(exc) or "readonly" in str(exc) or "full" in str(exc):
+            raise db_error(path, exc, "open") from None
         raise LeagueError(f"{path}: not a league database ({exc})") from None
     except LeagueError:
         conn.close()
@@ -341,6 +453,29 @@ def _unmade(conn: sqlite3.Connection) -> bool:
     if not tables <= set(TABLES):
         return False
     return all(conn.execute(f"SELECT 1 FROM {t} LIMIT 1").fetchone() is None for t in tables)
+
+
+def _check_pages(conn: sqlite3.Connection, path: Path) -> None:
+    """Refuse a damaged database before anything reads or writes it (``PRAGMA quick_check``
+    reads every page: milliseconds for a league's few megabytes)."""
+    problems = [row[0] for row in conn.execute("PRAGMA quick_check(3)")]
+    if problems != ["ok"]:
+        first = " ".join(str(problems[0]).split())
+        raise StoreError(f"{path}: the database is damaged ({first}); it was left as it is: restore it from a backup, "
+                         f"or start again with another --db")
+
+
+def _upgrade_from_1(conn: sqlite3.Connection, path: Path) -> None:
+    """Version 1 had no ``matches.attempts`` (failed pairings were played again for ever)."""
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        conn.execute("ALTER TABLE matches ADD COLUMN attempts INTEGER")
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        conn.execute("COMMIT")
+    except sqlite3.Error as exc:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise db_error(path, exc, "upgrade") from None
 
 
 def _make_schema(conn: sqlite3.Connection) -> None:
