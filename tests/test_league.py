@@ -238,7 +238,7 @@ def test_a_league_killed_with_sigkill_resumes_to_the_same_database(played, tmp_p
     assert f"played {6 - stored} match" in again.stdout
     assert dump(db) == dump(played.with_suffix(".db"))
     logs = path.parent / "league-logs"
-    assert len(list(logs.glob("*.jsonl"))) == 6 and not list(logs.glob(".*"))
+    assert len(list(logs.glob("*.jsonl"))) == 6 and not list(logs.glob(".*.part.*"))
 
 
 def test_ctrl_c_stops_the_matches_in_play_and_the_next_run_finishes(played, tmp_path):
@@ -259,7 +259,7 @@ def test_ctrl_c_stops_the_matches_in_play_and_the_next_run_finishes(played, tmp_
     assert b"run the same command again" in stderr
     status = cli("league", "status", str(path))
     assert "0 failed" in status.stdout
-    assert not list((path.parent / "league-logs").glob(".*"))  # half-played logs were removed
+    assert not list((path.parent / "league-logs").glob(".*.part.*"))  # half-played logs were removed
     again = referee("league", "run", str(path), "-q")
     assert again.returncode == 0, again.stderr
     assert dump(db) == dump(played.with_suffix(".db"))

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import signal
 import sqlite3
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -22,7 +24,15 @@ import trio
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_league import BOTS as ROOT_BOTS
-from test_league import FOUR, HANG, cli, league_toml, write_league
+from test_league import (
+    FOUR,
+    HANG,
+    cli,
+    league_toml,
+    referee,
+    start_league,
+    write_league,
+)
 
 from referee import exitcodes as X
 from tournaments.config import MAX_SECONDS, LeagueError, load_league
@@ -247,3 +257,272 @@ def test_league_shaped_files_give_a_league_or_one_line(lines, changes):
         for at, line in changes:
             valid.insert(at, line)
         _assert_one_line_or_league(tmp, "\n".join(valid).encode("utf-8", "surrogatepass"))
+
+
+# -- the watchdog: a match that makes no progress is ended, and not replayed for ever ---------------------
+
+STOPPER = """
+import json, os, signal, sys
+from pathlib import Path
+Path(os.environ["PID_FILE"]).write_text(str(os.getpid()))
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["type"] == "hello":
+        print(json.dumps({"type": "hello", "name": "stopper", "version": "1", "protocol": 1}), flush=True)
+        os.kill(os.getppid(), signal.SIGSTOP)  # the referee's process: the whole match freezes
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+        return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+
+
+async def test_a_bot_that_stops_its_match_process_is_ended_recorded_and_given_up_after_three_tries(tmp_path):
+    (tmp_path / "stopper.py").write_text(STOPPER, encoding="utf-8")
+    pid_file = tmp_path / "stopper.pid"
+    text = league_toml(FOUR[:1]) + f'[[bot]]\nname = "stopper"\ncommand = "stopper.py"\nenv = {{ PID_FILE = "{pid_file}" }}\n'
+    path = write_league(tmp_path, text)
+    league = load_league(path)
+    for attempt in (1, 2, 3):
+        with trio.fail_after(HANG):
+            report = await run_league(league, silence=2.0)
+        [(_, reason)] = report.failed
+        assert "gave no sign of life for 2 s" in reason and "SIGSTOP" in reason
+        assert not _alive(int(pid_file.read_text()))  # the bot went with its match process
+        status = cli("league", "status", str(path))
+        assert (f"(attempt {attempt} of 3)" in status.stdout) == (attempt < 3), status.stdout
+    assert "given up greedy vs stopper: cut short 3 times" in status.stdout and "--retry" in status.stdout
+    with trio.fail_after(HANG):
+        report = await run_league(league, silence=2.0)
+    assert report.played == 0 and not report.failed and [p for p, _ in report.given_up] == [("greedy", "stopper")]
+    r = referee("league", "run", str(path))
+    assert r.returncode == X.BUG and "given up: greedy vs stopper" in r.stderr, r.stderr
+    with trio.fail_after(HANG):
+        report = await run_league(league, silence=2.0, retry=True)
+    assert len(report.failed) == 1 and "(attempt 1 of 3)" in cli("league", "status", str(path)).stdout
+
+
+async def test_a_match_that_makes_no_progress_for_longer_than_its_clocks_allow_is_stopped(tmp_path):
+    # Alive (its heartbeat comes) but no deal ends: the stall limit of the clocks.
+    alive = [sys.executable, "-c", (
+        "import json, sys, time\n"
+        "sys.stdin.readline()\n"
+        "while True:\n"
+        "    print(json.dumps({'k': 'alive'}), flush=True)\n"
+        "    time.sleep(0.2)\n")]
+    path = write_league(tmp_path, league_toml(FOUR[:2]))
+    with trio.fail_after(HANG):
+        report = await run_league(load_league(path), worker_argv=alive, stall=1.5, silence=30.0)
+    [(_, reason)] = report.failed
+    assert "made no progress for 1.5 s, longer than its clocks allow" in reason
+
+
+# -- logs: a match is done only with its log; a log folder belongs to one league -------------------------
+
+REMOVER = """
+import json, os, shutil, sys
+from pathlib import Path
+flag = Path(os.environ["FLAG"])
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["type"] == "hello":
+        if not flag.exists():
+            flag.write_text("done")
+            shutil.rmtree(os.environ["LOGS"])
+        print(json.dumps({"type": "hello", "name": "remover", "version": "1", "protocol": 1}), flush=True)
+    elif msg["type"] == "turn":
+        first = msg["legal"][0]
+        print(json.dumps({"type": "play", "tile": first["tile"], "end": first.get("end")}), flush=True)
+    elif msg["type"] == "match_end":
+        break
+"""
+
+
+def test_a_match_whose_log_folder_was_removed_is_not_stored_as_done(tmp_path):
+    (tmp_path / "remover.py").write_text(REMOVER, encoding="utf-8")
+    logs = tmp_path / "league-logs"
+    text = league_toml(FOUR[1:2]) + (f'[[bot]]\nname = "remover"\ncommand = "remover.py"\n'
+                                      f'env = {{ FLAG = "{tmp_path / "flag"}", LOGS = "{logs}" }}\n')
+    path = write_league(tmp_path, text)
+    r = cli("league", "run", str(path))
+    assert r.exit_code == X.BUG, r.stderr
+    assert "disappeared while the match was played" in r.stderr
+    conn = sqlite3.connect(path.with_suffix(".db"))
+    try:
+        assert conn.execute("SELECT status, log FROM matches").fetchall() == [("failed", None)]
+    finally:
+        conn.close()
+    r = cli("league", "run", str(path))
+    assert r.exit_code == 0, r.stderr
+    assert (logs / "first-vs-remover.jsonl").exists()
+
+
+def test_a_log_folder_belongs_to_one_league(tmp_path):
+    first = write_league(tmp_path, league_toml(FOUR[:2], head='database = "a.db"\nlogs = "shared"'), "a.toml")
+    second = write_league(tmp_path, league_toml(FOUR[:2], head='database = "b.db"\nlogs = "shared"'), "b.toml")
+    assert cli("league", "run", str(first)).exit_code == 0
+    r = cli("league", "run", str(second))
+    assert r.exit_code == X.USAGE and r.stderr.count("\n") == 1, r.stderr
+    assert "the log folder" in r.stderr and "belongs to the league of" in r.stderr and "a.db" in r.stderr
+    assert cli("league", "run", str(first)).exit_code == 0  # its owner still uses it
+    # A folder whose league database is gone is taken over.
+    (tmp_path / "a.db").unlink()
+    assert cli("league", "run", str(second)).exit_code == 0
+
+
+# -- the database: read-only, deleted rows, damaged pages; a full disk --------------------------------
+
+def played_league(tmp_path: Path, bots=FOUR[:2]) -> Path:
+    path = write_league(tmp_path, league_toml(bots))
+    r = cli("league", "run", str(path))
+    assert r.exit_code == 0, r.stderr
+    return path
+
+
+def test_rows_deleted_by_hand_are_played_again_and_stored(tmp_path):
+    path = played_league(tmp_path)
+    db = path.with_suffix(".db")
+    conn = sqlite3.connect(db)  # foreign keys off, as in the sqlite3 shell: boards and faults stay
+    boards = conn.execute("SELECT COUNT(*) FROM boards").fetchone()[0]
+    conn.execute("DELETE FROM matches")
+    conn.execute("DELETE FROM meta")
+    conn.execute("DELETE FROM bots")
+    conn.commit()
+    conn.close()
+    r = cli("league", "run", str(path))
+    assert r.exit_code == 0, r.stderr
+    conn = sqlite3.connect(db)
+    try:
+        assert conn.execute("SELECT status FROM matches").fetchall() == [("done",)]
+        assert conn.execute("SELECT COUNT(*) FROM boards").fetchone()[0] == boards
+    finally:
+        conn.close()
+
+
+def test_a_damaged_database_is_refused_in_one_line_by_run_status_and_table(tmp_path):
+    path = played_league(tmp_path)
+    db = path.with_suffix(".db")
+    data = bytearray(db.read_bytes())
+    page = 4096
+    assert len(data) >= 4 * page
+    data[2 * page + 8 : 3 * page] = bytes(range(256)) * ((page - 8) // 256) + bytes((page - 8) % 256)
+    db.write_bytes(bytes(data))
+    for command in ("run", "status", "table"):
+        r = cli("league", command, str(path))
+        assert r.exit_code == X.USAGE, (command, r.stdout, r.stderr)
+        assert r.stderr.count("\n") == 1 and "damaged" in r.stderr, r.stderr
+    assert db.read_bytes() == bytes(data)  # left as it was
+
+
+def _read_only(folder: Path, *argv: str) -> subprocess.CompletedProcess:
+    """Run ``argv`` with ``folder`` read-only: a read-only bind mount in a mount namespace of
+    its own as root (root writes through file modes), file modes otherwise."""
+    if os.geteuid() == 0:
+        script = 'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" "$0" && exec "$@"'
+        return subprocess.run(["unshare", "-m", "sh", "-c", script, str(folder), *argv], capture_output=True, text=True,
+                              timeout=HANG, stdin=subprocess.DEVNULL, check=False)
+    modes = {p: p.stat().st_mode for p in [folder, *folder.rglob("*")]}
+    try:
+        for p, mode in modes.items():
+            p.chmod(mode & ~0o222)
+        return subprocess.run(list(argv), capture_output=True, text=True, timeout=HANG, stdin=subprocess.DEVNULL, check=False)
+    finally:
+        for p, mode in modes.items():
+            p.chmod(mode)
+
+
+def test_a_read_only_database_is_refused_in_one_line_and_still_read(tmp_path):
+    folder = tmp_path / "ro"
+    path = played_league(folder, FOUR[:2])
+    path.write_text(league_toml(FOUR[:3]), encoding="utf-8")  # a bot added: the next run has matches to play
+    before = path.with_suffix(".db").read_bytes()
+    r = _read_only(folder, sys.executable, "-m", "referee", "league", "run", str(path))
+    assert r.returncode == X.USAGE, r.stderr
+    assert r.stderr.count("\n") == 1 and "read-only" in r.stderr, r.stderr
+    for command in ("status", "table"):
+        r = _read_only(folder, sys.executable, "-m", "referee", "league", command, str(path))
+        assert r.returncode == 0 and "greedy" in r.stdout, (command, r.stderr)
+    assert path.with_suffix(".db").read_bytes() == before
+
+
+def _limit_file_size(size: int):
+    def setup() -> None:
+        import resource
+
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+    return setup
+
+
+def test_a_full_disk_stops_the_league_cleanly_and_keeps_every_finished_match(tmp_path):
+    # RLIMIT_FSIZE makes writes past a size fail (EFBIG) as a full disk does (ENOSPC), for the
+    # league and its match processes alike.
+    path = played_league(tmp_path, FOUR[:2])
+    db = path.with_suffix(".db")
+    log = tmp_path / "league-logs" / "first-vs-greedy.jsonl"
+    limit = max(db.stat().st_size, 64 * 1024) + 16 * 1024
+    assert log.stat().st_size > limit  # a match log does not fit: the next match fills the "disk"
+    path.write_text(league_toml(FOUR[:3]), encoding="utf-8")
+    r = subprocess.run([sys.executable, "-m", "referee", "league", "run", str(path)], capture_output=True, text=True,
+                       timeout=HANG, stdin=subprocess.DEVNULL, check=False, preexec_fn=_limit_file_size(limit))
+    assert r.returncode == X.USAGE, r.stderr
+    assert r.stderr.count("\n") == 1, r.stderr
+    assert "File too large" in r.stderr and "keeps every finished match" in r.stderr and "run the same command again" in r.stderr
+    conn = sqlite3.connect(db)
+    try:
+        assert conn.execute("SELECT bot_a, bot_b, status FROM matches").fetchall() == [("first", "greedy", "done")]
+    finally:
+        conn.close()
+    assert not list(log.parent.glob(".*.part.*"))
+    r = cli("league", "run", str(path))
+    assert r.exit_code == 0 and "3 of 3 pairings done" in r.stdout, r.stderr
+
+
+# -- a league interrupted more often than its matches last --------------------------------------------
+
+SLOW = """
+import json, sys, time
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["type"] == "hello":
+        time.sleep(60)
+"""
+
+
+def test_status_says_when_runs_keep_ending_before_any_match_finishes(tmp_path):
+    (tmp_path / "slow.py").write_text(SLOW, encoding="utf-8")
+    text = league_toml(FOUR[:1]).replace("startup = 30.0", "startup = 90.0") + '[[bot]]\nname = "slow"\ncommand = "slow.py"\n'
+    path = write_league(tmp_path, text)
+    db = path.with_suffix(".db")
+    for runs in (1, 2):
+        proc = start_league(path)
+        try:
+            deadline = time.monotonic() + HANG
+            while _meta(db, "cut_runs") != str(runs):
+                assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+                time.sleep(0.05)
+        finally:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+    status = cli("league", "status", str(path))
+    assert "the last 2 runs all ended before a match finished" in status.stdout, status.stdout
+    assert "never advances" in status.stdout
+
+
+def _meta(db: Path, key: str) -> str | None:
+    try:
+        conn = sqlite3.connect(db, timeout=30)
+    except sqlite3.Error:
+        return None
+    try:
+        row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else row[0]
+    except sqlite3.Error:
+        return None
+    finally:
+        conn.close()

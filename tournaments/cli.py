@@ -6,6 +6,7 @@ file is one line on stderr and exit code 2 (:mod:`referee.exitcodes`) before any
 
 from __future__ import annotations
 
+import sqlite3
 import sys
 from contextlib import contextmanager
 from enum import Enum
@@ -119,10 +120,12 @@ def run(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No live display; only the summary line.")] = False,
     report_dir: Annotated[Path | None, typer.Option("--report", help="Keep a web report in this folder (see `referee report`), refreshed after each finished match; its league page reloads itself.")] = None,
     cluster: Annotated[str | None, typer.Option("--cluster", help="Play the matches on a Dask cluster: a scheduler address (tcp://host:8786) or local:N for N worker processes here. Needs pip install 'referee[cluster]'.", show_default=False)] = None,
+    retry: Annotated[bool, typer.Option("--retry", help="Also play the pairings given up after 3 matches cut short in a row (crashed, hung or stopped).")] = False,
 ) -> None:
     """Play every pairing not yet finished; interrupted runs continue where they stopped."""
     from tournaments.config import LeagueError
     from tournaments.runner import run_league
+    from tournaments.store import MAX_ATTEMPTS
 
     league = _load(league_file, db)
     if concurrency < 1:
@@ -153,9 +156,9 @@ def run(
         if address is not None:
             from tournaments.cluster import run_league_on_cluster
 
-            return run_league_on_cluster(league, address, display=display, handle_signals=True,
+            return run_league_on_cluster(league, address, display=display, handle_signals=True, retry=retry,
                                          on_workers=live_display.workers if live_display is not None else _say_workers)
-        return trio.run(lambda: run_league(league, concurrency, display=display, handle_signals=True))
+        return trio.run(lambda: run_league(league, concurrency, display=display, handle_signals=True, retry=retry))
 
     try:
         if progress is not None:
@@ -170,14 +173,36 @@ def run(
     summary = (f"{league.name}: played {report.played} match{'es' if report.played != 1 else ''} in {report.seconds:.1f} s"
                + (f", {len(report.failed)} failed" if report.failed else "")
                + f"; {report.pairings - report.left} of {report.pairings} pairings done")
+    if report.stopped is not None:
+        raise fail(_escape(f"{report.stopped}; the league stopped and keeps every finished match ({summary}); "
+                           f"make room and run the same command again to continue"))
     if report.interrupted:
-        err.print(f"interrupted: {summary}; run the same command again to continue", highlight=False, soft_wrap=True)
+        err.print(f"interrupted: {summary}; run the same command again to continue" + _cut_short(report.cut_runs + 1, report.longest),
+                  highlight=False, soft_wrap=True)
         raise typer.Exit(X.INTERRUPTED)
     out.print(summary, highlight=False, soft_wrap=True)
     for pair, error in report.failed:
         err.print(_escape(f"failed: {pair[0]} vs {pair[1]}: {error.splitlines()[0] if error else ''}"), highlight=False, soft_wrap=True)
-    if report.failed:
-        raise typer.Exit(X.BOT_START if report.bot_start_failures == len(report.failed) else X.BUG)
+    for pair, error in report.given_up:
+        err.print(_escape(f"given up: {pair[0]} vs {pair[1]}: cut short {MAX_ATTEMPTS} times, last: {_first_line(error)} "
+                          f"(--retry plays it again)"), highlight=False, soft_wrap=True)
+    if report.failed or report.given_up:
+        only_starts = report.bot_start_failures == len(report.failed) and not report.given_up
+        raise typer.Exit(X.BOT_START if only_starts else X.BUG)
+
+
+def _first_line(text: str | None) -> str:
+    lines = (text or "").splitlines()
+    return lines[0] if lines else "unknown"
+
+
+def _cut_short(runs: int, longest: float | None) -> str:
+    """The warning of a league that does not advance: runs cut short before any match ended."""
+    if runs < 2:
+        return ""
+    took = f" (the longest stored match took {longest:.0f} s)" if longest is not None else ""
+    return (f"; the last {runs} runs all ended before a match finished: a run stopped before a match ends loses it, so a "
+            f"league interrupted more often than its longest match lasts never advances{took}")
 
 
 class ReportingDisplay:
@@ -274,7 +299,7 @@ def table(
 def _reading(league):
     """The league's store opened for reading (``None`` before any run), checked against the file."""
     from tournaments.config import LeagueError
-    from tournaments.store import open_store
+    from tournaments.store import db_error, open_store
 
     try:
         store = open_store(league.db_path, create=False)
@@ -286,7 +311,12 @@ def _reading(league):
                 store.check(league, adopt=False)
             except LeagueError as exc:
                 raise fail(_escape(str(exc))) from None
-        yield store
+            except sqlite3.Error as exc:
+                raise fail(_escape(str(db_error(league.db_path, exc, "read")))) from None
+        try:
+            yield store
+        except sqlite3.Error as exc:
+            raise fail(_escape(str(db_error(league.db_path, exc, "read")))) from None
     finally:
         if store is not None:
             store.close()
@@ -294,11 +324,14 @@ def _reading(league):
 
 @league_app.command("status")
 def status(league_file: LeagueArg, db: DbOpt = None) -> None:
-    """Show which pairings are done, failed (tried again by the next run) and pending."""
+    """Show which pairings are done, failed (tried again by the next run), given up and pending."""
+    from tournaments.store import MAX_ATTEMPTS
 
     league = _load(league_file, db)
     with _reading(league) as store:
         rows = {m.pair: m for m in store.matches()} if store is not None else {}
+        cut_runs = store.cut_runs() if store is not None else 0
+        longest = store.longest_match() if store is not None else None
     pairs = league.pairings()
     done = [p for p in pairs if p in rows and rows[p].status == "done"]
     failed = [p for p in pairs if p in rows and rows[p].status == "failed"]
@@ -315,9 +348,16 @@ def status(league_file: LeagueArg, db: DbOpt = None) -> None:
         res = "drawn" if m.score_a == 0.5 else f"{p[0] if m.score_a == 1 else p[1]} won"
         w(f"  done     {p[0]} vs {p[1]}: {res}, points {m.points_a}–{m.points_b}", highlight=False)
     for p in failed:
-        first = (rows[p].error or "").splitlines()
-        w(_escape(f"  failed   {p[0]} vs {p[1]}: {first[0] if first else 'unknown'}"), highlight=False)
+        m = rows[p]
+        if (m.attempts or 0) >= MAX_ATTEMPTS:
+            w(_escape(f"  given up {p[0]} vs {p[1]}: cut short {m.attempts} times, last: {_first_line(m.error)} "
+                      f"(not played again; `league run --retry` does)"), highlight=False)
+        else:
+            tries = f" (attempt {m.attempts} of {MAX_ATTEMPTS})" if m.attempts else ""
+            w(_escape(f"  failed   {p[0]} vs {p[1]}: {_first_line(m.error)}{tries}"), highlight=False)
     for p in pending:
         w(f"  pending  {p[0]} vs {p[1]}", highlight=False)
+    if cut_runs >= 2 and pending + failed:
+        w(_escape(f"warning{_cut_short(cut_runs, longest)}; let a run go on longer").replace("warning; ", "warning: "), highlight=False)
     if outside:
         w(f"({len(outside)} stored match{'es' if len(outside) != 1 else ''} outside the current schedule are kept but not counted)", highlight=False)

@@ -62,6 +62,7 @@ from tournaments.runner import (
     _remove,
     _stem,
     make_job,
+    prepare,
     stall_limit,
 )
 from tournaments.store import Finished
@@ -130,9 +131,9 @@ def connect(address: Address, *, timeout: float = 30.0) -> Iterator[Any]:
         ClusterError: Dask is missing, or the scheduler cannot be reached within ``timeout``.
     """
     distributed = _distributed()
-    import dask
-
     import logging
+
+    import dask
 
     for name in ("distributed", "distributed.nanny", "distributed.scheduler", "distributed.worker", "distributed.core"):
         logging.getLogger(name).setLevel(logging.CRITICAL)
@@ -401,6 +402,7 @@ def run_league_on_cluster(
     stall: float | None = None,
     on_workers=None,
     connect_timeout: float = 30.0,
+    retry: bool = False,
 ) -> RunReport:
     """Play every pending pairing of ``league`` on a Dask cluster; store each result as it
     comes back (see the module docstring).
@@ -411,6 +413,7 @@ def run_league_on_cluster(
         cancelled and lost; the report says ``interrupted``).
       stall: seconds without progress after which a match is stopped (default :func:`stall_limit`).
       on_workers: called with the number of connected workers whenever it changes.
+      retry: play again the pairings given up after too many failed attempts.
 
     Raises:
       LeagueError: as :func:`tournaments.runner.run_league`; ClusterError for the cluster.
@@ -429,15 +432,7 @@ def run_league_on_cluster(
             old_handlers[sig] = signal.signal(sig, on_signal)
     try:
         with _exclusive(league), _open(league) as store:
-            store.check(league, adopt=True)
-            pairings = league.pairings()
-            done = store.done()
-            pending = [p for p in pairings if p not in done]
-            report = RunReport(len(pairings), len(pairings) - len(pending))
-            logs = league.logs_dir
-            logs.mkdir(parents=True, exist_ok=True)
-            for leftover in logs.glob(".*.part.*"):
-                _remove(leftover)
+            report, pending = prepare(league, store, retry=retry)
             with connect(address, timeout=connect_timeout) as client:
                 if address.local is None:
                     try:
@@ -449,7 +444,7 @@ def run_league_on_cluster(
                     on_workers(seen)
                 if pending:
                     check_bots_everywhere(client, league)
-                display.begin(len(pairings), report.done_before, len(pending))
+                display.begin(report.pairings, report.done_before, len(pending))
                 queue_name = f"referee-progress-{uuid.uuid4().hex}"
                 queue = distributed.Queue(queue_name, client=client)
                 futures = {}
@@ -479,6 +474,8 @@ def run_league_on_cluster(
                 if stop["signal"]:
                     report.interrupted = True
                     client.cancel(list(waiting))
+                elif pending:
+                    store.end_run()
                 try:
                     queue.close()
                 except Exception:  # noqa: BLE001 — the queue's scheduler may already be gone

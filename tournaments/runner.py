@@ -13,7 +13,10 @@ loop; kept for the benchmark's comparison and for debugging).
 (:meth:`Store.record`); its log is written under a temporary name and renamed into place just
 before that commit.  A run that is interrupted (Ctrl-C, SIGTERM, ``kill -9``) loses only the
 matches in flight: the next run plays every pairing of the schedule that has no *done* row,
-from scratch, and leaves finished ones alone.  Failed pairings are tried again.
+from scratch, and leaves finished ones alone.  Failed pairings are tried again, up to
+:data:`~tournaments.store.MAX_ATTEMPTS` matches cut short in a row (then given up until
+``retry``).  A child silent for :data:`SILENCE` seconds (stopped, frozen) is ended by the
+watchdog.  A disk or database that cannot be written stops the run (``report.stopped``).
 
 **Same deals for everyone.**  Every match uses the league seed, so every pairing plays the same
 deal stream.
@@ -42,10 +45,15 @@ import trio
 from referee.process import describe_exit
 from tournaments import worker
 from tournaments.config import League, LeagueError
-from tournaments.store import Finished, Store, open_store
+from tournaments.store import Finished, Store, StoreError, open_store
 
 #: How long a child gets to stop its bots after SIGTERM before it is killed.
 TERM_GRACE = 5.0
+#: A match process writes a line at least this often (seconds) while it plays ...
+HEARTBEAT = 1.0
+#: ... and one silent for this long is stopped or frozen: the watchdog ends it.  Far above
+#: HEARTBEAT, because a loaded machine may not schedule the child for a few seconds.
+SILENCE = 30.0
 _TAIL = 4096  # bytes of a child's stderr kept for the failure message
 
 WORKER_ARGV = (sys.executable, "-m", "tournaments.worker")
@@ -83,6 +91,10 @@ class RunReport:
     interrupted: bool = False
     seconds: float = 0.0
     bot_start_failures: int = 0
+    given_up: list[tuple[tuple[str, str], str]] = field(default_factory=list)  # not played: cut short too often
+    stopped: str | None = None  # why the run stopped early (the disk or the database), in one line
+    cut_runs: int = 0  # runs before this one, in a row, cut short before they stored a match
+    longest: float | None = None  # seconds of the longest stored match
 
     @property
     def left(self) -> int:
@@ -119,9 +131,11 @@ def stall_limit(league: League) -> float:
 
 
 async def _terminate(proc: trio.Process) -> None:
-    """Cancel delivery for a match process: SIGTERM (it stops its bots), then SIGKILL."""
+    """Cancel delivery for a match process: SIGTERM (it stops its bots), with SIGCONT in case it
+    was stopped, then SIGKILL (its bots die with it: they are spawned with PR_SET_PDEATHSIG)."""
     try:
         proc.send_signal(signal.SIGTERM)
+        proc.send_signal(signal.SIGCONT)
     except ProcessLookupError:
         return
     with trio.move_on_after(TERM_GRACE):
@@ -180,25 +194,34 @@ class Child:
         del self._buf[: i + 1]
         return line
 
-    async def play(self, job: dict[str, Any], report, stall: float) -> tuple[dict | None, str | None, str | None]:
-        """Play ``job``.  Returns ``(record, error, kind)``: the worker's record, or ``None`` and
-        why (``kind`` is ``"bot_start"`` when a bot could not be started).  After a crash or a
-        stall the child is :attr:`dead` (stopped and reaped)."""
+    async def play(self, job: dict[str, Any], report, stall: float,
+                   silence: float = SILENCE) -> tuple[dict | None, str | None, str | None]:
+        """Play ``job``, watched: the match must finish a deal (or a game) every ``stall``
+        seconds, and the child must write a line (at least its heartbeat, every
+        :data:`HEARTBEAT` s) every ``silence`` seconds.  Returns ``(record, error, kind)``:
+        the worker's record, or ``None`` and why (``kind`` is ``"bot_start"`` when a bot could
+        not be started, ``"log"`` when the log could not be written).  After a crash or a stop
+        by the watchdog the child is :attr:`dead` (stopped and reaped)."""
         assert self.proc.stdin is not None
         self._tail.clear()
         try:
-            await self.proc.stdin.send_all(json.dumps(job).encode() + b"\n")
+            await self.proc.stdin.send_all(json.dumps({**job, "heartbeat": HEARTBEAT}).encode() + b"\n")
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             return await self._crashed()
+        progressed = trio.current_time()
         while True:
+            wait = min(silence, progressed + stall - trio.current_time())
             try:
-                line = await self._line(stall)
+                line = await self._line(max(wait, 0.0))
             except trio.TooSlowError:
                 self.dead = True
                 with trio.CancelScope(shield=True):
                     await _terminate(self.proc)
                     await self.proc.wait()
-                return None, f"the match made no progress for {stall:g} s and was stopped", None
+                if wait < silence:
+                    return None, f"the match made no progress for {stall:g} s, longer than its clocks allow, and was stopped", None
+                return None, (f"the match process gave no sign of life for {silence:g} s (stopped, e.g. by SIGSTOP, or frozen) "
+                              f"and was ended"), None
             if line is None:
                 return await self._crashed()
             try:
@@ -207,6 +230,7 @@ class Child:
             except (ValueError, AttributeError):
                 continue
             if k == "progress":
+                progressed = trio.current_time()
                 report(msg["done"], msg["total"])
             elif k == "result":
                 return {"result": msg["result"], "boards": msg["boards"]}, None, None
@@ -284,9 +308,18 @@ def _remove(path: Path) -> None:
 def _exclusive(league: League) -> Iterator[None]:
     """Hold ``<database>.lock`` for the run, so two runs never play the same pairings at once
     (the kernel drops the lock when the process dies, even by SIGKILL)."""
-    league.db_path.parent.mkdir(parents=True, exist_ok=True)
     lock = league.db_path.with_name(league.db_path.name + ".lock")
-    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        league.db_path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise LeagueError(f"{league.db_path}: cannot make its folder: {exc.strerror or exc}") from None
+    try:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError:
+        try:  # a read-only folder: lock the file if it is there (the database will say it cannot be written)
+            fd = os.open(lock, os.O_RDONLY)
+        except OSError as exc:
+            raise LeagueError(f"{league.db_path}: cannot lock the database for this run: {exc.strerror or exc}") from None
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -314,6 +347,8 @@ async def run_league(
     handle_signals: bool = False,
     worker_argv: Sequence[str] = WORKER_ARGV,
     stall: float | None = None,
+    silence: float = SILENCE,
+    retry: bool = False,
 ) -> RunReport:
     """Play every pending pairing of ``league`` and store each result as it finishes.
 
@@ -324,8 +359,15 @@ async def run_league(
       handle_signals: stop cleanly on SIGINT/SIGTERM/SIGHUP (the matches in flight are stopped and
         lost, and the report says ``interrupted``) instead of raising ``KeyboardInterrupt``.
       worker_argv: the command of the match process (tests pass a crashing one).
-      stall: seconds without progress after which a match process is stopped
+      stall: seconds without a deal (or game) finished after which a match process is stopped
         (default :func:`stall_limit`).
+      silence: seconds without a line (its heartbeat) after which a match process is ended.
+      retry: play again the pairings given up after :data:`MAX_ATTEMPTS` cut-short matches.
+
+    A match process stopped by the watchdog, or that crashed, is a failed pairing; one cut short
+    :data:`~tournaments.store.MAX_ATTEMPTS` times in a row is given up (``report.given_up``), and
+    left alone by later runs unless ``retry``.  A log or database that cannot be written (a full
+    disk) stops the run (``report.stopped`` says why); every match stored before is kept.
 
     Raises:
       LeagueError: the league's settings or a bot's command differ from the stored results, or
@@ -337,17 +379,20 @@ async def run_league(
     stall = stall_limit(league) if stall is None else stall
     t0 = time.monotonic()
     with _exclusive(league), _open(league) as store:
-        store.check(league, adopt=True)
-        pairings = league.pairings()
-        done = store.done()
-        pending = [p for p in pairings if p not in done]
-        report = RunReport(len(pairings), len(pairings) - len(pending))
+        report, pending = prepare(league, store, retry=retry)
         logs = league.logs_dir
-        logs.mkdir(parents=True, exist_ok=True)
-        for leftover in logs.glob(".*.part.*"):  # matches a killed run left half-played
-            _remove(leftover)
-        display.begin(len(pairings), report.done_before, len(pending))
+        display.begin(report.pairings, report.done_before, len(pending))
         todo = iter(pending)
+
+        def stop(why: str, parts: list[Path]) -> None:
+            """The disk or the database cannot take more: remove this match's files and stop
+            every lane (what is stored stays)."""
+            for path in parts:
+                _remove(path)
+            parts.clear()
+            if report.stopped is None:
+                report.stopped = why
+            lanes_scope.cancel()
 
         async def play_one(pair: tuple[str, str], child: Child | None, parts: list[Path]) -> None:
             """Play and store one match.  Its half-written files are listed in ``parts`` until
@@ -363,19 +408,35 @@ async def run_league(
             display.started(pair)
             reporter = partial(display.progress, pair)
             if child is not None:
-                record, error, kind = await child.play(job, reporter, stall)
+                record, error, kind = await child.play(job, reporter, stall, silence)
             else:
                 record, error, kind = await play_here(job, reporter)
             finished = time.time()
+            if kind == "log":
+                stop(error or "the log could not be written", parts)
+                return
             log_rel = None
-            if part_log.exists():
-                os.replace(part_log, final_log)
-                log_rel = os.path.relpath(final_log, league.db_path.parent)
-            if part_err.exists():
-                _remove(final_err)
-                os.replace(part_err, final_err)
-            parts.clear()
-            store.record(Finished(pair[0], pair[1], started, finished, log_rel, record, error))
+            try:
+                if part_log.exists():
+                    os.replace(part_log, final_log)
+                    log_rel = os.path.relpath(final_log, league.db_path.parent)
+                elif record is not None:
+                    # Played, but its log is gone (the folder was removed meanwhile): a result
+                    # nobody can replay or verify is not stored as done.
+                    record, kind = None, "log_lost"
+                    error = f"its log {part_log} disappeared while the match was played (was {logs} removed?)"
+                if part_err.exists():
+                    _remove(final_err)
+                    os.replace(part_err, final_err)
+                parts.clear()
+                store.record(Finished(pair[0], pair[1], started, finished, log_rel, record, error,
+                                      counts=kind not in ("bot_start", "log_lost")))
+            except OSError as exc:
+                stop(f"cannot write in {logs}: {exc.strerror or exc}", parts)
+                return
+            except StoreError as exc:
+                stop(str(exc), parts)
+                return
             if record is not None:
                 report.played += 1
             else:
@@ -425,5 +486,68 @@ async def run_league(
                     for _ in range(min(concurrency, len(pending))):
                         lanes.start_soon(lane)
             outer.cancel_scope.cancel()  # stop the signal watcher
+        if pending and not report.interrupted and report.stopped is None:
+            try:
+                store.end_run()
+            except StoreError as exc:
+                report.stopped = str(exc)
     report.seconds = time.monotonic() - t0
     return report
+
+
+def prepare(league: League, store: Store, *, retry: bool = False) -> tuple[RunReport, list[tuple[str, str]]]:
+    """Everything a run does before its first match: check and adopt the league's settings,
+    forget failed attempts (``retry``), claim the log folder and clear what a killed run left
+    in it, and count the run as cut short until it stores a match.  Returns the report so far
+    and the pairings to play (given-up pairings are in ``report.given_up``).
+
+    Raises:
+      LeagueError: settings that differ from the stored results, a log folder of another
+        league, a database or a folder that cannot be written.
+    """
+    store.check(league, adopt=True)
+    if retry:
+        store.retry()
+    pairings = league.pairings()
+    done = store.done()
+    given_up = store.given_up()
+    pending = [p for p in pairings if p not in done and p not in given_up]
+    report = RunReport(len(pairings), len(done & set(pairings)))
+    report.given_up = [(p, given_up[p]) for p in pairings if p in given_up]
+    report.cut_runs = store.cut_runs()
+    report.longest = store.longest_match()
+    _claim_logs(league)
+    for leftover in league.logs_dir.glob(".*.part.*"):  # matches a killed run left half-played
+        _remove(leftover)
+    if pending:
+        store.begin_run()
+    return report, pending
+
+
+#: In a log folder: the database of the league it belongs to, relative to the folder.
+OWNER = ".league"
+
+
+def _claim_logs(league: League) -> None:
+    """Make the log folder this league's, or refuse one that belongs to another league: two
+    leagues in one folder would overwrite each other's logs and delete each other's matches in
+    play.  (A folder whose league database is gone is taken over.)"""
+    logs = league.logs_dir
+    mine = league.db_path.resolve()
+    marker = logs / OWNER
+    try:
+        logs.mkdir(parents=True, exist_ok=True)
+        try:
+            fd = os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        except FileExistsError:
+            owner = (logs / marker.read_text(encoding="utf-8", errors="replace").strip()).resolve()
+            if owner == mine or not owner.exists():
+                if owner != mine:
+                    marker.write_text(os.path.relpath(mine, logs.resolve()) + "\n", encoding="utf-8")
+                return
+            raise LeagueError(f"{league.path}: the log folder {logs} belongs to the league of {owner}; give this league "
+                              f"its own folder (`logs` in the league file, or another --db)") from None
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(os.path.relpath(mine, logs.resolve()) + "\n")
+    except OSError as exc:
+        raise LeagueError(f"{league.path}: cannot use the log folder {logs}: {exc.strerror or exc}") from None

@@ -12,6 +12,10 @@ JSON lines on stdout:
                                                margin on every board (paired unit)
 ``{"k": "error", "kind": "bot_start", "message": "..."}``  a bot could not be started; nothing
                                                was played
+``{"k": "error", "kind": "log", "message": "..."}``  the log or the bots' stderr could not be
+                                               written (a full disk); the match was stopped
+``{"k": "alive"}``                              every ``job["heartbeat"]`` seconds during a match,
+                                               when the job asks for it (the league's watchdog)
 
 Every job ends with exactly one ``result`` or ``error`` line; then the child reads the next job.
 It exits with 0 at the end of its input.  A child lives for many matches, because starting
@@ -31,6 +35,7 @@ when the parent *thread* that spawned the child ends, and trio spawns from a thr
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import signal
@@ -45,9 +50,10 @@ import trio
 
 from referee.clock import TimeControl
 from referee.engine import variant
+from referee.errors import LogError
+from referee.log import MatchLog
 from referee.match import MatchSpec, orientations, run_match
 from referee.process import Sandbox
-from referee.log import MatchLog
 from referee.table import Bot, BotStartError, Player, Table
 
 EXIT_OK = 0
@@ -58,6 +64,10 @@ EXIT_PARENT_GONE = 4
 
 #: How the last line on stderr of a child that failed starts (the league shows the rest).
 LAST_WORDS = "tournaments.worker: bug: "
+
+#: A disk that cannot take more: the league stops (and says how to resume) rather than fail
+#: every match after this one.
+DISK_ERRNOS = frozenset((errno.ENOSPC, errno.EFBIG, errno.EDQUOT, errno.EROFS, errno.EIO))
 
 #: Seconds between progress lines.
 PROGRESS_EVERY = 0.2
@@ -228,15 +238,29 @@ async def _play_job(jobs: _Input, job: dict[str, Any]) -> None:
             try:
                 outcome["record"] = await play(job, _Progress())
             except BotStartError as exc:
-                outcome["bot_start"] = f"a bot could not be started: {exc}"
+                outcome["error"] = ("bot_start", f"a bot could not be started: {exc}")
+            except LogError as exc:
+                outcome["error"] = ("log", str(exc))
+            except OSError as exc:
+                if exc.errno not in DISK_ERRNOS:
+                    raise
+                outcome["error"] = ("log", f"cannot write {exc.filename or 'a file'}: {exc.strerror}")
             nursery.cancel_scope.cancel()
+
+        async def heartbeat(every: float) -> None:
+            while True:
+                _emit({"k": "alive"})
+                await trio.sleep(every)
 
         nursery.start_soon(watch_parent)
         nursery.start_soon(match)
+        if job.get("heartbeat"):
+            nursery.start_soon(heartbeat, float(job["heartbeat"]))
     if "record" in outcome:
         _emit({"k": "result", **outcome["record"]})
-    elif "bot_start" in outcome:
-        _emit({"k": "error", "kind": "bot_start", "message": outcome["bot_start"]})
+    elif "error" in outcome:
+        kind, message = outcome["error"]
+        _emit({"k": "error", "kind": kind, "message": message})
     else:
         raise ParentGone
 
