@@ -10,12 +10,15 @@ replay in the middle of a deal are saved under the test's temporary directory.
 
 from __future__ import annotations
 
+import functools
+import http.server
 import itertools
 import json
 import os
 import re
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -67,6 +70,8 @@ def page(browser):
     pg.on("console", lambda m: errors.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
     pg.on("pageerror", lambda e: errors.append(f"page error: {e}"))
     pg.on("dialog", lambda d: (errors.append(f"dialog: {d.message}"), d.dismiss()))
+    # Nothing from the internet: every request stays on disk (or the test's own loopback server).
+    pg.on("request", lambda r: None if r.url.startswith(("file:", "data:", "http://127.0.0.1:")) else errors.append(f"request: {r.url}"))
     yield pg
     context.close()
     assert not errors, "\n".join(errors)
@@ -495,6 +500,26 @@ def test_league_run_report_is_refreshed_and_the_page_reloads_itself(league, page
         page.wait_for_function("window.reloadedNot === undefined", timeout=15_000)
     finally:
         version.write_text(text)
+    # The same from a served folder (a web server on the loopback address, as an organiser would).
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
+    handler.log_message = lambda *a: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        page.goto(f"http://127.0.0.1:{server.server_port}/index.html")
+        page.evaluate("window.reloadedNot = true")
+        try:
+            version.write_text(re.sub(r'"[0-9a-f]+"', '"changed again"', text))
+            page.wait_for_function("window.reloadedNot === undefined", timeout=15_000)
+        finally:
+            version.write_text(text)
+        assert page.inner_text("h1") == "web <test>"
+        page.goto("about:blank")  # stop polling before the server goes away
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
     # A run with nothing left to play keeps the report's match pages as they were.
     stamp = {p: p.stat().st_mtime_ns for p in (site / "matches").rglob("*.html")}
     referee("league", "run", str(toml), "--report", str(site), "-q")
