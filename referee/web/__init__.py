@@ -24,16 +24,15 @@ renderer of that name in ``replay.js``'s ``LAYOUTS``: a function from the placem
 (``{tile, end, seat}``) to positioned tiles.  Adding a layout is adding one renderer and naming
 it for its games, nothing else:
 
-* **the cross** (osel, telephone, muggins, issue 11): placements on ``up`` and ``down`` ends
-  (names the engine already has in ``END_NAMES``) grow two more arms from the spinner; a
-  ``cross`` renderer lays the ``left``/``right`` arms as the line renderer does and the
-  ``up``/``down`` arms as columns through the spinner double;
+* **the cross** (osel, telephone, muggins, issue 11) is there already: ``cross`` in ``replay.js``
+  lays ``left``/``right`` as the line does and ``up``/``down`` (names the engine has in
+  ``END_NAMES``) as columns through the first open double, and ``LAYOUTS`` names it for those
+  games;
 * **trains** (mexican_train) and **kolbasa's two lines**: the placement's ``end`` names the
-  train or line; the renderer lays one row per train or line.
+  train or line; their renderer lays one row per train or line.
 
-**Turns of several tiles** need nothing new here: each tile is its own event and step, and a
-``stop`` decision, if the log records one, becomes a step with a caption.  **Points written
-during play**: a step may carry ``wrote`` (per side); the replay shows it in the move list and
-the scores of that step include it.  When the engine's log gains such an event,
-:func:`referee.web.data.read_match` adds it as a step with ``wrote`` and moves the scores on.
+**Turns of several tiles** need nothing new here: each tile is its own engine event, so its own
+step.  **Points written during play**: an engine event carrying ``points`` (the ``Scored`` event
+of telephone and muggins) becomes a ``score`` step with ``wrote`` (per side) and the scores moved
+on; the replay shows it in the move list and the scoreboard.
 """

@@ -193,6 +193,15 @@ def read_match(log: Path) -> MatchData:
             step("draw", e.seat, f"{who(e.seat)} draws {e.count}", tiles=[tile_name(t) for t in got])
         elif type(e) is Passed:
             step("pass", e.seat, f"{who(e.seat)} knocks (passes)")
+        elif getattr(e, "points", None) is not None:
+            # Points written during play (telephone, muggins: the engine's Scored event).
+            side = _side_of(sides, e.seat)
+            wrote = [0] * len(sides)
+            wrote[side] = e.points
+            d.scores[side] += e.points
+            count = getattr(e, "count", None)
+            step("score", e.seat, f"{who(e.seat)} writes {e.points}" + (f" (the ends count {count})" if count is not None else ""),
+                 wrote=wrote)
 
     walker = LogWalker(log, on)
     problem = None
