@@ -92,6 +92,7 @@ class Problem:
     detail: str
     line: str | None = None
     stderr: str = ""
+    hint: str | None = None  # the fault's own hint, when it has one
 
 
 @dataclass
@@ -210,6 +211,9 @@ async def check_game(setup: Setup, index: int, name: str, argv: list[str], opts:
     mine = [p for p in players.values() if p.bot is bot]
     seat_players = roster.seat
 
+    stderr_dir = opts.log_dir / f"{setup.slug}.stderr"
+    for stale in stderr_dir.glob("*.stderr.log"):  # an earlier check's, in a folder given with --overwrite
+        stale.unlink()
     t0 = trio.current_time()
     log = _Log(opts.log_dir / f"{setup.slug}.jsonl", lambda: trio.current_time() - t0)
     log.candidate = bot
@@ -232,14 +236,14 @@ async def check_game(setup: Setup, index: int, name: str, argv: list[str], opts:
             holder = log.seating[fault.seat] if log.seating and log.seating[fault.seat].bot is bot else None
             proc = holder.proc if holder is not None else next((p.proc for p in mine if p.proc is not None), None)
             tail = proc.stderr_tail() if proc is not None else ""
-        report.problems.append(Problem(fault.kind, setup, where, fault.detail, fault.line, tail))
+        report.problems.append(Problem(fault.kind, setup, where, fault.detail, fault.line, tail, fault.hint))
         if _is_timeout(fault):
             on_timeout()
 
     ended = []
     not_started: BotStartError | None = None
     async with trio.open_nursery() as nursery:
-        table = Table(nursery, list(players.values()), tc=opts.tc, log=log, stderr_dir=opts.log_dir / f"{setup.slug}.stderr",
+        table = Table(nursery, list(players.values()), tc=opts.tc, log=log, stderr_dir=stderr_dir,
                       max_line=opts.max_line, max_faults=opts.max_faults, on_fault=on_fault,
                       block=0)  # several games share this trio loop: never block it
         try:
@@ -388,17 +392,14 @@ _KIND_TITLES = {
     "start": "could not start",
 }
 _EXAMPLES = 3  # problems shown in full per kind
+#: Hints by kind, for problems whose fault carries none of its own (see :mod:`referee.faults`).
 _HINTS = {
-    F.TIMEOUT: "Does it flush its standard output after every line?  A line left in a buffer never "
-               "arrives.  Otherwise it thinks too long: answer within turn.time_ms.",
-    F.ILLEGAL: "Any entry of turn.legal, copied as it is, is a legal answer.",
-    F.OUT_OF_TURN: "Answer each hello and each turn with exactly one line, and write nothing else.",
-    "unsolicited": "Answer each hello and each turn with exactly one line, and write nothing else.",
-    F.CRASH: "Its stderr is in the log directory below, one file per process.",
-    F.STARTUP: "Answer the referee's hello at once with "
-               '{"type":"hello","name":...,"protocol":1}, and load slow things after.',
+    F.ILLEGAL: "any entry of turn.legal, copied as it is, is a legal answer",
+    F.OUT_OF_TURN: "answer each hello and each turn with exactly one line, and write nothing else",
+    "unsolicited": "answer each hello and each turn with exactly one line, and write nothing else",
+    F.CRASH: "its stderr is in the log directory below, one file per process",
+    F.STARTUP: F.ANSWER_HELLO,
 }
-_NOT_JSON_HINT = "Standard output is for protocol lines only: write debugging output to standard error."
 
 
 def _ms(seconds: float) -> str:
@@ -454,9 +455,10 @@ def render(report: CheckReport) -> list[str]:
             if len(items) > _EXAMPLES:
                 games = sorted({p.setup.title for p in items[_EXAMPLES:]})
                 lines.append(f"    … and {len(items) - _EXAMPLES} more like these (in: {'; '.join(games)})")
-            hint = _NOT_JSON_HINT if any(p.detail.startswith("not JSON") for p in items) else _HINTS.get(kind)
-            if hint:
-                lines.append(f"    Hint: {hint}")
+            hints = list(dict.fromkeys(p.hint for p in items if p.hint)) or [_HINTS.get(kind)]
+            for hint in hints:
+                if hint:
+                    lines.append(f"    Hint: {hint[0].upper()}{hint[1:]}.")
 
     notes = _notes(report)
     if notes:
@@ -534,7 +536,3 @@ def _notes(report: CheckReport) -> list[str]:
 def missing_samples() -> list[str]:
     """The sample bots the check needs that are not where it looks (a source checkout)."""
     return [str(SAMPLE_DIR / s) for s in SAMPLES if not (SAMPLE_DIR / s).is_file()]
-
-
-def default_name(argv: list[str]) -> str:
-    return Path(argv[1] if len(argv) > 1 and Path(argv[0]).name.startswith(("python", "node")) else argv[0]).stem or "bot"

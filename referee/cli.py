@@ -7,24 +7,25 @@ exit code of :mod:`referee.exitcodes`; nothing a user can cause ends in a traceb
 
 from __future__ import annotations
 
-import shlex
 import sys
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import trio
 import typer
-from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.text import Text
 
 from protocol.messages import MAX_DEPTH, too_deep
 from referee import exitcodes as X
 from referee.clock import TimeControl
+from referee.console import Console
 from referee.engine import variant, variant_names
 from referee.engine.deal import format_deal_line, parse_deal_lines
 from referee.engine.errors import BadDeal, RulesError
 from referee.errors import BotError, LogError
-from referee.process import Sandbox, resolve_command
+from referee.log import fresh_path, stderr_dir_of
+from referee.process import Sandbox, bot_name, resolve_command
 
 #: The longest --max-line: a bot's line is held in memory whole before it is decoded.
 MAX_LINE = 16 << 20
@@ -50,8 +51,9 @@ err = Console(stderr=True)
 
 
 def fail(message: str, code: int = X.USAGE) -> typer.Exit:
-    """Print one line on stderr and return the Exit to raise."""
-    err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    """Print one line on stderr and return the Exit to raise.  ``message`` is printed as it is,
+    never read as rich markup: it may quote a bot's stderr, name or output."""
+    err.print(Text("error: ", style="bold red") + Text(message), highlight=False, soft_wrap=True)
     return typer.Exit(code)
 
 
@@ -82,13 +84,22 @@ def load_deal_file(path: Path, shape) -> list:
         raise fail(f"deal file {path}: {exc}") from None
 
 
-def bot_name(command: str, taken: set[str]) -> str:
-    words = shlex.split(command) or [command]
-    stem = Path(words[-1] if words[0] in ("python", "python3", "node") and len(words) > 1 else words[0]).stem or "bot"
+def distinct_name(command: str, taken: set[str]) -> str:
+    """The bot's name from its command (:func:`referee.process.bot_name`), numbered ``_2``,
+    ``_3``… when another bot of the match has it already."""
+    stem = bot_name(command)
     name, k = stem, 2
     while name in taken:
         name, k = f"{stem}_{k}", k + 1
     return name
+
+
+def claim(path: Path, *, directory: bool = False) -> Path:
+    """A fresh log (or folder) at ``path`` or numbered beside it (:func:`referee.log.fresh_path`)."""
+    try:
+        return fresh_path(path, directory=directory)
+    except OSError as exc:
+        raise fail(f"cannot create {path}: {exc.strerror or exc}") from None
 
 
 def progress_bar(total: int | None, quiet: bool) -> Progress | None:
@@ -126,7 +137,8 @@ def match(
     cpu_seconds: Annotated[Optional[int], typer.Option(help="CPU-time limit per bot process (RLIMIT_CPU), in seconds.", rich_help_panel=LIMITS_PANEL)] = None,
     cwd: Annotated[Optional[list[Path]], typer.Option(help="Working directory of the bots: one for all, or one per bot in order.", rich_help_panel=LIMITS_PANEL)] = None,
     env: Annotated[Optional[list[str]], typer.Option(help="An environment variable NAME=VALUE for every bot (repeat).", rich_help_panel=LIMITS_PANEL)] = None,
-    log: Annotated[Optional[Path], typer.Option(help="Where to write the JSON-lines match log (default: referee-logs/match-<variant>-<seed>.jsonl).", rich_help_panel=OUTPUT_PANEL)] = None,
+    log: Annotated[Optional[Path], typer.Option(help="Where to write the JSON-lines match log (default: referee-logs/match-<variant>-<seed>.jsonl, or -2, -3… if taken).", rich_help_panel=OUTPUT_PANEL)] = None,
+    overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace the --log file (and its stderr files) if it exists.", rich_help_panel=OUTPUT_PANEL)] = False,
     json_path: Annotated[Optional[Path], typer.Option("--json", help="Also write the result as a JSON object to this file.", rich_help_panel=OUTPUT_PANEL)] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the verdict line.", rich_help_panel=OUTPUT_PANEL)] = False,
     confidence: Annotated[float, typer.Option(help="Confidence level of the intervals; a winner is named only when significant at it.", rich_help_panel=STATS_PANEL)] = 0.95,
@@ -204,18 +216,23 @@ def match(
             argv = resolve_command(command, bot_cwd)
         except BotError as exc:
             raise fail(str(exc)) from None
-        display = name[i] if name else bot_name(command, taken)
+        display = name[i] if name else distinct_name(command, taken)
         if display in taken:
             raise fail(f"two bots are named {display!r}; give distinct --name values")
         taken.add(display)
         sandbox = Sandbox(memory_mb=memory_mb, cpu_seconds=cpu_seconds, cwd=bot_cwd, env=extra_env or None)
         entrants.append(Bot(display, argv, sandbox))
 
-    log_path = log or Path("referee-logs") / f"match-{v.id}-{seed if deals_file is None else deals_file.stem}.jsonl"
-    for option_name, path in (("--log", log_path), ("--json", json_path)):
+    for option_name, path in (("--log", log), ("--json", json_path)):
         if path is not None and path.is_dir():
             raise fail(f"{option_name} {path} is a folder; give a file name")
-    stderr_dir = log_path.with_suffix("").with_name(log_path.stem + ".stderr")
+    if log is None:
+        log_path = claim(Path("referee-logs") / f"match-{v.id}-{seed if deals_file is None else deals_file.stem}.jsonl")
+    elif log.exists() and not overwrite:
+        raise fail(f"--log {log} exists; add --overwrite to replace it (without --log every match gets a log of its own)")
+    else:
+        log_path = log
+    stderr_dir = stderr_dir_of(log_path)
     spec = MatchSpec(v, entrants, players, opts, deals=deals, games=games, seed=seed, deal_file=deal_list,
                      deal_file_name=str(deals_file) if deals_file else None, tc=tc, max_faults=max_faults,
                      max_line=max_line, log_path=log_path, stderr_dir=stderr_dir, confidence=confidence, sprt=test)
@@ -245,17 +262,17 @@ def match(
         raise fail(str(exc)) from None
     except BaseException as exc:
         if interrupted(exc):
-            err.print(f"interrupted; the log so far is in {log_path}")
+            err.print(f"interrupted; the log so far is in {log_path}", markup=False, highlight=False)
             raise typer.Exit(X.INTERRUPTED) from None
         raise
     data = result.to_json()
     if json_path is not None:
         write_json(json_path, data)
     if quiet:
-        out.print(verdict_text(data))
+        out.print(verdict_text(data), soft_wrap=True)
     else:
         render(data, out)
-        out.print(f"log: {log_path}" + (f"   result: {json_path}" if json_path else ""), style="dim")
+        out.print(f"log: {log_path}" + (f"   result: {json_path}" if json_path else ""), style="dim", markup=False, soft_wrap=True)
 
 
 def interrupted(exc: BaseException) -> bool:
@@ -310,10 +327,11 @@ def check(
     seed: Annotated[int, typer.Option(help="Seed of the deals (and of the random sample bots).", rich_help_panel=GAME_PANEL)] = 1,
     move_time: Annotated[float, typer.Option(help="Seconds the bot has for each move.", rich_help_panel=TC_PANEL)] = 5.0,
     startup_time: Annotated[float, typer.Option(help="Seconds the bot has to answer hello.", rich_help_panel=TC_PANEL)] = 10.0,
-    log_dir: Annotated[Optional[Path], typer.Option(help="Where the logs and stderr files go (default: referee-logs/check-<bot>).", rich_help_panel=OUTPUT_PANEL)] = None,
+    log_dir: Annotated[Optional[Path], typer.Option(help="Where the logs and stderr files go (default: referee-logs/check-<bot>, or -2, -3… if taken).", rich_help_panel=OUTPUT_PANEL)] = None,
+    overwrite: Annotated[bool, typer.Option("--overwrite", help="Write into --log-dir even if it holds files (an earlier check's are replaced).", rich_help_panel=OUTPUT_PANEL)] = False,
 ) -> None:
     """Check a bot against the protocol: a few deals of every game against the sample bots, then everything it got wrong, and PASS or FAIL."""
-    from referee.check import CheckOptions, default_name, missing_samples, render, run_check, setups
+    from referee.check import CheckOptions, missing_samples, render, run_check, setups
 
     if missing := missing_samples():
         raise fail(f"the check plays against the sample bots, and {', '.join(missing)} is missing")
@@ -332,8 +350,14 @@ def check(
         argv = resolve_command(bot)
     except BotError as exc:
         raise fail(str(exc)) from None
-    name = default_name(argv)
-    opts = CheckOptions(deals=deals, tc=tc, seed=seed, only=variant_id, log_dir=log_dir or Path("referee-logs") / f"check-{name}")
+    name = bot_name(bot)
+    if log_dir is None:
+        log_dir = claim(Path("referee-logs") / f"check-{name}", directory=True)
+    elif log_dir.is_dir() and any(log_dir.iterdir()) and not overwrite:
+        raise fail(f"--log-dir {log_dir} holds files already; add --overwrite to write over them (without --log-dir every check gets a folder of its own)")
+    elif log_dir.exists() and not log_dir.is_dir():
+        raise fail(f"--log-dir {log_dir} is not a folder")
+    opts = CheckOptions(deals=deals, tc=tc, seed=seed, only=variant_id, log_dir=log_dir)
     total = len(setups(variant_id))
     bar = progress_bar(total, False)
 
@@ -391,15 +415,15 @@ def verify(log: Annotated[Path, typer.Argument(help="A match log written by `ref
     try:
         counts = walker.walk()
     except Inconsistent as exc:
-        err.print(f"[bold red]INCONSISTENT:[/] {exc}", highlight=False, soft_wrap=True)
+        err.print(Text("INCONSISTENT: ", style="bold red") + Text(str(exc)), highlight=False, soft_wrap=True)
         raise typer.Exit(X.INCONSISTENT) from None
     except (ValueError, KeyError, TypeError) as exc:
         raise fail(f"{log} is not a match log: {exc}") from None
     out.print(f"consistent: {counts.games} games, {counts.deals} deals, {counts.plays} plays and {counts.turns_checked} legal-move lists "
-              f"re-played, {counts.faults} faults — every score agrees with the engine")
+              f"re-played, {counts.faults} faults — every score agrees with the engine", soft_wrap=True, highlight=False)
     if walker.stop is not None:
         stop = walker.stop
-        out.print(f"stopped by the SPRT after {stop['pairs']} pairs: {stop['decision']} accepted (LLR {stop['llr']:+.3f})", highlight=False)
+        out.print(f"stopped by the SPRT after {stop['pairs']} pairs: {stop['decision']} accepted (LLR {stop['llr']:+.3f})", highlight=False, soft_wrap=True)
 
 
 @app.command(epilog="Examples: referee report referee-logs/match-sport-1.jsonl -o site/   ·   referee report tournaments/example.toml -o site/\n\n" + EPILOG)
@@ -467,7 +491,7 @@ def deals_generate(
             output.write_text(text, encoding="utf-8")
         except OSError as exc:
             raise fail(f"cannot write {output}: {exc.strerror or exc}") from None
-        err.print(f"wrote {count} {v.id} deals (seed {seed}) to {output}")
+        err.print(f"wrote {count} {v.id} deals (seed {seed}) to {output}", markup=False, highlight=False)
 
 
 @deals_app.command("show")

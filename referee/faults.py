@@ -8,7 +8,7 @@ rest.  PROTOCOL.md lists the kinds for bot authors.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, field, fields
 
 TIMEOUT = "timeout"  # no answer within the time allowed
 ILLEGAL = "illegal"  # a play the rules do not allow
@@ -21,6 +21,15 @@ KINDS = (TIMEOUT, ILLEGAL, BAD_OUTPUT, OUT_OF_TURN, CRASH, STARTUP)
 
 #: How much of an offending line is kept in the record.
 EVIDENCE = 200
+
+# Hints for the causes bot authors hit most, shown with the fault wherever it is explained
+# (a start-up failure in ``match``, ``check`` and leagues; every fault in ``referee check``).
+FLUSH = "does it flush its standard output after every line?  A line left in a buffer never arrives"
+LATE = FLUSH + ".  Otherwise it thinks too long: answer within turn.time_ms"
+UNREAD = "read every line the referee sends, also the ones you ignore"
+STDOUT_ONLY = "standard output is for protocol lines only: write debugging output to standard error"
+NEWLINE = "end every line with a newline (\\n), and flush standard output after it"
+ANSWER_HELLO = 'answer the referee\'s hello at once with {"type":"hello","name":...,"protocol":1}, and load slow things after'
 
 
 def cut(line: bytes | str | None, limit: int = EVIDENCE) -> str | None:
@@ -40,6 +49,8 @@ class Fault:
     deal: int
     detail: str
     line: str | None = None
+    #: what probably went wrong and what to do, for people; not part of the record
+    hint: str | None = field(default=None, compare=False)
 
     def __str__(self) -> str:
         where = f"game {self.game}, deal {self.deal}, seat {self.seat}"
@@ -48,5 +59,14 @@ class Fault:
             text += f" — got {self.line!r}"
         return text
 
+    def explain(self) -> str:
+        """The detail, the offending line and the hint, in one line."""
+        text = self.detail
+        if self.line is not None:
+            text += f"; the line: {self.line!r}"
+        if self.hint is not None:
+            text += f" (hint: {self.hint})"
+        return text
+
     def to_json(self) -> dict:
-        return asdict(self)
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "hint"}

@@ -28,7 +28,9 @@ timing fields ``t``, ``ms`` and ``time_ms`` (see :func:`strip_timings`).
 
 from __future__ import annotations
 
+import itertools
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -120,6 +122,39 @@ class MatchLog:
             except OSError as exc:
                 self._file = f
                 raise self._failed(exc) from None
+
+
+def stderr_dir_of(log_path: Path) -> Path:
+    """The folder beside a match log that holds its bots' stderr files."""
+    return log_path.with_name(log_path.stem + ".stderr")
+
+
+def fresh_path(path: Path, *, directory: bool = False) -> Path:
+    """``path``, or the first free of ``name-2``, ``name-3``… beside it, claimed at once (an empty
+    file, or a folder, is made) so that two runs started together never share it.
+
+    A log is free when neither it nor its stderr folder exists; a folder when it does not exist.
+    Default log names go through this, so a run never overwrites an earlier one.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    for k in itertools.count(1):
+        if k == 1:
+            candidate = path
+        elif directory:
+            candidate = path.with_name(f"{path.name}-{k}")
+        else:
+            candidate = path.with_name(f"{path.stem}-{k}{path.suffix}")
+        try:
+            if directory:
+                candidate.mkdir()
+            elif stderr_dir_of(candidate).exists():
+                continue
+            else:
+                os.close(os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+        except FileExistsError:
+            continue
+        return candidate
+    raise AssertionError("unreachable")
 
 
 def deal_json(deal: Deal) -> dict[str, Any]:

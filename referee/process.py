@@ -12,8 +12,11 @@ and :meth:`BotProcess.send`.  Only one task may read (or write) a given bot at a
 
 from __future__ import annotations
 
+import array
 import ctypes
+import fcntl
 import os
+import re
 import resource
 import select
 import shlex
@@ -21,6 +24,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import termios
 import time
 from collections.abc import Sequence
 from contextlib import ExitStack
@@ -148,6 +152,43 @@ def resolve_command(command: str | Sequence[str], cwd: Path | None = None) -> li
         hint = f" (did you mean './{first}'?)" if (base / first).is_file() else ""
         raise fail(f"{first!r} is not on PATH{hint}")
     return [found, *rest]
+
+
+#: Programs that run a bot kept in another file (an interpreter, a VM, a wrapper): a bot run by
+#: one is named after what it runs, so that ``java -jar a.jar`` and ``java -jar b.jar`` are a and b.
+_RUNNER = re.compile(
+    r"(python|pypy|node|nodejs|deno|bun|java|perl|ruby|tclsh|wish|jimsh|bash|sh|dash|zsh|ksh|php|lua|luajit|rscript"
+    r"|julia|dotnet|mono|guile|racket|sbcl|swipl|escript|elixir|runghc|runhaskell|scala|kotlin|groovy|env|nice|stdbuf)"
+    r"[\d.]*(\.exe)?",
+    re.IGNORECASE,
+)
+#: Runner options whose value is the next word (and does not name the bot).
+_OPTION_VALUES = frozenset(("-cp", "-classpath", "--class-path", "-p", "--module-path", "-I", "-X", "-W", "-o", "-i"))
+
+
+def bot_name(command: str | Sequence[str]) -> str:
+    """A display name for a bot, from its command line: the stem of the program, or of the file
+    or module an interpreter runs (``python3 -u bot.py``, ``java -jar bot.jar``, ``perl bot.pl``,
+    ``python -m bot``: each is ``bot``).  Never empty."""
+    if isinstance(command, str):
+        try:
+            words = shlex.split(command)
+        except ValueError:
+            words = command.split()
+    else:
+        words = list(command)
+    i = 0
+    while i < len(words) and _RUNNER.fullmatch(Path(words[i]).name):
+        i += 1
+        while i < len(words) and (words[i].startswith("-") or "=" in words[i]):
+            option = words[i]
+            i += 1
+            if option in ("-jar", "-m") and i < len(words):
+                return Path(words[i]).stem if option == "-jar" else words[i]
+            if option in _OPTION_VALUES:
+                i += 1
+    word = words[i] if i < len(words) else (words[0] if words else "")
+    return Path(word).stem or "bot"
 
 
 # -- exit statuses -----------------------------------------------------------------------------
@@ -542,7 +583,28 @@ class BotProcess:
             self._buf += data[i + 1 :]
         return n
 
+    def unfinished_line(self) -> bytes:
+        """What the bot has written after its last complete line and not ended yet (a line
+        without its newline, or one still in its buffer half-flushed); the first 200 bytes."""
+        return bytes(self._buf[:_PREFIX])
+
     # -- stdin --
+
+    def unread_input(self) -> int | None:
+        """Bytes written to the bot that it has not read yet (``None`` once stdin is closed).
+
+        Tells a bot that read the referee's ``hello`` and stayed silent (its answer is stuck
+        in an output buffer) from one that never read its input.
+        """
+        if self._stdin < 0:
+            return None
+        count = array.array("i", [0])
+        try:
+            fcntl.ioctl(self._stdin, termios.FIONREAD, count)
+        except OSError:
+            return None
+        return count[0]
+
 
     async def send(self, data: bytes) -> None:
         """Write all of ``data`` to the bot's stdin, waiting while the pipe is full.

@@ -1,10 +1,14 @@
 """Printing a match result for people.  The input is the JSON object of
 :meth:`referee.match.MatchResult.to_json`, so what is printed and what ``--json`` writes are the
-same facts."""
+same facts.
+
+Bot names come from users and bots: a table cell or caption reads rich markup, so every name
+is escaped there (``[perlbot]`` stays visible, ``[/x]`` cannot break the output)."""
 
 from __future__ import annotations
 
 from rich.console import Console, Group
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
@@ -46,7 +50,7 @@ def deals_table(result: dict) -> Table:
         row += [str(d["deal"] + 1), str(d["orientation"]), led, ended, "/".join(str(x) for x in d["wrote"])]
         row += [f"{sign * p:+d}" if p else "0" for p in d["points"]]
         t.add_row(*row)
-    legend = ", ".join(f"{tag[i]} = {b['name']}" for i, b in enumerate(result["bots"]))
+    legend = ", ".join(f"{tag[i]} = {escape(b['name'])}" for i, b in enumerate(result["bots"]))
     t.caption = f"{legend}.  X@s: bot X in seat s; * a forced lead.  Bot columns: what that bot wrote" + (
         " (penalties count against it: shown negative)" if result["sense"] < 0 else "")
     t.caption_justify = "left"
@@ -68,7 +72,7 @@ def games_table(result: dict) -> Table:
             res = "drawn"
         if g["dry_bots"]:
             res += " (dry: " + ", ".join(names[b] for b in g["dry_bots"]) + ")"
-        t.add_row(str(g["game"] + 1), str(g["orientation"]), str(g["deals"]), " / ".join(map(str, g["totals"])), f"{res} — {g['reason']}")
+        t.add_row(str(g["game"] + 1), str(g["orientation"]), str(g["deals"]), " / ".join(map(str, g["totals"])), escape(f"{res} — {g['reason']}"))
     return t
 
 
@@ -83,7 +87,7 @@ def totals_table(result: dict) -> Table:
     t.add_column("faults")
     for row in result["totals"]:
         faults = ", ".join(f"{k} {v}" for k, v in row["faults"].items()) or "none"
-        cells = [row["bot"], str(row["points"]), f"{row['net']:+g}", str(row["deals_won"])]
+        cells = [escape(row["bot"]), str(row["points"]), f"{row['net']:+g}", str(row["deals_won"])]
         if result["unit"] == "game":
             cells.append(f"{row['games_won']}/{row['games_drawn']}/{row['games_lost']}")
         cells.append(faults)
@@ -172,7 +176,7 @@ def figures_text(result: dict) -> Text | Table:
         lo, hi = r["places"]
         ci = r["margin"]["ci"]
         margin = f"{r['margin']['mean']:+.1f}" + ("" if ci is None else f" ± {(ci[1] - ci[0]) / 2:.1f}")
-        table.add_row(f"{r['place']}" + (f" ({lo}–{hi})" if lo != hi else ""), r["bot"], margin, _los(r["los"]),
+        table.add_row(f"{r['place']}" + (f" ({lo}–{hi})" if lo != hi else ""), escape(r["bot"]), margin, _los(r["los"]),
                   f"{_elo_point(r)} {_elo_interval(r)}", " ".join(map(str, r["classes"])))
     table.caption = (f"Rule: {rank['rule']}.  A pair is {board_word(result)}; pairs 0…{halves}: how many pairs the bot "
                  f"won 0, ½, 1 … {halves // 2} plays of against the field's mean (a level play is half a win).  place (a–b): the places its {level} intervals allow; LOS: P(margin > 0).")
@@ -224,10 +228,11 @@ def render(result: dict, console: Console) -> None:
     parts.append(totals_table(result))
     parts.append(margin_text(result))
     parts.append(figures_text(result))
+    console.print(Group(*parts))
+    # One line per fault and the verdict are read by scripts too: never wrapped.
     if result["faults"]:
         ft = Text("Faults:\n", style="bold red")
         for f in result["faults"]:
             ft.append(f"  {f['bot']} game {f['game'] + 1} deal {f['deal'] + 1} seat {f['seat']}: {f['kind']}: {f['detail']}\n")
-        parts.append(ft)
-    parts.append(verdict_text(result))
-    console.print(Group(*parts))
+        console.print(ft, soft_wrap=True)
+    console.print(verdict_text(result), soft_wrap=True)

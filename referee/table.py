@@ -151,7 +151,7 @@ class Table:
             fault = await self._start(p, shakes.setdefault(i, {}))
             if fault is not None:
                 tail = p.proc.stderr_tail() if p.proc is not None else ""
-                failures.append(f"{p.label}: {fault.detail}" + (f"\n--- stderr of {p.label} ---\n{tail}" if tail.strip() else ""))
+                failures.append(f"{p.label}: {fault.explain()}" + (f"\n--- stderr of {p.label} ---\n{tail}" if tail.strip() else ""))
 
         async with trio.open_nursery() as n:
             for i, p in enumerate(self.players):
@@ -219,24 +219,40 @@ class Table:
                                 continue
                             return F.Fault(F.STARTUP, p.bot.name, self.seat, self.game_number, self.deal_number, too_much, F.cut(line))
                         return F.Fault(F.STARTUP, p.bot.name, self.seat, self.game_number, self.deal_number,
-                                       f"expected a hello, but the line is not valid: {exc}", F.cut(line))
+                                       f"expected a hello, but the line is not valid: {exc}", F.cut(line),
+                                       F.STDOUT_ONLY if kind is None else F.ANSWER_HELLO)
                     record["line"] = line.decode("utf-8", "replace")
                     if not isinstance(msg, m.BotHello):
                         return F.Fault(F.STARTUP, p.bot.name, self.seat, self.game_number, self.deal_number,
-                                       f"expected a hello, got a {msg.__struct_config__.tag!r} message", F.cut(line))
+                                       f"expected a hello, got a {msg.__struct_config__.tag!r} message", F.cut(line), F.ANSWER_HELLO)
                     break
             except BotExited as exc:
                 return F.Fault(F.STARTUP, p.bot.name, self.seat, self.game_number, self.deal_number, f"{exc}")
             except LineTooLong as exc:
                 return F.Fault(F.STARTUP, p.bot.name, self.seat, self.game_number, self.deal_number, f"{exc}", F.cut(exc.prefix))
         if scope.cancelled_caught:
-            return F.Fault(F.STARTUP, p.bot.name, self.seat, self.game_number, self.deal_number,
-                           f"no hello within the start-up limit of {self.tc.startup:g} s")
+            return self._silent_start(p)
         if msg.protocol != m.PROTOCOL_VERSION:
             return F.Fault(F.STARTUP, p.bot.name, self.seat, self.game_number, self.deal_number,
                            f"speaks protocol {msg.protocol}; this referee speaks {m.PROTOCOL_VERSION}", F.cut(line))
         p.bot.hello = msg
         return None
+
+    def _silent_start(self, p: Player) -> F.Fault:
+        """The fault of a bot that gave no hello in time, with what it did do: a bot whose
+        answer sits in its output buffer has read the referee's hello; one that never read it
+        is still loading (or reads nothing)."""
+        assert p.proc is not None
+        detail = f"no hello within the start-up limit of {self.tc.startup:g} s"
+        unfinished = p.proc.unfinished_line()
+        if unfinished:
+            return F.Fault(F.STARTUP, p.bot.name, self.seat, self.game_number, self.deal_number,
+                           f"{detail}: it wrote a line but never ended it", F.cut(unfinished), F.NEWLINE)
+        if p.proc.unread_input() == 0:
+            return F.Fault(F.STARTUP, p.bot.name, self.seat, self.game_number, self.deal_number,
+                           f"{detail}, although it read the referee's hello", None, F.FLUSH)
+        return F.Fault(F.STARTUP, p.bot.name, self.seat, self.game_number, self.deal_number,
+                       f"{detail}; it did not read the referee's hello", None, F.ANSWER_HELLO)
 
     async def close(self) -> None:
         """Tell every live process the match is over and end it (politely, then by force)."""
@@ -281,8 +297,8 @@ class Table:
                 if other.bot is p.bot:
                     await self._retire(other)
 
-    def _new_fault(self, kind: str, p: Player, seat: int, detail: str, line: bytes | None = None) -> F.Fault:
-        return F.Fault(kind, p.bot.name, seat, self.game_number, self.deal_number, detail, F.cut(line))
+    def _new_fault(self, kind: str, p: Player, seat: int, detail: str, line: bytes | None = None, hint: str | None = None) -> F.Fault:
+        return F.Fault(kind, p.bot.name, seat, self.game_number, self.deal_number, detail, F.cut(line), hint)
 
     # -- games -------------------------------------------------------------------------------
 
@@ -400,7 +416,7 @@ class Table:
                     except BotExited as exc:
                         failure = self._new_fault(F.CRASH, p, seat, str(exc))
                 if scope.cancelled_caught:
-                    failure = self._new_fault(F.TIMEOUT, p, seat, "did not read its input (the pipe stayed full)")
+                    failure = self._new_fault(F.TIMEOUT, p, seat, "did not read its input (the pipe stayed full)", hint=F.UNREAD)
             if failure is None:
                 failure = self._unasked(p, seat)
             if failure is not None and p.pending is None:
@@ -423,7 +439,7 @@ class Table:
             if kind in m.FROM_BOT_TYPES:
                 return self._new_fault(F.OUT_OF_TURN, p, seat, f"sent a {kind!r} message when it was not its turn", line)
             if kind is None:
-                return self._new_fault(F.BAD_OUTPUT, p, seat, "wrote a line that is not a JSON object", line)
+                return self._new_fault(F.BAD_OUTPUT, p, seat, "wrote a line that is not a JSON object", line, F.STDOUT_ONLY)
             if (too_much := self._unknown(p, kind, line)) is not None:
                 return self._new_fault(F.BAD_OUTPUT, p, seat, too_much, line)
         return None
@@ -460,10 +476,12 @@ class Table:
             if kind is not None and kind not in m.FROM_BOT_TYPES:
                 too_much = self._unknown(p, kind, line)
                 return None, None if too_much is None else self._new_fault(F.BAD_OUTPUT, p, seat, too_much, line)
+            if kind is None:  # msgspec checks types as it parses: "[x]" fails as an array
+                return None, self._new_fault(F.BAD_OUTPUT, p, seat, "wrote a line that is not a JSON object", line, F.STDOUT_ONLY)
             return None, self._new_fault(F.BAD_OUTPUT, p, seat, f"the play does not fit the protocol: {exc}", line)
         except msgspec.DecodeError as exc:
             self.log.inp(seat, F.cut(line))
-            return None, self._new_fault(F.BAD_OUTPUT, p, seat, f"not JSON: {exc}", line)
+            return None, self._new_fault(F.BAD_OUTPUT, p, seat, f"not JSON: {exc}", line, F.STDOUT_ONLY)
         self.log.inp(seat, line)
         return msg, None
 
@@ -523,12 +541,12 @@ class Table:
         p.unknown = 0
         if timed_out:
             clock.charge(allowance)
-            return self._new_fault(F.TIMEOUT, p, seat, f"no play within {allowance * 1000:.0f} ms")
+            return self._new_fault(F.TIMEOUT, p, seat, f"no play within {allowance * 1000:.0f} ms", hint=F.LATE)
         if elapsed > allowance:
             clock.charge(allowance)
             self.log.inp(seat, F.cut(line))
             return self._new_fault(F.TIMEOUT, p, seat, f"no play within {allowance * 1000:.0f} ms: its line was read "
-                                   f"{elapsed * 1000:.1f} ms after the turn was sent", line)
+                                   f"{elapsed * 1000:.1f} ms after the turn was sent", line, F.LATE)
         clock.charge(elapsed)
         if type(msg) is not m.Play:
             return self._new_fault(F.OUT_OF_TURN, p, seat, "answered a turn with a hello", line)

@@ -130,6 +130,57 @@ def test_bot_that_cannot_start(tmp_path, flaw, expected):
     assert "the bot could not be started" in result.stderr
 
 
+@pytest.mark.parametrize(
+    ("flaw", "expected"),
+    [
+        # issue 8: a banner before hello showed only "JSON is malformed", not the line
+        ("banner", ["expected a hello, but the line is not valid", "the line: 'flawed bot v2 -- ready'",
+                    "standard output is for protocol lines only"]),
+        # issue 8: a bot that never flushes got only "no hello within the start-up limit"
+        ("no_flush", ["no hello within the start-up limit of 2 s, although it read the referee's hello",
+                      "does it flush its standard output after every line?", "--- stderr of flawed ---\n  flawed: got hello"]),
+    ],
+)
+def test_a_start_up_failure_is_explained(tmp_path, flaw, expected):
+    result = check(tmp_path, f"{FLAWED} {flaw}", "--startup-time", "2")
+    assert result.exit_code == X.BOT_START, result.stdout
+    for text in expected:
+        assert text in result.stdout, (text, result.stdout)
+    assert last_line(result) == "FAIL: the bot could not be started"
+
+
+def test_bot_supplied_text_is_printed_as_written(tmp_path):
+    """Stderr and hello fields that look like rich markup are shown as they are (issue 8)."""
+    result = check(tmp_path, f"{FLAWED} markup_stderr")
+    assert result.exit_code == X.BOT_START, result.output
+    assert "\n  [perlbot] loading [bold]weights[/bold]\n" in result.stdout
+    assert "\n  [/INFO] cannot go on\n" in result.stdout
+    result = check(tmp_path / "second", f"{FLAWED} markup_hello", "-v", "block", "--deals", "1")
+    assert result.exit_code == X.OK, result.output
+    assert "hello: name '[/INFO]', protocol 1, version '[perlbot]', author '[red]me[/red]'" in result.stdout
+
+
+def test_check_folders_are_never_overwritten(tmp_path, monkeypatch):
+    """Without --log-dir each check gets a folder of its own, named after the bot and numbered;
+    a --log-dir holding files is written over only with --overwrite (issue 8)."""
+    monkeypatch.chdir(tmp_path)
+    first = str(BOTS / "first_bot.py")
+    runs = [CliRunner().invoke(app, ["check", first, "-v", "block", "--deals", "1"]) for _ in range(2)]
+    assert [r.exit_code for r in runs] == [X.OK, X.OK]
+    assert "logs and stderr of every process: referee-logs/check-first_bot\n" in runs[0].stdout
+    assert "logs and stderr of every process: referee-logs/check-first_bot-2\n" in runs[1].stdout
+    assert sorted(p.name for p in (tmp_path / "referee-logs").iterdir()) == ["check-first_bot", "check-first_bot-2"]
+    kept = (tmp_path / "referee-logs" / "check-first_bot" / "block-2.jsonl").read_bytes()
+    again = CliRunner().invoke(app, ["check", first, "-v", "block", "--deals", "1", "--log-dir", "referee-logs/check-first_bot"])
+    assert again.exit_code == X.USAGE
+    assert "holds files already; add --overwrite" in again.stderr
+    assert (tmp_path / "referee-logs" / "check-first_bot" / "block-2.jsonl").read_bytes() == kept
+    forced = CliRunner().invoke(app, ["check", first, "-v", "block", "--deals", "1", "--log-dir", "referee-logs/check-first_bot",
+                                      "--overwrite", "--seed", "2"])
+    assert forced.exit_code == X.OK
+    assert (tmp_path / "referee-logs" / "check-first_bot" / "block-2.jsonl").read_bytes() != kept
+
+
 def test_timeouts_stop_the_check_early(tmp_path):
     """A bot that hangs from its second turn on: after three timeouts the games not begun are
     skipped instead of waiting out the clock again and again."""

@@ -383,6 +383,26 @@ def test_faults_reach_the_table_and_a_bot_that_cannot_start_fails_its_pairings(t
     assert kinds and all(k == ("sloppy", "bad_output") for k in kinds) and len(kinds) == rows["sloppy"]["bad_output"]
 
 
+def test_a_start_up_failure_is_explained_in_the_league(tmp_path):
+    """The failure line names the offending line and the hint, as ``match`` and ``check`` do;
+    stderr that looks like rich markup is printed as written (issue 8)."""
+    flawed = Path(__file__).resolve().parent / "hostile_bots" / "flawed.py"
+    text = league_toml([FOUR[1]]) + (
+        f'[[bot]]\nname = "banner"\ncommand = "{flawed} banner"\n'
+        f'[[bot]]\nname = "markup"\ncommand = "{flawed} markup_stderr"\n')
+    path = write_league(tmp_path, text)
+    r = referee("league", "run", str(path))
+    assert r.returncode == X.BOT_START, r.stderr
+    failed = [line for line in r.stderr.splitlines() if line.startswith("failed: ")]
+    banner = [line for line in failed if "banner" in line]
+    assert len(banner) == 2 and all("the line: 'flawed bot v2 -- ready'" in line for line in banner), r.stderr
+    assert all("standard output is for protocol lines only" in line for line in banner)
+    assert any("last stderr line: [/INFO] cannot go on" in line for line in failed), r.stderr
+    status = cli("league", "status", str(path))
+    assert status.exit_code == 0
+    assert "the line: 'flawed bot v2 -- ready'" in status.stdout and "[/INFO] cannot go on" in status.stdout
+
+
 def test_a_match_process_whose_league_is_gone_stops_its_bots_and_exits(tmp_path):
     # The league writes a job only after the last result, so input that ends mid-match means the
     # league died (kill -9): the child must not play on for nobody.

@@ -16,6 +16,7 @@ from referee import exitcodes as X
 from referee.cli import app
 from referee.log import read_log, strip_timings
 from referee.replay import Inconsistent, verify
+from referee.report import verdict_text
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "sample_bots"
@@ -345,3 +346,102 @@ def test_stopping_the_referee_leaves_no_bot_behind(tmp_path, sig):
         assert time.monotonic() < deadline, f"bots still alive after {sig}: {bots}"
         time.sleep(0.05)
     proc.stderr.close()
+
+
+# -- what bot authors hit (issue 8) ------------------------------------------------------------
+
+FLAWED = str(ROOT / "tests" / "hostile_bots" / "flawed.py")
+
+
+@pytest.mark.parametrize(
+    ("flaw", "expected"),
+    [
+        ("banner", ["flawed: expected a hello, but the line is not valid: JSON is malformed",
+                    "the line: 'flawed bot v2 -- ready'", "standard output is for protocol lines only"]),
+        ("no_flush", ["no hello within the start-up limit of 2 s, although it read the referee's hello",
+                      "does it flush its standard output after every line?", "flawed: got hello"]),
+    ],
+)
+def test_a_start_up_failure_shows_the_line_and_a_hint(tmp_path, flaw, expected):
+    res = run("match", f"{FLAWED} {flaw}", FIRST, "--variant", "block", "--players", "2", "--startup-time", "2",
+              "--log", str(tmp_path / "m.jsonl"))
+    assert res.exit_code == X.BOT_START, res.output
+    for text in expected:
+        assert text in res.stderr, (text, res.stderr)
+
+
+def test_bot_text_that_looks_like_markup_is_printed_as_written(tmp_path):
+    """A stderr line such as ``[/INFO]`` used to crash the referee (exit 1) with a MarkupError;
+    ``[perlbot]`` vanished.  Names given with --name are printed as written too."""
+    res = run("match", f"{FLAWED} markup_stderr", FIRST, "--variant", "block", "--players", "2", "--log", str(tmp_path / "m.jsonl"))
+    assert res.exit_code == X.BOT_START, res.output
+    assert "[perlbot] loading [bold]weights[/bold]" in res.stderr
+    assert "[/INFO] cannot go on" in res.stderr
+    res = run("match", f"{FLAWED} debug_print", FIRST, "--variant", "block", "--players", "2", "--name", "[/INFO]",
+              "--name", "[perlbot]", "--log", str(tmp_path / "n.jsonl"), "--json", str(tmp_path / "r.json"))
+    assert res.exit_code == X.OK, res.output
+    assert "A = [/INFO], B = [perlbot]" in res.stdout
+    assert "\n[/INFO] " in res.stdout and "\n[perlbot] " in res.stdout  # the totals table
+    assert verdict_text(json.loads((tmp_path / "r.json").read_text())).plain in res.stdout
+
+
+def test_every_bot_is_named_from_its_command(tmp_path):
+    """An interpreter names no bot: the file it runs does (every Java bot was called java)."""
+    interpreter = sys.executable
+    result, _, _ = match(tmp_path, f"{interpreter} -u {FIRST}", f"{interpreter} {RANDOM}", "--variant", "block", "--players", "2")
+    assert [b["name"] for b in result["bots"]] == ["first_bot", "random_bot"]
+    result, _, _ = match(tmp_path, FIRST, f"{interpreter} {FIRST}", "--variant", "block", "--players", "2", name="same")
+    assert [b["name"] for b in result["bots"]] == ["first_bot", "first_bot_2"]
+
+
+def test_logs_are_never_overwritten(tmp_path, monkeypatch):
+    """Without --log every match gets a log of its own (numbered); an existing --log file is
+    replaced only with --overwrite."""
+    monkeypatch.chdir(tmp_path)
+    args = ["match", GREEDY, FIRST, "--variant", "block", "--players", "2", "-q"]
+    first, second = run(*args), run(*args, "--seed", "2")
+    assert first.exit_code == second.exit_code == X.OK
+    logs = tmp_path / "referee-logs"
+    assert (logs / "match-block-1.jsonl").is_file() and (logs / "match-block-2.jsonl").is_file()
+    third = run(*args)
+    assert third.exit_code == X.OK
+    assert (logs / "match-block-1-2.jsonl").is_file() and (logs / "match-block-1-2.stderr").is_dir()
+    assert strip_timings([r for _, r in read_log(logs / "match-block-1.jsonl")]) == \
+        strip_timings([r for _, r in read_log(logs / "match-block-1-2.jsonl")])
+    before = (logs / "match-block-1.jsonl").read_bytes()
+    refused = run(*args, "--log", str(logs / "match-block-1.jsonl"), "--seed", "3")
+    assert refused.exit_code == X.USAGE
+    assert "exists; add --overwrite to replace it" in refused.stderr
+    assert (logs / "match-block-1.jsonl").read_bytes() == before
+    replaced = run(*args, "--log", str(logs / "match-block-1.jsonl"), "--seed", "3", "--overwrite")
+    assert replaced.exit_code == X.OK
+    assert (logs / "match-block-1.jsonl").read_bytes() != before
+
+
+def test_output_follows_columns_and_script_lines_never_wrap(tmp_path, monkeypatch):
+    """COLUMNS sets the width even on a terminal that calls itself dumb (rich gave 80 there); the
+    verdict, the log path, each fault and verify's line are never wrapped, however narrow."""
+    monkeypatch.setenv("TERM", "dumb")
+    monkeypatch.setenv("FORCE_COLOR", "1")  # a terminal, as far as rich can tell
+    monkeypatch.setenv("COLUMNS", "150")
+    wide = run("variants").stdout.splitlines()
+    assert 80 < max(len(line) for line in wide) <= 150
+    monkeypatch.setenv("COLUMNS", "40")
+    log = tmp_path / "a-log-with-a-rather-long-name-to-overflow-forty-columns.jsonl"
+    res = run("match", f"{FLAWED} debug_print", FIRST, "--variant", "block", "--players", "2", "--log", str(log),
+              "--json", str(tmp_path / "r.json"))
+    assert res.exit_code == X.OK, res.output
+    lines = res.stdout.splitlines()
+    data = json.loads((tmp_path / "r.json").read_text())
+    faults = data["faults"]
+    assert faults
+    for f in faults:
+        assert f"  {f['bot']} game {f['game'] + 1} deal {f['deal'] + 1} seat {f['seat']}: {f['kind']}: {f['detail']}" in lines
+    assert verdict_text(data).plain in lines
+    assert f"log: {log}   result: {tmp_path / 'r.json'}" in lines
+    clean = tmp_path / "clean.jsonl"
+    assert run("match", GREEDY, FIRST, "--variant", "block", "--players", "2", "--log", str(clean), "-q").exit_code == X.OK
+    verified = run("verify", str(clean))
+    checked = verified.stdout.splitlines()
+    assert verified.exit_code == X.OK, verified.output
+    assert len(checked) == 1 and checked[0].startswith("consistent: ") and checked[0].endswith("agrees with the engine")

@@ -19,7 +19,7 @@ import trio
 from helpers import alive
 
 from referee.errors import BotExited, BotNotFound, LineTooLong, RefereeError
-from referee.process import BotProcess, Sandbox, describe_exit, resolve_command
+from referee.process import BotProcess, Sandbox, bot_name, describe_exit, resolve_command
 
 HANG = 20  # seconds after which a step counts as hung
 
@@ -607,3 +607,26 @@ async def test_a_bot_outlives_the_threads_trio_retires(tmp_path, monkeypatch):
         await trio.sleep(1.0)
         assert bot.returncode is None
         assert alive(bot.pid)
+
+
+@pytest.mark.parametrize(
+    ("command", "name"),
+    [
+        ("java -jar bot.jar --fast", "bot"),
+        ("java -Xmx1g -cp out:lib/* Main", "Main"),
+        ("perl perlbot.pl", "perlbot"),
+        ("tclsh /bots/dombot.tcl", "dombot"),
+        ("bash ./dombot.sh", "dombot"),
+        ("/usr/bin/python3.11 -u first_bot.py 7", "first_bot"),
+        ("python -m mybot", "mybot"),
+        ("/usr/bin/env python3 bot.py", "bot"),
+        ("env BOT_SEED=3 ./target/release/dombot", "dombot"),
+        ("./dombot", "dombot"),
+        ("dombot.js", "dombot"),
+        (["/usr/bin/node", "/x/random_bot.js"], "random_bot"),
+        ("java", "java"),
+    ],
+)
+def test_bot_names_come_from_what_the_command_runs(command, name):
+    """An interpreter or VM never names the bot (every Java bot used to be called java)."""
+    assert bot_name(command) == name

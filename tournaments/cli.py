@@ -15,7 +15,6 @@ from typing import Annotated, Any
 
 import trio
 import typer
-from rich.console import Console
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -27,6 +26,7 @@ from rich.progress import (
 )
 
 from referee import exitcodes as X
+from referee.console import Console
 
 EPILOG = "Exit codes: 0 done, 1 a match process failed (a referee bug), 2 bad league file or database, 3 a bot could not be started, 130 interrupted (run again to continue)."
 
@@ -85,7 +85,7 @@ class LiveDisplay:
             self.p.update(self.overall, description=self.label)
 
     def started(self, pair: tuple[str, str]) -> None:
-        self.tasks[pair] = self.p.add_task(f"  {pair[0]} vs {pair[1]}", total=None)
+        self.tasks[pair] = self.p.add_task(_escape(f"  {pair[0]} vs {pair[1]}"), total=None)
 
     def progress(self, pair: tuple[str, str], done: int, total: int) -> None:
         task = self.tasks.get(pair)
@@ -178,9 +178,9 @@ def run(
                            f"make room and run the same command again to continue"))
     if report.interrupted:
         err.print(f"interrupted: {summary}; run the same command again to continue" + _cut_short(report.cut_runs + 1, report.longest),
-                  highlight=False, soft_wrap=True)
+                  highlight=False, soft_wrap=True, markup=False)
         raise typer.Exit(X.INTERRUPTED)
-    out.print(summary, highlight=False, soft_wrap=True)
+    out.print(summary, highlight=False, soft_wrap=True, markup=False)
     for pair, error in report.failed:
         err.print(_escape(f"failed: {pair[0]} vs {pair[1]}: {error.splitlines()[0] if error else ''}"), highlight=False, soft_wrap=True)
     for pair, error in report.given_up:
@@ -337,8 +337,8 @@ def status(league_file: LeagueArg, db: DbOpt = None) -> None:
     failed = [p for p in pairs if p in rows and rows[p].status == "failed"]
     pending = [p for p in pairs if p not in rows]
     outside = [p for p in rows if p not in set(pairs)]
-    def w(text: str, **kw) -> None:
-        out.print(text, soft_wrap=True, **kw)
+    def w(text: str, **kw) -> None:  # plain text: names and errors may hold "[...]"
+        out.print(text, soft_wrap=True, markup=False, **kw)
 
     w(f"{league.name}: {league.describe()}", highlight=False)
     w(f"database: {league.db_path}" + ("" if rows or league.db_path.exists() else " (not created yet)"), highlight=False)
@@ -350,14 +350,14 @@ def status(league_file: LeagueArg, db: DbOpt = None) -> None:
     for p in failed:
         m = rows[p]
         if (m.attempts or 0) >= MAX_ATTEMPTS:
-            w(_escape(f"  given up {p[0]} vs {p[1]}: cut short {m.attempts} times, last: {_first_line(m.error)} "
-                      f"(not played again; `league run --retry` does)"), highlight=False)
+            w(f"  given up {p[0]} vs {p[1]}: cut short {m.attempts} times, last: {_first_line(m.error)} "
+              f"(not played again; `league run --retry` does)", highlight=False)
         else:
             tries = f" (attempt {m.attempts} of {MAX_ATTEMPTS})" if m.attempts else ""
-            w(_escape(f"  failed   {p[0]} vs {p[1]}: {_first_line(m.error)}{tries}"), highlight=False)
+            w(f"  failed   {p[0]} vs {p[1]}: {_first_line(m.error)}{tries}", highlight=False)
     for p in pending:
         w(f"  pending  {p[0]} vs {p[1]}", highlight=False)
     if cut_runs >= 2 and pending + failed:
-        w(_escape(f"warning{_cut_short(cut_runs, longest)}; let a run go on longer").replace("warning; ", "warning: "), highlight=False)
+        w(f"warning{_cut_short(cut_runs, longest)}; let a run go on longer".replace("warning; ", "warning: "), highlight=False)
     if outside:
         w(f"({len(outside)} stored match{'es' if len(outside) != 1 else ''} outside the current schedule are kept but not counted)", highlight=False)

@@ -248,12 +248,12 @@ def rich_table(s: Standings):
     from rich.table import Table
 
     title = f"{s.league.name}: {s.league.describe()}"
-    t = Table(title=title, title_justify="left", header_style="bold", pad_edge=False, box=box.SIMPLE_HEAD, collapse_padding=True,
+    t = Table(title=escape(title), title_justify="left", header_style="bold", pad_edge=False, box=box.SIMPLE_HEAD, collapse_padding=True,
               min_width=len(title))
     for h in TEXT_HEADERS:
         t.add_column(h, justify="left" if h in ("bot", "faults") else "right", no_wrap=h != "faults", min_width=6 if h == "faults" else None)
-    for r in s.rows:
-        t.add_row(*_cells(r))
+    for r in s.rows:  # names are the league file's: never read as rich markup
+        t.add_row(*(escape(c) for c in _cells(r)))
     t.caption = escape("\n".join([*footnotes(s), *legend_lines()]))
     t.caption_justify = "left"
     return t

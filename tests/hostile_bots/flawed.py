@@ -16,6 +16,11 @@ Without a flaw (``ok``) it plays like sample_bots/first_bot.py.  The flaws:
   protocol2      says it speaks protocol 2
   no_start       exits at start with a message on stderr
   no_exit        does not exit on ``match_end``
+  banner         prints a banner line to stdout before it reads anything
+  no_flush       never flushes stdout: its hello stays in its buffer
+  markup_stderr  writes stderr lines that look like rich markup ("[perlbot] …", "[/INFO] …"),
+                 then exits before its hello
+  markup_hello   a hello whose name and author look like rich markup; plays like ``ok``
 """
 
 import json
@@ -25,21 +30,36 @@ import time
 flaw = sys.argv[1] if len(sys.argv) > 1 else "ok"
 
 
-def send(message):
-    sys.stdout.write(json.dumps(message) + "\n")
-    sys.stdout.flush()
-
-
 if flaw == "no_start":
     print("flawed: config file 'weights.bin' not found", file=sys.stderr, flush=True)
     sys.exit(2)
+if flaw == "markup_stderr":
+    print("[perlbot] loading [bold]weights[/bold]", file=sys.stderr, flush=True)
+    print("[/INFO] cannot go on", file=sys.stderr, flush=True)
+    sys.exit(2)
+if flaw == "banner":
+    print("flawed bot v2 -- ready", flush=True)
+if flaw == "no_flush":
+    sys.stdout = open(1, "w", buffering=1 << 16, closefd=False)  # a pipe buffer, even with PYTHONUNBUFFERED
+
+
+def send(message):
+    sys.stdout.write(json.dumps(message) + "\n")
+    if flaw != "no_flush":
+        sys.stdout.flush()
+
 
 answered = 0
 for line in sys.stdin:
     msg = json.loads(line)
     kind = msg.get("type")
     if kind == "hello":
-        send({"type": "hello", "name": f"flawed-{flaw}", "protocol": 2 if flaw == "protocol2" else 1})
+        if flaw == "no_flush":
+            print("flawed: got hello", file=sys.stderr, flush=True)
+        if flaw == "markup_hello":
+            send({"type": "hello", "name": "[/INFO]", "author": "[red]me[/red]", "version": "[perlbot]", "protocol": 1})
+        else:
+            send({"type": "hello", "name": f"flawed-{flaw}", "protocol": 2 if flaw == "protocol2" else 1})
     elif kind == "drew" and flaw == "crash_on_drew":
         print(msg["tiles_drawn"])  # a KeyError: the field is called "tiles"
     elif kind == "deal_end" and flaw == "extra_line":
