@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 from pathlib import Path
 
 import pytest
@@ -60,11 +61,14 @@ class WireBot:
 
     HELLO = b'{"type":"hello","name":"wire","protocol":1}'
 
-    def __init__(self, rnd: random.Random, truth: Truth) -> None:
+    def __init__(self, rnd: random.Random, truth: Truth, reverse_leads: bool = False, slow_read: float = 0.0) -> None:
         self.rnd = rnd
         self.truth = truth
+        self.reverse_leads = reverse_leads  # send a lead's halves high first
+        self.slow_read = slow_read  # seconds spent reading each write that ends with a turn
         self.received = bytearray()
         self.turn_truths: list[tuple] = []
+        self.turn_order: list[int] = []  # each turn's place among every bot's turns
         self.end_truths: list[tuple] = []
         self.out: list[bytes] = []
 
@@ -75,9 +79,13 @@ class WireBot:
             if kind == "hello":
                 self.out.append(self.HELLO)
             elif kind == "turn":
+                time.sleep(self.slow_read)
                 self.turn_truths.append(self.truth.turns[-1])
-                legal = json.loads(line)["legal"]
-                self.out.append(json.dumps({"type": "play", **self.rnd.choice(legal)}).encode())
+                self.turn_order.append(len(self.truth.turns))
+                choice = dict(self.rnd.choice(json.loads(line)["legal"]))
+                if self.reverse_leads and choice["end"] is None:
+                    choice["tile"] = choice["tile"][::-1]
+                self.out.append(json.dumps({"type": "play", **choice}).encode())
             elif kind == "deal_end":
                 self.end_truths.append(self.truth.ends[-1])
         return len(data)
@@ -105,16 +113,19 @@ class WireBot:
         pass
 
 
-def play_recorded(monkeypatch, tmp_path: Path, vid: str, players: int, options: dict, deals, seed: int) -> list[WireBot]:
-    """Play one game of ``vid`` through the table; every bot process that sat at it.
+def play_recorded(monkeypatch, tmp_path: Path, vid: str, players: int, options: dict, deals, seed: int, *,
+                  tc: TimeControl | None = None, reverse_leads: bool = False, slow_read: float = 0.0) -> list[WireBot]:
+    """Play one game of ``vid`` through the table; every bot process that sat at it, in the
+    order they started.
 
-    ``deals`` is a list of deals to play in order, or None for the seeded stream of ``seed``."""
+    ``deals`` is a list of deals to play in order, or None for the seeded stream of ``seed``.
+    In pair games the two seats of a pair are one bot (two processes, as in a match)."""
     truth = Truth()
     rnd = random.Random(seed)
     started: list[WireBot] = []
 
     async def start(nursery, argv, **kwargs) -> WireBot:
-        bot = WireBot(random.Random(rnd.random()), truth)
+        bot = WireBot(random.Random(rnd.random()), truth, reverse_leads, slow_read)
         started.append(bot)
         return bot
 
@@ -140,9 +151,13 @@ def play_recorded(monkeypatch, tmp_path: Path, vid: str, players: int, options: 
         return next(index), next(stream)
 
     async def main() -> None:
-        seating = [Player(Bot(f"bot{s}", ["wire"]), 0) for s in range(players)]
+        if game.pair_play:
+            pair = [Bot("pair A", ["wire"]), Bot("pair B", ["wire"])]
+            seating = [Player(pair[s % 2], s // 2) for s in range(players)]
+        else:
+            seating = [Player(Bot(f"bot{s}", ["wire"]), 0) for s in range(players)]
         async with trio.open_nursery() as nursery:
-            table = Table(nursery, seating, tc=TimeControl(startup=5, move=5), log=MatchLog(None, lambda: 0.0),
+            table = Table(nursery, seating, tc=tc or TimeControl(startup=5, move=5), log=MatchLog(None, lambda: 0.0),
                           stderr_dir=tmp_path, block=0)
             await table.open()
             try:

@@ -1,0 +1,142 @@
+"""What PROTOCOL.md says the referee does, held against what it does (issue 8).
+
+Each test finds the statement in PROTOCOL.md and checks the behaviour through the real table
+(in-process bots that record every byte, see tests/test_wire_replay.py) or the command line.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from helpers import tiles
+from test_wire_replay import play_recorded
+from typer.testing import CliRunner
+
+from referee import exitcodes as X
+from referee.cli import app
+from referee.clock import TimeControl
+from referee.engine import Deal
+from referee.log import read_log
+
+ROOT = Path(__file__).resolve().parent.parent
+FIRST = str(ROOT / "sample_bots" / "first_bot.py")
+
+
+def protocol_says(*phrases: str) -> None:
+    text = " ".join((ROOT / "PROTOCOL.md").read_text(encoding="utf-8").split())
+    for phrase in phrases:
+        assert " ".join(phrase.split()) in text, f"PROTOCOL.md does not say: {phrase}"
+
+
+def messages(bot) -> list[dict]:
+    return [json.loads(line) for line in bytes(bot.received).splitlines()]
+
+
+def seat_of(bot) -> int:
+    return next(m["seat"] for m in messages(bot) if m["type"] == "deal")
+
+
+def test_club_draws_one_tile_then_passes_while_the_bazaar_holds_tiles(monkeypatch, tmp_path):
+    protocol_says("a `drew` with `count: 1` is followed by a `passed`, *although the bazaar still holds tiles*")
+    deal = Deal(
+        (
+            tiles("5-5", "2-6", "4-5", "1-4", "5-6", "0-2", "1-5"),
+            tiles("1-1", "3-3", "1-2", "2-2", "0-1", "4-6", "0-0"),
+            tiles("0-4", "0-5", "3-6", "2-5", "1-6", "0-6", "3-5"),
+        ),
+        tiles("6-6", "1-3", "2-4", "0-3", "2-3", "4-4", "3-4"),
+    )
+    seen = messages(next(b for b in play_recorded(monkeypatch, tmp_path, "club", 3, {}, [deal], 1) if seat_of(b) == 0))
+    drew = seen.index({"type": "drew", "seat": 1, "count": 1, "tiles": None})
+    assert seen[drew + 1] == {"type": "passed", "seat": 1}
+    assert next(m for m in seen if m["type"] == "deal")["bazaar"] - 1 > 0
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_kozel_for_two_or_three_never_draws_the_last_bazaar_tile(monkeypatch, tmp_path, players):
+    protocol_says("the last tile of the bazaar is never drawn. `bazaar` (in `deal` and `turn`) still counts it")
+    lowest = None
+    for seed in range(6):
+        for bot in play_recorded(monkeypatch, tmp_path, "kozel", players, {}, None, seed):
+            bazaar = 0
+            for msg in messages(bot):
+                if msg["type"] == "deal":
+                    bazaar = msg["bazaar"]
+                elif msg["type"] == "drew":
+                    bazaar -= msg["count"]
+                    assert bazaar >= 1, msg
+                    lowest = bazaar if lowest is None else min(lowest, bazaar)
+    assert lowest == 1  # the draws did reach the kept tile
+
+
+def test_the_two_processes_of_a_pair_share_one_time_bank(monkeypatch, tmp_path):
+    protocol_says("the two processes draw on **one shared time bank**",
+                  "in pair games its two processes share one bank")
+    bots = play_recorded(monkeypatch, tmp_path, "sport", 4, {}, None, 3, tc=TimeControl(startup=5, move=5, bank=60))
+    assert len(bots) == 4
+    pair_a = sorted((order, turn["bank_ms"]) for bot in bots if seat_of(bot) in (0, 2)
+                    for order, turn in zip(bot.turn_order, (m for m in messages(bot) if m["type"] == "turn")))
+    banks = [bank for _, bank in pair_a]
+    assert banks[0] == 60000 and all(b < 60000 for b in banks[1:])  # the partner's first turn shows the bank used
+    assert banks == sorted(banks, reverse=True)  # one bank, drawn down by both processes
+
+
+def test_on_off_options_arrive_as_json_booleans(monkeypatch, tmp_path):
+    protocol_says("On/off options are JSON booleans here (`\"lone_doubles\":false`), although the command line and "
+                  "league files write them `on`/`off`")
+    bot = play_recorded(monkeypatch, tmp_path, "draw", 2, {"lone_doubles": "on"}, None, 1)[0]
+    deal = next(line for line in bytes(bot.received).splitlines() if line.startswith(b'{"type":"deal"'))
+    assert b'"lone_doubles":true' in deal
+
+
+def test_the_lower_half_of_a_lead_goes_left_whatever_order_is_sent(monkeypatch, tmp_path):
+    protocol_says("The lower half of a lead always goes left, whatever order you send")
+    bots = play_recorded(monkeypatch, tmp_path, "sport", 4, {}, None, 5, reverse_leads=True)
+    leads = [m for bot in bots for m in messages(bot) if m["type"] == "placed" and m["end"] is None]
+    assert leads and all(m["tile"][0] <= m["tile"][1] for m in leads)
+    for bot in bots:
+        seen = messages(bot)
+        for i, msg in enumerate(seen):
+            if msg["type"] == "placed" and msg["end"] is None and not msg["forced"]:
+                turn = next((m for m in seen[i:] if m["type"] == "turn"), None)
+                placed_since = [m for m in seen[i + 1 : seen.index(turn)] if m["type"] == "placed"] if turn else [None]
+                if turn is not None and not placed_since:
+                    assert turn["ends"] == {"left": msg["tile"][0], "right": msg["tile"][1]}
+
+
+def test_a_game_check_stops_early_ends_with_no_winner_and_says_why(tmp_path):
+    protocol_says("`winners` and `losers` are both empty (as for a drawn game), `totals` are the totals so far, and "
+                  "`reason` is `\"referee check: the game was stopped after 4 deals\"`")
+    result = CliRunner().invoke(app, ["check", FIRST, "-v", "block", "--deals", "1", "--log-dir", str(tmp_path / "logs")])
+    assert result.exit_code == X.OK, result.stdout
+    ends = [m for _, r in read_log(tmp_path / "logs" / "block-2.jsonl") if r["k"] == "out"
+            for m in r["msgs"] if m["type"] == "game_end"]
+    assert ends
+    for end in ends:
+        assert end["winners"] == [] and end["losers"] == []
+        assert end["reason"] == "referee check: the game was stopped after 1 deals"
+
+
+def test_reading_the_batched_events_counts_against_the_move(monkeypatch, tmp_path):
+    protocol_says("reading and parsing them counts against that move's clock")
+    # Bots that spend 20 ms reading each batch (events and turn, one write): every move costs
+    # the bank at least that, although each answer is ready the moment the batch is read.
+    bots = play_recorded(monkeypatch, tmp_path, "block", 2, {}, None, 2, tc=TimeControl(startup=5, move=5, bank=60),
+                         slow_read=0.02)
+    for bot in bots:
+        banks = [m["bank_ms"] for m in messages(bot) if m["type"] == "turn"]
+        assert len(banks) > 3
+        assert all(later <= earlier - 20 for earlier, later in zip(banks, banks[1:])), banks
+
+
+def test_match_end_is_not_in_the_log(tmp_path):
+    protocol_says("the last `game_end` and `match_end` are not in the log's `out` records")
+    log = tmp_path / "m.jsonl"
+    res = CliRunner().invoke(app, ["match", FIRST, FIRST, "--variant", "block", "--players", "2", "--log", str(log), "-q"])
+    assert res.exit_code == X.OK, res.output
+    sent = [m["type"] for _, r in read_log(log) if r["k"] == "out" for m in r["msgs"]]
+    assert "deal" in sent and "match_end" not in sent
+    games = sum(1 for _, r in read_log(log) if r["k"] == "game_end")
+    assert sent.count("game_end") == 2 * (games - 1)  # every game_end but the last game's, to both bots
