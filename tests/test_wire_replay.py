@@ -26,6 +26,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import referee.table as table_module
+from bench.referee import StubBot
 from protocol import messages as m
 from referee.clock import TimeControl
 from referee.engine import Deal, variant
@@ -55,9 +56,10 @@ class Truth:
         self.ends: list[tuple[tuple[int, ...], int]] = []  # hands, tiles on the table
 
 
-class WireBot:
+class WireBot(StubBot):
     """Stands in for a bot process: records every byte it is sent, answers ``hello``, and
-    answers each ``turn`` with a legal play chosen by a seeded generator."""
+    answers each ``turn`` with a legal play chosen by a seeded generator (the rest of a
+    process's interface is the benchmark's stub's: no stderr, nothing to close)."""
 
     HELLO = b'{"type":"hello","name":"wire","protocol":1}'
 
@@ -100,17 +102,6 @@ class WireBot:
         assert self.out, "asked to read without a question"
         return self.out.pop(0)
 
-    def ready_lines(self) -> list[bytes]:
-        return []
-
-    def stderr_tail(self) -> str:
-        return ""
-
-    async def close(self, grace: float = 1.0) -> None:
-        pass
-
-    async def kill(self) -> None:
-        pass
 
 
 def play_recorded(monkeypatch, tmp_path: Path, vid: str, players: int, options: dict, deals, seed: int, *,
