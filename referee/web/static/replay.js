@@ -164,7 +164,8 @@
     tiles.className = "tiles";
     box.append(head, tiles);
     seatsBox.appendChild(box);
-    return { box, meta, tiles, seat };
+    const pos = seatPos(seat.seat);
+    return { box, meta, tiles, seat, standing: pos === "left" || pos === "right" };
   });
 
   // A stable frame: the bounding box of the whole deal's table, so nothing jumps while stepping.
@@ -241,7 +242,7 @@
     for (const h of hands) {
       const tiles = s.hands[h.seat.seat];
       h.tiles.replaceChildren(...tiles.map((t) => {
-        const svg = R.tileSvg(t, { standing: false });
+        const svg = R.tileSvg(t, { standing: h.standing });
         if (s.kind === "draw" && s.seat === h.seat.seat && s.tiles.includes(t)) svg.classList.add("drawn");
         return svg;
       }));
