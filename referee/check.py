@@ -73,7 +73,7 @@ class Setup:
 def setups(only: str | None = None) -> list[Setup]:
     """Every variant with each of its player counts (``only``: one variant)."""
     out = []
-    for vid in variant_names():
+    for vid in variant_names(refereed=True):
         if only is not None and vid != only:
             continue
         v = variant(vid)

@@ -20,7 +20,7 @@ from protocol.messages import MAX_DEPTH, too_deep
 from referee import exitcodes as X
 from referee.clock import TimeControl
 from referee.console import Console
-from referee.engine import variant, variant_names
+from referee.engine import refereed_variant, variant, variant_names
 from referee.engine.deal import format_deal_line, parse_deal_lines
 from referee.engine.errors import BadDeal, RulesError
 from referee.errors import BotError, LogError
@@ -119,7 +119,7 @@ STATS_PANEL = "Statistics"
 @app.command(epilog="Example: referee match sample_bots/greedy_bot.py sample_bots/random_bot.py --variant sport --deals 12\n\n" + EPILOG)
 def match(
     bots: Annotated[list[str], typer.Argument(help="Bots: a path (.py and .js run with python and node) or a quoted command line.", show_default=False)],
-    variant_id: Annotated[str, typer.Option("--variant", "-v", help="The game: " + ", ".join(variant_names()) + ".", rich_help_panel=GAME_PANEL)] = "sport",
+    variant_id: Annotated[str, typer.Option("--variant", "-v", help="The game: " + ", ".join(variant_names(refereed=True)) + ".", rich_help_panel=GAME_PANEL)] = "sport",
     deals: Annotated[Optional[int], typer.Option(help="Deals per orientation, for games of fixed deals (sport: a multiple of 4; default 12).", rich_help_panel=GAME_PANEL)] = None,
     games: Annotated[Optional[int], typer.Option(help="Whole games per orientation, for games scored to a target (default 1).", rich_help_panel=GAME_PANEL)] = None,
     seed: Annotated[int, typer.Option(help="Seed of the deal stream (same seed, same deals).", rich_help_panel=GAME_PANEL)] = 1,
@@ -163,7 +163,7 @@ def match(
     if test is not None and len(bots) != 2:
         raise fail(f"--sprt tests one bot against another: give 2 bots, not {len(bots)}")
     try:
-        v = variant(variant_id)
+        v = refereed_variant(variant_id)
     except RulesError as exc:
         raise fail(str(exc)) from None
     if players is None:
@@ -323,7 +323,7 @@ def write_json(path: Path, data: Any) -> None:
 def check(
     bot: Annotated[str, typer.Argument(help="The bot: a path (.py and .js run with python and node) or a quoted command line.", show_default=False)],
     deals: Annotated[int, typer.Option(help="Deals per game in each seating.", rich_help_panel=GAME_PANEL)] = 4,
-    variant_id: Annotated[Optional[str], typer.Option("--variant", "-v", help="Check only this game: " + ", ".join(variant_names()) + ".", rich_help_panel=GAME_PANEL)] = None,
+    variant_id: Annotated[Optional[str], typer.Option("--variant", "-v", help="Check only this game: " + ", ".join(variant_names(refereed=True)) + ".", rich_help_panel=GAME_PANEL)] = None,
     seed: Annotated[int, typer.Option(help="Seed of the deals (and of the random sample bots).", rich_help_panel=GAME_PANEL)] = 1,
     move_time: Annotated[float, typer.Option(help="Seconds the bot has for each move.", rich_help_panel=TC_PANEL)] = 5.0,
     startup_time: Annotated[float, typer.Option(help="Seconds the bot has to answer hello.", rich_help_panel=TC_PANEL)] = 10.0,
@@ -337,7 +337,7 @@ def check(
         raise fail(f"the check plays against the sample bots, and {', '.join(missing)} is missing")
     if variant_id is not None:
         try:
-            variant(variant_id)
+            refereed_variant(variant_id)
         except RulesError as exc:
             raise fail(str(exc)) from None
     if deals < 1:
@@ -531,7 +531,8 @@ def variants() -> None:
         v = variant(vid)
         opts = "\n".join(f"{o.name} = {' | '.join(_show(c) for c in o.choices)}" for o in v.options) or "—"
         scored = ("penalties" if v.sense < 0 else "points") + (", to a target" if v.to_target else ", fixed deals")
-        t.add_row(v.id, v.title, ", ".join(map(str, v.players)), scored, opts)
+        title = v.title if v.refereed else f"{v.title} (rules engine only: not refereed yet)"
+        t.add_row(v.id, title, ", ".join(map(str, v.players)), scored, opts)
     out.print(t)
 
 

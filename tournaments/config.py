@@ -19,7 +19,7 @@ from typing import Any
 import msgspec
 
 from referee.clock import TimeControl
-from referee.engine import variant as find_variant
+from referee.engine import refereed_variant as find_variant
 from referee.engine.errors import RulesError
 from referee.engine.game import Variant
 from referee.errors import BotError

@@ -3,22 +3,95 @@
 * :mod:`.tiles` — tiles as ints, tile sets as bitmasks.
 * :mod:`.shuffle` — the documented seeded shuffle.
 * :mod:`.deal` — deals as values, deal-file lines.
-* :mod:`.line` — one deal of a line game (layout, turns, draws, passes, domino, fish).
+* :mod:`.state` — the deal-state interface everything above the engine uses.
+* :mod:`.layout` — layouts: the line, the cross (and how trains and two lines will fit).
+* :mod:`.line` — one deal of a line game (turns, draws, passes, domino, fish), moves and events.
+* :mod:`.cross` — one deal on a cross: multi-tile turns, closed doubles, points during play.
 * :mod:`.game` — games across deals, options, the registry; :mod:`.games` — one module a game.
 * :mod:`.scoring` — the rule of 13, eggs and pots.
 * :mod:`.view` — what one seat may know.
 """
 
-from .deal import Deal, DealShape, check_deal, deal_from_seed, format_deal_line, parse_deal_line, parse_deal_lines
+from .deal import (
+    Deal,
+    DealShape,
+    check_deal,
+    deal_from_seed,
+    format_deal_line,
+    parse_deal_line,
+    parse_deal_lines,
+)
 from .errors import BadDeal, BadOption, IllegalPlay, RulesError, UnknownVariant
-from .game import DealRecord, Game, GameOutcome, Option, Variant, variant, variant_names
-from .line import DOMINO, END_NAMES, FISH, LEFT, RIGHT, STOP, TERMINAL, DealEnd, Drew, LineDeal, Passed, Placed, Play, play
+from .game import (
+    DealRecord,
+    Game,
+    GameOutcome,
+    Option,
+    Variant,
+    refereed_variant,
+    variant,
+    variant_names,
+)
+from .line import (
+    DOMINO,
+    END_NAMES,
+    FISH,
+    LEFT,
+    RIGHT,
+    STOP,
+    TERMINAL,
+    DealEnd,
+    Drew,
+    LineDeal,
+    Passed,
+    Placed,
+    Play,
+    Scored,
+    play,
+)
+from .state import DealState
 from .tiles import Tile, TileSet, parse_tile, tile_name, tile_text
 
 __all__ = [
-    "BadDeal", "BadOption", "DOMINO", "Deal", "DealEnd", "DealRecord", "DealShape", "Drew", "END_NAMES", "FISH",
-    "Game", "GameOutcome", "IllegalPlay", "LEFT", "LineDeal", "Option", "Passed", "Placed", "Play", "RIGHT",
-    "RulesError", "STOP", "TERMINAL", "Tile", "TileSet", "UnknownVariant", "Variant", "check_deal",
-    "deal_from_seed", "format_deal_line", "parse_deal_line", "parse_deal_lines", "parse_tile", "play",
-    "tile_name", "tile_text", "variant", "variant_names",
+    "DOMINO",
+    "END_NAMES",
+    "FISH",
+    "LEFT",
+    "RIGHT",
+    "STOP",
+    "TERMINAL",
+    "BadDeal",
+    "BadOption",
+    "Deal",
+    "DealEnd",
+    "DealRecord",
+    "DealShape",
+    "DealState",
+    "Drew",
+    "Game",
+    "GameOutcome",
+    "IllegalPlay",
+    "LineDeal",
+    "Option",
+    "Passed",
+    "Placed",
+    "Play",
+    "RulesError",
+    "Scored",
+    "Tile",
+    "TileSet",
+    "UnknownVariant",
+    "Variant",
+    "check_deal",
+    "deal_from_seed",
+    "format_deal_line",
+    "parse_deal_line",
+    "parse_deal_lines",
+    "parse_tile",
+    "play",
+    "refereed_variant",
+    "tile_name",
+    "tile_text",
+    "variant",
+    "variant_names",
 ]

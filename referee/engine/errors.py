@@ -22,6 +22,9 @@ class IllegalPlay(RulesError):
     DEAL_OVER = "deal_over"
     MUST_LEAD_TILE = "must_lead_tile"
     MUST_PLAY = "must_play"
+    CANNOT_STOP = "cannot_stop"  # stop with nothing placed this turn, or where going on is compulsory
+    CANNOT_CLOSE = "cannot_close"  # a closed double where the game or the position allows none
+    BAD_MOVE = "bad_move"  # a move of a kind this position does not take (a declaration, a non-double extra…)
 
     def __init__(self, message: str, reason: str) -> None:
         super().__init__(message)

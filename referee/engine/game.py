@@ -31,7 +31,8 @@ from typing import Any, ClassVar
 
 from .deal import Deal, DealShape
 from .errors import BadOption, UnknownVariant
-from .line import DRAW_UNTIL_FIT, FAULT, NO_DRAW, DealEnd, LineDeal
+from .line import DRAW_UNTIL_FIT, FAULT, NO_DRAW, DealEnd, LineDeal, Scored
+from .state import DealState
 from .tiles import BY_WEIGHT, DOUBLE, DOUBLES, SUIT, Tile, pips_of, tiles_of
 
 #: A safety limit for games scored to a target: after this many played deals the game stops
@@ -87,6 +88,9 @@ class Variant:
     sense: int = 1  # +1: written points are good; -1: they are penalties
     to_target: bool = True  # whole games to a target; False: a fixed number of deals (sport)
     default_players: int = 4
+    #: False while the engine plays the game but the referee above it does not yet (the CLI,
+    #: leagues and ``check`` refuse it with a one-line error)
+    refereed: bool = True
 
     def option(self, name: str) -> Option:
         for o in self.options:
@@ -155,10 +159,24 @@ def variant(name: str) -> Variant:
         raise UnknownVariant(f"unknown variant {name!r}; choose one of: {', '.join(variant_names())}") from None
 
 
-def variant_names() -> list[str]:
+def variant_names(refereed: bool = False) -> list[str]:
+    """Every game the engine knows (``refereed``: only those the referee can play)."""
     if not VARIANTS:
         _load_games()
-    return list(VARIANTS)
+    return [name for name, v in VARIANTS.items() if v.refereed or not refereed]
+
+
+def refereed_variant(name: str) -> Variant:
+    """The registered game ``name``, if the referee can play it.
+
+    Raises:
+        UnknownVariant: ``name`` is not a game, or only the rules engine plays it so far.
+    """
+    v = variant(name)
+    if not v.refereed:
+        raise UnknownVariant(f"{name} is in the rules engine but the referee cannot play it yet; "
+                             f"refereed games: {', '.join(variant_names(refereed=True))}")
+    return v
 
 
 # -- records ---------------------------------------------------------------------------------
@@ -184,6 +202,8 @@ class DealRecord:
     notes: tuple[str, ...] = ()
     void: str | None = None
     winner: int | None = None  # the side that won the deal, if one did
+    #: per side, the points written during play (telephone, muggins), already in ``wrote``
+    played: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -208,6 +228,8 @@ class Game(ABC):
     """A game in progress across deals.  Subclasses set the class attributes and the hooks."""
 
     pairs: ClassVar[bool] = False  # True when 4 players play in two pairs
+    #: True when the game writes points during play (its deals record Scored events)
+    scores_in_play: ClassVar[bool] = False
     default_deals: ClassVar[int | None] = None  # games of a fixed number of deals: how many
 
     def __init__(self, variant: Variant, players: int, options: dict[str, Any], deals: int | None) -> None:
@@ -230,7 +252,7 @@ class Game(ABC):
         self.played = 0  # deals played (void deals not counted)
         self.last: DealRecord | None = None  # the last played deal
         self._outcome: GameOutcome | None = None
-        self._state: LineDeal | None = None
+        self._state: DealState | None = None
         self._lead: tuple[int, Tile | None] = (0, None)
 
     # -- hooks for game modules --------------------------------------------------------
@@ -260,10 +282,15 @@ class Game(ABC):
         """A hand's value as this game counts it (plain pips by default)."""
         return pips_of(hand)
 
+    def new_deal(self, deal: Deal, leader: int, lead_tile: Tile | None, draw: str, keep: int) -> DealState:
+        """The deal state this game plays on (a line by default; cross games override it)."""
+        return LineDeal(deal, leader=leader, lead_tile=lead_tile, draw=draw, keep=keep)
+
     @abstractmethod
-    def score(self, state: LineDeal, values: list[int], notes: list[str]) -> tuple[list[int], int | None]:
+    def score(self, state: DealState, values: list[int], notes: list[str]) -> tuple[list[int], int | None]:
         """What each side writes for a finished deal, and the side that won it (or ``None``).
-        Append to ``notes`` a sentence for every rule that changed what was written."""
+        Append to ``notes`` a sentence for every rule that changed what was written.  In games
+        that score during play, :attr:`totals` already holds the points written during the deal."""
 
     def score_fault(self, seat: int, values: list[int], notes: list[str]) -> tuple[list[int], int | None]:
         """A deal stopped by ``seat``'s fault is that side's loss (PROTOCOL.md, "Faults").
@@ -292,7 +319,7 @@ class Game(ABC):
     def next_number(self) -> int:
         return self.played
 
-    def start(self, deal: Deal) -> LineDeal | None:
+    def start(self, deal: Deal) -> DealState | None:
         """Begin the next deal from ``deal``.  Returns ``None`` when the deal is void (a redeal):
         the reason is recorded and the caller takes the next deal of the stream."""
         if self.outcome() is not None:
@@ -308,26 +335,39 @@ class Game(ABC):
         leader, lead_tile = self.choose_lead(deal)
         self._lead = (leader, lead_tile)
         draw, keep = self.draw_rule()
-        self._state = LineDeal(deal, leader=leader, lead_tile=lead_tile, draw=draw, keep=keep)
+        self._state = self.new_deal(deal, leader, lead_tile, draw, keep)
         return self._state
 
-    def finish(self, state: LineDeal) -> DealRecord:
+    def finish(self, state: DealState) -> DealRecord:
         """Score a finished deal and return its record."""
         if state.end is None:
             raise RuntimeError("the deal is not over")
         values = [self.hand_value(h) for h in state.hands]
         notes: list[str] = []
+        played: tuple[int, ...] = ()
+        if self.scores_in_play:
+            during = [0] * len(self.sides)
+            for event in state.history:
+                if type(event) is Scored:
+                    during[self.side_of[event.seat]] += event.points
+            for side, points in enumerate(during):
+                self.totals[side] += points
+            played = tuple(during)
+            if any(during):
+                notes.append("written during play: " + ", ".join(f"{self.names[s]} {p}" for s, p in enumerate(during) if p))
         if state.end.reason == FAULT:
             wrote, winner = self.score_fault(state.end.seat, values, notes)
         else:
             wrote, winner = self.score(state, values, notes)
         for side, points in enumerate(wrote):
             self.totals[side] += points
+        if played:
+            wrote = [w + p for w, p in zip(wrote, played)]
         leader, lead_tile = self._lead
         rec = DealRecord(
             self.played, leader, lead_tile, state.end,
             tuple(tuple(tiles_of(h)) for h in state.hands), tuple(values),
-            tuple(wrote), tuple(self.totals), tuple(notes), winner=winner,
+            tuple(wrote), tuple(self.totals), tuple(notes), winner=winner, played=played,
         )
         self.records.append(rec)
         self.last = rec

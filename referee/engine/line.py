@@ -16,24 +16,16 @@ State API (the shape of OpenSpiel's and python-chess's):
 Forced leads, draws and passes are not plays: the deal performs them itself and records them in
 :attr:`LineDeal.history` (RULES.md §5, "Not moves").
 
-Where the later games plug in (each is a new module on these mechanics):
+The seams every later game plugs into (see :mod:`.state` for the interface above the engine):
 
-* **Cross / spinner layouts** (osel, telephone, muggins): :attr:`LineDeal.ends` is a list of end
-  values (``-1`` for an end that is closed or not yet open), and every rule here loops over it.
-  A cross subclass appends the two arms when the first double is covered on both sides, and
-  overrides :meth:`LineDeal._place_on` to open them; ``END_NAMES`` already names ``up`` and
-  ``down``.
-* **Turns of several tiles** (two doubles at once in sea_kozel and general, osel's extra
-  doubles, blitz chains): override :meth:`LineDeal._after_place` to keep the turn with the same
-  seat while the game allows another tile, and offer :data:`STOP` among the legal plays when
-  going on is optional.  Each tile stays its own decision, so bots and logs do not change.
-* **Points written during play** (telephone, muggins): the game module reads :attr:`ends` after
-  each :class:`Placed` event; :meth:`LineDeal.end_sum` adds up the open ends.
-* **Special leads** (1-1 / 3-2 / lowest double / "for a hundred"): the game module passes
-  ``leader`` and ``lead_tile``; a lead with a declaration is a game-specific :class:`Play`.
-* **Trains** (mexican_train) and **kolbasa's two lines** keep the turn and fish logic of this
-  class but their own layout; they subclass it and replace :meth:`legal_plays` and
-  :meth:`_place_on`.
+* **The layout** is a :class:`~.layout.Layout` object (:attr:`LineDeal.layout`); this class
+  plays on a :class:`~.layout.Line`, :class:`~.cross.CrossDeal` on a :class:`~.layout.Cross`.
+  :attr:`LineDeal.ends` is the layout's own list of end values, read directly on the hot path.
+* **Moves** are :class:`Play` values: a tile on an end (optionally ``closed``), :data:`STOP`, or a
+  declaration (``declare``).  One decision per move (RULES.md §6 TURN-1): a multi-tile turn
+  keeps :attr:`LineDeal.turn` on the same seat, with ``continuing`` set.
+* **Points written during play** are :class:`Scored` events, recorded right after the
+  :class:`Placed` event that made them by a deal given a ``writer`` (telephone, muggins).
 """
 
 from __future__ import annotations
@@ -42,12 +34,10 @@ from dataclasses import dataclass
 
 from .deal import Deal
 from .errors import IllegalPlay
+from .layout import END_INDEX, END_NAMES, LEFT, RIGHT, Layout, Line  # noqa: F401  (the names predate layout.py)
 from .tiles import HIGH, LOW, OTHER, SUIT, Tile, TileSet, bits, mask_of, tile_name
 
 TERMINAL = -1
-LEFT, RIGHT = 0, 1
-END_NAMES = ("left", "right", "up", "down")
-END_INDEX = {name: i for i, name in enumerate(END_NAMES)}
 
 # How a player who cannot place gets tiles (RULES.md §2.4 and the club page).
 NO_DRAW = "none"  # no bazaar, or the bazaar is out of play: pass
@@ -61,22 +51,36 @@ FAULT = "fault"  # the referee ended the deal because a player faulted
 
 @dataclass(frozen=True, slots=True)
 class Play:
-    """A decision: put ``tile`` on open end ``end``.  The lead has ``end=None``.
+    """One decision (a *move*, RULES.md §6 TURN-1).
+
+    * ``tile`` on open end ``end`` (the lead has ``end=None``); ``closed`` lays a double face
+      down so that nothing more is attached on that side (osel, TURN-5);
+    * :data:`STOP` (``tile=-1``): place nothing more this turn, where going on is optional;
+    * a declaration: ``declare`` names it, alone (``tile=-1``) or with the tile it goes with
+      (sea_kozel's 6-6 led for a hundred, or writing off a fish, come with issue 12).
 
     Plays are interned (:func:`play`), so comparing and hashing them is cheap.
     """
 
     tile: Tile
     end: int | None
+    closed: bool = False
+    declare: str | None = None
 
     def __str__(self) -> str:
         if self.tile < 0:
-            return "stop"
-        return tile_name(self.tile) if self.end is None else f"{tile_name(self.tile)} {END_NAMES[self.end]}"
+            return self.declare or "stop"
+        text = tile_name(self.tile) if self.end is None else f"{tile_name(self.tile)} {END_NAMES[self.end]}"
+        if self.closed:
+            text += " closed"
+        if self.declare:
+            text += f" {self.declare}"
+        return text
 
 
 _LEADS = [Play(t, None) for t in range(28)]
 _PLAYS = [[Play(t, e) for e in range(len(END_NAMES))] for t in range(28)]
+_CLOSED = [[Play(t, e, True) for e in range(len(END_NAMES))] for t in range(28)]
 #: The optional "I place nothing more this turn" decision of multi-tile turns.
 STOP = Play(-1, None)
 
@@ -98,19 +102,23 @@ def _end_text(end: int) -> str:
     return repr(END_NAMES[end]) if 0 <= end < len(END_NAMES) else f"end {end!r}"
 
 
-def play(tile: Tile, end: int | None = None) -> Play:
-    """The interned :class:`Play` for ``tile`` on ``end`` (``None``: the lead)."""
-    return _LEADS[tile] if end is None else _PLAYS[tile][end]
+def play(tile: Tile, end: int | None = None, closed: bool = False) -> Play:
+    """The interned :class:`Play` for ``tile`` on ``end`` (``None``: the lead), maybe closed."""
+    if end is None:
+        return _LEADS[tile]
+    return _CLOSED[tile][end] if closed else _PLAYS[tile][end]
 
 
 @dataclass(frozen=True, slots=True)
 class Placed:
-    """``seat`` put ``tile`` on ``end`` (``None``: the lead); ``forced`` when the referee did it."""
+    """``seat`` put ``tile`` on ``end`` (``None``: the lead); ``forced`` when the referee did it;
+    ``closed`` when the double was laid face down (osel)."""
 
     seat: int
     tile: Tile
     end: int | None
     forced: bool = False
+    closed: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,7 +137,17 @@ class Passed:
     seat: int
 
 
-Event = Placed | Drew | Passed
+@dataclass(frozen=True, slots=True)
+class Scored:
+    """``seat``'s side wrote ``points`` during play: the open ends added up to ``count`` after
+    that seat's last placement (telephone, muggins; RULES.md §6 LAY-6)."""
+
+    seat: int
+    points: int
+    count: int
+
+
+Event = Placed | Drew | Passed | Scored
 
 # Events are frozen values, so the deal records one shared instance per distinct event instead
 # of building a new dataclass on every move (a frozen dataclass costs over a microsecond to make).
@@ -171,21 +189,26 @@ class LineDeal:
     """A deal in progress.  Mutable; :meth:`copy` for look-ahead."""
 
     __slots__ = (
-        "n",
-        "hands",
+        "_lay",
         "bazaar",
-        "drawn",
-        "keep",
         "draw_rule",
-        "sleeping",
-        "ends",
-        "turn",
-        "history",
+        "drawn",
         "end",
+        "ends",
+        "hands",
+        "history",
+        "keep",
         "last_placer",
-        "leader",
+        "layout",
         "lead_tile",
+        "leader",
+        "n",
+        "sleeping",
+        "turn",
     )
+
+    #: True while the seat to move is going on with a turn it began (never in line games)
+    continuing = False
 
     def __init__(
         self,
@@ -195,6 +218,7 @@ class LineDeal:
         lead_tile: Tile | None = None,
         draw: str = NO_DRAW,
         keep: int = 0,
+        layout: Layout | None = None,
     ) -> None:
         """Start a deal.
 
@@ -205,6 +229,7 @@ class LineDeal:
                 choose any tile.
             draw: :data:`NO_DRAW` (undealt tiles sleep), :data:`DRAW_UNTIL_FIT` or :data:`DRAW_ONE`.
             keep: bazaar tiles that are never drawn (Kozel for 2–3 players keeps the last one).
+            layout: the layout to play on (default: a fresh :class:`~.layout.Line`).
         """
         self.n = len(deal.hands)
         self.hands: list[TileSet] = list(deal.masks)
@@ -217,7 +242,9 @@ class LineDeal:
             self.sleeping = 0
         self.drawn = 0
         self.keep = keep
-        self.ends: list[int] = [-1, -1]
+        self.layout = Line() if layout is None else layout
+        self.ends: list[int] = self.layout.ends
+        self._lay = self.layout.place  # bound once: it runs every move
         self.turn = leader
         self.history: list[Event] = []
         self.end: DealEnd | None = None
@@ -282,8 +309,12 @@ class LineDeal:
         return out
 
     def end_sum(self) -> int:
-        """The sum of the open ends (the count of All-Fives games; cross games refine it)."""
-        return sum(v for v in self.ends if v >= 0)
+        """The count of the open ends as the layout counts it (RULES.md §6 LAY-6)."""
+        return self.layout.count()
+
+    def count(self) -> int | None:
+        """The count of the open ends where the game writes points during play, else ``None``."""
+        return None
 
     # -- moves ---------------------------------------------------------------------------
 
@@ -313,6 +344,9 @@ class LineDeal:
         if seat is not None and seat != self.turn:
             raise IllegalPlay(f"it is not your turn: seat {self.turn} is to move", IllegalPlay.NOT_YOUR_TURN)
         hand = self.hands[self.turn]
+        if p.closed or p.declare is not None:
+            what = "doubles are never laid closed" if p.closed else f"there is nothing to declare ({p.declare!r})"
+            raise IllegalPlay(f"{what} in this game", IllegalPlay.CANNOT_CLOSE if p.closed else IllegalPlay.BAD_MOVE)
         if not 0 <= p.tile < len(OTHER) and p != STOP:
             raise IllegalPlay(f"{p.tile!r} is not a tile id (0..{len(OTHER) - 1})", IllegalPlay.NOT_YOUR_TILE)
         if p.tile < 0:
@@ -350,19 +384,11 @@ class LineDeal:
 
     def _place(self, seat: int, t: Tile, end: int | None, forced: bool = False) -> None:
         self.hands[seat] &= ~(1 << t)
-        self._place_on(t, end)
+        self._lay(t, end)
         # _placed(), inlined: this runs once a move
         self.history.append(_PLACED_EVENTS[((seat * 28 + t) * _ENDS_PLUS_LEAD + (0 if end is None else end + 1)) * 2 + forced])
         self.last_placer = seat
         self._after_place(seat)
-
-    def _place_on(self, t: Tile, end: int | None) -> None:
-        """Change the layout for tile ``t`` put on ``end`` (``None``: the lead)."""
-        if end is None:
-            self.ends[0] = LOW[t]
-            self.ends[1] = HIGH[t]
-        else:
-            self.ends[end] = OTHER[t][self.ends[end]]
 
     def _after_place(self, seat: int) -> None:
         """Decide what follows a placement: going out, or the next turn."""
@@ -440,7 +466,9 @@ class LineDeal:
         for name in LineDeal.__slots__:
             setattr(other, name, getattr(self, name))
         other.hands = list(self.hands)
-        other.ends = list(self.ends)
+        other.layout = self.layout.copy()
+        other.ends = other.layout.ends
+        other._lay = other.layout.place
         other.history = list(self.history)
         return other
 

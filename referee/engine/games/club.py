@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from ..deal import Deal, DealShape
 from ..game import HIGHEST_FIRST, Game, Variant, fish_fewest, forced_lead, register
-from ..line import DOMINO, DRAW_ONE, LineDeal
+from ..line import DOMINO, DRAW_ONE
+from ..state import DealState
 
 TARGET = 101
 
@@ -27,7 +28,7 @@ class Club(Game):
     def choose_lead(self, deal: Deal):
         return forced_lead(deal, HIGHEST_FIRST)
 
-    def score(self, state: LineDeal, values, notes):
+    def score(self, state: DealState, values, notes):
         wrote = [0] * self.players
         if state.end.reason == DOMINO:
             winner = state.end.seat

@@ -11,8 +11,17 @@ fewest: nobody writes, the deal is drawn).  The first to reach the target (100) 
 from __future__ import annotations
 
 from ..deal import Deal, DealShape
-from ..game import HIGHEST_FIRST, Game, Option, Variant, fish_fewest, forced_lead, register
-from ..line import DOMINO, LineDeal
+from ..game import (
+    HIGHEST_FIRST,
+    Game,
+    Option,
+    Variant,
+    fish_fewest,
+    forced_lead,
+    register,
+)
+from ..line import DOMINO
+from ..state import DealState
 from ..tiles import lone_double_value
 
 
@@ -31,7 +40,7 @@ class Draw(Game):
             return lone_double_value(hand)
         return super().hand_value(hand)
 
-    def score(self, state: LineDeal, values, notes):
+    def score(self, state: DealState, values, notes):
         wrote = [0] * self.players
         if state.end.reason == DOMINO:
             winner = state.end.seat

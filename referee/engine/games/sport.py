@@ -11,7 +11,8 @@ from __future__ import annotations
 from ..deal import Deal, DealShape
 from ..errors import BadOption
 from ..game import Game, GameOutcome, Option, Variant, register
-from ..line import DOMINO, LineDeal
+from ..line import DOMINO
+from ..state import DealState
 from ..tiles import lone_double_value
 
 DEFAULT_DEALS = 12
@@ -39,7 +40,7 @@ class Sport(Game):
             return lone_double_value(hand)
         return super().hand_value(hand)
 
-    def score(self, state: LineDeal, values, notes):
+    def score(self, state: DealState, values, notes):
         pair = self.side_values(values)
         if state.end.reason == DOMINO:
             side = self.side_of[state.end.seat]

@@ -1,0 +1,174 @@
+"""Layouts: the tiles on the table, their open ends, and what each end shows.
+
+A deal state (:mod:`.line`, :mod:`.cross`) owns exactly one layout and asks it three things:
+which ends are open and what they show (:attr:`Layout.ends`, one entry per end index, ``-1`` for
+an end that is closed or not open yet), what a tile laid on an end does to them
+(:meth:`Layout.place`), and the count of the open ends where a game scores during play
+(:meth:`Layout.count`, RULES.md §6 LAY-6).  Turns, draws, passes and the fish stay in the deal;
+points stay in the game module.  End *indexes* are what the engine moves around; :attr:`names`
+turns them into the protocol's end names, so a layout with other ends needs no change above it.
+
+* :class:`Line` — the line of §2: two ends, ``left`` (0) and ``right`` (1).  A double lies
+  crosswise and the line keeps two ends.
+* :class:`Cross` — osel's cross, telephone's house, muggins' spinner (§6 LAY-1…LAY-7): the line
+  plus ``up`` (2) and ``down`` (3), the perpendicular sides of the first double laid.  They open at
+  once (osel, ``at_once=True``) or once the double is covered on both sides (telephone,
+  muggins).  A double may be laid closed (osel): the end it lies on shows nothing more.
+
+How the last two shapes of RULES.md fit later, without changing the deal-state interface:
+
+* **mexican_train's trains** are a layout with one end per train: index ``s`` is seat ``s``'s
+  train and index ``n`` the Mexican train, named ``"train:0"`` … ``"mexican"``; each starts at
+  the station's number.  :meth:`place` extends one train; markers and the open double are the
+  deal's turn rules (who may use which end), not the layout's, so the deal filters
+  :attr:`ends` by the markers before offering plays, exactly as osel filters by the ends used in
+  a turn.
+* **kolbasa's two lines** are a layout whose ends are places rather than line tips: ``top`` and
+  ``bottom`` (the line ends), then one index per junction of each line where a double may be
+  inserted, then one per knife position (KB-3).  The list of places is rebuilt after each
+  :meth:`place` (a knife cuts, an insertion renumbers the junctions), and the deal's legal moves
+  are ``(turned-up tile, place)`` pairs; the sausage the knife cuts is returned to the deal,
+  which moves it to the opponent's row.
+"""
+
+from __future__ import annotations
+
+from .tiles import HIGH, IS_DOUBLE, LOW, OTHER, PIPS, Tile
+
+LEFT, RIGHT, UP, DOWN = 0, 1, 2, 3
+END_NAMES = ("left", "right", "up", "down")
+END_INDEX = {name: i for i, name in enumerate(END_NAMES)}
+
+
+class Layout:
+    """What every layout offers a deal state.  Subclasses set :attr:`names` and :attr:`ends`."""
+
+    __slots__ = ("ends",)
+    #: the protocol's name of each end index
+    names: tuple[str, ...] = END_NAMES
+
+    def __init__(self, ends: int) -> None:
+        self.ends: list[int] = [-1] * ends
+
+    def place(self, t: Tile, end: int | None, closed: bool = False) -> None:  # pragma: no cover - abstract
+        """Lay tile ``t`` on ``end`` (``None``: the lead); the caller has checked it fits."""
+        raise NotImplementedError
+
+    def count(self) -> int:
+        """The sum the All-Fives games score: the open ends' numbers."""
+        return sum(v for v in self.ends if v >= 0)
+
+    def open_ends(self) -> list[tuple[int, int]]:
+        """``(end index, number shown)`` for every open end, by index."""
+        return [(e, v) for e, v in enumerate(self.ends) if v >= 0]
+
+    def copy(self) -> Layout:
+        other = object.__new__(type(self))
+        for cls in type(self).__mro__:
+            for name in getattr(cls, "__slots__", ()):
+                setattr(other, name, getattr(self, name))
+        other.ends = list(self.ends)
+        return other
+
+
+class Line(Layout):
+    """Two ends: after a lead ``a-b`` (a ≤ b) ``left`` shows ``a`` and ``right`` shows ``b`` (§5)."""
+
+    __slots__ = ()
+    names = END_NAMES[:2]
+
+    def __init__(self) -> None:
+        self.ends = [-1, -1]  # Layout.__init__(2), without the call: a deal starts with one
+
+    def place(self, t: Tile, end: int | None, closed: bool = False) -> None:
+        ends = self.ends
+        if end is None:
+            ends[0] = LOW[t]
+            ends[1] = HIGH[t]
+        else:
+            ends[end] = OTHER[t][ends[end]]
+
+
+class Cross(Layout):
+    """The line plus the two perpendicular sides of the first double (RULES.md §6, LAY).
+
+    ``spinner`` is the first double's number once one lies open (a closed double never becomes
+    it, TURN-5), ``spinner_end`` the end it was laid on (``None``: it was the lead), ``opened``
+    whether ``up``/``down`` are open.  ``double_at[e]``: the tile lying at end ``e`` is a double
+    (it counts both halves, LAY-6); ``laid[e]``: tiles laid on arm ``e`` (``up``/``down`` count
+    nothing until one lies there).
+    """
+
+    __slots__ = ("at_once", "double_at", "laid", "lead", "opened", "pieces", "spinner", "spinner_end")
+    names = END_NAMES
+
+    def __init__(self, at_once: bool) -> None:
+        super().__init__(4)
+        self.at_once = at_once
+        self.spinner = -1
+        self.spinner_end: int | None = None
+        self.opened = False
+        self.double_at = [False] * 4
+        self.laid = [0] * 4
+        self.lead = -1
+        self.pieces = 0  # tiles on the table
+
+    def copy(self) -> Cross:
+        other = super().copy()
+        assert isinstance(other, Cross)
+        other.double_at = list(self.double_at)
+        other.laid = list(self.laid)
+        return other
+
+    def _open(self) -> None:
+        self.ends[UP] = self.ends[DOWN] = self.spinner
+        self.opened = True
+
+    def place(self, t: Tile, end: int | None, closed: bool = False) -> None:
+        ends = self.ends
+        double = IS_DOUBLE[t]
+        self.pieces += 1
+        if end is None:
+            self.lead = t
+            ends[LEFT], ends[RIGHT] = LOW[t], HIGH[t]
+            self.double_at[LEFT] = self.double_at[RIGHT] = double
+            if double:
+                self.spinner = LOW[t]  # LAY-5: a lead double is the cross
+                if self.at_once:
+                    self._open()
+            return
+        shown = OTHER[t][ends[end]]
+        self.laid[end] += 1
+        if closed:
+            ends[end] = -1  # LAY-7: nothing more on that side
+            return
+        ends[end] = shown
+        self.double_at[end] = double
+        if self.spinner < 0:
+            if double:
+                self.spinner = shown
+                self.spinner_end = end
+                if self.at_once:
+                    self._open()  # LAY-4, osel: three ends show its number at once
+        elif not self.opened:
+            # LAY-3: a lead double is covered once both arms hold a tile; a double laid on an
+            # end once a tile lies on its outer side, i.e. the next tile on that end.
+            if self.spinner_end is None:
+                if self.laid[LEFT] and self.laid[RIGHT]:
+                    self._open()
+            elif end == self.spinner_end:
+                self._open()
+
+    def count(self) -> int:
+        """LAY-6: each open end's number, twice when a double lies there; ``up``/``down`` only
+        once a tile lies on them; the lead alone counts its pips once."""
+        if self.pieces == 1:
+            return PIPS[self.lead]
+        total = 0
+        ends, double_at, laid = self.ends, self.double_at, self.laid
+        for e in range(4):
+            v = ends[e]
+            if v > 0 and (e < UP or laid[e]):
+                total += 2 * v if double_at[e] else v
+        return total
+
