@@ -6,7 +6,7 @@ Kozel and its relatives (osel, blitz) plug these into their ``score`` hooks; RUL
 
 from __future__ import annotations
 
-DROP, HANG, REMEMBER = "drop", "hang", "remember"
+DROP, HANG, REMEMBER, FORGET = "drop", "hang", "remember", "forget"
 
 
 class Rule13:
@@ -18,6 +18,9 @@ class Rule13:
     * ``remember``: a deal's own sum of 12 or less is remembered ("+7"); a later sum over 12
       opens the account and brings the remembered points with it (002).  :meth:`clear` wipes
       them (going out, or another side taking a whole fish).
+    * ``forget`` (osel, RULES.md §6 OS-3): as ``hang``, but a deal that gives the side nothing
+      forgets what hangs (001, 003: "sums under 13 hang and are forgotten if in the next deal
+      nothing is written on that side").
 
     Hanging and remembered points are not part of the total: they neither count towards the
     goat nor spoil a dry win (RULES.md §5).
@@ -29,15 +32,18 @@ class Rule13:
 
     def apply(self, side: int, amount: int, total: int, name: str, notes: list[str]) -> int:
         """What ``side`` (with ``total`` written so far) actually writes of ``amount``."""
-        if amount <= 0 or total > 0:
-            return max(amount, 0)
         pending = self.pending[side]
+        if amount <= 0 or total > 0:
+            if self.mode == FORGET and pending and amount <= 0:
+                notes.append(f"rule of 13: {name} was given nothing, so the {pending} that hung is forgotten")
+                self.pending[side] = 0
+            return max(amount, 0)
         if self.mode == DROP:
             if amount < 13:
                 notes.append(f"rule of 13: {name} has nothing written, so {amount} is dropped")
                 return 0
             return amount
-        if self.mode == HANG:
+        if self.mode == HANG or self.mode == FORGET:
             amount += pending
             if amount < 13:
                 self.pending[side] = amount

@@ -29,8 +29,9 @@ from ..game import (
     redeal_reason,
     register,
 )
-from ..line import DOMINO, DRAW_UNTIL_FIT, NO_DRAW, LineDeal
+from ..line import DOMINO, DRAW_UNTIL_FIT, NO_DRAW
 from ..scoring import REMEMBER, Carry, Rule13
+from ..state import DealState
 from ..tiles import DOUBLE, lone_double_value
 
 HEAVIER_TAKES_ALL = "heavier_pair_takes_all"
@@ -43,12 +44,21 @@ class Kozel(Game):
 
     def __init__(self, variant, players, options, deals):
         super().__init__(variant, players, options, deals)
-        self.rule13 = Rule13(options["rule13"], len(self.sides))
+        rules = self.rules(options)
+        self.rule13 = Rule13(rules["rule13"], len(self.sides))
+        self.fish_mode = rules["fish"]
+        self.zero_zero = rules["zero_zero"]
+        self.target = rules["target"]
         self.carry = Carry()
 
     @classmethod
+    def rules(cls, options):
+        """The kozel settings this game plays by: its options (osel fixes them instead)."""
+        return options
+
+    @classmethod
     def uses_pairs(cls, players, options):
-        return players == 4 and options["teams"] == "pairs"
+        return players == 4 and cls.rules(options)["teams"] == "pairs"
 
     @classmethod
     def deal_shape(cls, players, options):
@@ -71,15 +81,15 @@ class Kozel(Game):
         return forced_lead(deal, LOWEST_FIRST)
 
     def hand_value(self, hand: int) -> int:
-        return lone_double_value(hand, zero_zero=self.options["zero_zero"], six_six=50, both=None)
+        return lone_double_value(hand, zero_zero=self.zero_zero, six_six=50, both=None)
 
-    def score(self, state: LineDeal, values, notes):
+    def score(self, state: DealState, values, notes):
         names = self.names
         sides = self.side_values(values)
         total = sum(values)
         raw = [0] * len(self.sides)
         winner = None
-        mode = self.options["fish"]
+        mode = self.fish_mode
         if state.end.reason == DOMINO:
             winner = self.side_of[state.end.seat]
             notes.append(f"seat {state.end.seat} went out: {names[winner]} wins the deal")
@@ -100,7 +110,8 @@ class Kozel(Game):
                 notes.append(f"fish with {what} ({top} each): nobody writes, the {total} points wait for the next deal")
                 self.carry.award(raw, names, notes)
                 self.carry.add(total)
-                return raw, None
+                # nobody writes; under osel's rule of 13 that forgets what hangs (OS-3)
+                return [self.rule13.apply(s, 0, self.totals[s], names[s], notes) for s in range(len(raw))], None
             taker = at_top[0] if mode == HEAVIER_TAKES_ALL else self.side_of[at_top[0]]
             who = names[taker] if mode == HEAVIER_TAKES_ALL else f"seat {at_top[0]}"
             notes.append(f"fish: {who} holds the most ({top}); {names[taker]} takes all {total} points")
@@ -127,7 +138,7 @@ class Kozel(Game):
         return [self.rule13.apply(s, raw[s], self.totals[s], names[s], notes) for s in range(len(self.sides))]
 
     def game_over(self):
-        limit = self.options["target"] + 1
+        limit = self.target + 1
         goats = tuple(s for s, t in enumerate(self.totals) if t >= limit)
         if not goats:
             return None
