@@ -446,8 +446,38 @@ def forced_lead(deal: Deal, order: list[int]) -> tuple[int, Tile]:
     return double_holder(deal, order) or heaviest_holder(deal)
 
 
+# Every suit's count in a set of tiles, packed four bits a suit (suit n at bit 4n), from four
+# lookups of 7 tile ids each: redeal_reason runs once a deal in kozel and osel.
+_NIBBLE_SIX = sum(2 << 4 * n for n in range(7))  # + 2 in every nibble: a count of 6 or 7 sets bit 3
+_NIBBLE_HIGH = sum(8 << 4 * n for n in range(7))
+
+
+def _suit_table(k: int) -> list[int]:
+    out = []
+    for b in range(128):
+        packed = 0
+        for i in range(7):
+            t = 7 * k + i
+            if b >> i & 1:
+                for n in range(7):
+                    if SUIT[n] >> t & 1:
+                        packed += 1 << 4 * n
+        out.append(packed)
+    return out
+
+
+_SUIT_TABLES = [_suit_table(k) for k in range(4)]
+
+
 def redeal_reason(deal: Deal) -> str | None:
     """RULES.md §2.9: five or more doubles, or six or more tiles of one suit, in one hand."""
+    s0, s1, s2, s3 = _SUIT_TABLES
+    for m in deal.masks:
+        packed = s0[m & 127] + s1[m >> 7 & 127] + s2[m >> 14 & 127] + s3[m >> 21 & 127]
+        if (packed + _NIBBLE_SIX) & _NIBBLE_HIGH or (m & DOUBLES).bit_count() >= 5:
+            break
+    else:
+        return None  # the common case, found without the 32 counts below
     for seat, m in enumerate(deal.masks):
         doubles = (m & DOUBLES).bit_count()
         if doubles >= 5:

@@ -321,7 +321,21 @@ class LineDeal:
     def apply(self, p: Play) -> None:
         """Make play ``p`` for the seat to move.  Unchecked: ``p`` must come from
         :meth:`legal_plays` (use :meth:`push` for untrusted input)."""
-        self._place(self.turn, p.tile, p.end)
+        # _place and _after_place, inlined: this is the line games' hot path (two calls fewer
+        # a move is about 5% of a whole random deal).
+        seat = self.turn
+        t = p.tile
+        end = p.end
+        hand = self.hands[seat] & ~(1 << t)
+        self.hands[seat] = hand
+        self._lay(t, end)
+        self.history.append(_PLACED_EVENTS[((seat * 28 + t) * _ENDS_PLUS_LEAD + (0 if end is None else end + 1)) * 2])
+        self.last_placer = seat
+        if not hand:
+            self.end = DealEnd(DOMINO, seat)
+            self.turn = TERMINAL
+            return
+        self._advance(seat)
 
     def push(self, p: Play, seat: int | None = None) -> Play:
         """Check and make a play; return the play as recorded (a lead's end is dropped).
