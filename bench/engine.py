@@ -2,8 +2,8 @@
 
     python -m bench.engine [--seconds S] [--seed N]
 
-Every engine plays whole 4-player partnership deals (7 tiles each, no bazaar) with uniformly
-random legal moves from a seeded :class:`random.Random`, for about ``S`` seconds of CPU time after
+Every engine plays whole 4-player deals (sport and kozel in partnership, 7 tiles each, no
+bazaar) with uniformly random legal moves from a seeded :class:`random.Random`, for about ``S`` seconds of CPU time after
 a short warm-up, all in the same process.  The engines take turns in rounds of a quarter of a
 second, so a busy spell of a shared machine slows every engine alike and the ratios stay fair:
 
@@ -16,6 +16,11 @@ second, so a busy spell of a shared machine slows every engine alike and the rat
   until terminal, then ``returns()``.
 * **dominoes (PyPI)** — ``dominoes.Game.new`` (its own shuffle, from the global
   :mod:`random`, seeded here), then ``valid_moves`` + ``make_move`` until ``result`` is set.
+
+* **ours, osel / telephone / muggins** — the same path for the cross games, 4 players (osel and
+  telephone in pairs, muggins alone with a bazaar of 8).  A move is one decision, so osel's
+  extra doubles and ``stop`` each count as one.  No other engine plays these games: the rows
+  show what the cross costs next to the line, and are left out of the ratio table.
 
 A *move* is a player's decision; chance nodes, forced leads and automatic passes are not moves.
 ``µs/move`` is the whole time (dealing and scoring included) divided by the moves.  Nothing
@@ -70,6 +75,11 @@ class Row:
 
 
 # -- the engines ---------------------------------------------------------------------------
+
+
+#: The games of ours measured; only the line games are compared with the other engines.
+LINE_GAMES = ("sport", "kozel")
+CROSS_GAMES = ("osel", "telephone", "muggins")
 
 
 def ours(name: str, seed: int) -> DealFn:
@@ -161,8 +171,7 @@ def _missing(dist: str, exc: Exception) -> str:
 def engines(seed: int) -> list[tuple[str, Callable[[], DealFn] | None, str | None]]:
     """(label, factory or None, why it is skipped) for every engine, in table order."""
     out: list[tuple[str, Callable[[], DealFn] | None, str | None]] = [
-        ("ours, sport", lambda: ours("sport", seed), None),
-        ("ours, kozel", lambda: ours("kozel", seed), None),
+        (f"ours, {name}", lambda name=name: ours(name, seed), None) for name in LINE_GAMES + CROSS_GAMES
     ]
     try:
         import open_spiel.python.games  # noqa: F401
@@ -231,7 +240,7 @@ def table(rows: list[Row]) -> str:
 
 
 def ratios(rows: list[Row]) -> str:
-    mine = [r for r in rows if r.engine.startswith("ours") and not r.skipped]
+    mine = [r for r in rows if r.engine.startswith("ours") and r.engine.split(", ")[1] in LINE_GAMES and not r.skipped]
     theirs = [r for r in rows if not r.engine.startswith("ours")]
     head = f"{'ours / theirs':<16}" + "".join(f"{r.engine:>34}" for r in theirs)
     lines = [head, "-" * len(head)]
@@ -259,7 +268,7 @@ def main(argv: list[str] | None = None) -> int:
 
     versions = ", ".join(f"{d} {_version(d) or 'absent'}" for d in ("open_spiel", "dominoes"))
     rounds = max(1, round(args.seconds / ROUND))
-    print(f"Random legal playouts, 4 players in pairs, seed {args.seed}: ~{args.seconds:g} CPU s per engine "
+    print(f"Random legal playouts, 4 players, seed {args.seed}: ~{args.seconds:g} CPU s per engine "
           f"in {rounds} interleaved rounds, after a {warmup:g} s warm-up each")
     print(f"Python {platform.python_version()} ({platform.python_implementation()}) on {platform.machine()}; {versions}")
     print()
