@@ -368,9 +368,9 @@ class SprtSpec(msgspec.Struct, frozen=True, kw_only=True):
         """Accept H1 at or above this LLR: ``ln((1 − β) / α)`` (Wald)."""
         return math.log((1.0 - self.beta) / self.alpha)
 
-    def describe(self) -> str:
-        what = "Elo" if self.kind == "elo" else "margin"
-        return f"SPRT {what}0={self.h0:g} {what}1={self.h1:g} alpha={self.alpha:g} beta={self.beta:g}"
+    def decide(self, llr: float) -> str | None:
+        """"H1" at or above the upper bound, "H0" at or below the lower, else ``None``."""
+        return "H1" if llr >= self.upper else "H0" if llr <= self.lower else None
 
 
 class SprtState(msgspec.Struct, kw_only=True):
@@ -524,7 +524,6 @@ def sprt_state(test: SprtSpec, boards: Sequence[Sequence[Sequence[float]]], bot:
         llr = llr_elo(classes(ms, len(boards[0]) if boards else 2), test.h0, test.h1)
     else:
         llr = llr_margin([sum(row) / len(row) for row in ms], test.h0, test.h1)
-    decision = "H1" if llr >= test.upper else "H0" if llr <= test.lower else None
     return SprtState(test=test, pairs=len(boards), llr=round(llr, 4), lower=round(test.lower, 4), upper=round(test.upper, 4),
-                     decision=decision)
+                     decision=test.decide(llr))
 

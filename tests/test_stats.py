@@ -140,11 +140,8 @@ def _run_elo_sprt(rng: random.Random, probs: list[float], test: S.SprtSpec, budg
     counts = [0] * 5
     for _ in range(budget):
         counts[rng.choices(range(5), probs)[0]] += 1
-        llr = S.llr_elo(counts, test.h0, test.h1)
-        if llr >= test.upper:
-            return "H1"
-        if llr <= test.lower:
-            return "H0"
+        if decision := test.decide(S.llr_elo(counts, test.h0, test.h1)):
+            return decision
     return None
 
 
@@ -170,11 +167,8 @@ def test_simulated_margin_streams_accept_h1_at_the_expected_rates():
         xs: list[float] = []
         for _ in range(4000):
             xs.append(round(rng.gauss(mean, 10)))
-            llr = S.llr_margin(xs, test.h0, test.h1)
-            if llr >= test.upper:
-                return "H1"
-            if llr <= test.lower:
-                return "H0"
+            if decision := test.decide(S.llr_margin(xs, test.h0, test.h1)):
+                return decision
         return None
 
     runs = 300
