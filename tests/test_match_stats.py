@@ -119,3 +119,12 @@ def test_bad_sprt_settings_are_refused_in_one_line(args, needles):
 
 def test_sprt_needs_two_bots():
     one_line_error(run("match", GREEDY, FIRST, RANDOM, "--variant", "draw", "--sprt", "elo0=0 elo1=5"), X.USAGE, "2 bots")
+
+
+def test_sprt_stops_games_to_a_target_after_a_game_pair(tmp_path):
+    result, log, _ = match(tmp_path, GREEDY, RANDOM, "--variant", "draw", "--players", "2", "--games", "30",
+                           "--sprt", "margin0=0", "margin1=40")
+    pairs = result["sprt"]["pairs"]
+    assert result["stopped_by"] == "sprt" and pairs < 30
+    assert len(result["game_results"]) == 2 * pairs  # whole games, both orientations, none cut short
+    assert verify(log).games == 2 * pairs
