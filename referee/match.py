@@ -43,7 +43,7 @@ from referee.engine.game import DealRecord, Game, GameOutcome, Variant
 from referee.engine.tiles import tile_name
 from referee.errors import LogError
 from referee.log import MatchLog
-from referee.stats import SprtSpec, SprtState, estimate, figures, sprt_state
+from referee.stats import SprtSpec, SprtState, estimate, figures, margins, sprt_state
 from referee.table import Bot, BotStartError, Player, Table
 
 
@@ -173,29 +173,12 @@ class MatchResult:
         return [b.name for b in self.spec.bots]
 
     def unit_margins(self, bot: int) -> list[float]:
-        """Per paired unit: the bot's net less the others' mean, averaged over orientations."""
-        out = []
-        k = len(self.spec.bots)
-        for u in self.units:
-            if len(u.net) < len(self.seatings):
-                continue  # an unfinished unit (interrupted match) is not paired
-            per_o = []
-            for net in u.net.values():
-                others = (sum(net) - net[bot]) / (k - 1)
-                per_o.append(net[bot] - others)
-            out.append(sum(per_o) / len(per_o))
-        return out
+        """Per finished board: the bot's net less the others' mean, averaged over orientations."""
+        return [sum(row) / len(row) for row in margins(self.boards(), bot)]
 
     def play_margins(self, bot: int) -> list[float]:
         """The same margins taken one deal play (or game play) at a time, as if unpaired."""
-        k = len(self.spec.bots)
-        out = []
-        for u in self.units:
-            if len(u.net) < len(self.seatings):
-                continue
-            for net in u.net.values():
-                out.append(net[bot] - (sum(net) - net[bot]) / (k - 1))
-        return out
+        return [x for row in margins(self.boards(), bot) for x in row]
 
     def boards(self) -> list[list[list[float]]]:
         """The finished boards: ``[board][orientation][bot]`` nets (see :mod:`referee.stats`)."""
