@@ -325,6 +325,19 @@ def test_the_cross_renderer_grows_up_and_down_from_the_first_open_double(page, l
     assert all(tiles[i]["y"] < tiles[spinner]["y"] for i in up) and all(tiles[i]["y"] > tiles[spinner]["y"] for i in down)
     assert [tiles[i]["w"] for i in up] == [1, 2, 1, 2]  # doubles lie across the column
 
+    # A long column turns: up to the left, down to the right, and nothing overlaps.
+    more = [("3-4", "up"), ("4-5", "up"), ("5-2", "up"), ("2-2", "up"), ("2-0", "up"), ("0-4", "down"), ("4-1", "down"),
+            ("1-5", "down"), ("5-3", "down"), ("3-6", "down")]
+    placements += [{"tile": t, "end": e, "seat": 0} for t, e in more]
+    tiles = page.evaluate("ps => replay.LAYOUTS.cross(ps)", placements)
+    up = [i for i, t in enumerate(tiles) if t.get("arm") == "up"]
+    down = [i for i, t in enumerate(tiles) if t.get("arm") == "down"]
+    line = [i for i, t in enumerate(tiles) if "arm" not in t]
+    check_geometry(tiles, [line, [line[2], *up], [line[2], *down]])
+    top = min(tiles[i]["y"] for i in up)
+    assert tiles[up[-1]]["x"] < tiles[line[2]]["x"] and tiles[down[-1]]["x"] > tiles[line[2]]["x"]
+    assert top >= tiles[line[2]]["y"] - 10  # it turned instead of growing on
+
 
 def test_a_log_cut_in_the_middle_of_a_deal(logs, page, tmp_path):
     lines = logs["draw"].read_bytes().splitlines(keepends=True)

@@ -184,8 +184,10 @@ def read_match(log: Path) -> MatchData:
             d.hands[e.seat].discard(e.tile)
             end = None if e.end is None else END_NAMES[e.end]
             where = "" if end is None else f" on the {end}"
-            step("place", e.seat, f"{who(e.seat)} {'leads' if end is None else 'plays'} {tile_name(e.tile)}{where}" + (" (forced)" if e.forced else ""),
-                 tile=tile_name(e.tile), end=end, forced=e.forced, closed=getattr(e, "closed", False), ms=ms)
+            closed = getattr(e, "closed", False)  # a double laid face down (osel)
+            step("place", e.seat, f"{who(e.seat)} {'leads' if end is None else 'plays'} {tile_name(e.tile)}{where}"
+                 + (" face down (closed)" if closed else "") + (" (forced)" if e.forced else ""),
+                 tile=tile_name(e.tile), end=end, forced=e.forced, closed=closed, ms=ms)
         elif type(e) is Drew:
             got = list(e.tiles)
             d.drawn += e.count

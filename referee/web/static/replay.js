@@ -24,6 +24,7 @@
 
   // -- the line: a snake that grows from the lead both ways ---------------------------------
   const HALF_WIDTH = 11; // tile units from the lead to where an arm turns
+  const COLUMN = 9; // tile units a cross's up or down column grows before it turns
 
   function lineLayout(placements, halfWidth = HALF_WIDTH) {
     // The line in reading order, each tile oriented as it lies (left value first).
@@ -32,15 +33,15 @@
     for (const p of placements) {
       const [lo, hi] = parse(p.tile);
       if (p.end === null) {
-        chain.push({ left: lo, right: hi, tile: p.tile });
+        chain.push({ left: lo, right: hi, tile: p.tile, closed: p.closed });
         leadIndex = 0;
       } else if (p.end === "left") {
         const v = chain[0].left;
-        chain.unshift(hi === v ? { left: lo, right: hi, tile: p.tile } : { left: hi, right: lo, tile: p.tile });
+        chain.unshift(hi === v ? { left: lo, right: hi, tile: p.tile, closed: p.closed } : { left: hi, right: lo, tile: p.tile, closed: p.closed });
         leadIndex += 1;
       } else if (p.end === "right") {
         const v = chain[chain.length - 1].right;
-        chain.push(lo === v ? { left: lo, right: hi, tile: p.tile } : { left: hi, right: lo, tile: p.tile });
+        chain.push(lo === v ? { left: lo, right: hi, tile: p.tile, closed: p.closed } : { left: hi, right: lo, tile: p.tile, closed: p.closed });
       } else {
         throw new Error(`the line layout has no ${p.end} end`);
       }
@@ -58,7 +59,7 @@
   }
 
   function place(t, x, y, w, h, a, b) {
-    return { tile: `${t.left}-${t.right}`, x, y, w, h, a, b };
+    return { tile: `${t.left}-${t.right}`, x, y, w, h, a, b, closed: Boolean(t.closed) };
   }
 
   // Lay tiles outwards from cursor x on row 0, moving `dir` (+1 right); at the edge a standing
@@ -112,19 +113,35 @@
     const cx = at.x + at.w / 2;
     const value = parse(spinner)[0];
     for (const dir of ["up", "down"]) {
-      let edge = dir === "up" ? at.y : at.y + at.h;
-      let near = value;
+      // Up turns left and down turns right once a column is COLUMN units long: a lying
+      // corner tile over the column's end, then a row going away from the column.
       const sign = dir === "up" ? -1 : 1;
+      const start = dir === "up" ? at.y : at.y + at.h;
+      let edge = start;
+      let near = value;
+      let row = null; // once turned: {x: the row's open edge, y: its centre, dir: -1 left, +1 right}
       for (const p of columns.filter((q) => q.end === dir)) {
         const [a, b] = parse(p.tile);
         const far = a === near ? b : a;
         const across = a === b;
-        const h = across ? 1 : 2;
-        const y = sign < 0 ? edge - h : edge;
-        const top = sign < 0 ? far : near;
-        const bottom = sign < 0 ? near : far;
-        out.push({ tile: `${near}-${far}`, arm: dir, x: across ? cx - 1 : cx - 0.5, y, w: across ? 2 : 1, h, a: top, b: bottom });
-        edge += sign * h;
+        const tile = `${near}-${far}`;
+        if (row === null && Math.abs(edge - start) + (across ? 1 : 2) > COLUMN) {
+          const x = sign < 0 ? cx - 1.5 : cx - 0.5;
+          const y = sign < 0 ? edge - 1 : edge;
+          out.push({ tile, arm: dir, closed: Boolean(p.closed), x, y, w: 2, h: 1, a: sign < 0 ? far : near, b: sign < 0 ? near : far });
+          row = { x: sign < 0 ? x : x + 2, y: y + 0.5, dir: sign < 0 ? -1 : 1 };
+        } else if (row !== null) {
+          const w = across ? 1 : 2;
+          const x = row.dir < 0 ? row.x - w : row.x;
+          if (across) out.push({ tile, arm: dir, closed: Boolean(p.closed), x, y: row.y - 1, w: 1, h: 2, a: near, b: far });
+          else out.push({ tile, arm: dir, closed: Boolean(p.closed), x, y: row.y - 0.5, w: 2, h: 1, a: row.dir < 0 ? far : near, b: row.dir < 0 ? near : far });
+          row.x += row.dir * w;
+        } else {
+          const h = across ? 1 : 2;
+          const y = sign < 0 ? edge - h : edge;
+          out.push({ tile, arm: dir, closed: Boolean(p.closed), x: across ? cx - 1 : cx - 0.5, y, w: across ? 2 : 1, h, a: sign < 0 ? far : near, b: sign < 0 ? near : far });
+          edge += sign * h;
+        }
         near = far;
       }
     }
@@ -196,7 +213,7 @@
       const w = document.createElement("span");
       w.className = "wrote";
       w.textContent = s.wrote.map((x, side) => (x ? `${doc.sides[side]} +${x}` : "")).filter(Boolean).join(", ");
-      li.append(w);
+      text.append(w);
     }
     if (typeof s.ms === "number") li.title = `the bot answered in ${s.ms.toFixed(2)} ms`;
     if (s.fault && s.fault.detail) {
@@ -233,6 +250,7 @@
       const g = R.tileGroup(tableSvg, p.x, p.y, p.w, p.h, p.a, p.b);
       g.setAttribute("data-tile", p.tile);
       if (p.arm) g.setAttribute("data-arm", p.arm);
+      if (p.closed) g.classList.add("closed");
       const plain = p.tile.split("-").map(Number).sort((a, b) => a - b).join("-");
       if (plain === lastTile) g.classList.add("last");
     }
