@@ -38,7 +38,9 @@ from referee.engine.game import DealRecord, Game, GameOutcome
 from referee.errors import LineTooLong
 from referee.log import MatchLog
 from referee.match import DealStream, Roster, orientations, stop_on_signals
-from referee.table import Bot, BotStartError, Player, Table
+from referee.process import Confinement
+from referee.sandbox import DEFAULT_PROCESSES
+from referee.table import Bot, BotStartError, Player, Table, _safe
 
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_bots"
 #: The opponents, in the order they are taken.
@@ -122,6 +124,7 @@ class CheckOptions:
     max_faults: int = 3
     max_line: int = 65536
     log_dir: Path = Path("referee-logs/check")
+    sandbox: bool = False  # the candidate runs in the sandbox (the sample bots never do)
     jobs: int = field(default_factory=lambda: max(1, min(JOBS, os.cpu_count() or 1)))
 
 
@@ -202,7 +205,7 @@ async def check_game(setup: Setup, index: int, name: str, argv: list[str], opts:
         BotStartError: the candidate (or a sample bot) could not be started at all.
     """
     v = variant(setup.variant)
-    bot = Bot(name, argv)
+    bot = Bot(name, argv, Confinement(sandbox=opts.sandbox))
     bots = [bot, *_opponents(setup, index, opts.seed)]
     report = GameReport(setup, [b.name.removeprefix("sample ") for b in bots[1:]])
     seatings = orientations(v, setup.players, setup.options, len(bots))
@@ -245,7 +248,8 @@ async def check_game(setup: Setup, index: int, name: str, argv: list[str], opts:
     async with trio.open_nursery() as nursery:
         table = Table(nursery, list(players.values()), tc=opts.tc, log=log, stderr_dir=stderr_dir,
                       max_line=opts.max_line, max_faults=opts.max_faults, on_fault=on_fault,
-                      block=0)  # several games share this trio loop: never block it
+                      block=0,  # several games share this trio loop: never block it
+                      hidden=(opts.log_dir,))
         try:
             try:
                 await table.open()
@@ -400,6 +404,45 @@ _HINTS = {
     F.CRASH: "its stderr is in the log directory below, one file per process",
     F.STARTUP: F.ANSWER_HELLO,
 }
+
+
+#: What a bot's stderr says when the sandbox stopped it, and what that means in plain words.
+_SANDBOX_SIGNS = (
+    (("Read-only file system",),
+     ("it writes a file outside /tmp (next to its own files?): in the sandbox everything but /tmp is read-only, "
+      "so write to /tmp (or $TMPDIR) instead")),
+    (("Network is unreachable", "Temporary failure in name resolution", "Name or service not known",
+      "getaddrinfo", "ENETUNREACH", "EAI_AGAIN", "Connection refused", "ECONNREFUSED"),
+     "it needs the network, and the sandbox has none: bring what it downloads along in its directory"),
+    (("Resource temporarily unavailable", "EAGAIN", "can't start new thread", "pthread_create"),
+     (f"it starts more processes or threads than the sandbox allows ({DEFAULT_PROCESSES} by default; "
+      "referee match --max-processes and a league's max_processes raise it)")),
+    (("Permission denied", "EACCES"),
+     ("it cannot read some of its files as the sandbox's user: make its directory readable by everyone "
+      "(chmod -R a+rX DIR), or it opens something outside its own directory")),
+    (("No such file or directory", "ENOENT", "not found"),
+     ("it opens a file outside its own directory (the sandbox shows only the system, the bot's own "
+      "directory and an empty /tmp): keep what it needs beside it")),
+)
+
+
+def sandbox_verdict(sandboxed: CheckReport, plain: CheckReport) -> list[str]:
+    """Plain words on a bot that failed the check in the sandbox, given the same check
+    without it: whether the sandbox is the cause, and what in it the bot trips over."""
+    if not plain.passed:
+        return ["It fails without the sandbox too: fix the problems above first, then try the sandbox again."]
+    text = "\n".join([sandboxed.not_started or ""] + [f"{p.detail}\n{p.stderr}" for p in sandboxed.problems])
+    for path in sorted(sandboxed.options.log_dir.glob(f"*.stderr/{_safe(sandboxed.bot)}*.stderr.log")):
+        text += "\n" + path.read_text(errors="replace")[-4096:]
+    reasons = [why for signs, why in _SANDBOX_SIGNS if any(s in text for s in signs)]
+    lines = ["It passes without the sandbox: it fails only because of the sandbox."]
+    if reasons:
+        lines.append("From what it wrote to stderr, most likely " + ("; or ".join(reasons[:2])) + ".")
+    else:
+        lines.append("Its stderr does not say why; the sandbox gives a bot no network, a read-only filesystem but /tmp, "
+                     "only its own directory, and no other processes (PROTOCOL.md, \"The bot's process\").")
+    lines.append(f"Its logs in the sandbox are in {sandboxed.options.log_dir}, without it in {plain.options.log_dir}.")
+    return lines
 
 
 def _ms(seconds: float) -> str:

@@ -25,7 +25,8 @@ from referee.engine.deal import format_deal_line, parse_deal_lines
 from referee.engine.errors import BadDeal, RulesError
 from referee.errors import BotError, LogError
 from referee.log import fresh_path, stderr_dir_of
-from referee.process import Sandbox, bot_name, resolve_command
+from referee.process import Confinement, bot_name, resolve_command
+from referee.sandbox import DEFAULT_PROCESSES, SandboxUnavailable, find_bwrap
 
 #: The longest --max-line: a bot's line is held in memory whole before it is decoded.
 MAX_LINE = 16 << 20
@@ -136,7 +137,9 @@ def match(
     memory_mb: Annotated[Optional[int], typer.Option(help="Address-space limit per bot process (RLIMIT_AS), in MiB.", rich_help_panel=LIMITS_PANEL)] = None,
     cpu_seconds: Annotated[Optional[int], typer.Option(help="CPU-time limit per bot process (RLIMIT_CPU), in seconds.", rich_help_panel=LIMITS_PANEL)] = None,
     cwd: Annotated[Optional[list[Path]], typer.Option(help="Working directory of the bots: one for all, or one per bot in order.", rich_help_panel=LIMITS_PANEL)] = None,
-    env: Annotated[Optional[list[str]], typer.Option(help="An environment variable NAME=VALUE for every bot (repeat).", rich_help_panel=LIMITS_PANEL)] = None,
+    env: Annotated[Optional[list[str]], typer.Option(help="An environment variable NAME=VALUE for every bot (repeat); bots get only a few of the referee's own (PROTOCOL.md).", rich_help_panel=LIMITS_PANEL)] = None,
+    sandbox: Annotated[bool, typer.Option("--sandbox", help="Run every bot under bubblewrap: no network, no other processes, its own directory read-only, a private /tmp (PROTOCOL.md).", rich_help_panel=LIMITS_PANEL)] = False,
+    max_processes: Annotated[int, typer.Option(help="In the sandbox: processes and threads a bot may have at once.", rich_help_panel=LIMITS_PANEL)] = DEFAULT_PROCESSES,
     log: Annotated[Optional[Path], typer.Option(help="Where to write the JSON-lines match log (default: referee-logs/match-<variant>-<seed>.jsonl, or -2, -3… if taken).", rich_help_panel=OUTPUT_PANEL)] = None,
     overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace the --log file (and its stderr files) if it exists.", rich_help_panel=OUTPUT_PANEL)] = False,
     json_path: Annotated[Optional[Path], typer.Option("--json", help="Also write the result as a JSON object to this file.", rich_help_panel=OUTPUT_PANEL)] = None,
@@ -193,6 +196,7 @@ def match(
         if not d.is_dir():
             raise fail(f"--cwd {d}: no such directory")
     extra_env = parse_env(env)
+    check_sandbox(sandbox, max_processes)
     try:
         tc = TimeControl(startup=startup_time, move=move_time, bank=bank, increment=increment)
     except ValueError as exc:
@@ -203,7 +207,7 @@ def match(
         raise fail(f"--max-line must be from 256 to {MAX_LINE} bytes, not {max_line}")
     for option_name, field_name, value in (("--memory-mb", "memory_mb", memory_mb), ("--cpu-seconds", "cpu_seconds", cpu_seconds)):
         try:
-            Sandbox(**{field_name: value})
+            Confinement(**{field_name: value})
         except ValueError as exc:
             raise fail(str(exc).replace(field_name, option_name, 1)) from None
     deal_list = load_deal_file(deals_file, v.shape(players, opts)) if deals_file else None
@@ -220,8 +224,9 @@ def match(
         if display in taken:
             raise fail(f"two bots are named {display!r}; give distinct --name values")
         taken.add(display)
-        sandbox = Sandbox(memory_mb=memory_mb, cpu_seconds=cpu_seconds, cwd=bot_cwd, env=extra_env or None)
-        entrants.append(Bot(display, argv, sandbox))
+        confinement = Confinement(memory_mb=memory_mb, cpu_seconds=cpu_seconds, cwd=bot_cwd, env=extra_env or None,
+                                  sandbox=sandbox, processes=max_processes)
+        entrants.append(Bot(display, argv, confinement))
 
     for option_name, path in (("--log", log), ("--json", json_path)):
         if path is not None and path.is_dir():
@@ -298,6 +303,17 @@ def first_of(exc: BaseException, kind: type[BaseException]) -> BaseException | N
     return None
 
 
+def check_sandbox(wanted: bool, max_processes: int) -> None:
+    """Refuse a sandbox that cannot be had (no bwrap) or a cap below 2, before anything runs."""
+    if max_processes < 2:
+        raise fail("--max-processes must be at least 2 (the sandbox's init counts as one)")
+    if wanted:
+        try:
+            find_bwrap()
+        except SandboxUnavailable as exc:
+            raise fail(str(exc)) from None
+
+
 def parse_env(items: list[str] | None) -> dict[str, str]:
     env: dict[str, str] = {}
     for item in items or []:
@@ -329,6 +345,7 @@ def check(
     startup_time: Annotated[float, typer.Option(help="Seconds the bot has to answer hello.", rich_help_panel=TC_PANEL)] = 10.0,
     log_dir: Annotated[Optional[Path], typer.Option(help="Where the logs and stderr files go (default: referee-logs/check-<bot>, or -2, -3… if taken).", rich_help_panel=OUTPUT_PANEL)] = None,
     overwrite: Annotated[bool, typer.Option("--overwrite", help="Write into --log-dir even if it holds files (an earlier check's are replaced).", rich_help_panel=OUTPUT_PANEL)] = False,
+    sandbox: Annotated[bool, typer.Option("--sandbox", help="Run the bot in the sandbox leagues use; if it fails, check it without too and say whether the sandbox is why.", rich_help_panel=LIMITS_PANEL)] = False,
 ) -> None:
     """Check a bot against the protocol: a few deals of every game against the sample bots, then everything it got wrong, and PASS or FAIL."""
     from referee.check import CheckOptions, missing_samples, render, run_check, setups
@@ -342,6 +359,7 @@ def check(
             raise fail(str(exc)) from None
     if deals < 1:
         raise fail("--deals must be at least 1")
+    check_sandbox(sandbox, DEFAULT_PROCESSES)
     try:
         tc = TimeControl(startup=startup_time, move=move_time)
     except ValueError as exc:
@@ -357,7 +375,7 @@ def check(
         raise fail(f"--log-dir {log_dir} holds files already; add --overwrite to write over them (without --log-dir every check gets a folder of its own)")
     elif log_dir.exists() and not log_dir.is_dir():
         raise fail(f"--log-dir {log_dir} is not a folder")
-    opts = CheckOptions(deals=deals, tc=tc, seed=seed, only=variant_id, log_dir=log_dir)
+    opts = CheckOptions(deals=deals, tc=tc, seed=seed, only=variant_id, log_dir=log_dir, sandbox=sandbox)
     total = len(setups(variant_id))
     bar = progress_bar(total, False)
 
@@ -381,6 +399,23 @@ def check(
         raise
     for line in render(report):
         out.print(line, markup=False, highlight=False, soft_wrap=True)
+    if sandbox and not report.passed:
+        from dataclasses import replace
+
+        from referee.check import sandbox_verdict
+
+        err.print("checking again without the sandbox, to see whether it is the cause…")
+        plain_opts = replace(opts, sandbox=False, log_dir=opts.log_dir / "without-sandbox")
+        try:
+            plain = trio.run(run_check, bot, argv, name, plain_opts)
+        except BaseException as exc:
+            if interrupted(exc):
+                err.print("interrupted")
+                raise typer.Exit(X.INTERRUPTED) from None
+            raise
+        out.print("")
+        for line in sandbox_verdict(report, plain):
+            out.print(line, markup=False, highlight=False, soft_wrap=True)
     if report.not_started is not None:
         raise fail("the bot could not be started", X.BOT_START)
     if not report.passed:

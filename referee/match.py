@@ -67,6 +67,8 @@ class MatchSpec:
     stderr_dir: Path = Path("referee-logs")
     confidence: float = 0.95  # the level of the intervals and of the winner's significance
     sprt: SprtSpec | None = None  # stop as soon as this test decides (two bots)
+    #: besides the log, the stderr logs and the deal file: what no sandboxed bot may see
+    hidden: tuple[Path, ...] = ()
 
 
 def orientations(variant: Variant, players: int, options: dict[str, Any], bots: int) -> list[tuple[int, ...]]:
@@ -360,7 +362,7 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
         if threading.current_thread() is threading.main_thread():
             await nursery.start(stop_on_signals)
         table = Table(nursery, list(players.values()), tc=spec.tc, log=log, stderr_dir=spec.stderr_dir,
-                      max_line=spec.max_line, max_faults=spec.max_faults)
+                      max_line=spec.max_line, max_faults=spec.max_faults, hidden=_hidden(spec))
         try:
             await table.open()
             if not v.to_target:
@@ -453,6 +455,15 @@ async def stop_on_signals(task_status=trio.TASK_STATUS_IGNORED) -> None:
         task_status.started()
         async for signum in signals:
             raise Terminated(f"terminated by {signal.Signals(signum).name}")
+
+
+def _hidden(spec: MatchSpec) -> tuple[Path, ...]:
+    paths = [*spec.hidden]
+    if spec.log_path is not None:
+        paths.append(spec.log_path)
+    if spec.deal_file_name is not None:
+        paths.append(Path(spec.deal_file_name))
+    return tuple(paths)
 
 
 def _unit(result: MatchResult, index: int) -> Unit:

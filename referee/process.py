@@ -1,7 +1,9 @@
 """Bot processes: how a command becomes a running bot, and everything the referee does to it.
 
 This module owns the bot's process and its three pipes.  It resolves the command line, spawns
-the bot in its own process group under an optional :class:`Sandbox`, splits its stdout into
+the bot in its own process group under a :class:`Confinement` (limits, environment, and
+optionally the sandbox of :mod:`referee.sandbox`) and, where the machine allows, in a cgroup of
+its own (:mod:`referee.cgroups`), splits its stdout into
 lines of bounded length, copies its stderr to a capped log file (keeping the last lines for
 error messages), and, on every way out, kills the bot and anything it left behind holding its
 pipes, reaps it and closes every descriptor.  It knows nothing of the protocol: lines are bytes.
@@ -34,9 +36,18 @@ from typing import IO, final
 
 import trio
 
+from .cgroups import BotCgroup, join
 from .errors import BotExited, BotNotFound, LineTooLong
+from .sandbox import (
+    DEFAULT_PROCESSES,
+    UIDS,
+    Launch,
+    SandboxUnavailable,
+    bot_environment,
+    sandboxed,
+)
 
-__all__ = ["BotProcess", "Sandbox", "describe_exit", "resolve_command"]
+__all__ = ["BotProcess", "Confinement", "describe_exit", "resolve_command"]
 
 _PR_SET_PDEATHSIG = 1
 try:
@@ -223,35 +234,43 @@ def describe_exit(returncode: int | None) -> str:
     return f"killed by {sig.name} ({hint})" if hint else f"killed by {sig.name}"
 
 
-# -- sandbox -----------------------------------------------------------------------------------
+# -- confinement ------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
-class Sandbox:
-    """Where and under which limits a bot runs.  Every field is optional.
+class Confinement:
+    """Where, under which limits and how shut in a bot runs.  Every field is optional.
 
     ``memory_mb`` caps the address space (``RLIMIT_AS``: virtual memory, so runtimes that
-    reserve a lot up front, such as node or the JVM, need a generous value); ``cpu_seconds``
-    caps CPU time (``RLIMIT_CPU``: SIGXCPU at the limit, SIGKILL a second later).  ``cwd`` is
-    the bot's working directory, and ``env`` holds variables added to the referee's own.
+    reserve a lot up front, such as node or the JVM, need a generous value); in the sandbox,
+    where the machine has a memory cgroup the referee may use, it caps the memory the bot uses
+    instead, and going over it reads "out of memory".  ``cpu_seconds`` caps CPU time
+    (``RLIMIT_CPU``: SIGXCPU at the limit, SIGKILL a second later).  ``cwd`` is the bot's
+    working directory, and ``env`` holds variables added to the few every bot gets
+    (:func:`referee.sandbox.bot_environment`).  ``sandbox`` runs the bot under bubblewrap
+    (:mod:`referee.sandbox`), where ``processes`` caps its processes and threads.
     """
 
     memory_mb: int | None = None
     cpu_seconds: int | None = None
     cwd: Path | None = None
     env: dict[str, str] | None = None
+    sandbox: bool = False
+    processes: int = DEFAULT_PROCESSES
 
     def __post_init__(self) -> None:
         for name, unit in (("memory_mb", "MiB"), ("cpu_seconds", "seconds")):
             value = getattr(self, name)
             if value is not None and not 0 < value < 1 << 31:
                 raise ValueError(f"{name} must be a whole number of {unit} from 1 to {(1 << 31) - 1}, not {value!r}")
+        if self.processes < 2:
+            raise ValueError(f"processes must be at least 2 (the sandbox's init counts as one), not {self.processes!r}")
 
-    def _rlimits(self) -> list[tuple[int, tuple[int, int]]]:
+    def _rlimits(self, address_space: bool = True) -> list[tuple[int, tuple[int, int]]]:
         """The limits to set in the child, computed in the parent (the child only calls
         setrlimit).  An unprivileged process cannot raise a hard limit, so stay under it."""
         wanted = []
-        if self.memory_mb is not None:
+        if self.memory_mb is not None and address_space:
             wanted.append((resource.RLIMIT_AS, self.memory_mb << 20, self.memory_mb << 20))
         if self.cpu_seconds is not None:
             wanted.append((resource.RLIMIT_CPU, self.cpu_seconds, self.cpu_seconds + 1))
@@ -315,6 +334,11 @@ class BotProcess:
         self._kill_started = False
         self._killed = trio.Event()
         self._killed_by_referee = False
+        self._cgroup: BotCgroup | None = None
+        self._uid: int | None = None
+        self._sandboxed = False
+        self._oom = 0  # processes killed for memory, read when the cgroup is removed
+        self._memory_mb: int | None = None
 
     @classmethod
     async def start(
@@ -326,7 +350,8 @@ class BotProcess:
         stderr_path: Path,
         stderr_cap: int = 1 << 20,
         max_line: int = 65536,
-        sandbox: Sandbox | None = None,
+        confinement: Confinement | None = None,
+        hidden: Sequence[Path] = (),
     ) -> BotProcess:
         """Spawn a bot in its own session and process group.
 
@@ -340,41 +365,63 @@ class BotProcess:
             dropped, with one note in the file.
           max_line: the longest line accepted on stdout, in bytes, newline included (the
             protocol's ``Limits.max_line``).
-          sandbox: limits, working directory and extra environment.
+          confinement: limits, working directory, extra environment, sandbox.
+          hidden: in the sandbox, files and directories the bot must not see (see
+            :func:`referee.sandbox.sandboxed`).
 
         Raises:
           BotNotFound: the spawn failed (no such program, not executable, bad interpreter,
-            missing working directory, a limit that could not be set).
+            missing working directory, a limit that could not be set), or the sandbox cannot
+            run it (no bwrap, files it could not read as its own user).
           OSError: the stderr log cannot be opened.
         """
         if max_line < 1:
             raise ValueError(f"max_line must be positive, not {max_line!r}")
         if stderr_cap < 0:
             raise ValueError(f"stderr_cap must not be negative, not {stderr_cap!r}")
-        sandbox = sandbox or Sandbox()
-        options: dict = {"start_new_session": True}
-        if sandbox.cwd is not None:
-            options["cwd"] = sandbox.cwd
-        if sandbox.env:
-            options["env"] = {**os.environ, **sandbox.env}
-        limits = sandbox._rlimits()
+        conf = confinement or Confinement()
+        if conf.sandbox:
+            try:
+                launch = sandboxed(argv, cwd=conf.cwd, env=conf.env, processes=conf.processes, hidden=hidden)
+            except SandboxUnavailable as e:
+                raise BotNotFound(f"bot {name!r}: cannot start in the sandbox: {e}", bot=name) from None
+        else:
+            launch = Launch(list(argv), bot_environment(conf.env, sandboxed=False), conf.cwd)
+        cgroup = BotCgroup.create(conf.memory_mb if conf.sandbox else None)
+        options: dict = {"start_new_session": True, "env": launch.env}
+        if launch.cwd is not None:
+            options["cwd"] = launch.cwd
+        limits = conf._rlimits(address_space=cgroup is None or cgroup.memory is None)
         referee_pid = os.getpid()
+        uid = launch.uid
+        join_fds = cgroup.join_files() if cgroup is not None else []
 
         def child_setup() -> None:
+            join(join_fds)  # first: every process the bot starts stays in its cgroup
+            for which, values in limits:
+                resource.setrlimit(which, values)
             # Die with the referee, even if it is killed with SIGKILL and cannot clean up.
             if _prctl is not None:
                 _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
                 if os.getppid() != referee_pid:  # the referee died before prctl took effect
                     os._exit(1)
-            for which, values in limits:
-                resource.setrlimit(which, values)
 
         options["preexec_fn"] = child_setup
 
+        def release() -> None:
+            for fd in join_fds:
+                os.close(fd)
+            if cgroup is not None:
+                cgroup.kill()
+                cgroup.remove()
+            if uid is not None:
+                UIDS.give_back(uid)
+
         stderr_path = Path(stderr_path)
         stderr_path.parent.mkdir(parents=True, exist_ok=True)
-        log = open(stderr_path, "ab", buffering=0)  # noqa: SIM115 - closed by kill()
         with ExitStack() as on_fail:
+            on_fail.callback(release)
+            log = open(stderr_path, "ab", buffering=0)  # noqa: SIM115 - closed by kill()
             on_fail.callback(log.close)
             # The child gets its own copies of its ends; ours must go, or EOF never arrives.
             with ExitStack() as child_ends:
@@ -383,13 +430,19 @@ class BotProcess:
                 err_r, err_w = _pipe(child_ends, on_fail, ours_writes=False)
                 await trio.lowlevel.checkpoint()
                 try:
-                    process = _Child(list(argv), stdin=in_r, stdout=out_w, stderr=err_w, **options)
+                    process = _Child(launch.argv, stdin=in_r, stdout=out_w, stderr=err_w, **options)
                 except (OSError, subprocess.SubprocessError) as e:
                     reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
                     raise BotNotFound(f"bot {name!r}: cannot start ({reason})", bot=name) from e
             on_fail.pop_all()
 
+        for fd in join_fds:
+            os.close(fd)
         bot = cls(_PRIVATE, process, name, in_w, out_r, err_r, log, stderr_cap, max_line)
+        bot._cgroup = cgroup
+        bot._uid = uid
+        bot._sandboxed = conf.sandbox
+        bot._memory_mb = conf.memory_mb
         try:
             await nursery.start(bot._copy_stderr)
             nursery.start_soon(bot._end_leftovers)
@@ -406,8 +459,14 @@ class BotProcess:
 
     @property
     def returncode(self) -> int | None:
-        """The exit status (negative for a signal), or ``None`` while the bot runs."""
-        return self._process.returncode
+        """The exit status (negative for a signal), or ``None`` while the bot runs.
+
+        In the sandbox the bot's status comes through bwrap, which reports a death by signal N
+        as the exit code 128 + N: it is read back as the signal."""
+        rc = self._process.returncode
+        if self._sandboxed and rc is not None and 128 < rc < 128 + signal.NSIG:
+            return 128 - rc
+        return rc
 
     @property
     def name(self) -> str:
@@ -711,6 +770,8 @@ class BotProcess:
             what = "closed its stdout" if self._eof else "closed its stdin"
         elif rc == -signal.SIGKILL and self._killed_by_referee:
             what = "was killed by the referee"
+        elif rc == -signal.SIGKILL and (self._cgroup.oom_kills() if self._cgroup is not None else self._oom):
+            what = f"was killed: out of memory (over its memory limit of {self._memory_mb} MiB)"
         else:
             what = describe_exit(rc)
         last = next((s.strip() for s in reversed(tail.splitlines()) if s.strip()), "")
@@ -744,6 +805,7 @@ class BotProcess:
                 self._signal_group()
                 with trio.move_on_after(_REAP_WAIT):
                     await self._process.wait()
+                await self._end_cgroup()
                 await self._kill_pipe_holders()
                 if self._stderr >= 0:
                     self._pump_stderr()
@@ -755,6 +817,23 @@ class BotProcess:
                     await self._stderr_done.wait()
                 self._log.close()
                 self._killed.set()
+
+    async def _end_cgroup(self) -> None:
+        """Kill every process left in the bot's cgroup (daemons included), wait for them to go
+        and remove the cgroup; then the bot's uid may serve another bot."""
+        cgroup, self._cgroup = self._cgroup, None
+        if cgroup is not None:
+            with trio.move_on_after(_REAP_WAIT):
+                delay = 0.001
+                while not cgroup.empty():
+                    cgroup.kill()
+                    await trio.sleep(delay)
+                    delay = min(delay * 2, 0.05)
+            cgroup.remove()
+            self._oom = cgroup.oom_kills()
+        if self._uid is not None:
+            UIDS.give_back(self._uid)
+            self._uid = None
 
     async def _end_leftovers(self) -> None:
         """When the bot's own process exits, kill whatever it left holding its pipes: a child

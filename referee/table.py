@@ -13,7 +13,7 @@ the seat at the next deal.  A bot with ``max_faults`` faults forfeits every deal
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,7 +29,8 @@ from referee.engine.game import DealRecord, Game, GameOutcome
 from referee.engine.line import LineDeal
 from referee.errors import BotError, BotExited, LineTooLong
 from referee.log import MatchLog, deal_json
-from referee.process import BotProcess, Sandbox
+from referee.process import BotProcess, Confinement
+from referee.sandbox import bot_files
 from referee.wire import deal_end, deal_start, engine_play, event_lines, game_end, turn_message
 
 REFEREE_NAME = "referee 0.1.0"
@@ -49,7 +50,7 @@ class Bot:
 
     name: str
     argv: list[str]
-    sandbox: Sandbox | None = None
+    confinement: Confinement | None = None
     faults: list[F.Fault] = field(default_factory=list)
     forfeited: bool = False
     hello: m.BotHello | None = None
@@ -105,12 +106,15 @@ class Table:
         max_faults: int = 3,
         on_fault: Callable[[F.Fault], None] | None = None,
         block: float = 0.001,
+        hidden: Sequence[Path] = (),
     ) -> None:
         self.nursery = nursery
         self.players = players
         self.tc = tc
         self.log = log
         self.stderr_dir = stderr_dir
+        #: what no sandboxed bot may see: the log, the deal file, the league's database...
+        self.hidden = (*hidden, stderr_dir)
         self.max_line = max_line
         self.max_faults = max_faults
         self.on_fault = on_fault
@@ -185,7 +189,7 @@ class Table:
         path = self.stderr_dir / f"{_safe(p.label)}{suffix}.stderr.log"
         try:
             p.proc = await BotProcess.start(
-                self.nursery, p.bot.argv, name=p.label, stderr_path=path, max_line=self.max_line, sandbox=p.bot.sandbox
+                self.nursery, p.bot.argv, name=p.label, stderr_path=path, max_line=self.max_line, confinement=p.bot.confinement, hidden=self.hidden_from(p.bot)
             )
         except (BotError, OSError) as exc:
             return F.Fault(F.STARTUP, p.bot.name, self.seat, self.game_number, self.deal_number, f"could not start: {exc}")
@@ -253,6 +257,21 @@ class Table:
                            f"{detail}, although it read the referee's hello", None, F.FLUSH)
         return F.Fault(F.STARTUP, p.bot.name, self.seat, self.game_number, self.deal_number,
                        f"{detail}; it did not read the referee's hello", None, F.ANSWER_HELLO)
+
+    def hidden_from(self, bot: Bot) -> list[Path]:
+        """What a sandboxed bot must not see: :attr:`hidden`, and the other bots' files and
+        working directories (two bots may live in one directory)."""
+        own = set(bot_files(bot.argv))
+        own_cwd = bot.confinement.cwd if bot.confinement is not None else None
+        out = list(self.hidden)
+        for other in {id(p.bot): p.bot for p in self.players}.values():
+            if other is bot:
+                continue
+            out += [f for f in bot_files(other.argv) if f not in own]
+            cwd = other.confinement.cwd if other.confinement is not None else None
+            if cwd is not None and cwd != own_cwd:
+                out.append(cwd)
+        return out
 
     async def close(self) -> None:
         """Tell every live process the match is over and end it (politely, then by force)."""

@@ -1,8 +1,11 @@
 """Shared test setup: every test is checked for processes and file descriptors it left behind.
 
-Processes are found two ways: children of this process (zombies included: an unreaped child is
-a leak too), and live processes carrying this session's marker in their environment, which
-every descendant inherits, even one that called setsid() to leave its bot's process group.
+Processes are found four ways: children of this process (zombies included: an unreaped child is
+a leak too); live processes carrying this session's marker in their environment, which every
+descendant inherits unless the referee gave it a clean one (bots get one); live processes in a
+bot cgroup this process made (referee.cgroups), which holds every descendant of a bot, even one
+that called setsid() to leave its bot's process group; and live processes running as a sandbox
+uid of this process (referee.sandbox, when run as root).
 """
 
 from __future__ import annotations
@@ -14,11 +17,15 @@ import uuid
 
 import pytest
 
+from referee.sandbox import UID_BASE
+
 _MARKER_NAME = "REFEREE_TEST_SESSION"
 _MARKER = f"{os.getpid()}-{uuid.uuid4().hex}"
 os.environ[_MARKER_NAME] = _MARKER
 _MARKER_ENTRY = f"{_MARKER_NAME}={_MARKER}".encode()
 
+_CGROUP_MARK = f"/referee-bot-{os.getpid()}-".encode()
+_UIDS = range(UID_BASE + 64 * os.getpid(), UID_BASE + 64 * (os.getpid() + 1))
 _GRACE = 3.0  # seconds for killed processes to finish dying before a leak is reported
 
 
@@ -44,6 +51,16 @@ def _our_processes() -> dict[int, str]:
             found[pid] = f"{pid} ({comm}, child, state {state.decode()})"
             continue
         if state == b"Z":  # an orphan that is dead already: its reaper is not us
+            continue
+        try:
+            with open(f"/proc/{pid}/cgroup", "rb") as f:
+                in_bot_cgroup = _CGROUP_MARK in f.read()
+            with open(f"/proc/{pid}/status", "rb") as f:
+                uid = int(f.read().split(b"\nUid:")[1].split()[0])
+        except (OSError, IndexError, ValueError):
+            continue
+        if in_bot_cgroup or _UIDS.start <= uid < _UIDS.stop:
+            found[pid] = f"{pid} ({comm}, a bot's, state {state.decode()})"
             continue
         try:
             with open(f"/proc/{pid}/environ", "rb") as f:

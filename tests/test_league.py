@@ -362,6 +362,7 @@ for line in sys.stdin:
 def test_faults_reach_the_table_and_a_bot_that_cannot_start_fails_its_pairings(tmp_path):
     (tmp_path / "sloppy.py").write_text(SLOPPY, encoding="utf-8")
     (tmp_path / "broken.py").write_text("raise SystemExit(1)\n", encoding="utf-8")
+    tmp_path.chmod(0o755)  # in the sandbox, as root, the bots run as users of their own
     text = league_toml([FOUR[1]]) + (
         '[[bot]]\nname = "sloppy"\ncommand = "sloppy.py"\n'
         '[[bot]]\nname = "broken"\ncommand = "broken.py"\n')

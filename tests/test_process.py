@@ -19,7 +19,7 @@ import trio
 from helpers import alive
 
 from referee.errors import BotExited, BotNotFound, LineTooLong, RefereeError
-from referee.process import BotProcess, Sandbox, bot_name, describe_exit, resolve_command
+from referee.process import BotProcess, Confinement, bot_name, describe_exit, resolve_command
 
 HANG = 20  # seconds after which a step counts as hung
 
@@ -478,7 +478,7 @@ async def test_spawn_failure_raises_bot_not_found_and_leaks_nothing(tmp_path):
             await BotProcess.start(nursery, [str(script)], name="b", stderr_path=tmp_path / "b.log")
         with pytest.raises(BotNotFound):
             await BotProcess.start(
-                nursery, bot_argv("pass"), name="b", stderr_path=tmp_path / "b.log", sandbox=Sandbox(cwd=tmp_path / "nope")
+                nursery, bot_argv("pass"), name="b", stderr_path=tmp_path / "b.log", confinement=Confinement(cwd=tmp_path / "nope")
             )
 
 
@@ -496,8 +496,8 @@ async def test_sandbox_cwd_and_env(tmp_path):
         print(os.environ["BOT_SEED"])
         print(bool(os.environ.get("PATH")))
     """
-    sandbox = Sandbox(cwd=home, env={"BOT_SEED": "42"})
-    async with running(snippet, tmp_path, sandbox=sandbox) as bot:
+    confinement = Confinement(cwd=home, env={"BOT_SEED": "42"})
+    async with running(snippet, tmp_path, confinement=confinement) as bot:
         with trio.fail_after(HANG):
             assert await bot.read_line() == os.fsencode(home)
             assert await bot.read_line() == b"42"
@@ -509,7 +509,7 @@ async def test_sandbox_memory_limit(tmp_path):
         block = bytearray(1 << 30)
         print("allocated")
     """
-    async with running(snippet, tmp_path, sandbox=Sandbox(memory_mb=256)) as bot:
+    async with running(snippet, tmp_path, confinement=Confinement(memory_mb=256)) as bot:
         with trio.fail_after(HANG), pytest.raises(BotExited) as info:
             await bot.read_line()
         assert info.value.returncode != 0
@@ -517,7 +517,7 @@ async def test_sandbox_memory_limit(tmp_path):
 
 
 async def test_sandbox_cpu_limit(tmp_path):
-    async with running("while True: pass", tmp_path, sandbox=Sandbox(cpu_seconds=1)) as bot:
+    async with running("while True: pass", tmp_path, confinement=Confinement(cpu_seconds=1)) as bot:
         with trio.fail_after(HANG), pytest.raises(BotExited) as info:
             await bot.read_line()
         assert info.value.returncode in (-signal.SIGXCPU, -signal.SIGKILL)
@@ -525,7 +525,7 @@ async def test_sandbox_cpu_limit(tmp_path):
 
 def test_sandbox_rejects_nonsense():
     with pytest.raises(ValueError, match="memory_mb"):
-        Sandbox(memory_mb=0)
+        Confinement(memory_mb=0)
 
 
 # -- resolving commands ------------------------------------------------------------------------

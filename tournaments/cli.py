@@ -138,6 +138,13 @@ def run(
             address = parse_address(cluster)
         except LeagueError as exc:
             raise fail(_escape(str(exc))) from None
+    if any(b.sandbox for b in league.bots):
+        from referee.sandbox import SandboxUnavailable, find_bwrap
+
+        try:
+            find_bwrap()
+        except SandboxUnavailable as exc:
+            raise fail(_escape(f"{league_file}: {exc} (or turn it off with sandbox = false)")) from None
     live = not quiet and err.is_terminal
     progress = None
     display: Any = None

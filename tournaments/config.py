@@ -25,6 +25,7 @@ from referee.engine.game import Variant
 from referee.errors import BotError
 from referee.match import match_length, orientations
 from referee.process import resolve_command
+from referee.sandbox import DEFAULT_PROCESSES
 
 ROUND_ROBIN = "round-robin"
 GAUNTLET = "gauntlet"
@@ -43,6 +44,7 @@ MAX_CPU_SECONDS = 1_000_000
 MAX_DEALS = 1_000_000  # per orientation
 MAX_GAMES = 100_000  # per orientation
 MAX_POINTS = 1e6  # match points, either sign
+MAX_PROCESSES = 1 << 16  # in the sandbox, per bot
 
 
 class LeagueError(Exception):
@@ -72,6 +74,7 @@ class BotEntry:
     env: dict[str, str]
     argv: list[str]  # resolved: absolute program or interpreter + script
     workdir: Path  # where the bot runs: its cwd, or the league file's directory
+    sandbox: bool = True  # runs under bubblewrap (the league's setting unless the bot's own says otherwise)
 
     def identity(self) -> dict[str, Any]:
         """What must not change once the bot has results (as written, so moving the league's
@@ -95,6 +98,8 @@ class League:
     max_line: int
     memory_mb: int | None
     cpu_seconds: int | None
+    sandbox: bool  # the league's own setting (each bot's is in BotEntry.sandbox)
+    max_processes: int
     schedule: str
     gauntlet: str | None
     points: Points
@@ -140,7 +145,13 @@ class League:
     def describe(self) -> str:
         amount = f"{self.deals} deals" if self.deals is not None else f"{self.games} game{'s' if self.games != 1 else ''}"
         sched = "round robin" if self.schedule == ROUND_ROBIN else f"gauntlet of {self.gauntlet}"
-        return f"{self.variant.id}, {self.players} players, {amount} per orientation, seed {self.seed}, {sched}, {len(self.bots)} bots"
+        text = f"{self.variant.id}, {self.players} players, {amount} per orientation, seed {self.seed}, {sched}, {len(self.bots)} bots"
+        unsandboxed = [b.name for b in self.bots if not b.sandbox]
+        if len(unsandboxed) == len(self.bots):
+            text += ", NO SANDBOX (sandbox = false)"
+        elif unsandboxed:
+            text += f", NO SANDBOX for {', '.join(unsandboxed)}"
+        return text
 
 
 # -- the file as written: msgspec decodes the TOML into these, naming the key of every wrong type --
@@ -176,6 +187,7 @@ class BotTable(_Table):
     command: str | list[str]
     cwd: str | None = None
     env: dict[str, Any] = {}
+    sandbox: bool | None = None  # default: the league's
 
 
 class LeagueFile(_Table):
@@ -187,6 +199,8 @@ class LeagueFile(_Table):
     max_line: int = 65536
     memory_mb: int | None = None
     cpu_seconds: int | None = None
+    sandbox: bool = True
+    max_processes: int = DEFAULT_PROCESSES
     database: str | None = None
     logs: str | None = None
     game: GameTable = msgspec.field(default_factory=GameTable)
@@ -300,6 +314,10 @@ def load_league(path: Path, db: Path | None = None) -> League:
         if value is not None and value <= 0:
             raise bad(f"{key}: must be positive")
         _at_most(value, most, key, bad)
+    max_processes = doc.max_processes
+    if max_processes < 2:
+        raise bad("max_processes: must be at least 2 (the sandbox's init counts as one)")
+    _at_most(max_processes, MAX_PROCESSES, "max_processes", bad)
 
     for key in PointsTable.__struct_fields__:
         value = getattr(doc.points, key)
@@ -344,7 +362,8 @@ def load_league(path: Path, db: Path | None = None) -> League:
             argv = resolve_command(command, workdir)
         except BotError as exc:
             raise bad(f"{label}.command: {exc}") from None
-        bots.append(BotEntry(name, command, cwd, env, argv, workdir))
+        sandbox = doc.sandbox if entry.sandbox is None else entry.sandbox
+        bots.append(BotEntry(name, command, cwd, env, argv, workdir, sandbox))
     if len(bots) < 2:
         raise bad(f"bot: a league needs at least two bots ([[bot]] tables), found {len(bots)}")
 
@@ -379,7 +398,8 @@ def load_league(path: Path, db: Path | None = None) -> League:
 
     return League(path=path, name=league_name, bots=bots, variant=v, players=players, options=options, deals=deals,
                   games=games, seed=seed, tc=tc, max_faults=max_faults, max_line=max_line, memory_mb=memory_mb,
-                  cpu_seconds=cpu_seconds, schedule=schedule, gauntlet=gauntlet, points=points, db_path=db_path,
+                  cpu_seconds=cpu_seconds, sandbox=doc.sandbox, max_processes=max_processes, schedule=schedule,
+                  gauntlet=gauntlet, points=points, db_path=db_path,
                   logs_dir=logs_dir, orientations=n_orient)
 
 

@@ -107,16 +107,28 @@ def make_job(league: League, pair: Sequence[str], log: Path, stderr_dir: Path) -
     bots = []
     for name in pair:
         b = league.bot(name)
-        bots.append({"name": b.name, "argv": b.argv, "cwd": str(b.workdir), "env": b.env})
+        # In the sandbox a bot runs in its own directory unless its cwd is given: the league's
+        # directory, the default otherwise, holds the database and the logs.
+        cwd = b.workdir if not b.sandbox or b.cwd is not None else None
+        bots.append({"name": b.name, "argv": b.argv, "cwd": None if cwd is None else str(cwd), "env": b.env, "sandbox": b.sandbox})
     tc = league.tc
     return {
         "variant": league.variant.id, "players": league.players, "options": league.options,
         "deals": league.deals, "games": league.games, "seed": league.seed,
         "tc": {"startup": tc.startup, "move": tc.move, "bank": tc.bank, "increment": tc.increment},
         "max_faults": league.max_faults, "max_line": league.max_line,
-        "memory_mb": league.memory_mb, "cpu_seconds": league.cpu_seconds,
+        "memory_mb": league.memory_mb, "cpu_seconds": league.cpu_seconds, "max_processes": league.max_processes,
+        "hidden": [str(p) for p in hidden_from_bots(league)],
         "bots": bots, "log": str(log), "stderr_dir": str(stderr_dir),
     }
+
+
+def hidden_from_bots(league: League) -> list[Path]:
+    """What no sandboxed bot of the league may see, even inside a directory it is shown: the
+    league file (it holds every bot's command and environment), the database and its
+    journal files, and the match logs."""
+    db = league.db_path
+    return [league.path.resolve(), db, *(db.with_name(db.name + s) for s in ("-wal", "-shm", "-journal")), league.logs_dir]
 
 
 def stall_limit(league: League) -> float:

@@ -53,7 +53,8 @@ from referee.engine import variant
 from referee.errors import LogError
 from referee.log import MatchLog
 from referee.match import MatchSpec, orientations, run_match
-from referee.process import Sandbox
+from referee.process import Confinement
+from referee.sandbox import DEFAULT_PROCESSES
 from referee.table import Bot, BotStartError, Player, Table
 
 EXIT_OK = 0
@@ -79,12 +80,14 @@ def build_spec(job: dict[str, Any]) -> MatchSpec:
     tc = TimeControl(**job["tc"])
     bots = []
     for b in job["bots"]:
-        sandbox = Sandbox(memory_mb=job.get("memory_mb"), cpu_seconds=job.get("cpu_seconds"),
-                          cwd=Path(b["cwd"]), env=b["env"] or None)
-        bots.append(Bot(b["name"], list(b["argv"]), sandbox))
+        confinement = Confinement(memory_mb=job.get("memory_mb"), cpu_seconds=job.get("cpu_seconds"),
+                                  cwd=None if b["cwd"] is None else Path(b["cwd"]), env=b["env"] or None,
+                                  sandbox=b.get("sandbox", False), processes=job.get("max_processes", DEFAULT_PROCESSES))
+        bots.append(Bot(b["name"], list(b["argv"]), confinement))
     return MatchSpec(v, bots, job["players"], dict(job["options"]), deals=job["deals"], games=job["games"],
                      seed=job["seed"], tc=tc, max_faults=job["max_faults"], max_line=job["max_line"],
-                     log_path=Path(job["log"]), stderr_dir=Path(job["stderr_dir"]))
+                     log_path=Path(job["log"]), stderr_dir=Path(job["stderr_dir"]),
+                     hidden=tuple(Path(p) for p in job.get("hidden", ())))
 
 
 def total_units(spec: MatchSpec) -> int:
