@@ -163,6 +163,7 @@ def test_the_coordinator_killed_with_sigkill_resumes_with_nothing_lost_or_double
 def test_a_bot_that_cannot_start_on_a_worker_is_named_before_any_match(tmp_path):
     broken = tmp_path / "broken_bot.py"
     broken.write_text("import sys\nprint('cannot find my opening book', file=sys.stderr)\nsys.exit(1)\n")
+    tmp_path.chmod(0o755)  # in the sandbox, as root, the bot runs as a user of its own
     text = league_toml([("greedy", "greedy_bot.py", None), ("first", "first_bot.py", None)])
     text = text.replace(str(Path(__file__).resolve().parent.parent / "sample_bots" / "first_bot.py"), str(broken))
     path = write_league(tmp_path / "nb", text)

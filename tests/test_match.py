@@ -21,15 +21,10 @@ from referee.report import verdict_text
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "sample_bots"
 GREEDY = str(BOTS / "greedy_bot.py")
-RANDOM = str(BOTS / "random_bot.py")
+RANDOM = f"{BOTS / 'random_bot.py'} 7"  # seeded: bots do not inherit the environment (BOT_SEED)
 FIRST = str(BOTS / "first_bot.py")
 
 runner = CliRunner()
-
-
-@pytest.fixture(autouse=True)
-def seeded_random_bot(monkeypatch):
-    monkeypatch.setenv("BOT_SEED", "7")
 
 
 def run(*args: str):

@@ -13,11 +13,6 @@ from referee.replay import LogWalker, verify
 from tests.test_match import FIRST, GREEDY, RANDOM, match, one_line_error, run
 
 
-@pytest.fixture(autouse=True)
-def seeded_random_bot(monkeypatch):
-    monkeypatch.setenv("BOT_SEED", "7")
-
-
 def test_a_margin_whose_interval_crosses_zero_names_no_winner(tmp_path):
     # The old rule named greedy_bot the winner here (it wrote more), though the interval crosses 0.
     result, _, res = match(tmp_path, GREEDY, RANDOM, "--variant", "sport", "--deals", "4", "--seed", "4")

@@ -67,7 +67,8 @@ async def test_a_league_charges_json_nested_too_deep_to_the_bot(tmp_path):
     state.mkdir()
     path = tmp_path / "league.toml"
     path.write_text("\n".join([
-        "seed = 1", "[game]", 'variant = "sport"', "deals = 4", "[clock]", "startup = 30.0", "move = 10.0",
+        "seed = 1", "sandbox = false",  # the hostile bot records what it does in its state directory
+        "[game]", 'variant = "sport"', "deals = 4", "[clock]", "startup = 30.0", "move = 10.0",
         "[[bot]]", 'name = "first"', f'command = "{BOTS / "first_bot.py"}"',
         "[[bot]]", 'name = "deep"', f'command = "{HOSTILE} deep {state}"',
     ]) + "\n", encoding="utf-8")
