@@ -441,6 +441,7 @@ command = "{BOTS / 'first_bot.py'}"
 [[bot]]
 name = "faulty"
 command = "{sys.executable} {ROOT / 'tests' / 'hostile_bots' / 'hostile.py'} no_fit {path.parent / 'hostile-state'}"
+sandbox = false               # hostile.py records what it does in its state directory
 """)
     return path
 
