@@ -285,7 +285,9 @@ def _alive(pid: int) -> bool:
 async def test_a_bot_that_stops_its_match_process_is_ended_recorded_and_given_up_after_three_tries(tmp_path):
     (tmp_path / "stopper.py").write_text(STOPPER, encoding="utf-8")
     pid_file = tmp_path / "stopper.pid"
-    text = league_toml(FOUR[:1]) + f'[[bot]]\nname = "stopper"\ncommand = "stopper.py"\nenv = {{ PID_FILE = "{pid_file}" }}\n'
+    # Only a bot outside the sandbox can reach its match process (tests/test_sandbox.py).
+    text = league_toml(FOUR[:1]) + (f'[[bot]]\nname = "stopper"\ncommand = "stopper.py"\nenv = {{ PID_FILE = "{pid_file}" }}\n'
+                                    'sandbox = false\n')
     path = write_league(tmp_path, text)
     league = load_league(path)
     for attempt in (1, 2, 3):
@@ -347,7 +349,8 @@ def test_a_match_whose_log_folder_was_removed_is_not_stored_as_done(tmp_path):
     (tmp_path / "remover.py").write_text(REMOVER, encoding="utf-8")
     logs = tmp_path / "league-logs"
     text = league_toml(FOUR[1:2]) + (f'[[bot]]\nname = "remover"\ncommand = "remover.py"\n'
-                                      f'env = {{ FLAG = "{tmp_path / "flag"}", LOGS = "{logs}" }}\n')
+                                      f'env = {{ FLAG = "{tmp_path / "flag"}", LOGS = "{logs}" }}\n'
+                                      'sandbox = false\n')  # in the sandbox it could not see the logs
     path = write_league(tmp_path, text)
     r = cli("league", "run", str(path))
     assert r.exit_code == X.BUG, r.stderr
