@@ -63,9 +63,10 @@ from tournaments.runner import (
     _stem,
     make_job,
     prepare,
+    settle,
     stall_limit,
 )
-from tournaments.store import Finished
+from tournaments.store import StoreError
 
 INSTALL = "pip install 'referee[cluster]'"
 
@@ -415,6 +416,9 @@ def run_league_on_cluster(
       on_workers: called with the number of connected workers whenever it changes.
       retry: play again the pairings given up after too many failed attempts.
 
+    As in a local run, a log or database that cannot be written (a full disk) stops the run
+    (``report.stopped`` says why) and every match stored before is kept.
+
     Raises:
       LeagueError: as :func:`tournaments.runner.run_league`; ClusterError for the cluster.
     """
@@ -455,7 +459,7 @@ def run_league_on_cluster(
                     futures[fut] = (pair, time.time())
                 started: set[tuple[str, str]] = set()
                 waiting = set(futures)
-                while waiting and not stop["signal"]:
+                while waiting and not stop["signal"] and report.stopped is None:
                     try:
                         finished_now, waiting = distributed.wait(waiting, timeout=TICK, return_when="FIRST_COMPLETED")
                     except TimeoutError:
@@ -473,9 +477,13 @@ def run_league_on_cluster(
                         _store(league, store, report, display, pair, fut, submitted)
                 if stop["signal"]:
                     report.interrupted = True
+                if waiting:
                     client.cancel(list(waiting))
-                elif pending:
-                    store.end_run()
+                elif pending and report.stopped is None:
+                    try:
+                        store.end_run()
+                    except StoreError as exc:
+                        report.stopped = str(exc)
                 try:
                     queue.close()
                 except Exception:  # noqa: BLE001 — the queue's scheduler may already be gone
@@ -502,34 +510,39 @@ def _drain(queue: Any, display: Display, started: set[tuple[str, str]]) -> None:
 
 def _store(league: League, store: Any, report: RunReport, display: Display, pair: tuple[str, str], fut: Any,
            submitted: float) -> None:
-    """Write a finished task's log and stderr beside the database, then record the match."""
+    """Write a finished task's log and stderr beside the database, then record the match; a
+    disk or database that cannot take it stops the run (``report.stopped``)."""
     logs = league.logs_dir
-    log_rel = None
     try:
         out = fut.result()
     except Exception as exc:  # noqa: BLE001 — KilledWorker, a task that raised: the pairing failed
-        out = {"record": None, "error": f"the cluster could not play the match: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}",
-               "kind": None, "log": None, "stderr": {}}
-    if out["log"] is not None:
-        final_log = logs / f"{_stem(pair)}.jsonl"
-        part = logs / f".{_stem(pair)}.{os.getpid()}.part.jsonl"
-        part.write_bytes(out["log"])
-        os.replace(part, final_log)
-        log_rel = os.path.relpath(final_log, league.db_path.parent)
-    final_err = logs / f"{_stem(pair)}.stderr"
-    if out["stderr"]:
-        part_err = logs / f".{_stem(pair)}.{os.getpid()}.part.stderr"
-        part_err.mkdir()
-        for name, data in out["stderr"].items():
-            (part_err / Path(name).name).write_bytes(data)
-        _remove(final_err)
-        os.replace(part_err, final_err)
-    record, error = out["record"], out["error"]
-    store.record(Finished(pair[0], pair[1], out.get("started", submitted), out.get("finished", time.time()), log_rel, record, error))
-    if record is not None:
-        report.played += 1
-    else:
-        report.failed.append((pair, error or "unknown failure"))
-        if out.get("kind") == "bot_start":
-            report.bot_start_failures += 1
-    display.finished(pair, record, error)
+        out = {"record": None, "kind": None, "log": None, "stderr": {},
+               "error": f"the cluster could not play the match: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"}
+    parts: list[Path] = []
+    try:
+        log = None
+        if out["log"] is not None:
+            log = logs / f"{_stem(pair)}.jsonl"
+            part = logs / f".{_stem(pair)}.{os.getpid()}.part.jsonl"
+            parts.append(part)
+            part.write_bytes(out["log"])
+            os.replace(part, log)
+        if out["stderr"]:
+            final_err = logs / f"{_stem(pair)}.stderr"
+            part_err = logs / f".{_stem(pair)}.{os.getpid()}.part.stderr"
+            parts.append(part_err)
+            part_err.mkdir()
+            for name, data in out["stderr"].items():
+                (part_err / Path(name).name).write_bytes(data)
+            _remove(final_err)
+            os.replace(part_err, final_err)
+        parts.clear()
+        settle(league, store, report, display, pair, out.get("started", submitted), out.get("finished", time.time()),
+               out["record"], out["error"], out.get("kind"), log)
+    except OSError as exc:
+        report.stopped = report.stopped or f"cannot write in {logs}: {exc.strerror or exc}"
+    except StoreError as exc:
+        report.stopped = report.stopped or str(exc)
+    finally:
+        for path in parts:
+            _remove(path)

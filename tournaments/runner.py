@@ -427,35 +427,20 @@ async def run_league(
             if kind == "log":
                 stop(error or "the log could not be written", parts)
                 return
-            log_rel = None
             try:
-                if part_log.exists():
+                placed = part_log.exists()
+                if placed:
                     os.replace(part_log, final_log)
-                    log_rel = os.path.relpath(final_log, league.db_path.parent)
-                elif record is not None:
-                    # Played, but its log is gone (the folder was removed meanwhile): a result
-                    # nobody can replay or verify is not stored as done.
-                    record, kind = None, "log_lost"
-                    error = f"its log {part_log} disappeared while the match was played (was {logs} removed?)"
                 if part_err.exists():
                     _remove(final_err)
                     os.replace(part_err, final_err)
                 parts.clear()
-                store.record(Finished(pair[0], pair[1], started, finished, log_rel, record, error,
-                                      counts=kind not in ("bot_start", "log_lost")))
+                settle(league, store, report, display, pair, started, finished, record, error, kind,
+                       final_log if placed else None, lost=part_log)
             except OSError as exc:
                 stop(f"cannot write in {logs}: {exc.strerror or exc}", parts)
-                return
             except StoreError as exc:
                 stop(str(exc), parts)
-                return
-            if record is not None:
-                report.played += 1
-            else:
-                report.failed.append((pair, error or "unknown failure"))
-                if kind == "bot_start":
-                    report.bot_start_failures += 1
-            display.finished(pair, record, error)
 
         async def lane() -> None:
             # One iterator shared by every lane; each lane keeps one child for all its matches
@@ -505,6 +490,31 @@ async def run_league(
                 report.stopped = str(exc)
     report.seconds = time.monotonic() - t0
     return report
+
+
+def settle(league: League, store: Store, report: RunReport, display: Display, pair: tuple[str, str], started: float,
+           finished: float, record: dict[str, Any] | None, error: str | None, kind: str | None, log: Path | None,
+           *, lost: Path | None = None) -> None:
+    """Record one finished match whose log (if any) is already in place at ``log``, and tell the
+    report and the display.  A result without a log is not stored as done: nobody could replay
+    or verify it (``lost`` names where the log was being written).
+
+    Raises:
+      OSError, StoreError: the disk or the database cannot take it (the caller stops the run).
+    """
+    if log is None and record is not None:
+        record, kind = None, "log_lost"
+        error = f"its log {lost or 'file'} disappeared while the match was played (was {league.logs_dir} removed?)"
+    log_rel = os.path.relpath(log, league.db_path.parent) if log is not None else None
+    store.record(Finished(pair[0], pair[1], started, finished, log_rel, record, error,
+                          counts=kind not in ("bot_start", "log_lost")))
+    if record is not None:
+        report.played += 1
+    else:
+        report.failed.append((pair, error or "unknown failure"))
+        if kind == "bot_start":
+            report.bot_start_failures += 1
+    display.finished(pair, record, error)
 
 
 def prepare(league: League, store: Store, *, retry: bool = False) -> tuple[RunReport, list[tuple[str, str]]]:
