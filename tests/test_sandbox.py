@@ -74,12 +74,16 @@ def assert_contained(result, logs: dict[str, str], attack: str) -> None:
 
 
 def processes_with(token: str) -> list[int]:
+    """The attacker's daemons (the referee's and the bot's own command lines hold the token
+    too, but not as the last word after the daemon's sleep)."""
+    end = b"\x00" + token.encode() + b"\x00"
     found = []
     for entry in os.scandir("/proc"):
         if entry.name.isdigit():
             try:
                 with open(f"/proc/{entry.name}/cmdline", "rb") as f:
-                    if token.encode() in f.read():
+                    cmdline = f.read()
+                    if cmdline.endswith(end) and b"time.sleep(600)" in cmdline:
                         found.append(int(entry.name))
             except OSError:
                 continue

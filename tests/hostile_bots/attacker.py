@@ -18,9 +18,9 @@ Attacks:
   signal PID...        probe each pid (the referee, its worker) with signal 0, SIGKILL the
                        last one (a stand-in of the referee's user), and SIGKILL its parent
   read_env NAME        look for the variable NAME in its environment and its parent's
-  daemon TOKEN         leave a double-forked setsid() daemon running ``sleep`` with TOKEN in
-                       its command line (it closes its pipes, so only the sandbox or a cgroup
-                       can find it)
+  daemon TOKEN         leave a double-forked setsid() daemon sleeping for 600 s, with TOKEN as
+                       the last word of its command line (it closes its pipes, so only the
+                       sandbox or a cgroup can find it)
   write_own            write a file next to itself (what the sandbox refuses)
   network PORT         connect to PORT on the machine's loopback (where a test listens)
 """
@@ -154,7 +154,7 @@ def daemon(token):
             devnull = os.open(os.devnull, os.O_RDWR)
             for fd in (0, 1, 2):
                 os.dup2(devnull, fd)
-            os.execvp("sleep", ["sleep", "600", token])
+            os.execv(sys.executable, [sys.executable, "-c", "import time; time.sleep(600)", token])
         os._exit(0)
     report("daemon", True, "left a daemon; only the referee's cleanup can end it")
 
