@@ -580,6 +580,19 @@ def test_league_run_report_is_refreshed_and_the_page_reloads_itself(league, page
     assert {p: p.stat().st_mtime_ns for p in (site / "matches").rglob("*.html")} == stamp
 
 
+def test_a_report_that_cannot_be_written_costs_the_league_nothing(tmp_path):
+    toml = write_league(tmp_path / "league.toml")
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "assets").write_text("a file where the report wants a folder")
+    r = referee("league", "run", str(toml), "--report", str(site), "-q", check=False)
+    assert r.returncode == 0, r.stderr
+    assert "warning: the report" in r.stderr and "Traceback" not in r.stderr
+    assert "3 of 3 pairings done" in r.stdout
+    r = referee("league", "run", str(toml), "--report", str(toml), "-q", check=False)
+    assert r.returncode == X.USAGE and "not a folder" in r.stderr
+
+
 def test_league_report_before_any_match(tmp_path, page):
     toml = write_league(tmp_path / "league.toml")
     site = tmp_path / "site"
