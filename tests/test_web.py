@@ -235,9 +235,15 @@ def test_every_played_deal_has_a_replay_page_linked_from_the_match_page(logs, pa
     site = tmp_path / "site"
     assert CliRunner().invoke(app, ["report", str(log), "-o", str(site)]).exit_code == 0
     played = [r for _, r in read_log(log) if r["k"] == "deal_end"]
+    names = [b["name"] for _, r in read_log(log) if r["k"] == "match" for b in r["bots"]]
     page.goto(url(site / "index.html"))
     links = page.eval_on_selector_all("#deals a.replay", "as => as.map(a => a.getAttribute('href'))")
     assert links == [f"g{r['game'] + 1}-o{r['orientation']}-d{r['deal'] + 1}.html" for r in played]
+    leaders = []
+    LogWalker(log, lambda kind, rec, state: leaders.append(
+        f"{names[rec['seating'][state.leader]]} seat {state.leader}") if kind == "deal" and state is not None else None).walk()
+    led = page.eval_on_selector_all("#deals tbody tr:not(.void)", "rs => rs.map(r => r.cells[3].innerText)")
+    assert [t.split(",")[0] for t in led] == leaders
     result = next(r for _, r in read_log(log) if r["k"] == "result")
     totals = page.eval_on_selector_all("#totals tbody tr", "rs => rs.map(r => [...r.cells].map(c => c.innerText))")
     assert [[row[0], int(row[1])] for row in totals] == [[t["bot"], t["points"]] for t in result["totals"]]
@@ -274,6 +280,17 @@ def test_a_move_from_the_url_and_the_arrow_keys(logs, page, tmp_path):
     assert page.inner_text("#counter").startswith("move 6 /")
     page.keyboard.press("End")
     assert drawn(page)["result"] is not None
+    # Play runs the deal from the start, a move at a time, and stops at its end.
+    page.evaluate("document.body.dataset.playMs = 20")
+    page.click("#play")
+    page.wait_for_function("replay.at === replay.last", timeout=10_000)
+    assert page.inner_text("#play") == "play"
+    page.click("#play")
+    page.wait_for_function("replay.at >= 2", timeout=10_000)
+    page.keyboard.press(" ")  # pause
+    stopped = page.evaluate("replay.at")
+    page.wait_for_timeout(100)
+    assert page.evaluate("replay.at") == stopped < len(want["steps"]) - 1
     page.screenshot(path=str(tmp_path / "replay-end.png"))
     page.goto(url(site / "g1-o1-d1.html", "#move=12"))
     page.screenshot(path=str(tmp_path / "replay-mid-deal.png"), full_page=True)

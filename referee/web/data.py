@@ -128,6 +128,8 @@ def read_match(log: Path) -> MatchData:
                 return
             entry["slug"] = deal_slug(rec["game"], key[1], rec["deal"])
             seating = rec["seating"]
+            entry.update(leader=state.leader, leader_bot=names[seating[state.leader]],
+                         lead_tile=tile_name(state.lead_tile) if state.lead_tile is not None else None)
             hands = [{parse_tile(t) for t in h} for h in rec["hands"]]
             undealt = [parse_tile(t) for t in rec["undealt"]]
             doc = {

@@ -357,8 +357,37 @@
   document.getElementById("back").addEventListener("click", () => go(at - 1));
   document.getElementById("forward").addEventListener("click", () => go(at + 1));
   document.getElementById("last").addEventListener("click", () => go(last));
+
+  // Play: a move a second until the end (from the start when already there), or until paused.
+  const playButton = document.getElementById("play");
+  let timer = null;
+  function pause() {
+    clearInterval(timer);
+    timer = null;
+    playButton.textContent = "play";
+    playButton.setAttribute("aria-pressed", "false");
+  }
+  function play() {
+    if (at === last) go(0);
+    playButton.textContent = "pause";
+    playButton.setAttribute("aria-pressed", "true");
+    timer = setInterval(() => {
+      go(at + 1);
+      if (at === last) pause();
+    }, Number(document.body.dataset.playMs || 1000));
+  }
+  playButton.addEventListener("click", () => (timer ? pause() : play()));
+  for (const id of ["first", "back", "forward", "last"]) document.getElementById(id).addEventListener("click", pause);
+
   document.addEventListener("keydown", (e) => {
     if (e.altKey || e.ctrlKey || e.metaKey) return;
+    if (e.key === " ") {
+      if (timer) pause();
+      else play();
+      e.preventDefault();
+      return;
+    }
+    if (timer) pause();
     if (e.key === "ArrowRight") go(at + 1);
     else if (e.key === "ArrowLeft") go(at - 1);
     else if (e.key === "Home") go(0);
