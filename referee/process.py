@@ -156,6 +156,8 @@ def resolve_command(command: str | Sequence[str], cwd: Path | None = None) -> li
             raise fail("not a file")
         if not os.access(path, os.X_OK):
             raise fail("not executable (chmod +x?)")
+        if (missing := missing_interpreter(path)) is not None:
+            raise fail(missing)
         return [str(path.resolve()), *rest]
 
     found = shutil.which(first)
@@ -202,10 +204,48 @@ def bot_name(command: str | Sequence[str]) -> str:
     return Path(word).stem or "bot"
 
 
+def missing_interpreter(path: Path) -> str | None:
+    """What is missing when the script ``path`` names, on its ``#!`` line, an interpreter that
+    does not exist (the kernel then says "No such file" as if the script itself were missing),
+    or ``None``."""
+    try:
+        with open(path, "rb") as f:
+            first = f.readline(256)
+    except OSError:
+        return None
+    if not first.startswith(b"#!"):
+        return None
+    words = first[2:].decode("utf-8", "replace").split()
+    if not words:
+        return "its #! line names no interpreter"
+    interpreter = words[0]
+    if not os.path.isfile(interpreter):
+        return f"its interpreter {interpreter} (from its #! line) does not exist"
+    if not os.access(interpreter, os.X_OK):
+        return f"its interpreter {interpreter} (from its #! line) is not executable"
+    if Path(interpreter).name == "env":
+        program = next((w for w in words[1:] if not w.startswith("-")), None)
+        if program is not None and "=" not in program and shutil.which(program) is None:
+            return f"its #! line runs {program!r} through env, and {program!r} is not on PATH"
+    return None
+
+
+def oom_kills() -> int | None:
+    """How many processes the kernel has killed for lack of memory since it booted (the
+    ``oom_kill`` line of /proc/vmstat, which counts cgroup limits too), or ``None``."""
+    try:
+        with open("/proc/vmstat", "rb") as f:
+            for line in f:
+                if line.startswith(b"oom_kill "):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return None
+
+
 # -- exit statuses -----------------------------------------------------------------------------
 
 _SIGNAL_HINTS = {
-    signal.SIGKILL: "out of memory, or the CPU limit?",
     signal.SIGXCPU: "CPU time limit",
     signal.SIGSEGV: "crashed: segmentation fault",
     signal.SIGBUS: "crashed: bus error",
@@ -216,11 +256,12 @@ _SIGNAL_HINTS = {
 }
 
 
-def describe_exit(returncode: int | None) -> str:
+def describe_exit(returncode: int | None, why_killed: str | None = None) -> str:
     """How a process ended, in words: ``exited with code 3``, ``killed by SIGSEGV (crashed: ...)``.
 
     ``returncode`` follows :attr:`subprocess.Popen.returncode`: negative for a signal, ``None``
-    while the process runs.
+    while the process runs.  A SIGKILL can come from anyone, so it gets a hint only from the
+    caller, who may know (``why_killed``: the kernel ran out of memory meanwhile, a CPU limit).
     """
     if returncode is None:
         return "is still running"
@@ -230,7 +271,7 @@ def describe_exit(returncode: int | None) -> str:
         sig = signal.Signals(-returncode)
     except ValueError:
         return f"killed by signal {-returncode}"
-    hint = _SIGNAL_HINTS.get(sig)
+    hint = why_killed if sig == signal.SIGKILL else _SIGNAL_HINTS.get(sig)
     return f"killed by {sig.name} ({hint})" if hint else f"killed by {sig.name}"
 
 
@@ -339,6 +380,8 @@ class BotProcess:
         self._sandboxed = False
         self._oom = 0  # processes killed for memory, read when the cgroup is removed
         self._memory_mb: int | None = None
+        self._oom_at_start: int | None = None  # oom_kills() when it started
+        self._cpu_limit: int | None = None  # the sandbox's CPU seconds
 
     @classmethod
     async def start(
@@ -429,10 +472,15 @@ class BotProcess:
                 out_r, out_w = _pipe(child_ends, on_fail, ours_writes=False)
                 err_r, err_w = _pipe(child_ends, on_fail, ours_writes=False)
                 await trio.lowlevel.checkpoint()
+                oom_at_start = oom_kills()
                 try:
                     process = _Child(launch.argv, stdin=in_r, stdout=out_w, stderr=err_w, **options)
                 except (OSError, subprocess.SubprocessError) as e:
                     reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+                    if isinstance(e, FileNotFoundError) and e.filename == argv[0] and os.path.isfile(argv[0]):
+                        # The file is there: what is missing is what runs it.
+                        reason = missing_interpreter(Path(argv[0])) or (
+                            f"{argv[0]} exists, but the loader it needs does not (built for another system?)")
                     raise BotNotFound(f"bot {name!r}: cannot start ({reason})", bot=name) from e
             on_fail.pop_all()
 
@@ -443,6 +491,8 @@ class BotProcess:
         bot._uid = uid
         bot._sandboxed = conf.sandbox
         bot._memory_mb = conf.memory_mb
+        bot._oom_at_start = oom_at_start
+        bot._cpu_limit = conf.cpu_seconds
         try:
             await nursery.start(bot._copy_stderr)
             nursery.start_soon(bot._end_leftovers)
@@ -773,11 +823,20 @@ class BotProcess:
         elif rc == -signal.SIGKILL and (self._cgroup.oom_kills() if self._cgroup is not None else self._oom):
             what = f"was killed: out of memory (over its memory limit of {self._memory_mb} MiB)"
         else:
-            what = describe_exit(rc)
+            what = describe_exit(rc, self._why_killed() if rc == -signal.SIGKILL else None)
         last = next((s.strip() for s in reversed(tail.splitlines()) if s.strip()), "")
         if last:
             what += f"; last stderr line: {last[:200]}"
         return BotExited(f"bot {self._name!r} {what}", bot=self._name, returncode=rc, stderr_tail=tail)
+
+    def _why_killed(self) -> str | None:
+        """Who plausibly sent the SIGKILL the referee did not send."""
+        now = oom_kills()
+        if now is not None and self._oom_at_start is not None and now > self._oom_at_start:
+            return "out of memory? the kernel killed a process for memory while it ran"
+        if self._cpu_limit is not None:
+            return f"the CPU time limit of {self._cpu_limit} s?"
+        return None
 
     async def close(self, grace: float = 1.0) -> None:
         """End the bot politely: close its stdin, let it exit within ``grace`` seconds, then

@@ -474,12 +474,14 @@ async def test_spawn_failure_raises_bot_not_found_and_leaks_nothing(tmp_path):
     script.write_text("#!/no/such/interpreter\n")
     script.chmod(0o755)
     async with trio.open_nursery() as nursery:
-        with pytest.raises(BotNotFound, match=r"^bot 'b': cannot start \("):
+        with pytest.raises(BotNotFound, match=r"^bot 'b': cannot start \(its interpreter /no/such/interpreter "
+                           r"\(from its #! line\) does not exist\)$"):
             await BotProcess.start(nursery, [str(script)], name="b", stderr_path=tmp_path / "b.log")
-        with pytest.raises(BotNotFound):
+        with pytest.raises(BotNotFound, match="No such file") as info:
             await BotProcess.start(
                 nursery, bot_argv("pass"), name="b", stderr_path=tmp_path / "b.log", confinement=Confinement(cwd=tmp_path / "nope")
             )
+        assert "interpreter" not in str(info.value) and "loader" not in str(info.value)
 
 
 def test_no_public_constructor():
@@ -585,11 +587,54 @@ def test_resolve_nonsense(command):
         resolve_command(command)
 
 
+@pytest.mark.parametrize(("shebang", "words"), [
+    ("#!/no/such/python3\n", "its interpreter /no/such/python3 (from its #! line) does not exist"),
+    ("#!/usr/bin/env no-such-interpreter-xyz -u\n", "its #! line runs 'no-such-interpreter-xyz' through env, and"),
+])
+def test_resolve_a_script_whose_interpreter_is_missing(tmp_path, shebang, words):
+    """The kernel says "No such file" for the script itself; the message says what is missing."""
+    script = tmp_path / "bot.sh"
+    script.write_text(shebang + "echo hi\n")
+    script.chmod(0o755)
+    with pytest.raises(BotNotFound) as info:
+        resolve_command(str(script))
+    assert words in str(info.value)
+    assert "no such file" not in str(info.value)
+
+
+async def test_sigkill_from_someone_else_is_not_called_out_of_memory(tmp_path):
+    snippet = """
+        import os, signal
+        os.kill(os.getpid(), signal.SIGKILL)
+    """
+    async with running(snippet, tmp_path) as bot:
+        with trio.fail_after(HANG), pytest.raises(BotExited) as info:
+            await bot.read_line()
+    assert info.value.returncode == -signal.SIGKILL
+    assert str(info.value) == "bot 'testbot' killed by SIGKILL"
+
+
+async def test_sigkill_while_the_kernel_killed_for_memory_says_so(tmp_path, monkeypatch):
+    import referee.process
+
+    kills = iter([7, 8])  # /proc/vmstat's oom_kill at the start, and after the death
+    monkeypatch.setattr(referee.process, "oom_kills", lambda: next(kills))
+    snippet = """
+        import os, signal
+        os.kill(os.getpid(), signal.SIGKILL)
+    """
+    async with running(snippet, tmp_path) as bot:
+        with trio.fail_after(HANG), pytest.raises(BotExited) as info:
+            await bot.read_line()
+    assert "killed by SIGKILL (out of memory? the kernel killed a process for memory while it ran)" in str(info.value)
+
+
 def test_describe_exit():
     assert describe_exit(None) == "is still running"
     assert describe_exit(0) == "exited with code 0"
     assert describe_exit(3) == "exited with code 3"
-    assert describe_exit(-signal.SIGKILL) == "killed by SIGKILL (out of memory, or the CPU limit?)"
+    assert describe_exit(-signal.SIGKILL) == "killed by SIGKILL"  # by anyone: no guess
+    assert describe_exit(-signal.SIGKILL, "out of memory?") == "killed by SIGKILL (out of memory?)"
     assert describe_exit(-signal.SIGXCPU) == "killed by SIGXCPU (CPU time limit)"
     assert describe_exit(-signal.SIGSEGV) == "killed by SIGSEGV (crashed: segmentation fault)"
     assert describe_exit(-signal.SIGUSR1) == "killed by SIGUSR1"
