@@ -7,6 +7,9 @@ exit code of :mod:`referee.exitcodes`; nothing a user can cause ends in a traceb
 
 from __future__ import annotations
 
+import io
+import os
+import stat
 import sys
 from pathlib import Path
 from typing import Annotated, Any, Optional
@@ -517,16 +520,79 @@ def deals_generate(
         raise fail(str(exc)) from None
     if count < 1:
         raise fail("--count must be at least 1")
-    lines = [format_deal_line(deal_from_seed(seed, i, shape), shape, i) for i in range(count)]
-    text = "\n".join(lines) + "\n"
-    if output is None:
-        sys.stdout.write(text)
-    else:
-        try:
-            output.write_text(text, encoding="utf-8")
-        except OSError as exc:
-            raise fail(f"cannot write {output}: {exc.strerror or exc}") from None
+    if count > STREAM_DEALS:
+        raise fail(f"--count {count}: the deal stream of a seed holds 2**64 deals")
+    if output is not None and output.is_dir():
+        raise fail(f"--output {output} is a folder; give a file name")
+    # Every line is as long as the first, but for the digits of its index.
+    need = count * (len(format_deal_line(deal_from_seed(seed, 0, shape), shape, 0)) + len(str(count - 1)))
+    free = _free_bytes(output)
+    if free is not None and need > free:
+        raise fail(f"--count {count}: the deals need about {_size(need)}, and {output or 'standard output'} "
+                   f"has {_size(free)} free")
+    try:
+        sink = sys.stdout if output is None else open(output, "w", encoding="utf-8")  # noqa: SIM115
+    except OSError as exc:
+        raise fail(f"cannot write {output}: {exc.strerror or exc}") from None
+    bar = progress_bar(count, False)
+    written = 0
+    try:
+        with sink if output is not None else _nothing(), bar or _nothing():
+            task = bar.add_task(f"{v.id} deals", total=count) if bar is not None else None
+            # Streamed a block at a time: nothing grows with the count, and a reader sees deals at once.
+            while written < count:
+                block = range(written, min(count, written + DEALS_PER_WRITE))
+                sink.write("".join(format_deal_line(deal_from_seed(seed, i, shape), shape, i) + "\n" for i in block))
+                written += len(block)
+                if bar is not None:
+                    bar.update(task, completed=written)
+    except BrokenPipeError:  # the reader stopped reading (`| head`): as quiet as a shell tool
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - so that the exit flush cannot fail
+        return
+    except OSError as exc:
+        raise fail(f"cannot write {output or 'standard output'}: {exc.strerror or exc} (after {written} deals)") from None
+    if output is not None:
         err.print(f"wrote {count} {v.id} deals (seed {seed}) to {output}", markup=False, highlight=False)
+
+
+#: Deals a seed's stream holds: deal ``i + 2**64`` is deal ``i`` (referee.engine.shuffle).
+STREAM_DEALS = 1 << 64
+#: Deals formatted and written at once by ``deals generate``.
+DEALS_PER_WRITE = 1000
+
+
+class _nothing:
+    """A context manager that does nothing (``contextlib.nullcontext`` without the import)."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+def _free_bytes(output: Path | None) -> int | None:
+    """Free bytes where ``output`` goes (standard output when ``None``, if it is a file); ``None``
+    when that cannot be known (a pipe, a terminal)."""
+    try:
+        if output is None:
+            fd = sys.stdout.fileno()
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None
+            st = os.fstatvfs(fd)
+        else:
+            st = os.statvfs(output.parent if str(output.parent) else Path("."))
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        return None
+    return st.f_bavail * st.f_frsize
+
+
+def _size(n: int) -> str:
+    for unit in ("bytes", "KB", "MB", "GB", "TB", "PB"):
+        if n < 1000 or unit == "PB":
+            return f"{n:,.0f} {unit}" if unit == "bytes" else f"{n:,.1f} {unit}"
+        n /= 1000
+    return ""
 
 
 @deals_app.command("show")

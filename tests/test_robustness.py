@@ -339,3 +339,62 @@ def test_sighup_stops_a_check_cleanly(tmp_path):
     assert proc.returncode == X.INTERRUPTED, stderr
     assert stderr.strip() == b"interrupted"
     assert not os.path.exists(f"/proc/{pid}")
+
+
+# -- deals generate streams, shows progress, refuses what cannot be written -----------------------------
+
+
+@pytest.mark.parametrize(("args", "words"), [
+    (["--count", "99999999999999999999"], ["--count 99999999999999999999", "holds 2**64 deals"]),
+    (["--count", "9999999999999999", "--output", "{tmp}/d.jsonl"], ["the deals need about", "PB", "free"]),
+])
+def test_deals_generate_refuses_counts_that_cannot_be_written(tmp_path, args, words):
+    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    result = cli("deals", "generate", "--variant", "sport", *args)
+    assert result.exit_code == X.USAGE, result.output
+    one_line_error(result, *words)
+    assert not (tmp_path / "d.jsonl").exists()
+
+
+def test_deals_generate_streams(tmp_path):
+    """A hundred billion deals into a pipe: the first arrive at once (nothing is built in memory
+    first), and a reader that stops reading ends it quietly."""
+    proc = subprocess.Popen([sys.executable, "-m", "referee", "deals", "generate", "--variant", "sport", "--count", "100000000000"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    try:
+        import select
+
+        ready, _, _ = select.select([proc.stdout], [], [], 20)
+        assert ready, "no deal within 20 s: the deals are not streamed"
+        first = [json.loads(proc.stdout.readline()) for _ in range(3)]
+        assert [d["deal"] for d in first] == [0, 1, 2]
+        proc.stdout.close()  # like `| head -3`
+        assert proc.wait(timeout=HANG) == 0
+        assert proc.stderr.read() == b""
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        proc.stderr.close()
+
+
+def test_deals_generate_shows_progress_on_a_terminal(tmp_path):
+    import pty
+    import select
+
+    controller, terminal = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "referee", "deals", "generate", "--variant", "sport", "--count", "100000000",
+                             "--output", str(tmp_path / "d.jsonl")], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=terminal, env={**os.environ, "COLUMNS": "100", "TERM": "xterm"})
+    os.close(terminal)
+    seen = b""
+    try:
+        while b"sport deals" not in seen or b"/100000000" not in seen:
+            ready, _, _ = select.select([controller], [], [], HANG)
+            assert ready, seen
+            seen += os.read(controller, 4096)
+    finally:
+        proc.kill()
+        proc.wait()
+        os.close(controller)
+    assert (tmp_path / "d.jsonl").exists()
