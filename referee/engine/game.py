@@ -204,6 +204,23 @@ class DealRecord:
     winner: int | None = None  # the side that won the deal, if one did
     #: per side, the points written during play (telephone, muggins), already in ``wrote``
     played: tuple[int, ...] = ()
+    #: the rule that decided the deal, in games that name one (sea_kozel, general, blitz), e.g.
+    #: ``"bald"``, ``"svoyak"``, ``"void_fish"``; see each game module
+    rule: str | None = None
+
+
+@dataclass(frozen=True)
+class Special:
+    """A special state pending at a deal's start (sea_kozel, RULES.md §3 and SK-8…SK-14), for
+    telling bots: ``kind`` is ``"hundred"`` (``side`` plays for a hundred), ``"write_off"``
+    (``side`` writes off its fish: this is deal ``deal`` of ``of``) or ``"eggs"`` (``total``
+    waits; deal ``deal`` of ``of``)."""
+
+    kind: str
+    side: int | None = None
+    deal: int | None = None
+    of: int | None = None
+    total: int | None = None
 
 
 @dataclass(frozen=True)
@@ -254,8 +271,14 @@ class Game(ABC):
         self._outcome: GameOutcome | None = None
         self._state: DealState | None = None
         self._lead: tuple[int, Tile | None] = (0, None)
+        #: set by :meth:`score` in games that name the deciding rule (:attr:`DealRecord.rule`)
+        self.rule: str | None = None
 
     # -- hooks for game modules --------------------------------------------------------
+
+    def special(self) -> Special | None:
+        """The special state pending for the next deal (sea_kozel), or ``None``."""
+        return None
 
     @classmethod
     def uses_pairs(cls, players: int, options: dict[str, Any]) -> bool:
@@ -345,6 +368,7 @@ class Game(ABC):
         values = [self.hand_value(h) for h in state.hands]
         notes: list[str] = []
         played: tuple[int, ...] = ()
+        self.rule = None
         if self.scores_in_play:
             during = [0] * len(self.sides)
             for event in state.history:
@@ -367,7 +391,7 @@ class Game(ABC):
         rec = DealRecord(
             self.played, leader, lead_tile, state.end,
             tuple(tuple(tiles_of(h)) for h in state.hands), tuple(values),
-            tuple(wrote), tuple(self.totals), tuple(notes), winner=winner, played=played,
+            tuple(wrote), tuple(self.totals), tuple(notes), winner=winner, played=played, rule=self.rule,
         )
         self.records.append(rec)
         self.last = rec

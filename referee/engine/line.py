@@ -56,8 +56,9 @@ class Play:
     * ``tile`` on open end ``end`` (the lead has ``end=None``); ``closed`` lays a double face
       down so that nothing more is attached on that side (osel, TURN-5);
     * :data:`STOP` (``tile=-1``): place nothing more this turn, where going on is optional;
-    * a declaration: ``declare`` names it, alone (``tile=-1``) or with the tile it goes with
-      (sea_kozel's 6-6 led for a hundred, or writing off a fish, come with issue 12).
+    * a declaration: ``declare`` names it, alone (``tile=-1``: sea_kozel's :data:`WRITE_OFF` and
+      :data:`DECLINE` after a fish, SK-12) or with the tile it goes with (:data:`HUNDRED`, 6-6
+      led for a hundred, SK-7).
 
     Plays are interned (:func:`play`), so comparing and hashing them is cheap.
     """
@@ -83,6 +84,12 @@ _PLAYS = [[Play(t, e) for e in range(len(END_NAMES))] for t in range(28)]
 _CLOSED = [[Play(t, e, True) for e in range(len(END_NAMES))] for t in range(28)]
 #: The optional "I place nothing more this turn" decision of multi-tile turns.
 STOP = Play(-1, None)
+#: sea_kozel's declarations (RULES.md §6 SK-7, SK-12): 6-6 led *for a hundred*, and the
+#: fisherman's answer after a fish that may be written off.
+HUNDRED = Play(27, None, False, "hundred")
+WRITE_OFF = Play(-1, None, False, "write_off")
+DECLINE = Play(-1, None, False, "decline")
+DECLARATIONS = ("hundred", "write_off", "decline")
 
 #: ``_END_SUIT[v]``: the tiles that fit an end showing ``v``; ``_END_SUIT[-1]`` (a closed or
 #: unopened end) is the empty set, so the hot path needs no ``v >= 0`` test.
@@ -147,7 +154,17 @@ class Scored:
     count: int
 
 
-Event = Placed | Drew | Passed | Scored
+@dataclass(frozen=True, slots=True)
+class Declared:
+    """``seat`` made a declaration: ``"hundred"`` (6-6 led for a hundred, recorded just before
+    that lead), ``"write_off"`` or ``"decline"`` (the fisherman's answer after a fish); sea_kozel,
+    RULES.md §6 SK-7 and SK-12."""
+
+    seat: int
+    what: str
+
+
+Event = Placed | Drew | Passed | Scored | Declared
 
 # Events are frozen values, so the deal records one shared instance per distinct event instead
 # of building a new dataclass on every move (a frozen dataclass costs over a microsecond to make).
