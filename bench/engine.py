@@ -21,6 +21,10 @@ second, so a busy spell of a shared machine slows every engine alike and the rat
   telephone in pairs, muggins alone with a bazaar of 8).  A move is one decision, so osel's
   extra doubles and ``stop`` each count as one.  No other engine plays these games: the rows
   show what the cross costs next to the line, and are left out of the ratio table.
+* **ours, sea_kozel / general / blitz** — the same path for the line games whose turns hold
+  several tiles or a decision, 4 players (sea_kozel and general in pairs, blitz alone): two
+  doubles at once, a ``stop``, sea_kozel's hundred and write-off decisions and each tile of a
+  blitz chain count as one move each.  Also left out of the ratio table.
 
 A *move* is a player's decision; chance nodes, forced leads and automatic passes are not moves.
 ``µs/move`` is the whole time (dealing and scoring included) divided by the moves.  Nothing
@@ -80,6 +84,8 @@ class Row:
 #: The games of ours measured; only the line games are compared with the other engines.
 LINE_GAMES = ("sport", "kozel")
 CROSS_GAMES = ("osel", "telephone", "muggins")
+#: The line games with turns of several tiles (issue 12): not compared with other engines either.
+KOZEL_FAMILY = ("sea_kozel", "general", "blitz")
 
 
 def ours(name: str, seed: int) -> DealFn:
@@ -171,7 +177,7 @@ def _missing(dist: str, exc: Exception) -> str:
 def engines(seed: int) -> list[tuple[str, Callable[[], DealFn] | None, str | None]]:
     """(label, factory or None, why it is skipped) for every engine, in table order."""
     out: list[tuple[str, Callable[[], DealFn] | None, str | None]] = [
-        (f"ours, {name}", lambda name=name: ours(name, seed), None) for name in LINE_GAMES + CROSS_GAMES
+        (f"ours, {name}", lambda name=name: ours(name, seed), None) for name in LINE_GAMES + CROSS_GAMES + KOZEL_FAMILY
     ]
     try:
         import open_spiel.python.games  # noqa: F401
