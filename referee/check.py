@@ -35,12 +35,12 @@ from referee.clock import TimeControl
 from referee.engine import variant, variant_names
 from referee.engine.deal import Deal
 from referee.engine.game import DealRecord, Game, GameOutcome
-from referee.errors import LineTooLong
+from referee.errors import BotStartError, LineTooLong
 from referee.log import MatchLog
 from referee.match import DealStream, Roster, orientations, stop_on_signals
 from referee.process import Confinement
 from referee.sandbox import DEFAULT_PROCESSES
-from referee.table import Bot, BotStartError, Player, Table, _safe
+from referee.table import Bot, Player, Table, _safe
 
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_bots"
 #: The opponents, in the order they are taken.

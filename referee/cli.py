@@ -12,7 +12,7 @@ import os
 import stat
 import sys
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any, Callable, Optional
 
 import trio
 import typer
@@ -47,11 +47,26 @@ app = typer.Typer(
 )
 deals_app = typer.Typer(help="Generate and show deal files (fixed deals, RULES.md §4).", no_args_is_help=True)
 app.add_typer(deals_app, name="deals")
-from tournaments.cli import league_app  # noqa: E402  (tournaments builds on the referee; only its commands are added here)
-app.add_typer(league_app, name="league")
 
 out = Console()
 err = Console(stderr=True)
+
+#: ``referee report FILE`` for files another package knows, by suffix (``.toml``: a league).
+#: A writer makes the report folder and returns what it wrote, in words ("3 of 6 pairings played").
+ReportWriter = Callable[[Path, Optional[Path], Path], str]
+REPORT_WRITERS: dict[str, ReportWriter] = {}
+
+#: The entry point group through which packages built on the referee add their commands: each
+#: entry is a function called with the app and :data:`REPORT_WRITERS` (``tournaments`` adds
+#: ``league``).  The arrow stays one way: the referee never imports them by name.
+COMMANDS_GROUP = "referee.commands"
+
+
+def _add_commands() -> None:
+    from importlib.metadata import entry_points
+
+    for entry in entry_points(group=COMMANDS_GROUP):
+        entry.load()(app, REPORT_WRITERS)
 
 
 def fail(message: str, code: int = X.USAGE) -> typer.Exit:
@@ -153,7 +168,8 @@ def match(
     """Play a duplicate match: every deal in every orientation, so luck cancels and the margin means skill."""
     from referee.match import MatchSpec, run_match
     from referee.report import render, verdict_text
-    from referee.table import Bot, BotStartError
+    from referee.errors import BotStartError
+    from referee.table import Bot
 
     from referee.stats import check_confidence, is_sprt_word, parse_sprt
 
@@ -479,11 +495,9 @@ def report(
     if output.exists() and not output.is_dir():
         raise fail(f"{output} exists and is not a folder")
     try:
-        if source.suffix == ".toml":
-            from tournaments.cli import write_league_report
-
-            doc = write_league_report(source, db, output)
-            where = f"{doc['pairings']['done']} of {doc['pairings']['total']} pairings played"
+        writer = REPORT_WRITERS.get(source.suffix)
+        if writer is not None:
+            where = writer(source, db, output)
         else:
             match = report_log(source, output)
             where = f"{sum(1 for d in match['deals'] if d['slug'])} deals"
@@ -665,6 +679,8 @@ def main() -> None:
         err.print("interrupted")
         sys.exit(X.INTERRUPTED)
 
+
+_add_commands()
 
 if __name__ == "__main__":
     main()

@@ -46,6 +46,10 @@ class LineTooLong(BotError):
         self.limit = limit
 
 
+class BotStartError(Exception):
+    """A bot could not be started at the beginning of a match (exit code 3)."""
+
+
 class LogError(RefereeError):
     """A match log (or the folder of its stderr files) could not be created or written: a path
     that is a folder or not writable, a full disk.  The match was stopped; the message says

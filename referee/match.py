@@ -41,10 +41,10 @@ from referee.engine.deal import Deal, DealShape, deal_from_seed
 from referee.engine.errors import BadDeal, BadOption
 from referee.engine.game import DealRecord, Game, GameOutcome, Variant
 from referee.engine.tiles import tile_name
-from referee.errors import LogError
+from referee.errors import BotStartError, LogError
 from referee.log import MatchLog
 from referee.stats import SprtSpec, SprtState, estimate, figures, margins, sprt_state
-from referee.table import Bot, BotStartError, Player, Table
+from referee.table import Bot, Player, Table
 
 
 @dataclass

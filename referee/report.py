@@ -12,9 +12,11 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from referee.engine import variant
+
 
 def _pairs(result: dict) -> bool:
-    return result["variant"] == "sport" or (result["variant"] == "kozel" and result["players"] == 4 and result["options"].get("teams") == "pairs")
+    return variant(result["variant"]).pair_play(result["players"], result["options"])
 
 
 def seating_text(result: dict, o: int) -> str:

@@ -27,7 +27,7 @@ from referee.engine import IllegalPlay
 from referee.engine.deal import Deal
 from referee.engine.game import DealRecord, Game, GameOutcome
 from referee.engine.line import LineDeal
-from referee.errors import BotError, BotExited, LineTooLong
+from referee.errors import BotError, BotExited, BotStartError, LineTooLong
 from referee.log import MatchLog, deal_json
 from referee.process import BotProcess, Confinement
 from referee.sandbox import bot_files
@@ -85,10 +85,6 @@ class Player:
     @property
     def label(self) -> str:
         return self.bot.name if self.slot == 0 else f"{self.bot.name}#{self.slot}"
-
-
-class BotStartError(Exception):
-    """A bot could not be started at the beginning of a match (exit code 3)."""
 
 
 class Table:

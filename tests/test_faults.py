@@ -25,7 +25,8 @@ from referee import faults as F
 from referee.clock import TimeControl
 from referee.engine import variant
 from referee.match import MatchResult, MatchSpec, run_match
-from referee.table import Bot, BotStartError
+from referee.errors import BotStartError
+from referee.table import Bot
 
 ROOT = Path(__file__).resolve().parent.parent
 HOSTILE = Path(__file__).resolve().parent / "hostile_bots" / "hostile.py"

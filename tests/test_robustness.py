@@ -263,7 +263,7 @@ async def test_an_answer_read_after_the_deadline_is_a_timeout(tmp_path, monkeypa
 
 
 async def test_a_hello_read_after_the_startup_limit_is_late(tmp_path, monkeypatch):
-    from referee.table import BotStartError
+    from referee.errors import BotStartError
 
     late_referee(monkeypatch, 3.0)
     with pytest.raises(BotStartError, match=r"no hello within the start-up limit of 2 s: its line was read \d+\.\d ms after"):

@@ -249,7 +249,7 @@ class ReportingDisplay:
 
 
 def _league_report(league, folder: Path) -> dict[str, Any]:
-    from referee.web.site import report_league
+    from tournaments.report import report_league
     from tournaments.store import open_store
 
     store = open_store(league.db_path, create=False)
@@ -265,9 +265,21 @@ def write_league_report(path: Path, db: Path | None, folder: Path) -> dict[str, 
     ``league table`` checks them."""
     league = _load(path, db)
     with _reading(league) as store:
-        from referee.web.site import report_league
+        from tournaments.report import report_league
 
         return report_league(league, store, folder)
+def _report_text(path: Path, db: Path | None, folder: Path) -> str:
+    doc = write_league_report(path, db, folder)
+    return f"{doc['pairings']['done']} of {doc['pairings']['total']} pairings played"
+
+
+def register(app: typer.Typer, report_writers: dict[str, Any]) -> None:
+    """Add ``referee league`` and ``referee report LEAGUE.toml`` to the referee's command line
+    (the ``referee.commands`` entry point in pyproject.toml names this function)."""
+    app.add_typer(league_app, name="league")
+    report_writers[".toml"] = _report_text
+
+
 def _say_workers(n: int) -> None:
     err.print(f"cluster: {n} worker{'s' if n != 1 else ''} connected", highlight=False, soft_wrap=True)
 

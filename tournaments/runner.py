@@ -291,7 +291,7 @@ _BORDER = set("+-|0123456789 .")
 
 async def play_here(job: dict[str, Any], report) -> tuple[dict | None, str | None, str | None]:
     """Play ``job`` in this process (no isolation: a referee bug ends the league)."""
-    from referee.table import BotStartError
+    from referee.errors import BotStartError
 
     try:
         return await worker.play(job, report), None, None

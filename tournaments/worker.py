@@ -53,9 +53,10 @@ from referee.engine import variant
 from referee.errors import LogError
 from referee.log import MatchLog
 from referee.match import MatchSpec, orientations, run_match
+from referee.errors import BotStartError
 from referee.process import Confinement
 from referee.sandbox import DEFAULT_PROCESSES
-from referee.table import Bot, BotStartError, Player, Table
+from referee.table import Bot, Player, Table
 
 EXIT_OK = 0
 EXIT_BUG = 1

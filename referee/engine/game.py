@@ -129,6 +129,10 @@ class Variant:
         players = self.default_players if players is None else players
         return self.game.deal_shape(players, self.resolve_options(players, options))
 
+    def pair_play(self, players: int, options: dict[str, Any] | None = None) -> bool:
+        """Whether ``players`` seats with these options play in two pairs (seats 0+2 and 1+3)."""
+        return self.game.uses_pairs(players, self.resolve_options(players, options))
+
 
 VARIANTS: dict[str, Variant] = {}
 

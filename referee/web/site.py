@@ -1,6 +1,6 @@
 """Writing a report folder: the pages, the JSON document beside each page, and the assets.
 
-Layout of a folder written from a league::
+Layout of a folder written from a league (by :mod:`tournaments.report`)::
 
     DIR/index.html, index.json          the league page and its document
     DIR/version.js                      what the league page polls to reload itself
@@ -26,7 +26,7 @@ from typing import Any
 
 import jinja2
 
-from referee.web.data import MatchData, NotALog, league_doc, read_match, safe_name
+from referee.web.data import MatchData, read_match, safe_name
 
 ASSETS = ("style.css", "site.js", "replay.js")
 
@@ -75,13 +75,13 @@ def write_atomic(path: Path, data: str | bytes) -> None:
     os.replace(tmp, path)
 
 
-def _dump(doc: dict[str, Any]) -> str:
+def dump_doc(doc: dict[str, Any]) -> str:
     return json.dumps(doc, ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
 def write_page(path: Path, template: str, doc: dict[str, Any], root: str, **extra: Any) -> None:
     """Write ``path`` (``.html``) from ``template`` and ``doc``, and the document as ``.json`` beside it."""
-    write_atomic(path.with_suffix(".json"), _dump(doc))
+    write_atomic(path.with_suffix(".json"), dump_doc(doc))
     html = env().get_template(template).render(doc=doc, root=root, **extra)
     write_atomic(path, html)
 
@@ -140,32 +140,3 @@ def report_log(log: Path, out: Path) -> dict[str, Any]:
 
 def match_folder(pair: tuple[str, str]) -> str:
     return safe_name(f"{pair[0]}-vs-{pair[1]}")
-
-
-def report_league(league: Any, store: Any, out: Path, *, poll: bool = True) -> dict[str, Any]:
-    """A report folder for a league: the league page, and the pages of every stored match whose
-    log is there (a match's pages are rewritten only when its log changed).  ``version.js`` is
-    written last, so a polling league page reloads once everything it links to is in place."""
-    copy_assets(out)
-    hrefs: dict[tuple[str, str], str] = {}
-    wanted = set(league.pairings())
-    problems: list[str] = []
-    for m in store.matches() if store is not None else []:
-        if m.pair not in wanted or not m.log:
-            continue
-        log = league.db_path.parent / m.log
-        if not log.is_file():
-            continue
-        folder = match_folder(m.pair)
-        try:
-            write_match(log, out / "matches" / folder, "../../", up={"href": "../../index.html", "label": league.name}, force=False)
-        except NotALog as exc:
-            problems.append(str(exc))
-            continue
-        hrefs[m.pair] = f"matches/{folder}/index.html"
-    doc = league_doc(league, store, hrefs)
-    doc["problems"] = problems
-    write_page(out / "index.html", "league.html", doc, "", up=None, poll=poll)
-    version = hashlib.sha256(_dump(doc).encode()).hexdigest()[:16]
-    write_atomic(out / "version.js", f'window.refereeVersion && window.refereeVersion("{version}");\n')
-    return doc

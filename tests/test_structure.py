@@ -1,0 +1,102 @@
+"""The arrows between packages point one way: tournaments → referee → engine, and ``protocol`` is
+shared.  Read from the source with ``ast`` (every import, at the top or inside a function), so a
+late import added to dodge a cycle fails here too."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+#: package (folder) -> top-level names of this project it must never import
+FORBIDDEN = {
+    "referee": {"tournaments", "bench"},
+    "protocol": {"referee", "tournaments", "bench"},
+    "tournaments": {"bench"},
+}
+#: the engine is pure: the rest of the referee, processes, clocks and the network are out of reach
+ENGINE_FORBIDDEN = {"tournaments", "bench", "protocol", "trio", "subprocess", "socket", "time", "asyncio"}
+
+
+def imports(path: Path) -> list[tuple[int, str]]:
+    """Every absolute module name ``path`` imports, with its line (relative imports resolved)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    package = path.relative_to(ROOT).with_suffix("").parts[:-1]
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, a.name) for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = ".".join(package[: len(package) - node.level + 1])
+                module = f"{base}.{node.module}" if node.module else base
+            else:
+                module = node.module or ""
+            found.append((node.lineno, module))
+            found += [(node.lineno, f"{module}.{a.name}") for a in node.names]
+    return found
+
+
+def wrong_arrows(package: str, forbidden: set[str], exempt: str | None = None) -> list[str]:
+    bad = []
+    for path in sorted((ROOT / package).rglob("*.py")):
+        if exempt and exempt in path.relative_to(ROOT).parts:
+            continue
+        for line, module in imports(path):
+            if module.split(".")[0] in forbidden:
+                bad.append(f"{path.relative_to(ROOT)}:{line} imports {module}")
+    return bad
+
+
+@pytest.mark.parametrize("package", sorted(FORBIDDEN))
+def test_arrows_point_one_way(package: str) -> None:
+    assert wrong_arrows(package, FORBIDDEN[package]) == []
+
+
+def test_the_engine_imports_nothing_above_it() -> None:
+    bad = wrong_arrows("referee/engine", ENGINE_FORBIDDEN)
+    for path in sorted((ROOT / "referee/engine").rglob("*.py")):
+        for line, module in imports(path):
+            if module.startswith("referee.") and not module.startswith("referee.engine"):
+                bad.append(f"{path.relative_to(ROOT)}:{line} imports {module}")
+    assert bad == []
+
+
+def test_errors_come_from_the_errors_modules() -> None:
+    """Code above the referee catches its errors from ``referee.errors``, never from the module
+    that happens to raise them (``referee.table``, ``referee.process``)."""
+    bad = []
+    for path in sorted((ROOT / "tournaments").rglob("*.py")):
+        for line, module in imports(path):
+            name = module.rsplit(".", 1)[-1]
+            if module.startswith(("referee.table.", "referee.process.", "referee.match.")) and name.endswith(("Error", "Exited", "NotFound")):
+                bad.append(f"{path.relative_to(ROOT)}:{line} imports {module}")
+    assert bad == []
+
+
+def test_the_checker_sees_a_wrong_arrow(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The check itself can fail: a late import of tournaments inside a function is caught."""
+    (tmp_path / "referee").mkdir()
+    (tmp_path / "referee" / "x.py").write_text("def f():\n    from tournaments import cli\n    from . import y\n")
+    monkeypatch.setitem(globals(), "ROOT", tmp_path)
+    assert wrong_arrows("referee", {"tournaments"}) == ["referee/x.py:2 imports tournaments", "referee/x.py:2 imports tournaments.cli"]
+
+
+@pytest.mark.parametrize(("game", "players", "options", "pairs"), [
+    ("sport", 4, {}, True), ("kozel", 4, {}, True), ("kozel", 4, {"teams": "none"}, False), ("kozel", 3, {}, False),
+    ("telephone", 4, {}, True), ("osel", 4, {}, True), ("draw", 4, {}, False),
+])
+def test_the_report_asks_the_game_whether_seats_play_in_pairs(game: str, players: int, options: dict, pairs: bool) -> None:
+    """Pair play is the game's to say (``Variant.pair_play``), not a list of game ids in the report:
+    telephone and osel in fours play in pairs as sport does."""
+    from rich.console import Console
+
+    from referee.report import deals_table
+
+    result = {"variant": game, "players": players, "options": options, "bots": [{"name": "a"}, {"name": "b"}], "unit": "deal", "sense": 1, "deals": []}
+    console = Console(width=200, record=True)
+    console.print(deals_table(result))
+    assert ("wrote seats 0+2 / 1+3" in console.export_text()) is pairs
