@@ -86,7 +86,7 @@ class StubBot:
         self._out: list[bytes] = []
 
     @classmethod
-    async def start(cls, nursery, argv, **kwargs) -> "StubBot":
+    async def start(cls, nursery, argv, **kwargs) -> StubBot:
         return cls()
 
     def write_nowait(self, data: bytes) -> int:
@@ -132,9 +132,8 @@ def play_match(bot: Path | None, deals: int, work: Path, profiler=None) -> dict:
     :class:`cProfile.Profile`) is enabled for the timed part only."""
     import trio
 
-    import referee.table as table_module
-
     import referee.match as match_module
+    import referee.table as table_module
     from referee.engine import variant
     from referee.match import MatchSpec, run_match
     from referee.table import Bot, Table

@@ -11,8 +11,9 @@ import io
 import os
 import stat
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, Callable, Optional
+from typing import Annotated, Any, Optional
 
 import trio
 import typer
@@ -166,12 +167,11 @@ def match(
     sprt: Annotated[Optional[list[str]], typer.Option(help='Stop as soon as a sequential test decides: "elo0=0 elo1=20 alpha=0.05 beta=0.05" (logistic Elo of the pairs) or "margin0=0 margin1=5" (points per pair); --deals/--games is then the budget.', rich_help_panel=STATS_PANEL)] = None,
 ) -> None:
     """Play a duplicate match: every deal in every orientation, so luck cancels and the margin means skill."""
+    from referee.errors import BotStartError
     from referee.match import MatchSpec, run_match
     from referee.report import render, verdict_text
-    from referee.errors import BotStartError
-    from referee.table import Bot
-
     from referee.stats import check_confidence, is_sprt_word, parse_sprt
+    from referee.table import Bot
 
     if sprt is not None:
         # `--sprt elo0=0 elo1=20 alpha=0.05` unquoted: the settings after the first land among the bots.

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-
 #: The longest time any limit may give (a day): longer ones are mistakes, and infinite or huge
 #: ones cannot be sent to a bot in milliseconds.
 MAX_SECONDS = 86400

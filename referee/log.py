@@ -39,8 +39,8 @@ import msgspec
 
 from protocol.messages import MAX_DEPTH, too_deep
 from referee.engine.deal import Deal
-from referee.errors import LogError
 from referee.engine.tiles import tile_name
+from referee.errors import LogError
 
 TIMING_KEYS = frozenset(("t", "ms", "time_ms", "bank_ms", "elapsed"))
 

@@ -403,7 +403,7 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
                             return index, stream[index]
 
                         def after(rec: DealRecord, game: Game = game, o: int = o, g: int = g) -> None:
-                            record_deal(rec, game, o, g, position - 1)
+                            record_deal(rec, game, o, g, position - 1)  # noqa: B023  (the live cursor of next_deal)
                             if progress:
                                 progress(f"game {g + 1}/{spec.games or 1}, deal {rec.number + 1}", 0)
 

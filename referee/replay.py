@@ -58,7 +58,7 @@ class LogWalker:
             kind = rec["k"]
 
             def fail(msg: str) -> Inconsistent:
-                return Inconsistent(f"{self.path}: line {number} ({kind}): {msg}")
+                return Inconsistent(f"{self.path}: line {number} ({kind}): {msg}")  # noqa: B023  (called in this iteration only)
 
             if kind == "match":
                 self.header = rec
@@ -162,7 +162,8 @@ class LogWalker:
                 if outcome is None:
                     raise fail("the log ends a game the engine says is not over")
                 if list(outcome.totals) != rec["totals"] or list(outcome.winners) != rec["winners"] or list(outcome.losers) != rec["losers"]:
-                    raise fail(f"the game's result differs: log {rec['totals']} winners {rec['winners']}, engine {list(outcome.totals)} winners {list(outcome.winners)}")
+                    raise fail(f"the game's result differs: log {rec['totals']} winners {rec['winners']}, "
+                               f"engine {list(outcome.totals)} winners {list(outcome.winners)}")
                 self._emit("game_end", rec, None)
         if v is None:
             raise Inconsistent(f"{self.path}: no match header")

@@ -181,7 +181,8 @@ def figures_text(result: dict) -> Text | Table:
         table.add_row(f"{r['place']}" + (f" ({lo}–{hi})" if lo != hi else ""), escape(r["bot"]), margin, _los(r["los"]),
                   f"{_elo_point(r)} {_elo_interval(r)}", " ".join(map(str, r["classes"])))
     table.caption = (f"Rule: {rank['rule']}.  A pair is {board_word(result)}; pairs 0…{halves}: how many pairs the bot "
-                 f"won 0, ½, 1 … {halves // 2} plays of against the field's mean (a level play is half a win).  place (a–b): the places its {level} intervals allow; LOS: P(margin > 0).")
+                 f"won 0, ½, 1 … {halves // 2} plays of against the field's mean (a level play is half a win).  "
+                 f"place (a–b): the places its {level} intervals allow; LOS: P(margin > 0).")
     table.caption_justify = "left"
     return table
 

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 import trio
-
 from test_league import HANG, done_count, league_toml, referee, start_league, table_json, write_league
+
 from tournaments.cluster import ClusterError, parse_address
 from tournaments.config import load_league
 from tournaments.runner import run_league

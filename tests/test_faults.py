@@ -24,8 +24,8 @@ from typer.testing import CliRunner
 from referee import faults as F
 from referee.clock import TimeControl
 from referee.engine import variant
-from referee.match import MatchResult, MatchSpec, run_match
 from referee.errors import BotStartError
+from referee.match import MatchResult, MatchSpec, run_match
 from referee.table import Bot
 
 ROOT = Path(__file__).resolve().parent.parent

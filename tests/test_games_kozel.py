@@ -23,7 +23,7 @@ from referee.engine import (
 )
 
 T = parse_tile
-M, A, O, S = 0, 1, 2, 3  # 002's table: Masha, Alex, Olya, Serg
+M, A, O, S = 0, 1, 2, 3  # noqa: E741   002's table: Masha, Alex, Olya, Serg
 
 
 # Seat s gets every fourth tile id from s: no hand has 5 doubles or 6 of a suit; 1-1 is seat 3's.
@@ -389,7 +389,7 @@ def test_first_deal_three_players():
 @pytest.mark.parametrize("reason", ["domino", "fish"])
 def test_later_deals_the_player_who_ended_the_last_leads_any_tile(players, reason):
     game = kozel(players)
-    end_deal(game, {s: ("0-1",) for s in range(players)}, reason, 1)
+    end_deal(game, dict.fromkeys(range(players), ("0-1",)), reason, 1)
     state = game.start(deal_for(players))
     assert state.leader == 1
     assert state.history == []

@@ -130,8 +130,8 @@ def test_a_league_completes_and_the_table_agrees_with_the_stored_matches(played)
     pairs = sorted((a, b) for a, b, *_ in rows)
     assert pairs == sorted(tuple(sorted((x, y))) for i, x in enumerate(names) for y in names[i + 1:])
     assert all(status == "done" for _, _, status, *_ in rows)
-    assert {(a, b): n for a, b, n in boards} == {(a, b): 4 for a, b in pairs}  # 4 deals = 4 boards
-    for a, b, _, score_a, winner, pa, pb, nboards, log, result in rows:
+    assert {(a, b): n for a, b, n in boards} == dict.fromkeys(pairs, 4)  # 4 deals = 4 boards
+    for a, b, _, score_a, winner, pa, pb, _boards, log, result in rows:
         res = json.loads(result)
         assert [x["name"] for x in res["bots"]] == [a, b]
         assert res["ahead"] == winner and score_a == (0.5 if winner is None else 1.0 if winner == a else 0.0)

@@ -212,7 +212,7 @@ def test_deals_generate_and_show_round_trip(tmp_path):
     # the same deals from the file and from the seed give the same match
     a, _, _ = match(tmp_path, GREEDY, FIRST, "--variant", "kozel", "--seed", "5", name="seeded")
     b, _, _ = match(tmp_path, GREEDY, FIRST, "--variant", "kozel", "--deals-file", str(path), name="filed")
-    strip = lambda r: [{k: v for k, v in d.items()} for d in r["deals"]]  # noqa: E731
+    strip = lambda r: [dict(d) for d in r["deals"]]  # noqa: E731
     assert strip(a) == strip(b)
 
 

@@ -241,7 +241,7 @@ def play_game(bot: Bot, game_id: str, players: int, seed: int, deals: int, game_
         )))
         told = 0
 
-        def events():
+        def events(state=state):
             nonlocal told
             for e in state.history[told:]:
                 if type(e) is Placed:

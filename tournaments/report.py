@@ -13,7 +13,7 @@ from typing import Any
 
 from referee import faults as F
 from referee.web.data import NotALog
-from referee.web.site import dump_doc, copy_assets, match_folder, write_atomic, write_match, write_page
+from referee.web.site import copy_assets, dump_doc, match_folder, write_atomic, write_match, write_page
 from tournaments import standings as S
 
 

@@ -80,13 +80,13 @@ def standings(league: League, store: Store | None) -> Standings:
     pairs = league.pairings()
     wanted = set(pairs)
     names = [b.name for b in league.bots]
-    rows = {n: Row(0, n, faults={k: 0 for k in F.KINDS}) for n in names}
+    rows = {n: Row(0, n, faults=dict.fromkeys(F.KINDS, 0)) for n in names}
     matches = [m for m in (store.matches() if store else []) if m.pair in wanted]
     done = [m for m in matches if m.status == "done"]
     sense = league.variant.sense
     for m in done:
         assert m.score_a is not None and m.points_a is not None and m.points_b is not None
-        for me, other, score, pf, pa in ((m.bot_a, m.bot_b, m.score_a, m.points_a, m.points_b),
+        for me, _other, score, pf, pa in ((m.bot_a, m.bot_b, m.score_a, m.points_a, m.points_b),
                                          (m.bot_b, m.bot_a, 1.0 - m.score_a, m.points_b, m.points_a)):
             r = rows[me]
             r.matches += 1

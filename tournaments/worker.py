@@ -50,10 +50,9 @@ import trio
 
 from referee.clock import TimeControl
 from referee.engine import variant
-from referee.errors import LogError
+from referee.errors import BotStartError, LogError
 from referee.log import MatchLog
 from referee.match import MatchSpec, orientations, run_match
-from referee.errors import BotStartError
 from referee.process import Confinement
 from referee.sandbox import DEFAULT_PROCESSES
 from referee.table import Bot, Player, Table

@@ -16,7 +16,6 @@ its log changed (the match document records the log's size and modification time
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import os

@@ -160,7 +160,8 @@ VARIANT = register(
         options=(
             Option("teams", ("pairs", "none"), "4 players: pairs (000) or everyone alone (002's tables)", players=(4,)),
             Option("rule13", ("drop", "hang", REMEMBER), "while a side has nothing written: drop (000), hang (001) or remember (002) writes under 13"),
-            Option("fish", (HEAVIER_TAKES_ALL, EACH_WRITES_OWN, MAX_TAKES_ALL), "who writes a fish: the heavier side takes all (000), everyone writes their own, or the heaviest hand takes all (002)"),
+            Option("fish", (HEAVIER_TAKES_ALL, EACH_WRITES_OWN, MAX_TAKES_ALL),
+                   "who writes a fish: the heavier side takes all (000), everyone writes their own, or the heaviest hand takes all (002)"),
             Option("zero_zero", (25, 10), "what a hand of only 0-0 counts"),
             Option("target", (100, 50, 150), "the goat is the side that passes this total"),
         ),

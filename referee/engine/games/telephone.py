@@ -115,7 +115,8 @@ VARIANT = register(
         players=(4, 2),
         options=(
             Option("scale", (1, 5), "1: write the counts as they are, to 225; 5: write them divided by 5, to 72 (003)"),
-            Option("endgame", (LOSER_PAYS, WINNER_TAKES), "at a deal's end: everyone holding tiles takes them off their score (001), or the winner writes the losers' hands (003)"),
+            Option("endgame", (LOSER_PAYS, WINNER_TAKES),
+                   "at a deal's end: everyone holding tiles takes them off their score (001), or the winner writes the losers' hands (003)"),
         ),
         game=Telephone,
         refereed=False,
