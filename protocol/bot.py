@@ -76,7 +76,7 @@ def norm(tile: Any) -> Tile:
 def pips(tile: Any) -> int:
     """A tile's value: the sum of its halves."""
     a, b = tile
-    return a + b
+    return int(a + b)
 
 
 def fits(tile: Any, number: int) -> bool:

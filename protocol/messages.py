@@ -256,7 +256,7 @@ def message_type(line: bytes) -> str | None:
         return None
 
 
-def schema() -> dict:
+def schema() -> dict[str, Any]:
     """The JSON Schema (2020-12) of both directions, as committed in ``protocol/schema.json``."""
     (to_bot, from_bot), components = msgspec.json.schema_components([ToBotMessage, FromBotMessage], ref_template="#/$defs/{name}")
     return {

@@ -18,7 +18,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from .deal import Deal
 from .errors import IllegalPlay
@@ -56,6 +56,7 @@ class CrossDeal(LineDeal):
     ``writer(count)``: the points the mover writes for that count (0: none)."""
 
     __slots__ = ("closing", "continuing", "extras", "used", "writer")
+    layout: Cross  # the line deal's slot, holding a cross
 
     def __init__(
         self,
@@ -263,7 +264,7 @@ class CrossDeal(LineDeal):
         return other
 
 
-def arms(history) -> dict[int | None, list[tuple[int, int, bool]]]:
+def arms(history: Iterable[object]) -> dict[int | None, list[tuple[int, int, bool]]]:
     """The cross drawn from a deal's placements, for people and renderers.
 
     Returns, for each end index, the tiles laid on that arm going outward, each as ``(near,

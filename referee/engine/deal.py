@@ -16,7 +16,9 @@ Reading accepts either key.  ``"deal"`` (the index in the stream) is information
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from .errors import BadDeal
 from .shuffle import shuffled_tiles
@@ -96,7 +98,7 @@ def check_deal(deal: Deal, shape: DealShape, line: int | None = None) -> None:
 
 def format_deal_line(deal: Deal, shape: DealShape, index: int | None = None) -> str:
     """One deal-file line (no trailing newline); keys in a fixed order so files diff cleanly."""
-    obj: dict = {}
+    obj: dict[str, Any] = {}
     if index is not None:
         obj["deal"] = index
     obj["hands"] = [[tile_name(t) for t in hand] for hand in deal.hands]
@@ -127,7 +129,7 @@ def parse_deal_line(text: str, shape: DealShape, line: int | None = None) -> Dea
     if not isinstance(undealt, list):
         raise BadDeal(f"'{keys[0]}' must be a list of tiles", line)
 
-    def tiles(items: list, where: str) -> tuple[Tile, ...]:
+    def tiles(items: list[Any], where: str) -> tuple[Tile, ...]:
         out = []
         for item in items:
             if not isinstance(item, str):
@@ -146,7 +148,7 @@ def parse_deal_line(text: str, shape: DealShape, line: int | None = None) -> Dea
     return deal
 
 
-def parse_deal_lines(lines, shape: DealShape) -> list[Deal]:
+def parse_deal_lines(lines: Iterable[str], shape: DealShape) -> list[Deal]:
     """Parse a whole deal file given as an iterable of lines; blank lines are skipped."""
     deals = []
     for number, text in enumerate(lines, start=1):

@@ -30,11 +30,16 @@ The seams every later game plugs into (see :mod:`.state` for the interface above
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .deal import Deal
 from .errors import IllegalPlay
-from .layout import END_INDEX, END_NAMES, LEFT, RIGHT, Layout, Line  # noqa: F401  (the names predate layout.py)
+from .layout import END_INDEX as END_INDEX  # noqa: F401  (re-exported: the names predate layout.py)
+from .layout import END_NAMES as END_NAMES
+from .layout import LEFT as LEFT
+from .layout import RIGHT as RIGHT
+from .layout import Layout, Line
 from .tiles import HIGH, LOW, OTHER, SUIT, Tile, TileSet, bits, mask_of, tile_name
 
 TERMINAL = -1
@@ -402,11 +407,11 @@ class LineDeal:
             )
         if OTHER[p.tile][ends[p.end]] < 0:
             shown = " and ".join(f"{END_NAMES[e]} {v}" for e, v in enumerate(ends) if v >= 0)
-            fits = [END_NAMES[e] for e, v in enumerate(ends) if v >= 0 and OTHER[p.tile][v] >= 0]
-            if fits:
+            fitting = [END_NAMES[e] for e, v in enumerate(ends) if v >= 0 and OTHER[p.tile][v] >= 0]
+            if fitting:
                 raise IllegalPlay(
                     f"{tile_name(p.tile)} does not match the {END_NAMES[p.end]} end ({ends[p.end]}); "
-                    f"it fits the {fits[0]} end",
+                    f"it fits the {fitting[0]} end",
                     IllegalPlay.NO_MATCH,
                 )
             raise IllegalPlay(f"{tile_name(p.tile)} does not fit: the ends show {shown}", IllegalPlay.NO_MATCH)
@@ -514,7 +519,7 @@ class LineDeal:
         return mask_of(e.tile for e in self.history if type(e) is Placed)
 
 
-def line_of(history) -> list[tuple[int, int]]:
+def line_of(history: Iterable[object]) -> list[tuple[int, int]]:
     """The layout of a line game, left to right, each tile oriented as it lies (for printing)."""
     line: list[tuple[int, int]] = []
     for e in history:

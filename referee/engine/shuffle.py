@@ -22,6 +22,8 @@ Python's :mod:`random` may change between versions, so deals come from our own g
 
 from __future__ import annotations
 
+from typing import Any
+
 _M = (1 << 64) - 1
 GAMMA = 0x9E3779B97F4A7C15
 
@@ -59,7 +61,7 @@ class SplitMix64:
             if (m & _M) >= threshold:
                 return m >> 64
 
-    def shuffle(self, items: list) -> None:
+    def shuffle(self, items: list[Any]) -> None:
         """Shuffle in place, Fisher–Yates from the last position down."""
         for i in range(len(items) - 1, 0, -1):
             j = self.below(i + 1)

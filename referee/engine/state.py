@@ -31,7 +31,10 @@ class DealState(Protocol):
     end: DealEnd | None
     leader: int
     lead_tile: Tile | None  # a forced lead, already placed
-    layout: Layout
+
+    @property
+    def layout(self) -> Layout: ...  # read-only here: a cross deal holds a Cross
+
     ends: list[int]  # the layout's end values, -1 for an end that is closed or not open
     turn: int
     #: the seat to move is going on with a turn it began (multi-tile turns, TURN-1)

@@ -6,6 +6,8 @@ As :mod:`draw`, except for the deal: two players take 7 each (14 sleep), three t
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..deal import DealShape
 from ..game import Variant, register
 from .draw import VARIANT as DRAW
@@ -14,7 +16,7 @@ from .draw import Draw
 
 class Block(Draw):
     @classmethod
-    def deal_shape(cls, players, options):
+    def deal_shape(cls, players: int, options: dict[str, Any]) -> DealShape:
         return DealShape(players, 6 if players == 3 else 7, "sleeping")
 
 

@@ -9,41 +9,46 @@ tie: nobody).  Points are plain pips, and the first to reach 101 wins.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..deal import Deal, DealShape
-from ..game import HIGHEST_FIRST, Game, Variant, fish_fewest, forced_lead, register
+from ..game import HIGHEST_FIRST, Game, GameOutcome, Variant, fish_fewest, forced_lead, register
 from ..line import DOMINO, DRAW_ONE
 from ..state import DealState
+from ..tiles import Tile
 
 TARGET = 101
 
 
 class Club(Game):
     @classmethod
-    def deal_shape(cls, players, options):
+    def deal_shape(cls, players: int, options: dict[str, Any]) -> DealShape:
         return DealShape(players, 7, "bazaar")
 
-    def draw_rule(self):
+    def draw_rule(self) -> tuple[str, int]:
         return (DRAW_ONE, 0)  # with four players the bazaar is empty
 
-    def choose_lead(self, deal: Deal):
+    def choose_lead(self, deal: Deal) -> tuple[int, Tile | None]:
         return forced_lead(deal, HIGHEST_FIRST)
 
-    def score(self, state: DealState, values, notes):
+    def score(self, state: DealState, values: list[int], notes: list[str]) -> tuple[list[int], int | None]:
+        assert state.end is not None  # score is called on a finished deal
         wrote = [0] * self.players
         if state.end.reason == DOMINO:
             winner = state.end.seat
             notes.append(f"seat {winner} went out")
         else:
-            winner = fish_fewest(values)
-            if winner is None:
+            fewest = fish_fewest(values)
+            if fewest is None:
                 notes.append(f"fish with a tie for fewest pips ({min(values)}): a drawn deal, nobody writes")
                 return wrote, None
+            winner = fewest
             notes.append(f"fish: seat {winner} holds the fewest pips ({values[winner]})")
         wrote[winner] = sum(values) - values[winner]
         notes[-1] += f" and writes the {wrote[winner]} in the other hands"
         return wrote, winner
 
-    def game_over(self):
+    def game_over(self) -> GameOutcome | None:
         return self.to_target_outcome(TARGET)
 
 

@@ -10,10 +10,13 @@ fewest: nobody writes, the deal is drawn).  The first to reach the target (100) 
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..deal import Deal, DealShape
 from ..game import (
     HIGHEST_FIRST,
     Game,
+    GameOutcome,
     Option,
     Variant,
     fish_fewest,
@@ -22,15 +25,15 @@ from ..game import (
 )
 from ..line import DOMINO
 from ..state import DealState
-from ..tiles import lone_double_value
+from ..tiles import Tile, lone_double_value
 
 
 class Draw(Game):
     @classmethod
-    def deal_shape(cls, players, options):
+    def deal_shape(cls, players: int, options: dict[str, Any]) -> DealShape:
         return DealShape(players, 7 if players == 2 else 5, "bazaar")
 
-    def choose_lead(self, deal: Deal):
+    def choose_lead(self, deal: Deal) -> tuple[int, Tile | None]:
         if self.last is not None and self.last.winner is not None:
             return self.last.winner, None
         return forced_lead(deal, HIGHEST_FIRST)
@@ -40,23 +43,25 @@ class Draw(Game):
             return lone_double_value(hand)
         return super().hand_value(hand)
 
-    def score(self, state: DealState, values, notes):
+    def score(self, state: DealState, values: list[int], notes: list[str]) -> tuple[list[int], int | None]:
+        assert state.end is not None  # score is called on a finished deal
         wrote = [0] * self.players
         if state.end.reason == DOMINO:
             winner = state.end.seat
             wrote[winner] = sum(values) - values[winner]
             notes.append(f"seat {winner} went out and writes the {wrote[winner]} left in the other hands")
             return wrote, winner
-        winner = fish_fewest(values)
-        if winner is None:
+        fewest = fish_fewest(values)
+        if fewest is None:
             notes.append(f"fish with a tie for fewest pips ({min(values)}): nobody writes, the deal is drawn")
             return wrote, None
+        winner = fewest
         others = sum(values) - values[winner]
         wrote[winner] = others - values[winner]
         notes.append(f"fish: seat {winner} holds the fewest pips ({values[winner]}) and writes {others} less {values[winner]}")
         return wrote, winner
 
-    def game_over(self):
+    def game_over(self) -> GameOutcome | None:
         return self.to_target_outcome(self.options["target"])
 
 

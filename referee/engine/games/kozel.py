@@ -18,6 +18,8 @@ passes the target (101 by default) is the goat.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..deal import Deal, DealShape
 from ..game import (
     LOWEST_FIRST,
@@ -32,7 +34,7 @@ from ..game import (
 from ..line import DOMINO, DRAW_UNTIL_FIT, NO_DRAW
 from ..scoring import REMEMBER, Carry, Rule13
 from ..state import DealState
-from ..tiles import DOUBLE, lone_double_value
+from ..tiles import DOUBLE, Tile, lone_double_value
 
 HEAVIER_TAKES_ALL = "heavier_pair_takes_all"
 EACH_WRITES_OWN = "each_writes_own"
@@ -42,7 +44,7 @@ MAX_TAKES_ALL = "max_takes_all"
 class Kozel(Game):
     pairs = True
 
-    def __init__(self, variant, players, options, deals):
+    def __init__(self, variant: Variant, players: int, options: dict[str, Any], deals: int | None) -> None:
         super().__init__(variant, players, options, deals)
         rules = self.rules(options)
         self.rule13 = Rule13(rules["rule13"], len(self.sides))
@@ -52,26 +54,26 @@ class Kozel(Game):
         self.carry = Carry()
 
     @classmethod
-    def rules(cls, options):
+    def rules(cls, options: dict[str, Any]) -> dict[str, Any]:
         """The kozel settings this game plays by: its options (osel fixes them instead)."""
         return options
 
     @classmethod
-    def uses_pairs(cls, players, options):
+    def uses_pairs(cls, players: int, options: dict[str, Any]) -> bool:
         return players == 4 and cls.rules(options)["teams"] == "pairs"
 
     @classmethod
-    def deal_shape(cls, players, options):
+    def deal_shape(cls, players: int, options: dict[str, Any]) -> DealShape:
         return DealShape(players, 7, "sleeping" if players == 4 else "bazaar")
 
-    def draw_rule(self):
+    def draw_rule(self) -> tuple[str, int]:
         # 2–3 players: draw until a tile fits; the last bazaar tile is never drawn (001, 003).
         return (NO_DRAW, 0) if self.players == 4 else (DRAW_UNTIL_FIT, 1)
 
-    def void_reason(self, deal: Deal):
+    def void_reason(self, deal: Deal) -> str | None:
         return redeal_reason(deal)
 
-    def choose_lead(self, deal: Deal):
+    def choose_lead(self, deal: Deal) -> tuple[int, Tile | None]:
         if self.last is not None:
             return self.leader_after(self.last), None
         if self.players == 4:
@@ -83,7 +85,8 @@ class Kozel(Game):
     def hand_value(self, hand: int) -> int:
         return lone_double_value(hand, zero_zero=self.zero_zero, six_six=50, both=None)
 
-    def score(self, state: DealState, values, notes):
+    def score(self, state: DealState, values: list[int], notes: list[str]) -> tuple[list[int], int | None]:
+        assert state.end is not None  # score is called on a finished deal
         names = self.names
         sides = self.side_values(values)
         total = sum(values)
@@ -124,7 +127,7 @@ class Kozel(Game):
                 winner = 1 - taker
         return self._settle(raw, names, notes), winner
 
-    def score_fault(self, seat, values, notes):
+    def score_fault(self, seat: int, values: list[int], notes: list[str]) -> tuple[list[int], int | None]:
         names = self.names
         loser = self.side_of[seat]
         held = self.side_values(values)[loser]
@@ -137,7 +140,7 @@ class Kozel(Game):
         self.carry.award(raw, names, notes)
         return [self.rule13.apply(s, raw[s], self.totals[s], names[s], notes) for s in range(len(self.sides))]
 
-    def game_over(self):
+    def game_over(self) -> GameOutcome | None:
         limit = self.target + 1
         goats = tuple(s for s, t in enumerate(self.totals) if t >= limit)
         if not goats:

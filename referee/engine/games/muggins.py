@@ -16,6 +16,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..cross import CrossDeal
 from ..deal import Deal, DealShape
 from ..game import (
@@ -29,6 +31,7 @@ from ..game import (
 )
 from ..line import DOMINO
 from ..state import DealState
+from ..tiles import Tile
 from .telephone import round5
 
 TARGET = 200
@@ -39,39 +42,41 @@ class Muggins(Game):
     scores_in_play = True
 
     @classmethod
-    def deal_shape(cls, players, options):
+    def deal_shape(cls, players: int, options: dict[str, Any]) -> DealShape:
         return DealShape(players, 7 if players == 2 else 5, "bazaar")
 
-    def choose_lead(self, deal: Deal):
+    def choose_lead(self, deal: Deal) -> tuple[int, Tile | None]:
         if self.last is not None and self.last.winner is not None:
             return self.last.winner, None
         return forced_lead(deal, HIGHEST_FIRST)
 
-    def new_deal(self, deal, leader, lead_tile, draw, keep):
+    def new_deal(self, deal: Deal, leader: int, lead_tile: Tile | None, draw: str, keep: int) -> DealState:
         return CrossDeal(deal, leader=leader, lead_tile=lead_tile, draw=draw, keep=keep, at_once=False, writer=self.write)
 
     @staticmethod
     def write(count: int) -> int:
         return count if count > 0 and count % 5 == 0 else 0
 
-    def score(self, state: DealState, values, notes):
+    def score(self, state: DealState, values: list[int], notes: list[str]) -> tuple[list[int], int | None]:
+        assert state.end is not None  # score is called on a finished deal
         wrote = [0] * self.players
         if state.end.reason == DOMINO:
             winner = state.end.seat
             wrote[winner] = DOMINO_BONUS
             notes.append(f"seat {winner} went out and writes {DOMINO_BONUS}")
             return wrote, winner
-        winner = fish_fewest(values)
-        if winner is None:
+        fewest = fish_fewest(values)
+        if fewest is None:
             notes.append(f"fish with a tie for fewest pips ({min(values)}): nobody writes")
             return wrote, None
+        winner = fewest
         others = sum(values) - values[winner]
         wrote[winner] = round5(others - values[winner])
         notes.append(f"fish: seat {winner} holds the fewest pips ({values[winner]}) and writes {others} less "
                      f"{values[winner]}, rounded: {wrote[winner]}")
         return wrote, winner
 
-    def game_over(self):
+    def game_over(self) -> GameOutcome | None:
         top = max(self.totals)
         if top < TARGET:
             return None

@@ -17,9 +17,14 @@ The game has no options.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..cross import CrossDeal
+from ..deal import Deal
 from ..game import Variant, register
 from ..scoring import FORGET
+from ..state import DealState
+from ..tiles import Tile
 from .kozel import HEAVIER_TAKES_ALL, Kozel
 
 RULES = {"teams": "pairs", "rule13": FORGET, "fish": HEAVIER_TAKES_ALL, "zero_zero": 25, "target": 100}
@@ -27,10 +32,10 @@ RULES = {"teams": "pairs", "rule13": FORGET, "fish": HEAVIER_TAKES_ALL, "zero_ze
 
 class Osel(Kozel):
     @classmethod
-    def rules(cls, options):
+    def rules(cls, options: dict[str, Any]) -> dict[str, Any]:
         return RULES
 
-    def new_deal(self, deal, leader, lead_tile, draw, keep):
+    def new_deal(self, deal: Deal, leader: int, lead_tile: Tile | None, draw: str, keep: int) -> DealState:
         return CrossDeal(deal, leader=leader, lead_tile=lead_tile, draw=draw, keep=keep, at_once=True, extras=True)
 
 

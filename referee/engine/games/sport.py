@@ -8,12 +8,14 @@ of deals, a multiple of 4; the pair that wrote more wins.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..deal import Deal, DealShape
 from ..errors import BadOption
 from ..game import Game, GameOutcome, Option, Variant, register
 from ..line import DOMINO
 from ..state import DealState
-from ..tiles import lone_double_value
+from ..tiles import Tile, lone_double_value
 
 DEFAULT_DEALS = 12
 
@@ -22,17 +24,17 @@ class Sport(Game):
     pairs = True
     default_deals = DEFAULT_DEALS
 
-    def __init__(self, variant, players, options, deals):
+    def __init__(self, variant: Variant, players: int, options: dict[str, Any], deals: int | None) -> None:
         deals = DEFAULT_DEALS if deals is None else deals
         if deals <= 0 or deals % 4:
             raise BadOption(f"sport plays a multiple of 4 deals (4, 8, 12 …) so every seat leads equally often, not {deals}")
         super().__init__(variant, players, options, deals)
 
     @classmethod
-    def deal_shape(cls, players, options):
+    def deal_shape(cls, players: int, options: dict[str, Any]) -> DealShape:
         return DealShape(players, 7, "sleeping")
 
-    def choose_lead(self, deal: Deal):
+    def choose_lead(self, deal: Deal) -> tuple[int, Tile | None]:
         return self.played % 4, None
 
     def hand_value(self, hand: int) -> int:
@@ -40,7 +42,8 @@ class Sport(Game):
             return lone_double_value(hand)
         return super().hand_value(hand)
 
-    def score(self, state: DealState, values, notes):
+    def score(self, state: DealState, values: list[int], notes: list[str]) -> tuple[list[int], int | None]:
+        assert state.end is not None  # score is called on a finished deal
         pair = self.side_values(values)
         if state.end.reason == DOMINO:
             side = self.side_of[state.end.seat]
@@ -57,7 +60,8 @@ class Sport(Game):
         wrote[side] = pair[other]
         return wrote, side
 
-    def game_over(self):
+    def game_over(self) -> GameOutcome | None:
+        assert self.deals is not None  # set in __init__
         if self.played < self.deals:
             return None
         a, b = self.totals

@@ -18,6 +18,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..cross import CrossDeal
 from ..deal import Deal, DealShape
 from ..game import (
@@ -31,7 +33,7 @@ from ..game import (
 )
 from ..line import DOMINO
 from ..state import DealState
-from ..tiles import tile
+from ..tiles import Tile, tile
 
 LOSER_PAYS = "loser_pays"
 WINNER_TAKES = "winner_takes"
@@ -47,16 +49,16 @@ class Telephone(Game):
     pairs = True
     scores_in_play = True
 
-    def __init__(self, variant, players, options, deals):
+    def __init__(self, variant: Variant, players: int, options: dict[str, Any], deals: int | None) -> None:
         super().__init__(variant, players, options, deals)
         self.scale = options["scale"]
         self.target = 225 if self.scale == 1 else 72
 
     @classmethod
-    def deal_shape(cls, players, options):
+    def deal_shape(cls, players: int, options: dict[str, Any]) -> DealShape:
         return DealShape(players, 7, "sleeping" if players == 4 else "bazaar")
 
-    def choose_lead(self, deal: Deal):
+    def choose_lead(self, deal: Deal) -> tuple[int, Tile | None]:
         if self.last is not None:
             return self.leader_after(self.last), None
         seat = deal.holder(THREE_TWO)
@@ -64,14 +66,15 @@ class Telephone(Game):
             return seat, THREE_TWO
         return forced_lead(deal, HIGHEST_FIRST)
 
-    def new_deal(self, deal, leader, lead_tile, draw, keep):
+    def new_deal(self, deal: Deal, leader: int, lead_tile: Tile | None, draw: str, keep: int) -> DealState:
         return CrossDeal(deal, leader=leader, lead_tile=lead_tile, draw=draw, keep=keep, at_once=False, writer=self.write)
 
     def write(self, count: int) -> int:
         """What the mover's side writes for a count of the open ends."""
         return count // self.scale if count > 0 and count % 5 == 0 else 0
 
-    def score(self, state: DealState, values, notes):
+    def score(self, state: DealState, values: list[int], notes: list[str]) -> tuple[list[int], int | None]:
+        assert state.end is not None  # score is called on a finished deal
         names = self.names
         sides = self.side_values(values)
         wrote = [0] * len(self.sides)
@@ -92,12 +95,13 @@ class Telephone(Game):
                 return wrote, None
             winner = 0 if sides[0] < sides[1] else 1
             notes.append(f"fish: {names[winner]} holds fewer pips ({sides[winner]} against {sides[1 - winner]})")
+        assert winner is not None
         loser_total = sum(v for s, v in enumerate(sides) if s != winner)
         wrote[winner] = round5(loser_total) // self.scale
         notes.append(f"{names[winner]} writes the {loser_total} of the other side, rounded: {wrote[winner]}")
         return wrote, winner
 
-    def game_over(self):
+    def game_over(self) -> GameOutcome | None:
         reached = [s for s, t in enumerate(self.totals) if t >= self.target]
         if not reached:
             return None
