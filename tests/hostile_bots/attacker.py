@@ -168,7 +168,7 @@ def write_own():
         report("write_own", True, f"wrote {path}")
     except OSError as e:
         report("write_own", False, e.strerror)
-        raise SystemExit(f"attacker: cannot write next to myself: {e.strerror}")
+        raise SystemExit(f"attacker: cannot write next to myself: {e.strerror}") from None
 
 
 def network(port):
