@@ -34,6 +34,7 @@ here asserts anything: it prints figures for the machine it runs on.
 from __future__ import annotations
 
 import argparse
+import functools
 import platform
 import random
 import statistics
@@ -177,7 +178,7 @@ def _missing(dist: str, exc: Exception) -> str:
 def engines(seed: int) -> list[tuple[str, Callable[[], DealFn] | None, str | None]]:
     """(label, factory or None, why it is skipped) for every engine, in table order."""
     out: list[tuple[str, Callable[[], DealFn] | None, str | None]] = [
-        (f"ours, {name}", lambda name=name: ours(name, seed), None) for name in LINE_GAMES + CROSS_GAMES + KOZEL_FAMILY
+        (f"ours, {name}", functools.partial(ours, name, seed), None) for name in LINE_GAMES + CROSS_GAMES + KOZEL_FAMILY
     ]
     try:
         import open_spiel.python.games  # noqa: F401

@@ -163,7 +163,7 @@ def play_match(bot: Path | None, deals: int, work: Path, profiler=None) -> dict:
     real_process = table_module.BotProcess
     match_module.Table = TimedTable  # type: ignore[misc]
     if bot is None:
-        table_module.BotProcess = StubBot  # type: ignore[misc]
+        table_module.BotProcess = StubBot  # type: ignore[misc,assignment]
     try:
         result = trio.run(run_match, spec)
     finally:

@@ -498,7 +498,7 @@ def render(report: CheckReport) -> list[str]:
             if len(items) > _EXAMPLES:
                 games = sorted({p.setup.title for p in items[_EXAMPLES:]})
                 lines.append(f"    … and {len(items) - _EXAMPLES} more like these (in: {'; '.join(games)})")
-            hints = list(dict.fromkeys(p.hint for p in items if p.hint)) or [_HINTS.get(kind)]
+            hints = list(dict.fromkeys(p.hint for p in items if p.hint)) or [_HINTS.get(kind, "")]
             for hint in hints:
                 if hint:
                     lines.append(f"    Hint: {hint[0].upper()}{hint[1:]}.")

@@ -226,7 +226,7 @@ def match(
         raise fail(f"--max-line must be from 256 to {MAX_LINE} bytes, not {max_line}")
     for option_name, field_name, value in (("--memory-mb", "memory_mb", memory_mb), ("--cpu-seconds", "cpu_seconds", cpu_seconds)):
         try:
-            Confinement(**{field_name: value})
+            Confinement(**{field_name: value})  # type: ignore[arg-type]  # one int field at a time
         except ValueError as exc:
             raise fail(str(exc).replace(field_name, option_name, 1)) from None
     deal_list = load_deal_file(deals_file, v.shape(players, opts)) if deals_file else None

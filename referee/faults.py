@@ -9,6 +9,7 @@ rest.  PROTOCOL.md lists the kinds for bot authors.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
+from typing import overload
 
 TIMEOUT = "timeout"  # no answer within the time allowed
 ILLEGAL = "illegal"  # a play the rules do not allow
@@ -32,6 +33,10 @@ NEWLINE = "end every line with a newline (\\n), and flush standard output after 
 ANSWER_HELLO = 'answer the referee\'s hello at once with {"type":"hello","name":...,"protocol":1}, and load slow things after'
 
 
+@overload
+def cut(line: bytes | str, limit: int = ...) -> str: ...
+@overload
+def cut(line: None, limit: int = ...) -> None: ...
 def cut(line: bytes | str | None, limit: int = EVIDENCE) -> str | None:
     """The start of an offending line, decoded leniently, marked when cut short."""
     if line is None:

@@ -108,6 +108,7 @@ def match_length(v: Variant, deals: int | None, games: int | None,
     if games is not None:
         raise BadOption(f"{games_name}: {v.id} plays a fixed number of deals; give {deals_name}, not games")
     deals = v.game.default_deals if deals is None else deals
+    assert deals is not None  # a game of a fixed number of deals has a default count
     if deals < 1:
         raise BadOption(f"{deals_name}: must be at least 1")
     return deals, None
@@ -189,7 +190,7 @@ class MatchResult:
 
     def bot_totals(self) -> list[dict]:
         k = len(self.spec.bots)
-        rows = [{"bot": name, "points": 0, "net": 0.0, "games_won": 0, "games_drawn": 0, "games_lost": 0,
+        rows: list[dict[str, Any]] = [{"bot": name, "points": 0, "net": 0.0, "games_won": 0, "games_drawn": 0, "games_lost": 0,
                  "deals_won": 0, "faults": dict(Counter(f.kind for f in self.spec.bots[i].faults))} for i, name in enumerate(self.names)]
         for d in self.deals:
             for i in range(k):
@@ -302,7 +303,7 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
         for side, seats in enumerate(game.sides):
             for seat in seats[:1]:
                 points[seating[seat]] += rec.wrote[side]
-        net = [v.sense * p for p in points]
+        net: list[float] = [v.sense * p for p in points]
         won_by = sorted({seating[s] for s in game.sides[rec.winner]}) if rec.winner is not None else []
         assert rec.end is not None
         result.deals.append({

@@ -486,7 +486,8 @@ class BotProcess:
 
         for fd in join_fds:
             os.close(fd)
-        bot = cls(_PRIVATE, process, name, in_w, out_r, err_r, log, stderr_cap, max_line)
+        bot = cls(_PRIVATE, process, name, in_w,  # type: ignore[arg-type]  # a _Child quacks as a trio Process
+                  out_r, err_r, log, stderr_cap, max_line)
         bot._cgroup = cgroup
         bot._uid = uid
         bot._sandboxed = conf.sandbox

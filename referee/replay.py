@@ -19,7 +19,8 @@ from referee.engine import TERMINAL, IllegalPlay, variant
 from referee.engine.deal import Deal
 from referee.engine.errors import RulesError
 from referee.engine.game import Game
-from referee.engine.line import END_NAMES, Drew, LineDeal, Passed, Placed, line_of
+from referee.engine.line import END_NAMES, Drew, Passed, Placed, line_of
+from referee.engine.state import DealState
 from referee.engine.tiles import parse_tile, tile_text
 from referee.log import read_log
 from referee.wire import engine_play, play_option
@@ -41,7 +42,7 @@ class Counts:
 @dataclass
 class LogWalker:
     path: Path
-    on_event: Callable[[str, dict[str, Any], LineDeal | None], None] | None = None
+    on_event: Callable[[str, dict[str, Any], DealState | None], None] | None = None
     header: dict[str, Any] = field(default_factory=dict)
     counts: Counts = field(default_factory=Counts)
     stop: dict[str, Any] | None = None  # the ``stop`` record of a match an SPRT ended early
@@ -49,7 +50,7 @@ class LogWalker:
     def walk(self) -> Counts:
         games: dict[tuple[int, int], Game] = {}
         seatings: dict[tuple[int, int], list[int]] = {}
-        state: LineDeal | None = None
+        state: DealState | None = None
         key: tuple[int, int] | None = None
         last_in: dict[int, str] = {}
         v = None
@@ -142,6 +143,7 @@ class LogWalker:
                 if state.to_move() != TERMINAL:
                     raise fail(f"the log ends the deal but the engine has seat {state.turn} to move")
                 shown = self._emit_history(state, shown, None)
+                assert key is not None  # set with the state
                 game = games[key]
                 r = game.finish(state)
                 assert r.end is not None
@@ -171,11 +173,11 @@ class LogWalker:
             raise Inconsistent(f"{self.path}: the log stops in the middle of a deal")
         return self.counts
 
-    def _emit(self, kind: str, rec: dict[str, Any], state: LineDeal | None) -> None:
+    def _emit(self, kind: str, rec: dict[str, Any], state: DealState | None) -> None:
         if self.on_event is not None:
             self.on_event(kind, rec, state)
 
-    def _emit_history(self, state: LineDeal, shown: int, rec: dict | None) -> int:
+    def _emit_history(self, state: DealState, shown: int, rec: dict | None) -> int:
         if self.on_event is not None:
             for event in state.history[shown:]:
                 self.on_event("event", {"event": event, "play": rec}, state)
@@ -194,7 +196,7 @@ def replay_lines(path: Path, game: int | None = None, deal: int | None = None, o
     current: dict[str, Any] = {}
     selected = False
 
-    def on(kind: str, rec: dict[str, Any], state: LineDeal | None) -> None:
+    def on(kind: str, rec: dict[str, Any], state: DealState | None) -> None:
         nonlocal selected
         if kind == "match":
             names.extend(b["name"] for b in rec["bots"])
@@ -228,6 +230,7 @@ def replay_lines(path: Path, game: int | None = None, deal: int | None = None, o
         if kind == "event":
             e = rec["event"]
             if type(e) is Placed:
+                assert state is not None  # an event belongs to a deal
                 where = "leads" if e.end is None else f"plays on the {END_NAMES[e.end]}"
                 forced = " (forced)" if e.forced else ""
                 line = "".join(f"[{a}|{b}]" for a, b in line_of(state.history[: state.history.index(e) + 1]))

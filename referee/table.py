@@ -26,7 +26,7 @@ from referee.clock import Clock, TimeControl
 from referee.engine import IllegalPlay
 from referee.engine.deal import Deal
 from referee.engine.game import DealRecord, Game, GameOutcome
-from referee.engine.line import LineDeal
+from referee.engine.state import DealState
 from referee.errors import BotError, BotExited, BotStartError, LineTooLong
 from referee.log import MatchLog, deal_json
 from referee.process import BotProcess, Confinement
@@ -232,6 +232,7 @@ class Table:
                 return F.Fault(F.STARTUP, p.bot.name, self.seat, self.game_number, self.deal_number, f"{exc}", F.cut(exc.prefix))
         if scope.cancelled_caught:
             return self._silent_start(p)
+        assert isinstance(msg, m.BotHello)  # the loop ends on a hello or returns
         if msg.protocol != m.PROTOCOL_VERSION:
             return F.Fault(F.STARTUP, p.bot.name, self.seat, self.game_number, self.deal_number,
                            f"speaks protocol {msg.protocol}; this referee speaks {m.PROTOCOL_VERSION}", F.cut(line))
@@ -365,6 +366,7 @@ class Table:
 
         # A bot that faulted between deals, forfeited the match, or cannot be restarted loses
         # this deal before it starts.
+        fault: F.Fault | None
         for seat, p in enumerate(seating):
             self.seat = seat
             if p.bot.forfeited:
@@ -500,7 +502,7 @@ class Table:
         self.log.inp(seat, line)
         return msg, None
 
-    async def _turn(self, p: Player, seat: int, state: LineDeal) -> F.Fault | None:
+    async def _turn(self, p: Player, seat: int, state: DealState) -> F.Fault | None:
         """Ask ``seat`` for a play and make it; a fault if anything goes wrong."""
         proc = p.proc
         assert proc is not None
@@ -508,6 +510,7 @@ class Table:
         if fault is not None:
             return fault
         clock = p.bot.clock
+        assert clock is not None  # set when the match starts
         allowance = clock.allowance()
         bank = None if clock.bank is None else int(clock.bank * 1000)
         p.outbox.append(m.encode_line(turn_message(state, int(allowance * 1000), bank)))
@@ -575,7 +578,7 @@ class Table:
         return None
 
 
-def _queue_events(state: LineDeal, delivered: int, seating: list[Player], n: int) -> int:
+def _queue_events(state: DealState, delivered: int, seating: list[Player], n: int) -> int:
     """Put the events from ``delivered`` on into every seat's outbox; the new count delivered."""
     history = state.history
     for event in history[delivered:]:

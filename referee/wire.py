@@ -12,7 +12,8 @@ from referee.engine import END_NAMES, Play, play
 from referee.engine.deal import Deal
 from referee.engine.errors import IllegalPlay
 from referee.engine.game import DealRecord, Game, GameOutcome
-from referee.engine.line import Drew, Event, LineDeal, Passed, Placed
+from referee.engine.line import Drew, Event, Passed, Placed
+from referee.engine.state import DealState
 from referee.engine.tiles import HIGH, LOW, N_TILES, tile
 
 TILE_JSON: list[tuple[int, int]] = [(LOW[t], HIGH[t]) for t in range(N_TILES)]
@@ -35,11 +36,11 @@ def hand_json(hand: int) -> list[tuple[int, int]]:
     return out
 
 
-def ends_json(state: LineDeal) -> dict[str, int]:
+def ends_json(state: DealState) -> dict[str, int]:
     return {END_NAMES[e]: v for e, v in enumerate(state.ends) if v >= 0}
 
 
-def turn_message(state: LineDeal, time_ms: int, bank_ms: int | None = None) -> m.Turn:
+def turn_message(state: DealState, time_ms: int, bank_ms: int | None = None) -> m.Turn:
     seat = state.turn
     return m.Turn(
         legal=[play_option(p) for p in state.legal_plays()],
@@ -76,7 +77,7 @@ def event_lines(event: Event, players: int) -> list[bytes]:
     return [m.encode_line(m.Passed(event.seat))] * players
 
 
-def deal_start(game: Game, deal: Deal, state: LineDeal, seat: int, game_number: int) -> m.DealStart:
+def deal_start(game: Game, deal: Deal, state: DealState, seat: int, game_number: int) -> m.DealStart:
     """The ``deal`` message for ``seat``: its hand and the bazaar *as dealt*.
 
     ``state`` may already be past a forced lead and the automatic draws and passes that follow
@@ -106,7 +107,7 @@ def deal_start(game: Game, deal: Deal, state: LineDeal, seat: int, game_number: 
 def deal_end(rec: DealRecord) -> m.DealEnd:
     assert rec.end is not None
     return m.DealEnd(
-        reason=rec.end.reason,
+        reason=rec.end.reason,  # type: ignore[arg-type]  # the engine's reasons are the protocol's Literal
         seat=rec.end.seat,
         hands=[[TILE_JSON[t] for t in hand] for hand in rec.hands],
         values=list(rec.values),

@@ -427,7 +427,7 @@ def run_league_on_cluster(
     stall = stall_limit(league) if stall is None else stall
     t0 = time.monotonic()
     stop = {"signal": False}
-    old_handlers: dict[int, Any] = {}
+    old_handlers: dict[signal.Signals, Any] = {}
     if handle_signals:
         def on_signal(_signum, _frame) -> None:
             stop["signal"] = True

@@ -89,7 +89,7 @@ def fit(names: Sequence[str], outcomes: Iterable[tuple[str, str, float]], prior:
         return {}
 
     half = prior / 2.0
-    score = [sum(row) + half for row in wins]
+    scored = [sum(row) + half for row in wins]
     p = [1.0] * k
     for _ in range(max_iter):
         new = []
@@ -99,7 +99,7 @@ def fit(names: Sequence[str], outcomes: Iterable[tuple[str, str, float]], prior:
             for j in range(k):
                 if gi[j]:
                     denom += gi[j] / (pi + p[j])
-            new.append(score[i] / denom)
+            new.append(scored[i] / denom)
         change = max(abs(math.log(x / y)) for x, y in zip(new, p))
         p = new
         if change < tol:
@@ -108,8 +108,8 @@ def fit(names: Sequence[str], outcomes: Iterable[tuple[str, str, float]], prior:
     # Observed information in θ = ln p (prior included), then the covariance.
     info = [[0.0] * k for _ in range(k)]
     for i in range(k):
-        a = p[i] / (p[i] + 1.0)
-        info[i][i] += prior * a * (1.0 - a)
+        share = p[i] / (p[i] + 1.0)
+        info[i][i] += prior * share * (1.0 - share)
         for j in range(k):
             if i != j and games[i][j]:
                 q = p[i] / (p[i] + p[j])

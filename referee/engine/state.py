@@ -31,6 +31,7 @@ class DealState(Protocol):
     end: DealEnd | None
     leader: int
     lead_tile: Tile | None  # a forced lead, already placed
+    bazaar: tuple[Tile, ...]  # the tiles left to draw (empty when the undealt tiles sleep)
 
     @property
     def layout(self) -> Layout: ...  # read-only here: a cross deal holds a Cross

@@ -21,7 +21,8 @@ from typing import Any
 
 from referee.engine import variant
 from referee.engine.errors import RulesError
-from referee.engine.line import END_NAMES, Drew, LineDeal, Passed, Placed
+from referee.engine.line import END_NAMES, Drew, Passed, Placed
+from referee.engine.state import DealState
 from referee.engine.tiles import parse_tile, tile_name
 from referee.replay import Inconsistent, LogWalker
 
@@ -107,7 +108,7 @@ def read_match(log: Path) -> MatchData:
         assert cur is not None
         return cur.doc["seats"][seat]["bot"]
 
-    def on(kind: str, rec: dict[str, Any], state: LineDeal | None) -> None:
+    def on(kind: str, rec: dict[str, Any], state: DealState | None) -> None:
         nonlocal cur, result
         if kind == "match":
             header.update(rec)
