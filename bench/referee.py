@@ -37,6 +37,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 import msgspec
@@ -86,7 +87,8 @@ class StubBot:
         self._out: list[bytes] = []
 
     @classmethod
-    async def start(cls, nursery, argv, **kwargs) -> StubBot:
+    async def launch(cls, nursery: object, bot: object, **kwargs: object) -> StubBot:
+        """A :class:`~referee.transport.Launch`: the stub stands in for every bot."""
         return cls()
 
     def write_nowait(self, data: bytes) -> int:
@@ -115,8 +117,16 @@ class StubBot:
     def ready_lines(self) -> list[bytes]:
         return []
 
+    def unfinished_line(self) -> bytes:
+        return b""
+
+    def unread_input(self) -> int | None:
+        return 0
+
     def stderr_tail(self) -> str:
         return ""
+
+    returncode = None
 
     async def close(self, grace: float = 1.0) -> None:
         pass
@@ -132,11 +142,10 @@ def play_match(bot: Path | None, deals: int, work: Path, profiler=None) -> dict:
     :class:`cProfile.Profile`) is enabled for the timed part only."""
     import trio
 
-    import referee.match as match_module
-    import referee.table as table_module
     from referee.engine import variant
     from referee.match import MatchSpec, run_match
     from referee.table import Bot, Table
+    from referee.transport import launch_process
 
     marks: dict[str, float] = {}
 
@@ -160,15 +169,8 @@ def play_match(bot: Path | None, deals: int, work: Path, profiler=None) -> dict:
     bots = [Bot("A", [str(bot or "stub")]), Bot("B", [str(bot or "stub")])]
     spec = MatchSpec(v, bots, 4, v.resolve_options(4, {}), deals=deals, seed=1,
                      log_path=work / "match.jsonl", stderr_dir=work / "match.stderr")
-    real_process = table_module.BotProcess
-    match_module.Table = TimedTable  # type: ignore[misc]
-    if bot is None:
-        table_module.BotProcess = StubBot  # type: ignore[misc,assignment]
-    try:
-        result = trio.run(run_match, spec)
-    finally:
-        match_module.Table = Table  # type: ignore[misc]
-        table_module.BotProcess = real_process  # type: ignore[misc]
+    launch = StubBot.launch if bot is None else launch_process
+    result = trio.run(partial(run_match, spec, launch=launch, table_type=TimedTable))
     plays = sum(b.clock.moves for b in bots if b.clock is not None)
     faults = sum(len(b.faults) for b in bots)
     if faults or result.interrupted:

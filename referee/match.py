@@ -45,6 +45,7 @@ from referee.errors import BotStartError, LogError
 from referee.log import MatchLog
 from referee.stats import SprtSpec, SprtState, estimate, figures, margins, sprt_state
 from referee.table import Bot, Player, Table
+from referee.transport import Launch, launch_process
 
 
 @dataclass
@@ -251,11 +252,14 @@ def _hello(bot: Bot) -> dict | None:
 
 
 async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None = None,
-                    on_board: Callable[[SprtState], None] | None = None) -> MatchResult:
+                    on_board: Callable[[SprtState], None] | None = None, *,
+                    launch: Launch = launch_process, table_type: type[Table] = Table) -> MatchResult:
     """Play the match and return its result.
 
     ``progress(description, advance)`` is called after every deal; with an SPRT,
-    ``on_board(state)`` after every finished board.
+    ``on_board(state)`` after every finished board.  ``launch`` starts the bots (processes
+    unless a test or benchmark scripts them, see :mod:`referee.transport`); ``table_type`` is
+    the table that plays (a benchmark times its ``open`` and ``close``).
 
     Raises:
         BotStartError: a bot could not be started (nothing was played).
@@ -362,8 +366,8 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
     async with trio.open_nursery() as nursery:
         if threading.current_thread() is threading.main_thread():
             await nursery.start(stop_on_signals)
-        table = Table(nursery, list(players.values()), tc=spec.tc, log=log, stderr_dir=spec.stderr_dir,
-                      max_line=spec.max_line, max_faults=spec.max_faults, hidden=_hidden(spec))
+        table = table_type(nursery, list(players.values()), tc=spec.tc, log=log, stderr_dir=spec.stderr_dir,
+                           max_line=spec.max_line, max_faults=spec.max_faults, hidden=_hidden(spec), launch=launch)
         try:
             await table.open()
             if not v.to_target:

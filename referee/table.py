@@ -29,8 +29,9 @@ from referee.engine.game import DealRecord, Game, GameOutcome
 from referee.engine.state import DealState
 from referee.errors import BotError, BotExited, BotStartError, LineTooLong
 from referee.log import MatchLog, deal_json
-from referee.process import BotProcess, Confinement
+from referee.process import Confinement
 from referee.sandbox import bot_files
+from referee.transport import BotTransport, Launch, launch_process
 from referee.wire import deal_end, deal_start, engine_play, event_lines, game_end, turn_message
 
 REFEREE_NAME = "referee 0.1.0"
@@ -76,7 +77,7 @@ class Player:
     def __init__(self, bot: Bot, slot: int) -> None:
         self.bot = bot
         self.slot = slot
-        self.proc: BotProcess | None = None
+        self.proc: BotTransport | None = None
         self.outbox: list[bytes] = []
         self.pending: F.Fault | None = None  # a fault found between deals, charged to the next
         self.starts = 0
@@ -103,8 +104,11 @@ class Table:
         on_fault: Callable[[F.Fault], None] | None = None,
         block: float = 0.001,
         hidden: Sequence[Path] = (),
+        launch: Launch = launch_process,
     ) -> None:
         self.nursery = nursery
+        #: how a bot is started: a process by default (see :mod:`referee.transport`)
+        self.launch = launch
         self.players = players
         self.tc = tc
         self.log = log
@@ -184,9 +188,7 @@ class Table:
         suffix = "" if p.starts == 1 else f".{p.starts}"
         path = self.stderr_dir / f"{_safe(p.label)}{suffix}.stderr.log"
         try:
-            p.proc = await BotProcess.start(
-                self.nursery, p.bot.argv, name=p.label, stderr_path=path, max_line=self.max_line, confinement=p.bot.confinement, hidden=self.hidden_from(p.bot)
-            )
+            p.proc = await self.launch(self.nursery, p.bot, name=p.label, stderr_path=path, max_line=self.max_line, hidden=self.hidden_from(p.bot))
         except (BotError, OSError) as exc:
             return F.Fault(F.STARTUP, p.bot.name, self.seat, self.game_number, self.deal_number, f"could not start: {exc}")
         p.outbox = []

@@ -115,7 +115,7 @@ def play_recorded(monkeypatch, tmp_path: Path, vid: str, players: int, options: 
     rnd = random.Random(seed)
     started: list[WireBot] = []
 
-    async def start(nursery, argv, **kwargs) -> WireBot:
+    async def start(nursery, bot, **kwargs) -> WireBot:
         bot = WireBot(random.Random(rnd.random()), truth, reverse_leads, slow_read)
         started.append(bot)
         return bot
@@ -130,7 +130,6 @@ def play_recorded(monkeypatch, tmp_path: Path, vid: str, players: int, options: 
         truth.ends.append((tuple(state.hands), state.layout_mask()))
         return REAL_FINISH(self, state)
 
-    monkeypatch.setattr(table_module.BotProcess, "start", start)
     monkeypatch.setattr(table_module, "turn_message", turn_message)
     monkeypatch.setattr(Game, "finish", finish)
 
@@ -149,7 +148,7 @@ def play_recorded(monkeypatch, tmp_path: Path, vid: str, players: int, options: 
             seating = [Player(Bot(f"bot{s}", ["wire"]), 0) for s in range(players)]
         async with trio.open_nursery() as nursery:
             table = Table(nursery, seating, tc=tc or TimeControl(startup=5, move=5), log=MatchLog(None, lambda: 0.0),
-                          stderr_dir=tmp_path, block=0)
+                          stderr_dir=tmp_path, block=0, launch=start)
             await table.open()
             try:
                 if deals is not None:

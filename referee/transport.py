@@ -1,0 +1,194 @@
+"""The seam between the table and a bot: how :class:`~referee.table.Table` starts a bot, sends
+it lines, reads a line within a deadline and stops it, whatever runs the bot.
+
+Two implementations: :class:`~referee.process.BotProcess` (a real process behind pipes, started
+by :func:`launch_process`) and :class:`ScriptedBot` (a bot inside the referee's own process whose
+answers and thinking times a test or a benchmark writes).  A scripted bot thinks on trio's clock,
+so under trio's ``MockClock`` a test of the time bank runs in no real time at all.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+import trio
+
+from protocol import messages as m
+from referee.errors import BotExited
+
+if TYPE_CHECKING:
+    from referee.table import Bot
+
+
+class BotTransport(Protocol):
+    """What the table needs of a started bot.  Lines are bytes without their newline."""
+
+    async def send(self, data: bytes) -> None:
+        """Write ``data`` whole, waiting while the bot does not read.  Raises BotExited."""
+
+    def write_nowait(self, data: bytes) -> int:
+        """Write what fits without waiting; how many bytes were written."""
+
+    async def read_line(self) -> bytes:
+        """The next line, waiting for it (the caller's cancel scope is the deadline).
+        Raises BotExited, LineTooLong."""
+
+    def line_within(self, seconds: float) -> bytes | None:
+        """A line if one is ready within ``seconds`` (waiting without trio), else ``None``."""
+
+    def ready_lines(self) -> list[bytes]:
+        """Every complete line already written and not read: what the bot said unasked."""
+
+    def unfinished_line(self) -> bytes:
+        """What the bot wrote after its last newline (a line it never ended)."""
+
+    def unread_input(self) -> int | None:
+        """Bytes sent to the bot that it has not read yet (``None``: cannot tell)."""
+
+    def stderr_tail(self) -> str:
+        """The last lines the bot wrote to stderr."""
+
+    @property
+    def returncode(self) -> int | None:
+        """How the bot ended (negative: a signal), ``None`` while it runs."""
+
+    async def close(self, grace: float = 1.0) -> None:
+        """End the bot, politely for ``grace`` seconds, then by force."""
+
+    async def kill(self) -> None:
+        """End the bot now."""
+
+
+class Launch(Protocol):
+    """Starts the bot of a seat: ``name`` is its label in messages, ``stderr_path`` where its
+    stderr goes, ``hidden`` what a sandbox must keep from it."""
+
+    async def __call__(self, nursery: trio.Nursery, bot: Bot, *, name: str, stderr_path: Path, max_line: int,
+                       hidden: Sequence[Path]) -> BotTransport: ...
+
+
+async def launch_process(nursery: trio.Nursery, bot: Bot, *, name: str, stderr_path: Path, max_line: int,
+                         hidden: Sequence[Path]) -> BotTransport:
+    """The real thing: the bot's command line as a process (confined as the bot asks)."""
+    from referee.process import BotProcess
+
+    return await BotProcess.start(nursery, bot.argv, name=name, stderr_path=stderr_path, max_line=max_line,
+                                  confinement=bot.confinement, hidden=hidden)
+
+
+#: What a scripted bot does with a message: ``(seconds it thinks, line it answers)`` pairs, in
+#: order (an empty list: it stays silent).  A line of ``None`` is the bot exiting.
+Script = Callable[[m.ToBotMessage], Sequence[tuple[float, bytes | None]]]
+
+HELLO = m.encode_line(m.BotHello(name="scripted", version="1", author="tests", protocol=m.PROTOCOL_VERSION))[:-1]
+
+
+def first_legal(msg: m.ToBotMessage) -> Sequence[tuple[float, bytes | None]]:
+    """The plainest script: greet at once, answer every turn at once with its first legal play."""
+    if type(msg) is m.Hello:
+        return [(0.0, HELLO)]
+    if type(msg) is m.Turn:
+        return [(0.0, play_line(msg.legal[0]))]
+    return []
+
+
+def play_line(legal: m.PlayOption) -> bytes:
+    """The ``play`` line that makes the legal move ``legal``: the entry as it is (PROTOCOL.md:
+    answering with exactly its fields is always legal)."""
+    return b'{"type":"play",' + m.encoder.encode(legal)[1:]
+
+
+class ScriptedBot:
+    """A bot in the referee's process: each message it is sent goes to ``script``, whose answers
+    become readable once their thinking time has passed on trio's clock (a bot thinks about one
+    message at a time, so answers come in order).  ``received`` keeps every message."""
+
+    def __init__(self, script: Script = first_legal, name: str = "scripted") -> None:
+        self.script = script
+        self.name = name
+        self.received: list[m.ToBotMessage] = []
+        self._replies: deque[tuple[float, bytes | None]] = deque()  # (ready at, line)
+        self._busy_until = 0.0
+        self.closed = False
+
+    def write_nowait(self, data: bytes) -> int:
+        if self.closed:
+            raise BotExited(f"bot {self.name!r} has exited", bot=self.name, returncode=0, stderr_tail="")
+        now = trio.current_time()
+        for line in data.splitlines():
+            msg = m.to_bot_decoder.decode(line)
+            self.received.append(msg)
+            for thinking, reply in self.script(msg):
+                self._busy_until = max(self._busy_until, now) + thinking
+                self._replies.append((self._busy_until, reply))
+        return len(data)
+
+    async def send(self, data: bytes) -> None:
+        self.write_nowait(data)
+        await trio.lowlevel.checkpoint()
+
+    def _take(self) -> bytes:
+        line = self._replies.popleft()[1]
+        if line is None:
+            self.closed = True
+            raise BotExited(f"bot {self.name!r} exited (as its script says)", bot=self.name, returncode=0, stderr_tail="")
+        return line
+
+    async def read_line(self) -> bytes:
+        if not self._replies:
+            await trio.sleep_forever()  # a silent bot: the caller's deadline ends the wait
+        await trio.sleep_until(self._replies[0][0])
+        return self._take()
+
+    def line_within(self, seconds: float) -> bytes | None:
+        # Nothing may wait outside trio here (a mock clock would not move): only what is ready.
+        if self._ready(trio.current_time()):
+            return self._take()
+        return None
+
+    def _ready(self, now: float) -> bool:
+        """A line is ready by ``now`` (an exit is not a line: read_line reports it)."""
+        return bool(self._replies) and self._replies[0][0] <= now and self._replies[0][1] is not None
+
+    def ready_lines(self) -> list[bytes]:
+        now = trio.current_time()
+        lines = []
+        while self._ready(now):
+            lines.append(self._take())
+        return lines
+
+    def unfinished_line(self) -> bytes:
+        return b""
+
+    def unread_input(self) -> int | None:
+        return 0
+
+    def stderr_tail(self) -> str:
+        return ""
+
+    @property
+    def returncode(self) -> int | None:
+        return 0 if self.closed else None
+
+    async def close(self, grace: float = 1.0) -> None:
+        self.closed = True
+
+    async def kill(self) -> None:
+        self.closed = True
+
+
+def scripted(scripts: dict[str, Script], default: Script = first_legal) -> tuple[Launch, dict[str, list[ScriptedBot]]]:
+    """A launcher of scripted bots, by the label of the player (``"A"``, ``"A#1"``), and the bots
+    it started, by label (a bot started again after a fault is appended)."""
+    started: dict[str, list[ScriptedBot]] = {}
+
+    async def launch(nursery: trio.Nursery, bot: Bot, *, name: str, stderr_path: Path, max_line: int,
+                     hidden: Sequence[Path]) -> BotTransport:
+        sb = ScriptedBot(scripts.get(name, scripts.get(bot.name, default)), name)
+        started.setdefault(name, []).append(sb)
+        return sb
+
+    return launch, started

@@ -1,0 +1,145 @@
+"""The table's conversation with bots, without processes: scripted in-process bots
+(:mod:`referee.transport`) on trio's mock clock, so thinking times are exact and cost no real
+time.  The time bank and the increment are read back from the very ``turn`` messages the table
+sent, and the faults from what the table recorded."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import trio
+
+from protocol import messages as m
+from referee import faults as F
+from referee.clock import TimeControl
+from referee.engine import variant
+from referee.engine.deal import deal_from_seed
+from referee.errors import BotStartError
+from referee.log import MatchLog
+from referee.table import Bot, Player, Table
+from referee.transport import HELLO, Script, ScriptedBot, first_legal, play_line, scripted
+
+
+def thinking(seconds: float) -> Script:
+    """Greets at once, then thinks ``seconds`` over every turn and plays its first legal play."""
+
+    def script(msg: m.ToBotMessage) -> list[tuple[float, bytes | None]]:
+        if type(msg) is m.Turn:
+            return [(seconds, play_line(msg.legal[0]))]
+        return list(first_legal(msg))
+
+    return script
+
+
+async def play(tmp_path: Path, scripts: dict[str, Script], tc: TimeControl, deals: int = 1,
+               max_faults: int = 3) -> tuple[list[Bot], dict[str, list[ScriptedBot]], list[F.Fault]]:
+    """Play ``deals`` deals of two-player draw, A against B, with scripted bots."""
+    launch, started = scripted(scripts)
+    bots = [Bot("A", ["a"]), Bot("B", ["b"])]
+    seating = [Player(bots[0], 0), Player(bots[1], 0)]
+    game = variant("draw").new_game(2, {})
+    faults: list[F.Fault] = []
+    try:
+        async with trio.open_nursery() as nursery:
+            table = Table(nursery, seating, tc=tc, log=MatchLog(None, lambda: 0.0), stderr_dir=tmp_path, block=0,
+                          max_faults=max_faults, on_fault=faults.append, launch=launch)
+            await table.open()
+            try:
+                for i in range(deals):
+                    await table.play_deal(game, seating, i, deal_from_seed(3, i, game.shape), 0)
+            finally:
+                await table.close()
+    except BaseExceptionGroup as group:  # the nursery's wrapping of the table's one error
+        if len(group.exceptions) == 1:
+            raise group.exceptions[0] from None
+        raise
+    return bots, started, faults
+
+
+def turns(bot: ScriptedBot) -> list[m.Turn]:
+    return [msg for msg in bot.received if type(msg) is m.Turn]
+
+
+async def test_the_bank_gains_the_increment_after_every_move(tmp_path, autojump_clock):
+    """Bank 1 s, increment 0.25 s, 0.125 s per move: each turn offers 125 ms more than the last,
+    never more than the move limit; the clock ends where the sums say."""
+    tc = TimeControl(startup=5, move=2, bank=1.0, increment=0.25)
+    bots, started, faults = await play(tmp_path, {"A": thinking(0.125)}, tc, deals=3)
+    assert faults == []
+    seen = turns(started["A"][0])
+    assert len(seen) >= 10
+    banks = [1000 + 125 * k for k in range(len(seen))]
+    assert [t.bank_ms for t in seen] == banks
+    assert [t.time_ms for t in seen] == [min(2000, b) for b in banks]
+    clock = bots[0].clock
+    assert clock is not None and clock.moves == len(seen)
+    assert clock.bank == pytest.approx(1.0 + 0.125 * len(seen))
+    assert clock.used == pytest.approx(0.125 * len(seen)) and clock.longest == pytest.approx(0.125)
+    # B answers at once: its bank only grows, by the whole increment.
+    assert [t.bank_ms for t in turns(started["B"][0])][:3] == [1000, 1250, 1500]
+
+
+async def test_a_bank_spent_below_the_thinking_time_is_a_timeout(tmp_path, autojump_clock):
+    """0.5 s a move against a 0.125 s increment drains a 1 s bank by 375 ms a move: the third
+    turn offers 250 ms, the bot is still thinking when they run out, and the fault says so."""
+    tc = TimeControl(startup=5, move=2, bank=1.0, increment=0.125)
+    bots, started, faults = await play(tmp_path, {"A": thinking(0.5)}, tc, deals=3, max_faults=1)
+    seen = turns(started["A"][0])
+    assert [(t.bank_ms, t.time_ms) for t in seen] == [(1000, 1000), (625, 625), (250, 250)]
+    assert [(f.kind, f.bot, f.detail) for f in faults] == [(F.TIMEOUT, "A", "no play within 250 ms")]
+    assert bots[0].forfeited
+    clock = bots[0].clock
+    assert clock is not None and clock.bank == pytest.approx(0.125)  # charged the 250 ms it had
+
+
+async def test_an_answer_later_than_the_move_limit_is_a_timeout(tmp_path, autojump_clock):
+    """Without a bank a move has the move limit: 1.5 s against 1 s faults, charged 1 s."""
+    tc = TimeControl(startup=5, move=1.0)
+    bots, _, faults = await play(tmp_path, {"A": thinking(1.5)}, tc, max_faults=1)
+    assert [(f.kind, f.detail, f.hint) for f in faults] == [(F.TIMEOUT, "no play within 1000 ms", F.LATE)]
+    clock = bots[0].clock
+    assert clock is not None and clock.longest == pytest.approx(1.0)
+
+
+async def test_an_answer_just_inside_the_limit_counts(tmp_path, autojump_clock):
+    tc = TimeControl(startup=5, move=1.0)
+    bots, _, faults = await play(tmp_path, {"A": thinking(0.999)}, tc)
+    assert faults == []
+    clock = bots[0].clock
+    assert clock is not None and clock.longest == pytest.approx(0.999)
+
+
+async def test_the_handshake_refuses_another_protocol(tmp_path, autojump_clock):
+    def other_protocol(msg: m.ToBotMessage) -> list[tuple[float, bytes | None]]:
+        return [(0.0, HELLO.replace(b'"protocol":1', b'"protocol":99'))] if type(msg) is m.Hello else []
+
+    with pytest.raises(BotStartError, match="speaks protocol 99; this referee speaks 1"):
+        await play(tmp_path, {"B": other_protocol}, TimeControl())
+
+
+async def test_a_silent_bot_misses_the_start_up_limit_in_no_real_time(tmp_path, autojump_clock):
+    start = trio.current_time()
+    with pytest.raises(BotStartError, match="no hello within the start-up limit of 30 s, although it read the referee's hello"):
+        await play(tmp_path, {"A": lambda msg: []}, TimeControl(startup=30))
+    assert trio.current_time() - start == pytest.approx(30)
+
+
+async def test_the_conversation_of_a_deal(tmp_path, autojump_clock):
+    """Each bot hears hello, the deal, what happened (events ride on its next turn), the deal's
+    end, and match_end when the table closes."""
+    _, started, _ = await play(tmp_path, {}, TimeControl())
+    for label in ("A", "B"):
+        kinds = [type(msg).__name__ for msg in started[label][0].received]
+        assert kinds[:2] == ["Hello", "DealStart"] and kinds[-2:] == ["DealEnd", "MatchEnd"]
+        assert "Turn" in kinds
+        assert started[label][0].closed
+
+
+async def test_a_bot_that_exits_mid_deal_crashes_and_a_fresh_one_takes_the_seat(tmp_path, autojump_clock):
+    def exits_on_first_turn(msg: m.ToBotMessage) -> list[tuple[float, bytes | None]]:
+        return [(0.0, None)] if type(msg) is m.Turn else list(first_legal(msg))
+
+    _, started, faults = await play(tmp_path, {"A": exits_on_first_turn}, TimeControl(), deals=2)
+    assert [f.kind for f in faults][:1] == [F.CRASH]
+    assert len(started["A"]) >= 2  # started again for the next deal
