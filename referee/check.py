@@ -21,7 +21,6 @@ import math
 import os
 import signal
 import sys
-import threading
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -37,9 +36,10 @@ from referee.engine.deal import Deal
 from referee.engine.game import DealRecord, Game, GameOutcome
 from referee.errors import BotStartError, LineTooLong
 from referee.log import MatchLog
-from referee.match import DealStream, Roster, orientations, stop_on_signals
+from referee.match import DealStream, Roster, orientations
 from referee.process import Confinement
 from referee.sandbox import DEFAULT_PROCESSES
+from referee.signals import cancel_on_signals
 from referee.table import Bot, Player, Table, _safe
 
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_bots"
@@ -324,14 +324,11 @@ async def run_check(command: str, argv: list[str], name: str, opts: CheckOptions
     A bot that cannot be started at all (its first game) gives a report with ``not_started``.
 
     Raises:
-        Terminated: SIGTERM or SIGHUP (in the main thread), after every bot was ended.
+        Terminated: Ctrl-C, SIGTERM or SIGHUP (in the main thread), after every bot was ended.
     """
-    async with trio.open_nursery() as nursery:
-        if threading.current_thread() is threading.main_thread():
-            await nursery.start(stop_on_signals)
-        report = await _check_all(argv, name, opts, progress)
-        nursery.cancel_scope.cancel()
-    return report
+    async with cancel_on_signals(raise_after=True):
+        return await _check_all(argv, name, opts, progress)
+    raise AssertionError("unreachable: a signal raises Terminated")
 
 
 async def _check_all(argv: list[str], name: str, opts: CheckOptions,

@@ -301,7 +301,7 @@ def match(
 
 def interrupted(exc: BaseException) -> bool:
     """Ctrl-C, SIGTERM or SIGHUP, possibly wrapped in trio's exception groups."""
-    from referee.match import Terminated
+    from referee.signals import Terminated
 
     if isinstance(exc, (KeyboardInterrupt, Terminated)):
         return True

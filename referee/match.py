@@ -24,8 +24,6 @@ stopped early has no ``game_end``.
 
 from __future__ import annotations
 
-import signal
-import threading
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -43,6 +41,7 @@ from referee.engine.game import DealRecord, Game, GameOutcome, Variant
 from referee.engine.tiles import tile_name
 from referee.errors import BotStartError, LogError
 from referee.log import MatchLog
+from referee.signals import cancel_on_signals
 from referee.stats import SprtSpec, SprtState, estimate, figures, margins, sprt_state
 from referee.table import Bot, Player, Table
 from referee.transport import Launch, launch_process
@@ -253,19 +252,22 @@ def _hello(bot: Bot) -> dict | None:
 
 async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None = None,
                     on_board: Callable[[SprtState], None] | None = None, *,
-                    launch: Launch = launch_process, table_type: type[Table] = Table) -> MatchResult:
+                    launch: Launch = launch_process, table_type: type[Table] = Table, handle_signals: bool = True) -> MatchResult:
     """Play the match and return its result.
 
     ``progress(description, advance)`` is called after every deal; with an SPRT,
     ``on_board(state)`` after every finished board.  ``launch`` starts the bots (processes
     unless a test or benchmark scripts them, see :mod:`referee.transport`); ``table_type`` is
-    the table that plays (a benchmark times its ``open`` and ``close``).
+    the table that plays (a benchmark times its ``open`` and ``close``).  Ctrl-C, SIGTERM and
+    SIGHUP stop the match (:mod:`referee.signals`) unless ``handle_signals`` is false (a caller
+    with a policy of its own, such as a league's match process).
 
     Raises:
         BotStartError: a bot could not be started (nothing was played).
         BadDeal: the deal file ran out.
         LogError: the log could not be created or written (the match was stopped, its bots
             ended).
+        Terminated: Ctrl-C, SIGTERM or SIGHUP; the bots were ended and the log closed first.
     """
     v = spec.variant
     seatings = orientations(v, spec.players, spec.options, len(spec.bots))
@@ -363,9 +365,8 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
         return True
 
     failure: Exception | None = None
-    async with trio.open_nursery() as nursery:
-        if threading.current_thread() is threading.main_thread():
-            await nursery.start(stop_on_signals)
+    # Ctrl-C, SIGTERM and SIGHUP cancel the match; the cleanup below runs to its end (Terminated after).
+    async with cancel_on_signals(raise_after=True, enabled=handle_signals), trio.open_nursery() as nursery:
         table = table_type(nursery, list(players.values()), tc=spec.tc, log=log, stderr_dir=spec.stderr_dir,
                            max_line=spec.max_line, max_faults=spec.max_faults, hidden=_hidden(spec), launch=launch)
         try:
@@ -441,25 +442,6 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
     if failure is not None:
         raise failure
     return result
-
-
-class Terminated(Exception):
-    """The referee received SIGTERM or SIGHUP; the match stopped after cleaning up."""
-
-
-#: Signals that end a match (or a check) like Ctrl-C: a league or a service manager stopping it
-#: (SIGTERM), the terminal it ran in closing (SIGHUP).
-STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
-
-
-async def stop_on_signals(task_status=trio.TASK_STATUS_IGNORED) -> None:
-    """Raise :class:`Terminated` at the first of :data:`STOP_SIGNALS`, so that the nursery this
-    runs in is cancelled: every bot is killed and the log closed before the process goes.
-    Start it (``nursery.start``) from the main thread only."""
-    with trio.open_signal_receiver(*STOP_SIGNALS) as signals:
-        task_status.started()
-        async for signum in signals:
-            raise Terminated(f"terminated by {signal.Signals(signum).name}")
 
 
 def _hidden(spec: MatchSpec) -> tuple[Path, ...]:

@@ -398,3 +398,40 @@ def test_deals_generate_shows_progress_on_a_terminal(tmp_path):
         proc.wait()
         os.close(controller)
     assert (tmp_path / "d.jsonl").exists()
+
+
+@pytest.mark.parametrize("second", ["SIGINT", "SIGTERM"])
+def test_a_second_signal_during_the_cleanup_neither_hangs_nor_cuts_it_short(tmp_path, second):
+    """Ctrl-C while a bot that ignores every signal is thinking, then another signal while the
+    referee waits out the bot's grace after match_end: the cleanup still ends the bot, closes the
+    log on a whole line, and the referee says "interrupted" and exits 130 (one signal policy,
+    referee.signals)."""
+    import signal
+    import time
+
+    state = tmp_path / "state"
+    state.mkdir()
+    log = tmp_path / "match.jsonl"
+    proc = subprocess.Popen([sys.executable, "-m", "referee", "match", f"{HOSTILE} hang_noterm {state} deal=0 turn=0",
+                             str(BOTS / "first_bot.py"), "--variant", "draw", "--players", "2", "--move-time", "60",
+                             "--log", str(log), "-q"],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        deadline = time.monotonic() + HANG
+        while not (state / "trigger").exists():  # the bot is thinking for ever, deaf to signals
+            assert proc.poll() is None and time.monotonic() < deadline, "the match did not get going"
+            time.sleep(0.05)
+        pid = json.loads((state / "trigger").read_text())["pid"]
+        proc.send_signal(signal.SIGINT)
+        # The cleanup gives the deaf bot a second after match_end before killing it: land inside it.
+        time.sleep(0.3)
+        proc.send_signal(getattr(signal, second))
+        _, stderr = proc.communicate(timeout=HANG)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+    assert proc.returncode == X.INTERRUPTED, stderr
+    assert stderr.strip().startswith(b"interrupted") and b"Traceback" not in stderr
+    assert json.loads(log.read_bytes().splitlines()[-1])
+    assert not os.path.exists(f"/proc/{pid}")

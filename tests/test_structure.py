@@ -100,3 +100,44 @@ def test_the_report_asks_the_game_whether_seats_play_in_pairs(game: str, players
     console = Console(width=200, record=True)
     console.print(deals_table(result))
     assert ("wrote seats 0+2 / 1+3" in console.export_text()) is pairs
+
+
+# -- one signal policy (referee.signals) ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("signals", [("SIGINT", "SIGINT"), ("SIGINT", "SIGTERM"), ("SIGTERM", "SIGHUP"), ("SIGHUP", "SIGINT")])
+async def test_a_second_signal_cannot_cut_the_cleanup_short(signals: tuple[str, str]) -> None:
+    """The first signal cancels the body; the second arrives while the body cleans up (shielded,
+    as the match closes its table) and is only counted: the cleanup finishes, then Terminated."""
+    import os
+    import signal
+
+    import trio
+
+    from referee.signals import Terminated, cancel_on_signals
+
+    seen: list[str] = []
+    cleaned = False
+    with pytest.raises(Terminated, match=f"terminated by {signals[0]}"):
+        async with cancel_on_signals(lambda stop: seen.append(stop.name), raise_after=True) as stop:
+            try:
+                os.kill(os.getpid(), getattr(signal, signals[0]))
+                await trio.sleep_forever()
+            finally:
+                with trio.CancelScope(shield=True):
+                    os.kill(os.getpid(), getattr(signal, signals[1]))
+                    with trio.fail_after(10):  # the cleanup goes on until the second signal was received
+                        while stop.count < 2:
+                            await trio.sleep(0.001)
+                    cleaned = True
+    assert cleaned and seen == [signals[0]] and stop.count == 2
+
+
+async def test_without_a_signal_the_body_runs_to_its_end() -> None:
+    import trio
+
+    from referee.signals import cancel_on_signals
+
+    async with cancel_on_signals(raise_after=True) as stop:
+        await trio.sleep(0)
+    assert stop.signal is None and stop.count == 0

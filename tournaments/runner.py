@@ -43,6 +43,7 @@ from typing import Any, Protocol
 import trio
 
 from referee.process import describe_exit
+from referee.signals import Stop, cancel_on_signals
 from tournaments import worker
 from tournaments.config import League, LeagueError
 from tournaments.store import Finished, Store, StoreError, open_store
@@ -465,24 +466,18 @@ async def run_league(
                 for path in parts:
                     _remove(path)
 
-        lanes_scope = trio.CancelScope()
-        async with trio.open_nursery() as outer:
-            if handle_signals:
+        lanes_scope = trio.CancelScope()  # cancelled when the disk or the database is full
 
-                async def watch(task_status=trio.TASK_STATUS_IGNORED) -> None:
-                    # Open until the lanes have stopped, so a second Ctrl-C cannot cut the cleanup short.
-                    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM, signal.SIGHUP) as signals:
-                        task_status.started()
-                        async for _ in signals:
-                            report.interrupted = True
-                            lanes_scope.cancel()
+        def interrupted(stop: Stop) -> None:
+            report.interrupted = True
 
-                await outer.start(watch)
+        # The referee's one signal policy: the first signal cancels the lanes, and later ones
+        # cannot cut their cleanup short.
+        async with cancel_on_signals(interrupted, enabled=handle_signals):
             with lanes_scope:
                 async with trio.open_nursery() as lanes:
                     for _ in range(min(concurrency, len(pending))):
                         lanes.start_soon(lane)
-            outer.cancel_scope.cancel()  # stop the signal watcher
         if pending and not report.interrupted and report.stopped is None:
             try:
                 store.end_run()

@@ -114,7 +114,8 @@ async def play(job: dict[str, Any], report: Callable[[int, int], None] | None = 
         if report is not None:
             report(done, total)
 
-    result = await run_match(spec, progress)
+    # The match process's signals are its own (_main): SIGTERM cancels, Ctrl-C is the parent's.
+    result = await run_match(spec, progress, handle_signals=False)
     return {"result": result.to_json(), "boards": result.unit_margins(0)}
 
 

@@ -1,0 +1,75 @@
+"""One signal policy for every long run (``referee match``, ``check``, ``league run``).
+
+Ctrl-C (SIGINT), a league or a service manager stopping the process (SIGTERM) and the terminal
+closing (SIGHUP) all become the same thing: the run's work is cancelled, its bots are ended and
+its files closed, and the process says "interrupted" and exits 130.  The signal receiver stays
+open until that cleanup is over, so a second signal (an impatient second Ctrl-C) is noted and
+ignored instead of breaking into the cleanup and leaving bots or a half-written log behind.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+
+import trio
+
+#: The signals that stop a run.
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+class Terminated(Exception):
+    """The run was stopped by one of :data:`STOP_SIGNALS` and cleaned up after itself."""
+
+
+class Stop:
+    """What :func:`cancel_on_signals` saw: the first signal (``None``: none came) and how many."""
+
+    __slots__ = ("signal", "count")
+
+    def __init__(self) -> None:
+        self.signal: int | None = None
+        self.count = 0
+
+    @property
+    def name(self) -> str:
+        return "" if self.signal is None else signal.Signals(self.signal).name
+
+
+@asynccontextmanager
+async def cancel_on_signals(on_signal: Callable[[Stop], None] | None = None, *, enabled: bool = True,
+                            raise_after: bool = False) -> AsyncIterator[Stop]:
+    """Run the body; the first of :data:`STOP_SIGNALS` cancels it (``on_signal`` is told at
+    once), later ones are only counted until the body has finished cleaning up.
+
+    With ``raise_after``, leaving after a signal raises :class:`Terminated`.  Signals can be
+    received only in the main thread; elsewhere (or with ``enabled`` false) the body just runs.
+    """
+    stop = Stop()
+    if not enabled or threading.current_thread() is not threading.main_thread():
+        yield stop
+        return
+    body = trio.CancelScope()
+
+    async def watch(task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        with trio.open_signal_receiver(*STOP_SIGNALS) as signals:
+            task_status.started()
+            async for signum in signals:
+                stop.count += 1
+                if stop.signal is None:
+                    stop.signal = signum
+                    body.cancel()
+                    if on_signal is not None:
+                        on_signal(stop)
+
+    async with trio.open_nursery() as watcher:
+        await watcher.start(watch)
+        try:
+            with body:
+                yield stop
+        finally:
+            watcher.cancel_scope.cancel()
+    if raise_after and stop.signal is not None:
+        raise Terminated(f"terminated by {stop.name}")
