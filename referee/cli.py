@@ -558,7 +558,7 @@ def deals_generate(
                 block = range(written, min(count, written + DEALS_PER_WRITE))
                 sink.write("".join(format_deal_line(deal_from_seed(seed, i, shape), shape, i) + "\n" for i in block))
                 written += len(block)
-                if bar is not None:
+                if bar is not None and task is not None:
                     bar.update(task, completed=written)
     except BrokenPipeError:  # the reader stopped reading (`| head`): as quiet as a shell tool
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - so that the exit flush cannot fail
@@ -601,7 +601,7 @@ def _free_bytes(output: Path | None) -> int | None:
     return st.f_bavail * st.f_frsize
 
 
-def _size(n: int) -> str:
+def _size(n: float) -> str:
     for unit in ("bytes", "KB", "MB", "GB", "TB", "PB"):
         if n < 1000 or unit == "PB":
             return f"{n:,.0f} {unit}" if unit == "bytes" else f"{n:,.1f} {unit}"
