@@ -31,6 +31,13 @@ def later_deal(game: RefGame, leader: int) -> None:
     game._leader = leader
 
 
+def later_game(variant: str, players: int, options: dict | None = None, leader: int = 0) -> RefGame:
+    """A game whose next deal is led freely by ``leader``."""
+    game = RefGame(variant, players, options or {})
+    later_deal(game, leader)
+    return game
+
+
 def run(game: RefGame, *moves) -> list[tuple]:
     """Play moves written as (tile, end), (tile, end, closed) or "stop"; return their events."""
     events = []
@@ -51,8 +58,7 @@ def scored(events) -> list[tuple]:
 def test_003_telephone_example_house_4_4():
     """003: house 4-4 covered on both sides, ends 6 and 3; 6-6 on the 6 writes 15 (6+6+3),
     then 4-5 on the house writes 20 (6+6+3+5)."""
-    g = RefGame("telephone", 2, {})
-    later_deal(g, 0)
+    g = later_game("telephone", 2)
     assert g.start_deal(*deal(g, ["4-4", "3-4", "4-5", "0-0", "0-1", "0-2", "1-1"],
                               ["4-6", "6-6", "1-2", "1-3", "2-2", "0-3", "0-4"])) == []
     ev = run(g, ("4-4", None))
@@ -70,8 +76,7 @@ def test_003_telephone_example_house_4_4():
 
 
 def test_telephone_house_arms_closed_until_both_sides_covered():
-    g = RefGame("telephone", 2, {})
-    later_deal(g, 0)
+    g = later_game("telephone", 2)
     g.start_deal(*deal(g, ["4-4", "3-4", "4-5", "0-0", "0-1", "0-2", "1-1"],
                        ["4-6", "6-6", "1-2", "1-3", "2-2", "0-3", "0-4"]))
     run(g, ("4-4", None), ("4-6", "left"))
@@ -92,8 +97,7 @@ def test_lead_scores_3_2_writes_5_and_6_4_writes_10():
     assert g.totals()[holder % 2] == 5
     assert g.to_move() == (holder + 1) % 4
     # a later deal, led freely with 6-4
-    g = RefGame("telephone", 2, {"scale": "5"})
-    later_deal(g, 1)
+    g = later_game("telephone", 2, {"scale": "5"}, leader=1)
     g.start_deal(*deal(g, ["0-0", "0-1", "0-2", "0-3", "0-4", "0-5", "0-6"],
                        ["4-6", "1-1", "1-2", "1-3", "1-4", "1-5", "1-6"]))
     assert g.to_move() == 1 and ("place", "4-6", None, False) in g.legal()
@@ -157,8 +161,7 @@ OSEL_4 = [
 def test_osel_close_both_ends_fish():
     """TURN-6, OS-4: before any double, 2-2 closed on the left, then 5-5 closed on the right:
     a fish at once (no draws first), scored as kozel's; the closer leads the next deal."""
-    g = RefGame("osel", 2, {})
-    later_deal(g, 0)
+    g = later_game("osel", 2)
     g.start_deal(*deal(g, OSEL_4[0], OSEL_4[1]))
     run(g, ("2-5", None))  # seat 0 holds no double: its turn ends with the lead
     assert g.to_move() == 1
@@ -177,8 +180,7 @@ def test_osel_close_both_ends_fish():
 
 
 def test_osel_close_both_ends_in_pairs():
-    g = RefGame("osel", 4, {})
-    later_deal(g, 0)
+    g = later_game("osel", 4)
     g.start_deal(*deal(g, *OSEL_4))
     run(g, ("2-5", None), ("2-2", "left", True))
     ev = run(g, ("5-5", "right", True))
@@ -188,8 +190,7 @@ def test_osel_close_both_ends_in_pairs():
 
 
 def test_osel_closing_needs_the_other_double():
-    g = RefGame("osel", 4, {})
-    later_deal(g, 0)
+    g = later_game("osel", 4)
     hands = [list(h) for h in OSEL_4]
     hands[1][1], hands[3][0] = hands[3][0], hands[1][1]  # seat 1 holds 6-6 instead of 5-5
     g.start_deal(hands, [])
@@ -203,8 +204,7 @@ def test_osel_closing_needs_the_other_double():
 def test_osel_extra_doubles_and_closing():
     """TURN-4: after the turn's one tile only doubles, one per unused end, or stop; TURN-5: once
     the cross exists a double may be closed, shutting the end it was laid on."""
-    g = RefGame("osel", 4, {})
-    later_deal(g, 2)
+    g = later_game("osel", 4, leader=2)
     g.start_deal(*deal(g, *OSEL_4))
     # seat 2 leads 2-3 (ends 2 and 3) and may add 3-3 on the right (2-2 is not in its hand)
     run(g, ("2-3", None))
@@ -264,8 +264,7 @@ def play_chain(game: RefGame) -> list[tuple]:
 def test_osel_rule_of_13_hangs_adds_up_and_is_forgotten():
     """OS-3: a side with nothing written adds each deal's amount to what hangs; a deal that gives
     it nothing forgets it; at 13 or more the whole sum is written."""
-    g = RefGame("osel", 2, {})
-    later_deal(g, 0)
+    g = later_game("osel", 2)
     g.start_deal(*chain_deal(g, 0, "0-1"))
     assert play_chain(g)[-1] == ("deal_end", "domino", [0, 0], [0, 0])
     assert g.hang == [0, 1] and g.next_leader() == 0
@@ -290,8 +289,7 @@ def test_osel_rule_of_13_hangs_adds_up_and_is_forgotten():
 
 
 def test_osel_lone_doubles_in_a_losing_hand():
-    g = RefGame("osel", 2, {})
-    later_deal(g, 0)
+    g = later_game("osel", 2)
     g.start_deal(*chain_deal(g, 0, "6-6"))
     assert play_chain(g)[-1] == ("deal_end", "domino", [0, 50], [0, 50])  # lone 6-6 = 50
     g.start_deal(*chain_deal(g, 0, "0-0"))
@@ -321,8 +319,7 @@ def test_osel_redeal():
 
 def test_telephone_loser_pays():
     """The chain's counts: seat 0 writes 5 (1+4 after 3-4), seat 1 writes 5 (1+4 after 2-4)."""
-    g = RefGame("telephone", 2, {})
-    later_deal(g, 0)
+    g = later_game("telephone", 2)
     g.start_deal(*chain_deal(g, 0, "2-5"))
     ev = play_chain(g)
     assert scored(ev) == [("scored", 0, 5, 5), ("scored", 1, 5, 5)]
@@ -345,14 +342,12 @@ def test_telephone_scale_5():
 
 
 def test_telephone_winner_takes():
-    g = RefGame("telephone", 2, {"endgame": "winner_takes"})
-    later_deal(g, 0)
+    g = later_game("telephone", 2, {"endgame": "winner_takes"})
     g.start_deal(*chain_deal(g, 0, "3-6"))
     assert play_chain(g)[-1] == ("deal_end", "domino", [10, 0], [15, 5])  # 9 → 10
     g.start_deal(*chain_deal(g, 0, "2-5"))
     assert play_chain(g)[-1] == ("deal_end", "domino", [5, 0], [25, 10])  # 7 → 5
-    g = RefGame("telephone", 2, {"endgame": "winner_takes", "scale": "5"})
-    later_deal(g, 0)
+    g = later_game("telephone", 2, {"endgame": "winner_takes", "scale": "5"})
     g.start_deal(*chain_deal(g, 0, "3-6"))
     assert play_chain(g)[-1] == ("deal_end", "domino", [2, 0], [3, 1])  # 9 → 10 → 2
 
@@ -371,8 +366,7 @@ def test_layout_count_of_a_lead_non_double():
 
 def test_osel_leader_may_close_both_ends_with_its_extras():
     # TURN-4: the lead is the turn's one tile and uses no end; TURN-6 may follow at once.
-    g = RefGame("osel", 2, {})
-    later_deal(g, 0)
+    g = later_game("osel", 2)
     g.start_deal(*deal(g, ["2-5", "2-2", "5-5", "0-1", "0-3", "0-4", "1-3"],
                        ["1-4", "0-6", "3-4", "4-6", "1-6", "0-0", "1-2"]))
     run(g, ("2-5", None))
@@ -388,8 +382,7 @@ def test_osel_leader_may_close_both_ends_with_its_extras():
 
 def test_osel_close_both_ends_with_the_last_tile_is_going_out():
     """TURN-6: if the second closed double is the player's last tile, it is a domino."""
-    g = RefGame("osel", 2, {})
-    later_deal(g, 0)
+    g = later_game("osel", 2)
     g.start_deal(
         [["3-5", "5-5", "3-6", "2-2", "0-3", "2-4", "1-3"], ["4-5", "1-1", "1-5", "1-6", "0-1", "0-4", "4-4"]],
         ["0-5", "5-6", "1-2", "1-4", "0-6", "0-0", "2-3", "4-6", "3-4", "2-6", "2-5", "0-2", "6-6", "3-3"],
@@ -405,8 +398,7 @@ def test_osel_close_both_ends_with_the_last_tile_is_going_out():
 def test_osel_eggs_are_carried_before_the_rule_of_13():
     """§3 kozel: equal totals in a fish are eggs; §5, OS-3: the next largest write takes them,
     and they count towards 13."""
-    g = RefGame("osel", 2, {})
-    later_deal(g, 0)
+    g = later_game("osel", 2)
     g.start_deal(
         [["1-3", "0-6", "4-4", "5-5", "2-5", "0-1", "0-4"], ["1-1", "3-5", "4-5", "1-4", "2-2", "3-6", "0-3"]],
         ["0-0", "3-3", "1-2", "2-6", "6-6", "2-3", "2-4", "1-5", "0-5", "1-6", "4-6", "0-2", "5-6", "3-4"],
@@ -462,8 +454,7 @@ MUGGINS_FISH = [
 
 @pytest.mark.parametrize("hands, bazaar, moves, left, wrote, leader", MUGGINS_FISH)
 def test_muggins_fish_rounds_to_the_nearest_5(hands, bazaar, moves, left, wrote, leader):
-    g = RefGame("muggins", 4, {})
-    later_deal(g, 0)
+    g = later_game("muggins", 4)
     g.start_deal(hands, bazaar)
     ev = run(g, *moves)
     assert [plain_value(h) for h in g.hands] == left
@@ -472,8 +463,7 @@ def test_muggins_fish_rounds_to_the_nearest_5(hands, bazaar, moves, left, wrote,
 
 
 def test_muggins_going_out_writes_10_and_200_wins():
-    g = RefGame("muggins", 2, {})
-    later_deal(g, 0)
+    g = later_game("muggins", 2)
     g.start_deal(*chain_deal(g, 0, "6-6"))
     ev = play_chain(g)
     assert scored(ev) == [("scored", 0, 5, 5), ("scored", 1, 5, 5)]
@@ -482,8 +472,7 @@ def test_muggins_going_out_writes_10_and_200_wins():
     g.start_deal(*chain_deal(g, 0, "6-6"))
     assert play_chain(g)[-1][3] == [201, 200]
     assert g.game_over() and g.winners() == [0]  # MUG-6: both at 200 or more, the highest wins
-    g = RefGame("muggins", 2, {})
-    later_deal(g, 0)
+    g = later_game("muggins", 2)
     g._totals = [185, 195]
     g.start_deal(*chain_deal(g, 0, "6-6"))
     assert play_chain(g)[-1][3] == [200, 200]
@@ -502,8 +491,7 @@ TELEPHONE_FISH = (
 
 def test_telephone_fish_everyone_pays():
     # TEL-5: in a fish every player takes 30, 20, 25, 15 off their pair, never below 0.
-    g = RefGame("telephone", 4, {})
-    later_deal(g, 0)
+    g = later_game("telephone", 4)
     g.start_deal(TELEPHONE_FISH[0], [])
     ev = run(g, *TELEPHONE_FISH[1])
     assert scored(ev) == [("scored", 0, 10, 10), ("scored", 0, 5, 5), ("scored", 3, 5, 5)]
@@ -514,25 +502,21 @@ def test_telephone_fish_everyone_pays():
 
 def test_telephone_fish_winner_takes():
     # TEL-7: in a fish the pair with fewer pips (B, 39) writes the other's 63, to the nearest 5.
-    g = RefGame("telephone", 4, {"endgame": "winner_takes"})
-    later_deal(g, 0)
+    g = later_game("telephone", 4, {"endgame": "winner_takes"})
     g.start_deal(TELEPHONE_FISH[0], [])
     assert run(g, *TELEPHONE_FISH[1])[-1] == ("deal_end", "fish", [0, 65], [15, 70])
-    g = RefGame("telephone", 4, {"endgame": "winner_takes", "scale": "5"})
-    later_deal(g, 0)
+    g = later_game("telephone", 4, {"endgame": "winner_takes", "scale": "5"})
     g.start_deal(TELEPHONE_FISH[0], [])
     assert run(g, *TELEPHONE_FISH[1])[-1] == ("deal_end", "fish", [0, 13], [3, 14])
 
 
 def test_telephone_both_past_225_is_a_draw():
-    g = RefGame("telephone", 2, {})
-    later_deal(g, 0)
+    g = later_game("telephone", 2)
     g._totals = [220, 224]
     g.start_deal(*chain_deal(g, 0, "0-4"))
     assert play_chain(g)[-1] == ("deal_end", "domino", [0, 0], [225, 229])
     assert g.game_over() and g.winners() == []  # TEL-4
-    g = RefGame("telephone", 2, {})
-    later_deal(g, 0)
+    g = later_game("telephone", 2)
     g._totals = [220, 224]
     g.start_deal(*chain_deal(g, 0, "2-5"))
     assert play_chain(g)[-1] == ("deal_end", "domino", [0, -5], [225, 224])  # checked after paying
