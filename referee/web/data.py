@@ -109,7 +109,7 @@ def read_match(log: Path) -> MatchData:
         return cur.doc["seats"][seat]["bot"]
 
     def on(kind: str, rec: dict[str, Any], state: DealState | None) -> None:
-        nonlocal cur, result
+        nonlocal cur
         if kind == "match":
             header.update(rec)
             names.extend(b["name"] for b in rec["bots"])
