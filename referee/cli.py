@@ -283,6 +283,8 @@ def match(
     except BotStartError as exc:
         raise fail(f"a bot could not be started: {exc}", X.BOT_START) from None
     except (BadDeal, LogError) as exc:
+        if log is None:
+            _drop_if_empty(log_path)  # the name was claimed for this match, which never began
         raise fail(str(exc)) from None
     except BaseException as exc:
         if interrupted(exc):
@@ -297,6 +299,14 @@ def match(
     else:
         render(data, out)
         out.print(f"log: {log_path}" + (f"   result: {json_path}" if json_path else ""), style="dim", markup=False, soft_wrap=True)
+
+
+def _drop_if_empty(path: Path) -> None:
+    try:
+        if path.stat().st_size == 0:
+            path.unlink()
+    except OSError:
+        pass
 
 
 def interrupted(exc: BaseException) -> bool:

@@ -257,7 +257,8 @@ def test_missing_and_non_executable_bots_are_refused(tmp_path):
     one_line_error(run("match", str(plain), FIRST), X.USAGE, "not executable")
 
 
-def test_a_bad_deal_file_is_refused_naming_the_line(tmp_path):
+def test_a_bad_deal_file_is_refused_naming_the_line(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # where the default log would be claimed
     path = tmp_path / "deals.jsonl"
     good = run("deals", "generate", "--variant", "sport", "--count", "2").output.splitlines()
     broken = json.loads(good[1])
@@ -268,6 +269,8 @@ def test_a_bad_deal_file_is_refused_naming_the_line(tmp_path):
     one_line_error(run("match", GREEDY, FIRST, "--deals-file", str(path), "--deals", "4"), X.USAGE, "line 2", "not valid JSON")
     path.write_text("\n".join(good) + "\n")
     one_line_error(run("match", GREEDY, FIRST, "--deals-file", str(path), "--deals", "4"), X.USAGE, "holds 2 deals")
+    logs = tmp_path / "referee-logs"
+    assert not logs.exists() or not list(logs.iterdir()), "a match refused before it began left an empty log behind"
 
 
 def test_a_bot_that_cannot_start_exits_3_with_its_stderr(tmp_path):
