@@ -28,7 +28,7 @@ from typer.testing import CliRunner
 from referee import exitcodes as X
 from referee.cli import app
 from referee.engine import variant, variant_names
-from referee.engine.line import Drew, Placed, line_of
+from referee.engine.line import Drew, Placed, Scored, line_of
 from referee.engine.tiles import HIGH, LOW, parse_tile, tile_name
 from referee.log import read_log
 from referee.replay import LogWalker
@@ -121,7 +121,7 @@ def expected_deal(log: Path, game: int, orientation: int, deal: int) -> dict:
             hands[e.seat].discard(tile_name(e.tile))
         elif type(e) is Drew:
             hands[e.seat].update(tile_name(t) for t in e.tiles)
-        elif getattr(e, "points", None) is not None:  # points written during play
+        elif type(e) is Scored:  # points written during play
             scores[side_of[e.seat]] += e.points
         steps.append({"hands": [sorted(h) for h in hands], "table": table_of(history[: i + 1]), "scores": list(scores)})
     # A fault (or a forfeit) stops the deal after the events so far: one step each, before the end.
@@ -394,6 +394,43 @@ def test_the_cross_renderer_grows_up_and_down_from_the_first_open_double(page, l
     top = min(tiles[i]["y"] for i in up)
     assert tiles[up[-1]]["x"] < tiles[line[2]]["x"] and tiles[down[-1]]["x"] > tiles[line[2]]["x"]
     assert top >= tiles[line[2]]["y"] - 10  # it turned instead of growing on
+
+
+def test_points_and_declarations_during_play_become_steps(tmp_path, monkeypatch):
+    """The document side of telephone's and sea_kozel's events, before the referee plays those
+    games: a scripted walk of the log (the engine's events as LogWalker hands them over)."""
+    from types import SimpleNamespace
+
+    from referee.engine.line import Declared
+    from referee.web import data
+
+    header = {"k": "match", "variant": "sport", "players": 4, "options": {"lone_doubles": False}, "deals": 4,
+              "bots": [{"name": "a"}, {"name": "b"}], "orientations": [[0, 1, 0, 1]]}
+    hands = [["0-0", "0-1"], ["1-1", "1-2"], ["2-2", "2-3"], ["3-3", "3-4"]]
+    state = SimpleNamespace(history=[], bazaar=(), leader=1, lead_tile=None)
+    script = [("match", header), ("game", {"game": 0, "orientation": 0, "seating": [0, 1, 0, 1]}),
+              ("deal", {"game": 0, "orientation": 0, "deal": 0, "stream": 0, "hands": hands, "undealt": [], "void": None,
+                        "seating": [0, 1, 0, 1]}),
+              ("event", {"event": Declared(1, "hundred"), "play": None}),
+              ("event", {"event": Placed(1, parse_tile("1-1"), None), "play": {"ms": 1.5}}),
+              ("event", {"event": Scored(1, 10, 2), "play": None})]
+
+    class Walker:
+        def __init__(self, path, on):
+            self.on = on
+
+        def walk(self):
+            for kind, rec in script:
+                self.on(kind, rec, state if kind in ("deal", "event") else None)
+
+    monkeypatch.setattr(data, "LogWalker", Walker)
+    log = tmp_path / "m.jsonl"
+    log.write_text(json.dumps(header) + "\n")
+    steps = data.read_match(log).deals[0]["steps"]
+    assert [s["kind"] for s in steps] == ["deal", "declare", "place", "score"]
+    assert steps[1]["text"] == "b declares: 6-6 led for a hundred"
+    assert steps[3]["wrote"] == [0, 10] and steps[3]["scores"] == [0, 10] and steps[2]["scores"] == [0, 0]
+    assert steps[3]["hands"][1] == ["1-2"]
 
 
 def test_a_log_cut_in_the_middle_of_a_deal(logs, page, tmp_path):

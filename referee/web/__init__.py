@@ -32,7 +32,7 @@ it for its games, nothing else:
   train or line; their renderer lays one row per train or line.
 
 **Turns of several tiles** need nothing new here: each tile is its own engine event, so its own
-step.  **Points written during play**: an engine event carrying ``points`` (the ``Scored`` event
-of telephone and muggins) becomes a ``score`` step with ``wrote`` (per side) and the scores moved
+step.  **Points written during play**: the engine's ``Scored`` event (telephone, muggins)
+becomes a ``score`` step with ``wrote`` (per side) and the scores moved
 on; the replay shows it in the move list and the scoreboard.
 """

@@ -21,7 +21,7 @@ from typing import Any
 
 from referee.engine import variant
 from referee.engine.errors import RulesError
-from referee.engine.line import END_NAMES, Drew, Passed, Placed
+from referee.engine.line import END_NAMES, Declared, Drew, Passed, Placed, Scored
 from referee.engine.state import DealState
 from referee.engine.tiles import parse_tile, tile_name
 from referee.replay import Inconsistent, LogWalker
@@ -30,6 +30,10 @@ from referee.replay import Inconsistent, LogWalker
 #: named here.  ``cross`` draws ``up`` and ``down`` as columns through the first open double.
 LAYOUTS: dict[str, str] = {"osel": "cross", "telephone": "cross", "muggins": "cross"}
 DEFAULT_LAYOUT = "line"
+
+
+#: Declarations (sea_kozel, RULES.md §6 SK-7 and SK-12) in words.
+DECLARATIONS = {"hundred": "6-6 led for a hundred", "write_off": "writes the fish off", "decline": "declines the fish"}
 
 
 class NotALog(ValueError):
@@ -198,15 +202,18 @@ def read_match(log: Path) -> MatchData:
             step("draw", e.seat, f"{who(e.seat)} draws {e.count}", tiles=[tile_name(t) for t in got])
         elif type(e) is Passed:
             step("pass", e.seat, f"{who(e.seat)} knocks (passes)")
-        elif getattr(e, "points", None) is not None:
-            # Points written during play (telephone, muggins: the engine's Scored event).
+        elif type(e) is Scored:
+            # Points written during play (telephone, muggins).
             side = _side_of(sides, e.seat)
             wrote = [0] * len(sides)
             wrote[side] = e.points
             d.scores[side] += e.points
-            count = getattr(e, "count", None)
-            step("score", e.seat, f"{who(e.seat)} writes {e.points}" + (f" (the ends count {count})" if count is not None else ""),
-                 wrote=wrote)
+            step("score", e.seat, f"{who(e.seat)} writes {e.points} (the ends count {e.count})", wrote=wrote)
+        elif type(e) is Declared:
+            step("declare", e.seat, f"{who(e.seat)} declares: {DECLARATIONS.get(e.what, e.what)}")
+        else:  # an event this page does not know yet still gets its step, so the counter stays true
+            seat = getattr(e, "seat", None)
+            step(type(e).__name__.lower(), seat, f"{who(seat) if seat is not None else 'the referee'}: {e}")
 
     walker = LogWalker(log, on)
     problem = None
