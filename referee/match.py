@@ -33,7 +33,6 @@ from typing import Any
 import msgspec
 import trio
 
-from referee import faults as F
 from referee.clock import TimeControl
 from referee.engine.deal import Deal, DealShape, deal_from_seed
 from referee.engine.errors import BadDeal, BadOption
@@ -462,7 +461,3 @@ def _unit(result: MatchResult, index: int) -> Unit:
 def _loggable(obj: dict) -> dict:
     # The log already holds every deal and game; the result record keeps the summary.
     return {k: v for k, v in obj.items() if k not in ("deals", "game_results")}
-
-
-def fault_summary(bots: list[Bot]) -> dict[str, dict[str, int]]:
-    return {b.name: {kind: sum(1 for f in b.faults if f.kind == kind) for kind in F.KINDS} for b in bots}

@@ -123,10 +123,6 @@ def margin_text(result: dict) -> Text:
     return lines
 
 
-def _elo(x: float | None) -> str:
-    return "—" if x is None else f"{x:+.0f}"
-
-
 def _elo_interval(row: dict) -> str:
     if row["elo_ci"] is None:
         return "no interval"

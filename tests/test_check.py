@@ -19,6 +19,8 @@ from referee import exitcodes as X
 from referee.check import setups
 from referee.cli import app
 
+pytestmark = pytest.mark.slow  # each check plays every game against the sample bots
+
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "sample_bots"
 FLAWED = Path(__file__).resolve().parent / "hostile_bots" / "flawed.py"

@@ -34,6 +34,8 @@ from referee.engine.layout import END_INDEX, END_NAMES
 from referee.engine.line import STOP
 from referee.engine.tiles import parse_tile
 
+pytestmark = pytest.mark.slow  # thousands of deals against the independent reading
+
 #: (variant, players, options, deals, seed): every player count, telephone's option values
 #: (2000 or more deals per game and player count; whole games, so a case plays a few more).
 CASES = [

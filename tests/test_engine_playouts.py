@@ -757,6 +757,7 @@ def test_club_playouts(players, seed, policy):
 # -- a deterministic sweep: the rare branches are really reached by the checks above -------------
 
 
+@pytest.mark.slow
 def test_sweep_reaches_the_rare_branches():
     stats = Stats()
     for i in range(12):

@@ -33,6 +33,8 @@ from tournaments.runner import run_league
 from tournaments.standings import HEADERS
 from tournaments.store import dump, open_store
 
+pytestmark = pytest.mark.slow  # leagues of real bot processes
+
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "sample_bots"
 HANG = 120  # seconds after which a league run counts as hung

@@ -39,6 +39,8 @@ from tournaments.config import MAX_SECONDS, LeagueError, load_league
 from tournaments.runner import last_words, make_job, run_league
 from tournaments.store import SCHEMA_VERSION, TABLES, open_store
 
+pytestmark = pytest.mark.slow  # leagues of real bot processes, killed and restarted
+
 # -- the schema is made in one transaction ----------------------------------------------------------
 
 KILL_AT = """

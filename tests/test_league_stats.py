@@ -13,6 +13,8 @@ from tests.test_league import FOUR, cli, league_toml, referee, table_json, write
 from tournaments import ratings
 from tournaments.standings import HEADERS, LEGEND, TEXT_HEADERS
 
+pytestmark = pytest.mark.slow  # leagues of real bot processes
+
 
 def test_an_anchored_fit_keeps_the_differences_and_puts_the_anchor_at_zero():
     names = ["g", "a", "b", "c"]

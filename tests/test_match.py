@@ -309,6 +309,7 @@ def test_python_dash_m_referee_runs(tmp_path):
     assert res.returncode == 0 and "kozel" in res.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM", "SIGHUP", "SIGKILL", "SIGINT+SIGINT", "SIGINT+SIGTERM", "SIGTERM+SIGINT"])
 def test_stopping_the_referee_leaves_no_bot_behind(tmp_path, sig):
     """Ctrl-C, SIGTERM and SIGHUP clean up and exit 130; even SIGKILL takes the bots with it.

@@ -518,6 +518,7 @@ async def test_sandbox_memory_limit(tmp_path):
         assert "MemoryError" in info.value.stderr_tail
 
 
+@pytest.mark.slow
 async def test_sandbox_cpu_limit(tmp_path):
     async with running("while True: pass", tmp_path, confinement=Confinement(cpu_seconds=1)) as bot:
         with trio.fail_after(HANG), pytest.raises(BotExited) as info:

@@ -119,6 +119,7 @@ def test_a_game_check_stops_early_ends_with_no_winner_and_says_why(tmp_path):
         assert end["reason"] == "referee check: the game was stopped after 1 deals"
 
 
+@pytest.mark.slow
 def test_reading_the_batched_events_counts_against_the_move(monkeypatch, tmp_path):
     protocol_says("reading and parsing them counts against that move's clock")
     # Bots that spend 20 ms reading each batch (events and turn, one write): every move costs

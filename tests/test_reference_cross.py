@@ -650,6 +650,7 @@ def play_random_game(variant: str, players: int, options: dict, seed: int) -> di
     return seen
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant, players, options", SETTINGS)
 def test_random_playouts_keep_the_invariants(variant, players, options):
     seen: dict = {}

@@ -153,6 +153,7 @@ def test_a_log_that_cannot_be_written_is_refused_before_any_bot_starts(tmp_path,
     one_line_error(result, *words)
 
 
+@pytest.mark.slow
 def test_a_log_that_fills_the_disk_stops_the_match_in_one_line(tmp_path):
     """RLIMIT_FSIZE makes the log's writes fail with EFBIG, as a full disk fails them with
     ENOSPC: the match stops, its bots are ended, and the error is one line (exit 2)."""
@@ -280,6 +281,7 @@ async def test_an_answer_in_time_is_charged_what_it_took(tmp_path, monkeypatch):
 # -- SIGHUP ends a league like SIGTERM ----------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_sighup_stops_a_league_cleanly(tmp_path):
     """The terminal closing: the league stops its matches, says it was interrupted, exits 130,
     and the next run finishes it."""
@@ -315,6 +317,7 @@ def test_sighup_stops_a_league_cleanly(tmp_path):
         conn.close()
 
 
+@pytest.mark.slow
 def test_sighup_stops_a_check_cleanly(tmp_path):
     import signal
     import time
@@ -400,6 +403,7 @@ def test_deals_generate_shows_progress_on_a_terminal(tmp_path):
     assert (tmp_path / "d.jsonl").exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("second", ["SIGINT", "SIGTERM"])
 def test_a_second_signal_during_the_cleanup_neither_hangs_nor_cuts_it_short(tmp_path, second):
     """Ctrl-C while a bot that ignores every signal is thinking, then another signal while the

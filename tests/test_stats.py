@@ -145,6 +145,7 @@ def _run_elo_sprt(rng: random.Random, probs: list[float], test: S.SprtSpec, budg
     return None
 
 
+@pytest.mark.slow
 def test_simulated_pentanomial_streams_accept_h1_at_the_expected_rates():
     test = S.SprtSpec(kind="elo", h0=0, h1=60, alpha=0.05, beta=0.05)
     runs = 300

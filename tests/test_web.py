@@ -34,6 +34,8 @@ from referee.log import read_log
 from referee.replay import LogWalker
 from referee.report import verdict_text
 
+pytestmark = pytest.mark.slow  # every test plays matches and most drive chromium
+
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "sample_bots"
 CHROMIUM = Path("/usr/bin/chromium")

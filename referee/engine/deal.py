@@ -157,7 +157,3 @@ def parse_deal_lines(lines: Iterable[str], shape: DealShape) -> list[Deal]:
     if not deals:
         raise BadDeal("the deal file holds no deals")
     return deals
-
-
-def deal_mask(deal: Deal) -> int:
-    return mask_of(t for hand in deal.hands for t in hand) | mask_of(deal.undealt)

@@ -330,10 +330,6 @@ class LineDeal:
                     out.append(row[e])
         return out
 
-    def end_sum(self) -> int:
-        """The count of the open ends as the layout counts it (RULES.md §6 LAY-6)."""
-        return self.layout.count()
-
     def count(self) -> int | None:
         """The count of the open ends where the game writes points during play, else ``None``."""
         return None

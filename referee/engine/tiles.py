@@ -141,8 +141,3 @@ def heaviest(mask: TileSet) -> Tile | None:
         if mask >> t & 1:
             return t
     return None
-
-
-def suit_counts(mask: TileSet) -> list[int]:
-    """How many tiles of the set show each number (a double counts once towards its suit)."""
-    return [(mask & SUIT[n]).bit_count() for n in range(7)]
