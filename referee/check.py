@@ -33,7 +33,7 @@ from referee import faults as F
 from referee.clock import TimeControl
 from referee.engine import variant, variant_names
 from referee.engine.deal import Deal
-from referee.engine.game import DealRecord, Game, GameOutcome
+from referee.engine.game import DealRecord
 from referee.errors import BotStartError, LineTooLong
 from referee.log import MatchLog
 from referee.match import DealStream, Roster, orientations
@@ -146,39 +146,23 @@ class CheckReport:
         return self.not_started is None and not self.problems and not any(g.skipped for g in self.games)
 
 
-class _Log(MatchLog):
-    """The match log of one game, also kept in memory where the check needs it."""
+class _Watch:
+    """What the check reads from the match log as it is written (MatchLog's ``on_record``):
+    the candidate's handshakes and its answers with their times."""
 
-    def __init__(self, path: Path, clock: Callable[[], float]) -> None:
-        super().__init__(path, clock)
+    def __init__(self, candidate: Bot) -> None:
+        self.candidate = candidate
         self.seating: list[Player] = []
-        self.candidate: Bot | None = None
         self.orientation = 0
-        self.hellos: list[dict] = []
+        self.hellos: list[dict[str, Any]] = []
         self.plays: list[tuple[float, str]] = []  # seconds, where
 
-    def write(self, record: dict[str, Any]) -> None:
+    def record(self, record: dict[str, Any]) -> None:
         k = record.get("k")
         if k == "hello":
             self.hellos.append(record)
         elif k == "play" and self.seating and self.seating[record["seat"]].bot is self.candidate:
             self.plays.append((record.get("ms", 0.0) / 1000, f"seating {self.orientation + 1}, seat {record['seat']}"))
-        super().write(record)
-
-
-def _capped(game: Game, deals: int) -> Game:
-    """``game``, ended after ``deals`` played deals if it has not ended before; its
-    ``game_end`` then says so."""
-    real = game.outcome
-
-    def outcome() -> GameOutcome | None:
-        done = real()
-        if done is None and game.played >= deals:
-            return GameOutcome(tuple(game.totals), (), (), f"referee check: the game was stopped after {deals} deals")
-        return done
-
-    game.outcome = outcome  # type: ignore[method-assign]
-    return game
 
 
 def _opponents(setup: Setup, index: int, seed: int) -> list[Bot]:
@@ -218,8 +202,8 @@ async def check_game(setup: Setup, index: int, name: str, argv: list[str], opts:
     for stale in stderr_dir.glob("*.stderr.log"):  # an earlier check's, in a folder given with --overwrite
         stale.unlink()
     t0 = trio.current_time()
-    log = _Log(opts.log_dir / f"{setup.slug}.jsonl", lambda: trio.current_time() - t0)
-    log.candidate = bot
+    watch = _Watch(bot)
+    log = MatchLog(opts.log_dir / f"{setup.slug}.jsonl", lambda: trio.current_time() - t0, on_record=watch.record)
     log.write({
         "k": "match", "variant": v.id, "players": setup.players, "options": setup.options, "deals": opts.deals,
         "games": 1, "seed": opts.seed, "deals_file": None, "check": True,
@@ -230,13 +214,13 @@ async def check_game(setup: Setup, index: int, name: str, argv: list[str], opts:
     stream = DealStream(v.shape(setup.players, setup.options), opts.seed, None, None)
 
     def on_fault(fault: F.Fault) -> None:
-        where = f"seating {log.orientation + 1}, deal {fault.deal + 1}, seat {fault.seat}"
+        where = f"seating {watch.orientation + 1}, deal {fault.deal + 1}, seat {fault.seat}"
         if fault.bot != name:
             report.others_faults.append(f"{fault.bot} ({where}): {fault.kind}: {fault.detail}")
             return
         tail = ""
         if fault.kind in (F.CRASH, F.STARTUP):
-            holder = log.seating[fault.seat] if log.seating and log.seating[fault.seat].bot is bot else None
+            holder = watch.seating[fault.seat] if watch.seating and watch.seating[fault.seat].bot is bot else None
             proc = holder.proc if holder is not None else next((p.proc for p in mine if p.proc is not None), None)
             tail = proc.stderr_tail() if proc is not None else ""
         report.problems.append(Problem(fault.kind, setup, where, fault.detail, fault.line, tail, fault.hint))
@@ -260,9 +244,9 @@ async def check_game(setup: Setup, index: int, name: str, argv: list[str], opts:
                 if bot.forfeited:
                     break
                 current = seat_players(seating)
-                log.seating, log.orientation = current, o
+                watch.seating, watch.orientation = current, o
                 deals = opts.deals
-                game = _capped(v.new_game(setup.players, setup.options, 4 * math.ceil(deals / 4) if not v.to_target else None), deals)
+                game = v.new_game(setup.players, setup.options, 4 * math.ceil(deals / 4) if not v.to_target else None)
                 position = 0
 
                 def next_deal() -> tuple[int, Deal]:
@@ -273,7 +257,8 @@ async def check_game(setup: Setup, index: int, name: str, argv: list[str], opts:
                 def after(rec: DealRecord) -> None:
                     report.deals += 1
 
-                await table.play_game(game, current, next_deal, 0, after, {"game": 0, "orientation": o})
+                await table.play_game(game, current, next_deal, 0, after, {"game": 0, "orientation": o},
+                                      cut=(deals, f"referee check: the game was stopped after {deals} deals"))
             report.forfeited = bot.forfeited
             # Output written after the last deal, when nothing was asked (it would be a fault at
             # the next turn of a longer match).
@@ -306,10 +291,10 @@ async def check_game(setup: Setup, index: int, name: str, argv: list[str], opts:
         elif rc not in (0, None):
             report.exits.append(f"ended with code {rc} after match_end (expected 0)")
     report.remarks = Counter(bot.remarks)
-    if log.plays:
-        report.answers = len(log.plays)
-        report.slowest, report.slowest_where = max(log.plays)
-    report.startups = [h["ms"] / 1000 for h in log.hellos
+    if watch.plays:
+        report.answers = len(watch.plays)
+        report.slowest, report.slowest_where = max(watch.plays)
+    report.startups = [h["ms"] / 1000 for h in watch.hellos
                        if h.get("bot", "").split("#")[0] == name and "ms" in h and '"hello"' in (h.get("line") or "")]
     if bot.hello is not None:
         report.hello = {"name": bot.hello.name, "version": bot.hello.version, "author": bot.hello.author,

@@ -31,7 +31,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -56,9 +56,13 @@ class MatchLog:
     nothing more, and :meth:`close` does not raise again.
     """
 
-    def __init__(self, path: Path | None, clock) -> None:
+    def __init__(self, path: Path | None, clock: Callable[[], float],
+                 on_record: Callable[[dict[str, Any]], None] | None = None) -> None:
         self.path = path
         self._clock = clock  # a callable giving seconds since the match started
+        #: sees every record :meth:`write` is given, before it is written (``referee check``
+        #: reads the hellos and the plays from it)
+        self.on_record = on_record
         self._file: IO[bytes] | None = None
         if path is not None:
             if path.is_dir():
@@ -82,6 +86,8 @@ class MatchLog:
         return LogError(f"cannot write the log {self.path}: {exc.strerror or exc}")
 
     def write(self, record: dict[str, Any]) -> None:
+        if self.on_record is not None:
+            self.on_record(record)
         if self._file is not None:
             try:
                 self._file.write(_enc.encode(record) + b"\n")

@@ -328,15 +328,21 @@ class Table:
         game_number: int,
         after_deal: Callable[[DealRecord], None] | None = None,
         where: dict | None = None,
+        cut: tuple[int, str] | None = None,
     ) -> GameOutcome:
         """Play ``game`` to its end with ``seating[s]`` in seat ``s``.
 
         ``next_deal()`` returns the next ``(stream index, deal)``; void deals take another.
+        ``cut = (deals, reason)`` ends a game still going after that many played deals, with no
+        winner and ``reason`` in its ``game_end`` (``referee check`` keeps its games short).
         """
-        while game.outcome() is None:
-            await self.play_deal(game, seating, *next_deal(), game_number, after_deal, where)
         outcome = game.outcome()
-        assert outcome is not None
+        while outcome is None:
+            if cut is not None and game.played >= cut[0]:
+                outcome = GameOutcome(tuple(game.totals), (), (), cut[1])
+                break
+            await self.play_deal(game, seating, *next_deal(), game_number, after_deal, where)
+            outcome = game.outcome()
         self.log.write({"k": "game_end", **(where or {"game": game_number}), "totals": list(outcome.totals), "winners": list(outcome.winners),
                         "losers": list(outcome.losers), "dry": list(outcome.dry), "reason": outcome.reason})
         line = m.encode_line(game_end(outcome))

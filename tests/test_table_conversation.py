@@ -143,3 +143,36 @@ async def test_a_bot_that_exits_mid_deal_crashes_and_a_fresh_one_takes_the_seat(
     _, started, faults = await play(tmp_path, {"A": exits_on_first_turn}, TimeControl(), deals=2)
     assert [f.kind for f in faults][:1] == [F.CRASH]
     assert len(started["A"]) >= 2  # started again for the next deal
+
+
+async def test_a_game_cut_after_some_deals_ends_with_the_reason_given(tmp_path, autojump_clock):
+    """``play_game(cut=...)`` (what ``referee check`` uses to keep games short): a game to a target
+    stops after that many deals with no winner, and every bot hears why.  The log's observer sees
+    every record as it is written."""
+    launch, started = scripted({})
+    bots = [Bot("A", ["a"]), Bot("B", ["b"])]
+    seating = [Player(bots[0], 0), Player(bots[1], 0)]
+    game = variant("draw").new_game(2, {})
+    records: list[dict] = []
+    stream = iter(range(100))
+
+    def next_deal() -> tuple[int, object]:
+        i = next(stream)
+        return i, deal_from_seed(3, i, game.shape)
+
+    async with trio.open_nursery() as nursery:
+        table = Table(nursery, seating, tc=TimeControl(), log=MatchLog(None, lambda: 0.0, on_record=records.append),
+                      stderr_dir=tmp_path, block=0, launch=launch)
+        await table.open()
+        try:
+            outcome = await table.play_game(game, seating, next_deal, 0, cut=(2, "stopped after 2 deals"))  # type: ignore[arg-type]
+        finally:
+            await table.close()
+    assert game.played == 2 and game.outcome() is None  # the game itself is not over
+    assert (outcome.winners, outcome.losers, outcome.reason) == ((), (), "stopped after 2 deals")
+    for bot in (started["A"][0], started["B"][0]):
+        ends = [msg for msg in bot.received if type(msg) is m.GameEnd]
+        assert [e.reason for e in ends] == ["stopped after 2 deals"]
+    kinds = [r["k"] for r in records]
+    assert kinds.count("hello") == 2 and kinds.count("deal_end") == 2 and kinds[-1] == "game_end"
+    assert "play" in kinds
