@@ -335,7 +335,7 @@ class Store:
             # points count every match, and the ratings' intervals say how sure the table is.
             winner = result["ahead"]
             score_a = 0.5 if winner is None else 1.0 if winner == m.bot_a else 0.0
-            deals = sum(1 for d in result["deals"] if not d.get("void"))
+            deals = len(result["deals"])  # a result lists played deals only (a void deal is redealt, never listed)
             self.conn.execute(
                 f"INSERT INTO matches VALUES (?, ?, 'done', NULL, {', '.join('?' * 18)}, NULL)",
                 (*key, score_a, winner, totals[0]["points"], totals[1]["points"], totals[0]["net"], totals[1]["net"],
