@@ -42,6 +42,8 @@ from pathlib import Path
 
 import msgspec
 
+from referee.transport import ScriptedBot
+
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "bench" / "out"
 
@@ -74,14 +76,16 @@ class _StubMessage(msgspec.Struct):
     legal: list[_StubOption] = []
 
 
-class StubBot:
+class StubBot(ScriptedBot):
     """Stands in for a :class:`~referee.process.BotProcess` running echo_first, inside the
     referee's process: no pipes, no other process.  It answers ``hello`` and each ``turn`` (the
-    last line of a write) with the first legal play, as echo_first does, at once."""
+    last line of a write) with the first legal play, as echo_first does, at once: the scripted
+    bot of :mod:`referee.transport` with its decoding cut to what echo_first reads."""
 
     HELLO = b'{"type":"hello","name":"stub","version":"1.0","author":"bench","protocol":1}\n'
 
     def __init__(self) -> None:
+        super().__init__(name="stub")
         self._decode = msgspec.json.Decoder(_StubMessage).decode
         self._encode = msgspec.json.Encoder().encode
         self._out: list[bytes] = []
@@ -116,23 +120,6 @@ class StubBot:
 
     def ready_lines(self) -> list[bytes]:
         return []
-
-    def unfinished_line(self) -> bytes:
-        return b""
-
-    def unread_input(self) -> int | None:
-        return 0
-
-    def stderr_tail(self) -> str:
-        return ""
-
-    returncode = None
-
-    async def close(self, grace: float = 1.0) -> None:
-        pass
-
-    async def kill(self) -> None:
-        pass
 
 
 def play_match(bot: Path | None, deals: int, work: Path, profiler=None) -> dict:

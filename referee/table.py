@@ -1,4 +1,5 @@
-"""The referee at the table: plays games of the engine with bot processes in the seats.
+"""The referee at the table: plays games of the engine with bots in the seats (processes, or
+scripted in-process bots in tests, behind :mod:`referee.transport`).
 
 This module owns the conversation with bots (PROTOCOL.md), their clocks and their faults.  It
 asks one seat at a time for a play, checks it with the engine, and tells every seat what it may
