@@ -438,3 +438,37 @@ def test_random_playouts_agree_with_check(vid, players):
                 state.push(rng.choice(legal), state.to_move())
                 assert state.all_tiles() == ALL_TILES
             g.finish(state)
+
+
+# -- leads after a fish, and faults ----------------------------------------------------------------
+
+
+def test_after_a_fish_the_fisherman_leads_if_his_side_won_else_the_seat_after_him():
+    g = game("sea_kozel")
+    end_deal(g, {1: ("0-1",), 0: ("5-6",)}, FISH, 1)  # pair B (the fisherman's) holds fewer: it won
+    assert g.start(DEAL4).to_move() == 1
+    g = game("sea_kozel")
+    end_deal(g, {1: ("5-6",), 0: ("0-1",)}, FISH, 1)  # pair A won the fish: the seat after seat 1
+    assert g.start(DEAL4).to_move() == 2
+
+
+def test_a_fault_in_sea_kozel_is_a_lost_deal_and_in_a_hundred_deal_may_be_svoyak():
+    g, state = declared_hundred()  # pair B plays for a hundred
+    state.hands = [mask(h) for h in (("0-1",), ("6-5", "6-4"), ("0-2",), ("3-3",))]
+    state.forfeit(3)
+    rec = g.finish(state)
+    assert rec.rule == "svoyak" and g.outcome().winners == (0,)
+    g = game("sea_kozel")
+    state = g.start(DEAL4)
+    state.hands = [mask(h) for h in (("0-1",), ("6-5", "6-4"), ("0-2",), ("3-3",))]
+    state.forfeit(1)
+    rec = g.finish(state)
+    assert rec.rule == "fault" and g.totals == [27, 0] and g.start(DEAL4).to_move() == 2
+
+
+def test_a_fault_in_general_costs_the_faulting_pair_a_general():
+    g = game("general")
+    state = g.start(DEAL4)
+    state.forfeit(2)
+    rec = g.finish(state)
+    assert rec.rule == "fault" and g.totals == [1, 0]

@@ -146,7 +146,9 @@ class SeaKozel(Game):
         return self._resolve(state.end.reason, state.end.seat, values, notes, state.last_turn, state.declared)
 
     def score_fault(self, seat: int, values: list[int], notes: list[str]) -> tuple[list[int], int | None]:
-        return self._resolve(FAULT, seat, values, notes, (), None)
+        state = self._state  # the deal being scored: a hundred may have been declared in it
+        declared = state.declared if isinstance(state, DoublesDeal) else None
+        return self._resolve(FAULT, seat, values, notes, (), declared)
 
     def _resolve(self, reason: str, seat: int, values: list[int], notes: list[str],
                  last_turn: tuple[Tile, ...], declared: str | None) -> tuple[list[int], int | None]:
