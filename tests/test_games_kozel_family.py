@@ -211,6 +211,23 @@ def test_a_hundred_lost_holding_less_scores_normally():
     assert rec.rule == "under_25" and g.outcome() is None and g.special() is None
 
 
+def test_a_declared_hundred_stands_through_the_fish_decision():
+    """SK-9 with SK-12: declining gives the other side the fish, so a hundred declared in that
+    deal is won by it, or lost as svoyak by a fisherman's side holding 25 or more; the decline
+    must not replace the declaration (it did: the deal was scored as a plain decline)."""
+    g, state = declared_hundred()
+    _ended(state, {0: ("6-5", "6-4"), 2: ("6-3",), 1: ("0-1",), 3: ("0-2",)}, FISH, 0)
+    state.declared = DECLINE  # seat 0 (pair A, F = 30 > O = 3) declines: pair B wins the fish
+    rec = g.finish(state)
+    assert rec.rule == "hundred" and g.outcome().winners == (1,)
+
+    g, state = declared_hundred()
+    _ended(state, {1: ("6-5", "6-4"), 3: ("6-3",), 0: ("0-1",), 2: ("0-2",)}, FISH, 3)
+    state.declared = DECLINE  # the hundred's own fisherman declines holding 30: svoyak
+    rec = g.finish(state)
+    assert rec.rule == "svoyak" and g.outcome().winners == (0,)
+
+
 def test_no_hundred_is_offered_in_the_first_deal_or_to_a_side_without_points():
     g = game("sea_kozel")
     end_deal(g, {0: ("0-1",)}, DOMINO, 3)  # pair B wins, but worth 1: no points

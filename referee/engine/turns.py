@@ -64,6 +64,7 @@ class DoublesDeal(LineDeal):
         "deciding",
         "declared",
         "hundred",
+        "hundred_declared",
         "last_turn",
         "nondouble_fisherman",
         "nondouble_placer",
@@ -88,6 +89,7 @@ class DoublesDeal(LineDeal):
         self.pair_end = -1  # TURN-2: the end the second double may go on
         self.hundred = hundred
         self.declared: str | None = None  # "hundred", "write_off" or "decline", once made
+        self.hundred_declared = False  # kept when a fish decision follows (SK-9 with SK-12)
         self.nondouble_fisherman = nondouble_fisherman
         self.nondouble_placer = -1
         self.write_off = write_off
@@ -129,6 +131,7 @@ class DoublesDeal(LineDeal):
             return
         if p.declare is not None:  # 6-6 led for a hundred
             self.declared = p.declare
+            self.hundred_declared = True
             self.history.append(Declared(seat, p.declare))
         self._place(seat, p.tile, p.end)
 

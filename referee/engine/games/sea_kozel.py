@@ -143,7 +143,8 @@ class SeaKozel(Game):
 
     def score(self, state: DealState, values: list[int], notes: list[str]) -> tuple[list[int], int | None]:
         assert state.end is not None and isinstance(state, DoublesDeal)
-        return self._resolve(state.end.reason, state.end.seat, values, notes, state.last_turn, state.declared)
+        return self._resolve(state.end.reason, state.end.seat, values, notes, state.last_turn, state.declared,
+                             state.hundred_declared)
 
     def score_fault(self, seat: int, values: list[int], notes: list[str]) -> tuple[list[int], int | None]:
         state = self._state  # the deal being scored: a hundred may have been declared in it
@@ -151,14 +152,15 @@ class SeaKozel(Game):
         return self._resolve(FAULT, seat, values, notes, (), declared)
 
     def _resolve(self, reason: str, seat: int, values: list[int], notes: list[str],
-                 last_turn: tuple[Tile, ...], declared: str | None) -> tuple[list[int], int | None]:
+                 last_turn: tuple[Tile, ...], declared: str | None,
+                 hundred_declared: bool = False) -> tuple[list[int], int | None]:
         names = self.names
         sides = self.side_values(values)
         wrote = [0, 0]
         pending = self.pending
         kind = pending[0] if pending else None
         eggs = pending[3] if pending and kind == EGGS else 0
-        if declared == HUNDRED:
+        if hundred_declared:  # also when the deal's fish decision came after it (SK-9, SK-12)
             self.hundred_side = self.side_of[self._lead[0]]
             notes.append(f"{names[self.hundred_side]} plays this deal for a hundred (declared with 6-6)")
         new: tuple[str, int, int, int] | None = None  # a special state this deal starts
