@@ -5,7 +5,7 @@
 from RULES.md alone.  The same seeded deals are played through both, whole games at a time, with
 the same random moves; after every move the two must agree on the seat to move, every legal move
 (``("lead_hundred", "6-6")``, ``("write_off",)``, ``("decline",)`` and ``("stop",)`` included),
-every event (placements, draws, passes, ``("declared", seat, "hundred")``, ``("write_off",
+the special state told at every deal's start (``pending()``), every event (placements, draws, passes, ``("declared", seat, "hundred")``, ``("write_off",
 seat)`` / ``("declined", seat)``, ``("general", seat, side)``), how each deal ends with the rule
 that decided it, what each side wrote, the totals, and how the game ends.
 
@@ -109,6 +109,11 @@ def play_games(vid: str, players: int, options: dict, at_least: int, seed: int, 
             deal = deal_from_seed(seed, index, shape)
             index += 1
             where = f"{vid} {players} {options} stream {index - 1}"
+            special = game.special()
+            told = None if special is None else {k: v for k, v in vars(special).items() if v is not None}
+            assert ref.pending() == told, f"{where}: the special state told at the deal's start differs"
+            if told:
+                seen[f"pending {told['kind']}"] += 1
             got = ref.start_deal([[tile_name(t) for t in h] for h in deal.hands],
                                  [tile_name(t) for t in deal.undealt] if shape.undealt == "bazaar" else [])
             state = game.start(deal)
@@ -158,6 +163,8 @@ def test_engine_agrees_with_the_reference(vid, players, options, deals, seed):
             assert seen[what], what
         for rule in ("bald", "hundred", "svoyak", "fish_hundred", "eggs", "wipe", "write"):
             assert seen[f"sea_kozel {rule}"], rule
+        for kind in ("hundred", "write_off", "eggs"):
+            assert seen[f"pending {kind}"], kind
     elif vid == "general":
         assert seen["general void_fish"] and seen["general general"]
     else:
