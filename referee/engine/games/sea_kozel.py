@@ -148,12 +148,12 @@ class SeaKozel(Game):
 
     def score_fault(self, seat: int, values: list[int], notes: list[str]) -> tuple[list[int], int | None]:
         state = self._state  # the deal being scored: a hundred may have been declared in it
-        declared = state.declared if isinstance(state, DoublesDeal) else None
-        return self._resolve(FAULT, seat, values, notes, (), declared)
+        hundred = isinstance(state, DoublesDeal) and state.hundred_declared
+        return self._resolve(FAULT, seat, values, notes, (), None, hundred)
 
     def _resolve(self, reason: str, seat: int, values: list[int], notes: list[str],
                  last_turn: tuple[Tile, ...], declared: str | None,
-                 hundred_declared: bool = False) -> tuple[list[int], int | None]:
+                 hundred_declared: bool) -> tuple[list[int], int | None]:
         names = self.names
         sides = self.side_values(values)
         wrote = [0, 0]
