@@ -42,6 +42,7 @@ from typing import Any, Protocol
 
 import trio
 
+from referee.errors import BotStartError, LogError
 from referee.process import describe_exit
 from referee.signals import Stop, cancel_on_signals
 from tournaments import worker
@@ -292,12 +293,12 @@ _BORDER = set("+-|0123456789 .")
 
 async def play_here(job: dict[str, Any], report) -> tuple[dict | None, str | None, str | None]:
     """Play ``job`` in this process (no isolation: a referee bug ends the league)."""
-    from referee.errors import BotStartError
-
     try:
         return await worker.play(job, report), None, None
     except BotStartError as exc:
         return None, f"a bot could not be started: {exc}", "bot_start"
+    except LogError as exc:
+        return None, str(exc), "log"
 
 
 # -- the league -----------------------------------------------------------------------------------
