@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 import trio
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_league import BOTS as ROOT_BOTS
 from test_league import (
@@ -531,3 +531,53 @@ def _meta(db: Path, key: str) -> str | None:
         return None
     finally:
         conn.close()
+
+
+# -- fuzzing: damaged databases ----------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def small_db(tmp_path_factory) -> bytes:
+    """The bytes of a played two-bot league's database (its WAL folded in)."""
+    path = write_league(tmp_path_factory.mktemp("small"), league_toml(FOUR[:2]))
+    r = cli("league", "run", str(path))
+    assert r.exit_code == 0, r.stderr
+    return path.with_suffix(".db").read_bytes()
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_a_damaged_database_gives_a_table_or_one_line(small_db, data):
+    damaged = bytearray(small_db)
+    if data.draw(st.booleans()):
+        del damaged[data.draw(st.integers(0, len(damaged))):]
+    for _ in range(data.draw(st.integers(1, 8))):
+        if damaged:
+            at = data.draw(st.integers(0, len(damaged) - 1))
+            damaged[at : at + 16] = data.draw(st.binary(min_size=1, max_size=16))[: len(damaged) - at]
+    with tempfile.TemporaryDirectory() as tmp:
+        path = write_league(Path(tmp), league_toml(FOUR[:2]))
+        path.with_suffix(".db").write_bytes(bytes(damaged))
+        for command in ("status", "table"):
+            r = cli("league", command, str(path))
+            assert r.exit_code in (0, X.USAGE), (command, r.exit_code, r.stderr, r.exception)
+            if r.exit_code:
+                assert r.stderr.count("\n") == 1 and str(path.with_suffix(".db")) in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("edit, expected", [
+    ("UPDATE meta SET value = '{not json' WHERE key = 'settings'", "the settings (meta 'settings') cannot be read"),
+    ("UPDATE bots SET identity = 'x' WHERE name = 'first'", "bot 'first' (bots) cannot be read"),
+    ("UPDATE matches SET points_a = 'lots'", "hold values that are not numbers"),
+    ("UPDATE boards SET margin_a = 'x' WHERE board = 0", "hold values that are not numbers"),
+])
+def test_values_edited_by_hand_are_refused_in_one_line(tmp_path, edit, expected):
+    path = played_league(tmp_path)
+    conn = sqlite3.connect(path.with_suffix(".db"))
+    conn.execute(edit)
+    conn.commit()
+    conn.close()
+    for command in ("run", "status", "table"):
+        r = cli("league", command, str(path))
+        assert r.exit_code == X.USAGE, (command, r.stdout, r.stderr, r.exception)
+        assert r.stderr.count("\n") == 1 and expected in r.stderr, r.stderr

@@ -200,7 +200,7 @@ class Store:
         if stored is not None and not played:
             stored = None  # nothing finished yet: the settings may still change
         if stored is not None:
-            old = json.loads(stored)
+            old = self._stored_json(stored, "the settings (meta 'settings')")
             diff = _first_difference(old, settings)
             if diff is not None:
                 key, was, now = diff
@@ -212,7 +212,7 @@ class Store:
         for bot in league.bots:
             identity = json.dumps(bot.identity(), sort_keys=True)
             if bot.name in played and bot.name in known and known[bot.name] != identity:
-                old = json.loads(known[bot.name])
+                old = self._stored_json(known[bot.name], f"bot {bot.name!r} (bots)")
                 key, was, now = _first_difference(old, bot.identity()) or ("command", None, None)
                 raise LeagueError(
                     f"{where}: bot {bot.name!r}: {key} is {_show(now)} but its stored matches were played with {_show(was)}; "
@@ -230,6 +230,16 @@ class Store:
             for bot in league.bots:
                 if bot.name not in played:
                     self.conn.execute("INSERT OR REPLACE INTO bots VALUES (?, ?)", (bot.name, json.dumps(bot.identity(), sort_keys=True)))
+
+    def _stored_json(self, text: str, what: str) -> Any:
+        try:
+            value = json.loads(text)
+        except ValueError:
+            value = None
+        if not isinstance(value, dict):
+            raise StoreError(f"{self.path}: {what} cannot be read (edited by hand?): delete that row and the next run "
+                             f"takes the league file's")
+        return value
 
     def meta(self, key: str) -> str | None:
         row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
@@ -420,6 +430,8 @@ def _checked(conn: sqlite3.Connection, path: Path, create: bool) -> Store | None
         conn.execute("PRAGMA foreign_keys = ON")
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         _check_pages(conn, path)
+        if version == SCHEMA_VERSION:
+            _check_rows(conn, path)
         if version == 0 and _unmade(conn):
             if not create:
                 conn.close()
@@ -463,6 +475,26 @@ def _check_pages(conn: sqlite3.Connection, path: Path) -> None:
         first = " ".join(str(problems[0]).split())
         raise StoreError(f"{path}: the database is damaged ({first}); it was left as it is: restore it from a backup, "
                          f"or start again with another --db")
+
+
+#: Columns the standings compute with: a value of another type (edited by hand) is refused.
+_NUMBERS = {
+    "matches": ("score_a", "points_a", "points_b", "net_a", "net_b", "boards", "boards_a", "boards_b", "games",
+                "games_a", "games_b", "deals"),
+    "boards": ("board", "margin_a"),
+}
+
+
+def _check_rows(conn: sqlite3.Connection, path: Path) -> None:
+    """Refuse done rows whose numbers are not numbers (SQLite stores whatever it is given)."""
+    for table, columns in _NUMBERS.items():
+        where = " OR ".join(f"typeof({c}) NOT IN ('integer', 'real')" for c in columns)
+        done = " AND status = 'done'" if table == "matches" else ""
+        row = conn.execute(f"SELECT bot_a, bot_b FROM {table} WHERE ({where}){done} LIMIT 1").fetchone()
+        if row is not None:
+            raise StoreError(f"{path}: the {table} of {row[0]} vs {row[1]} hold values that are not numbers (edited by hand?): "
+                             f"delete that match (DELETE FROM matches WHERE bot_a = '{row[0]}' AND bot_b = '{row[1]}') "
+                             f"and the next run plays it again")
 
 
 def _upgrade_from_1(conn: sqlite3.Connection, path: Path) -> None:
