@@ -518,6 +518,9 @@ def _store(league: League, store: Any, report: RunReport, display: Display, pair
     except Exception as exc:  # noqa: BLE001 — KilledWorker, a task that raised: the pairing failed
         out = {"record": None, "kind": None, "log": None, "stderr": {},
                "error": f"the cluster could not play the match: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"}
+    if out.get("kind") == "log":  # the worker's disk is full: every match after this one would fail too
+        report.stopped = report.stopped or f"{out['error']} (on worker {out.get('worker', '?')})"
+        return
     parts: list[Path] = []
     try:
         log = None
