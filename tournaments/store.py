@@ -441,6 +441,10 @@ def _checked(conn: sqlite3.Connection, path: Path, create: bool) -> Store | None
             _upgrade_from_1(conn, path)
         elif version != SCHEMA_VERSION or "matches" not in _tables(conn):
             raise LeagueError(f"{path}: not a league database of this version (user_version {version})")
+    except UnicodeDecodeError:  # SQLite's message quotes the damaged bytes of a page
+        conn.close()
+        raise StoreError(f"{path}: the database is damaged (its schema cannot be read); it was left as it is: restore it "
+                         f"from a backup, or start again with another --db") from None
     except sqlite3.DatabaseError as exc:
         conn.close()
         if "unable to open" in str(exc) and not create:
