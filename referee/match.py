@@ -149,6 +149,45 @@ class DealStream:
         return self.deals[index]
 
 
+class DealResult(msgspec.Struct):
+    """One played deal of the match, as ``--json`` and the log's ``result`` record give it under
+    ``deals`` (docs/result-json.md).  Bots are indexes into the match's bots."""
+
+    game: int
+    orientation: int
+    deal: int
+    stream: int  # the deal's index in the deal stream (the same deal in every orientation)
+    leader: int  # the seat that led
+    leader_bot: str
+    lead_tile: str | None  # a forced lead
+    end: str  # "domino", "fish" or "fault"
+    by: int  # the seat that went out, fished or faulted
+    by_bot: str
+    wrote: list[int]  # per side
+    totals: list[int]  # per side, after the deal
+    points: list[int]  # per bot: what its side wrote
+    net: list[float]  # per bot: points times the game's sense (penalties count against)
+    won_by: list[int]  # bots whose side won the deal
+    notes: list[str]
+
+
+class GameResult(msgspec.Struct):
+    """One finished game of the match (``game_results`` in ``--json``)."""
+
+    game: int
+    orientation: int
+    deals: int  # deals played (void ones not counted)
+    totals: list[int]  # per side
+    points: list[int]  # per bot: its side's total
+    winners: list[int]  # sides
+    losers: list[int]  # sides
+    dry: list[int]  # sides with a dry win
+    won_by: list[int]  # bots
+    lost_by: list[int]  # bots
+    dry_bots: list[int]
+    reason: str
+
+
 @dataclass
 class Unit:
     """One paired unit (a deal in sport, a game elsewhere) across its orientations."""
@@ -161,8 +200,8 @@ class Unit:
 class MatchResult:
     spec: MatchSpec
     seatings: list[tuple[int, ...]]
-    deals: list[dict] = field(default_factory=list)
-    games: list[dict] = field(default_factory=list)
+    deals: list[DealResult] = field(default_factory=list)
+    games: list[GameResult] = field(default_factory=list)
     units: list[Unit] = field(default_factory=list)
     interrupted: bool = False
     sprt: SprtState | None = None  # the test after the last finished board
@@ -193,13 +232,13 @@ class MatchResult:
                  "deals_won": 0, "faults": dict(Counter(f.kind for f in self.spec.bots[i].faults))} for i, name in enumerate(self.names)]
         for d in self.deals:
             for i in range(k):
-                rows[i]["points"] += d["points"][i]
-                rows[i]["net"] += d["net"][i]
-            for i in d["won_by"]:
+                rows[i]["points"] += d.points[i]
+                rows[i]["net"] += d.net[i]
+            for i in d.won_by:
                 rows[i]["deals_won"] += 1
         for g in self.games:
             for i in range(k):
-                key = "games_won" if i in g["won_by"] else "games_lost" if i in g["lost_by"] else "games_drawn"
+                key = "games_won" if i in g.won_by else "games_lost" if i in g.lost_by else "games_drawn"
                 rows[i][key] += 1
         return rows
 
@@ -227,8 +266,8 @@ class MatchResult:
             "unit": unit,
             "bots": [{"name": b.name, "command": b.argv, "hello": _hello(b)} for b in spec.bots],
             "orientations": [list(s) for s in self.seatings],
-            "deals": self.deals,
-            "game_results": self.games,
+            "deals": msgspec.to_builtins(self.deals),
+            "game_results": msgspec.to_builtins(self.games),
             "totals": self.bot_totals(),
             "margin": margins,
             "faults": [f.to_json() for b in spec.bots for f in b.faults],
@@ -311,14 +350,14 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
         net: list[float] = [v.sense * p for p in points]
         won_by = sorted({seating[s] for s in game.sides[rec.winner]}) if rec.winner is not None else []
         assert rec.end is not None
-        result.deals.append({
-            "game": g, "orientation": o, "deal": rec.number, "stream": stream_index,
-            "leader": rec.leader, "leader_bot": spec.bots[seating[rec.leader]].name,
-            "lead_tile": None if rec.lead_tile is None else tile_name(rec.lead_tile),
-            "end": rec.end.reason, "by": rec.end.seat, "by_bot": spec.bots[seating[rec.end.seat]].name,
-            "wrote": list(rec.wrote), "totals": list(rec.totals), "points": points, "net": net, "won_by": won_by,
-            "notes": list(rec.notes),
-        })
+        result.deals.append(DealResult(
+            game=g, orientation=o, deal=rec.number, stream=stream_index,
+            leader=rec.leader, leader_bot=spec.bots[seating[rec.leader]].name,
+            lead_tile=None if rec.lead_tile is None else tile_name(rec.lead_tile),
+            end=rec.end.reason, by=rec.end.seat, by_bot=spec.bots[seating[rec.end.seat]].name,
+            wrote=list(rec.wrote), totals=list(rec.totals), points=points, net=net, won_by=won_by,
+            notes=list(rec.notes),
+        ))
         if not v.to_target:
             _unit(result, rec.number).net[o] = net
 
@@ -337,13 +376,13 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
         points = [0] * k
         for side, seats in enumerate(game.sides):
             points[seating[seats[0]]] += outcome.totals[side]
-        result.games.append({
-            "game": g, "orientation": o, "deals": deals, "totals": list(outcome.totals), "points": points,
-            "winners": list(outcome.winners), "losers": list(outcome.losers), "dry": list(outcome.dry),
-            "won_by": [b for b in range(k) if won[b]], "lost_by": [b for b in range(k) if lost[b]],
-            "dry_bots": sorted({seating[s] for side in outcome.dry for s in game.sides[side]}),
-            "reason": outcome.reason,
-        })
+        result.games.append(GameResult(
+            game=g, orientation=o, deals=deals, totals=list(outcome.totals), points=points,
+            winners=list(outcome.winners), losers=list(outcome.losers), dry=list(outcome.dry),
+            won_by=[b for b in range(k) if won[b]], lost_by=[b for b in range(k) if lost[b]],
+            dry_bots=sorted({seating[s] for side in outcome.dry for s in game.sides[side]}),
+            reason=outcome.reason,
+        ))
         if v.to_target:
             _unit(result, g).net[o] = [v.sense * p for p in points]
 

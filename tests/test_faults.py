@@ -152,10 +152,10 @@ def check_one_fault(p: Played, kind: str) -> F.Fault:
     assert (fault.seat, fault.game, fault.deal) == (where["seat"], where["game"], where["deal"]), (str(fault), where)
     assert fault.line is None or len(fault.line) <= F.EVIDENCE + 20
     check_completed(p)
-    stopped = [d for d in p.result.deals if d["end"] == "fault"]
-    assert len(stopped) == 1 and stopped[0]["by_bot"] == "hostile" and stopped[0]["by"] == fault.seat
+    stopped = [d for d in p.result.deals if d.end == "fault"]
+    assert len(stopped) == 1 and stopped[0].by_bot == "hostile" and stopped[0].by == fault.seat
     assert len(p.result.deals) > 1, "no other deal was played"
-    assert all(d["end"] in ("domino", "fish") for d in p.result.deals if d is not stopped[0])
+    assert all(d.end in ("domino", "fish") for d in p.result.deals if d is not stopped[0])
     assert p.result.to_json()["totals"][0]["faults"] == {kind: 1}
     return fault
 
@@ -253,7 +253,7 @@ async def test_out_of_turn(tmp_path, behaviour):
     assert "when it was not its turn" in fault.detail
     assert json.loads(fault.line or "")["type"] == "play"
     check_completed(p)
-    assert [d["by_bot"] for d in p.result.deals if d["end"] == "fault"] == ["hostile"]
+    assert [d.by_bot for d in p.result.deals if d.end == "fault"] == ["hostile"]
 
 
 async def test_exits_mid_deal(tmp_path):
@@ -302,8 +302,8 @@ async def test_never_reads_stdin_at_the_end_of_a_deal(tmp_path):
     # the deal it went out in stands; the next deal of that process is stopped at its start
     at = next(i for i, r in enumerate(p.log) if r["k"] == "fault")
     assert p.log[at - 1]["k"] == "deal"
-    stopped = [d for d in p.result.deals if d["end"] == "fault"]
-    assert len(stopped) == 1 and stopped[0]["by_bot"] == "hostile"
+    stopped = [d for d in p.result.deals if d.end == "fault"]
+    assert len(stopped) == 1 and stopped[0].by_bot == "hostile"
 
 
 async def test_floods_stderr(tmp_path):
@@ -342,8 +342,8 @@ async def test_startup_fault_on_the_second_start(tmp_path, behaviour, detail):
     assert startup.game == crash.game and startup.deal >= crash.deal + 1
     assert len(p.starts()) >= 3
     check_completed(p)
-    ends = [d for d in p.result.deals if d["end"] == "fault"]
-    assert len(ends) == 2 and all(d["by_bot"] == "hostile" for d in ends)
+    ends = [d for d in p.result.deals if d.end == "fault"]
+    assert len(ends) == 2 and all(d.by_bot == "hostile" for d in ends)
 
 
 @pytest.mark.parametrize(
@@ -388,7 +388,7 @@ async def test_max_faults_forfeits_the_rest(tmp_path):
     assert p.bot.forfeited
     assert [r["bot"] for r in p.log if r["k"] == "forfeit"] == ["hostile"]
     check_completed(p)
-    assert all(d["end"] == "fault" and d["by_bot"] == "hostile" for d in p.result.deals)
+    assert all(d.end == "fault" and d.by_bot == "hostile" for d in p.result.deals)
     forfeited = [r for r in p.log if r["k"] == "forfeited_deal"]
     assert len(forfeited) == len(p.result.deals) - 3
     # two processes at the start (a pair) and one after each of the first two faults

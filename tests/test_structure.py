@@ -141,3 +141,25 @@ async def test_without_a_signal_the_body_runs_to_its_end() -> None:
     async with cancel_on_signals(raise_after=True) as stop:
         await trio.sleep(0)
     assert stop.signal is None and stop.count == 0
+
+
+# -- typed results -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("struct", "start", "end"), [("DealResult", "A **deal** entry", "A **game"), ("GameResult", "A **game", "\n\n")])
+def test_result_entries_are_structs_whose_fields_the_docs_name_in_order(struct: str, start: str, end: str) -> None:
+    """A deal's and a game's result are msgspec structs in the driver; ``--json`` gives their
+    fields in declaration order, and docs/result-json.md names each of them in that order."""
+    import re
+
+    import msgspec
+
+    import referee.match as M
+
+    cls = getattr(M, struct)
+    fields = [f.name for f in msgspec.structs.fields(cls)]
+    doc = (ROOT / "docs" / "result-json.md").read_text(encoding="utf-8")
+    part = doc[doc.index(start):]
+    part = part[: part.index(end, len(start))]
+    named = [n for n in re.findall(r"`([a-z_]+)`", part) if n in fields]
+    assert list(dict.fromkeys(named)) == fields
