@@ -25,6 +25,6 @@ for line in sys.stdin.buffer:
               "author": "referee sample bots", "protocol": 1})
     elif kind == "turn":
         first = msg["legal"][0]
-        send({"type": "play", "tile": first["tile"], "end": first.get("end")})
+        send({"type": "play", **first})  # a legal entry sent as it is: tile, end (closed, stop)
     elif kind == "match_end":
         break

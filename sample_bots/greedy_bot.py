@@ -32,6 +32,8 @@ def options_after(play, hand, ends):
 
 def choose(turn):
     def preference(play):
+        if play.get("stop"):  # "place nothing more this turn" (osel): only when nothing else is left
+            return (-1, False, 0)
         a, b = play["tile"]
         return (a + b, a == b, options_after(play, turn["hand"], turn["ends"]))
     # max() returns the first of equal maxima, which is the first in the legal list.
@@ -51,6 +53,6 @@ for line in sys.stdin.buffer:
               "author": "referee sample bots", "protocol": 1})
     elif kind == "turn":
         best = choose(msg)
-        send({"type": "play", "tile": best["tile"], "end": best.get("end")})
+        send({"type": "play", **best})  # the entry as it is: tile, end (closed, stop)
     elif kind == "match_end":
         break

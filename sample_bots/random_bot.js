@@ -45,8 +45,9 @@ input.on("line", (line) => {
     send({ type: "hello", name: "random_bot.js", version: "1.0", author: "referee sample bots", protocol: 1 });
   } else if (msg.type === "turn") {
     const choice = msg.legal[Math.floor(random() * msg.legal.length)];
-    console.error(`playing ${JSON.stringify(choice.tile)} on ${choice.end}`); // stderr: our log
-    send({ type: "play", tile: choice.tile, end: choice.end === undefined ? null : choice.end });
+    console.error(`playing ${JSON.stringify(choice)}`); // stderr: our log
+    // the entry as it is (tile, end, and "closed" or "stop" where a game has them), with the turn's id
+    send({ type: "play", ...choice, turn: msg.id === undefined ? null : msg.id });
   } else if (msg.type === "match_end") {
     process.exit(0); // the match is over
   }

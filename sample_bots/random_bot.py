@@ -36,9 +36,11 @@ for line in sys.stdin.buffer:  # one message per line, UTF-8; the loop ends when
         send({"type": "hello", "name": "random_bot.py", "version": "1.0",
               "author": "referee sample bots", "protocol": 1})
     elif kind == "turn":
-        choice = rng.choice(msg["legal"])  # every entry of "legal" is a legal play
-        print(f"playing {choice['tile']} on {choice.get('end')}", file=sys.stderr)  # our log
-        send({"type": "play", "tile": choice["tile"], "end": choice.get("end")})
+        choice = rng.choice(msg["legal"])  # every entry of "legal" is a legal move
+        print(f"playing {choice}", file=sys.stderr)  # our log
+        # Send the entry as it is: its tile and end, and "closed" or "stop" where the game has
+        # them (osel); "turn" echoes the turn's id, so a late answer cannot count for another.
+        send({"type": "play", **choice, "turn": msg.get("id")})
     elif kind == "match_end":
         break  # the match is over: exit
     # any other type (including ones added to the protocol later) is ignored

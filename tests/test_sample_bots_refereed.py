@@ -59,3 +59,26 @@ def test_sample_bot_plays_legally_through_the_referee(bot, game, amount, request
     assert len(data["deals"]) >= (8 if game == "sport" else 2)
     assert all(d["end"] in ("domino", "fish") for d in data["deals"])
     assert data["bots"][0]["hello"] is not None
+
+
+@pytest.mark.parametrize("bot", ["random_bot.py", "greedy_bot.py", "first_bot.py", "random_bot.js", "c/random_bot"])
+@pytest.mark.parametrize("game, players", [("osel", 4), ("osel", 3), ("telephone", 4), ("telephone", 2), ("muggins", 2), ("muggins", 3)])
+def test_sample_bot_plays_the_cross_games_legally(bot, game, players, request, tmp_path, monkeypatch):
+    """Closed doubles, stop and the turn's id echoed (where the bot does) all go through the
+    referee without a fault, and the log verifies."""
+    from referee.replay import verify
+
+    monkeypatch.setenv("BOT_SEED", "5")
+    argv = command(bot, lambda: request.getfixturevalue("c_dir"))
+    v = variant(game)
+    bots = [Bot("candidate", argv)] + [Bot(f"first{i}", resolve_command(str(BOTS / "first_bot.py"))) for i in range(1, players if players != 4 else 2)]
+    spec = MatchSpec(
+        v, bots, players, v.resolve_options(players), games=1, seed=11,
+        tc=TimeControl(startup=20, move=10), log_path=tmp_path / "m.jsonl", stderr_dir=tmp_path / "err",
+    )
+    result = trio.run(run_match, spec)
+    data = result.to_json()
+    assert data["faults"] == []
+    assert not data["interrupted"]
+    assert all(d["end"] in ("domino", "fish") for d in data["deals"])
+    assert verify(tmp_path / "m.jsonl").plays > 0

@@ -94,11 +94,15 @@ static int is_string(const char *p, const char *word)
     return p && p[0] == '"' && strncmp(p + 1, word, n) == 0 && p[n + 1] == '"';
 }
 
-static void put_value(const char *p)
+/* The play: the legal entry as it is ({"tile":...,"end":...} and "closed" or "stop" where a game
+ * has them), behind "type":"play". */
+static void put_play(const char *entry)
 {
-    const char *end = p ? skip_value(p) : NULL;
-    if (end) fwrite(p, 1, (size_t)(end - p), stdout);
-    else fputs("null", stdout);
+    const char *end = skip_value(entry);
+    fputs("{\"type\":\"play\",", stdout);
+    if (end) fwrite(entry + 1, 1, (size_t)(end - entry - 1), stdout);
+    else fputs("\"tile\":null}", stdout);
+    fputs("\n", stdout);
 }
 
 int main(void)
@@ -112,11 +116,7 @@ int main(void)
             if (!legal || *legal != '[') continue;
             first = skip_ws(legal + 1);
             if (*first != '{') continue; /* an empty list: nothing to play */
-            fputs("{\"type\":\"play\",\"tile\":", stdout);
-            put_value(find_key(first, "tile"));
-            fputs(",\"end\":", stdout);
-            put_value(find_key(first, "end"));
-            fputs("}\n", stdout);
+            put_play(first);
             fflush(stdout);
         } else if (is_string(type, "hello")) {
             /* the referee needs a hello back before anything else */

@@ -129,12 +129,15 @@ static int is_string(const char *p, const char *word)
     return p && p[0] == '"' && strncmp(p + 1, word, n) == 0 && p[n + 1] == '"';
 }
 
-/* Print the JSON value at p as it is (or null if there is none). */
-static void put_value(const char *p)
+/* The play: the legal entry as it is ({"tile":...,"end":...} and "closed" or "stop" where a game
+ * has them), behind "type":"play". */
+static void put_play(const char *entry)
 {
-    const char *end = p ? skip_value(p) : NULL;
-    if (end) fwrite(p, 1, (size_t)(end - p), stdout);
-    else fputs("null", stdout);
+    const char *end = skip_value(entry);
+    fputs("{\"type\":\"play\",", stdout);
+    if (end) fwrite(entry + 1, 1, (size_t)(end - entry - 1), stdout);
+    else fputs("\"tile\":null}", stdout);
+    fputs("\n", stdout);
 }
 
 int main(int argc, char **argv)
@@ -161,11 +164,7 @@ int main(int argc, char **argv)
             }
             k = rand() % n;
             choice = array_item(legal, k, NULL);
-            fputs("{\"type\":\"play\",\"tile\":", stdout);
-            put_value(find_key(choice, "tile"));
-            fputs(",\"end\":", stdout);
-            put_value(find_key(choice, "end"));
-            fputs("}\n", stdout);
+            put_play(choice);
             fflush(stdout);
             fprintf(stderr, "random_bot.c: chose legal play %d of %d\n", k + 1, n);
         } else if (is_string(type, "match_end")) {
