@@ -6,7 +6,11 @@ when it is out of date).  PROTOCOL.md explains the conversation; the class docst
 the field reference.
 
 Tiles travel as two-number arrays ``[low, high]`` (a bot may send the halves in either order);
-ends as names, ``"left"`` or ``"right"`` for line games; the lead has ``"end": null``.
+ends as names, ``"left"`` or ``"right"`` for line games, also ``"up"`` and ``"down"`` on a cross
+(osel, telephone, muggins); the lead has ``"end": null``.
+
+Fields that only some games use (``closed``, ``stop``, ``count``, ``continuing``, ``played``)
+are *absent* where they do not apply, so a line game's messages are what they always were.
 
 Forward compatibility: referee-to-bot messages only ever gain fields with defaults, and a bot
 must ignore message types and fields it does not know.  The referee likewise ignores unknown
@@ -18,7 +22,7 @@ import re
 from typing import Annotated, Any, Literal
 
 import msgspec
-from msgspec import Meta, Struct, field
+from msgspec import UNSET, Meta, Struct, UnsetType, field
 
 PROTOCOL_VERSION = 1
 
@@ -33,7 +37,7 @@ TileJSON = Annotated[
     Meta(description="a tile as [low, high], e.g. [3, 5]; a bot may also send [5, 3]"),
 ]
 Seat = Annotated[int, Meta(ge=0, le=7, description="a seat number; play passes from seat s to s+1")]
-EndName = Annotated[str, Meta(description='an open end of the layout: "left" or "right" in line games')]
+EndName = Annotated[str, Meta(description='an open end of the layout: "left" or "right"; on a cross also "up" and "down"')]
 
 
 # -- referee to bot ----------------------------------------------------------------------------
@@ -88,6 +92,17 @@ class Placed(ToBot, tag="placed"):
     tile: TileJSON
     end: Annotated[EndName | None, Meta(description='the end it went on; null for the lead')]
     forced: Annotated[bool, Meta(description='true when the referee placed it (a forced lead)')] = False
+    closed: Annotated[bool | UnsetType, Meta(description='osel: present and true when the double was laid closed (nothing more goes on that end)')] = UNSET
+
+
+class Scored(ToBot, tag="scored"):
+    """Points written during play (telephone, muggins): after ``seat`` placed a tile the open
+    ends added up to ``count``, and that seat's side wrote ``points`` (``count``, or a fifth of it
+    under telephone's ``scale=5``)."""
+
+    seat: Seat
+    points: int
+    count: Annotated[int, Meta(description='the sum of the open ends that made the points (RULES.md §6 LAY-6)')]
 
 
 class Drew(ToBot, tag="drew"):
@@ -105,22 +120,27 @@ class Passed(ToBot, tag="passed"):
 
 
 class PlayOption(Struct):
-    """One legal play; answering with exactly these fields is always legal."""
+    """One legal move; answering with exactly these fields is always legal."""
 
-    tile: TileJSON
+    tile: Annotated[TileJSON | None, Meta(description='the tile to place; null only for a stop')]
     end: EndName | None
+    closed: Annotated[bool | UnsetType, Meta(description='osel: present and true to lay this double closed')] = UNSET
+    stop: Annotated[bool | UnsetType, Meta(description='present and true for "place nothing more this turn" (osel, after the turn\'s first tile)')] = UNSET
 
 
 class Turn(ToBot, tag="turn"):
     """Your move.  Answer with one ``play`` before ``time_ms`` runs out."""
 
-    legal: Annotated[list[PlayOption], Meta(description='every legal play (never empty): the simplest bot answers with one of these')]
+    legal: Annotated[list[PlayOption], Meta(description='every legal move (never empty), stop included: the simplest bot answers with one of these')]
     hand: list[TileJSON]
-    ends: Annotated[dict[str, int], Meta(description='each open end and the number it shows ({} before the lead)')]
+    ends: Annotated[dict[str, int], Meta(description='each open end and the number it shows ({} before the lead); closed ends and a cross\'s unopened up/down are absent')]
     counts: Annotated[list[int], Meta(description='how many tiles each seat holds')]
     bazaar: Annotated[int, Meta(description='tiles left in the bazaar')]
     time_ms: Annotated[int, Meta(description='the time you have for this move, in milliseconds')]
     bank_ms: Annotated[int | None, Meta(description='what is left of your time bank before this move, or null without a bank')] = None
+    id: Annotated[int | UnsetType, Meta(description='this turn\'s number in the match (the referee always sends it); a play may echo it as "turn", and one that echoes another number is out of turn')] = UNSET
+    count: Annotated[int | UnsetType, Meta(description='telephone, muggins: the sum of the open ends now (RULES.md §6 LAY-6)')] = UNSET
+    continuing: Annotated[bool | UnsetType, Meta(description='present and true when you are going on with a turn you began (osel\'s extra doubles, or closing the second line end)')] = UNSET
 
 
 class DealEnd(ToBot, tag="deal_end"):
@@ -133,6 +153,7 @@ class DealEnd(ToBot, tag="deal_end"):
     wrote: Annotated[list[int], Meta(description='what each side wrote in this deal')]
     totals: Annotated[list[int], Meta(description="each side's total after the deal")]
     notes: Annotated[list[str], Meta(description='why, in words')] = []
+    played: Annotated[list[int] | UnsetType, Meta(description='telephone, muggins: what each side wrote during play (already in wrote)')] = UNSET
 
 
 class GameEnd(ToBot, tag="game_end"):
@@ -151,7 +172,7 @@ class MatchEnd(ToBot, tag="match_end"):
     reason: str = "match over"
 
 
-ToBotMessage = Hello | DealStart | Placed | Drew | Passed | Turn | DealEnd | GameEnd | MatchEnd
+ToBotMessage = Hello | DealStart | Placed | Scored | Drew | Passed | Turn | DealEnd | GameEnd | MatchEnd
 
 
 # -- bot to referee ----------------------------------------------------------------------------
@@ -171,10 +192,14 @@ class BotHello(FromBot, tag="hello"):
 
 
 class Play(FromBot, tag="play"):
-    """Your answer to ``turn``: a tile you hold and the end to put it on (null for the lead)."""
+    """Your answer to ``turn``: a tile you hold and the end to put it on (null for the lead);
+    or, where ``turn.legal`` offers it, ``"tile": null, "stop": true``."""
 
-    tile: TileJSON
+    tile: Annotated[TileJSON | None, Meta(description='the tile to place; null only with "stop": true')]
     end: EndName | None = None
+    closed: Annotated[bool | UnsetType, Meta(description='osel: true to lay this double closed')] = UNSET
+    stop: Annotated[bool | UnsetType, Meta(description='true to place nothing more this turn, with "tile": null')] = UNSET
+    turn: Annotated[int | None | UnsetType, Meta(description="the id of the turn this answers (optional); another turn's id is a fault")] = UNSET
 
 
 FromBotMessage = BotHello | Play

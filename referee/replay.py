@@ -19,7 +19,9 @@ from referee.engine import TERMINAL, IllegalPlay, variant
 from referee.engine.deal import Deal
 from referee.engine.errors import RulesError
 from referee.engine.game import Game
-from referee.engine.line import END_NAMES, Drew, Passed, Placed, line_of
+from referee.engine.cross import CrossDeal, arms
+from referee.engine.layout import DOWN, LEFT, RIGHT, UP
+from referee.engine.line import END_NAMES, STOP, Drew, Passed, Placed, Scored, line_of
 from referee.engine.state import DealState
 from referee.engine.tiles import parse_tile, tile_text
 from referee.log import read_log
@@ -104,9 +106,8 @@ class LogWalker:
                     if msg.get("type") == "turn":
                         if rec["seat"] != state.turn:
                             raise fail(f"a turn was sent to seat {rec['seat']} but seat {state.turn} is to move")
-                        legal = [msgspec.to_builtins(play_option(p)) for p in state.legal_plays()]
-                        got = [{"tile": list(x["tile"]), "end": x["end"]} for x in msg["legal"]]
-                        want = [{"tile": list(x["tile"]), "end": x["end"]} for x in legal]
+                        want = [_option(msgspec.to_builtins(play_option(p))) for p in state.legal_plays()]
+                        got = [_option(x) for x in msg["legal"]]
                         if got != want:
                             raise fail(f"the turn lists legal plays {got}, the engine has {want}")
                         self.counts.turns_checked += 1
@@ -116,20 +117,23 @@ class LogWalker:
                 if state is None:
                     raise fail("a play outside a deal")
                 seat = rec["seat"]
-                msg = m.Play(tuple(rec["tile"]), rec["end"])
+                msg = m.Play(None if rec["tile"] is None else tuple(rec["tile"]), rec["end"],
+                             closed=rec.get("closed", m.UNSET), stop=rec.get("stop", m.UNSET))
                 raw = last_in.get(seat)
                 if raw is not None:
                     try:
                         sent = m.decode_from_bot(raw.encode())
                     except msgspec.DecodeError:
                         sent = None
-                    if not isinstance(sent, m.Play) or sorted(sent.tile) != sorted(msg.tile) or sent.end != msg.end:
+                    if not isinstance(sent, m.Play) or _key(sent) != _key(msg):
                         raise fail(f"the play {rec['tile']} {rec['end']} is not what seat {seat} sent ({raw})")
                 try:
-                    state.push(engine_play(msg), seat)
+                    played = state.push(engine_play(msg), seat)
                 except IllegalPlay as exc:
                     raise fail(f"illegal play by seat {seat}: {exc}") from None
                 self.counts.plays += 1
+                if played == STOP:
+                    self._emit("stop", rec, state)
                 shown = self._emit_history(state, shown, rec)
             elif kind in ("fault", "forfeited_deal"):
                 if kind == "fault":
@@ -184,6 +188,43 @@ class LogWalker:
         return len(state.history)
 
 
+def _option(x: dict) -> dict:
+    return {**x, "tile": None if x["tile"] is None else list(x["tile"])}
+
+
+def _key(msg: m.Play) -> tuple:
+    """What identifies a play: the tile (either order), the end, closed, stop."""
+    return (None if msg.tile is None else sorted(msg.tile), msg.end, msg.closed is True, msg.stop is True)
+
+
+def layout_text(state: DealState, upto: int) -> str:
+    """The layout after the first ``upto`` events, as one line for people.
+
+    A line: its tiles left to right.  A cross: the line left to right with the lead in braces,
+    and once the cross has opened a second line with the ``up`` and ``down`` arms outward; a
+    closed double is shown ``[5#5]``.
+    """
+    history = state.history[:upto]
+    if not isinstance(state, CrossDeal):
+        return "".join(f"[{a}|{b}]" for a, b in line_of(history))
+    a = arms(history)
+
+    def tile(near: int, far: int, closed: bool, outward: bool = True) -> str:
+        x, y = (near, far) if outward else (far, near)
+        return f"[{x}{'#' if closed else '|'}{y}]"
+
+    lead = a.get(None)
+    if not lead:
+        return ""
+    lo, hi, _ = lead[0]
+    line = ("".join(tile(n, f, c, outward=False) for n, f, c in reversed(a.get(LEFT, [])))
+            + f"{{{lo}|{hi}}}" + "".join(tile(n, f, c) for n, f, c in a.get(RIGHT, [])))
+    if a.get(UP) or a.get(DOWN) or state.layout.opened:
+        line += "\n      " + "   ".join(f"{name}: " + ("".join(tile(n, f, c) for n, f, c in a.get(e, [])) or "-")
+                                       for e, name in ((UP, "up"), (DOWN, "down")))
+    return line
+
+
 def verify(path: Path) -> Counts:
     """Re-play a whole log; raise :class:`Inconsistent` at the first disagreement."""
     return LogWalker(path).walk()
@@ -233,14 +274,19 @@ def replay_lines(path: Path, game: int | None = None, deal: int | None = None, o
                 assert state is not None  # an event belongs to a deal
                 where = "leads" if e.end is None else f"plays on the {END_NAMES[e.end]}"
                 forced = " (forced)" if e.forced else ""
-                line = "".join(f"[{a}|{b}]" for a, b in line_of(state.history[: state.history.index(e) + 1]))
+                closed = " closed" if e.closed else ""
+                line = layout_text(state, state.history.index(e) + 1)
                 ms = f"  {rec['play']['ms']:.1f} ms" if rec.get("play") and rec["play"].get("ms") is not None else ""
-                out.append(f"   {who(e.seat)} {where} {tile_text(e.tile)}{forced}{ms}")
+                out.append(f"   {who(e.seat)} {where} {tile_text(e.tile)}{closed}{forced}{ms}")
                 out.append(f"      {line}")
+            elif type(e) is Scored:
+                out.append(f"      the ends add up to {e.count}: {who(e.seat)} writes {e.points}")
             elif type(e) is Drew:
                 out.append(f"   {who(e.seat)} draws {e.count}: " + " ".join(tile_text(t) for t in e.tiles))
             elif type(e) is Passed:
                 out.append(f"   {who(e.seat)} knocks")
+        elif kind == "stop":
+            out.append(f"   {who(rec['seat'])} stops")
         elif kind == "fault":
             out.append(f"   FAULT {who(rec['seat'])}: {rec['kind']}: {rec['detail']}")
         elif kind == "deal_end":

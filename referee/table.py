@@ -136,6 +136,7 @@ class Table:
                 p.bot.clock = Clock(tc)
         self.game_number = 0
         self.deal_number = 0
+        self.turn_id = 0  # every turn of the match gets the next id; a play may echo it
         self.seat = -1  # the seat being served, for fault records
         # trio.current_time() itself, without the two calls that lead to it (the turn's hot path)
         self._now = trio.lowlevel.current_clock().current_time
@@ -522,7 +523,8 @@ class Table:
         assert clock is not None  # set when the match starts
         allowance = clock.allowance()
         bank = None if clock.bank is None else int(clock.bank * 1000)
-        p.outbox.append(m.encode_line(turn_message(state, int(allowance * 1000), bank)))
+        self.turn_id += 1
+        p.outbox.append(m.encode_line(turn_message(state, int(allowance * 1000), bank, self.turn_id)))
         data = p.outbox
         p.outbox = []
         self.log.out(seat, data)
@@ -577,14 +579,27 @@ class Table:
         clock.charge(elapsed)
         if type(msg) is not m.Play:
             return self._new_fault(F.OUT_OF_TURN, p, seat, "answered a turn with a hello", line)
+        if msg.turn is not None and msg.turn is not m.UNSET and msg.turn != self.turn_id:
+            return self._new_fault(F.OUT_OF_TURN, p, seat, f"the play answers turn {msg.turn}, but this is turn {self.turn_id}", line)
         try:
             played = state.push(engine_play(msg), seat)
         except IllegalPlay as exc:
             legal = ", ".join(str(x) for x in state.legal_plays()[:12])
             return self._new_fault(F.ILLEGAL, p, seat, f"{exc} (legal: {legal})", line)
-        self.log.write({"k": "play", "seat": seat, "tile": list(msg.tile), "end": msg.end, "ms": round(elapsed * 1000, 3),
-                        "as": str(played)})
+        self.log.write(play_record(seat, msg, elapsed, played))
         return None
+
+
+def play_record(seat: int, msg: m.Play, elapsed: float, played) -> dict:
+    """The log's record of an accepted play; ``closed`` and ``stop`` only where they are true, so a
+    line game's record is what it always was."""
+    rec = {"k": "play", "seat": seat, "tile": None if msg.tile is None else list(msg.tile), "end": msg.end,
+           "ms": round(elapsed * 1000, 3), "as": str(played)}
+    if msg.closed is True:
+        rec["closed"] = True
+    if msg.stop is True:
+        rec["stop"] = True
+    return rec
 
 
 def _queue_events(state: DealState, delivered: int, seating: list[Player], n: int) -> int:

@@ -8,11 +8,11 @@ is built once per tile and end, not once per turn).
 from __future__ import annotations
 
 from protocol import messages as m
-from referee.engine import END_NAMES, Play, play
+from referee.engine import END_NAMES, STOP, Play, play
 from referee.engine.deal import Deal
 from referee.engine.errors import IllegalPlay
 from referee.engine.game import DealRecord, Game, GameOutcome
-from referee.engine.line import Drew, Event, Passed, Placed
+from referee.engine.line import Drew, Event, Passed, Placed, Scored
 from referee.engine.state import DealState
 from referee.engine.tiles import HIGH, LOW, N_TILES, tile
 
@@ -23,7 +23,11 @@ _OPTIONS: dict[Play, m.PlayOption] = {}
 def play_option(p: Play) -> m.PlayOption:
     opt = _OPTIONS.get(p)
     if opt is None:
-        opt = _OPTIONS[p] = m.PlayOption(TILE_JSON[p.tile], None if p.end is None else END_NAMES[p.end])
+        if p == STOP:
+            opt = m.PlayOption(None, None, stop=True)
+        else:
+            opt = m.PlayOption(TILE_JSON[p.tile], None if p.end is None else END_NAMES[p.end], closed=True if p.closed else m.UNSET)
+        _OPTIONS[p] = opt
     return opt
 
 
@@ -37,11 +41,13 @@ def hand_json(hand: int) -> list[tuple[int, int]]:
 
 
 def ends_json(state: DealState) -> dict[str, int]:
-    return {END_NAMES[e]: v for e, v in enumerate(state.ends) if v >= 0}
+    names = state.layout.names
+    return {names[e]: v for e, v in enumerate(state.ends) if v >= 0}
 
 
-def turn_message(state: DealState, time_ms: int, bank_ms: int | None = None) -> m.Turn:
+def turn_message(state: DealState, time_ms: int, bank_ms: int | None = None, turn_id: int | m.UnsetType = m.UNSET) -> m.Turn:
     seat = state.turn
+    count = state.count()
     return m.Turn(
         legal=[play_option(p) for p in state.legal_plays()],
         hand=hand_json(state.hands[seat]),
@@ -50,6 +56,9 @@ def turn_message(state: DealState, time_ms: int, bank_ms: int | None = None) -> 
         bazaar=state.bazaar_left(),
         time_ms=time_ms,
         bank_ms=bank_ms,
+        id=turn_id,
+        count=m.UNSET if count is None else count,
+        continuing=True if state.continuing else m.UNSET,
     )
 
 
@@ -60,15 +69,18 @@ def event_lines(event: Event, players: int) -> list[bytes]:
     """The encoded line each seat receives for ``event`` (the same bytes for everyone, except
     that only the drawer sees the tiles drawn)."""
     if type(event) is Placed:
-        # Once per move: a placed line is encoded once per distinct (seat, tile, end, forced).
+        # Once per move: a placed line is encoded once per distinct (seat, tile, end, forced, closed).
         end = event.end
-        key = ((event.seat * N_TILES + event.tile) * 8 + (7 if end is None else end)) * 2 + event.forced
+        key = (((event.seat * N_TILES + event.tile) * 8 + (7 if end is None else end)) * 2 + event.forced) * 2 + event.closed
         line = _PLACED_LINES.get(key)
         if line is None:
             line = _PLACED_LINES[key] = m.encode_line(
-                m.Placed(event.seat, TILE_JSON[event.tile], None if end is None else END_NAMES[end], event.forced)
+                m.Placed(event.seat, TILE_JSON[event.tile], None if end is None else END_NAMES[end], event.forced,
+                         True if event.closed else m.UNSET)
             )
         return [line] * players
+    if type(event) is Scored:
+        return [m.encode_line(m.Scored(event.seat, event.points, event.count))] * players
     if type(event) is Drew:
         public = m.encode_line(m.Drew(event.seat, event.count, None))
         own = m.encode_line(m.Drew(event.seat, event.count, [TILE_JSON[t] for t in event.tiles]))
@@ -114,6 +126,7 @@ def deal_end(rec: DealRecord) -> m.DealEnd:
         wrote=list(rec.wrote),
         totals=list(rec.totals),
         notes=list(rec.notes),
+        played=list(rec.played) if rec.played else m.UNSET,
     )
 
 
@@ -125,14 +138,21 @@ def engine_play(msg: m.Play) -> Play:
     """A bot's ``play`` as an engine :class:`Play`.
 
     Raises:
-        IllegalPlay: the end is not a name the protocol knows.
+        IllegalPlay: the end is not a name the protocol knows, or the play names no tile and
+            is not a stop (or is both).
     """
+    if msg.stop is True:
+        if msg.tile is not None:
+            raise IllegalPlay('a stop names no tile: send "tile": null with "stop": true', IllegalPlay.BAD_MOVE)
+        return STOP
+    if msg.tile is None:
+        raise IllegalPlay('"tile" is null: a play names a tile, or says "stop": true', IllegalPlay.NOT_YOUR_TILE)
     a, b = msg.tile
     t = tile(a, b)
     if msg.end is None:
-        return play(t)
+        return Play(t, None, True) if msg.closed is True else play(t)
     try:
         end = END_NAMES.index(msg.end)
     except ValueError:
-        raise IllegalPlay(f"{msg.end!r} is not an end; ends are named {', '.join(END_NAMES[:2])}", IllegalPlay.BAD_END) from None
-    return play(t, end)
+        raise IllegalPlay(f"{msg.end!r} is not an end; ends are named {', '.join(END_NAMES)}", IllegalPlay.BAD_END) from None
+    return play(t, end, msg.closed is True)

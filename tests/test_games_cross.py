@@ -387,26 +387,51 @@ def test_arms_draw_the_cross_from_the_history():
     assert isinstance(state, CrossDeal)
 
 
-# -- until the referee plays them ----------------------------------------------------------------
+# -- at the table --------------------------------------------------------------------------------
+
+BOT = r'''
+import json, sys
+mode = sys.argv[1]
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["type"] == "hello":
+        print(json.dumps({"type": "hello", "name": "x", "protocol": 1}), flush=True)
+    elif msg["type"] == "turn":
+        play = {"type": "play", **msg["legal"][0]}
+        if mode == "close" and play["tile"] is not None and play["end"] is not None:
+            play["closed"] = True
+        elif mode == "stop":
+            play = {"type": "play", "tile": None, "stop": True}
+        elif mode == "up" and msg["ends"]:
+            play["end"] = "up"
+        elif mode == "turn":
+            play["turn"] = msg["id"] + 1000
+        print(json.dumps(play), flush=True)
+    elif msg["type"] == "match_end":
+        break
+'''
 
 
-@pytest.mark.parametrize("args", [["match", "a.py", "b.py", "--variant", "osel"], ["check", "a.py", "--variant", "telephone"]])
-def test_the_cli_refuses_the_engine_only_games_in_one_line(args, tmp_path):
-    from typer.testing import CliRunner
+@pytest.mark.parametrize("mode, kind, why", [
+    ("close", "illegal", "never laid closed"),
+    ("stop", "illegal", "nothing to stop"),
+    ("up", "illegal", "'up' is not open"),
+    ("turn", "out_of_turn", "the play answers turn"),
+])
+def test_a_bot_that_breaks_the_cross_rules_gets_the_fault_and_the_reason(mode, kind, why, tmp_path):
+    import sys
 
-    from referee.cli import app
-    from referee.engine.game import variant_names
+    import trio
 
-    if not variant("osel").refereed:
-        res = CliRunner().invoke(app, args, catch_exceptions=False)
-        assert res.exit_code == 2, res.output
-        text = res.output.strip()
-        assert text.startswith("error:") and "\n" not in text and "cannot play it yet" in text
-        assert "osel" not in variant_names(refereed=True)
-    from tournaments.config import LeagueError, load_league
+    from referee.clock import TimeControl
+    from referee.match import MatchSpec, run_match
+    from referee.table import Bot
 
-    league = tmp_path / "l.toml"
-    league.write_text('[game]\nvariant = "muggins"\n[[bot]]\nname = "a"\ncommand = "a.py"\n[[bot]]\nname = "b"\ncommand = "b.py"\n')
-    if not variant("muggins").refereed:
-        with pytest.raises(LeagueError, match="cannot play it yet"):
-            load_league(league)
+    v = variant("telephone")
+    first = [sys.executable, str(__import__("pathlib").Path(__file__).resolve().parent.parent / "sample_bots" / "first_bot.py")]
+    spec = MatchSpec(v, [Bot("bad", [sys.executable, "-c", BOT, mode]), Bot("first", first)], 2, v.resolve_options(2),
+                     games=1, seed=3, tc=TimeControl(startup=20, move=10), log_path=tmp_path / "m.jsonl",
+                     stderr_dir=tmp_path / "err", max_faults=1)
+    data = trio.run(run_match, spec).to_json()
+    faults = [f for f in data["faults"] if f["bot"] == "bad"]
+    assert faults and faults[0]["kind"] == kind and why in faults[0]["detail"], faults

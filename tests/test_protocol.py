@@ -52,6 +52,8 @@ EXAMPLES: list[m.ToBot | m.FromBot] = [
     ),
     m.Placed(seat=0, tile=(1, 1), end=None, forced=True),
     m.Placed(seat=2, tile=(1, 4), end="left"),
+    m.Placed(seat=2, tile=(4, 4), end="up", closed=True),
+    m.Scored(seat=1, points=15, count=15),
     m.Drew(seat=1, count=3, tiles=[(0, 0), (2, 5), (4, 6)]),
     m.Drew(seat=1, count=3),
     m.Passed(seat=3),
@@ -72,6 +74,8 @@ EXAMPLES: list[m.ToBot | m.FromBot] = [
     m.BotHello(name="mybot", protocol=1, version="2.1", author="Ann"),
     m.Play(tile=(3, 5), end="left"),
     m.Play(tile=(6, 6)),
+    m.Play(tile=(4, 4), end="down", closed=True, turn=12),
+    m.Play(tile=None, stop=True),
 ]
 
 

@@ -38,11 +38,13 @@ from referee.wire import TILE_JSON
 
 GAMES = [("sport", 4, {}), ("kozel", 4, {}), ("kozel", 4, {"teams": "none"}), ("kozel", 2, {}), ("kozel", 3, {}),
          ("draw", 2, {}), ("draw", 3, {}), ("draw", 4, {}), ("block", 2, {}), ("block", 3, {}), ("block", 4, {}),
-         ("club", 2, {}), ("club", 3, {}), ("club", 4, {})]
+         ("club", 2, {}), ("club", 3, {}), ("club", 4, {}),
+         ("osel", 2, {}), ("osel", 3, {}), ("osel", 4, {}), ("telephone", 2, {}), ("telephone", 4, {}),
+         ("muggins", 2, {}), ("muggins", 3, {}), ("muggins", 4, {})]
 
 TILE_ID = {tuple(pair): t for t, pair in enumerate(TILE_JSON)}
 #: fields holding arrays of plain numbers, which may look like a tile ([6, 6] counts)
-_NUMBERS = frozenset(("counts", "scores", "totals", "values", "wrote", "winners", "losers", "dry"))
+_NUMBERS = frozenset(("counts", "scores", "totals", "values", "wrote", "winners", "losers", "dry", "played"))
 # The originals, wrapped anew for every example (hypothesis runs examples under one monkeypatch).
 REAL_TURN_MESSAGE = table_module.turn_message
 REAL_FINISH = Game.finish
@@ -85,7 +87,7 @@ class WireBot(StubBot):
                 self.turn_truths.append(self.truth.turns[-1])
                 self.turn_order.append(len(self.truth.turns))
                 choice = dict(self.rnd.choice(json.loads(line)["legal"]))
-                if self.reverse_leads and choice["end"] is None:
+                if self.reverse_leads and choice["end"] is None and choice["tile"] is not None:
                     choice["tile"] = choice["tile"][::-1]
                 self.out.append(json.dumps({"type": "play", **choice}).encode())
             elif kind == "deal_end":
@@ -120,11 +122,11 @@ def play_recorded(monkeypatch, tmp_path: Path, vid: str, players: int, options: 
         started.append(bot)
         return bot
 
-    def turn_message(state, time_ms, bank_ms=None):
+    def turn_message(state, time_ms, bank_ms=None, turn_id=m.UNSET):
         known = state.layout_mask()
         truth.turns.append((state.turn, state.hands[state.turn], known | state.hands[state.turn],
                             tuple(h.bit_count() for h in state.hands), state.bazaar_left()))
-        return REAL_TURN_MESSAGE(state, time_ms, bank_ms)
+        return REAL_TURN_MESSAGE(state, time_ms, bank_ms, turn_id)
 
     def finish(self, state):
         truth.ends.append((tuple(state.hands), state.layout_mask()))

@@ -96,6 +96,5 @@ VARIANT = register(
         options=(),
         game=Muggins,
         default_players=2,
-        refereed=False,
     )
 )

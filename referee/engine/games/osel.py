@@ -48,6 +48,5 @@ VARIANT = register(
         options=(),
         game=Osel,
         sense=-1,
-        refereed=False,
     )
 )

@@ -123,6 +123,5 @@ VARIANT = register(
                    "at a deal's end: everyone holding tiles takes them off their score (001), or the winner writes the losers' hands (003)"),
         ),
         game=Telephone,
-        refereed=False,
     )
 )

@@ -1,0 +1,67 @@
+"""PROTOCOL.md's worked transcript of a cross deal, regenerated from the rules engine and the
+wire's own message builders, so the document cannot drift from what the referee sends.
+
+One osel deal (4 players in pairs) seen from seat 0, which answers with the *last* legal move
+(so it closes doubles and stops when it may) and echoes each turn's id, while the other seats
+take the first legal move: it shows ``up``/``down`` opening at once, a turn of several tiles
+(``continuing``), a closed double and ``stop``.  The ``text cross-transcript`` block of PROTOCOL.md must equal it line for line.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import msgspec
+
+from protocol import messages as m
+from referee.engine import TERMINAL, deal_from_seed, variant
+from referee.wire import deal_end, deal_start, engine_play, event_lines, turn_message
+
+PROTOCOL_MD = Path(__file__).resolve().parent.parent / "PROTOCOL.md"
+FENCE = re.compile(r"^```([^\n]*)\n(.*?)^```", re.M | re.S)
+SEED, INDEX, SEAT = 1, 1, 0
+
+
+def cross_transcript(seed: int = SEED, index: int = INDEX, seat: int = SEAT) -> list[str]:
+    game = variant("osel").new_game(4)
+    deal = deal_from_seed(seed, index, game.shape)
+    state = game.start(deal)
+    assert state is not None
+    out = [f"< {m.encode_line(deal_start(game, deal, state, seat, 0)).decode().strip()}"]
+    told = 0
+    turn_id = 0
+
+    def events() -> None:
+        nonlocal told
+        for e in state.history[told:]:
+            out.append(f"< {event_lines(e, game.players)[seat].decode().strip()}")
+        told = len(state.history)
+
+    while state.to_move() != TERMINAL:
+        turn_id += 1
+        if state.turn == seat:
+            events()
+            turn = turn_message(state, 5000, None, turn_id)
+            out.append(f"< {m.encode_line(turn).decode().strip()}")
+            choice = m.Play(**{**msgspec.structs.asdict(turn.legal[-1]), "turn": turn_id})
+            out.append(f"> {m.encode_line(choice).decode().strip()}")
+            state.push(engine_play(choice), seat)
+        else:
+            state.apply(state.legal_plays()[0])
+    events()
+    out.append(f"< {m.encode_line(deal_end(game.finish(state))).decode().strip()}")
+    return out
+
+
+def test_the_transcript_shows_the_cross_moves():
+    lines = "\n".join(cross_transcript())
+    for needle in ('"end":"up"', '"continuing":true', '"closed":true', '"stop":true', '"turn":'):
+        assert needle in lines, needle
+
+
+def test_protocol_md_cross_transcript_matches_the_engine():
+    blocks = [body for info, body in FENCE.findall(PROTOCOL_MD.read_text(encoding="utf-8")) if info.split()[1:] == ["cross-transcript"]]
+    assert len(blocks) == 1, "PROTOCOL.md should hold one block marked ```text cross-transcript"
+    documented = [line for line in blocks[0].splitlines() if line[:2] in ("< ", "> ")]
+    assert documented == cross_transcript(), "regenerate with: python -c 'import sys; sys.path.insert(0, \"tests\"); from test_protocol_cross import cross_transcript as t; print(*t(), sep=chr(10))'"
