@@ -7,6 +7,8 @@ wrong: each fault (late answers, lines that are not JSON or do not fit the schem
 path, illegal plays with what was legal, plays out of turn, crashes with the tail of stderr,
 start-up failures), output nobody asked for, and harmless oddities (messages of unknown types,
 slow answers or start-ups, not exiting after ``match_end``).  It ends with ``PASS`` or ``FAIL``.
+In the cross games each game's line also counts the turns of several tiles, the stops and the
+closed doubles the bot was offered and made, so an author sees that those paths were exercised.
 
 A game here is cut short after ``deals`` deals in each seating (the bot then gets a
 ``game_end`` saying so), so that the whole check takes seconds.  Games run a few at once, each
@@ -111,6 +113,7 @@ class GameReport:
     exits: list[str] = field(default_factory=list)  # how processes ended after match_end, if oddly
     forfeited: bool = False
     skipped: str | None = None
+    cross: Counter[str] = field(default_factory=Counter)  # see _Log.cross
     hello: dict | None = None
     others_faults: list[str] = field(default_factory=list)  # faults of the sample bots (not the candidate's)
 
@@ -147,8 +150,9 @@ class CheckReport:
 
 
 class _Watch:
-    """What the check reads from the match log as it is written (MatchLog's ``on_record``):
-    the candidate's handshakes and its answers with their times."""
+    """What the check reads from the match log as it is written (MatchLog's ``on_record`` and
+    ``on_out``): the candidate's handshakes, its answers with their times, and the cross games'
+    moves it was offered and made."""
 
     def __init__(self, candidate: Bot) -> None:
         self.candidate = candidate
@@ -156,13 +160,32 @@ class _Watch:
         self.orientation = 0
         self.hellos: list[dict[str, Any]] = []
         self.plays: list[tuple[float, str]] = []  # seconds, where
+        #: the cross games' moves the candidate was offered and made (multi-tile turns, stop, closing)
+        self.cross: Counter[str] = Counter()
+
+    def _mine(self, seat: int) -> bool:
+        return bool(self.seating) and self.seating[seat].bot is self.candidate
 
     def record(self, record: dict[str, Any]) -> None:
         k = record.get("k")
         if k == "hello":
             self.hellos.append(record)
-        elif k == "play" and self.seating and self.seating[record["seat"]].bot is self.candidate:
+        elif k == "play" and self._mine(record["seat"]):
             self.plays.append((record.get("ms", 0.0) / 1000, f"seating {self.orientation + 1}, seat {record['seat']}"))
+            for flag in ("closed", "stop"):
+                if record.get(flag):
+                    self.cross[f"{flag} made"] += 1
+
+    def out(self, seat: int, lines: list[bytes]) -> None:
+        """The lines sent to ``seat`` (MatchLog's ``on_out``): what the candidate was offered."""
+        turn = lines[-1] if lines else b""
+        if turn.startswith(b'{"type":"turn"') and self._mine(seat):
+            if b'"continuing":true' in turn:
+                self.cross["turns going on"] += 1
+            if b'"stop":true' in turn:
+                self.cross["stop offered"] += 1
+            if b'"closed":true' in turn:
+                self.cross["closing offered"] += 1
 
 
 def _opponents(setup: Setup, index: int, seed: int) -> list[Bot]:
@@ -203,7 +226,7 @@ async def check_game(setup: Setup, index: int, name: str, argv: list[str], opts:
         stale.unlink()
     t0 = trio.current_time()
     watch = _Watch(bot)
-    log = MatchLog(opts.log_dir / f"{setup.slug}.jsonl", lambda: trio.current_time() - t0, on_record=watch.record)
+    log = MatchLog(opts.log_dir / f"{setup.slug}.jsonl", lambda: trio.current_time() - t0, on_record=watch.record, on_out=watch.out)
     log.write({
         "k": "match", "variant": v.id, "players": setup.players, "options": setup.options, "deals": opts.deals,
         "games": 1, "seed": opts.seed, "deals_file": None, "check": True,
@@ -260,6 +283,7 @@ async def check_game(setup: Setup, index: int, name: str, argv: list[str], opts:
                 await table.play_game(game, current, next_deal, 0, after, {"game": 0, "orientation": o},
                                       cut=(deals, f"referee check: the game was stopped after {deals} deals"))
             report.forfeited = bot.forfeited
+            report.cross = watch.cross
             # Output written after the last deal, when nothing was asked (it would be a fault at
             # the next turn of a longer match).
             if seatings:
@@ -433,6 +457,10 @@ def _ms(seconds: float) -> str:
     return f"{seconds * 1000:.0f} ms" if seconds < 10 else f"{seconds:.1f} s"
 
 
+#: how the cross games' moves are listed in a game's line of the report
+_CROSS_ORDER = ("turns going on", "stop offered", "stop made", "closing offered", "closed made")
+
+
 def render(report: CheckReport) -> list[str]:
     """The report as lines of plain text, ending with the PASS or FAIL line."""
     opts = report.options
@@ -461,6 +489,8 @@ def render(report: CheckReport) -> list[str]:
                 status += f" (forfeited the rest after {opts.max_faults} faults)"
         else:
             status = "ok"
+        if g.cross:
+            status += " (" + ", ".join(f"{g.cross[k]} {k}" for k in _CROSS_ORDER if g.cross[k]) + ")"
         against = f" against {', '.join(g.opponents)}" if g.opponents else ""
         lines.append(f"  {g.setup.title:<28} {g.deals:>3} deals{against}: {status}")
 

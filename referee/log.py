@@ -57,12 +57,15 @@ class MatchLog:
     """
 
     def __init__(self, path: Path | None, clock: Callable[[], float],
-                 on_record: Callable[[dict[str, Any]], None] | None = None) -> None:
+                 on_record: Callable[[dict[str, Any]], None] | None = None,
+                 on_out: Callable[[int, list[bytes]], None] | None = None) -> None:
         self.path = path
         self._clock = clock  # a callable giving seconds since the match started
         #: sees every record :meth:`write` is given, before it is written (``referee check``
         #: reads the hellos and the plays from it)
         self.on_record = on_record
+        #: sees the lines of every :meth:`out` (``referee check`` counts what a bot was offered)
+        self.on_out = on_out
         self._file: IO[bytes] | None = None
         if path is not None:
             if path.is_dir():
@@ -95,6 +98,8 @@ class MatchLog:
                 raise self._failed(exc) from None
 
     def out(self, seat: int, lines: list[bytes]) -> None:
+        if self.on_out is not None:
+            self.on_out(seat, lines)
         if self._file is not None:
             # Each line is encoded JSON whose only newline is its last byte, so the messages
             # joined with commas are the lines joined, with newlines turned into commas.

@@ -7,6 +7,7 @@ exit codes are checked too.  No test asserts on timing.
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -62,7 +63,7 @@ def test_default_check_of_a_correct_bot(tmp_path):
     assert "hello: name 'first_bot.py', protocol 1" in result.stdout
     assert "slowest answer: " in result.stdout and "of the 5000 ms allowed" in result.stdout
     assert "slowest start-up: " in result.stdout
-    assert last_line(result).startswith("PASS: 13 games")
+    assert last_line(result).startswith(f"PASS: {len(setups())} games")
     assert "What went wrong" not in result.stdout
     assert (tmp_path / "logs" / "sport-4.jsonl").is_file()
 
@@ -74,7 +75,7 @@ def test_sample_bots_pass(tmp_path, bot, request):
     command = str(request.getfixturevalue("c_random")) if bot == "c" else str(BOTS / bot)
     result = check(tmp_path, command, "--deals", "2", "--seed", "7")
     assert result.exit_code == X.OK, result.stdout
-    assert last_line(result).startswith("PASS: 13 games")
+    assert last_line(result).startswith(f"PASS: {len(setups())} games")
 
 
 # -- flawed bots fail, with the problem named ----------------------------------------------------
@@ -86,7 +87,7 @@ def test_sample_bots_pass(tmp_path, bot, request):
         ("debug_print", ["-v", "draw", "--deals", "2"],
          ["bad output", "not JSON", "the line: my hand: [[", "Hint: Standard output is for protocol lines only"]),
         ("tile_string", ["-v", "block", "--deals", "2"],
-         ["bad output", "at `$.tile`", "the play does not fit the protocol: Expected `array`, got `str`"]),
+         ["bad output", "at `$.tile`", "the play does not fit the protocol: Expected `array | null`, got `str`"]),
         ("illegal", ["-v", "sport", "--deals", "4"],
          ["illegal play", "it played {\"type\": \"play\"", "which is illegal: ", "the legal plays were: "]),
         ("crash_on_drew", ["--deals", "2"],
@@ -242,3 +243,12 @@ def test_runs_as_a_command():
     done = subprocess.run([sys.executable, "-m", "referee", "check", "--help"], check=False, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0
     assert "5 FAIL" in done.stdout
+
+
+def test_the_osel_check_exercises_turns_of_several_tiles_stop_and_closing(tmp_path):
+    result = check(tmp_path, str(BOTS / "random_bot.py"), "-v", "osel", "--seed", "1")
+    assert result.exit_code == X.OK, result.stdout
+    lines = [ln for ln in result.stdout.splitlines() if ln.strip().startswith("osel, 4 players")]
+    assert lines, result.stdout
+    for what in ("turns going on", "stop offered", "closing offered"):
+        assert re.search(rf"\b[1-9]\d* {what}", lines[0]), lines[0]
