@@ -140,19 +140,9 @@ class CrossDeal(LineDeal):
             return
         self._place(seat, p.tile, p.end, closed=p.closed)
 
-    def push(self, p: Play, seat: int | None = None) -> Play:
-        self.check(p, seat)
-        if not self.layout.pieces:
-            p = play(p.tile)
-        self.apply(p)
-        return p
-
     def check(self, p: Play, seat: int | None = None) -> None:
         """Raise :class:`IllegalPlay` unless ``p`` is legal, saying why it is not."""
-        if self.turn < 0:
-            raise IllegalPlay("the deal is over", IllegalPlay.DEAL_OVER)
-        if seat is not None and seat != self.turn:
-            raise IllegalPlay(f"it is not your turn: seat {self.turn} is to move", IllegalPlay.NOT_YOUR_TURN)
+        self._check_turn(seat)
         if p.declare is not None:
             raise IllegalPlay(f"there is nothing to declare in this game ({p.declare!r})", IllegalPlay.BAD_MOVE)
         lay = self.layout

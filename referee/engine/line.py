@@ -364,17 +364,21 @@ class LineDeal:
                 tile can be placed.
         """
         self.check(p, seat)
-        if self.ends[0] < 0:
+        if not self.started:
             p = _LEADS[p.tile]
         self.apply(p)
         return p
 
-    def check(self, p: Play, seat: int | None = None) -> None:
-        """Raise :class:`IllegalPlay` unless ``p`` is legal for ``seat`` (default: the seat to move)."""
+    def _check_turn(self, seat: int | None) -> None:
+        """Raise :class:`IllegalPlay` if the deal is over or it is not ``seat``'s turn."""
         if self.turn < 0:
             raise IllegalPlay("the deal is over", IllegalPlay.DEAL_OVER)
         if seat is not None and seat != self.turn:
             raise IllegalPlay(f"it is not your turn: seat {self.turn} is to move", IllegalPlay.NOT_YOUR_TURN)
+
+    def check(self, p: Play, seat: int | None = None) -> None:
+        """Raise :class:`IllegalPlay` unless ``p`` is legal for ``seat`` (default: the seat to move)."""
+        self._check_turn(seat)
         hand = self.hands[self.turn]
         if p.closed or p.declare is not None:
             what = "doubles are never laid closed" if p.closed else f"there is nothing to declare ({p.declare!r})"

@@ -19,36 +19,25 @@ from __future__ import annotations
 from typing import Any
 
 from ..cross import CrossDeal
-from ..deal import Deal, DealShape
-from ..game import (
-    HIGHEST_FIRST,
-    Game,
-    GameOutcome,
-    Variant,
-    fish_fewest,
-    forced_lead,
-    register,
-)
+from ..deal import Deal
+from ..game import GameOutcome, Variant, fish_fewest, register
 from ..line import DOMINO
 from ..state import DealState
-from ..tiles import Tile
+from ..tiles import Tile, pips_of
+from .draw import Draw
 from .telephone import round5
 
 TARGET = 200
 DOMINO_BONUS = 10
 
 
-class Muggins(Game):
+class Muggins(Draw):
+    """draw's deal and leads (MUG-2, MUG-3), a spinner, and All Fives scoring."""
+
     scores_in_play = True
 
-    @classmethod
-    def deal_shape(cls, players: int, options: dict[str, Any]) -> DealShape:
-        return DealShape(players, 7 if players == 2 else 5, "bazaar")
-
-    def choose_lead(self, deal: Deal) -> tuple[int, Tile | None]:
-        if self.last is not None and self.last.winner is not None:
-            return self.last.winner, None
-        return forced_lead(deal, HIGHEST_FIRST)
+    def hand_value(self, hand: int) -> int:
+        return pips_of(hand)
 
     def new_deal(self, deal: Deal, leader: int, lead_tile: Tile | None, draw: str, keep: int) -> DealState:
         return CrossDeal(deal, leader=leader, lead_tile=lead_tile, draw=draw, keep=keep, at_once=False, writer=self.write)
