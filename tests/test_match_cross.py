@@ -1,0 +1,95 @@
+"""The cross games through the whole referee: matches from a seed or a deal file in every
+orientation, reproducible logs that verify, replay drawing the cross, and a log edited to change
+a closed double or a stop that no longer verifies."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from referee.cli import app
+from referee.log import read_log, strip_timings
+from referee.replay import Inconsistent, verify
+
+BOTS = Path(__file__).resolve().parent.parent / "sample_bots"
+GREEDY, FIRST = (str(BOTS / b) for b in ("greedy_bot.py", "first_bot.py"))
+RANDOM = f"{BOTS / 'random_bot.py'} 7"  # seeded on its command line: bots do not inherit the environment
+RANDOM2 = f"{BOTS / 'random_bot.py'} 8"
+runner = CliRunner()
+
+
+def run(*args: str):
+    return runner.invoke(app, list(args), catch_exceptions=False)
+
+
+def match(tmp_path: Path, *args: str, name: str = "m"):
+    log = tmp_path / f"{name}.jsonl"
+    out = tmp_path / f"{name}.json"
+    res = run("match", *args, "--log", str(log), "--json", str(out), "--move-time", "10")
+    assert res.exit_code == 0, res.output
+    return json.loads(out.read_text()), log
+
+
+@pytest.mark.parametrize("game, extra", [("osel", []), ("telephone", ["-o", "scale=5", "-o", "endgame=winner_takes"]),
+                                         ("muggins", ["--players", "2"])])
+def test_same_seed_same_log_and_it_verifies(tmp_path, game, extra):
+    result, log1 = match(tmp_path, RANDOM, GREEDY, "--variant", game, "--seed", "4", *extra, name="a")
+    _, log2 = match(tmp_path, RANDOM, GREEDY, "--variant", game, "--seed", "4", *extra, name="b")
+    assert [strip_timings(r) for _, r in read_log(log1)] == [strip_timings(r) for _, r in read_log(log2)]
+    assert verify(log1).plays > 20
+    assert result["faults"] == []
+    orientations = {d["orientation"] for d in result["deals"]}
+    assert orientations == {0, 1}  # both bots in every seat
+
+
+def test_a_deal_file_is_played_in_every_orientation(tmp_path):
+    deals = tmp_path / "deals.jsonl"
+    res = run("deals", "generate", "--variant", "muggins", "--players", "3", "--seed", "2", "--count", "200", "--output", str(deals))
+    assert res.exit_code == 0, res.output
+    result, log = match(tmp_path, RANDOM, GREEDY, FIRST, "--variant", "muggins", "--deals-file", str(deals))
+    assert {d["orientation"] for d in result["deals"]} == {0, 1, 2}
+    assert verify(log).plays > 0
+
+
+def test_replay_draws_the_cross_and_names_points_and_stops(tmp_path):
+    _, log = match(tmp_path, RANDOM, GREEDY, "--variant", "telephone", "--seed", "4")
+    text = "\n".join(run("replay", str(log), "--game", "1").output.splitlines())
+    assert "up: " in text and "down: " in text and "{" in text
+    assert "the ends add up to" in text and "writes" in text
+    _, log = match(tmp_path, RANDOM, RANDOM2, "--variant", "osel", "--seed", "4", name="o")
+    text = run("replay", str(log)).output
+    assert "stops" in text and "#" in text and "closed" in text
+
+
+def _edit(log: Path, out: Path, flag: str) -> None:
+    """Drop ``flag`` (closed or stop) from the first play that has it, and from the bot's line."""
+    lines = log.read_text().splitlines()
+    for i, line in enumerate(lines):
+        rec = json.loads(line)
+        if rec["k"] == "play" and rec.get(flag):
+            del rec[flag]
+            if flag == "stop":
+                rec["tile"] = [0, 0]
+            lines[i] = json.dumps(rec)
+            sent = json.loads(lines[i - 1])
+            msg = json.loads(sent["line"])
+            msg.pop(flag)
+            msg["tile"] = rec["tile"]
+            sent["line"] = json.dumps(msg)
+            lines[i - 1] = json.dumps(sent)
+            break
+    else:
+        pytest.fail(f"no play with {flag} in the log")
+    out.write_text("\n".join(lines) + "\n")
+
+
+@pytest.mark.parametrize("flag", ["closed", "stop"])
+def test_a_log_edited_to_drop_a_closed_double_or_a_stop_fails_verify(tmp_path, flag):
+    _, log = match(tmp_path, RANDOM, RANDOM2, "--variant", "osel", "--seed", "4")
+    edited = tmp_path / "edited.jsonl"
+    _edit(log, edited, flag)
+    with pytest.raises(Inconsistent):
+        verify(edited)
