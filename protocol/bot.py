@@ -48,6 +48,7 @@ from .messages import (
     Placed,
     Play,
     PlayOption,
+    Scored,
     ToBotMessage,
     Turn,
     encode_line,
@@ -56,7 +57,7 @@ from .messages import (
 )
 
 Tile = tuple[int, int]
-Event = Placed | Drew | Passed
+Event = Placed | Drew | Passed | Scored
 #: What ``choose`` may return: ``(tile, end)``, a :class:`~protocol.messages.PlayOption` taken
 #: from ``turn.legal``, or a ready :class:`~protocol.messages.Play`.
 Choice = tuple[Any, str | None] | PlayOption | Play
@@ -159,9 +160,18 @@ class State:
         if msg.end is None:
             # RULES.md §5: after a lead a-b (a <= b) the left end shows a, the right end b.
             self.ends = {"left": low, "right": high}
+        elif msg.closed is True:
+            self.ends.pop(msg.end, None)  # osel: nothing more goes on a closed double
         elif msg.end in self.ends:
             shown = self.ends[msg.end]
             self.ends[msg.end] = high if shown == low else low
+
+    def on_scored(self, msg: Scored) -> None:
+        """Points written during play (telephone, muggins) go to the mover's side at once."""
+        self.history.append(msg)
+        side = msg.seat % 2 if self.partner is not None else msg.seat
+        if 0 <= side < len(self.scores):
+            self.scores[side] += msg.points
 
     def on_drew(self, msg: Drew) -> None:
         self.history.append(msg)
@@ -193,11 +203,17 @@ def to_play(choice: Choice) -> Play:
     if isinstance(choice, Play):
         return choice
     if isinstance(choice, PlayOption):
-        return Play(tile=norm(choice.tile), end=choice.end)
+        return _option_play(choice)
     tile, end = choice
     if isinstance(tile, PlayOption):  # (option, anything): take the option as it is
-        return Play(tile=norm(tile.tile), end=tile.end)
+        return _option_play(tile)
     return Play(tile=norm(tile), end=end)
+
+
+def _option_play(option: PlayOption) -> Play:
+    """A legal entry as the play that answers with it (closed and stop included)."""
+    return Play(tile=None if option.tile is None else norm(option.tile), end=option.end,
+                closed=option.closed, stop=option.stop)
 
 
 def log(*parts: Any) -> None:
@@ -257,6 +273,8 @@ def run(
                 state.on_drew(msg)
             elif isinstance(msg, Passed):
                 state.on_passed(msg)
+            elif isinstance(msg, Scored):
+                state.on_scored(msg)
             elif isinstance(msg, Turn):
                 state.on_turn(msg)
                 _send(out, to_play(choose(msg, state)))

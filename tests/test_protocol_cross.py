@@ -65,3 +65,26 @@ def test_protocol_md_cross_transcript_matches_the_engine():
     assert len(blocks) == 1, "PROTOCOL.md should hold one block marked ```text cross-transcript"
     documented = [line for line in blocks[0].splitlines() if line[:2] in ("< ", "> ")]
     assert documented == cross_transcript(), "regenerate with: python -c 'import sys; sys.path.insert(0, \"tests\"); from test_protocol_cross import cross_transcript as t; print(*t(), sep=chr(10))'"
+
+
+def test_the_python_bot_library_plays_the_cross_transcript():
+    """protocol.bot answers the transcript's turns the way the transcript's seat 0 does (the last
+    legal entry), closed and stop included, and keeps the points written during play."""
+    import io
+
+    from protocol import bot
+
+    to_bot = [line[2:] for line in cross_transcript() if line.startswith("< ")]
+    hello = m.encode_line(m.Hello(protocol=1, referee="test", limits=m.Limits()))
+    src = io.BytesIO(hello + "".join(t + "\n" for t in to_bot).encode() + m.encode_line(m.MatchEnd()))
+    out = io.BytesIO()
+    bot.run(lambda turn, state: turn.legal[-1], "lib", infile=src, outfile=out)
+    sent = [msgspec.json.decode(line) for line in out.getvalue().splitlines()][1:]
+    expected = [msgspec.json.decode(line[2:]) for line in cross_transcript() if line.startswith("> ")]
+    assert sent == [{k: v for k, v in e.items() if k != "turn"} for e in expected]
+
+    scored = io.BytesIO(hello + m.encode_line(m.DealStart(game="muggins", options={}, players=2, seat=0, side=0, partner=None,
+                                                          hand=[(0, 0)], leader=1, scores=[5, 0], bazaar=14))
+                        + m.encode_line(m.Scored(seat=1, points=10, count=10)) + m.encode_line(m.MatchEnd()))
+    state = bot.run(lambda turn, state: turn.legal[0], "lib", infile=scored, outfile=io.BytesIO())
+    assert state.scores == [5, 10]
