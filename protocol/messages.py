@@ -22,7 +22,9 @@ import re
 from typing import Annotated, Any, Literal
 
 import msgspec
-from msgspec import UNSET, Meta, Struct, UnsetType, field
+from msgspec import UNSET as UNSET  # re-exported: referee code marks absent fields with it
+from msgspec import Meta, Struct, field
+from msgspec import UnsetType as UnsetType
 
 PROTOCOL_VERSION = 1
 
@@ -133,14 +135,24 @@ class Turn(ToBot, tag="turn"):
 
     legal: Annotated[list[PlayOption], Meta(description='every legal move (never empty), stop included: the simplest bot answers with one of these')]
     hand: list[TileJSON]
-    ends: Annotated[dict[str, int], Meta(description='each open end and the number it shows ({} before the lead); closed ends and a cross\'s unopened up/down are absent')]
+    ends: Annotated[
+        dict[str, int],
+        Meta(description='each open end and the number it shows ({} before the lead); closed ends and a cross\'s unopened up/down are absent'),
+    ]
     counts: Annotated[list[int], Meta(description='how many tiles each seat holds')]
     bazaar: Annotated[int, Meta(description='tiles left in the bazaar')]
     time_ms: Annotated[int, Meta(description='the time you have for this move, in milliseconds')]
     bank_ms: Annotated[int | None, Meta(description='what is left of your time bank before this move, or null without a bank')] = None
-    id: Annotated[int | UnsetType, Meta(description='this turn\'s number in the match (the referee always sends it); a play may echo it as "turn", and one that echoes another number is out of turn')] = UNSET
+    id: Annotated[
+        int | UnsetType,
+        Meta(description='this turn\'s number in the match (the referee always sends it); a play may echo it as "turn", '
+                         'and one that echoes another number is out of turn'),
+    ] = UNSET
     count: Annotated[int | UnsetType, Meta(description='telephone, muggins: the sum of the open ends now (RULES.md §6 LAY-6)')] = UNSET
-    continuing: Annotated[bool | UnsetType, Meta(description='present and true when you are going on with a turn you began (osel\'s extra doubles, or closing the second line end)')] = UNSET
+    continuing: Annotated[
+        bool | UnsetType,
+        Meta(description='present and true when you are going on with a turn you began (osel\'s extra doubles, or closing the second line end)'),
+    ] = UNSET
 
 
 class DealEnd(ToBot, tag="deal_end"):

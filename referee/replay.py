@@ -16,10 +16,10 @@ import msgspec
 
 from protocol import messages as m
 from referee.engine import TERMINAL, IllegalPlay, variant
+from referee.engine.cross import CrossDeal, arms
 from referee.engine.deal import Deal
 from referee.engine.errors import RulesError
 from referee.engine.game import Game
-from referee.engine.cross import CrossDeal, arms
 from referee.engine.layout import DOWN, LEFT, RIGHT, UP
 from referee.engine.line import END_NAMES, STOP, Drew, Passed, Placed, Scored, line_of
 from referee.engine.state import DealState

@@ -64,7 +64,8 @@ def test_protocol_md_cross_transcript_matches_the_engine():
     blocks = [body for info, body in FENCE.findall(PROTOCOL_MD.read_text(encoding="utf-8")) if info.split()[1:] == ["cross-transcript"]]
     assert len(blocks) == 1, "PROTOCOL.md should hold one block marked ```text cross-transcript"
     documented = [line for line in blocks[0].splitlines() if line[:2] in ("< ", "> ")]
-    assert documented == cross_transcript(), "regenerate with: python -c 'import sys; sys.path.insert(0, \"tests\"); from test_protocol_cross import cross_transcript as t; print(*t(), sep=chr(10))'"
+    regenerate = "python -c 'import sys; sys.path.insert(0, \"tests\"); from test_protocol_cross import cross_transcript as t; print(*t(), sep=chr(10))'"
+    assert documented == cross_transcript(), f"regenerate with: {regenerate}"
 
 
 def test_the_python_bot_library_plays_the_cross_transcript():

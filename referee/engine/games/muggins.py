@@ -16,8 +16,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..cross import CrossDeal
 from ..deal import Deal
 from ..game import GameOutcome, Variant, fish_fewest, register
