@@ -33,6 +33,7 @@ from referee.engine.layout import END_INDEX, END_NAMES
 from referee.engine.line import DECLINE, HUNDRED, STOP, WRITE_OFF, Declared
 from referee.engine.tiles import parse_tile
 
+pytestmark = pytest.mark.slow  # thousands of deals against the independent reading
 ref_rules = pytest.importorskip("reference.kozel_family_rules", reason="the independent reading has not landed yet")
 
 

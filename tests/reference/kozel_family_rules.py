@@ -131,7 +131,7 @@ class RefGame:
         return list(self._winners)
 
     def next_leader(self) -> int | None:
-        return None if self._over else self._leader
+        return None if self._over or self.variant == "general" else self._leader  # GEN-1: 1-1 forced
 
     def deal_over(self) -> bool:
         return self.started and self.ended is not None
@@ -492,7 +492,7 @@ class RefGame:
             leader = (leader + 1) % n  # SK-8: the next seat clockwise
         if new is not None and new["kind"] == "write_off":
             leader = new["leader"]  # SK-12: the fisherman leads the write-off deals
-        self._leader = leader
+        self._leader = None if new is not None and new["kind"] == "eggs" else leader  # SK-14: 1-1 forced
         self._pending = new
         return rule
 
