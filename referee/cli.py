@@ -332,6 +332,20 @@ def first_of(exc: BaseException, kind: type[BaseException]) -> BaseException | N
     return None
 
 
+def checked(run_check, *args):
+    """``trio.run(run_check, *args)``; Ctrl-C, SIGTERM and a log that cannot be written end the
+    command with their exit code and one line."""
+    try:
+        return trio.run(run_check, *args)
+    except BaseException as exc:
+        if interrupted(exc):
+            err.print("interrupted")
+            raise typer.Exit(X.INTERRUPTED) from None
+        if (log_error := first_of(exc, LogError)) is not None:
+            raise fail(f"{log_error}; the check was stopped") from None
+        raise
+
+
 def check_sandbox(wanted: bool, max_processes: int) -> None:
     """Refuse a sandbox that cannot be had (no bwrap) or a cap below 2, before anything runs."""
     if max_processes < 2:
@@ -412,20 +426,12 @@ def check(
         if bar is not None:
             bar.update(task, description=game.setup.title, advance=1)
 
-    try:
-        if bar is not None:
-            with bar:
-                task = bar.add_task("checking", total=total)
-                report = trio.run(run_check, bot, argv, name, opts, progress)
-        else:
-            report = trio.run(run_check, bot, argv, name, opts)
-    except BaseException as exc:
-        if interrupted(exc):
-            err.print("interrupted")
-            raise typer.Exit(X.INTERRUPTED) from None
-        if (log_error := first_of(exc, LogError)) is not None:
-            raise fail(f"{log_error}; the check was stopped") from None
-        raise
+    if bar is not None:
+        with bar:
+            task = bar.add_task("checking", total=total)
+            report = checked(run_check, bot, argv, name, opts, progress)
+    else:
+        report = checked(run_check, bot, argv, name, opts)
     for line in render(report):
         out.print(line, markup=False, highlight=False, soft_wrap=True)
     if sandbox and not report.passed:
@@ -434,14 +440,7 @@ def check(
         from referee.check import sandbox_verdict
 
         err.print("checking again without the sandbox, to see whether it is the cause…")
-        plain_opts = replace(opts, sandbox=False, log_dir=opts.log_dir / "without-sandbox")
-        try:
-            plain = trio.run(run_check, bot, argv, name, plain_opts)
-        except BaseException as exc:
-            if interrupted(exc):
-                err.print("interrupted")
-                raise typer.Exit(X.INTERRUPTED) from None
-            raise
+        plain = checked(run_check, bot, argv, name, replace(opts, sandbox=False, log_dir=opts.log_dir / "without-sandbox"))
         out.print("")
         for line in sandbox_verdict(report, plain):
             out.print(line, markup=False, highlight=False, soft_wrap=True)
