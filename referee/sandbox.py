@@ -172,8 +172,9 @@ def sandboxed(
         the sandbox's own user namespace; the sandbox's init counts as one).
       hidden: files and directories the bot must not see even when they lie inside a
         directory it is shown (the match log, the stderr logs, the deal file, the league
-        database, other bots' files): a directory is covered with an empty tmpfs, a file with
-        ``/dev/null``.  Paths that do not exist are skipped.
+        database, other bots' files): a directory is covered with an empty read-only tmpfs, a
+        file with ``/dev/null`` (which cannot be opened there: bwrap mounts it ``nodev``).
+        Paths that do not exist are skipped.
 
     Raises:
       SandboxUnavailable: bwrap is not installed, or no uid is free.

@@ -349,3 +349,25 @@ async def test_files_only_root_may_read_are_refused_in_plain_words(tmp_path):
         with pytest.raises(BotNotFound, match=r"not readable by other users: chmod a\+rX .*private"):
             await BotProcess.start(nursery, [sys.executable, str(bot_dir / "bot.py")], name="private",
                                    stderr_path=tmp_path / "err.log", confinement=Confinement(sandbox=True))
+
+
+async def test_in_a_shared_directory_the_log_and_the_other_bots_files_cannot_be_opened(tmp_path):
+    import shutil
+
+    shared = tmp_path / "bots"
+    shared.mkdir(mode=0o755)
+    tmp_path.chmod(0o755)
+    shutil.copy(ATTACKER, shared / "attacker.py")
+    shutil.copy(FIRST, shared / "first_bot.py")
+    log = shared / "match.jsonl"
+    for target, name in ((shared / "first_bot.py", "other"), (log, "log")):
+        bots = [Bot("attacker", [sys.executable, str(shared / "attacker.py"), "read_log", str(target)], Confinement(sandbox=True)),
+                Bot("honest", [sys.executable, str(shared / "first_bot.py")], Confinement(sandbox=True))]
+        spec = MatchSpec(variant("sport"), bots, 4, variant("sport").resolve_options(4), deals=4, seed=3,
+                         tc=TimeControl(startup=20, move=10), log_path=log, stderr_dir=tmp_path / f"stderr-{name}")
+        with trio.fail_after(HANG):
+            result = await run_match(spec)
+        assert target.stat().st_size > 0  # there is something to read...
+        lines = [line for p in (tmp_path / f"stderr-{name}").iterdir() for line in p.read_text().splitlines() if "attack" in line]
+        assert lines and all("refused" in line for line in lines), lines  # ...and the bot cannot
+        assert result.spec.bots[1].faults == []
