@@ -2,15 +2,17 @@
 
 Processes are found four ways: children of this process (zombies included: an unreaped child is
 a leak too); live processes carrying this session's marker in their environment, which every
-descendant inherits unless the referee gave it a clean one (bots get one); live processes in a
-bot cgroup this process made (referee.cgroups), which holds every descendant of a bot, even one
-that called setsid() to leave its bot's process group; and live processes running as a sandbox
-uid of this process (referee.sandbox, when run as root).
+descendant inherits unless the referee gave it a clean one (bots get one); and live processes of
+a bot of a referee that is ours (this process, or a referee command it ran, which carries the
+marker): those in the bot's cgroup (referee.cgroups, named after the referee's pid), which
+holds every descendant of a bot, even one that called setsid() to leave its bot's process
+group, and those running as one of the referee's sandbox uids (referee.sandbox, as root).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import signal
 import time
 import uuid
@@ -24,8 +26,7 @@ _MARKER = f"{os.getpid()}-{uuid.uuid4().hex}"
 os.environ[_MARKER_NAME] = _MARKER
 _MARKER_ENTRY = f"{_MARKER_NAME}={_MARKER}".encode()
 
-_CGROUP_MARK = f"/referee-bot-{os.getpid()}-".encode()
-_UIDS = range(UID_BASE + 64 * os.getpid(), UID_BASE + 64 * (os.getpid() + 1))
+_CGROUP_NAME = re.compile(rb"/referee-bot-(\d+)-")
 _GRACE = 3.0  # seconds for killed processes to finish dying before a leak is reported
 
 
@@ -52,24 +53,30 @@ def _our_processes() -> dict[int, str]:
             continue
         if state == b"Z":  # an orphan that is dead already: its reaper is not us
             continue
+        if _marked(pid):
+            found[pid] = f"{pid} ({comm}, descendant, state {state.decode()})"
+            continue
         try:
             with open(f"/proc/{pid}/cgroup", "rb") as f:
-                in_bot_cgroup = _CGROUP_MARK in f.read()
+                referees = {int(m) for m in _CGROUP_NAME.findall(f.read())}
             with open(f"/proc/{pid}/status", "rb") as f:
                 uid = int(f.read().split(b"\nUid:")[1].split()[0])
         except (OSError, IndexError, ValueError):
             continue
-        if in_bot_cgroup or _UIDS.start <= uid < _UIDS.stop:
+        if uid >= UID_BASE:
+            referees.add((uid - UID_BASE) // 64)
+        if any(r == me or _marked(r) for r in referees):
             found[pid] = f"{pid} ({comm}, a bot's, state {state.decode()})"
-            continue
-        try:
-            with open(f"/proc/{pid}/environ", "rb") as f:
-                environ = f.read()
-        except OSError:
-            continue
-        if _MARKER_ENTRY in environ:
-            found[pid] = f"{pid} ({comm}, descendant, state {state.decode()})"
     return found
+
+
+def _marked(pid: int) -> bool:
+    """Whether the live process ``pid`` carries this session's marker."""
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as f:
+            return _MARKER_ENTRY in f.read()
+    except OSError:
+        return False
 
 
 def _open_fds() -> dict[int, str]:
