@@ -423,7 +423,7 @@ _SANDBOX_SIGNS = (
     (("Resource temporarily unavailable", "EAGAIN", "can't start new thread", "pthread_create"),
      (f"it starts more processes or threads than the sandbox allows ({DEFAULT_PROCESSES} by default; "
       "referee match --max-processes and a league's max_processes raise it)")),
-    (("Permission denied", "EACCES"),
+    (("Permission denied", "EACCES", "not readable by other users"),
      ("it cannot read some of its files as the sandbox's user: make its directory readable by everyone "
       "(chmod -R a+rX DIR), or it opens something outside its own directory")),
     (("No such file or directory", "ENOENT", "not found"),

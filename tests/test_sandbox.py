@@ -371,3 +371,14 @@ async def test_in_a_shared_directory_the_log_and_the_other_bots_files_cannot_be_
         lines = [line for p in (tmp_path / f"stderr-{name}").iterdir() for line in p.read_text().splitlines() if "attack" in line]
         assert lines and all("refused" in line for line in lines), lines  # ...and the bot cannot
         assert result.spec.bots[1].faults == []
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="as an ordinary user the bot keeps the referee's uid")
+def test_check_says_when_root_only_files_keep_a_bot_from_the_sandbox(tmp_path):
+    import shutil
+
+    shutil.copy(FIRST, tmp_path / "mybot.py")  # pytest's tmp_path is private to root
+    code, out = check(tmp_path, str(tmp_path / "mybot.py"))
+    assert code == 3
+    assert "it fails only because of the sandbox" in out
+    assert "chmod -R a+rX" in out
