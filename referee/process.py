@@ -41,8 +41,8 @@ from .errors import BotExited, BotNotFound, LineTooLong
 from .sandbox import (
     DEFAULT_PROCESSES,
     UIDS,
-    Launch,
     SandboxUnavailable,
+    Spawn,
     bot_environment,
     sandboxed,
 )
@@ -425,18 +425,18 @@ class BotProcess:
         conf = confinement or Confinement()
         if conf.sandbox:
             try:
-                launch = sandboxed(argv, cwd=conf.cwd, env=conf.env, processes=conf.processes, hidden=hidden)
+                spawn = sandboxed(argv, cwd=conf.cwd, env=conf.env, processes=conf.processes, hidden=hidden)
             except SandboxUnavailable as e:
                 raise BotNotFound(f"bot {name!r}: cannot start in the sandbox: {e}", bot=name) from None
         else:
-            launch = Launch(list(argv), bot_environment(conf.env, sandboxed=False), conf.cwd)
+            spawn = Spawn(list(argv), bot_environment(conf.env, sandboxed=False), conf.cwd)
         cgroup = BotCgroup.create(conf.memory_mb if conf.sandbox else None)
-        options: dict = {"start_new_session": True, "env": launch.env}
-        if launch.cwd is not None:
-            options["cwd"] = launch.cwd
+        options: dict = {"start_new_session": True, "env": spawn.env}
+        if spawn.cwd is not None:
+            options["cwd"] = spawn.cwd
         limits = conf._rlimits(address_space=cgroup is None or cgroup.memory is None)
         referee_pid = os.getpid()
-        uid = launch.uid
+        uid = spawn.uid
         join_fds = cgroup.join_files() if cgroup is not None else []
 
         def child_setup() -> None:
@@ -474,7 +474,7 @@ class BotProcess:
                 await trio.lowlevel.checkpoint()
                 oom_at_start = oom_kills()
                 try:
-                    process = _Child(launch.argv, stdin=in_r, stdout=out_w, stderr=err_w, **options)
+                    process = _Child(spawn.argv, stdin=in_r, stdout=out_w, stderr=err_w, **options)
                 except (OSError, subprocess.SubprocessError) as e:
                     reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
                     if isinstance(e, FileNotFoundError) and e.filename == argv[0] and os.path.isfile(argv[0]):

@@ -4,7 +4,7 @@ every bot gets, sandboxed or not.
 It owns the bwrap command line (the namespaces, the filesystem a bot sees, what is hidden from
 it, the cap on processes), the unprivileged uid a sandboxed bot runs as when the referee is
 root, and the clean environment.  It spawns nothing: :mod:`referee.process` runs the
-:class:`Launch` it returns.  What a bot may expect is written down in PROTOCOL.md ("The bot's
+:class:`Spawn` it returns.  What a bot may expect is written down in PROTOCOL.md ("The bot's
 process").
 
 Two ways of running, told apart by the referee's own uid:
@@ -34,7 +34,7 @@ from pathlib import Path
 
 from referee.errors import RefereeError
 
-__all__ = ["BWRAP", "INSTALL", "Launch", "SandboxUnavailable", "bot_environment", "bot_files", "find_bwrap", "sandboxed"]
+__all__ = ["BWRAP", "INSTALL", "SandboxUnavailable", "Spawn", "bot_environment", "bot_files", "find_bwrap", "sandboxed"]
 
 BWRAP = "/usr/bin/bwrap"
 PRLIMIT = "/usr/bin/prlimit"
@@ -119,7 +119,7 @@ def _python_dirs() -> list[str]:
 
 
 @dataclass(frozen=True)
-class Launch:
+class Spawn:
     """How to spawn a bot: the argv (bwrap's, in the sandbox), its whole environment, the
     working directory of the spawn, and the uid the bot runs as in the sandbox when the
     referee is root (to give back with ``UIDS.give_back`` once every process of it is gone)."""
@@ -160,8 +160,8 @@ def sandboxed(
     env: dict[str, str] | None,
     processes: int = DEFAULT_PROCESSES,
     hidden: Iterable[Path] = (),
-) -> Launch:
-    """The :class:`Launch` that runs ``argv`` in the sandbox.
+) -> Spawn:
+    """The :class:`Spawn` that runs ``argv`` in the sandbox.
 
     Args:
       argv: the bot's command (absolute program, as from :func:`referee.process.resolve_command`).
@@ -233,7 +233,7 @@ def sandboxed(
     args += ["--", PRLIMIT, f"--nproc={processes}:{processes}", "--"]
     if uid is not None:
         args += [SETPRIV, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--"]
-    return Launch([*args, *argv], bot_environment(env, sandboxed=True), None, uid)
+    return Spawn([*args, *argv], bot_environment(env, sandboxed=True), None, uid)
 
 
 def _check_readable(files: list[Path], dirs: list[Path]) -> None:
