@@ -7,6 +7,7 @@
 * :mod:`.layout` — layouts: the line, the cross (and how trains and two lines will fit).
 * :mod:`.line` — one deal of a line game (turns, draws, passes, domino, fish), moves and events.
 * :mod:`.cross` — one deal on a cross: multi-tile turns, closed doubles, points during play.
+* :mod:`.trains` — one round of mexican_train: trains, markers, open and hanging doubles.
 * :mod:`.game` — games across deals, options, the registry; :mod:`.games` — one module a game.
 * :mod:`.scoring` — the rule of 13, eggs and pots.
 * :mod:`.view` — what one seat may know.

@@ -11,6 +11,11 @@ Deal-file lines are JSON objects, one per line::
 ``hands`` lists every hand in seat order.  Games with a bazaar write the undealt tiles under
 ``"bazaar"`` (drawn from the front); games without one write them under ``"sleeping"``.
 Reading accepts either key.  ``"deal"`` (the index in the stream) is informational.
+
+A game that sets a double aside before dealing (mexican_train's station, RULES.md §7 MT-3) has a
+shape with ``station=True``: its deals list the other 27 tiles, and the one double missing is the
+station (:func:`station_of`).  Deal ``i`` of a seed's stream sets aside ``d-d`` with
+``d = 6 - i mod 7`` (round ``i mod 7`` of MT-1) and deals the other tiles in the shuffle's order.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from typing import Any
 
 from .errors import BadDeal
 from .shuffle import shuffled_tiles
-from .tiles import N_TILES, Tile, mask_of, parse_tile, tile_name
+from .tiles import DOUBLE, IS_DOUBLE, N_TILES, Tile, mask_of, parse_tile, tile_name
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,10 +37,12 @@ class DealShape:
     players: int
     hand_size: int
     undealt: str = "bazaar"  # "bazaar" (drawn from) or "sleeping" (out of play)
+    #: one double is set aside before dealing (mexican_train's station): deals hold 27 tiles
+    station: bool = False
 
     @property
     def undealt_count(self) -> int:
-        return N_TILES - self.players * self.hand_size
+        return N_TILES - self.station - self.players * self.hand_size
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +73,9 @@ class Deal:
 def deal_from_seed(seed: int, index: int, shape: DealShape) -> Deal:
     """Deal ``index`` of the stream of ``seed`` for a game dealt as ``shape``."""
     order = shuffled_tiles(seed, index)
+    if shape.station:
+        station = DOUBLE[6 - index % 7]
+        order = [t for t in order if t != station]
     k = shape.hand_size
     hands = tuple(tuple(order[s * k : (s + 1) * k]) for s in range(shape.players))
     return Deal(hands, tuple(order[shape.players * k :]))
@@ -92,8 +102,21 @@ def check_deal(deal: Deal, shape: DealShape, line: int | None = None) -> None:
             raise BadDeal(f"tile {tile_name(t)} appears twice", line)
         seen |= 1 << t
     missing = [tile_name(t) for t in range(N_TILES) if not seen >> t & 1]
+    if shape.station:
+        if len(missing) == 1 and IS_DOUBLE[parse_tile(missing[0])]:
+            return
+        raise BadDeal(f"the deal must list every tile but one double, the station; missing: {', '.join(missing) or 'none'}", line)
     if missing:
         raise BadDeal(f"tile {missing[0]} is missing" if len(missing) == 1 else f"tiles {', '.join(missing)} are missing", line)
+
+
+def station_of(deal: Deal) -> Tile | None:
+    """The double a deal leaves out (its station), or ``None`` when it lists all 28 tiles."""
+    seen = mask_of(deal.undealt)
+    for m in deal.masks:
+        seen |= m
+    missing = [t for t in range(N_TILES) if not seen >> t & 1]
+    return missing[0] if len(missing) == 1 and IS_DOUBLE[missing[0]] else None
 
 
 def format_deal_line(deal: Deal, shape: DealShape, index: int | None = None) -> str:

@@ -15,14 +15,15 @@ turns them into the protocol's end names, so a layout with other ends needs no c
   once (osel, ``at_once=True``) or once the double is covered on both sides (telephone,
   muggins).  A double may be laid closed (osel): the end it lies on shows nothing more.
 
-How the last two shapes of RULES.md fit later, without changing the deal-state interface:
+* :class:`Trains` — mexican_train's trains (:mod:`.trains`): one end per train, index ``s``
+  seat ``s``'s train and index ``n`` the Mexican train, named ``"train:0"`` … ``"mexican"``;
+  each starts at the station's number.  :meth:`place` extends one train; markers and the open
+  double are the deal's turn rules (who may use which end), not the layout's, so the deal
+  filters :attr:`ends` by the markers before offering plays, exactly as osel filters by the
+  ends used in a turn.
 
-* **mexican_train's trains** are a layout with one end per train: index ``s`` is seat ``s``'s
-  train and index ``n`` the Mexican train, named ``"train:0"`` … ``"mexican"``; each starts at
-  the station's number.  :meth:`place` extends one train; markers and the open double are the
-  deal's turn rules (who may use which end), not the layout's, so the deal filters
-  :attr:`ends` by the markers before offering plays, exactly as osel filters by the ends used in
-  a turn.
+How the last shape of RULES.md fits later, without changing the deal-state interface:
+
 * **kolbasa's two lines** are a layout whose ends are places rather than line tips: ``top`` and
   ``bottom`` (the line ends), then one index per junction of each line where a double may be
   inserted, then one per knife position (KB-3).  The list of places is rebuilt after each
@@ -172,3 +173,35 @@ class Cross(Layout):
                 total += 2 * v if double_at[e] else v
         return total
 
+
+
+class Trains(Layout):
+    """mexican_train's trains (RULES.md §7 MT-3): ``players`` personal trains, then the Mexican
+    train, each starting from the station's number ``station``.  ``laid[e]``: tiles on train
+    ``e``; ``tiles[e]``: those tiles in order, each as ``(near, far)`` (for people and
+    renderers)."""
+
+    __slots__ = ("laid", "names", "station", "tiles")
+
+    def __init__(self, players: int, station: int) -> None:
+        super().__init__(players + 1)
+        self.names = tuple(f"train:{s}" for s in range(players)) + ("mexican",)  # type: ignore[misc]
+        self.station = station
+        self.ends = [station] * (players + 1)
+        self.laid = [0] * (players + 1)
+        self.tiles: list[list[tuple[int, int]]] = [[] for _ in range(players + 1)]
+
+    def place(self, t: Tile, end: int | None, closed: bool = False) -> None:
+        assert end is not None  # the station is not on a train
+        near = self.ends[end]
+        far = OTHER[t][near]
+        self.ends[end] = far
+        self.laid[end] += 1
+        self.tiles[end] = [*self.tiles[end], (near, far)]  # a new list: copies share the old one
+
+    def copy(self) -> Trains:
+        other = super().copy()
+        assert isinstance(other, Trains)
+        other.laid = list(self.laid)
+        other.tiles = list(self.tiles)
+        return other
