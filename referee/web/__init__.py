@@ -4,8 +4,9 @@ HTML, CSS, JavaScript and SVG only; nothing is fetched from the internet, and th
 from disk (``file://``) or from any web server.
 
 * :mod:`referee.web.data` turns a match log (read through :class:`referee.replay.LogWalker`,
-  which re-plays it through the engine) or a league database into *documents*: plain JSON,
-  one per page.
+  which re-plays it through the engine) into *documents*: plain JSON, one per page;
+  :mod:`tournaments.report` builds the league page's document from the league's database
+  (the referee imports nothing from ``tournaments``).
 * :mod:`referee.web.site` renders each document with a Jinja2 template (autoescaped: every name,
   note and fault detail may come from a bot) and writes the page, the document beside it
   (``page.html`` + ``page.json``) and the assets.  The page embeds the same document in a

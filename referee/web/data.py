@@ -1,8 +1,8 @@
-"""The JSON documents behind the web pages, built from match logs and league databases.
+"""The JSON documents behind the match and deal pages, built from match logs.
 
 Every page of a report is drawn from exactly one document (see :mod:`referee.web`): a *deal*
-document per played deal (the replay), a *match* document per log, a *league* document per
-league.  Documents hold data only (names, tiles as ``"a-b"``, numbers, the log's own notes);
+document per played deal (the replay), a *match* document per log (and a *league* document per
+league, which :mod:`tournaments.report` makes).  Documents hold data only (names, tiles as ``"a-b"``, numbers, the log's own notes);
 how they look is the templates' and scripts' business.
 
 Logs are read through :class:`referee.replay.LogWalker`, which re-plays every move through the
