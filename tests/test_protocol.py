@@ -266,15 +266,17 @@ def sport_transcript(seed: int = 1, index: int = 0, seat: int = 0) -> list[str]:
                 out.append(("<", m.Passed(seat=e.seat)))
         told = len(state.history)
 
+    turn_id = 0  # the referee numbers every turn of the match, whoever is asked
     while state.to_move() != TERMINAL:
         choice = _greedy(state)
+        turn_id += 1
         if state.turn == seat:
             events()
             out.append(("<", m.Turn(
                 legal=[m.PlayOption(tile=_tile(p.tile), end=_end(p.end)) for p in state.legal_plays()],
                 hand=[_tile(t) for t in tiles_of(state.hands[seat])],
                 ends={END_NAMES[e]: v for e, v in enumerate(state.ends) if v >= 0},
-                counts=[h.bit_count() for h in state.hands], bazaar=state.bazaar_left(), time_ms=5000,
+                counts=[h.bit_count() for h in state.hands], bazaar=state.bazaar_left(), time_ms=5000, id=turn_id,
             )))
             out.append((">", m.Play(tile=_tile(choice.tile), end=_end(choice.end))))
         state.apply(choice)
