@@ -665,6 +665,6 @@ def test_the_readme_screenshots_command(tmp_path, browser):
     r = subprocess.run([sys.executable, "-m", "referee.web.screenshots", "--out", str(out)], capture_output=True, text=True, timeout=600,
                        check=False)
     assert r.returncode == 0, r.stderr
-    for name in ("league.png", "replay.png"):
+    for name in ("league.png", "replay.png", "cross.png"):
         png = (out / name).read_bytes()
         assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 20_000

@@ -1,8 +1,8 @@
 """``python -m referee.web.screenshots``: regenerate the README's pictures of the web report.
 
 Plays the example league (``tournaments/example.toml``, the four sample bots) into a temporary
-database with ``--report``, then photographs its league page and a replay in the middle of a
-deal in headless Chromium (Debian's ``/usr/bin/chromium``, driven by Playwright, a test extra:
+database with ``--report`` and a match of telephone, then photographs the league page, a replay
+in the middle of a deal and a telephone deal at its end in headless Chromium (Debian's ``/usr/bin/chromium``, driven by Playwright, a test extra:
 ``pip install -e '.[test]'``).  The example's seed and bots are deterministic, so the pictures
 change only when the pages do.
 """
@@ -18,26 +18,34 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "tournaments" / "example.toml"
+SAMPLES = ROOT / "sample_bots"
 CHROMIUM = Path("/usr/bin/chromium")
 #: The replay shown: a match of the example league, a deal, and a move in its middle.
 REPLAY_MATCH = "greedy-vs-random-js"
 REPLAY_DEAL = "g1-o0-d2"
+CROSS_DEAL = "g1-o0-d1"
 
 
 def build(site: Path, work: Path) -> None:
-    """Play the example league into ``work`` and write its report into ``site``."""
+    """Play the example league into ``work`` and write its report into ``site``, and a match of
+    telephone (a cross game) with its report in ``site/telephone``."""
     subprocess.run([sys.executable, "-m", "referee", "league", "run", str(EXAMPLE), "--db", str(work / "example.db"),
                     "--report", str(site), "-q", "-j", "2"], check=True, stdout=subprocess.DEVNULL)
+    log = work / "telephone.jsonl"
+    subprocess.run([sys.executable, "-m", "referee", "match", str(SAMPLES / "greedy_bot.py"), str(SAMPLES / "random_bot.py"),
+                    "--variant", "telephone", "--log", str(log), "-q"], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run([sys.executable, "-m", "referee", "report", str(log), "-o", str(site / "telephone")], check=True,
+                   stdout=subprocess.DEVNULL)
 
 
 def shoot(site: Path, out: Path, chromium: Path = CHROMIUM) -> list[Path]:
-    """Photograph the league page and a mid-deal replay of ``site`` into ``out``."""
+    """Photograph the league page, a mid-deal replay and the end of a cross deal of ``site`` into ``out``."""
     from playwright.sync_api import sync_playwright
 
     out.mkdir(parents=True, exist_ok=True)
     deal = site / "matches" / REPLAY_MATCH / f"{REPLAY_DEAL}.html"
     steps = len(json.loads(deal.with_suffix(".json").read_text(encoding="utf-8"))["steps"])
-    shots = [out / "league.png", out / "replay.png"]
+    shots = [out / "league.png", out / "replay.png", out / "cross.png"]
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=str(chromium))
         try:
@@ -47,6 +55,8 @@ def shoot(site: Path, out: Path, chromium: Path = CHROMIUM) -> list[Path]:
             page.set_viewport_size({"width": 1200, "height": 720})
             page.goto(deal.as_uri() + f"#move={steps // 2}")
             page.screenshot(path=str(shots[1]))
+            page.goto((site / "telephone" / f"{CROSS_DEAL}.html").as_uri() + "#move=999")
+            page.screenshot(path=str(shots[2]))
         finally:
             browser.close()
     return shots
