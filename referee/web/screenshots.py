@@ -33,7 +33,7 @@ def build(site: Path, work: Path) -> None:
                     "--report", str(site), "-q", "-j", "2"], check=True, stdout=subprocess.DEVNULL)
     log = work / "telephone.jsonl"
     subprocess.run([sys.executable, "-m", "referee", "match", str(SAMPLES / "greedy_bot.py"), str(SAMPLES / "random_bot.py"),
-                    "--variant", "telephone", "--log", str(log), "-q"], check=True, stdout=subprocess.DEVNULL)
+                    "--variant", "telephone", "--env", "BOT_SEED=7", "--log", str(log), "-q"], check=True, stdout=subprocess.DEVNULL)
     subprocess.run([sys.executable, "-m", "referee", "report", str(log), "-o", str(site / "telephone")], check=True,
                    stdout=subprocess.DEVNULL)
 
