@@ -34,11 +34,10 @@ import trio
 from referee import faults as F
 from referee.clock import TimeControl
 from referee.engine import variant, variant_names
-from referee.engine.deal import Deal
-from referee.engine.game import DealRecord
+from referee.engine.game import DealRecord, Game
 from referee.errors import BotStartError, LineTooLong
 from referee.log import MatchLog
-from referee.match import DealStream, Roster, orientations
+from referee.match import DealStream, Roster, orientations, play_board
 from referee.process import Confinement
 from referee.sandbox import DEFAULT_PROCESSES
 from referee.signals import cancel_on_signals
@@ -154,9 +153,10 @@ class _Watch:
     ``on_out``): the candidate's handshakes, its answers with their times, and the cross games'
     moves it was offered and made."""
 
-    def __init__(self, candidate: Bot) -> None:
+    def __init__(self, candidate: Bot, seat_players: Callable[[tuple[int, ...]], list[Player]]) -> None:
         self.candidate = candidate
-        self.seating: list[Player] = []
+        self.seat_players = seat_players
+        self.seating: list[Player] = []  # the players of the game being played, by seat
         self.orientation = 0
         self.hellos: list[dict[str, Any]] = []
         self.plays: list[tuple[float, str]] = []  # seconds, where
@@ -168,7 +168,9 @@ class _Watch:
 
     def record(self, record: dict[str, Any]) -> None:
         k = record.get("k")
-        if k == "hello":
+        if k == "game":
+            self.seating, self.orientation = self.seat_players(tuple(record["seating"])), record["orientation"]
+        elif k == "hello":
             self.hellos.append(record)
         elif k == "play" and self._mine(record["seat"]):
             self.plays.append((record.get("ms", 0.0) / 1000, f"seating {self.orientation + 1}, seat {record['seat']}"))
@@ -225,7 +227,7 @@ async def check_game(setup: Setup, index: int, name: str, argv: list[str], opts:
     for stale in stderr_dir.glob("*.stderr.log"):  # an earlier check's, in a folder given with --overwrite
         stale.unlink()
     t0 = trio.current_time()
-    watch = _Watch(bot)
+    watch = _Watch(bot, roster.seat)
     log = MatchLog(opts.log_dir / f"{setup.slug}.jsonl", lambda: trio.current_time() - t0, on_record=watch.record, on_out=watch.out)
     log.write({
         "k": "match", "variant": v.id, "players": setup.players, "options": setup.options, "deals": opts.deals,
@@ -263,25 +265,16 @@ async def check_game(setup: Setup, index: int, name: str, argv: list[str], opts:
             except BotStartError as exc:  # the table is closed already; raised below, not from the nursery
                 not_started = exc
                 seatings = []
-            for o, seating in enumerate(seatings):
-                if bot.forfeited:
-                    break
-                current = seat_players(seating)
-                watch.seating, watch.orientation = current, o
-                deals = opts.deals
-                game = v.new_game(setup.players, setup.options, 4 * math.ceil(deals / 4) if not v.to_target else None)
-                position = 0
+            deals = opts.deals
 
-                def next_deal() -> tuple[int, Deal]:
-                    nonlocal position
-                    position += 1
-                    return position - 1, stream[position - 1]
+            def dealt(rec: DealRecord, game: Game, o: int, index: int) -> None:
+                report.deals += 1
 
-                def after(rec: DealRecord) -> None:
-                    report.deals += 1
-
-                await table.play_game(game, current, next_deal, 0, after, {"game": 0, "orientation": o},
-                                      cut=(deals, f"referee check: the game was stopped after {deals} deals"))
+            # The match's own driver, each game cut after `deals` deals (sport: a multiple of 4).
+            await play_board(table, log, seatings, seat_players,
+                             lambda: v.new_game(setup.players, setup.options, 4 * math.ceil(deals / 4) if not v.to_target else None),
+                             stream.__getitem__, 0, 0, on_deal=dealt, stop=lambda: bot.forfeited,
+                             cut=(deals, f"referee check: the game was stopped after {deals} deals"))
             report.forfeited = bot.forfeited
             report.cross = watch.cross
             # Output written after the last deal, when nothing was asked (it would be a fault at

@@ -434,29 +434,19 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
             else:
                 cursor = 0
                 for g in range(spec.games or 1):
-                    furthest = cursor
-                    for o, seating in enumerate(seatings):
-                        game = new_game()
-                        log.write({"k": "game", "game": g, "orientation": o, "seating": list(seating)})
-                        position = cursor
 
-                        def next_deal() -> tuple[int, Deal]:
-                            nonlocal position
-                            index = position
-                            position += 1
-                            return index, stream[index]
+                    def dealt(rec: DealRecord, game: Game, o: int, index: int, g: int = g) -> None:
+                        record_deal(rec, game, o, g, index)
+                        if progress:
+                            progress(f"game {g + 1}/{spec.games or 1}, deal {rec.number + 1}", 0)
 
-                        def after(rec: DealRecord, game: Game = game, o: int = o, g: int = g) -> None:
-                            record_deal(rec, game, o, g, position - 1)  # noqa: B023  (the live cursor of next_deal)
-                            if progress:
-                                progress(f"game {g + 1}/{spec.games or 1}, deal {rec.number + 1}", 0)
-
-                        outcome = await table.play_game(game, seat_players(seating), next_deal, g, after, {"game": g, "orientation": o})
+                    def ended(outcome: GameOutcome, game: Game, o: int, g: int = g) -> None:
                         record_game(outcome, game, o, g, game.played)
-                        furthest = max(furthest, position)
                         if progress:
                             progress(f"game {g + 1}/{spec.games or 1}", 1)
-                    cursor = furthest
+
+                    cursor = await play_board(table, log, seatings, seat_players, new_game, stream.__getitem__, g, cursor,
+                                              on_deal=dealt, on_game=ended)
                     if board_done():
                         break
         except (BotStartError, BadDeal, LogError) as exc:
@@ -480,6 +470,45 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
     if failure is not None:
         raise failure
     return result
+
+
+async def play_board(table: Table, log: MatchLog, seatings: list[tuple[int, ...]],
+                     seat_players: Callable[[tuple[int, ...]], list[Player]], new_game: Callable[[], Game],
+                     deal_at: Callable[[int], Deal], g: int, cursor: int, *,
+                     on_deal: Callable[[DealRecord, Game, int, int], None] | None = None,
+                     on_game: Callable[[GameOutcome, Game, int], None] | None = None,
+                     cut: tuple[int, str] | None = None, stop: Callable[[], bool] = lambda: False) -> int:
+    """Play game ``g`` once in every orientation, each from deal ``cursor`` of the stream (so
+    every orientation gets the same deals); the stream position after the longest of them.
+
+    The one driver of games to a target, for ``referee match`` and ``referee check`` alike:
+    ``on_deal(record, game, orientation, stream index)`` after every deal,
+    ``on_game(outcome, game, orientation)`` after every game; ``cut`` is
+    :meth:`Table.play_game`'s; ``stop()`` is asked before each orientation.
+    """
+    furthest = cursor
+    for o, seating in enumerate(seatings):
+        if stop():
+            break
+        game = new_game()
+        log.write({"k": "game", "game": g, "orientation": o, "seating": list(seating)})
+        position = cursor
+
+        def next_deal() -> tuple[int, Deal]:
+            nonlocal position
+            index = position
+            position += 1
+            return index, deal_at(index)
+
+        def after(rec: DealRecord, game: Game = game, o: int = o) -> None:
+            if on_deal is not None:
+                on_deal(rec, game, o, position - 1)  # noqa: B023  (the live cursor of next_deal)
+
+        outcome = await table.play_game(game, seat_players(seating), next_deal, g, after, {"game": g, "orientation": o}, cut=cut)
+        if on_game is not None:
+            on_game(outcome, game, o)
+        furthest = max(furthest, position)
+    return furthest
 
 
 def _hidden(spec: MatchSpec) -> tuple[Path, ...]:
