@@ -470,20 +470,23 @@ def replay(
 
 @app.command()
 def verify(log: Annotated[Path, typer.Argument(help="A match log written by `referee match`.")]) -> None:
-    """Re-play every move and score of a log through the engine and say whether it is consistent."""
-    from referee.replay import Inconsistent, LogWalker
+    """Re-play a log through the engine: the deals regenerated from its seed or deal file, every move, score and fault, and the result rebuilt; say whether it is consistent (a cut log is incomplete)."""
+    from referee.replay import Incomplete, Inconsistent, LogWalker
 
     check_log_path(log)
-    walker = LogWalker(log)
+    walker = LogWalker(log, strict=True)
     try:
         counts = walker.walk()
+    except Incomplete as exc:
+        err.print(Text("INCOMPLETE: ", style="bold red") + Text(str(exc)), highlight=False, soft_wrap=True)
+        raise typer.Exit(X.INCONSISTENT) from None
     except Inconsistent as exc:
         err.print(Text("INCONSISTENT: ", style="bold red") + Text(str(exc)), highlight=False, soft_wrap=True)
         raise typer.Exit(X.INCONSISTENT) from None
     except (ValueError, KeyError, TypeError) as exc:
         raise fail(f"{log} is not a match log: {exc}") from None
     out.print(f"consistent: {counts.games} games, {counts.deals} deals, {counts.plays} plays and {counts.turns_checked} legal-move lists "
-              f"re-played, {counts.faults} faults — every score agrees with the engine", soft_wrap=True, highlight=False)
+              f"re-played, {counts.faults} faults — each deal, score and fault, and the result, agrees with the engine", soft_wrap=True, highlight=False)
     if walker.stop is not None:
         stop = walker.stop
         out.print(f"stopped by the SPRT after {stop['pairs']} pairs: {stop['decision']} accepted (LLR {stop['llr']:+.3f})", highlight=False, soft_wrap=True)

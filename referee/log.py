@@ -13,7 +13,8 @@ Record kinds (the ``"k"`` field), in the order they appear:
               ``msgs``, the messages of that write.
 ``in``        a line read from a seat: ``seat``, ``t``, ``line`` (as text, even if not JSON).
 ``play``      a play the referee accepted: ``seat``, ``tile``, ``end``, ``ms`` (time taken).
-``fault``     a fault: the :class:`~referee.faults.Fault` fields.
+``fault``     a fault: the :class:`~referee.faults.Fault` fields; ``charged``, when the fault
+              was found between deals, is the seat whose next deal it costs.
 ``deal_end``  the deal's record: reason, seat, values, wrote, totals, notes.
 ``game_end``  the game's outcome.
 ``sprt``      with ``--sprt``, after every finished pair: ``pairs``, ``llr``, ``lower``, ``upper``,
@@ -172,14 +173,26 @@ def deal_json(deal: Deal) -> dict[str, Any]:
     return {"hands": [[tile_name(t) for t in hand] for hand in deal.hands], "undealt": [tile_name(t) for t in deal.undealt]}
 
 
-def read_log(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+class CutShort(ValueError):
+    """The log's last line has no newline: the log was cut in the middle of a record."""
+
+    def __init__(self, path: Path, number: int) -> None:
+        super().__init__(f"{path}: line {number} is cut short (no newline)")
+        self.number = number
+
+
+def read_log(path: Path, cut_ok: bool = False) -> Iterator[tuple[int, dict[str, Any]]]:
     """The records of a log with their line numbers.
 
     Raises:
         ValueError: a line that is not a JSON object, naming the line.
+        CutShort: with ``cut_ok``, a last line without its newline (whatever it holds), once
+            the lines before it are read.
     """
     with open(path, "rb") as f:
         for number, raw in enumerate(f, start=1):
+            if cut_ok and not raw.endswith(b"\n"):
+                raise CutShort(path, number)
             if not raw.strip():
                 continue
             if too_deep(raw):

@@ -207,6 +207,58 @@ class MatchResult:
     sprt: SprtState | None = None  # the test after the last finished board
     stopped_by: str | None = None  # "sprt" when the test stopped the match
 
+    # -- recording, deal by deal and game by game (the match driver and ``verify``) --------
+
+    def add_deal(self, rec: DealRecord, game: Game, o: int, g: int, stream_index: int) -> None:
+        """Record a finished deal of game ``g`` in orientation ``o``."""
+        spec, v = self.spec, self.spec.variant
+        seating = self.seatings[o]
+        k = len(spec.bots)
+        points = [0] * k
+        for side, seats in enumerate(game.sides):
+            for seat in seats[:1]:
+                points[seating[seat]] += rec.wrote[side]
+        net: list[float] = [v.sense * p for p in points]
+        won_by = sorted({seating[s] for s in game.sides[rec.winner]}) if rec.winner is not None else []
+        assert rec.end is not None
+        self.deals.append(DealResult(
+            game=g, orientation=o, deal=rec.number, stream=stream_index,
+            leader=rec.leader, leader_bot=spec.bots[seating[rec.leader]].name,
+            lead_tile=None if rec.lead_tile is None else tile_name(rec.lead_tile),
+            end=rec.end.reason, by=rec.end.seat, by_bot=spec.bots[seating[rec.end.seat]].name,
+            wrote=list(rec.wrote), totals=list(rec.totals), points=points, net=net, won_by=won_by,
+            notes=list(rec.notes),
+        ))
+        if not v.to_target:
+            _unit(self, rec.number).net[o] = net
+
+    def add_game(self, outcome: GameOutcome, game: Game, o: int, g: int, deals: int) -> None:
+        """Record the outcome of game ``g`` in orientation ``o``."""
+        spec, v = self.spec, self.spec.variant
+        seating = self.seatings[o]
+        k = len(spec.bots)
+        sides_of = [{game.side_of[s] for s in range(spec.players) if seating[s] == b} for b in range(k)]
+        if v.sense > 0:
+            won = [bool(sides_of[b] & set(outcome.winners)) for b in range(k)]
+            lost = [not won[b] and any(won) for b in range(k)]
+        else:
+            lost = [bool(sides_of[b] & set(outcome.losers)) for b in range(k)]
+            won = [not lost[b] and any(lost) for b in range(k)]
+        if all(won) or all(lost):
+            won = lost = [False] * k
+        points = [0] * k
+        for side, seats in enumerate(game.sides):
+            points[seating[seats[0]]] += outcome.totals[side]
+        self.games.append(GameResult(
+            game=g, orientation=o, deals=deals, totals=list(outcome.totals), points=points,
+            winners=list(outcome.winners), losers=list(outcome.losers), dry=list(outcome.dry),
+            won_by=[b for b in range(k) if won[b]], lost_by=[b for b in range(k) if lost[b]],
+            dry_bots=sorted({seating[s] for side in outcome.dry for s in game.sides[side]}),
+            reason=outcome.reason,
+        ))
+        if v.to_target:
+            _unit(self, g).net[o] = [v.sense * p for p in points]
+
     # -- derived figures -----------------------------------------------------------------
 
     @property
@@ -340,52 +392,6 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
     def new_game() -> Game:
         return v.new_game(spec.players, spec.options, spec.deals)
 
-    def record_deal(rec: DealRecord, game: Game, o: int, g: int, stream_index: int) -> None:
-        seating = seatings[o]
-        k = len(spec.bots)
-        points = [0] * k
-        for side, seats in enumerate(game.sides):
-            for seat in seats[:1]:
-                points[seating[seat]] += rec.wrote[side]
-        net: list[float] = [v.sense * p for p in points]
-        won_by = sorted({seating[s] for s in game.sides[rec.winner]}) if rec.winner is not None else []
-        assert rec.end is not None
-        result.deals.append(DealResult(
-            game=g, orientation=o, deal=rec.number, stream=stream_index,
-            leader=rec.leader, leader_bot=spec.bots[seating[rec.leader]].name,
-            lead_tile=None if rec.lead_tile is None else tile_name(rec.lead_tile),
-            end=rec.end.reason, by=rec.end.seat, by_bot=spec.bots[seating[rec.end.seat]].name,
-            wrote=list(rec.wrote), totals=list(rec.totals), points=points, net=net, won_by=won_by,
-            notes=list(rec.notes),
-        ))
-        if not v.to_target:
-            _unit(result, rec.number).net[o] = net
-
-    def record_game(outcome: GameOutcome, game: Game, o: int, g: int, deals: int) -> None:
-        seating = seatings[o]
-        k = len(spec.bots)
-        sides_of = [{game.side_of[s] for s in range(spec.players) if seating[s] == b} for b in range(k)]
-        if v.sense > 0:
-            won = [bool(sides_of[b] & set(outcome.winners)) for b in range(k)]
-            lost = [not won[b] and any(won) for b in range(k)]
-        else:
-            lost = [bool(sides_of[b] & set(outcome.losers)) for b in range(k)]
-            won = [not lost[b] and any(lost) for b in range(k)]
-        if all(won) or all(lost):
-            won = lost = [False] * k
-        points = [0] * k
-        for side, seats in enumerate(game.sides):
-            points[seating[seats[0]]] += outcome.totals[side]
-        result.games.append(GameResult(
-            game=g, orientation=o, deals=deals, totals=list(outcome.totals), points=points,
-            winners=list(outcome.winners), losers=list(outcome.losers), dry=list(outcome.dry),
-            won_by=[b for b in range(k) if won[b]], lost_by=[b for b in range(k) if lost[b]],
-            dry_bots=sorted({seating[s] for side in outcome.dry for s in game.sides[side]}),
-            reason=outcome.reason,
-        ))
-        if v.to_target:
-            _unit(result, g).net[o] = [v.sense * p for p in points]
-
     def board_done() -> bool:
         """After every finished board: run the SPRT, if any; True when it has decided."""
         if spec.sprt is None:
@@ -418,7 +424,7 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
                         where = {"game": 0, "orientation": o}
                         rec = await table.play_deal(games[o], seat_players(seating), k, stream[k], 0, where=where)
                         assert rec is not None  # sport never redeals
-                        record_deal(rec, games[o], o, 0, k)
+                        result.add_deal(rec, games[o], o, 0, k)
                         if progress:
                             progress(f"deal {k + 1}/{spec.deals}", 1)
                     if board_done():
@@ -430,18 +436,18 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
                     log.write({"k": "game_end", "game": 0, "orientation": o, "totals": list(outcome.totals),
                                "winners": list(outcome.winners), "losers": list(outcome.losers), "dry": list(outcome.dry),
                                "reason": outcome.reason})
-                    record_game(outcome, game, o, 0, game.played)
+                    result.add_game(outcome, game, o, 0, game.played)
             else:
                 cursor = 0
                 for g in range(spec.games or 1):
 
                     def dealt(rec: DealRecord, game: Game, o: int, index: int, g: int = g) -> None:
-                        record_deal(rec, game, o, g, index)
+                        result.add_deal(rec, game, o, g, index)
                         if progress:
                             progress(f"game {g + 1}/{spec.games or 1}, deal {rec.number + 1}", 0)
 
                     def ended(outcome: GameOutcome, game: Game, o: int, g: int = g) -> None:
-                        record_game(outcome, game, o, g, game.played)
+                        result.add_game(outcome, game, o, g, game.played)
                         if progress:
                             progress(f"game {g + 1}/{spec.games or 1}", 1)
 
@@ -462,7 +468,7 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
                 await table.close()
                 try:
                     if not result.interrupted:
-                        log.write({"k": "result", **_loggable(result.to_json())})
+                        log.write({"k": "result", **loggable_result(result.to_json())})
                     log.close()
                 except LogError as exc:
                     failure = failure or exc
@@ -526,6 +532,6 @@ def _unit(result: MatchResult, index: int) -> Unit:
     return result.units[index]
 
 
-def _loggable(obj: dict) -> dict:
+def loggable_result(obj: dict) -> dict:
     # The log already holds every deal and game; the result record keeps the summary.
     return {k: v for k, v in obj.items() if k not in ("deals", "game_results")}

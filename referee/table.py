@@ -304,9 +304,11 @@ class Table:
 
     # -- faults ------------------------------------------------------------------------------
 
-    async def _fault(self, p: Player, fault: F.Fault) -> None:
+    async def _fault(self, p: Player, fault: F.Fault, charged: int | None = None) -> None:
+        """Record ``fault``; ``charged`` is the seat whose deal it costs when that is not the
+        seat it happened in (a fault found between deals costs the bot's next deal)."""
         p.bot.faults.append(fault)
-        self.log.write({"k": "fault", **fault.to_json()})
+        self.log.write({"k": "fault", **fault.to_json(), **({} if charged is None else {"charged": charged})})
         if self.on_fault is not None:
             self.on_fault(fault)
         await self._retire(p)
@@ -385,7 +387,7 @@ class Table:
                 break
             if p.pending is not None:
                 fault, p.pending = p.pending, None
-                await self._fault(p, fault)
+                await self._fault(p, fault, charged=seat)
                 state.forfeit(seat)
                 break
             if p.proc is None:
