@@ -32,7 +32,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import IO, Any
 
@@ -181,7 +181,7 @@ class CutShort(ValueError):
         self.number = number
 
 
-def read_log(path: Path, cut_ok: bool = False) -> Iterator[tuple[int, dict[str, Any]]]:
+def read_log(path: Path, cut_ok: bool = False) -> Generator[tuple[int, dict[str, Any]], None, None]:
     """The records of a log with their line numbers.
 
     Raises:
