@@ -19,10 +19,10 @@ import msgspec
 from protocol import messages as m
 from referee import faults as F
 from referee.engine import TERMINAL, IllegalPlay, variant
+from referee.engine.cross import CrossDeal, arms
 from referee.engine.deal import Deal, parse_deal_lines
 from referee.engine.errors import BadDeal, RulesError
 from referee.engine.game import Game, Variant
-from referee.engine.cross import CrossDeal, arms
 from referee.engine.layout import DOWN, LEFT, RIGHT, UP
 from referee.engine.line import END_NAMES, STOP, Drew, Passed, Placed, Scored, line_of
 from referee.engine.state import DealState
