@@ -284,7 +284,7 @@ def test_seven_rounds_lowest_total_wins_and_ties_share():
     # seats 0 and 1 finish level
     rest = [t for t in TILES if t != "0-0"]
     wrote = None
-    for attempt in range(2):
+    for _ in range(2):
         g = RefGame("mexican_train", 3)
         g.rounds_played = 6
         g.start_deal([rest[:7], rest[7:14], rest[14:21]], rest[21:])
