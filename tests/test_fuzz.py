@@ -1,0 +1,153 @@
+"""Fuzzing with hypothesis: arbitrary bytes as a bot's lines, as deal files and as match logs
+end in a fault charged to the bot or a one-line error, never an exception out of the referee.
+
+The bot's lines go through the table's own line handling (a scripted in-process bot on trio's
+mock clock, :mod:`referee.transport`), so hundreds of conversations cost seconds.  League files
+are fuzzed by tests/test_league_hardening.py.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import trio
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from protocol import messages as m
+from referee import exitcodes as X
+from referee import faults as F
+from referee.cli import app
+from referee.clock import TimeControl
+from referee.engine import variant
+from referee.engine.deal import deal_from_seed
+from referee.log import MatchLog
+from referee.table import Bot, Player, Table
+from referee.transport import HELLO, first_legal, play_line, scripted
+
+ROOT = Path(__file__).resolve().parent.parent
+BOTS = ROOT / "sample_bots"
+
+#: Bytes a hostile bot might write: anything, with JSON's own characters and newlines common.
+LINE_BYTES = st.one_of(
+    st.binary(max_size=300),
+    st.lists(st.sampled_from([b"{", b"}", b"[", b"]", b'"', b":", b",", b"\\", b"\n", b"\r", b"\x00", b"\xff", b"\xc3",
+                              b'"type"', b'"play"', b'"hello"', b'"tile"', b'"end"', b"null", b"1", b"-1", b"1e999",
+                              b"[3,5]", b'"left"', b"true"]), max_size=80).map(b"".join),
+    st.tuples(st.sampled_from([b'{"type":"play","x":', b'{"type":"hello","name":"x","protocol":1,"x":', b'{"type":"x","x":']),
+              st.sampled_from([0, 3, 64, 65, 300, 1000, 3000])).map(lambda t: t[0] + b"[" * t[1] + b"]" * t[1] + b"}"),
+)
+
+
+def lines_of(data: bytes) -> list[bytes]:
+    """What a pipe would deliver as lines: split at newlines, a CR before one dropped."""
+    return [line[:-1] if line.endswith(b"\r") else line for line in data.split(b"\n")]
+
+
+def converse(answers: list[bytes], where: str) -> tuple[list[F.Fault], MatchLog]:
+    """A deal of two-player draw in which bot A answers ``hello`` or its second turn with the
+    lines of ``answers`` (then, at a turn, its first legal play)."""
+    turns = {"n": 0}
+
+    def hostile(msg: m.ToBotMessage):
+        if type(msg) is m.Hello and where == "hello":
+            return [(0.0, line) for data in answers for line in lines_of(data)] + [(0.0, HELLO)]
+        if type(msg) is m.Turn:
+            turns["n"] += 1
+            if where == "turn" and turns["n"] == 2:
+                return [(0.0, line) for data in answers for line in lines_of(data)] + [(0.0, play_line(msg.legal[0]))]
+        return list(first_legal(msg))
+
+    faults: list[F.Fault] = []
+    log = MatchLog(None, lambda: 0.0)
+
+    async def main() -> None:
+        launch, _ = scripted({"A": hostile})
+        bots = [Bot("A", ["a"]), Bot("B", ["b"])]
+        seating = [Player(bots[0], 0), Player(bots[1], 0)]
+        game = variant("draw").new_game(2, {})
+        async with trio.open_nursery() as nursery:
+            table = Table(nursery, seating, tc=TimeControl(startup=5, move=5), log=log, stderr_dir=Path("/nonexistent"),
+                          block=0, on_fault=faults.append, launch=launch)
+            try:
+                await table.open()
+            except Exception as exc:  # a bot that cannot start: the match's one error for it
+                from referee.errors import BotStartError
+
+                assert isinstance(exc, BotStartError), exc
+                return
+            try:
+                for i in range(2):
+                    await table.play_deal(game, seating, i, deal_from_seed(3, i, game.shape), 0)
+            finally:
+                await table.close()
+
+    trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+    return faults, log
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(answers=st.lists(LINE_BYTES, min_size=1, max_size=4), where=st.sampled_from(["turn", "hello"]))
+def test_arbitrary_bytes_from_a_bot_are_a_fault_or_ignored(answers, where):
+    faults, _ = converse(answers, where)
+    for fault in faults:
+        assert fault.kind in F.KINDS and fault.bot == "A", fault
+        assert "\n" not in fault.detail
+        assert fault.line is None or len(fault.line) <= F.EVIDENCE + 20
+
+
+def cli(*args):
+    result = CliRunner().invoke(app, [str(a) for a in args])
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return result
+
+
+def assert_clean(result, codes: tuple[int, ...]) -> None:
+    assert result.exit_code in codes, result.output
+    if result.exit_code == X.USAGE:
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    assert "Traceback" not in result.output
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.one_of(LINE_BYTES, st.binary(max_size=2000)))
+def test_arbitrary_deal_files_are_read_or_refused_in_one_line(tmp_path, data):
+    path = tmp_path / "deals.jsonl"
+    path.write_bytes(data)
+    assert_clean(cli("deals", "show", path), (X.OK, X.USAGE))
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.one_of(LINE_BYTES, st.binary(max_size=2000)))
+def test_arbitrary_logs_are_verified_or_refused_in_one_line(tmp_path, data):
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(data)
+    assert_clean(cli("verify", path), (X.USAGE, X.INCONSISTENT))
+    assert_clean(cli("replay", path), (X.OK, X.USAGE))
+
+
+_LOG: list[bytes] = []
+
+
+def real_log(tmp_path: Path) -> bytes:
+    if not _LOG:
+        log = tmp_path / "real.jsonl"
+        played = cli("match", BOTS / "greedy_bot.py", BOTS / "random_bot.py", "--variant", "draw", "--log", log, "-q")
+        assert played.exit_code == 0, played.output
+        _LOG.append(log.read_bytes())
+    return _LOG[0]
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(where=st.floats(0, 1), cut=st.integers(0, 200), insert=LINE_BYTES)
+def test_damaged_logs_are_found_out_in_one_line(tmp_path, where, cut, insert):
+    """A real log with bytes replaced somewhere: verify says consistent only if the damage left
+    a log the engine agrees with, else inconsistent, incomplete or not a log; never a traceback."""
+    data = real_log(tmp_path)
+    at = int(where * len(data))
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(data[:at] + insert + data[at + cut:])
+    assert_clean(cli("verify", path), (X.OK, X.USAGE, X.INCONSISTENT))
