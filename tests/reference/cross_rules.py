@@ -99,6 +99,47 @@ def kozel_value(hand: list[str]) -> int:
     return plain(hand)
 
 
+def check_deal(variant: str, players: int, hand: int, hands: list[list[str]], bazaar: list[str]) -> None:
+    """A deal is ``players`` hands of ``hand`` tiles and the rest, the 28 tiles each once."""
+    if len(hands) != players:
+        raise ValueError(f"{len(hands)} hands for {players} players")
+    for s, h in enumerate(hands):
+        if len(h) != hand:
+            raise ValueError(f"seat {s} holds {len(h)} tiles, {variant} deals {hand}")
+    every = [t for h in hands for t in h] + list(bazaar)
+    if sorted(every) != sorted(TILES):
+        raise ValueError("the hands and the bazaar are not the 28 tiles, each once")
+
+
+def void_deal(hands: list[list[str]]) -> bool:
+    """§2.9, §5: a hand with 5 or more doubles, or 6 or more of one suit (a double once)."""
+    for h in hands:
+        if sum(is_double(t) for t in h) >= 5:
+            return True
+        if any(sum(n in halves(t) for t in h) >= 6 for n in range(7)):
+            return True
+    return False
+
+
+def holder(hands: list[list[str]], tile: str) -> int | None:
+    for s, h in enumerate(hands):
+        if tile in h:
+            return s
+    return None  # §5: lead searches look only at hands
+
+
+def search(hands: list[list[str]], order: list[int]) -> tuple[int, str]:
+    """The first double of ``order`` found in a hand; with none, the heaviest tile (§2.8)."""
+    for n in order:
+        s = holder(hands, double_of(n))
+        if s is not None:
+            return s, double_of(n)
+    best = heaviest([t for h in hands for t in h])
+    s = holder(hands, best)
+    assert s is not None
+    return s, best
+
+
 # -- the layout: two arms from the lead, two more from the first double (LAY-1..7) ----------------
 
 
@@ -289,7 +330,7 @@ class RefGame:
             raise ValueError("the game is over")
         if self.started and self.ended is None:
             raise ValueError("the current deal is not over")
-        self._check_deal(hands, bazaar)
+        check_deal(self.variant, self.players, self.shape.hand, hands, bazaar)
         self.hands = [list(h) for h in hands]
         self.bazaar = list(bazaar)
         self.drawn = 0
@@ -301,7 +342,7 @@ class RefGame:
         self.ended = None
         self.started = True
         events: list[tuple] = []
-        if self.variant == "osel" and self._void():
+        if self.variant == "osel" and void_deal(self.hands):
             # §2.9 via OS-1: the deal is void; the next deal of the stream replaces it, and the
             # lead rule that applied to this one applies to the replacement (§5).
             self.ended = "redeal"
@@ -355,49 +396,16 @@ class RefGame:
 
     # -- one deal ---------------------------------------------------------------------------
 
-    def _check_deal(self, hands: list[list[str]], bazaar: list[str]) -> None:
-        if len(hands) != self.players:
-            raise ValueError(f"{len(hands)} hands for {self.players} players")
-        for s, h in enumerate(hands):
-            if len(h) != self.shape.hand:
-                raise ValueError(f"seat {s} holds {len(h)} tiles, {self.variant} deals {self.shape.hand}")
-        every = [t for h in hands for t in h] + list(bazaar)
-        if sorted(every) != sorted(TILES):
-            raise ValueError("the hands and the bazaar are not the 28 tiles, each once")
-
-    def _void(self) -> bool:
-        """§2.9, §5: a hand with 5 or more doubles, or 6 or more of one suit (a double once)."""
-        for h in self.hands:
-            if sum(is_double(t) for t in h) >= 5:
-                return True
-            if any(sum(n in halves(t) for t in h) >= 6 for n in range(7)):
-                return True
-        return False
-
-    def _holder(self, tile: str) -> int | None:
-        for s, h in enumerate(self.hands):
-            if tile in h:
-                return s
-        return None  # §5: lead searches look only at hands
-
-    def _search(self, order: list[int]) -> tuple[int, str]:
-        for n in order:
-            s = self._holder(double_of(n))
-            if s is not None:
-                return s, double_of(n)
-        best = heaviest([t for h in self.hands for t in h])
-        return self._holder(best), best
-
     def _forced_lead(self) -> tuple[int, str]:
         if self.variant == "osel":
             if self.players == 4:
-                return self._holder("1-1"), "1-1"  # kozel: the holder of 1-1, OS-1
-            return self._search([1, 2, 3, 4, 5, 6, 0])  # kozel 2–3: the lowest double
+                return holder(self.hands, "1-1"), "1-1"  # kozel: the holder of 1-1, OS-1
+            return search(self.hands, [1, 2, 3, 4, 5, 6, 0])  # kozel 2–3: the lowest double
         if self.variant == "telephone":
-            s = self._holder("2-3")  # TEL-2: 3-2 first; in the bazaar: highest double, heaviest
+            s = holder(self.hands, "2-3")  # TEL-2: 3-2 first; in the bazaar: highest double, heaviest
             if s is not None:
                 return s, "2-3"
-        return self._search([6, 5, 4, 3, 2, 1, 0])  # MUG-3 (and TEL-2's fallback)
+        return search(self.hands, [6, 5, 4, 3, 2, 1, 0])  # MUG-3 (and TEL-2's fallback)
 
     def _drawable(self) -> int:
         return max(0, len(self.bazaar) - self.drawn - self.shape.keep)

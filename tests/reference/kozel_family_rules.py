@@ -46,7 +46,7 @@ Readings that RULES.md leaves to the reader, taken here (each also cited where c
 
 from __future__ import annotations
 
-from reference.cross_rules import TILES, double_of, halves, heaviest, is_double, kozel_value, pips
+from reference.cross_rules import TILES, check_deal, double_of, halves, holder, kozel_value, pips, search, void_deal
 
 VARIANTS = ("sea_kozel", "general", "blitz")
 LINE_ENDS = ("left", "right")
@@ -148,7 +148,7 @@ class RefGame:
             raise ValueError("the game is over")
         if self.started and self.ended is None:
             raise ValueError("the current deal is not over")
-        self._check_deal(hands, bazaar)
+        check_deal(self.variant, self.players, 7, hands, bazaar)
         self.hands = [list(h) for h in hands]
         self.bazaar = list(bazaar)
         self.drawn = 0
@@ -165,7 +165,7 @@ class RefGame:
         self.current, self._pending = self._pending, None
         self.hundred = self.current["side"] if self.current and self.current["kind"] == "hundred" else None
         events: list[tuple] = []
-        if self.variant == "blitz" and self._void():
+        if self.variant == "blitz" and void_deal(self.hands):
             # §2.9 via BL-1: the deal is void; the next deal of the stream replaces it with the
             # lead rule that applied to this one (§5).
             self.ended = "redeal"
@@ -222,51 +222,21 @@ class RefGame:
 
     # -- one deal ---------------------------------------------------------------------------
 
-    def _check_deal(self, hands: list[list[str]], bazaar: list[str]) -> None:
-        if len(hands) != self.players:
-            raise ValueError(f"{len(hands)} hands for {self.players} players")
-        for s, h in enumerate(hands):
-            if len(h) != 7:
-                raise ValueError(f"seat {s} holds {len(h)} tiles, {self.variant} deals 7")
-        every = [t for h in hands for t in h] + list(bazaar)
-        if sorted(every) != sorted(TILES):
-            raise ValueError("the hands and the bazaar are not the 28 tiles, each once")
-
-    def _void(self) -> bool:
-        """§2.9, §5: a hand with 5 or more doubles, or 6 or more of one suit (a double once)."""
-        for h in self.hands:
-            if sum(is_double(t) for t in h) >= 5:
-                return True
-            if any(sum(n in halves(t) for t in h) >= 6 for n in range(7)):
-                return True
-        return False
-
-    def _holder(self, tile: str) -> int | None:
-        for s, h in enumerate(self.hands):
-            if tile in h:
-                return s
-        return None  # §5: lead searches look only at hands
-
     def _lowest_double(self) -> tuple[int, str]:
         """SK-18 (kozel's 2–3 player rule): 1-1 … 6-6, then 0-0; no double: the heaviest tile."""
-        for n in (1, 2, 3, 4, 5, 6, 0):
-            s = self._holder(double_of(n))
-            if s is not None:
-                return s, double_of(n)
-        best = heaviest([t for h in self.hands for t in h])
-        return self._holder(best), best
+        return search(self.hands, [1, 2, 3, 4, 5, 6, 0])
 
     def _forced_lead(self) -> tuple[int, str] | None:
         if self.variant == "general":
-            return self._holder("1-1"), "1-1"  # GEN-1: every deal
+            return holder(self.hands, "1-1"), "1-1"  # GEN-1: every deal
         if self.variant == "blitz":
             # BL-1: 1-1 forced in the first deal, later the last deal's ender leads any tile.
-            return (self._holder("1-1"), "1-1") if self._leader is None else None
+            return (holder(self.hands, "1-1"), "1-1") if self._leader is None else None
         if self.deals_played == 0:
             return self._lowest_double()  # SK-18
         if self.current and self.current["kind"] == "eggs":
             # SK-14: eggs deals are led with 1-1 by its holder; in the bazaar, the first-deal rule.
-            s = self._holder("1-1")
+            s = holder(self.hands, "1-1")
             return (s, "1-1") if s is not None else self._lowest_double()
         return None
 
