@@ -17,6 +17,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import msgspec
 import trio
@@ -89,6 +90,19 @@ class Player:
         return self.bot.name if self.slot == 0 else f"{self.bot.name}#{self.slot}"
 
 
+class At(NamedTuple):
+    """Where in the match an exchange with a bot happens: what its fault records say.  Each
+    exchange (the handshake, a turn, the events and the deal's end) is given one."""
+
+    seat: int
+    game: int
+    deal: int
+
+
+#: The handshakes at the start of a match: no seat yet.
+OPENING = At(-1, 0, 0)
+
+
 class Table:
     """Plays games with a fixed set of players; seats are assigned per game (orientation)."""
 
@@ -134,10 +148,7 @@ class Table:
         for p in players:
             if p.bot.clock is None:
                 p.bot.clock = Clock(tc)
-        self.game_number = 0
-        self.deal_number = 0
         self.turn_id = 0  # every turn of the match gets the next id; a play may echo it
-        self.seat = -1  # the seat being served, for fault records
         # trio.current_time() itself, without the two calls that lead to it (the turn's hot path)
         self._now = trio.lowlevel.current_clock().current_time
 
@@ -154,7 +165,7 @@ class Table:
         shakes: dict[int, dict] = {}
 
         async def start(i: int, p: Player) -> None:
-            fault = await self._start(p, shakes.setdefault(i, {}))
+            fault = await self._start(p, OPENING, shakes.setdefault(i, {}))
             if fault is not None:
                 tail = p.proc.stderr_tail() if p.proc is not None else ""
                 failures.append(f"{p.label}: {fault.explain()}" + (f"\n--- stderr of {p.label} ---\n{tail}" if tail.strip() else ""))
@@ -170,7 +181,7 @@ class Table:
             await self.close()
             raise BotStartError("\n".join(sorted(failures)))
 
-    async def _start(self, p: Player, record: dict | None = None) -> F.Fault | None:
+    async def _start(self, p: Player, at: At, record: dict | None = None) -> F.Fault | None:
         """Start a fresh process for ``p`` and shake hands; a fault if that fails.
 
         The handshake is logged as one ``hello`` record, into ``record`` when given (the caller
@@ -179,20 +190,20 @@ class Table:
         if record is None:
             record = {}
             try:
-                return await self._shake(p, record)
+                return await self._shake(p, record, at)
             finally:
                 self.log.write(record)
-        return await self._shake(p, record)
+        return await self._shake(p, record, at)
 
-    async def _shake(self, p: Player, record: dict) -> F.Fault | None:
+    async def _shake(self, p: Player, record: dict, at: At) -> F.Fault | None:
         p.starts += 1
-        record.update({"k": "hello", "bot": p.label, "start": p.starts, "seat": self.seat, "line": None})
+        record.update({"k": "hello", "bot": p.label, "start": p.starts, "seat": at.seat, "line": None})
         suffix = "" if p.starts == 1 else f".{p.starts}"
         path = self.stderr_dir / f"{_safe(p.label)}{suffix}.stderr.log"
         try:
             p.proc = await self.launch(self.nursery, p.bot, name=p.label, stderr_path=path, max_line=self.max_line, hidden=self.hidden_from(p.bot))
         except (BotError, OSError) as exc:
-            return F.Fault(F.STARTUP, p.bot.name, self.seat, self.game_number, self.deal_number, f"could not start: {exc}")
+            return F.Fault(F.STARTUP, p.bot.name, at.seat, at.game, at.deal, f"could not start: {exc}")
         p.outbox = []
         p.unknown = 0
         line = None
@@ -207,13 +218,13 @@ class Table:
                     record["line"] = F.cut(line)
                     record["ms"] = round(took * 1000, 3)
                     if took > self.tc.startup:  # read after the deadline: late, as in _turn
-                        return F.Fault(F.STARTUP, p.bot.name, self.seat, self.game_number, self.deal_number,
+                        return F.Fault(F.STARTUP, p.bot.name, at.seat, at.game, at.deal,
                                        f"no hello within the start-up limit of {self.tc.startup:g} s: its line was read "
                                        f"{took * 1000:.1f} ms after the process started", F.cut(line))
                     try:
                         msg = m.decode_from_bot(line)
                     except m.TooDeep as exc:
-                        return F.Fault(F.STARTUP, p.bot.name, self.seat, self.game_number, self.deal_number,
+                        return F.Fault(F.STARTUP, p.bot.name, at.seat, at.game, at.deal,
                                        f"expected a hello, but the line is {exc}", F.cut(line))
                     except msgspec.DecodeError as exc:
                         kind = m.message_type(line)
@@ -221,29 +232,29 @@ class Table:
                             too_much = self._unknown(p, kind, line, " before hello")
                             if too_much is None:
                                 continue
-                            return F.Fault(F.STARTUP, p.bot.name, self.seat, self.game_number, self.deal_number, too_much, F.cut(line))
-                        return F.Fault(F.STARTUP, p.bot.name, self.seat, self.game_number, self.deal_number,
+                            return F.Fault(F.STARTUP, p.bot.name, at.seat, at.game, at.deal, too_much, F.cut(line))
+                        return F.Fault(F.STARTUP, p.bot.name, at.seat, at.game, at.deal,
                                        f"expected a hello, but the line is not valid: {exc}", F.cut(line),
                                        F.STDOUT_ONLY if kind is None else F.ANSWER_HELLO)
                     record["line"] = line.decode("utf-8", "replace")
                     if not isinstance(msg, m.BotHello):
-                        return F.Fault(F.STARTUP, p.bot.name, self.seat, self.game_number, self.deal_number,
+                        return F.Fault(F.STARTUP, p.bot.name, at.seat, at.game, at.deal,
                                        f"expected a hello, got a {msg.__struct_config__.tag!r} message", F.cut(line), F.ANSWER_HELLO)
                     break
             except BotExited as exc:
-                return F.Fault(F.STARTUP, p.bot.name, self.seat, self.game_number, self.deal_number, f"{exc}")
+                return F.Fault(F.STARTUP, p.bot.name, at.seat, at.game, at.deal, f"{exc}")
             except LineTooLong as exc:
-                return F.Fault(F.STARTUP, p.bot.name, self.seat, self.game_number, self.deal_number, f"{exc}", F.cut(exc.prefix))
+                return F.Fault(F.STARTUP, p.bot.name, at.seat, at.game, at.deal, f"{exc}", F.cut(exc.prefix))
         if scope.cancelled_caught:
-            return self._silent_start(p)
+            return self._silent_start(p, at)
         assert isinstance(msg, m.BotHello)  # the loop ends on a hello or returns
         if msg.protocol != m.PROTOCOL_VERSION:
-            return F.Fault(F.STARTUP, p.bot.name, self.seat, self.game_number, self.deal_number,
+            return F.Fault(F.STARTUP, p.bot.name, at.seat, at.game, at.deal,
                            f"speaks protocol {msg.protocol}; this referee speaks {m.PROTOCOL_VERSION}", F.cut(line))
         p.bot.hello = msg
         return None
 
-    def _silent_start(self, p: Player) -> F.Fault:
+    def _silent_start(self, p: Player, at: At) -> F.Fault:
         """The fault of a bot that gave no hello in time, with what it did do: a bot whose
         answer sits in its output buffer has read the referee's hello; one that never read it
         is still loading (or reads nothing)."""
@@ -251,12 +262,12 @@ class Table:
         detail = f"no hello within the start-up limit of {self.tc.startup:g} s"
         unfinished = p.proc.unfinished_line()
         if unfinished:
-            return F.Fault(F.STARTUP, p.bot.name, self.seat, self.game_number, self.deal_number,
+            return F.Fault(F.STARTUP, p.bot.name, at.seat, at.game, at.deal,
                            f"{detail}: it wrote a line but never ended it", F.cut(unfinished), F.NEWLINE)
         if p.proc.unread_input() == 0:
-            return F.Fault(F.STARTUP, p.bot.name, self.seat, self.game_number, self.deal_number,
+            return F.Fault(F.STARTUP, p.bot.name, at.seat, at.game, at.deal,
                            f"{detail}, although it read the referee's hello", None, F.FLUSH)
-        return F.Fault(F.STARTUP, p.bot.name, self.seat, self.game_number, self.deal_number,
+        return F.Fault(F.STARTUP, p.bot.name, at.seat, at.game, at.deal,
                        f"{detail}; it did not read the referee's hello", None, F.ANSWER_HELLO)
 
     def hidden_from(self, bot: Bot) -> list[Path]:
@@ -319,8 +330,8 @@ class Table:
                 if other.bot is p.bot:
                     await self._retire(other)
 
-    def _new_fault(self, kind: str, p: Player, seat: int, detail: str, line: bytes | None = None, hint: str | None = None) -> F.Fault:
-        return F.Fault(kind, p.bot.name, seat, self.game_number, self.deal_number, detail, F.cut(line), hint)
+    def _new_fault(self, kind: str, p: Player, at: At, detail: str, line: bytes | None = None, hint: str | None = None) -> F.Fault:
+        return F.Fault(kind, p.bot.name, at.seat, at.game, at.deal, detail, F.cut(line), hint)
 
     # -- games -------------------------------------------------------------------------------
 
@@ -366,21 +377,20 @@ class Table:
         where: dict | None = None,
     ) -> DealRecord | None:
         """Play one deal (``None`` when it was void and must be redealt)."""
-        self.game_number = game_number
-        self.deal_number = game.next_number
+        deal_number = game.next_number
         state = game.start(deal)
         void = game.records[-1].void if state is None else None
         where = where or {"game": game_number}
-        self.log.write({"k": "deal", **where, "deal": self.deal_number, "stream": stream, **deal_json(deal), "void": void})
+        self.log.write({"k": "deal", **where, "deal": deal_number, "stream": stream, **deal_json(deal), "void": void})
         if state is None:
             return None
         n = game.players
+        ats = [At(seat, game_number, deal_number) for seat in range(n)]  # each seat's exchanges
 
         # A bot that faulted between deals, forfeited the match, or cannot be restarted loses
         # this deal before it starts.
         fault: F.Fault | None
         for seat, p in enumerate(seating):
-            self.seat = seat
             if p.bot.forfeited:
                 state.forfeit(seat)
                 self.log.write({"k": "forfeited_deal", "seat": seat, "bot": p.bot.name})
@@ -391,7 +401,7 @@ class Table:
                 state.forfeit(seat)
                 break
             if p.proc is None:
-                fault = await self._start(p)
+                fault = await self._start(p, ats[seat])
                 if fault is not None:
                     await self._fault(p, fault)
                     state.forfeit(seat)
@@ -404,8 +414,7 @@ class Table:
         while state.end is None:
             delivered = _queue_events(state, delivered, seating, n)
             seat = state.to_move()
-            self.seat = seat
-            fault = await self._turn(seating[seat], seat, state)
+            fault = await self._turn(seating[seat], ats[seat], state)
             if fault is not None:
                 await self._fault(seating[seat], fault)
                 state.forfeit(seat)
@@ -418,15 +427,16 @@ class Table:
         end_line = m.encode_line(deal_end(rec))
         for p in seating:
             p.outbox.append(end_line)
-        await self._flush_all(seating)
+        await self._flush_all(seating, ats)
         self.log.flush()
         if after_deal is not None:
             after_deal(rec)
         return rec
 
-    async def _flush_all(self, seating: list[Player]) -> None:
+    async def _flush_all(self, seating: list[Player], ats: list[At]) -> None:
         """Deliver every outbox (deal end); a bot that cannot take it faults at its next deal."""
         for seat, p in enumerate(seating):
+            at = ats[seat]
             if p.proc is None or not p.outbox:
                 p.outbox = []
                 continue
@@ -443,34 +453,35 @@ class Table:
                     try:
                         await p.proc.send(request[sent:])
                     except BotExited as exc:
-                        failure = self._new_fault(F.CRASH, p, seat, str(exc))
+                        failure = self._new_fault(F.CRASH, p, at, str(exc))
                 if scope.cancelled_caught:
-                    failure = self._new_fault(F.TIMEOUT, p, seat, "did not read its input (the pipe stayed full)", hint=F.UNREAD)
+                    failure = self._new_fault(F.TIMEOUT, p, at, "did not read its input (the pipe stayed full)", hint=F.UNREAD)
             if failure is None:
-                failure = self._unasked(p, seat)
+                failure = self._unasked(p, at)
             if failure is not None and p.pending is None:
                 p.pending = failure
 
-    def _unasked(self, p: Player, seat: int) -> F.Fault | None:
+    def _unasked(self, p: Player, at: At) -> F.Fault | None:
         """Look at what the bot wrote while nobody asked: a play is a fault, unknown types are
         ignored (and remarked on for ``referee check``)."""
+        seat = at.seat
         assert p.proc is not None
         try:
             lines = p.proc.ready_lines()
         except LineTooLong as exc:
-            return self._new_fault(F.BAD_OUTPUT, p, seat, str(exc), exc.prefix)
+            return self._new_fault(F.BAD_OUTPUT, p, at, str(exc), exc.prefix)
         for line in lines:
             # Lines are logged cut short: none of them is an answer (see _answer).
             self.log.inp(seat, F.cut(line))
             if m.too_deep(line):
-                return self._new_fault(F.BAD_OUTPUT, p, seat, f"wrote a line of JSON nested deeper than {m.MAX_DEPTH} levels", line)
+                return self._new_fault(F.BAD_OUTPUT, p, at, f"wrote a line of JSON nested deeper than {m.MAX_DEPTH} levels", line)
             kind = m.message_type(line)
             if kind in m.FROM_BOT_TYPES:
-                return self._new_fault(F.OUT_OF_TURN, p, seat, f"sent a {kind!r} message when it was not its turn", line)
+                return self._new_fault(F.OUT_OF_TURN, p, at, f"sent a {kind!r} message when it was not its turn", line)
             if kind is None:
-                return self._new_fault(F.BAD_OUTPUT, p, seat, "wrote a line that is not a JSON object", line, F.STDOUT_ONLY)
+                return self._new_fault(F.BAD_OUTPUT, p, at, "wrote a line that is not a JSON object", line, F.STDOUT_ONLY)
             if (too_much := self._unknown(p, kind, line)) is not None:
-                return self._new_fault(F.BAD_OUTPUT, p, seat, too_much, line)
+                return self._new_fault(F.BAD_OUTPUT, p, at, too_much, line)
         return None
 
     def _unknown(self, p: Player, kind: str, line: bytes, when: str = "") -> str | None:
@@ -487,38 +498,40 @@ class Table:
         p.bot.remark(f"sent a message of unknown type {F.cut(kind, 40)!r}{when} (ignored)")
         return None
 
-    def _answer(self, p: Player, seat: int, line: bytes) -> tuple[m.FromBotMessage | None, F.Fault | None]:
+    def _answer(self, p: Player, at: At, line: bytes) -> tuple[m.FromBotMessage | None, F.Fault | None]:
         """Log and decode a line read in answer to a turn: ``(message, None)``, ``(None, fault)``,
         or ``(None, None)`` for a message of an unknown type, which is ignored.
 
         Only a line that decodes as a message is logged whole; any other is logged cut short
         (the fault keeps the same evidence), so that the log's size per move is bounded.
         """
+        seat = at.seat
         try:
             msg = m.decode_from_bot(line)
         except m.TooDeep as exc:
             self.log.inp(seat, F.cut(line))
-            return None, self._new_fault(F.BAD_OUTPUT, p, seat, f"the answer is {exc}", line)
+            return None, self._new_fault(F.BAD_OUTPUT, p, at, f"the answer is {exc}", line)
         except msgspec.ValidationError as exc:
             self.log.inp(seat, F.cut(line))
             kind = m.message_type(line)
             if kind is not None and kind not in m.FROM_BOT_TYPES:
                 too_much = self._unknown(p, kind, line)
-                return None, None if too_much is None else self._new_fault(F.BAD_OUTPUT, p, seat, too_much, line)
+                return None, None if too_much is None else self._new_fault(F.BAD_OUTPUT, p, at, too_much, line)
             if kind is None:  # msgspec checks types as it parses: "[x]" fails as an array
-                return None, self._new_fault(F.BAD_OUTPUT, p, seat, "wrote a line that is not a JSON object", line, F.STDOUT_ONLY)
-            return None, self._new_fault(F.BAD_OUTPUT, p, seat, f"the play does not fit the protocol: {exc}", line)
+                return None, self._new_fault(F.BAD_OUTPUT, p, at, "wrote a line that is not a JSON object", line, F.STDOUT_ONLY)
+            return None, self._new_fault(F.BAD_OUTPUT, p, at, f"the play does not fit the protocol: {exc}", line)
         except msgspec.DecodeError as exc:
             self.log.inp(seat, F.cut(line))
-            return None, self._new_fault(F.BAD_OUTPUT, p, seat, f"not JSON: {exc}", line, F.STDOUT_ONLY)
+            return None, self._new_fault(F.BAD_OUTPUT, p, at, f"not JSON: {exc}", line, F.STDOUT_ONLY)
         self.log.inp(seat, line)
         return msg, None
 
-    async def _turn(self, p: Player, seat: int, state: DealState) -> F.Fault | None:
-        """Ask ``seat`` for a play and make it; a fault if anything goes wrong."""
+    async def _turn(self, p: Player, at: At, state: DealState) -> F.Fault | None:
+        """Ask ``at.seat`` for a play and make it; a fault if anything goes wrong."""
+        seat = at.seat
         proc = p.proc
         assert proc is not None
-        fault = self._unasked(p, seat)
+        fault = self._unasked(p, at)
         if fault is not None:
             return fault
         clock = p.bot.clock
@@ -547,7 +560,7 @@ class Table:
             line = ready
             elapsed = self._now() - start
             if elapsed <= allowance:
-                msg, fault = self._answer(p, seat, line)
+                msg, fault = self._answer(p, at, line)
                 if fault is not None:
                     return fault
         timed_out = False
@@ -561,33 +574,33 @@ class Table:
                         elapsed = self._now() - start
                         if elapsed > allowance:
                             break
-                        msg, fault = self._answer(p, seat, line)
+                        msg, fault = self._answer(p, at, line)
                         if fault is not None:
                             return fault
                 except BotExited as exc:
-                    return self._new_fault(F.CRASH, p, seat, str(exc))
+                    return self._new_fault(F.CRASH, p, at, str(exc))
                 except LineTooLong as exc:
-                    return self._new_fault(F.BAD_OUTPUT, p, seat, str(exc), exc.prefix)
+                    return self._new_fault(F.BAD_OUTPUT, p, at, str(exc), exc.prefix)
             timed_out = scope.cancelled_caught
         p.unknown = 0
         if timed_out:
             clock.charge(allowance)
-            return self._new_fault(F.TIMEOUT, p, seat, f"no play within {allowance * 1000:.0f} ms", hint=F.LATE)
+            return self._new_fault(F.TIMEOUT, p, at, f"no play within {allowance * 1000:.0f} ms", hint=F.LATE)
         if elapsed > allowance:
             clock.charge(allowance)
             self.log.inp(seat, F.cut(line))
-            return self._new_fault(F.TIMEOUT, p, seat, f"no play within {allowance * 1000:.0f} ms: its line was read "
+            return self._new_fault(F.TIMEOUT, p, at, f"no play within {allowance * 1000:.0f} ms: its line was read "
                                    f"{elapsed * 1000:.1f} ms after the turn was sent", line, F.LATE)
         clock.charge(elapsed)
         if type(msg) is not m.Play:
-            return self._new_fault(F.OUT_OF_TURN, p, seat, "answered a turn with a hello", line)
+            return self._new_fault(F.OUT_OF_TURN, p, at, "answered a turn with a hello", line)
         if msg.turn is not None and msg.turn is not m.UNSET and msg.turn != self.turn_id:
-            return self._new_fault(F.OUT_OF_TURN, p, seat, f"the play answers turn {msg.turn}, but this is turn {self.turn_id}", line)
+            return self._new_fault(F.OUT_OF_TURN, p, at, f"the play answers turn {msg.turn}, but this is turn {self.turn_id}", line)
         try:
             played = state.push(engine_play(msg), seat)
         except IllegalPlay as exc:
             legal = ", ".join(str(x) for x in state.legal_plays()[:12])
-            return self._new_fault(F.ILLEGAL, p, seat, f"{exc} (legal: {legal})", line)
+            return self._new_fault(F.ILLEGAL, p, at, f"{exc} (legal: {legal})", line)
         self.log.write(play_record(seat, msg, elapsed, played))
         return None
 

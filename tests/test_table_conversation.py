@@ -176,3 +176,19 @@ async def test_a_game_cut_after_some_deals_ends_with_the_reason_given(tmp_path, 
     kinds = [r["k"] for r in records]
     assert kinds.count("hello") == 2 and kinds.count("deal_end") == 2 and kinds[-1] == "game_end"
     assert "play" in kinds
+
+
+def test_each_exchange_takes_its_seat_game_and_deal_as_arguments():
+    """The table keeps no 'current seat/game/deal' to read back: the handshake, the turn, the
+    unasked output and the deal's end each get an ``At`` (so two tables, or two deals, can never
+    write each other's coordinates into a fault)."""
+    import inspect
+
+    from referee.table import At
+
+    for name in ("_start", "_shake", "_silent_start", "_turn", "_unasked", "_answer", "_new_fault"):
+        assert "at" in inspect.signature(getattr(Table, name)).parameters, name
+    source = inspect.getsource(Table)
+    for field in ("self.seat", "self.game_number", "self.deal_number"):
+        assert field not in source
+    assert At(2, 1, 3).deal == 3
