@@ -36,8 +36,10 @@ import msgspec
 
 from .messages import (
     PROTOCOL_VERSION,
+    UNSET,
     BotHello,
     DealEnd,
+    Declared,
     DealStart,
     Drew,
     GameEnd,
@@ -49,6 +51,7 @@ from .messages import (
     Play,
     PlayOption,
     Scored,
+    Special,
     ToBotMessage,
     Turn,
     encode_line,
@@ -57,7 +60,7 @@ from .messages import (
 )
 
 Tile = tuple[int, int]
-Event = Placed | Drew | Passed | Scored
+Event = Placed | Drew | Passed | Scored | Declared
 #: What ``choose`` may return: ``(tile, end)``, a :class:`~protocol.messages.PlayOption` taken
 #: from ``turn.legal``, or a ready :class:`~protocol.messages.Play`.
 Choice = tuple[Any, str | None] | PlayOption | Play
@@ -109,6 +112,8 @@ class State:
     scores: list[int] = field(default_factory=list)
     game_number: int = 0
     deal_number: int = 0
+    #: sea_kozel: the special state this deal is played under (a hundred, a write-off, eggs), or None
+    special: Special | None = None
     hand: list[Tile] = field(default_factory=list)
     ends: dict[str, int] = field(default_factory=dict)
     counts: list[int] = field(default_factory=list)
@@ -141,6 +146,7 @@ class State:
         self.scores = list(msg.scores)
         self.game_number = msg.game_number
         self.deal_number = msg.deal_number
+        self.special = None if msg.special is UNSET else msg.special
         self.hand = [norm(t) for t in msg.hand]
         self.ends = {}
         self.bazaar = msg.bazaar
@@ -213,7 +219,7 @@ def to_play(choice: Choice) -> Play:
 def _option_play(option: PlayOption) -> Play:
     """A legal entry as the play that answers with it (closed and stop included)."""
     return Play(tile=None if option.tile is None else norm(option.tile), end=option.end,
-                closed=option.closed, stop=option.stop)
+                closed=option.closed, stop=option.stop, declare=option.declare)
 
 
 def log(*parts: Any) -> None:
@@ -275,6 +281,8 @@ def run(
                 state.on_passed(msg)
             elif isinstance(msg, Scored):
                 state.on_scored(msg)
+            elif isinstance(msg, Declared):
+                state.history.append(msg)  # sea_kozel: a hundred declared, a fish written off or not
             elif isinstance(msg, Turn):
                 state.on_turn(msg)
                 _send(out, to_play(choose(msg, state)))

@@ -9,7 +9,8 @@ Tiles travel as two-number arrays ``[low, high]`` (a bot may send the halves in 
 ends as names, ``"left"`` or ``"right"`` for line games, also ``"up"`` and ``"down"`` on a cross
 (osel, telephone, muggins); the lead has ``"end": null``.
 
-Fields that only some games use (``closed``, ``stop``, ``count``, ``continuing``, ``played``)
+Fields that only some games use (``closed``, ``stop``, ``count``, ``continuing``, ``played``,
+``declare``, ``special``, ``rule``)
 are *absent* where they do not apply, so a line game's messages are what they always were.
 
 Forward compatibility: referee-to-bot messages only ever gain fields with defaults, and a bot
@@ -39,6 +40,7 @@ TileJSON = Annotated[
     Meta(description="a tile as [low, high], e.g. [3, 5]; a bot may also send [5, 3]"),
 ]
 Seat = Annotated[int, Meta(ge=0, le=7, description="a seat number; play passes from seat s to s+1")]
+Declaration = Literal["hundred", "write_off", "decline"]
 EndName = Annotated[str, Meta(description='an open end of the layout: "left" or "right"; on a cross also "up" and "down"')]
 
 
@@ -68,6 +70,19 @@ class Hello(ToBot, tag="hello"):
     limits: Limits
 
 
+class Special(Struct, omit_defaults=True):
+    """sea_kozel's special state for a deal (RULES.md §3, §6 SK-8…SK-14): ``"hundred"`` (``side``
+    plays this deal for a hundred), ``"write_off"`` (``side`` is writing off its fish: this is
+    deal ``deal`` of ``of``) or ``"eggs"`` (``total`` waits for the side that wins; deal ``deal`` of
+    ``of``).  Fields that do not apply to the kind are absent."""
+
+    kind: Literal["hundred", "write_off", "eggs"]
+    side: int | None = None
+    deal: Annotated[int | None, Meta(description='which of the special deals this is, from 1')] = None
+    of: Annotated[int | None, Meta(description='how many special deals there are at most (3)')] = None
+    total: Annotated[int | None, Meta(description='eggs: the points waiting')] = None
+
+
 class DealStart(ToBot, tag="deal"):
     """A deal begins.  ``hand`` is yours alone, and ``hand`` and ``bazaar`` are the deal *as
     dealt*: the forced lead, if any, follows as a ``placed`` event with ``forced: true``, and any
@@ -85,6 +100,7 @@ class DealStart(ToBot, tag="deal"):
     bazaar: Annotated[int, Meta(description='tiles in the bazaar as dealt, before any draw (0 in games without one)')]
     game_number: Annotated[int, Meta(description='which game of the match, from 0')] = 0
     deal_number: Annotated[int, Meta(description='which deal of the game, from 0')] = 0
+    special: Annotated[Special | UnsetType, Meta(description='sea_kozel: the special state this deal is played under, absent when there is none')] = UNSET
 
 
 class Placed(ToBot, tag="placed"):
@@ -107,6 +123,15 @@ class Scored(ToBot, tag="scored"):
     count: Annotated[int, Meta(description='the sum of the open ends that made the points (RULES.md §6 LAY-6)')]
 
 
+class Declared(ToBot, tag="declared"):
+    """sea_kozel: ``seat`` declared ``what`` — ``"hundred"`` (it leads 6-6 for a hundred; the
+    ``placed`` of that 6-6 follows), or, after a fish it could write off, ``"write_off"`` or
+    ``"decline"`` (RULES.md §6 SK-7, SK-12)."""
+
+    seat: Seat
+    what: Literal["hundred", "write_off", "decline"]
+
+
 class Drew(ToBot, tag="drew"):
     """A player drew from the bazaar.  Only the drawer is told which tiles."""
 
@@ -124,10 +149,11 @@ class Passed(ToBot, tag="passed"):
 class PlayOption(Struct):
     """One legal move; answering with exactly these fields is always legal."""
 
-    tile: Annotated[TileJSON | None, Meta(description='the tile to place; null only for a stop')]
+    tile: Annotated[TileJSON | None, Meta(description='the tile to place; null only for a stop, a write_off or a decline')]
     end: EndName | None
     closed: Annotated[bool | UnsetType, Meta(description='osel: present and true to lay this double closed')] = UNSET
     stop: Annotated[bool | UnsetType, Meta(description='present and true for "place nothing more this turn" (osel, after the turn\'s first tile)')] = UNSET
+    declare: Annotated[Declaration | UnsetType, Meta(description='sea_kozel: "hundred" with the 6-6 lead, or "write_off"/"decline" (with "tile": null) after a fish')] = UNSET
 
 
 class Turn(ToBot, tag="turn"):
@@ -166,6 +192,7 @@ class DealEnd(ToBot, tag="deal_end"):
     totals: Annotated[list[int], Meta(description="each side's total after the deal")]
     notes: Annotated[list[str], Meta(description='why, in words')] = []
     played: Annotated[list[int] | UnsetType, Meta(description='telephone, muggins: what each side wrote during play (already in wrote)')] = UNSET
+    rule: Annotated[str | UnsetType, Meta(description='sea_kozel, general, blitz: the rule that decided the deal, e.g. "bald", "svoyak", "void_fish" (PROTOCOL.md)')] = UNSET
 
 
 class GameEnd(ToBot, tag="game_end"):
@@ -184,7 +211,7 @@ class MatchEnd(ToBot, tag="match_end"):
     reason: str = "match over"
 
 
-ToBotMessage = Hello | DealStart | Placed | Scored | Drew | Passed | Turn | DealEnd | GameEnd | MatchEnd
+ToBotMessage = Hello | DealStart | Placed | Scored | Declared | Drew | Passed | Turn | DealEnd | GameEnd | MatchEnd
 
 
 # -- bot to referee ----------------------------------------------------------------------------
@@ -205,13 +232,14 @@ class BotHello(FromBot, tag="hello"):
 
 class Play(FromBot, tag="play"):
     """Your answer to ``turn``: a tile you hold and the end to put it on (null for the lead);
-    or, where ``turn.legal`` offers it, ``"tile": null, "stop": true``."""
+    or, where ``turn.legal`` offers it, ``"tile": null, "stop": true``, or a declaration (sea_kozel)."""
 
-    tile: Annotated[TileJSON | None, Meta(description='the tile to place; null only with "stop": true')]
+    tile: Annotated[TileJSON | None, Meta(description='the tile to place; null only with "stop": true or "declare": "write_off"/"decline"')]
     end: EndName | None = None
     closed: Annotated[bool | UnsetType, Meta(description='osel: true to lay this double closed')] = UNSET
     stop: Annotated[bool | UnsetType, Meta(description='true to place nothing more this turn, with "tile": null')] = UNSET
     turn: Annotated[int | None | UnsetType, Meta(description="the id of the turn this answers (optional); another turn's id is a fault")] = UNSET
+    declare: Annotated[Declaration | UnsetType, Meta(description='sea_kozel, where turn.legal offers it: "hundred" with the 6-6 lead; "write_off" or "decline" with "tile": null')] = UNSET
 
 
 FromBotMessage = BotHello | Play

@@ -8,14 +8,18 @@ Record kinds (the ``"k"`` field), in the order they appear:
 ``game``      a game starts in one orientation: ``game``, ``orientation``, ``seating`` (bot
               index per seat).
 ``deal``      a deal starts: ``stream`` (its index in the deal stream), ``hands``/``undealt``
-              (tile names), ``void`` (the redeal reason, or null).
+              (tile names), ``void`` (the redeal reason, or null); sea_kozel adds ``special``
+              when the deal is played under one (``kind`` hundred/write_off/eggs, ``side``,
+              ``deal`` of ``of``, ``total``; the fields that apply).
 ``out``       bytes written to a seat: ``seat``, ``t`` (seconds since the match started) and
               ``msgs``, the messages of that write.
 ``in``        a line read from a seat: ``seat``, ``t``, ``line`` (as text, even if not JSON).
-``play``      a play the referee accepted: ``seat``, ``tile``, ``end``, ``ms`` (time taken).
+``play``      a play the referee accepted: ``seat``, ``tile``, ``end``, ``ms`` (time taken);
+              ``closed``, ``stop`` or ``declare`` only where the play had them.
 ``fault``     a fault: the :class:`~referee.faults.Fault` fields; ``charged``, when the fault
               was found between deals, is the seat whose next deal it costs.
-``deal_end``  the deal's record: reason, seat, values, wrote, totals, notes.
+``deal_end``  the deal's record: reason, seat, values, wrote, totals, notes; ``rule`` in the
+              games that name the rule that decided a deal (sea_kozel, general, blitz).
 ``game_end``  the game's outcome.
 ``sprt``      with ``--sprt``, after every finished pair: ``pairs``, ``llr``, ``lower``, ``upper``,
               ``decision`` ("H0", "H1" or null).
@@ -40,6 +44,7 @@ import msgspec
 
 from protocol.messages import MAX_DEPTH, too_deep
 from referee.engine.deal import Deal
+from referee.engine.game import Special
 from referee.engine.tiles import tile_name
 from referee.errors import LogError
 
@@ -167,6 +172,12 @@ def fresh_path(path: Path, *, directory: bool = False) -> Path:
             continue
         return candidate
     raise AssertionError("unreachable")
+
+
+def special_record(sp: Special) -> dict[str, Any]:
+    """A pending special state (sea_kozel) as the log and the replay show it: the fields that apply."""
+    return {k: v for k, v in (("kind", sp.kind), ("side", sp.side), ("deal", sp.deal), ("of", sp.of), ("total", sp.total))
+            if v is not None}
 
 
 def deal_json(deal: Deal) -> dict[str, Any]:

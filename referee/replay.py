@@ -24,10 +24,10 @@ from referee.engine.deal import Deal, parse_deal_lines
 from referee.engine.errors import BadDeal, RulesError
 from referee.engine.game import Game, Variant
 from referee.engine.layout import DOWN, LEFT, RIGHT, UP
-from referee.engine.line import END_NAMES, STOP, Drew, Passed, Placed, Scored, line_of
+from referee.engine.line import END_NAMES, STOP, Declared, Drew, Passed, Placed, Scored, line_of
 from referee.engine.state import DealState
 from referee.engine.tiles import parse_tile, tile_text
-from referee.log import CutShort, read_log
+from referee.log import CutShort, read_log, special_record
 from referee.match import DealStream, MatchResult, MatchSpec, loggable_result, orientations
 from referee.stats import SprtSpec, sprt_state
 from referee.table import Bot
@@ -163,6 +163,10 @@ class LogWalker:
                     void = game.records[-1].void if state is None else None
                     if void != rec.get("void"):
                         raise fail(f"the log says void={rec.get('void')!r}, the engine says {void!r}")
+                    special = game.special() if state is not None else None
+                    mine_special = None if special is None else special_record(special)
+                    if mine_special != rec.get("special"):
+                        raise fail(f"the log says the deal's special state is {rec.get('special')!r}, the engine says {mine_special!r}")
                     shown = len(state.history) if state is not None else 0
                     last_in.clear()
                     asked.clear()
@@ -194,7 +198,7 @@ class LogWalker:
                         raise fail("a play outside a deal")
                     seat = rec["seat"]
                     msg = m.Play(None if rec["tile"] is None else tuple(rec["tile"]), rec["end"],
-                                 closed=rec.get("closed", m.UNSET), stop=rec.get("stop", m.UNSET))
+                                 closed=rec.get("closed", m.UNSET), stop=rec.get("stop", m.UNSET), declare=rec.get("declare", m.UNSET))
                     raw = last_in.pop(seat, None)
                     asked.pop(seat, None)
                     if raw is not None or self.strict:
@@ -233,6 +237,8 @@ class LogWalker:
                     r = game.finish(state)
                     assert r.end is not None
                     mine = {"reason": r.end.reason, "seat": r.end.seat, "values": list(r.values), "wrote": list(r.wrote), "totals": list(r.totals)}
+                    if r.rule is not None or "rule" in rec:
+                        mine["rule"] = r.rule
                     theirs = {k: rec.get(k) for k in mine}
                     if mine != theirs:
                         diff = ", ".join(f"{k}: log {theirs[k]} engine {mine[k]}" for k in mine if mine[k] != theirs[k])
@@ -401,13 +407,34 @@ def verify(path: Path) -> Counts:
     return LogWalker(path, strict=True).walk()
 
 
+DECLARED_TEXT = {"hundred": "declares a hundred, leading 6-6", "write_off": "writes off the fish",
+                 "decline": "declines to write off the fish"}
+
+
+def special_text(sp: dict[str, Any], names: list[str], seating: list[int], rec: dict[str, Any]) -> str:
+    """A sea_kozel special state for people: "for a hundred: pair A", "eggs (24 waiting), deal 2 of 3"."""
+    players = len(rec["hands"])
+    side = sp.get("side")
+    whose = ""
+    if side is not None:
+        seats = [s for s in range(players) if (s % 2 if players == 4 else s) == side]
+        whose = (("pair A" if side == 0 else "pair B") if players == 4 else f"seat {side}") + \
+            f" ({', '.join(sorted({names[seating[s]] for s in seats}))})"
+    if sp["kind"] == "hundred":
+        return f"this deal is for a hundred for {whose}"
+    if sp["kind"] == "write_off":
+        return f"{whose} is writing off its fish, deal {sp['deal']} of {sp['of']}"
+    return f"eggs ({sp['total']} waiting), deal {sp['deal']} of {sp['of']}"
+
+
 def _option(x: dict) -> dict:
     return {**x, "tile": None if x["tile"] is None else list(x["tile"])}
 
 
 def _key(msg: m.Play) -> tuple:
-    """What identifies a play: the tile (either order), the end, closed, stop."""
-    return (None if msg.tile is None else sorted(msg.tile), msg.end, msg.closed is True, msg.stop is True)
+    """What identifies a play: the tile (either order), the end, closed, stop, a declaration."""
+    return (None if msg.tile is None else sorted(msg.tile), msg.end, msg.closed is True, msg.stop is True,
+            None if msg.declare is m.UNSET else msg.declare)
 
 
 def layout_text(state: DealState, upto: int) -> str:
@@ -489,6 +516,8 @@ def replay_lines(path: Path, game: int | None = None, deal: int | None = None, o
             if rec["undealt"]:
                 out.append(f"   {'undealt':<24} " + " ".join(tile_text(parse_tile(t)) for t in rec["undealt"]))
             current["who"] = who
+            if rec.get("special"):
+                out.append(f"   special: {special_text(rec['special'], names, seating, rec)}")
             if state is not None:
                 for event in state.history:
                     on("event", {"event": event}, state)
@@ -509,6 +538,8 @@ def replay_lines(path: Path, game: int | None = None, deal: int | None = None, o
                 out.append(f"      {line}")
             elif type(e) is Scored:
                 out.append(f"      the ends add up to {e.count}: {who(e.seat)} writes {e.points}")
+            elif type(e) is Declared:
+                out.append(f"   {who(e.seat)} {DECLARED_TEXT[e.what]}")
             elif type(e) is Drew:
                 out.append(f"   {who(e.seat)} draws {e.count}: " + " ".join(tile_text(t) for t in e.tiles))
             elif type(e) is Passed:
@@ -519,7 +550,8 @@ def replay_lines(path: Path, game: int | None = None, deal: int | None = None, o
             out.append(f"   FAULT {who(rec['seat'])}: {rec['kind']}: {rec['detail']}")
         elif kind == "deal_end":
             how = {"domino": "goes out", "fish": "is the fisherman", "fault": "faulted"}[rec["reason"]]
-            out.append(f"   -- {rec['reason']}: {who(rec['seat'])} {how}")
+            rule = f" (rule: {rec['rule']})" if rec.get("rule") else ""
+            out.append(f"   -- {rec['reason']}: {who(rec['seat'])} {how}{rule}")
             out.append(f"   hand values {rec['values']}; wrote {rec['wrote']}; totals {rec['totals']}")
             for note in rec.get("notes", []):
                 out.append(f"      {note}")

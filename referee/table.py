@@ -30,7 +30,7 @@ from referee.engine.deal import Deal
 from referee.engine.game import DealRecord, Game, GameOutcome
 from referee.engine.state import DealState
 from referee.errors import BotError, BotExited, BotStartError, LineTooLong
-from referee.log import MatchLog, deal_json
+from referee.log import MatchLog, deal_json, special_record
 from referee.process import Confinement
 from referee.sandbox import bot_files
 from referee.transport import BotTransport, Launch, launch_process
@@ -381,7 +381,11 @@ class Table:
         state = game.start(deal)
         void = game.records[-1].void if state is None else None
         where = where or {"game": game_number}
-        self.log.write({"k": "deal", **where, "deal": deal_number, "stream": stream, **deal_json(deal), "void": void})
+        deal_rec = {"k": "deal", **where, "deal": deal_number, "stream": stream, **deal_json(deal), "void": void}
+        special = game.special() if state is not None else None
+        if special is not None:
+            deal_rec["special"] = special_record(special)  # sea_kozel: the state this deal is played under
+        self.log.write(deal_rec)
         if state is None:
             return None
         n = game.players
@@ -422,8 +426,11 @@ class Table:
 
         rec = game.finish(state)
         assert rec.end is not None
-        self.log.write({"k": "deal_end", **where, "deal": rec.number, "reason": rec.end.reason, "seat": rec.end.seat,
-                        "values": list(rec.values), "wrote": list(rec.wrote), "totals": list(rec.totals), "notes": list(rec.notes)})
+        end_rec = {"k": "deal_end", **where, "deal": rec.number, "reason": rec.end.reason, "seat": rec.end.seat,
+                   "values": list(rec.values), "wrote": list(rec.wrote), "totals": list(rec.totals), "notes": list(rec.notes)}
+        if rec.rule is not None:
+            end_rec["rule"] = rec.rule  # sea_kozel, general, blitz: the rule that decided it
+        self.log.write(end_rec)
         end_line = m.encode_line(deal_end(rec))
         for p in seating:
             p.outbox.append(end_line)
@@ -614,6 +621,8 @@ def play_record(seat: int, msg: m.Play, elapsed: float, played) -> dict:
         rec["closed"] = True
     if msg.stop is True:
         rec["stop"] = True
+    if msg.declare is not m.UNSET:
+        rec["declare"] = msg.declare
     return rec
 
 

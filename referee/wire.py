@@ -12,7 +12,7 @@ from referee.engine import END_NAMES, STOP, Play, play
 from referee.engine.deal import Deal
 from referee.engine.errors import IllegalPlay
 from referee.engine.game import DealRecord, Game, GameOutcome
-from referee.engine.line import Drew, Event, Passed, Placed, Scored
+from referee.engine.line import DECLINE, HUNDRED, WRITE_OFF, Declared, Drew, Event, Passed, Placed, Scored
 from referee.engine.state import DealState
 from referee.engine.tiles import HIGH, LOW, N_TILES, tile
 
@@ -25,6 +25,8 @@ def play_option(p: Play) -> m.PlayOption:
     if opt is None:
         if p == STOP:
             opt = m.PlayOption(None, None, stop=True)
+        elif p.declare is not None:
+            opt = m.PlayOption(None if p.tile < 0 else TILE_JSON[p.tile], None, declare=p.declare)  # type: ignore[arg-type]
         else:
             opt = m.PlayOption(TILE_JSON[p.tile], None if p.end is None else END_NAMES[p.end], closed=True if p.closed else m.UNSET)
         _OPTIONS[p] = opt
@@ -81,6 +83,8 @@ def event_lines(event: Event, players: int) -> list[bytes]:
         return [line] * players
     if type(event) is Scored:
         return [m.encode_line(m.Scored(event.seat, event.points, event.count))] * players
+    if type(event) is Declared:
+        return [m.encode_line(m.Declared(event.seat, event.what))] * players  # type: ignore[arg-type]
     if type(event) is Drew:
         public = m.encode_line(m.Drew(event.seat, event.count, None))
         own = m.encode_line(m.Drew(event.seat, event.count, [TILE_JSON[t] for t in event.tiles]))
@@ -113,7 +117,16 @@ def deal_start(game: Game, deal: Deal, state: DealState, seat: int, game_number:
         bazaar=len(state.bazaar),  # the whole bazaar as dealt (empty when undealt tiles sleep)
         game_number=game_number,
         deal_number=game.next_number,
+        special=special_json(game),
     )
+
+
+def special_json(game: Game) -> m.Special | m.UnsetType:
+    """The special state the next deal is played under (sea_kozel), or UNSET."""
+    sp = game.special()
+    if sp is None:
+        return m.UNSET
+    return m.Special(sp.kind, sp.side, sp.deal, sp.of, sp.total)  # type: ignore[arg-type]
 
 
 def deal_end(rec: DealRecord) -> m.DealEnd:
@@ -127,6 +140,7 @@ def deal_end(rec: DealRecord) -> m.DealEnd:
         totals=list(rec.totals),
         notes=list(rec.notes),
         played=list(rec.played) if rec.played else m.UNSET,
+        rule=m.UNSET if rec.rule is None else rec.rule,
     )
 
 
@@ -144,7 +158,17 @@ def engine_play(msg: m.Play) -> Play:
     if msg.stop is True:
         if msg.tile is not None:
             raise IllegalPlay('a stop names no tile: send "tile": null with "stop": true', IllegalPlay.BAD_MOVE)
+        if msg.declare is not m.UNSET:
+            raise IllegalPlay("a play is a stop or a declaration, not both", IllegalPlay.BAD_MOVE)
         return STOP
+    if msg.declare is not m.UNSET:
+        if msg.declare == "hundred":
+            if msg.tile is None:
+                raise IllegalPlay('a hundred is declared with the 6-6 lead: send "tile": [6, 6], "declare": "hundred"', IllegalPlay.BAD_MOVE)
+            return HUNDRED if tuple(sorted(msg.tile)) == (6, 6) else Play(tile(*msg.tile), None, msg.closed is True, "hundred")
+        if msg.tile is not None:
+            raise IllegalPlay(f'{msg.declare} names no tile: send "tile": null, "declare": "{msg.declare}"', IllegalPlay.BAD_MOVE)
+        return WRITE_OFF if msg.declare == "write_off" else DECLINE
     if msg.tile is None:
         raise IllegalPlay('"tile" is null: a play names a tile, or says "stop": true', IllegalPlay.NOT_YOUR_TILE)
     a, b = msg.tile

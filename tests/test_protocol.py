@@ -50,6 +50,10 @@ EXAMPLES: list[m.ToBot | m.FromBot] = [
         game="draw", options={}, players=2, seat=0, side=0, partner=None, hand=[(1, 1)], leader=0,
         scores=[0, 0], bazaar=14,
     ),
+    m.DealStart(
+        game="sea_kozel", options={}, players=2, seat=0, side=0, partner=None, hand=[(1, 1)], leader=0,
+        scores=[0, 40], bazaar=14, special=m.Special("eggs", deal=2, of=3, total=24),
+    ),
     m.Placed(seat=0, tile=(1, 1), end=None, forced=True),
     m.Placed(seat=2, tile=(1, 4), end="left"),
     m.Placed(seat=2, tile=(4, 4), end="up", closed=True),
@@ -76,6 +80,10 @@ EXAMPLES: list[m.ToBot | m.FromBot] = [
     m.Play(tile=(6, 6)),
     m.Play(tile=(4, 4), end="down", closed=True, turn=12),
     m.Play(tile=None, stop=True),
+    m.Declared(seat=2, what="hundred"),
+    m.Play(tile=(6, 6), declare="hundred", turn=3),
+    m.Play(tile=None, declare="write_off"),
+    m.DealEnd(reason="fish", seat=1, hands=[[(6, 6)], [(0, 1)]], values=[50, 1], wrote=[0, 0], totals=[0, 30], rule="write_off"),
 ]
 
 
