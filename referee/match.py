@@ -247,8 +247,9 @@ class MatchResult:
         if all(won) or all(lost):
             won = lost = [False] * k
         points = [0] * k
+        counted = outcome.score or outcome.totals  # sea_kozel's outright wins count as reaching 125
         for side, seats in enumerate(game.sides):
-            points[seating[seats[0]]] += outcome.totals[side]
+            points[seating[seats[0]]] += counted[side]
         self.games.append(GameResult(
             game=g, orientation=o, deals=deals, totals=list(outcome.totals), points=points,
             winners=list(outcome.winners), losers=list(outcome.losers), dry=list(outcome.dry),

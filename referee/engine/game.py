@@ -236,6 +236,9 @@ class GameOutcome:
     losers: tuple[int, ...]
     reason: str
     dry: tuple[int, ...] = ()  # sides that won without a point against them
+    #: per side, what a match runner counts for this game where it is not ``totals`` (sea_kozel:
+    #: a deal that wins the match outright — bald, a hundred, 6-6, svoyak — counts as reaching 125)
+    score: tuple[int, ...] = ()
 
     @property
     def drawn(self) -> bool:

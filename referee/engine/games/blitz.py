@@ -57,6 +57,5 @@ VARIANT = register(
         options=(),
         game=Blitz,
         sense=-1,
-        refereed=False,
     )
 )

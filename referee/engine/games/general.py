@@ -102,6 +102,5 @@ VARIANT = register(
         ),
         game=General,
         sense=-1,
-        refereed=False,
     )
 )

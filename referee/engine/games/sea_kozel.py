@@ -287,7 +287,8 @@ class SeaKozel(Game):
         notes.append(text)
         self.rule = rule
         self.pending = None
-        self.verdict = GameOutcome(tuple(self.totals), (side,), (1 - side,), text)
+        score = [max(t, TARGET) if s == side else t for s, t in enumerate(self.totals)]
+        self.verdict = GameOutcome(tuple(self.totals), (side,), (1 - side,), text, score=tuple(score))
         return [0, 0], side
 
     def game_over(self) -> GameOutcome | None:
@@ -308,6 +309,5 @@ VARIANT = register(
         players=(4, 2),
         options=(),
         game=SeaKozel,
-        refereed=False,
     )
 )
