@@ -8,7 +8,9 @@ path, illegal plays with what was legal, plays out of turn, crashes with the tai
 start-up failures), output nobody asked for, and harmless oddities (messages of unknown types,
 slow answers or start-ups, not exiting after ``match_end``).  It ends with ``PASS`` or ``FAIL``.
 In the cross games each game's line also counts the turns of several tiles, the stops and the
-closed doubles the bot was offered and made, so an author sees that those paths were exercised.
+closed doubles the bot was offered and made, and in sea_kozel, general and blitz the second
+doubles, chains and declarations (a hundred, writing off or declining a fish), so an author sees
+that those paths were exercised.
 
 A game here is cut short after ``deals`` deals in each seating (the bot then gets a
 ``game_end`` saying so), so that the whole check takes seconds.  Games run a few at once, each
@@ -177,6 +179,8 @@ class _Watch:
             for flag in ("closed", "stop"):
                 if record.get(flag):
                     self.cross[f"{flag} made"] += 1
+            if record.get("declare"):
+                self.cross[f"{record['declare']} made"] += 1
 
     def out(self, seat: int, lines: list[bytes]) -> None:
         """The lines sent to ``seat`` (MatchLog's ``on_out``): what the candidate was offered."""
@@ -188,6 +192,10 @@ class _Watch:
                 self.cross["stop offered"] += 1
             if b'"closed":true' in turn:
                 self.cross["closing offered"] += 1
+            if b'"declare":"hundred"' in turn:
+                self.cross["hundred offered"] += 1
+            if b'"declare":"write_off"' in turn:
+                self.cross["write-off offered"] += 1
 
 
 def _opponents(setup: Setup, index: int, seed: int) -> list[Bot]:
@@ -451,7 +459,8 @@ def _ms(seconds: float) -> str:
 
 
 #: how the cross games' moves are listed in a game's line of the report
-_CROSS_ORDER = ("turns going on", "stop offered", "stop made", "closing offered", "closed made")
+_CROSS_ORDER = ("turns going on", "stop offered", "stop made", "closing offered", "closed made",
+                "hundred offered", "hundred made", "write-off offered", "write_off made", "decline made")
 
 
 def render(report: CheckReport) -> list[str]:

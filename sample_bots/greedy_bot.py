@@ -6,6 +6,7 @@ Among the legal plays it takes, in this order of preference:
   2. a double (doubles are the hardest tiles to place later);
   3. the play that leaves the most tiles of the rest of the hand placeable on the new ends;
   4. the first such play in the "legal" list.
+In sea_kozel it leads 6-6 for a hundred when it may, and writes off a fish rather than decline.
 See random_bot.py for the protocol loop with more comments.
 """
 import json
@@ -34,6 +35,10 @@ def choose(turn):
     def preference(play):
         if play.get("stop"):  # "place nothing more this turn" (osel): only when nothing else is left
             return (-1, False, 0)
+        if play["tile"] is None:  # sea_kozel after a fish: rather write it off than decline
+            return (1 if play.get("declare") == "write_off" else 0, False, 0)
+        if play.get("declare") == "hundred":  # sea_kozel: lead 6-6 for a hundred rather than plainly
+            return (12, True, 99)
         a, b = play["tile"]
         return (a + b, a == b, options_after(play, turn["hand"], turn["ends"]))
     # max() returns the first of equal maxima, which is the first in the legal list.

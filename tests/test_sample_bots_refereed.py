@@ -82,3 +82,28 @@ def test_sample_bot_plays_the_cross_games_legally(bot, game, players, request, t
     assert not data["interrupted"]
     assert all(d["end"] in ("domino", "fish") for d in data["deals"])
     assert verify(tmp_path / "m.jsonl").plays > 0
+
+
+@pytest.mark.parametrize("bot", ["random_bot.py", "greedy_bot.py", "first_bot.py", "random_bot.js", "c/random_bot"])
+@pytest.mark.parametrize("game, players, options", [("sea_kozel", 4, {}), ("sea_kozel", 2, {}), ("general", 4, {"max_deals": 10}),
+                                                    ("blitz", 4, {})])
+def test_sample_bot_plays_sea_kozel_general_and_blitz_legally(bot, game, players, options, request, tmp_path, monkeypatch):
+    """Second doubles, stop, blitz chains and sea_kozel's declarations (a hundred, writing off or
+    declining a fish) all go through the referee without a fault, and the log verifies."""
+    from referee.replay import verify
+
+    monkeypatch.setenv("BOT_SEED", "5")
+    argv = command(bot, lambda: request.getfixturevalue("c_dir"))
+    v = variant(game)
+    pairs = v.new_game(players, options).pair_play
+    bots = [Bot("candidate", argv)] + [Bot(f"first{i}", resolve_command(str(BOTS / "first_bot.py"))) for i in range(1, 2 if pairs else players)]
+    spec = MatchSpec(
+        v, bots, players, v.resolve_options(players, options), games=1, seed=11,
+        tc=TimeControl(startup=20, move=10), log_path=tmp_path / "m.jsonl", stderr_dir=tmp_path / "err",
+    )
+    result = trio.run(run_match, spec)
+    data = result.to_json()
+    assert data["faults"] == []
+    assert not data["interrupted"]
+    assert all(d["end"] in ("domino", "fish") for d in data["deals"])
+    assert verify(tmp_path / "m.jsonl").plays > 0
