@@ -87,6 +87,7 @@ def test_going_out_with_0_0_and_6_6_at_once_is_bald_in_sea_kozel():
     assert rec.rule == "bald" and rec.winner == 0
     out = g.outcome()
     assert out is not None and out.winners == (0,) and "bald" in out.reason
+    assert out.score == (125, 0)  # a match runner counts an outright win as reaching 125
 
 
 def test_going_out_with_0_0_and_6_6_at_once_gives_two_generals():
