@@ -100,7 +100,8 @@ class DealStart(ToBot, tag="deal"):
     bazaar: Annotated[int, Meta(description='tiles in the bazaar as dealt, before any draw (0 in games without one)')]
     game_number: Annotated[int, Meta(description='which game of the match, from 0')] = 0
     deal_number: Annotated[int, Meta(description='which deal of the game, from 0')] = 0
-    special: Annotated[Special | UnsetType, Meta(description='sea_kozel: the special state this deal is played under, absent when there is none')] = UNSET
+    special: Annotated[Special | UnsetType,
+                       Meta(description='sea_kozel: the special state this deal is played under, absent when there is none')] = UNSET
 
 
 class Placed(ToBot, tag="placed"):
@@ -153,7 +154,8 @@ class PlayOption(Struct):
     end: EndName | None
     closed: Annotated[bool | UnsetType, Meta(description='osel: present and true to lay this double closed')] = UNSET
     stop: Annotated[bool | UnsetType, Meta(description='present and true for "place nothing more this turn" (osel, after the turn\'s first tile)')] = UNSET
-    declare: Annotated[Declaration | UnsetType, Meta(description='sea_kozel: "hundred" with the 6-6 lead, or "write_off"/"decline" (with "tile": null) after a fish')] = UNSET
+    declare: Annotated[Declaration | UnsetType,
+                       Meta(description='sea_kozel: "hundred" with the 6-6 lead, or "write_off"/"decline" (with "tile": null) after a fish')] = UNSET
 
 
 class Turn(ToBot, tag="turn"):
@@ -192,7 +194,8 @@ class DealEnd(ToBot, tag="deal_end"):
     totals: Annotated[list[int], Meta(description="each side's total after the deal")]
     notes: Annotated[list[str], Meta(description='why, in words')] = []
     played: Annotated[list[int] | UnsetType, Meta(description='telephone, muggins: what each side wrote during play (already in wrote)')] = UNSET
-    rule: Annotated[str | UnsetType, Meta(description='sea_kozel, general, blitz: the rule that decided the deal, e.g. "bald", "svoyak", "void_fish" (PROTOCOL.md)')] = UNSET
+    rule: Annotated[str | UnsetType,
+                    Meta(description='sea_kozel, general, blitz: the rule that decided the deal, e.g. "bald", "svoyak", "void_fish" (PROTOCOL.md)')] = UNSET
 
 
 class GameEnd(ToBot, tag="game_end"):
@@ -239,7 +242,8 @@ class Play(FromBot, tag="play"):
     closed: Annotated[bool | UnsetType, Meta(description='osel: true to lay this double closed')] = UNSET
     stop: Annotated[bool | UnsetType, Meta(description='true to place nothing more this turn, with "tile": null')] = UNSET
     turn: Annotated[int | None | UnsetType, Meta(description="the id of the turn this answers (optional); another turn's id is a fault")] = UNSET
-    declare: Annotated[Declaration | UnsetType, Meta(description='sea_kozel, where turn.legal offers it: "hundred" with the 6-6 lead; "write_off" or "decline" with "tile": null')] = UNSET
+    declare: Annotated[Declaration | UnsetType,
+                       Meta(description='sea_kozel, where turn.legal offers it: "hundred" with the 6-6 lead; "write_off"/"decline" with "tile": null')] = UNSET
 
 
 FromBotMessage = BotHello | Play

@@ -38,18 +38,10 @@ def sea_kozel_transcript(seed: int = SEED, seat: int = SEAT, shown: int = SHOWN)
         if mine:
             out.append(f"< {m.encode_line(deal_start(game, deal, state, seat, 0)).decode().strip()}")
         told = 0
-
-        def events() -> None:
-            nonlocal told
-            if mine:
-                for e in state.history[told:]:
-                    out.append(f"< {event_lines(e, game.players)[seat].decode().strip()}")
-            told = len(state.history)
-
         while state.to_move() != TERMINAL:
             turn_id += 1
             if mine and state.turn == seat:
-                events()
+                told = _events(out, state, told, seat)
                 turn = turn_message(state, 5000, None, turn_id)
                 out.append(f"< {m.encode_line(turn).decode().strip()}")
                 pick = next((o for o in turn.legal if o.declare is not m.UNSET), turn.legal[0])
@@ -58,11 +50,18 @@ def sea_kozel_transcript(seed: int = SEED, seat: int = SEAT, shown: int = SHOWN)
                 state.push(engine_play(choice), seat)
             else:
                 state.apply(state.legal_plays()[0])
-        events()
         rec = game.finish(state)
         if mine:
+            _events(out, state, told, seat)
             out.append(f"< {m.encode_line(deal_end(rec)).decode().strip()}")
     return out
+
+
+def _events(out: list[str], state, told: int, seat: int) -> int:
+    """Add the events ``seat`` has not been told yet; the new count told."""
+    for e in state.history[told:]:
+        out.append(f"< {event_lines(e, state.n)[seat].decode().strip()}")
+    return len(state.history)
 
 
 def test_the_transcript_shows_the_declaration():
