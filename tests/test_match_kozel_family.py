@@ -9,28 +9,10 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from test_match_cross import FIRST, GREEDY, RANDOM, match, run
 
-from referee.cli import app
 from referee.log import read_log, strip_timings
 from referee.replay import Inconsistent, verify
-
-BOTS = Path(__file__).resolve().parent.parent / "sample_bots"
-GREEDY, FIRST = (str(BOTS / b) for b in ("greedy_bot.py", "first_bot.py"))
-RANDOM = f"{BOTS / 'random_bot.py'} 7"  # seeded on its command line: a bot gets a clean environment
-runner = CliRunner()
-
-
-def run(*args: str):
-    return runner.invoke(app, list(args), catch_exceptions=False)
-
-
-def match(tmp_path: Path, *args: str, name: str = "m"):
-    log = tmp_path / f"{name}.jsonl"
-    out = tmp_path / f"{name}.json"
-    res = run("match", *args, "--log", str(log), "--json", str(out), "--move-time", "10")
-    assert res.exit_code == 0, res.output
-    return json.loads(out.read_text()), log
 
 
 @pytest.mark.parametrize("game, bots, extra", [

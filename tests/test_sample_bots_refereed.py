@@ -61,39 +61,11 @@ def test_sample_bot_plays_legally_through_the_referee(bot, game, amount, request
     assert data["bots"][0]["hello"] is not None
 
 
-@pytest.mark.parametrize("bot", ["random_bot.py", "greedy_bot.py", "first_bot.py", "random_bot.js", "c/random_bot"])
-@pytest.mark.parametrize("game, players", [("osel", 4), ("osel", 3), ("telephone", 4), ("telephone", 2), ("muggins", 2), ("muggins", 3)])
-def test_sample_bot_plays_the_cross_games_legally(bot, game, players, request, tmp_path, monkeypatch):
-    """Closed doubles, stop and the turn's id echoed (where the bot does) all go through the
-    referee without a fault, and the log verifies."""
+def plays_one_game_without_a_fault(argv: list[str], game: str, players: int, options: dict, tmp_path: Path) -> None:
+    """The candidate plays one whole game against first_bot (as many of them as the table needs)
+    without a fault, and the log verifies."""
     from referee.replay import verify
 
-    monkeypatch.setenv("BOT_SEED", "5")
-    argv = command(bot, lambda: request.getfixturevalue("c_dir"))
-    v = variant(game)
-    bots = [Bot("candidate", argv)] + [Bot(f"first{i}", resolve_command(str(BOTS / "first_bot.py"))) for i in range(1, players if players != 4 else 2)]
-    spec = MatchSpec(
-        v, bots, players, v.resolve_options(players), games=1, seed=11,
-        tc=TimeControl(startup=20, move=10), log_path=tmp_path / "m.jsonl", stderr_dir=tmp_path / "err",
-    )
-    result = trio.run(run_match, spec)
-    data = result.to_json()
-    assert data["faults"] == []
-    assert not data["interrupted"]
-    assert all(d["end"] in ("domino", "fish") for d in data["deals"])
-    assert verify(tmp_path / "m.jsonl").plays > 0
-
-
-@pytest.mark.parametrize("bot", ["random_bot.py", "greedy_bot.py", "first_bot.py", "random_bot.js", "c/random_bot"])
-@pytest.mark.parametrize("game, players, options", [("sea_kozel", 4, {}), ("sea_kozel", 2, {}), ("general", 4, {"max_deals": 10}),
-                                                    ("blitz", 4, {})])
-def test_sample_bot_plays_sea_kozel_general_and_blitz_legally(bot, game, players, options, request, tmp_path, monkeypatch):
-    """Second doubles, stop, blitz chains and sea_kozel's declarations (a hundred, writing off or
-    declining a fish) all go through the referee without a fault, and the log verifies."""
-    from referee.replay import verify
-
-    monkeypatch.setenv("BOT_SEED", "5")
-    argv = command(bot, lambda: request.getfixturevalue("c_dir"))
     v = variant(game)
     pairs = v.new_game(players, options).pair_play
     bots = [Bot("candidate", argv)] + [Bot(f"first{i}", resolve_command(str(BOTS / "first_bot.py"))) for i in range(1, 2 if pairs else players)]
@@ -107,3 +79,22 @@ def test_sample_bot_plays_sea_kozel_general_and_blitz_legally(bot, game, players
     assert not data["interrupted"]
     assert all(d["end"] in ("domino", "fish") for d in data["deals"])
     assert verify(tmp_path / "m.jsonl").plays > 0
+
+
+@pytest.mark.parametrize("bot", ["random_bot.py", "greedy_bot.py", "first_bot.py", "random_bot.js", "c/random_bot"])
+@pytest.mark.parametrize("game, players", [("osel", 4), ("osel", 3), ("telephone", 4), ("telephone", 2), ("muggins", 2), ("muggins", 3)])
+def test_sample_bot_plays_the_cross_games_legally(bot, game, players, request, tmp_path, monkeypatch):
+    """Closed doubles, stop and the turn's id echoed (where the bot does) all go through the
+    referee without a fault, and the log verifies."""
+    monkeypatch.setenv("BOT_SEED", "5")
+    plays_one_game_without_a_fault(command(bot, lambda: request.getfixturevalue("c_dir")), game, players, {}, tmp_path)
+
+
+@pytest.mark.parametrize("bot", ["random_bot.py", "greedy_bot.py", "first_bot.py", "random_bot.js", "c/random_bot"])
+@pytest.mark.parametrize("game, players, options", [("sea_kozel", 4, {}), ("sea_kozel", 2, {}), ("general", 4, {"max_deals": 10}),
+                                                    ("blitz", 4, {})])
+def test_sample_bot_plays_sea_kozel_general_and_blitz_legally(bot, game, players, options, request, tmp_path, monkeypatch):
+    """Second doubles, stop, blitz chains and sea_kozel's declarations (a hundred, writing off or
+    declining a fish) all go through the referee without a fault, and the log verifies."""
+    monkeypatch.setenv("BOT_SEED", "5")
+    plays_one_game_without_a_fault(command(bot, lambda: request.getfixturevalue("c_dir")), game, players, options, tmp_path)
