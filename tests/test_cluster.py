@@ -94,6 +94,16 @@ def _busy_dask_worker(coordinator: int) -> int | None:
     return None
 
 
+def _mid_league(proc: subprocess.Popen, db: Path) -> list[int]:
+    """Wait until a match is stored while another is playing; every process of the run then."""
+    deadline = time.monotonic() + HANG
+    while done_count(db) < 1 or _busy_dask_worker(proc.pid) is None:
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, "no match was stored while another was playing"
+        time.sleep(0.02)
+    return _tree(proc.pid)
+
+
 def test_a_league_on_a_local_cluster_stores_what_a_local_run_stores(local_db, tmp_path):
     path = write_league(tmp_path / "cl", league_toml())
     run = referee("league", "run", str(path), "--cluster", "local:2", "-q")
@@ -137,12 +147,7 @@ def test_the_coordinator_killed_with_sigkill_resumes_with_nothing_lost_or_double
     db = path.with_suffix(".db")
     proc = start_league(path, "--cluster", "local:2", "-q")
     try:
-        deadline = time.monotonic() + HANG
-        while done_count(db) < 1 or _busy_dask_worker(proc.pid) is None:
-            assert proc.poll() is None, proc.communicate()
-            assert time.monotonic() < deadline, "no match was stored while another was playing"
-            time.sleep(0.02)
-        everything = _tree(proc.pid)
+        everything = _mid_league(proc, db)
         os.kill(proc.pid, signal.SIGKILL)  # the coordinator alone, not its process group
         proc.communicate(timeout=HANG)
     finally:
@@ -209,12 +214,7 @@ def test_sigterm_stops_a_cluster_run_cleanly_and_the_next_run_finishes(local_db,
     db = path.with_suffix(".db")
     proc = start_league(path, "--cluster", "local:2", "-q")
     try:
-        deadline = time.monotonic() + HANG
-        while done_count(db) < 1 or _busy_dask_worker(proc.pid) is None:
-            assert proc.poll() is None, proc.communicate()
-            assert time.monotonic() < deadline, "no match was stored while another was playing"
-            time.sleep(0.02)
-        everything = _tree(proc.pid)
+        everything = _mid_league(proc, db)
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=HANG)
     finally:
