@@ -28,6 +28,9 @@ second, so a busy spell of a shared machine slows every engine alike and the rat
 * **ours, mexican_train** — the same path for the trains, 4 players, rounds 6-6 down to 0-0 in
   turn (a new game after seven); a cover of a double is a move of its own.  Left out of the
   ratio table.
+* **ours, kolbasa** — the same path for the sausage, 2 players, whole games to the goat; a move
+  is the choice of a place for the tile turned up (turning up and tails are automatic, not
+  moves).  Left out of the ratio table.
 
 A *move* is a player's decision; chance nodes, forced leads and automatic passes are not moves.
 ``µs/move`` is the whole time (dealing and scoring included) divided by the moves.  Nothing
@@ -91,23 +94,25 @@ CROSS_GAMES = ("osel", "telephone", "muggins")
 #: The line games with turns of several tiles (issue 12): not compared with other engines either.
 KOZEL_FAMILY = ("sea_kozel", "general", "blitz")
 #: The layout games of issue 17: not compared with other engines either.
-TRAINS = ("mexican_train",)
+TRAINS = ("mexican_train", "kolbasa")
 
 
 def ours(name: str, seed: int) -> DealFn:
-    """Whole deals of our ``name`` game for 4 players (sport and kozel both play in pairs)."""
+    """Whole deals of our ``name`` game for 4 players (sport and kozel both play in pairs), or
+    the game's usual count where 4 cannot play (kolbasa: 2)."""
     v = variant(name)
-    shape = v.shape(4)
+    seats = 4 if 4 in v.players else v.default_players  # kolbasa is for two
+    shape = v.shape(seats)
     rng = random.Random(seed)
     choice = rng.choice
-    game = v.new_game(4)
+    game = v.new_game(seats)
     index = 0
 
     def one() -> int:
         nonlocal game, index
         while True:
             if game.outcome() is not None:
-                game = v.new_game(4)
+                game = v.new_game(seats)
             state = game.start(deal_from_seed(seed, index, shape))
             index += 1
             if state is not None:

@@ -4,10 +4,11 @@
 * :mod:`.shuffle` — the documented seeded shuffle.
 * :mod:`.deal` — deals as values, deal-file lines.
 * :mod:`.state` — the deal-state interface everything above the engine uses.
-* :mod:`.layout` — layouts: the line, the cross (and how trains and two lines will fit).
+* :mod:`.layout` — layouts: the line, the cross, the trains, kolbasa's two lines.
 * :mod:`.line` — one deal of a line game (turns, draws, passes, domino, fish), moves and events.
 * :mod:`.cross` — one deal on a cross: multi-tile turns, closed doubles, points during play.
 * :mod:`.trains` — one round of mexican_train: trains, markers, open and hanging doubles.
+* :mod:`.kolbasa` — one deal of kolbasa: rows turned up, two lines, knives, tails, what a seat sees.
 * :mod:`.game` — games across deals, options, the registry; :mod:`.games` — one module a game.
 * :mod:`.scoring` — the rule of 13, eggs and pots.
 * :mod:`.view` — what one seat may know.

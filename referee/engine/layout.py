@@ -22,19 +22,17 @@ turns them into the protocol's end names, so a layout with other ends needs no c
   filters :attr:`ends` by the markers before offering plays, exactly as osel filters by the
   ends used in a turn.
 
-How the last shape of RULES.md fits later, without changing the deal-state interface:
-
-* **kolbasa's two lines** are a layout whose ends are places rather than line tips: ``top`` and
-  ``bottom`` (the line ends), then one index per junction of each line where a double may be
-  inserted, then one per knife position (KB-3).  The list of places is rebuilt after each
-  :meth:`place` (a knife cuts, an insertion renumbers the junctions), and the deal's legal moves
-  are ``(turned-up tile, place)`` pairs; the sausage the knife cuts is returned to the deal,
-  which moves it to the opponent's row.
+* :class:`Sausage` — kolbasa's two lines (:mod:`.kolbasa`): the ends are *places* rather than
+  line tips.  A place is an int: ``0`` the top line's end, ``1`` the bottom line's end,
+  ``100 + j``/``200 + j`` a double inserted into junction ``j`` of the top/bottom line, and
+  ``300 + i`` a knife at position ``i`` (KB-1…KB-6).  The places are recomputed for the tile
+  turned up (:meth:`Sausage.places`); a knife returns the sausage it cut, which the deal moves
+  to the opponent's row.
 """
 
 from __future__ import annotations
 
-from .tiles import HIGH, IS_DOUBLE, LOW, OTHER, PIPS, Tile
+from .tiles import HIGH, IS_DOUBLE, LOW, OTHER, PIPS, Tile, tile
 
 LEFT, RIGHT, UP, DOWN = 0, 1, 2, 3
 END_NAMES = ("left", "right", "up", "down")
@@ -205,3 +203,86 @@ class Trains(Layout):
         other.laid = list(self.laid)
         other.tiles = list(self.tiles)
         return other
+
+
+TOP_END, BOTTOM_END = 0, 1
+INSERT_TOP, INSERT_BOTTOM, KNIFE = 100, 200, 300
+
+
+def place_name(place: int) -> str:
+    """A kolbasa place as people and logs read it: ``top``, ``bottom``, ``top:j``, ``bottom:j``
+    (a double inserted into junction ``j``) or ``knife:i``."""
+    if place == TOP_END:
+        return "top"
+    if place == BOTTOM_END:
+        return "bottom"
+    kind, k = divmod(place, 100)
+    return f"{('top', 'bottom', 'knife')[kind - 1]}:{k}" if 1 <= kind <= 3 else f"place {place!r}"
+
+
+class Sausage(Layout):
+    """kolbasa's layout (RULES.md §7 KB-1…KB-6): the start across two lines, ``top`` and
+    ``bottom``, both growing away from it.  ``start`` is ``(top half, bottom half)``;
+    ``lines[0]``/``lines[1]`` hold each line's tiles outward as ``(near, far)``.
+    :attr:`ends` is ``[top end, bottom end]`` (``-1`` before the start)."""
+
+    __slots__ = ("lines", "start")
+    names = ("top", "bottom")
+
+    def __init__(self) -> None:
+        self.ends = [-1, -1]
+        self.start: tuple[int, int] = (-1, -1)
+        self.lines: tuple[list[tuple[int, int]], list[tuple[int, int]]] = ([], [])
+
+    def copy(self) -> Sausage:
+        other = super().copy()
+        assert isinstance(other, Sausage)
+        other.lines = (list(self.lines[0]), list(self.lines[1]))
+        return other
+
+    def junction(self, line: int, j: int) -> int:
+        """The number junction ``j`` of ``line`` shows (KB-1): the start's half for ``j = 0``,
+        else the outer half of the line's ``j``-th tile."""
+        return self.start[line] if j == 0 else self.lines[line][j - 1][1]
+
+    def places(self, t: Tile) -> list[int]:
+        """Every place tile ``t`` may go, in increasing order (KB-3, KB-4, KB-6)."""
+        a, b = LOW[t], HIGH[t]
+        out = [e for e in (TOP_END, BOTTOM_END) if self.ends[e] in (a, b)]
+        if a == b:
+            for line, base in ((0, INSERT_TOP), (1, INSERT_BOTTOM)):
+                out += [base + j for j in range(len(self.lines[line])) if self.junction(line, j) == a]
+        for i in range(1, min(len(self.lines[0]), len(self.lines[1])) + 1):
+            top, bottom = self.junction(0, i), self.junction(1, i)
+            if (top == a and bottom == b) or (top == b and bottom == a):
+                out.append(KNIFE + i)
+        return out
+
+    def place(self, t: Tile, end: int | None, closed: bool = False) -> None:
+        self.lay(t, end)
+
+    def lay(self, t: Tile, place: int | None) -> tuple[Tile, ...]:
+        """Lay ``t`` at ``place`` (``None``: the start); return the sausage a knife cut (else ``()``)."""
+        a, b = LOW[t], HIGH[t]
+        if place is None:
+            self.start = (a, b)  # KB-2: the lower half on top
+        elif place in (TOP_END, BOTTOM_END):
+            near = self.ends[place]
+            self.lines[place].append((near, OTHER[t][near]))
+        elif place < KNIFE:
+            line, j = divmod(place - INSERT_TOP, 100)
+            self.lines[line].insert(j, (a, a))
+        else:
+            i = place - KNIFE
+            top = self.junction(0, i)
+            cut = (tile(*self.start), *(tile(*x) for x in self.lines[0][:i]), *(tile(*x) for x in self.lines[1][:i]))
+            self.start = (top, OTHER[t][top])  # KB-2: the half that matched the top junction on top
+            self.lines = (self.lines[0][i:], self.lines[1][i:])
+            self._ends()
+            return cut
+        self._ends()
+        return ()
+
+    def _ends(self) -> None:
+        self.ends[0] = self.junction(0, len(self.lines[0]))
+        self.ends[1] = self.junction(1, len(self.lines[1]))

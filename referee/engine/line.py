@@ -169,7 +169,36 @@ class Declared:
     what: str
 
 
-Event = Placed | Drew | Passed | Scored | Declared
+@dataclass(frozen=True, slots=True)
+class Turned:
+    """kolbasa (RULES.md §7 KB-7): ``seat`` turned up ``tile``, the rightmost of its row; a
+    :class:`Placed` or a :class:`Tailed` event of the same tile follows."""
+
+    seat: int
+    tile: Tile
+
+
+@dataclass(frozen=True, slots=True)
+class Tailed:
+    """kolbasa (KB-7): the tile ``seat`` turned up fit nowhere and went face down to the left
+    end of its own row."""
+
+    seat: int
+    tile: Tile
+
+
+@dataclass(frozen=True, slots=True)
+class Cut:
+    """kolbasa (KB-5): ``seat``'s knife cut ``tiles`` (the start, then the top line outward,
+    then the bottom line outward); they went face down to the left end of seat ``to``'s row in
+    that order."""
+
+    seat: int
+    to: int
+    tiles: tuple[Tile, ...]
+
+
+Event = Placed | Drew | Passed | Scored | Declared | Turned | Tailed | Cut
 
 # Events are frozen values, so the deal records one shared instance per distinct event instead
 # of building a new dataclass on every move (a frozen dataclass costs over a microsecond to make).

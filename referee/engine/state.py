@@ -4,8 +4,8 @@ The table, the wire, the log, replay and verify, ``check`` and the benchmarks na
 :class:`DealState` (and :class:`~.line.Play`, the events of :mod:`.line`), never a concrete
 deal class, so a game with another layout or other turns plugs in below them.  Today these
 classes implement it: :class:`~.line.LineDeal` (the line games), :class:`~.cross.CrossDeal`
-(osel, telephone, muggins) and :class:`~.trains.TrainDeal` (mexican_train); kolbasa's two lines
-will be one more (see :mod:`.layout`).
+(osel, telephone, muggins) and :class:`~.trains.TrainDeal` (mexican_train) and
+:class:`~.kolbasa.KolbasaDeal` (kolbasa's two lines; see :mod:`.layout`).
 
 Shape (OpenSpiel's and python-chess's): :meth:`to_move` is a seat or ``TERMINAL``;
 :meth:`legal_plays` lists every legal move of that seat in a fixed order, :data:`~.line.STOP`
