@@ -165,15 +165,16 @@ def test_a_game_to_the_goat_scores_as_kb_says():
         while game.outcome() is None:
             state = game.start(deal_from_seed(seed, index, shape))
             assert state is not None
-            assert state.leader == (0 if game.last is None else game.last.end.seat)  # type: ignore[union-attr]
+            assert state.leader == (0 if game.last is None or game.last.end is None else game.last.end.seat)
             index += 1
             while state.to_move() != TERMINAL:
                 state.apply(rng.choice(state.legal_plays()))
             eggs = game.eggs
             rec = game.finish(state)
+            assert rec.end is not None
             v0, v1 = rec.values
-            if rec.end.reason == DOMINO:  # type: ignore[union-attr]
-                loser = 1 - rec.end.seat  # type: ignore[union-attr]
+            if rec.end.reason == DOMINO:
+                loser = 1 - rec.end.seat
                 assert rec.values[1 - loser] == 0 and rec.wrote[loser] == rec.values[loser] + eggs
             elif v0 == v1:
                 assert rec.wrote == (0, 0) and game.eggs == eggs + v0
@@ -278,3 +279,14 @@ def test_random_deals_follow_the_independent_reading():
         else:
             assert d.end.reason == FISH
             assert not any(reading_places(start, top, bottom, t) for r in rows for t in r) or d.placements >= 1000
+
+
+def test_a_fault_is_the_faulting_seats_loss_and_a_place_prints_without_a_crash():
+    game = variant("kolbasa").new_game()
+    state = game.start(deal_from_seed(2, 0, variant("kolbasa").shape()))
+    assert state is not None
+    seat = state.to_move()
+    assert str(Play(T("0-5"), 303)) == "0-5 end 303"  # a knife's place, by index
+    state.forfeit(seat)
+    rec = game.finish(state)
+    assert rec.wrote[seat] == rec.values[seat] > 0 and rec.wrote[1 - seat] == 0 and rec.winner == 1 - seat

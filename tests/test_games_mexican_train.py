@@ -300,3 +300,15 @@ def test_random_rounds_follow_the_independent_reading(n):
             assert r.end.reason == FISH and r.bazaar_left() == 0 and not reading.could_ever_place(hands)
             placers = [e.seat for e in r.history if type(e) is Placed and e.end is not None]
             assert r.end.seat == (placers[-1] if placers else -1)
+
+
+def test_a_fault_makes_the_faulting_seat_write_every_pip_held():
+    v = variant("mexican_train")
+    game = v.new_game(4)
+    state = game.start(deal_from_seed(1, 0, v.shape(4)))
+    assert state is not None
+    seat = state.to_move()
+    assert str(train_play(T("1-2"), 4)) == "1-2 end 4"  # the Mexican train of four players
+    state.forfeit(seat)
+    rec = game.finish(state)
+    assert rec.wrote == tuple(sum(rec.values) if s == seat else 0 for s in range(4))

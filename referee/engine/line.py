@@ -76,7 +76,10 @@ class Play:
     def __str__(self) -> str:
         if self.tile < 0:
             return self.declare or "stop"
-        text = tile_name(self.tile) if self.end is None else f"{tile_name(self.tile)} {END_NAMES[self.end]}"
+        # Ends past the four of the line and the cross (mexican_train's trains, kolbasa's places)
+        # are named by their deal (TrainDeal.play_text, layout.place_name); here, the index.
+        where = END_NAMES[self.end] if self.end is not None and 0 <= self.end < len(END_NAMES) else f"end {self.end}"
+        text = tile_name(self.tile) if self.end is None else f"{tile_name(self.tile)} {where}"
         if self.closed:
             text += " closed"
         if self.declare:
