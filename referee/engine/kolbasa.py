@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from .deal import Deal
 from .errors import IllegalPlay
 from .layout import Sausage, place_name
-from .line import DOMINO, FAULT, FISH, TERMINAL, Cut, DealEnd, Event, Placed, Play, Tailed, Turned
+from .line import DOMINO, FAULT, FISH, TERMINAL, Cut, DealEnd, Event, Placed, Play, Tailed, Turned, check_turn
 from .tiles import N_TILES, Tile, TileSet, mask_of, tile, tile_name
 
 #: KB-14: a deal that reaches this many placements ends as a fish.
@@ -100,10 +100,7 @@ class KolbasaDeal:
 
     def check(self, p: Play, seat: int | None = None) -> None:
         """Raise :class:`IllegalPlay` unless ``p`` is legal, saying why."""
-        if self.turn < 0:
-            raise IllegalPlay("the deal is over", IllegalPlay.DEAL_OVER)
-        if seat is not None and seat != self.turn:
-            raise IllegalPlay(f"it is not your turn: seat {self.turn} is to move", IllegalPlay.NOT_YOUR_TURN)
+        check_turn(self.turn, seat)
         if p.closed or p.declare is not None:
             raise IllegalPlay("kolbasa has no closed doubles and nothing to declare", IllegalPlay.BAD_MOVE)
         legal = self.legal_plays()

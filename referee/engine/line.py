@@ -239,6 +239,15 @@ class DealEnd:
     seat: int
 
 
+def check_turn(turn: int, seat: int | None, over: str = "the deal is over") -> None:
+    """Raise :class:`IllegalPlay` if the deal is over (``turn`` is :data:`TERMINAL`) or ``seat``
+    (``None``: whoever is to move) is not the seat to move; every deal state's checks start here."""
+    if turn < 0:
+        raise IllegalPlay(over, IllegalPlay.DEAL_OVER)
+    if seat is not None and seat != turn:
+        raise IllegalPlay(f"it is not your turn: seat {turn} is to move", IllegalPlay.NOT_YOUR_TURN)
+
+
 class LineDeal:
     """A deal in progress.  Mutable; :meth:`copy` for look-ahead."""
 
@@ -403,10 +412,7 @@ class LineDeal:
 
     def _check_turn(self, seat: int | None) -> None:
         """Raise :class:`IllegalPlay` if the deal is over or it is not ``seat``'s turn."""
-        if self.turn < 0:
-            raise IllegalPlay("the deal is over", IllegalPlay.DEAL_OVER)
-        if seat is not None and seat != self.turn:
-            raise IllegalPlay(f"it is not your turn: seat {self.turn} is to move", IllegalPlay.NOT_YOUR_TURN)
+        check_turn(self.turn, seat)
 
     def check(self, p: Play, seat: int | None = None) -> None:
         """Raise :class:`IllegalPlay` unless ``p`` is legal for ``seat`` (default: the seat to move)."""

@@ -44,6 +44,7 @@ from .line import (
     Passed,
     Placed,
     Play,
+    check_turn,
 )
 from .tiles import IS_DOUBLE, LOW, N_TILES, OTHER, SUIT, Tile, TileSet, bits, mask_of, tile_name
 
@@ -171,10 +172,7 @@ class TrainDeal:
 
     def check(self, p: Play, seat: int | None = None) -> None:
         """Raise :class:`IllegalPlay` unless ``p`` is legal, saying why."""
-        if self.turn < 0:
-            raise IllegalPlay("the round is over", IllegalPlay.DEAL_OVER)
-        if seat is not None and seat != self.turn:
-            raise IllegalPlay(f"it is not your turn: seat {self.turn} is to move", IllegalPlay.NOT_YOUR_TURN)
+        check_turn(self.turn, seat, "the round is over")
         if p.closed or p.declare is not None:
             what = "doubles are never laid closed" if p.closed else f"there is nothing to declare ({p.declare!r})"
             raise IllegalPlay(f"{what} in mexican_train", IllegalPlay.CANNOT_CLOSE if p.closed else IllegalPlay.BAD_MOVE)
