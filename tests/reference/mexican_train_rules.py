@@ -253,10 +253,15 @@ class RefGame:
         every seat that cannot passes with a marker (MT-5, MT-6). The block test runs before
         each seat's turn (MT-11)."""
         p = seat
+        knocks = 0  # passes in a row with the bazaar empty
         while True:
             if self._blocked():
                 self._finish("fish", events)
                 return
+            if knocks > 2 * self.players:
+                # not blocked means someone can place within two rounds of turns (a train closed
+                # to a holder opens when its owner passes): a loop here is a bug of this reading
+                raise RuntimeError("every seat keeps passing, yet the round is not blocked (MT-11)")
             if not self._can_place(p) and self.bazaar:
                 t = self.bazaar.pop(0)  # MT-5: exactly one tile, from the front
                 self.hands[p].append(t)
@@ -265,6 +270,7 @@ class RefGame:
                 self.turn = p
                 return
             events.append(("passed", p))
+            knocks = knocks + 1 if not self.bazaar else 0
             tr = self.trains[train_of(p)]
             if not tr.marker:
                 tr.marker = True  # MT-6: every pass, also with the bazaar empty
