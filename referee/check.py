@@ -10,7 +10,8 @@ slow answers or start-ups, not exiting after ``match_end``).  It ends with ``PAS
 In the cross games each game's line also counts the turns of several tiles, the stops and the
 closed doubles the bot was offered and made, and in sea_kozel, general and blitz the second
 doubles, chains and declarations (a hundred, writing off or declining a fish), so an author sees
-that those paths were exercised.
+that those paths were exercised; a sea_kozel game whose deals never offered the bot a hundred
+or a fish decision says so in plain words (its answer went unchecked).
 
 A game here is cut short after ``deals`` deals in each seating (the bot then gets a
 ``game_end`` saying so), so that the whole check takes seconds.  Games run a few at once, each
@@ -117,6 +118,7 @@ class GameReport:
     cross: Counter[str] = field(default_factory=Counter)  # see _Log.cross
     hello: dict | None = None
     others_faults: list[str] = field(default_factory=list)  # faults of the sample bots (not the candidate's)
+    unexercised: list[str] = field(default_factory=list)  # declarations the deals never offered the candidate
 
 
 @dataclass
@@ -196,6 +198,18 @@ class _Watch:
                 self.cross["hundred offered"] += 1
             if b'"declare":"write_off"' in turn:
                 self.cross["write-off offered"] += 1
+
+
+#: sea_kozel's declarations (SK-7, SK-12): how the check counts each offer, and its name in words
+_DECLARATIONS = (("hundred offered", "a hundred (6-6 led for a hundred)"),
+                 ("write-off offered", "a fish decision (write off or decline)"))
+
+
+def _unexercised(setup: Setup, cross: Counter[str]) -> list[str]:
+    """The declarations of ``setup``'s game that its deals never offered the candidate."""
+    if setup.variant != "sea_kozel":
+        return []
+    return [words for key, words in _DECLARATIONS if not cross[key]]
 
 
 def _opponents(setup: Setup, index: int, seed: int) -> list[Bot]:
@@ -285,6 +299,7 @@ async def check_game(setup: Setup, index: int, name: str, argv: list[str], opts:
                              cut=(deals, f"referee check: the game was stopped after {deals} deals"))
             report.forfeited = bot.forfeited
             report.cross = watch.cross
+            report.unexercised = _unexercised(setup, watch.cross) if seatings else []
             # Output written after the last deal, when nothing was asked (it would be a fault at
             # the next turn of a longer match).
             if seatings:
@@ -584,6 +599,10 @@ def _notes(report: CheckReport) -> list[str]:
         if max(startups) > SLOW * opts.tc.startup:
             text += " — over half the limit: slow start-up"
         notes.append(text)
+    for g in report.games:
+        if g.unexercised:
+            notes.append(f"{g.setup.title}: with these deals the bot was never offered {' nor '.join(g.unexercised)}, "
+                         f"so its answer went unchecked; check again with another --seed")
     exits: Counter[str] = Counter(e for g in report.games for e in g.exits)
     for e, n in exits.items():
         notes.append(f"a process {e}" + (f" ({n} times)" if n > 1 else ""))

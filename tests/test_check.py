@@ -252,3 +252,30 @@ def test_the_osel_check_exercises_turns_of_several_tiles_stop_and_closing(tmp_pa
     assert lines, result.stdout
     for what in ("turns going on", "stop offered", "closing offered"):
         assert re.search(rf"\b[1-9]\d* {what}", lines[0]), lines[0]
+
+
+def test_the_sea_kozel_check_says_which_declarations_went_unoffered(tmp_path):
+    """A bot never offered a hundred or a fish decision is told so, game by game, in plain words."""
+    result = check(tmp_path, str(BOTS / "first_bot.py"), "-v", "sea_kozel", "--seed", "1")
+    assert result.exit_code == X.OK, result.stdout
+    for title in ("sea_kozel, 2 players", "sea_kozel, 4 players in pairs"):
+        assert (f"{title}: with these deals the bot was never offered a hundred (6-6 led for a hundred) "
+                "nor a fish decision (write off or decline), so its answer went unchecked") in result.stdout, result.stdout
+
+
+def test_the_sea_kozel_check_offers_and_counts_both_declarations(tmp_path):
+    result = check(tmp_path, str(BOTS / "first_bot.py"), "-v", "sea_kozel", "--seed", "10")
+    assert result.exit_code == X.OK, result.stdout
+    line = next(ln for ln in result.stdout.splitlines() if ln.strip().startswith("sea_kozel, 4 players"))
+    for what in ("hundred offered", "write-off offered", "write_off made"):
+        assert re.search(rf"\b[1-9]\d* {what}", line), line
+    assert "sea_kozel, 4 players in pairs: with these deals" not in result.stdout
+
+
+def test_a_bot_that_answers_a_fish_decision_with_a_tile_fails(tmp_path):
+    result = check(tmp_path, f"{FLAWED} bad_declare", "-v", "sea_kozel", "--seed", "6")
+    assert result.exit_code == X.CHECK_FAILED, result.stdout
+    assert "sea_kozel, 4 players in pairs, seating 1, deal 1, seat 0:" in result.stdout
+    assert "which is illegal: the fish is yours to write off or decline" in result.stdout
+    assert "the legal plays were: write_off, decline" in result.stdout
+    assert last_line(result).startswith("FAIL: ")

@@ -20,6 +20,7 @@ Without a flaw (``ok``) it plays like sample_bots/first_bot.py.  The flaws:
   no_flush       never flushes stdout: its hello stays in its buffer
   markup_stderr  writes stderr lines that look like rich markup ("[perlbot] …", "[/INFO] …"),
                  then exits before its hello
+  bad_declare    answers a fish decision (write off or decline, sea_kozel) with a tile instead
   markup_hello   a hello whose name and author look like rich markup; plays like ``ok``
 """
 
@@ -74,6 +75,8 @@ for line in sys.stdin:
         elif flaw == "tile_string":
             play["tile"] = "{}-{}".format(*first["tile"])
         elif flaw == "illegal":
+            play = {"type": "play", "tile": msg["hand"][0], "end": "left" if msg["ends"] else None}
+        elif flaw == "bad_declare" and first.get("declare") in ("write_off", "decline"):
             play = {"type": "play", "tile": msg["hand"][0], "end": "left" if msg["ends"] else None}
         elif flaw in ("slow_once", "late_once") and answered == 0:
             time.sleep(0.6 if flaw == "slow_once" else 0.8)
