@@ -1,0 +1,76 @@
+"""The referee's memory over a long match: ``python -m bench.memory [--deals N] [--every K]``.
+
+Plays one sport match of ``N`` deals per orientation (default 20,000: 40,000 deals played) in
+this process against :class:`bench.referee.StubBot` (no bot processes, so only the referee's own
+memory is measured), with the match log written as the CLI writes it.  Every ``K`` deals it
+prints the process's resident memory (VmRSS) and the Python heap traced by :mod:`tracemalloc`
+(started after the imports), then the growth per deal over the second half of the match, where
+start-up effects are over.  At the end: the same after ``MatchResult.to_json()``, the largest
+thing the CLI builds.  Nothing here asserts anything.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import tempfile
+import tracemalloc
+from functools import partial
+from pathlib import Path
+
+
+def rss_mb() -> float:
+    with open("/proc/self/status", encoding="ascii") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.memory", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--deals", type=int, default=20_000, help="deals per orientation (a multiple of 4)")
+    parser.add_argument("--every", type=int, default=2_000, help="deals per orientation between samples")
+    args = parser.parse_args(argv)
+
+    import trio
+
+    from bench.referee import StubBot
+    from referee.engine import variant
+    from referee.match import MatchSpec, run_match
+    from referee.table import Bot
+
+    samples: list[tuple[int, float, float]] = []
+    played = 0
+
+    def progress(_desc: str, advance: int) -> None:
+        nonlocal played
+        played += advance
+        if played % (2 * args.every) == 0:
+            gc.collect()
+            samples.append((played, rss_mb(), tracemalloc.get_traced_memory()[0] / 2**20))
+            print(f"{played:>8} deals   RSS {samples[-1][1]:8.1f} MB   Python heap {samples[-1][2]:8.1f} MB", flush=True)
+
+    v = variant("sport")
+    with tempfile.TemporaryDirectory() as work:
+        spec = MatchSpec(v, [Bot("A", ["stub"]), Bot("B", ["stub"])], 4, v.resolve_options(4, {}), deals=args.deals, seed=1,
+                         log_path=Path(work) / "match.jsonl", stderr_dir=Path(work) / "match.stderr")
+        tracemalloc.start()
+        gc.collect()
+        print(f"{0:>8} deals   RSS {rss_mb():8.1f} MB   Python heap {tracemalloc.get_traced_memory()[0] / 2**20:8.1f} MB")
+        result = trio.run(partial(run_match, spec, progress, launch=StubBot.launch))
+        data = result.to_json()
+        gc.collect()
+        print(f"after to_json   RSS {rss_mb():8.1f} MB   Python heap {tracemalloc.get_traced_memory()[0] / 2**20:8.1f} MB"
+              f"   (peak {tracemalloc.get_traced_memory()[1] / 2**20:.1f} MB)")
+        del data
+    half = [s for s in samples if s[0] >= samples[-1][0] // 2]
+    if len(half) >= 2:
+        (d0, r0, h0), (d1, r1, h1) = half[0], half[-1]
+        print(f"growth per deal over deals {d0}..{d1}: RSS {(r1 - r0) * 2**20 / (d1 - d0):.0f} bytes, "
+              f"Python heap {(h1 - h0) * 2**20 / (d1 - d0):.0f} bytes")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
