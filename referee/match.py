@@ -391,7 +391,9 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
         raise LogError(f"cannot write the bots' stderr files in {spec.stderr_dir}: {exc.strerror or exc}") from None
 
     def new_game() -> Game:
-        return v.new_game(spec.players, spec.options, spec.deals)
+        game = v.new_game(spec.players, spec.options, spec.deals)
+        game.keep_records = False  # memory flat in the number of deals (bench.memory)
+        return game
 
     def board_done() -> bool:
         """After every finished board: run the SPRT, if any; True when it has decided."""

@@ -439,3 +439,33 @@ def test_a_second_signal_during_the_cleanup_neither_hangs_nor_cuts_it_short(tmp_
     assert stderr.strip().startswith(b"interrupted") and b"Traceback" not in stderr
     assert json.loads(log.read_bytes().splitlines()[-1])
     assert not os.path.exists(f"/proc/{pid}")
+
+
+# -- memory flat in the number of deals (bench.memory measures it) ----------------------------------
+
+
+def test_a_match_keeps_one_deal_record_per_game(tmp_path, monkeypatch):
+    """The engine's games keep only their last deal record in a match (they kept every one)."""
+    from functools import partial
+
+    from bench.referee import StubBot
+    from referee.engine import variant
+    from referee.engine.game import Variant
+    from referee.match import MatchSpec, run_match
+    from referee.table import Bot
+
+    games = []
+    real = Variant.new_game
+
+    def new_game(self, *args, **kwargs):
+        games.append(real(self, *args, **kwargs))
+        return games[-1]
+
+    monkeypatch.setattr(Variant, "new_game", new_game)
+    v = variant("sport")
+    spec = MatchSpec(v, [Bot("A", ["stub"]), Bot("B", ["stub"])], 4, v.resolve_options(4, {}), deals=40,
+                     log_path=tmp_path / "m.jsonl", stderr_dir=tmp_path / "s")
+    result = trio.run(partial(run_match, spec, launch=StubBot.launch, handle_signals=False))
+    assert len(result.deals) == 80 and games
+    played = [g for g in games if g.played]
+    assert played and all(g.played == 40 and len(g.records) == 1 and g.records[-1] is g.last for g in played)

@@ -273,6 +273,9 @@ class Game(ABC):
         self.totals = [0] * len(self.sides)
         self.names = [self.side_name(s) for s in range(len(self.sides))]  # for notes
         self.records: list[DealRecord] = []
+        #: False: ``records`` keeps only the last deal (a long match's driver needs no more, and
+        #: would otherwise grow by a record a deal)
+        self.keep_records = True
         self.played = 0  # deals played (void deals not counted)
         self.last: DealRecord | None = None  # the last played deal
         self._outcome: GameOutcome | None = None
@@ -349,6 +352,11 @@ class Game(ABC):
     def next_number(self) -> int:
         return self.played
 
+    def _record(self, rec: DealRecord) -> None:
+        if not self.keep_records:
+            self.records.clear()
+        self.records.append(rec)
+
     def start(self, deal: Deal) -> DealState | None:
         """Begin the next deal from ``deal``.  Returns ``None`` when the deal is void (a redeal):
         the reason is recorded and the caller takes the next deal of the stream."""
@@ -360,7 +368,7 @@ class Game(ABC):
                 self.played, -1, None, None, deal.hands, tuple(0 for _ in deal.hands),
                 tuple(0 for _ in self.sides), tuple(self.totals), (f"redeal: {reason}",), void=reason,
             )
-            self.records.append(rec)
+            self._record(rec)
             return None
         leader, lead_tile = self.choose_lead(deal)
         self._lead = (leader, lead_tile)
@@ -400,7 +408,7 @@ class Game(ABC):
             tuple(tuple(tiles_of(h)) for h in state.hands), tuple(values),
             tuple(wrote), tuple(self.totals), tuple(notes), winner=winner, played=played, rule=self.rule,
         )
-        self.records.append(rec)
+        self._record(rec)
         self.last = rec
         self.played += 1
         self._state = None
