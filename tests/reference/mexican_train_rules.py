@@ -2,7 +2,8 @@
 
 Written from docs/RULES.md alone (§1, §2.4, §3 mexican_train, §4, §5, §7 MT-1…MT-15) and the
 seed it cites (001), never from ``referee.engine``, so that property tests can play the same
-deals through both and compare every event.  Nothing here is imported from ``referee``.
+deals through both and compare every event.  Nothing here is imported from ``referee``; the tile
+helpers come from the cross-game reference, which is just as independent.
 
 The interface is that of :mod:`reference.cross_rules`, with trains for ends:
 
@@ -45,27 +46,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from reference.cross_rules import TILES, halves, is_double, pips
+
+__all__ = ["HAND", "MEXICAN", "ROUNDS", "TILES", "RefGame", "Train", "halves", "is_double", "pips", "station", "train_of"]
+
 # -- tiles (§1) ----------------------------------------------------------------------------------
 
-TILES: list[str] = [f"{a}-{b}" for a in range(7) for b in range(a, 7)]
 MEXICAN = "mexican"
 ROUNDS = 7
 HAND = {2: 8, 3: 7, 4: 6}  # §3 mexican_train: the 27 tiles, 8, 7 or 6 each; the rest is the bazaar
-
-
-def halves(tile: str) -> tuple[int, int]:
-    a, b = tile.split("-")
-    return int(a), int(b)
-
-
-def pips(tile: str) -> int:
-    a, b = halves(tile)
-    return a + b
-
-
-def is_double(tile: str) -> bool:
-    a, b = halves(tile)
-    return a == b
 
 
 def train_of(seat: int) -> str:
