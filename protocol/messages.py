@@ -248,6 +248,11 @@ class Play(FromBot, tag="play"):
 
 FromBotMessage = BotHello | Play
 
+#: The fields of a play that only some games use, in the order a match log's ``play`` record
+#: keeps them (each only where it is set and not false).  A game with a field of its own adds it
+#: here, and the log, verify and replay carry it.
+PLAY_EXTRAS = ("closed", "stop", "declare")
+
 END_NAMES = ("left", "right", "up", "down")
 
 encoder = msgspec.json.Encoder()

@@ -31,7 +31,7 @@ from referee.log import CutShort, read_log, special_record
 from referee.match import DealStream, MatchResult, MatchSpec, loggable_result, orientations
 from referee.stats import SprtSpec, sprt_state
 from referee.table import Bot
-from referee.wire import engine_play, play_option
+from referee.wire import wire_for
 
 
 class Inconsistent(Exception):
@@ -180,7 +180,8 @@ class LogWalker:
                         if msg.get("type") == "turn":
                             if rec["seat"] != state.turn:
                                 raise fail(f"a turn was sent to seat {rec['seat']} but seat {state.turn} is to move")
-                            want = [_option(msgspec.to_builtins(play_option(p))) for p in state.legal_plays()]
+                            wire = wire_for(state)
+                            want = [_option(msgspec.to_builtins(wire.play_option(state, p))) for p in state.legal_plays()]
                             got = [_option(x) for x in msg["legal"]]
                             if got != want:
                                 raise fail(f"the turn lists legal plays {got}, the engine has {want}")
@@ -198,7 +199,7 @@ class LogWalker:
                         raise fail("a play outside a deal")
                     seat = rec["seat"]
                     msg = m.Play(None if rec["tile"] is None else tuple(rec["tile"]), rec["end"],
-                                 closed=rec.get("closed", m.UNSET), stop=rec.get("stop", m.UNSET), declare=rec.get("declare", m.UNSET))
+                                 **{k: rec[k] for k in m.PLAY_EXTRAS if k in rec})
                     raw = last_in.pop(seat, None)
                     asked.pop(seat, None)
                     if raw is not None or self.strict:
@@ -206,7 +207,7 @@ class LogWalker:
                         if not isinstance(sent, m.Play) or _key(sent) != _key(msg):
                             raise fail(f"the play {rec['tile']} {rec['end']} is not what seat {seat} sent ({raw})")
                     try:
-                        played = state.push(engine_play(msg), seat)
+                        played = state.push(wire_for(state).engine_play(state, msg), seat)
                     except IllegalPlay as exc:
                         raise fail(f"illegal play by seat {seat}: {exc}") from None
                     self.counts.plays += 1
@@ -367,7 +368,7 @@ class LogWalker:
                 want = F.ILLEGAL
                 if state is not None and state.end is None:
                     try:
-                        legal = engine_play(sent) in state.legal_plays()
+                        legal = wire_for(state).engine_play(state, sent) in state.legal_plays()
                     except IllegalPlay:
                         legal = False
                     if legal:
@@ -432,9 +433,10 @@ def _option(x: dict) -> dict:
 
 
 def _key(msg: m.Play) -> tuple:
-    """What identifies a play: the tile (either order), the end, closed, stop, a declaration."""
-    return (None if msg.tile is None else sorted(msg.tile), msg.end, msg.closed is True, msg.stop is True,
-            None if msg.declare is m.UNSET else msg.declare)
+    """What identifies a play: the tile (either order), the end, and the fields only some games use
+    (closed, stop, a declaration…; unset and false are the same)."""
+    return (None if msg.tile is None else sorted(msg.tile), msg.end,
+            *(None if (v := getattr(msg, k)) is m.UNSET or v is False else v for k in m.PLAY_EXTRAS))
 
 
 def layout_text(state: DealState, upto: int) -> str:

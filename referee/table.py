@@ -34,7 +34,7 @@ from referee.log import MatchLog, deal_json, special_record
 from referee.process import Confinement
 from referee.sandbox import bot_files
 from referee.transport import BotTransport, Launch, launch_process
-from referee.wire import deal_end, deal_start, engine_play, event_lines, game_end, turn_message
+from referee.wire import deal_end, game_end, wire_for
 
 REFEREE_NAME = "referee 0.1.0"
 
@@ -411,9 +411,10 @@ class Table:
                     state.forfeit(seat)
                     break
 
+        wire = wire_for(state)
         for seat, p in enumerate(seating):
             if p.proc is not None:
-                p.outbox.append(m.encode_line(deal_start(game, deal, state, seat, game_number)))
+                p.outbox.append(m.encode_line(wire.deal_start(game, deal, state, seat, game_number)))
         delivered = 0
         while state.end is None:
             delivered = _queue_events(state, delivered, seating, n)
@@ -546,7 +547,8 @@ class Table:
         allowance = clock.allowance()
         bank = None if clock.bank is None else int(clock.bank * 1000)
         self.turn_id += 1
-        p.outbox.append(m.encode_line(turn_message(state, int(allowance * 1000), bank, self.turn_id)))
+        wire = wire_for(state)
+        p.outbox.append(m.encode_line(wire.turn_message(state, int(allowance * 1000), bank, self.turn_id)))
         data = p.outbox
         p.outbox = []
         self.log.out(seat, data)
@@ -604,7 +606,7 @@ class Table:
         if msg.turn is not None and msg.turn is not m.UNSET and msg.turn != self.turn_id:
             return self._new_fault(F.OUT_OF_TURN, p, at, f"the play answers turn {msg.turn}, but this is turn {self.turn_id}", line)
         try:
-            played = state.push(engine_play(msg), seat)
+            played = state.push(wire.engine_play(state, msg), seat)
         except IllegalPlay as exc:
             legal = ", ".join(str(x) for x in state.legal_plays()[:12])
             return self._new_fault(F.ILLEGAL, p, at, f"{exc} (legal: {legal})", line)
@@ -617,20 +619,21 @@ def play_record(seat: int, msg: m.Play, elapsed: float, played) -> dict:
     line game's record is what it always was."""
     rec = {"k": "play", "seat": seat, "tile": None if msg.tile is None else list(msg.tile), "end": msg.end,
            "ms": round(elapsed * 1000, 3), "as": str(played)}
-    if msg.closed is True:
-        rec["closed"] = True
-    if msg.stop is True:
-        rec["stop"] = True
-    if msg.declare is not m.UNSET:
-        rec["declare"] = msg.declare
+    for name in m.PLAY_EXTRAS:
+        value = getattr(msg, name)
+        if value is not m.UNSET and value is not False:
+            rec[name] = value
     return rec
 
 
 def _queue_events(state: DealState, delivered: int, seating: list[Player], n: int) -> int:
     """Put the events from ``delivered`` on into every seat's outbox; the new count delivered."""
     history = state.history
+    if delivered == len(history):
+        return delivered
+    wire = wire_for(state)
     for event in history[delivered:]:
-        for seat, line in enumerate(event_lines(event, n)):
+        for seat, line in enumerate(wire.event_lines(state, event, n)):
             seating[seat].outbox.append(line)
     return len(history)
 

@@ -3,9 +3,16 @@
 The engine speaks tile ids and end indexes; the protocol speaks ``[low, high]`` arrays and end
 names.  This module converts, and precomputes what every turn needs (a legal play's JSON form
 is built once per tile and end, not once per turn).
+
+The functions at module level are the line and cross games' encoding.  A game whose messages
+carry more (mexican_train's trains, kolbasa's places) has its own module with a
+:class:`GameWire` subclass, named in :data:`GAME_WIRES` by its deal-state class; the table,
+verify and replay ask :func:`wire_for` for a deal's encoding and never name a game.
 """
 
 from __future__ import annotations
+
+import importlib
 
 from protocol import messages as m
 from referee.engine import END_NAMES, STOP, Play, play
@@ -180,3 +187,44 @@ def engine_play(msg: m.Play) -> Play:
     except ValueError:
         raise IllegalPlay(f"{msg.end!r} is not an end; ends are named {', '.join(END_NAMES)}", IllegalPlay.BAD_END) from None
     return play(t, end, msg.closed is True)
+
+
+class GameWire:
+    """One deal state's encoding: how its turns, events, deal starts and plays travel.  This base
+    is the line and cross games' (the functions above); a game module overrides what differs."""
+
+    def turn_message(self, state: DealState, time_ms: int, bank_ms: int | None = None,
+                     turn_id: int | m.UnsetType = m.UNSET) -> m.Turn:
+        return turn_message(state, time_ms, bank_ms, turn_id)
+
+    def play_option(self, state: DealState, p: Play) -> m.PlayOption:
+        return play_option(p)
+
+    def event_lines(self, state: DealState, event: Event, players: int) -> list[bytes]:
+        return event_lines(event, players)
+
+    def deal_start(self, game: Game, deal: Deal, state: DealState, seat: int, game_number: int) -> m.DealStart:
+        return deal_start(game, deal, state, seat, game_number)
+
+    def engine_play(self, state: DealState, msg: m.Play) -> Play:
+        return engine_play(msg)
+
+
+LINE_WIRE = GameWire()
+
+#: The deal states whose messages differ from the line games': the deal-state class (module and
+#: name) and the module whose ``WIRE`` (a :class:`GameWire`) encodes them.  A new game adds one
+#: line here.  The modules are imported when first needed (they import this one).
+GAME_WIRES: dict[str, str] = {}
+_WIRE_OF: dict[type, GameWire] = {}
+
+
+def wire_for(state: DealState) -> GameWire:
+    """The encoding of ``state``'s game (:data:`LINE_WIRE` unless :data:`GAME_WIRES` names one)."""
+    cls = type(state)
+    w = _WIRE_OF.get(cls)
+    if w is None:
+        module = GAME_WIRES.get(f"{cls.__module__}.{cls.__qualname__}")
+        w = LINE_WIRE if module is None else importlib.import_module(module).WIRE
+        _WIRE_OF[cls] = w
+    return w

@@ -15,6 +15,7 @@ from protocol import bot
 from protocol import messages as m
 from protocol.schema import PATH as SCHEMA_PATH
 from protocol.schema import render
+from referee import wire
 from referee.engine import TERMINAL, deal_from_seed, variant
 from referee.engine.line import END_NAMES, Drew, Placed
 from referee.engine.tiles import HIGH, IS_DOUBLE, LOW, PIPS, tiles_of
@@ -409,3 +410,27 @@ def test_library_returns_at_end_of_input():
     out = io.BytesIO()
     bot.run(lambda turn, state: turn.legal[0], "t", infile=io.BytesIO(b""), outfile=out)
     assert out.getvalue() == b""
+
+
+class _OtherDeal:
+    """A deal state of a game with messages of its own (for the dispatch test)."""
+
+
+class _OtherWire(wire.GameWire):
+    pass
+
+
+WIRE = _OtherWire()
+
+
+def test_wire_for_dispatches_on_the_deal_states_class(monkeypatch):
+    """The line and cross games share the module-level encoding; a class named in GAME_WIRES is
+    encoded by that module's WIRE, imported when first met, and the choice is kept."""
+    for vid, players in (("sport", 4), ("osel", 3)):
+        game = variant(vid).new_game(players, {})
+        state = game.start(deal_from_seed(1, 0, game.shape))
+        assert wire.wire_for(state) is wire.LINE_WIRE
+    monkeypatch.setitem(wire.GAME_WIRES, f"{__name__}._OtherDeal", __name__)
+    monkeypatch.setattr(wire, "_WIRE_OF", {})
+    assert wire.wire_for(_OtherDeal()) is WIRE
+    assert wire._WIRE_OF[_OtherDeal] is WIRE

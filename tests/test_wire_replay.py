@@ -46,7 +46,7 @@ TILE_ID = {tuple(pair): t for t, pair in enumerate(TILE_JSON)}
 #: fields holding arrays of plain numbers, which may look like a tile ([6, 6] counts)
 _NUMBERS = frozenset(("counts", "scores", "totals", "values", "wrote", "winners", "losers", "dry", "played"))
 # The originals, wrapped anew for every example (hypothesis runs examples under one monkeypatch).
-REAL_TURN_MESSAGE = table_module.turn_message
+REAL_WIRE_FOR = table_module.wire_for
 REAL_FINISH = Game.finish
 
 
@@ -122,17 +122,26 @@ def play_recorded(monkeypatch, tmp_path: Path, vid: str, players: int, options: 
         started.append(bot)
         return bot
 
-    def turn_message(state, time_ms, bank_ms=None, turn_id=m.UNSET):
-        known = state.layout_mask()
-        truth.turns.append((state.turn, state.hands[state.turn], known | state.hands[state.turn],
-                            tuple(h.bit_count() for h in state.hands), state.bazaar_left()))
-        return REAL_TURN_MESSAGE(state, time_ms, bank_ms, turn_id)
+    class TruthWire:
+        """The game's encoding, noting the truth as each ``turn`` is built."""
+
+        def __init__(self, wire) -> None:
+            self.wire = wire
+
+        def __getattr__(self, name: str):
+            return getattr(self.wire, name)
+
+        def turn_message(self, state, time_ms, bank_ms=None, turn_id=m.UNSET):
+            known = state.layout_mask()
+            truth.turns.append((state.turn, state.hands[state.turn], known | state.hands[state.turn],
+                                tuple(h.bit_count() for h in state.hands), state.bazaar_left()))
+            return self.wire.turn_message(state, time_ms, bank_ms, turn_id)
 
     def finish(self, state):
         truth.ends.append((tuple(state.hands), state.layout_mask()))
         return REAL_FINISH(self, state)
 
-    monkeypatch.setattr(table_module, "turn_message", turn_message)
+    monkeypatch.setattr(table_module, "wire_for", lambda state: TruthWire(REAL_WIRE_FOR(state)))
     monkeypatch.setattr(Game, "finish", finish)
 
     game = variant(vid).new_game(players, options)
