@@ -33,6 +33,15 @@ def put(g: RefGame, tile: str, place: str) -> list[tuple]:
     return g.play(move)
 
 
+def laid(right0: str, right1: str, *moves: str) -> RefGame:
+    """A deal from :func:`rows_of`, then the given moves, each ``"tile place"``."""
+    g = RefGame("kolbasa")
+    g.start_deal(rows_of(right0, right1))
+    for m in moves:
+        put(g, *m.split())
+    return g
+
+
 def position(start: tuple[int, int], top: list[tuple[int, int]], bottom: list[tuple[int, int]],
              row0: list[str], row1: list[str], seat: int, game: RefGame | None = None) -> tuple[RefGame, list[tuple]]:
     """A deal in progress set up by hand: ``seat`` turns up next; return the game and the events
@@ -91,11 +100,7 @@ def test_the_starter_lays_the_rightmost_tile_as_the_start():
 
 def knife_position() -> RefGame:
     """Two lines of three tiles each from the start 2-3, the top ending in 5, the bottom in 0."""
-    g = RefGame("kolbasa")
-    g.start_deal(rows_of("5-5 0-4 1-4 1-3 2-3", "3-3 0-5 5-6 4-6 2-4"))
-    put(g, "2-4", "top")
-    put(g, "1-3", "bottom")
-    put(g, "4-6", "top")
+    g = laid("5-5 0-4 1-4 1-3 2-3", "3-3 0-5 5-6 4-6 2-4", "2-4 top", "1-3 bottom", "4-6 top")
     assert g.legal() == [("place", "1-4", "bottom"), ("place", "1-4", "knife:1")]
     put(g, "1-4", "bottom")
     put(g, "5-6", "top")
@@ -119,11 +124,7 @@ def test_003_knife_cuts_everything_before_it_into_the_opponents_row():
 
 
 def test_a_knife_at_the_first_junction_with_lines_of_unequal_length():
-    g = RefGame("kolbasa")
-    g.start_deal(rows_of("5-5 0-4 1-4 1-3 2-3", "3-3 0-5 5-6 4-6 2-4"))
-    put(g, "2-4", "top")
-    put(g, "1-3", "bottom")
-    put(g, "4-6", "top")
+    g = laid("5-5 0-4 1-4 1-3 2-3", "3-3 0-5 5-6 4-6 2-4", "2-4 top", "1-3 bottom", "4-6 top")
     pad1 = g.rows[1][:-3]
     # Top 2-4 4-6 (two tiles), bottom 3-1 (one): position 1 shows 4 over 1, the bottom's open end.
     ev = put(g, "1-4", "knife:1")
@@ -134,12 +135,7 @@ def test_a_knife_at_the_first_junction_with_lines_of_unequal_length():
 
 
 def test_003_inserted_double_renews_the_junctions():
-    g = RefGame("kolbasa")
-    g.start_deal(rows_of("4-4 3-5 1-5 0-1", "2-2 1-1 2-6 0-6"))
-    put(g, "0-6", "top")
-    put(g, "1-5", "bottom")
-    put(g, "2-6", "top")
-    put(g, "3-5", "bottom")
+    g = laid("4-4 3-5 1-5 0-1", "2-2 1-1 2-6 0-6", "0-6 top", "1-5 bottom", "2-6 top", "3-5 bottom")
     # Start 0-1; top 0-6 6-2, bottom 1-5 5-3: position 1 shows 6 over 5, position 2 shows 2 over 3.
     assert places(g, "5-6") == ["knife:1"] and places(g, "2-3") == ["bottom", "knife:2", "top"]
     assert g.legal() == [("place", "1-1", "bottom:0")]  # KB-6: junction 0, against the start
@@ -156,8 +152,7 @@ def test_003_inserted_double_renews_the_junctions():
 def test_a_tile_that_fits_nowhere_goes_to_the_tail_and_the_turn_passes():
     """KB-7: automatic, to the left end of the own row; a double on an empty line goes on its end
     (there is no junction j < 0 to insert it into)."""
-    g = RefGame("kolbasa")
-    g.start_deal(rows_of("0-0 1-2 0-1", "3-3 5-6 1-4"))
+    g = laid("0-0 1-2 0-1", "3-3 5-6 1-4")
     ev = put(g, "1-4", "bottom")
     assert ev == [("placed", 1, "1-4", "bottom"), ("turned", 0, "1-2"), ("tailed", 0, "1-2"),
                   ("turned", 1, "5-6"), ("tailed", 1, "5-6"), ("turned", 0, "0-0")]
