@@ -114,6 +114,13 @@ class State:
     deal_number: int = 0
     #: sea_kozel: the special state this deal is played under (a hundred, a write-off, eggs), or None
     special: Special | None = None
+    #: mexican_train: the station double of this round (``ends`` then holds every train's end,
+    #: by train name), the round (0 for 6-6 … 6 for 0-0), the trains carrying a marker, and the
+    #: train whose last tile is an uncovered double
+    station: Tile | None = None
+    round: int | None = None
+    markers: set[str] = field(default_factory=set)
+    open_double: str | None = None
     hand: list[Tile] = field(default_factory=list)
     ends: dict[str, int] = field(default_factory=dict)
     counts: list[int] = field(default_factory=list)
@@ -149,6 +156,12 @@ class State:
         self.special = None if msg.special is UNSET else msg.special
         self.hand = [norm(t) for t in msg.hand]
         self.ends = {}
+        self.station = None if msg.station is UNSET else norm(msg.station)
+        self.round = None if msg.round is UNSET else msg.round
+        self.markers = set()
+        self.open_double = None
+        if self.station is not None:  # mexican_train: every train starts from the station's number
+            self.ends = dict.fromkeys([*(f"seat{s}" for s in range(msg.players)), "mexican"], self.station[0])
         self.bazaar = msg.bazaar
         self.history = []
         # Every hand of a deal starts the same size; drawing changes that later.
@@ -163,7 +176,13 @@ class State:
         if 0 <= msg.seat < len(self.counts):
             self.counts[msg.seat] = max(0, self.counts[msg.seat] - 1)
         low, high = tile
-        if msg.end is None:
+        if msg.train is not UNSET:  # mexican_train
+            shown = self.ends.get(msg.train, low)
+            self.ends[msg.train] = high if shown == low else low
+            self.open_double = msg.train if low == high else None
+            if msg.train == f"seat{msg.seat}":
+                self.markers.discard(msg.train)  # only the owner's own play removes a marker
+        elif msg.end is None:
             # RULES.md §5: after a lead a-b (a <= b) the left end shows a, the right end b.
             self.ends = {"left": low, "right": high}
         elif msg.closed is True:
@@ -189,12 +208,17 @@ class State:
 
     def on_passed(self, msg: Passed) -> None:
         self.history.append(msg)
+        if self.station is not None:
+            self.markers.add(f"seat{msg.seat}")  # mexican_train: a pass puts a marker on the passer's train
 
     def on_turn(self, msg: Turn) -> None:
         self.hand = [norm(t) for t in msg.hand]
         self.ends = dict(msg.ends)
         self.counts = list(msg.counts)
         self.bazaar = msg.bazaar
+        if msg.trains is not UNSET:
+            self.markers = {t.train for t in msg.trains if t.marker}
+            self.open_double = None if msg.open_double is UNSET else msg.open_double
 
     def on_deal_end(self, msg: DealEnd) -> None:
         self.last_deal = msg
@@ -204,8 +228,9 @@ class State:
         self.last_game = msg
 
 
-def to_play(choice: Choice) -> Play:
-    """Turn what ``choose`` returned into a :class:`~protocol.messages.Play`."""
+def to_play(choice: Choice, trains: bool = False) -> Play:
+    """Turn what ``choose`` returned into a :class:`~protocol.messages.Play`; with ``trains``
+    (mexican_train) a ``(tile, name)`` pair names a train, not an end."""
     if isinstance(choice, Play):
         return choice
     if isinstance(choice, PlayOption):
@@ -213,13 +238,15 @@ def to_play(choice: Choice) -> Play:
     tile, end = choice
     if isinstance(tile, PlayOption):  # (option, anything): take the option as it is
         return _option_play(tile)
+    if trains:
+        return Play(tile=norm(tile), train=end if end is not None else UNSET)
     return Play(tile=norm(tile), end=end)
 
 
 def _option_play(option: PlayOption) -> Play:
     """A legal entry as the play that answers with it (closed and stop included)."""
     return Play(tile=None if option.tile is None else norm(option.tile), end=option.end,
-                closed=option.closed, stop=option.stop, declare=option.declare)
+                closed=option.closed, stop=option.stop, declare=option.declare, train=option.train)
 
 
 def log(*parts: Any) -> None:
@@ -240,7 +267,8 @@ def run(
 
     Args:
         choose: called as ``choose(turn, state)`` on every ``turn``; returns ``(tile, end)``
-            (``end`` is ``None`` for the lead), or one of ``turn.legal``.
+            (``end`` is ``None`` for the lead; in mexican_train a train's name), or one of
+            ``turn.legal``.
         name, version, author: what the bot's ``hello`` says.
         infile, outfile: binary streams to use instead of stdin and stdout (for tests).
 
@@ -285,7 +313,7 @@ def run(
                 state.history.append(msg)  # sea_kozel: a hundred declared, a fish written off or not
             elif isinstance(msg, Turn):
                 state.on_turn(msg)
-                _send(out, to_play(choose(msg, state)))
+                _send(out, to_play(choose(msg, state), trains=state.station is not None))
             elif isinstance(msg, DealEnd):
                 state.on_deal_end(msg)
             elif isinstance(msg, GameEnd):

@@ -10,7 +10,8 @@ ends as names, ``"left"`` or ``"right"`` for line games, also ``"up"`` and ``"do
 (osel, telephone, muggins); the lead has ``"end": null``.
 
 Fields that only some games use (``closed``, ``stop``, ``count``, ``continuing``, ``played``,
-``declare``, ``special``, ``rule``)
+``declare``, ``special``, ``rule``; mexican_train's ``train``, ``trains``, ``open_double``,
+``open_trains``, ``station`` and ``round``)
 are *absent* where they do not apply, so a line game's messages are what they always were.
 
 Forward compatibility: referee-to-bot messages only ever gain fields with defaults, and a bot
@@ -42,6 +43,7 @@ TileJSON = Annotated[
 Seat = Annotated[int, Meta(ge=0, le=7, description="a seat number; play passes from seat s to s+1")]
 Declaration = Literal["hundred", "write_off", "decline"]
 EndName = Annotated[str, Meta(description='an open end of the layout: "left" or "right"; on a cross also "up" and "down"')]
+TrainName = Annotated[str, Meta(description='mexican_train: a train, "seat0" … "seat3" (the train that seat owns) or "mexican" (the common one)')]
 
 
 # -- referee to bot ----------------------------------------------------------------------------
@@ -102,6 +104,9 @@ class DealStart(ToBot, tag="deal"):
     deal_number: Annotated[int, Meta(description='which deal of the game, from 0')] = 0
     special: Annotated[Special | UnsetType,
                        Meta(description='sea_kozel: the special state this deal is played under, absent when there is none')] = UNSET
+    station: Annotated[TileJSON | UnsetType,
+                       Meta(description='mexican_train: the double on the station this round (not in any hand; every train starts from its number)')] = UNSET
+    round: Annotated[int | UnsetType, Meta(description='mexican_train: which of the seven rounds, from 0 (6-6) to 6 (0-0)')] = UNSET
 
 
 class Placed(ToBot, tag="placed"):
@@ -112,6 +117,7 @@ class Placed(ToBot, tag="placed"):
     end: Annotated[EndName | None, Meta(description='the end it went on; null for the lead')]
     forced: Annotated[bool, Meta(description='true when the referee placed it (a forced lead)')] = False
     closed: Annotated[bool | UnsetType, Meta(description='osel: present and true when the double was laid closed (nothing more goes on that end)')] = UNSET
+    train: Annotated[TrainName | UnsetType, Meta(description='mexican_train: the train it went on ("end" is then null)')] = UNSET
 
 
 class Scored(ToBot, tag="scored"):
@@ -156,6 +162,16 @@ class PlayOption(Struct):
     stop: Annotated[bool | UnsetType, Meta(description='present and true for "place nothing more this turn" (osel, after the turn\'s first tile)')] = UNSET
     declare: Annotated[Declaration | UnsetType,
                        Meta(description='sea_kozel: "hundred" with the 6-6 lead, or "write_off"/"decline" (with "tile": null) after a fish')] = UNSET
+    train: Annotated[TrainName | UnsetType, Meta(description='mexican_train: the train to put the tile on ("end" is null)')] = UNSET
+
+
+class TrainEnd(Struct):
+    """mexican_train: one train as it stands (RULES.md §7 MT-3…MT-10)."""
+
+    train: TrainName
+    end: Annotated[int, Meta(description='the number its end shows (the station\'s number while it is empty)')]
+    tiles: Annotated[int, Meta(description='how many tiles lie on it')]
+    marker: Annotated[bool, Meta(description='whether it carries a marker (its owner passed and has not played on it since)')]
 
 
 class Turn(ToBot, tag="turn"):
@@ -181,6 +197,13 @@ class Turn(ToBot, tag="turn"):
         bool | UnsetType,
         Meta(description='present and true when you are going on with a turn you began (osel\'s extra doubles, or closing the second line end)'),
     ] = UNSET
+    trains: Annotated[list[TrainEnd] | UnsetType,
+                      Meta(description='mexican_train: every train, the seats\' in seat order and then the Mexican')] = UNSET
+    open_double: Annotated[TrainName | None | UnsetType,
+                           Meta(description='mexican_train: the train whose last tile is a double not yet covered, or null')] = UNSET
+    open_trains: Annotated[list[TrainName] | UnsetType,
+                           Meta(description='mexican_train: the trains you may play on now (your own, every marked one, the Mexican; '
+                                            'only the open double\'s while one is open)')] = UNSET
 
 
 class DealEnd(ToBot, tag="deal_end"):
@@ -244,6 +267,7 @@ class Play(FromBot, tag="play"):
     turn: Annotated[int | None | UnsetType, Meta(description="the id of the turn this answers (optional); another turn's id is a fault")] = UNSET
     declare: Annotated[Declaration | UnsetType,
                        Meta(description='sea_kozel, where turn.legal offers it: "hundred" with the 6-6 lead; "write_off"/"decline" with "tile": null')] = UNSET
+    train: Annotated[TrainName | UnsetType, Meta(description='mexican_train: the train to put the tile on ("end" null or absent)')] = UNSET
 
 
 FromBotMessage = BotHello | Play
@@ -251,7 +275,7 @@ FromBotMessage = BotHello | Play
 #: The fields of a play that only some games use, in the order a match log's ``play`` record
 #: keeps them (each only where it is set and not false).  A game with a field of its own adds it
 #: here, and the log, verify and replay carry it.
-PLAY_EXTRAS = ("closed", "stop", "declare")
+PLAY_EXTRAS = ("closed", "stop", "declare", "train")
 
 END_NAMES = ("left", "right", "up", "down")
 

@@ -26,7 +26,8 @@ from referee.engine.game import Game, Variant
 from referee.engine.layout import DOWN, LEFT, RIGHT, UP
 from referee.engine.line import END_NAMES, STOP, Declared, Drew, Passed, Placed, Scored, line_of
 from referee.engine.state import DealState
-from referee.engine.tiles import parse_tile, tile_text
+from referee.engine.tiles import IS_DOUBLE, parse_tile, tile_text
+from referee.engine.trains import TrainDeal
 from referee.log import CutShort, read_log, special_record
 from referee.match import DealStream, MatchResult, MatchSpec, loggable_result, orientations
 from referee.stats import SprtSpec, sprt_state
@@ -467,6 +468,39 @@ def layout_text(state: DealState, upto: int) -> str:
     return line
 
 
+def _trains_at(state: TrainDeal, upto: int) -> tuple[list[int], int, int, bool]:
+    """After the first ``upto`` events: the tiles on each train, the markers (a bitmask of
+    seats), the train with an uncovered double (or -1) and whether that double hangs (its
+    player passed, MT-8)."""
+    laid = [0] * (state.n + 1)
+    markers = 0
+    open_train = -1
+    hangs = False
+    for e in state.history[:upto]:
+        if type(e) is Passed:
+            markers |= 1 << e.seat
+            hangs = open_train >= 0
+        elif type(e) is Placed and e.end is not None:
+            laid[e.end] += 1
+            if e.end == e.seat:
+                markers &= ~(1 << e.seat)
+            open_train = e.end if IS_DOUBLE[e.tile] else -1
+            hangs = False
+    return laid, markers, open_train, hangs
+
+
+def trains_text(state: TrainDeal, upto: int, trains: list[int] | None = None) -> list[str]:
+    """mexican_train's trains after the first ``upto`` events, one line each (``trains``: only
+    those), tiles outward from the station: ``seat1    [5|6][6|6]  marker, open double``."""
+    laid, markers, open_train, hangs = _trains_at(state, upto)
+    lines = []
+    for t in range(state.n + 1) if trains is None else trains:
+        tiles = "".join(f"[{near}|{far}]" for near, far in state.layout.tiles[t][:laid[t]]) or "-"
+        notes = (["marker"] if markers >> t & 1 else []) + ([f"{'hanging' if hangs else 'open'} double"] if t == open_train else [])
+        lines.append(f"{state.train_name(t):<8} {tiles}" + (f"  ({', '.join(notes)})" if notes else ""))
+    return lines
+
+
 def _decoded(line: str | None) -> m.FromBotMessage | None:
     """A logged line as a message from a bot, or ``None``."""
     if line is None:
@@ -529,7 +563,19 @@ def replay_lines(path: Path, game: int | None = None, deal: int | None = None, o
         who = current.get("who", lambda s: f"seat {s}")
         if kind == "event":
             e = rec["event"]
-            if type(e) is Placed:
+            if type(e) is Placed and isinstance(state, TrainDeal):
+                upto = state.history.index(e) + 1
+                if e.end is None:
+                    out.append(f"   station {tile_text(e.tile)}; {who(e.seat)} starts")
+                    return
+                ms = f"  {rec['play']['ms']:.1f} ms" if rec.get("play") and rec["play"].get("ms") is not None else ""
+                out.append(f"   {who(e.seat)} plays {tile_text(e.tile)} on {state.train_name(e.end)}{ms}")
+                out.append(f"      {trains_text(state, upto, [e.end])[0]}")
+            elif type(e) is Passed and isinstance(state, TrainDeal):
+                _, _, open_train, _ = _trains_at(state, state.history.index(e) + 1)
+                hangs = f"; the double on {state.train_name(open_train)} hangs" if open_train >= 0 else ""
+                out.append(f"   {who(e.seat)} knocks: a marker goes on {state.train_name(e.seat)}{hangs}")
+            elif type(e) is Placed:
                 assert state is not None  # an event belongs to a deal
                 where = "leads" if e.end is None else f"plays on the {END_NAMES[e.end]}"
                 forced = " (forced)" if e.forced else ""
@@ -551,6 +597,9 @@ def replay_lines(path: Path, game: int | None = None, deal: int | None = None, o
         elif kind == "fault":
             out.append(f"   FAULT {who(rec['seat'])}: {rec['kind']}: {rec['detail']}")
         elif kind == "deal_end":
+            if isinstance(state, TrainDeal):
+                out.append("   the trains:")
+                out.extend(f"      {line}" for line in trains_text(state, len(state.history)))
             how = {"domino": "goes out", "fish": "is the fisherman", "fault": "faulted"}[rec["reason"]]
             rule = f" (rule: {rec['rule']})" if rec.get("rule") else ""
             out.append(f"   -- {rec['reason']}: {who(rec['seat'])} {how}{rule}")

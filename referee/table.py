@@ -608,17 +608,17 @@ class Table:
         try:
             played = state.push(wire.engine_play(state, msg), seat)
         except IllegalPlay as exc:
-            legal = ", ".join(str(x) for x in state.legal_plays()[:12])
+            legal = ", ".join(wire.play_text(state, x) for x in state.legal_plays()[:12])
             return self._new_fault(F.ILLEGAL, p, at, f"{exc} (legal: {legal})", line)
-        self.log.write(play_record(seat, msg, elapsed, played))
+        self.log.write(play_record(seat, msg, elapsed, wire.play_text(state, played)))
         return None
 
 
-def play_record(seat: int, msg: m.Play, elapsed: float, played) -> dict:
+def play_record(seat: int, msg: m.Play, elapsed: float, played: str) -> dict:
     """The log's record of an accepted play; ``closed`` and ``stop`` only where they are true, so a
     line game's record is what it always was."""
     rec = {"k": "play", "seat": seat, "tile": None if msg.tile is None else list(msg.tile), "end": msg.end,
-           "ms": round(elapsed * 1000, 3), "as": str(played)}
+           "ms": round(elapsed * 1000, 3), "as": played}
     for name in m.PLAY_EXTRAS:
         value = getattr(msg, name)
         if value is not m.UNSET and value is not False:

@@ -209,13 +209,19 @@ class GameWire:
     def engine_play(self, state: DealState, msg: m.Play) -> Play:
         return engine_play(msg)
 
+    def play_text(self, state: DealState, p: Play) -> str:
+        """A move as the log's ``as`` and a fault's list of legal moves name it."""
+        return str(p)
+
 
 LINE_WIRE = GameWire()
 
 #: The deal states whose messages differ from the line games': the deal-state class (module and
 #: name) and the module whose ``WIRE`` (a :class:`GameWire`) encodes them.  A new game adds one
 #: line here.  The modules are imported when first needed (they import this one).
-GAME_WIRES: dict[str, str] = {}
+GAME_WIRES: dict[str, str] = {
+    "referee.engine.trains.TrainDeal": "referee.wire_trains",
+}
 _WIRE_OF: dict[type, GameWire] = {}
 
 

@@ -21,7 +21,7 @@ def send(message):
 def options_after(play, hand, ends):
     """How many tiles of the rest of the hand fit an open end after `play`."""
     a, b = play["tile"]
-    end = play.get("end")
+    end = play.get("train") or play.get("end")  # mexican_train names a train; "ends" has each train's end
     if end is None:  # the lead: the new ends are the tile's two halves
         new_ends = [a, b]
     else:  # the chosen end now shows the tile's other half; the other ends stay

@@ -62,7 +62,7 @@ def test_a_double_covered_by_its_player():
     assert r.legal_plays() == [mv("1-3", 0)]
     with pytest.raises(IllegalPlay) as e:
         r.push(mv("0-0", MEX), 0)
-    assert e.value.reason == IllegalPlay.BAD_END and "3-3 on train:0 must be covered first" in str(e.value)
+    assert e.value.reason == IllegalPlay.BAD_END and "3-3 on seat0 must be covered first" in str(e.value)
     r.push(mv("1-3", 0), 0)
     assert r.open_train == -1 and r.to_move() == 1 and r.ends == [1, 5, 6]
 
@@ -102,7 +102,7 @@ def test_a_pass_leaves_a_marker_and_the_owners_play_removes_it():
     assert r.legal_plays() == [mv("2-3", 0)]
     with pytest.raises(IllegalPlay) as e:
         r.push(mv("2-3", 1), 0)
-    assert e.value.reason == IllegalPlay.BAD_END and "train:1 is not open to you" in str(e.value)
+    assert e.value.reason == IllegalPlay.BAD_END and "seat1 is not open to you" in str(e.value)
     r.push(mv("2-3", 0), 0)
     assert r.markers == 0  # the owner's play on its own train removes the marker (MT-10)
     assert r.to_move() == 1 and r.legal_plays() == [mv("3-4", 1)]  # train 0 is closed to seat 1 again

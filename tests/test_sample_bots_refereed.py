@@ -98,3 +98,21 @@ def test_sample_bot_plays_sea_kozel_general_and_blitz_legally(bot, game, players
     declining a fish) all go through the referee without a fault, and the log verifies."""
     monkeypatch.setenv("BOT_SEED", "5")
     plays_one_game_without_a_fault(command(bot, lambda: request.getfixturevalue("c_dir")), game, players, options, tmp_path)
+
+
+@pytest.mark.parametrize("bot", ["random_bot.py", "greedy_bot.py", "first_bot.py"])
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_python_sample_bots_play_mexican_train_legally(bot, players, tmp_path, monkeypatch):
+    """Seven rounds of trains, markers and doubles to cover, each seat's bot answering with a
+    train, without a fault; the log verifies."""
+    from referee.replay import verify
+
+    monkeypatch.setenv("BOT_SEED", "5")
+    v = variant("mexican_train")
+    bots = [Bot("candidate", command(bot, None))] + [Bot(f"first{i}", resolve_command(str(BOTS / "first_bot.py"))) for i in range(1, players)]
+    spec = MatchSpec(v, bots, players, {}, deals=7, seed=11, tc=TimeControl(startup=20, move=10),
+                     log_path=tmp_path / "m.jsonl", stderr_dir=tmp_path / "err")
+    data = trio.run(run_match, spec).to_json()
+    assert data["faults"] == [] and not data["interrupted"]
+    assert len(data["deals"]) == 7 * players  # every rotation of the seating plays the seven rounds
+    assert verify(tmp_path / "m.jsonl").plays > 0

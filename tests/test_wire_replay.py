@@ -40,7 +40,8 @@ GAMES = [("sport", 4, {}), ("kozel", 4, {}), ("kozel", 4, {"teams": "none"}), ("
          ("draw", 2, {}), ("draw", 3, {}), ("draw", 4, {}), ("block", 2, {}), ("block", 3, {}), ("block", 4, {}),
          ("club", 2, {}), ("club", 3, {}), ("club", 4, {}),
          ("osel", 2, {}), ("osel", 3, {}), ("osel", 4, {}), ("telephone", 2, {}), ("telephone", 4, {}),
-         ("muggins", 2, {}), ("muggins", 3, {}), ("muggins", 4, {})]
+         ("muggins", 2, {}), ("muggins", 3, {}), ("muggins", 4, {}),
+         ("mexican_train", 2, {}), ("mexican_train", 3, {}), ("mexican_train", 4, {})]
 
 TILE_ID = {tuple(pair): t for t, pair in enumerate(TILE_JSON)}
 #: fields holding arrays of plain numbers, which may look like a tile ([6, 6] counts)

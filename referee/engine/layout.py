@@ -16,7 +16,7 @@ turns them into the protocol's end names, so a layout with other ends needs no c
   muggins).  A double may be laid closed (osel): the end it lies on shows nothing more.
 
 * :class:`Trains` — mexican_train's trains (:mod:`.trains`): one end per train, index ``s``
-  seat ``s``'s train and index ``n`` the Mexican train, named ``"train:0"`` … ``"mexican"``;
+  seat ``s``'s train and index ``n`` the Mexican train, named ``"seat0"`` … ``"mexican"``;
   each starts at the station's number.  :meth:`place` extends one train; markers and the open
   double are the deal's turn rules (who may use which end), not the layout's, so the deal
   filters :attr:`ends` by the markers before offering plays, exactly as osel filters by the
@@ -185,7 +185,7 @@ class Trains(Layout):
 
     def __init__(self, players: int, station: int) -> None:
         super().__init__(players + 1)
-        self.names = tuple(f"train:{s}" for s in range(players)) + ("mexican",)  # type: ignore[misc]
+        self.names = tuple(f"seat{s}" for s in range(players)) + ("mexican",)  # type: ignore[misc]
         self.station = station
         self.ends = [station] * (players + 1)
         self.laid = [0] * (players + 1)

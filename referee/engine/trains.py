@@ -135,6 +135,10 @@ class TrainDeal:
                     out.append(row[e])
         return out
 
+    def layout_mask(self) -> TileSet:
+        """The tiles on the table: the station and every train's."""
+        return mask_of(e.tile for e in self.history if type(e) is Placed)
+
     def train_name(self, e: int) -> str:
         return self.layout.names[e] if 0 <= e < len(self.layout.names) else f"train {e!r}"
 
@@ -254,7 +258,7 @@ class TrainDeal:
 
     def all_tiles(self) -> TileSet:
         """Hands, bazaar, the trains and the station: always the 28 tiles (a test holds it)."""
-        m = mask_of(self.bazaar[self.drawn :]) | mask_of(e.tile for e in self.history if type(e) is Placed)
+        m = mask_of(self.bazaar[self.drawn :]) | self.layout_mask()
         for h in self.hands:
             m |= h
         return m

@@ -1,0 +1,243 @@
+"""mexican_train on the wire (PROTOCOL.md, "mexican_train: trains, markers and doubles").
+
+* The worked transcript in PROTOCOL.md is what the real :class:`~referee.table.Table` sends seat
+  0 for its seed, byte for byte (in-process scripted bots, no processes).
+* What a seat is told is enough to follow the trains: the Python library's :class:`State`, fed
+  only the ``deal`` and the events, agrees with every ``turn``'s ``ends``, markers and open double
+  (and ``tests/test_wire_replay.py`` checks hands, counts and that no hidden tile leaks).
+* A play that names no train, an unknown one, or an end is an illegal move saying why.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from pathlib import Path
+
+import pytest
+import trio
+
+from protocol import bot
+from protocol import messages as m
+from referee.clock import TimeControl
+from referee.engine import IllegalPlay, variant
+from referee.engine.deal import Deal, deal_from_seed
+from referee.engine.trains import TrainDeal
+from referee.log import MatchLog
+from referee.table import Bot, Player, Table
+from referee.transport import HELLO, Script, ScriptedBot, first_legal, scripted
+from referee.wire import wire_for
+
+PROTOCOL_MD = Path(__file__).resolve().parent.parent / "PROTOCOL.md"
+FENCE = re.compile(r"^```([^\n]*)\n(.*?)^```", re.M | re.S)
+#: the documented round: round 0 (6-6 on the station) of a two-player game from this seed
+SEED, PLAYERS = 228, 2
+
+
+def doubles_first(record: list[str] | None = None) -> Script:
+    """Greets; on every turn plays a double if it may (so it has to cover it), else the first
+    legal move, naming the train and echoing the turn's id.  With ``record``, the conversation
+    goes there: ``< `` each line received, ``> `` each answer."""
+
+    def script(msg: m.ToBotMessage) -> list[tuple[float, bytes | None]]:
+        if type(msg) is m.Hello:
+            return [(0.0, HELLO)]
+        if type(msg) is not m.Turn:
+            return []
+        pick = next((o for o in msg.legal if o.tile is not None and o.tile[0] == o.tile[1]), msg.legal[0])
+        line = json.dumps({"type": "play", "tile": list(pick.tile or ()), "train": pick.train, "turn": msg.id},
+                          separators=(",", ":")).encode()
+        if record is not None:
+            record.append(f"> {line.decode()}")
+        return [(0.0, line)]
+
+    return script
+
+
+class Recorder(ScriptedBot):
+    """A scripted bot that also keeps every line it is sent but ``hello``, as sent (``< `` first)."""
+
+    def __init__(self, script: Script, name: str, record: list[str]) -> None:
+        super().__init__(script, name)
+        self.record = record
+
+    def write_nowait(self, data: bytes) -> int:
+        self.record.extend(f"< {line.decode()}" for line in data.splitlines() if m.message_type(line) != "hello")
+        return super().write_nowait(data)
+
+
+def play_deals(deals: list[Deal], players: int, scripts: dict[str, Script], records: dict[str, list[str]] | None = None,
+               log: Path | None = None) -> dict[str, list[ScriptedBot]]:
+    """Play ``deals`` as rounds 0, 1, … of a mexican_train game at the real table, bot ``s{k}`` in
+    seat k (``scripts`` by label, first legal move otherwise); a bot named in ``records`` keeps
+    what it is sent there.  The scripted bots started, by label."""
+    records = records or {}
+    launch, started = scripted(scripts)
+
+    async def launch_recording(nursery, b, **kwargs):
+        if b.name in records:
+            rb = Recorder(scripts.get(b.name, first_legal), b.name, records[b.name])
+            started.setdefault(b.name, []).append(rb)
+            return rb
+        return await launch(nursery, b, **kwargs)
+
+    game = variant("mexican_train").new_game(players)
+    seating = [Player(Bot(f"s{k}", [f"s{k}"]), 0) for k in range(players)]
+
+    async def main() -> None:
+        async with trio.open_nursery() as nursery:
+            table = Table(nursery, seating, tc=TimeControl(startup=5, move=5), log=MatchLog(log, lambda: 0.0),
+                          stderr_dir=Path("/nonexistent"), block=0, launch=launch_recording)
+            await table.open()
+            try:
+                for i, deal in enumerate(deals):
+                    await table.play_deal(game, seating, i, deal, 0)
+            finally:
+                await table.close()
+                table.log.close()
+
+    trio.run(main)
+    return started
+
+
+def transcript(seed: int = SEED, players: int = PLAYERS) -> list[str]:
+    """Round 0 of a ``players``-player game from ``seed`` as seat 0 is told it: seat 0 plays
+    :func:`doubles_first`, the others their first legal move."""
+    record: list[str] = []
+    deal = deal_from_seed(seed, 0, variant("mexican_train").shape(players))
+    play_deals([deal], players, {"s0": doubles_first(record)}, {"s0": record})
+    return [line for line in record if m.message_type(line[2:].encode()) != "match_end"]
+
+
+def test_the_transcript_shows_a_double_covered_and_a_double_left_hanging():
+    """Seat 0 lays 4-4 and, told ``open_double`` is its train, covers it; seat 1 lays 2-2, cannot
+    cover it, draws and passes: its train gets a marker, and seat 0's only legal move is to cover
+    the hanging double on seat 1's train, which it does, going out."""
+    lines = transcript()
+    text = "\n".join(lines)
+    assert '"station":[6,6],"round":0' in lines[0]
+    assert '> {"type":"play","tile":[4,4],"train":"seat0"' in text
+    assert '"open_double":"seat0","open_trains":["seat0"]' in text
+    assert '< {"type":"passed","seat":1}' in text
+    assert '"legal":[{"tile":[1,2],"end":null,"train":"seat1"}]' in text
+    assert '{"train":"seat1","end":2,"tiles":7,"marker":true}' in text
+    assert lines[-1].startswith('< {"type":"deal_end","reason":"domino","seat":0')
+
+
+def test_protocol_md_mexican_train_transcript_is_what_the_referee_sends():
+    blocks = [body for info, body in FENCE.findall(PROTOCOL_MD.read_text(encoding="utf-8")) if info.split()[1:] == ["mexican-train-transcript"]]
+    assert len(blocks) == 1, "PROTOCOL.md should hold one block marked ```text mexican-train-transcript"
+    documented = [line for line in blocks[0].splitlines() if line[:2] in ("< ", "> ")]
+    assert documented == transcript(), ("regenerate with: python -c 'import sys; sys.path.insert(0, \"tests\"); "
+                                        "from test_protocol_mexican_train import transcript as t; print(*t(), sep=chr(10))'")
+
+
+def random_legal(seed: int) -> Script:
+    """Greets; answers every turn with a legal entry chosen by a seeded generator, as it is."""
+    import random
+
+    rnd = random.Random(seed)
+
+    def script(msg: m.ToBotMessage) -> list[tuple[float, bytes | None]]:
+        if type(msg) is m.Turn:
+            return [(0.0, b'{"type":"play",' + m.encoder.encode(rnd.choice(msg.legal))[1:])]
+        return list(first_legal(msg))
+
+    return script
+
+
+def follow(record: list[str]) -> int:
+    """Feed what one seat was sent to the library's State, the events only, and compare it with
+    every ``turn`` before the turn itself updates it; the number of turns checked."""
+    state = bot.State()
+    checked = 0
+    for number, line in enumerate(record, start=1):
+        msg = m.to_bot_decoder.decode(line[2:])
+        where = f"line {number}: {line}"
+        if type(msg) is m.DealStart:
+            state.on_deal(msg)
+        elif type(msg) is m.Placed:
+            state.on_placed(msg)
+        elif type(msg) is m.Drew:
+            state.on_drew(msg)
+        elif type(msg) is m.Passed:
+            state.on_passed(msg)
+        elif type(msg) is m.Turn:
+            assert msg.trains is not m.UNSET and msg.open_trains is not m.UNSET
+            assert state.ends == msg.ends == {t.train: t.end for t in msg.trains}, where
+            assert state.markers == {t.train for t in msg.trains if t.marker}, where
+            assert state.open_double == msg.open_double, where
+            assert sorted(state.hand) == sorted(bot.norm(t) for t in msg.hand), where
+            mine = f"seat{state.seat}"
+            if msg.open_double is not None:
+                assert msg.open_trains == [msg.open_double], where
+            else:
+                assert msg.open_trains == [t.train for t in msg.trains if t.train in (mine, "mexican") or t.marker], where
+            assert {o.train for o in msg.legal} <= set(msg.open_trains), where
+            for o in msg.legal:
+                assert o.end is None and o.tile is not None and state.ends[o.train] in o.tile, where
+            state.on_turn(msg)
+            checked += 1
+    return checked
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_events_are_enough_to_follow_every_train(players):
+    """Seven rounds of random legal play: every seat, following only ``deal`` and the events,
+    knows each train's end, the markers and the open double at each of its turns."""
+    shape = variant("mexican_train").shape(players)
+    deals = [deal_from_seed(players * 100, i, shape) for i in range(7)]
+    records: dict[str, list[str]] = {f"s{k}": [] for k in range(players)}
+    play_deals(deals, players, {f"s{k}": random_legal(k) for k in range(players)}, records)
+    for label, record in records.items():
+        assert sum(line.startswith('< {"type":"deal",') for line in record) == 7, label
+        assert follow(record) > 20, label
+    assert any('"marker":true' in line for record in records.values() for line in record)
+    assert any('"open_double":"' in line for record in records.values() for line in record)
+
+
+def test_the_library_answers_with_a_train():
+    """protocol.bot sends a legal entry with its train, and a ``(tile, train)`` pair as a play on
+    that train."""
+    to_bot = [line[2:] for line in transcript() if line.startswith("< ")]
+    hello = m.encode_line(m.Hello(protocol=1, referee="test", limits=m.Limits()))
+    src = hello + "".join(t + "\n" for t in to_bot).encode() + m.encode_line(m.MatchEnd())
+    for choose in (lambda turn, state: turn.legal[-1], lambda turn, state: (turn.legal[-1].tile[::-1], turn.legal[-1].train)):
+        out = io.BytesIO()
+        state = bot.run(choose, "lib", infile=io.BytesIO(src), outfile=out)
+        sent = [json.loads(line) for line in out.getvalue().splitlines()][1:]
+        assert len(sent) == sum(line.startswith('< {"type":"turn"') for line in transcript())
+        assert all(s["train"] in ("seat0", "seat1", "mexican") and s.get("end") is None for s in sent)
+        assert state.station == (6, 6) and state.round == 0
+
+
+def _state(players: int = 3) -> TrainDeal:
+    game = variant("mexican_train").new_game(players)
+    state = game.start(deal_from_seed(5, 0, game.shape))
+    assert isinstance(state, TrainDeal)
+    return state
+
+
+@pytest.mark.parametrize("play, reason, words", [
+    ({"tile": [1, 2]}, IllegalPlay.BAD_END, 'a play names its train: "train" is one of "seat0", "seat1", "seat2", "mexican"'),
+    ({"tile": [1, 2], "train": "seat3"}, IllegalPlay.BAD_END, "'seat3' is not a train; with 3 players the trains are"),
+    ({"tile": [1, 2], "train": "Mexican"}, IllegalPlay.BAD_END, "'Mexican' is not a train"),
+    ({"tile": [1, 2], "end": "left"}, IllegalPlay.BAD_END, 'mexican_train has trains, not ends: send "train"'),
+    ({"tile": [1, 2], "end": "left", "train": "seat0"}, IllegalPlay.BAD_END, "a play names a train, not an end"),
+    ({"tile": None}, IllegalPlay.NOT_YOUR_TILE, '"tile" is null'),
+])
+def test_a_play_without_a_known_train_is_refused_saying_why(play, reason, words):
+    state = _state()
+    msg = m.from_bot_decoder.decode(json.dumps({"type": "play", **play}).encode())
+    with pytest.raises(IllegalPlay) as e:
+        wire_for(state).engine_play(state, msg)
+    assert e.value.reason == reason and words in str(e.value)
+
+
+def test_stop_and_declarations_reach_the_deal_which_refuses_them():
+    state = _state()
+    w = wire_for(state)
+    for line in ('{"type":"play","tile":null,"stop":true}', '{"type":"play","tile":null,"declare":"write_off"}'):
+        with pytest.raises(IllegalPlay):
+            state.check(w.engine_play(state, m.from_bot_decoder.decode(line.encode())))
