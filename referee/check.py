@@ -13,9 +13,12 @@ doubles, chains and declarations (a hundred, writing off or declining a fish), s
 that those paths were exercised; a sea_kozel game whose deals never offered the bot a hundred
 or a fish decision says so in plain words (its answer went unchecked).
 
-A game here is cut short after ``deals`` deals in each seating (the bot then gets a
-``game_end`` saying so), so that the whole check takes seconds.  Games run a few at once, each
-at its own table; the first runs alone, so that a bot that cannot start at all is reported at
+Each game is a match played by the driver of ``referee match`` (:func:`~referee.match.run_match`),
+which the check watches, so its log replays and verifies.  A game to a target is stopped, drawn,
+after ``deals`` deals in each seating (its ``game_end`` says "deal limit"), so that the whole
+check takes seconds.  Output written after the last turn is found when the bot has exited (its
+pipe then holds all of it), not by waiting a while.  Games run a few at once, each at its own
+table; the first runs alone, so that a bot that cannot start at all is reported at
 once.  After three timeouts in all, games not yet begun are skipped: each one would only
 wait out the same clock again.
 """
@@ -37,14 +40,13 @@ import trio
 from referee import faults as F
 from referee.clock import TimeControl
 from referee.engine import variant, variant_names
-from referee.engine.game import DealRecord, Game
-from referee.errors import BotStartError, LineTooLong
-from referee.log import MatchLog
-from referee.match import DealStream, Roster, orientations, play_board
+from referee.errors import BotStartError
+from referee.match import MatchSpec, Observer, Roster, run_match
 from referee.process import Confinement
 from referee.sandbox import DEFAULT_PROCESSES
 from referee.signals import cancel_on_signals
-from referee.table import Bot, Player, Table, _safe
+from referee.table import Bot, Player, _safe
+from referee.transport import BotTransport
 
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_bots"
 #: The opponents, in the order they are taken.
@@ -52,7 +54,6 @@ SAMPLES = ("greedy_bot.py", "random_bot.py", "first_bot.py")
 STOP_AFTER_TIMEOUTS = 3  # games not begun are skipped after this many timeouts in all
 JOBS = 3  # games played at once after the first
 SLOW = 0.5  # an answer or start-up over this share of its limit is worth a note
-SWEEP = 0.05  # seconds given to a bot to show output nobody asked for, after its last deal
 
 
 @dataclass(frozen=True)
@@ -152,20 +153,26 @@ class CheckReport:
         return self.not_started is None and not self.problems and not any(g.skipped for g in self.games)
 
 
-class _Watch:
-    """What the check reads from the match log as it is written (MatchLog's ``on_record`` and
-    ``on_out``): the candidate's handshakes, its answers with their times, and the cross games'
-    moves it was offered and made."""
+class _Watch(Observer):
+    """What the check sees of one game's match as :func:`~referee.match.run_match` plays it:
+    the candidate's handshakes, its answers with their times, the moves it was offered and made,
+    its faults (with the tail of its stderr), and at the end the lines it wrote that nobody
+    asked for and how its processes ended."""
 
-    def __init__(self, candidate: Bot, seat_players: Callable[[tuple[int, ...]], list[Player]]) -> None:
+    def __init__(self, candidate: Bot, report: GameReport, on_timeout: Callable[[], None]) -> None:
         self.candidate = candidate
-        self.seat_players = seat_players
+        self.report = report
+        self.on_timeout = on_timeout
+        self.roster: Roster | None = None
         self.seating: list[Player] = []  # the players of the game being played, by seat
         self.orientation = 0
         self.hellos: list[dict[str, Any]] = []
         self.plays: list[tuple[float, str]] = []  # seconds, where
-        #: the cross games' moves the candidate was offered and made (multi-tile turns, stop, closing)
+        #: the moves the candidate was offered and made (multi-tile turns, stop, closing, declarations)
         self.cross: Counter[str] = Counter()
+
+    def seated(self, roster: Roster) -> None:
+        self.roster = roster
 
     def _mine(self, seat: int) -> bool:
         return bool(self.seating) and self.seating[seat].bot is self.candidate
@@ -173,7 +180,10 @@ class _Watch:
     def record(self, record: dict[str, Any]) -> None:
         k = record.get("k")
         if k == "game":
-            self.seating, self.orientation = self.seat_players(tuple(record["seating"])), record["orientation"]
+            assert self.roster is not None  # seated before anything is logged
+            self.seating, self.orientation = self.roster.seat(tuple(record["seating"])), record["orientation"]
+        elif k == "deal_end":
+            self.report.deals += 1
         elif k == "hello":
             self.hellos.append(record)
         elif k == "play" and self._mine(record["seat"]):
@@ -185,7 +195,7 @@ class _Watch:
                 self.cross[f"{record['declare']} made"] += 1
 
     def out(self, seat: int, lines: list[bytes]) -> None:
-        """The lines sent to ``seat`` (MatchLog's ``on_out``): what the candidate was offered."""
+        """The lines sent to ``seat``: what the candidate was offered."""
         turn = lines[-1] if lines else b""
         if turn.startswith(b'{"type":"turn"') and self._mine(seat):
             if b'"continuing":true' in turn:
@@ -198,6 +208,37 @@ class _Watch:
                 self.cross["hundred offered"] += 1
             if b'"declare":"write_off"' in turn:
                 self.cross["write-off offered"] += 1
+
+    def fault(self, fault: F.Fault) -> None:
+        report = self.report
+        where = f"seating {self.orientation + 1}, deal {fault.deal + 1}, seat {fault.seat}"
+        if fault.bot != self.candidate.name:
+            report.others_faults.append(f"{fault.bot} ({where}): {fault.kind}: {fault.detail}")
+            return
+        tail = ""
+        if fault.kind in (F.CRASH, F.STARTUP) and self.roster is not None:
+            mine = [p for p in self.roster.players.values() if p.bot is self.candidate]
+            holder = self.seating[fault.seat] if self.seating and self._mine(fault.seat) else None
+            proc = holder.proc if holder is not None else next((p.proc for p in mine if p.proc is not None), None)
+            tail = proc.stderr_tail() if proc is not None else ""
+        report.problems.append(Problem(fault.kind, report.setup, where, fault.detail, fault.line, tail, fault.hint))
+        if _is_timeout(fault):
+            self.on_timeout()
+
+    def closed(self, player: Player, proc: BotTransport, unread: list[bytes]) -> None:
+        """Lines the candidate wrote after its last turn, when nothing was asked (each would be a
+        fault at the next turn of a longer match), and an exit that was not clean."""
+        if player.bot is not self.candidate:
+            return
+        report = self.report
+        for line in unread:
+            report.problems.append(Problem("unsolicited", report.setup, "after the last deal",
+                                           "wrote a line when nothing was asked", F.cut(line)))
+        rc = proc.returncode
+        if rc == -signal.SIGKILL:
+            report.exits.append("did not exit within 1 s after match_end (the referee killed it)")
+        elif rc not in (0, None):
+            report.exits.append(f"ended with code {rc} after match_end (expected 0)")
 
 
 #: sea_kozel's declarations (SK-7, SK-12): how the check counts each offer, and its name in words
@@ -232,6 +273,10 @@ async def check_game(setup: Setup, index: int, name: str, argv: list[str], opts:
                      on_timeout: Callable[[], None] = lambda: None) -> GameReport:
     """Play ``setup`` with the candidate against sample bots, every seating, and report.
 
+    The game is a match of :func:`~referee.match.run_match`, the driver of ``referee match``,
+    watched as it is played; its log verifies.  A game to a target is stopped, drawn, after
+    ``opts.deals`` deals in each seating; sport plays whole games (a multiple of 4 deals).
+
     Raises:
         BotStartError: the candidate (or a sample bot) could not be started at all.
     """
@@ -239,97 +284,19 @@ async def check_game(setup: Setup, index: int, name: str, argv: list[str], opts:
     bot = Bot(name, argv, Confinement(sandbox=opts.sandbox))
     bots = [bot, *_opponents(setup, index, opts.seed)]
     report = GameReport(setup, [b.name.removeprefix("sample ") for b in bots[1:]])
-    seatings = orientations(v, setup.players, setup.options, len(bots))
-    roster = Roster(bots, seatings)
-    players = roster.players
-    mine = [p for p in players.values() if p.bot is bot]
-    seat_players = roster.seat
-
-    stderr_dir = opts.log_dir / f"{setup.slug}.stderr"
-    for stale in stderr_dir.glob("*.stderr.log"):  # an earlier check's, in a folder given with --overwrite
-        stale.unlink()
-    t0 = trio.current_time()
-    watch = _Watch(bot, roster.seat)
-    log = MatchLog(opts.log_dir / f"{setup.slug}.jsonl", lambda: trio.current_time() - t0, on_record=watch.record, on_out=watch.out)
-    log.write({
-        "k": "match", "variant": v.id, "players": setup.players, "options": setup.options, "deals": opts.deals,
-        "games": 1, "seed": opts.seed, "deals_file": None, "check": True,
-        "bots": [{"name": b.name, "command": b.argv} for b in bots], "orientations": [list(s) for s in seatings],
-        "time_control": {"startup": opts.tc.startup, "move": opts.tc.move, "bank": opts.tc.bank, "increment": opts.tc.increment},
-        "max_faults": opts.max_faults, "max_line": opts.max_line,
-    })
-    stream = DealStream(v.shape(setup.players, setup.options), opts.seed, None, None)
-
-    def on_fault(fault: F.Fault) -> None:
-        where = f"seating {watch.orientation + 1}, deal {fault.deal + 1}, seat {fault.seat}"
-        if fault.bot != name:
-            report.others_faults.append(f"{fault.bot} ({where}): {fault.kind}: {fault.detail}")
-            return
-        tail = ""
-        if fault.kind in (F.CRASH, F.STARTUP):
-            holder = watch.seating[fault.seat] if watch.seating and watch.seating[fault.seat].bot is bot else None
-            proc = holder.proc if holder is not None else next((p.proc for p in mine if p.proc is not None), None)
-            tail = proc.stderr_tail() if proc is not None else ""
-        report.problems.append(Problem(fault.kind, setup, where, fault.detail, fault.line, tail, fault.hint))
-        if _is_timeout(fault):
-            on_timeout()
-
-    ended = []
-    not_started: BotStartError | None = None
-    async with trio.open_nursery() as nursery:
-        table = Table(nursery, list(players.values()), tc=opts.tc, log=log, stderr_dir=stderr_dir,
-                      max_line=opts.max_line, max_faults=opts.max_faults, on_fault=on_fault,
-                      block=0,  # several games share this trio loop: never block it
-                      hidden=(opts.log_dir,))
-        try:
-            try:
-                await table.open()
-            except BotStartError as exc:  # the table is closed already; raised below, not from the nursery
-                not_started = exc
-                seatings = []
-            deals = opts.deals
-
-            def dealt(rec: DealRecord, game: Game, o: int, index: int) -> None:
-                report.deals += 1
-
-            # The match's own driver, each game cut after `deals` deals (sport: a multiple of 4).
-            await play_board(table, log, seatings, seat_players,
-                             lambda: v.new_game(setup.players, setup.options, 4 * math.ceil(deals / 4) if not v.to_target else None),
-                             stream.__getitem__, 0, 0, on_deal=dealt, stop=lambda: bot.forfeited,
-                             cut=(deals, f"referee check: the game was stopped after {deals} deals"))
-            report.forfeited = bot.forfeited
-            report.cross = watch.cross
-            report.unexercised = _unexercised(setup, watch.cross) if seatings else []
-            # Output written after the last deal, when nothing was asked (it would be a fault at
-            # the next turn of a longer match).
-            if seatings:
-                await trio.sleep(SWEEP)
-            for p in mine:
-                if p.proc is None:
-                    continue
-                try:
-                    lines = p.proc.ready_lines()
-                except LineTooLong as exc:
-                    report.problems.append(Problem("unsolicited", setup, "after the last deal", str(exc), F.cut(exc.prefix)))
-                    continue
-                for line in lines:
-                    report.problems.append(Problem("unsolicited", setup, "after the last deal",
-                                                   "wrote a line when nothing was asked", F.cut(line)))
-            ended = [p.proc for p in mine if p.proc is not None]
-        finally:
-            with trio.CancelScope(shield=True):
-                await table.close()
-                log.close()
-            nursery.cancel_scope.cancel()
-    if not_started is not None:
-        raise not_started
-
-    for proc in ended:
-        rc = proc.returncode
-        if rc == -signal.SIGKILL:
-            report.exits.append("did not exit within 1 s after match_end (the referee killed it)")
-        elif rc not in (0, None):
-            report.exits.append(f"ended with code {rc} after match_end (expected 0)")
+    spec = MatchSpec(
+        v, bots, setup.players, setup.options,
+        deals=None if v.to_target else 4 * math.ceil(opts.deals / 4), games=1 if v.to_target else None,
+        seed=opts.seed, tc=opts.tc, max_faults=opts.max_faults, max_line=opts.max_line,
+        log_path=opts.log_dir / f"{setup.slug}.jsonl", stderr_dir=opts.log_dir / f"{setup.slug}.stderr",
+        hidden=(opts.log_dir,), deal_limit=opts.deals if v.to_target else None,
+    )
+    watch = _Watch(bot, report, on_timeout)
+    # Several games share this trio loop: the table never blocks it (block=0).
+    await run_match(spec, handle_signals=False, observer=watch, block=0)
+    report.forfeited = bot.forfeited
+    report.cross = watch.cross
+    report.unexercised = _unexercised(setup, watch.cross)
     report.remarks = Counter(bot.remarks)
     if watch.plays:
         report.answers = len(watch.plays)

@@ -2,7 +2,9 @@
 
 Record kinds (the ``"k"`` field), in the order they appear:
 
-``match``     the header: variant, players, options, bots, seed or deal file, time control.
+``match``     the header: variant, players, options, bots, seed or deal file, time control;
+              ``deal_limit`` when games to a target stop, drawn, after that many deals
+              (``referee check``).
 ``hello``     a bot process started and shook hands: ``bot`` (its label), ``start`` (1 for the
               first process of that slot, 2 for its first replacement…), ``line`` (its answer).
 ``game``      a game starts in one orientation: ``game``, ``orientation``, ``seating`` (bot

@@ -39,11 +39,12 @@ from referee.engine.errors import BadDeal, BadOption
 from referee.engine.game import DealRecord, Game, GameOutcome, Variant
 from referee.engine.tiles import tile_name
 from referee.errors import BotStartError, LogError
+from referee.faults import Fault
 from referee.log import MatchLog
 from referee.signals import cancel_on_signals
 from referee.stats import SprtSpec, SprtState, estimate, figures, margins, sprt_state
 from referee.table import Bot, Player, Table
-from referee.transport import Launch, launch_process
+from referee.transport import BotTransport, Launch, launch_process
 
 
 @dataclass
@@ -68,6 +69,29 @@ class MatchSpec:
     sprt: SprtSpec | None = None  # stop as soon as this test decides (two bots)
     #: besides the log, the stderr logs and the deal file: what no sandboxed bot may see
     hidden: tuple[Path, ...] = ()
+    #: games to a target: a game still going after this many played deals ends drawn (``referee
+    #: check`` keeps its games short); ``None``: the engine's own limit
+    deal_limit: int | None = None
+
+
+class Observer:
+    """What a caller sees of a match while it is played (``referee check``).  Each method is
+    called as the thing happens and does nothing here: override the ones you need."""
+
+    def seated(self, roster: Roster) -> None:
+        """The match's process slots, before anything is played or logged."""
+
+    def record(self, record: dict[str, Any]) -> None:
+        """A log record, as the log is given it (before it is written)."""
+
+    def out(self, seat: int, lines: list[bytes]) -> None:
+        """The lines of one write to ``seat``."""
+
+    def fault(self, fault: Fault) -> None:
+        """A fault, before the bot's process is ended."""
+
+    def closed(self, player: Player, proc: BotTransport, unread: list[bytes]) -> None:
+        """A process ended when the match closed, with the lines it wrote that nobody read."""
 
 
 def orientations(variant: Variant, players: int, options: dict[str, Any], bots: int) -> list[tuple[int, ...]]:
@@ -343,7 +367,8 @@ def _hello(bot: Bot) -> dict | None:
 
 async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None = None,
                     on_board: Callable[[SprtState], None] | None = None, *,
-                    launch: Launch = launch_process, table_type: type[Table] = Table, handle_signals: bool = True) -> MatchResult:
+                    launch: Launch = launch_process, table_type: type[Table] = Table, handle_signals: bool = True,
+                    observer: Observer | None = None, block: float | None = None) -> MatchResult:
     """Play the match and return its result.
 
     ``progress(description, advance)`` is called after every deal; with an SPRT,
@@ -351,7 +376,9 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
     unless a test or benchmark scripts them, see :mod:`referee.transport`); ``table_type`` is
     the table that plays (a benchmark times its ``open`` and ``close``).  Ctrl-C, SIGTERM and
     SIGHUP stop the match (:mod:`referee.signals`) unless ``handle_signals`` is false (a caller
-    with a policy of its own, such as a league's match process).
+    with a policy of its own, such as a league's match process).  ``observer`` sees the log's
+    records, the writes to bots, the faults and the processes' ends as they happen; ``block``
+    is the table's (0 when other matches share this trio loop).
 
     Raises:
         BotStartError: a bot could not be started (nothing was played).
@@ -366,6 +393,8 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
     roster = Roster(spec.bots, seatings)
     players = roster.players
     seat_players = roster.seat
+    if observer is not None:
+        observer.seated(roster)
 
     shape = v.shape(spec.players, spec.options)
     stream = DealStream(shape, spec.seed, spec.deal_file, spec.deal_file_name)
@@ -373,7 +402,10 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
         raise BadDeal(f"the deal file holds {len(spec.deal_file)} deals; --deals {spec.deals} needs that many")
     now = trio.lowlevel.current_clock().current_time  # trio.current_time(), called twice a move
     t0 = now()
-    log = MatchLog(spec.log_path, lambda: now() - t0)
+    if observer is None:
+        log = MatchLog(spec.log_path, lambda: now() - t0)
+    else:
+        log = MatchLog(spec.log_path, lambda: now() - t0, on_record=observer.record, on_out=observer.out)
     log.write({
         "k": "match", "variant": v.id, "players": spec.players, "options": spec.options, "deals": spec.deals,
         "games": spec.games, "seed": spec.seed if spec.deal_file is None else None, "deals_file": spec.deal_file_name,
@@ -381,6 +413,7 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
         "time_control": {"startup": spec.tc.startup, "move": spec.tc.move, "bank": spec.tc.bank, "increment": spec.tc.increment},
         "max_faults": spec.max_faults, "max_line": spec.max_line, "confidence": spec.confidence,
         "sprt": None if spec.sprt is None else msgspec.to_builtins(spec.sprt),
+        **({} if spec.deal_limit is None else {"deal_limit": spec.deal_limit}),
     })
     try:
         spec.stderr_dir.mkdir(parents=True, exist_ok=True)
@@ -393,6 +426,8 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
     def new_game() -> Game:
         game = v.new_game(spec.players, spec.options, spec.deals)
         game.keep_records = False  # memory flat in the number of deals (bench.memory)
+        if spec.deal_limit is not None:
+            game.deal_limit = spec.deal_limit
         return game
 
     def board_done() -> bool:
@@ -415,7 +450,11 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
     # Ctrl-C, SIGTERM and SIGHUP cancel the match; the cleanup below runs to its end (Terminated after).
     async with cancel_on_signals(raise_after=True, enabled=handle_signals), trio.open_nursery() as nursery:
         table = table_type(nursery, list(players.values()), tc=spec.tc, log=log, stderr_dir=spec.stderr_dir,
-                           max_line=spec.max_line, max_faults=spec.max_faults, hidden=_hidden(spec), launch=launch)
+                           max_line=spec.max_line, max_faults=spec.max_faults, hidden=_hidden(spec), launch=launch,
+                           on_fault=None if observer is None else observer.fault,
+                           on_closed=None if observer is None else observer.closed)
+        if block is not None:
+            table.block = block
         try:
             await table.open()
             if not v.to_target:
@@ -485,20 +524,15 @@ async def play_board(table: Table, log: MatchLog, seatings: list[tuple[int, ...]
                      seat_players: Callable[[tuple[int, ...]], list[Player]], new_game: Callable[[], Game],
                      deal_at: Callable[[int], Deal], g: int, cursor: int, *,
                      on_deal: Callable[[DealRecord, Game, int, int], None] | None = None,
-                     on_game: Callable[[GameOutcome, Game, int], None] | None = None,
-                     cut: tuple[int, str] | None = None, stop: Callable[[], bool] = lambda: False) -> int:
+                     on_game: Callable[[GameOutcome, Game, int], None] | None = None) -> int:
     """Play game ``g`` once in every orientation, each from deal ``cursor`` of the stream (so
     every orientation gets the same deals); the stream position after the longest of them.
 
-    The one driver of games to a target, for ``referee match`` and ``referee check`` alike:
     ``on_deal(record, game, orientation, stream index)`` after every deal,
-    ``on_game(outcome, game, orientation)`` after every game; ``cut`` is
-    :meth:`Table.play_game`'s; ``stop()`` is asked before each orientation.
+    ``on_game(outcome, game, orientation)`` after every game.
     """
     furthest = cursor
     for o, seating in enumerate(seatings):
-        if stop():
-            break
         game = new_game()
         log.write({"k": "game", "game": g, "orientation": o, "seating": list(seating)})
         position = cursor
@@ -513,7 +547,7 @@ async def play_board(table: Table, log: MatchLog, seatings: list[tuple[int, ...]
             if on_deal is not None:
                 on_deal(rec, game, o, position - 1)  # noqa: B023  (the live cursor of next_deal)
 
-        outcome = await table.play_game(game, seat_players(seating), next_deal, g, after, {"game": g, "orientation": o}, cut=cut)
+        outcome = await table.play_game(game, seat_players(seating), next_deal, g, after, {"game": g, "orientation": o})
         if on_game is not None:
             on_game(outcome, game, o)
         furthest = max(furthest, position)

@@ -60,6 +60,7 @@ _PREFIX = 200  # bytes of an overlong line kept for the error
 _TAIL_BYTES = 8192  # stderr bytes kept to build stderr_tail()
 _TAIL_LINES = 20
 _BUDGET = 1 << 20  # bytes read without yielding, so a flooding bot cannot starve other tasks
+_UNREAD_READS = 4  # at close, how many reads of up to _BUDGET bytes look for lines nobody read
 _EXIT_WAIT = 0.5  # after EOF on stdout, how long to wait for the exit status
 _REAP_WAIT = 5.0  # after SIGKILL, how long to wait for the kernel to let the process go
 
@@ -839,15 +840,33 @@ class BotProcess:
             return f"the CPU time limit of {self._cpu_limit} s?"
         return None
 
-    async def close(self, grace: float = 1.0) -> None:
+    async def close(self, grace: float = 1.0) -> list[bytes]:
         """End the bot politely: close its stdin, let it exit within ``grace`` seconds, then
-        :meth:`kill` whatever is left (always, even if cancelled)."""
+        :meth:`kill` whatever is left (always, even if cancelled).
+
+        Returns the complete lines it wrote that were never read, up to its exit (or up to the
+        kill): what it said when nobody asked, which ``referee check`` reports.  An overlong
+        line is given as its first bytes.
+        """
         try:
             self._close_fd("_stdin")
             with trio.move_on_after(grace):
                 await self._process.wait()
+            return self._unread_lines()
         finally:
             await self.kill()
+
+    def _unread_lines(self) -> list[bytes]:
+        lines: list[bytes] = []
+        for _ in range(_UNREAD_READS):  # a bot still running may write without end
+            try:
+                got = self.ready_lines()
+            except LineTooLong as exc:
+                got = [exc.prefix]
+            if not got:
+                break
+            lines += got
+        return lines
 
     async def kill(self) -> None:
         """SIGKILL the bot's process group and any process still holding its pipes, reap the

@@ -129,6 +129,11 @@ class LogWalker:
                     if self.strict and rec["seating"] != self.header["orientations"][key[1]]:
                         raise fail(f"the seating {rec['seating']} is not orientation {key[1]} of the header")
                     games[key] = v.new_game(self.header["players"], self.header["options"], self.header["deals"])
+                    limit = self.header.get("deal_limit")
+                    if limit is not None:
+                        if type(limit) is not int or limit < 1:
+                            raise fail(f"the header's deal_limit {limit!r} is not a number of deals")
+                        games[key].deal_limit = limit
                     seatings[key] = rec["seating"]
                     self.counts.games += 1
                     self._emit("game", rec, None)

@@ -117,6 +117,7 @@ class Table:
         max_line: int = 65536,
         max_faults: int = 3,
         on_fault: Callable[[F.Fault], None] | None = None,
+        on_closed: Callable[[Player, BotTransport, list[bytes]], None] | None = None,
         block: float = 0.001,
         hidden: Sequence[Path] = (),
         launch: Launch = launch_process,
@@ -133,6 +134,8 @@ class Table:
         self.max_line = max_line
         self.max_faults = max_faults
         self.on_fault = on_fault
+        #: sees each process ended by :meth:`close`, with the lines it wrote that nobody read
+        self.on_closed = on_closed
         #: Seconds a turn may wait for the answer with the thread blocked in poll(2) before it
         #: waits through trio (see BotProcess.line_within); 0 when other work shares the loop.
         self.block = block
@@ -299,8 +302,10 @@ class Table:
                 except BotError:
                     pass
             p.outbox = []
-            await proc.close(grace=1.0)
+            unread = await proc.close(grace=1.0)
             p.proc = None
+            if self.on_closed is not None:
+                self.on_closed(p, proc, unread)
 
         with trio.CancelScope(shield=True):
             async with trio.open_nursery() as n:
@@ -343,19 +348,13 @@ class Table:
         game_number: int,
         after_deal: Callable[[DealRecord], None] | None = None,
         where: dict | None = None,
-        cut: tuple[int, str] | None = None,
     ) -> GameOutcome:
         """Play ``game`` to its end with ``seating[s]`` in seat ``s``.
 
         ``next_deal()`` returns the next ``(stream index, deal)``; void deals take another.
-        ``cut = (deals, reason)`` ends a game still going after that many played deals, with no
-        winner and ``reason`` in its ``game_end`` (``referee check`` keeps its games short).
         """
         outcome = game.outcome()
         while outcome is None:
-            if cut is not None and game.played >= cut[0]:
-                outcome = GameOutcome(tuple(game.totals), (), (), cut[1])
-                break
             await self.play_deal(game, seating, *next_deal(), game_number, after_deal, where)
             outcome = game.outcome()
         self.log.write({"k": "game_end", **(where or {"game": game_number}), "totals": list(outcome.totals), "winners": list(outcome.winners),

@@ -55,8 +55,9 @@ class BotTransport(Protocol):
     def returncode(self) -> int | None:
         """How the bot ended (negative: a signal), ``None`` while it runs."""
 
-    async def close(self, grace: float = 1.0) -> None:
-        """End the bot, politely for ``grace`` seconds, then by force."""
+    async def close(self, grace: float = 1.0) -> list[bytes]:
+        """End the bot, politely for ``grace`` seconds, then by force; the lines it wrote that
+        were never read (what it said unasked at the end, for ``referee check``)."""
 
     async def kill(self) -> None:
         """End the bot now."""
@@ -173,8 +174,10 @@ class ScriptedBot:
     def returncode(self) -> int | None:
         return 0 if self.closed else None
 
-    async def close(self, grace: float = 1.0) -> None:
+    async def close(self, grace: float = 1.0) -> list[bytes]:
+        lines = self.ready_lines()
         self.closed = True
+        return lines
 
     async def kill(self) -> None:
         self.closed = True

@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 from referee import exitcodes as X
 from referee.check import setups
 from referee.cli import app
+from referee.replay import verify
 
 pytestmark = pytest.mark.slow  # each check plays every game against the sample bots
 
@@ -66,6 +67,13 @@ def test_default_check_of_a_correct_bot(tmp_path):
     assert last_line(result).startswith(f"PASS: {len(setups())} games")
     assert "What went wrong" not in result.stdout
     assert (tmp_path / "logs" / "sport-4.jsonl").is_file()
+    # The games are matches of the match driver: every log verifies, games to a target stopped
+    # by their deal limit included.
+    logs = sorted((tmp_path / "logs").glob("*.jsonl"))
+    assert len(logs) == len(setups())
+    for log in logs:
+        assert verify(log).deals > 0, log
+    assert any('"reason":"deal limit (4) reached"' in log.read_text() for log in logs)
 
 
 @pytest.mark.parametrize("bot", ["greedy_bot.py", "random_bot.py", "random_bot.js", "c"])
@@ -96,6 +104,10 @@ def test_sample_bots_pass(tmp_path, bot, request):
          ["late answer (timeout)", "no play within 500 ms", "Hint: Does it flush"]),
         ("extra_line", ["-v", "sport", "--deals", "4"],
          ["output out of turn", "sent a 'play' message when it was not its turn"]),
+        # A line written on match_end is read once the bot has exited: nothing waits for it.
+        ("bye_line", ["-v", "block", "--deals", "1"],
+         ["output nobody asked for — 3 times", "block, 3 players, after the last deal:",
+          "wrote a line when nothing was asked", 'the line: {"type": "play", "tile": [6, 6], "end": null}']),
     ],
 )
 def test_flawed_bots_fail(tmp_path, flaw, args, expected):

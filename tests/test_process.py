@@ -462,8 +462,28 @@ async def test_close_lets_the_bot_exit(tmp_path):
 async def test_close_kills_a_bot_that_stays(tmp_path):
     async with running(SILENT, tmp_path) as bot:
         with trio.fail_after(HANG):
-            await bot.close(grace=0.2)
+            unread = await bot.close(grace=0.2)
         assert bot.returncode == -signal.SIGKILL
+        assert unread == [b"ready"]  # written before the kill, never read
+
+
+async def test_close_returns_every_line_the_bot_wrote_unread_up_to_its_exit(tmp_path):
+    """What ``referee check`` reports as output nobody asked for: read once the bot has exited,
+    so nothing depends on how long anyone waited; an overlong line comes back as its start."""
+    snippet = """
+        import sys
+        print("first", flush=True)
+        sys.stdin.read()
+        print("on the way out")
+        print("x" * 300)
+        sys.stdout.write("no newline")
+    """
+    async with running(snippet, tmp_path, max_line=100) as bot:
+        assert await bot.read_line() == b"first"
+        with trio.fail_after(HANG):
+            unread = await bot.close()
+        assert bot.returncode == 0
+        assert unread[0] == b"on the way out" and unread[1].startswith(b"x" * 60) and len(unread) == 2
 
 
 # -- starting ----------------------------------------------------------------------------------

@@ -145,15 +145,17 @@ async def test_a_bot_that_exits_mid_deal_crashes_and_a_fresh_one_takes_the_seat(
     assert len(started["A"]) >= 2  # started again for the next deal
 
 
-async def test_a_game_cut_after_some_deals_ends_with_the_reason_given(tmp_path, autojump_clock):
-    """``play_game(cut=...)`` (what ``referee check`` uses to keep games short): a game to a target
-    stops after that many deals with no winner, and every bot hears why.  The log's observer sees
-    every record as it is written."""
+async def test_a_game_past_its_deal_limit_ends_drawn_and_every_bot_hears_why(tmp_path, autojump_clock):
+    """``Game.deal_limit`` (what ``referee check`` sets to keep its games short): a game to a
+    target ends drawn after that many deals, and every bot hears why.  The log's observer sees
+    every record as it is written, and the table's sees the processes it closed."""
     launch, started = scripted({})
     bots = [Bot("A", ["a"]), Bot("B", ["b"])]
     seating = [Player(bots[0], 0), Player(bots[1], 0)]
     game = variant("draw").new_game(2, {})
+    game.deal_limit = 2
     records: list[dict] = []
+    closed: list[str] = []
     stream = iter(range(100))
 
     def next_deal() -> tuple[int, object]:
@@ -162,20 +164,21 @@ async def test_a_game_cut_after_some_deals_ends_with_the_reason_given(tmp_path, 
 
     async with trio.open_nursery() as nursery:
         table = Table(nursery, seating, tc=TimeControl(), log=MatchLog(None, lambda: 0.0, on_record=records.append),
-                      stderr_dir=tmp_path, block=0, launch=launch)
+                      stderr_dir=tmp_path, block=0, launch=launch, on_closed=lambda p, proc, unread: closed.append(p.label))
         await table.open()
         try:
-            outcome = await table.play_game(game, seating, next_deal, 0, cut=(2, "stopped after 2 deals"))  # type: ignore[arg-type]
+            outcome = await table.play_game(game, seating, next_deal, 0)  # type: ignore[arg-type]
         finally:
             await table.close()
-    assert game.played == 2 and game.outcome() is None  # the game itself is not over
-    assert (outcome.winners, outcome.losers, outcome.reason) == ((), (), "stopped after 2 deals")
+    assert game.played == 2 and game.outcome() == outcome
+    assert (outcome.winners, outcome.losers, outcome.reason) == ((), (), "deal limit (2) reached")
     for bot in (started["A"][0], started["B"][0]):
         ends = [msg for msg in bot.received if type(msg) is m.GameEnd]
-        assert [e.reason for e in ends] == ["stopped after 2 deals"]
+        assert [e.reason for e in ends] == ["deal limit (2) reached"]
     kinds = [r["k"] for r in records]
     assert kinds.count("hello") == 2 and kinds.count("deal_end") == 2 and kinds[-1] == "game_end"
     assert "play" in kinds
+    assert sorted(closed) == ["A", "B"]
 
 
 def test_each_exchange_takes_its_seat_game_and_deal_as_arguments():

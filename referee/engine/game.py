@@ -36,7 +36,8 @@ from .state import DealState
 from .tiles import BY_WEIGHT, DOUBLE, DOUBLES, SUIT, Tile, pips_of, tiles_of
 
 #: A safety limit for games scored to a target: after this many played deals the game stops
-#: and is recorded as drawn ("deal limit"), so a game can never run for ever.
+#: and is recorded as drawn ("deal limit"), so a game can never run for ever.  A game's
+#: :attr:`Game.deal_limit` may set a lower one (``referee check`` keeps its games short).
 MAX_DEALS = 500
 
 
@@ -277,6 +278,8 @@ class Game(ABC):
         #: would otherwise grow by a record a deal)
         self.keep_records = True
         self.played = 0  # deals played (void deals not counted)
+        #: games to a target: after this many played deals the game is over, drawn
+        self.deal_limit = MAX_DEALS
         self.last: DealRecord | None = None  # the last played deal
         self._outcome: GameOutcome | None = None
         self._state: DealState | None = None
@@ -413,8 +416,8 @@ class Game(ABC):
         self.played += 1
         self._state = None
         self._outcome = self.game_over()
-        if self._outcome is None and self.variant.to_target and self.played >= MAX_DEALS:
-            self._outcome = GameOutcome(tuple(self.totals), (), (), f"deal limit ({MAX_DEALS}) reached")
+        if self._outcome is None and self.variant.to_target and self.played >= self.deal_limit:
+            self._outcome = GameOutcome(tuple(self.totals), (), (), f"deal limit ({self.deal_limit}) reached")
         return rec
 
     def outcome(self) -> GameOutcome | None:

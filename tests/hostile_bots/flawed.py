@@ -13,6 +13,7 @@ Without a flaw (``ok``) it plays like sample_bots/first_bot.py.  The flaws:
   slow_once      takes 0.6 s over its first answer, then answers at once
   late_once      takes 0.8 s over its first answer
   extra_line     writes a play after each ``deal_end``, when nothing was asked
+  bye_line       writes a line on ``match_end`` before it exits, when nothing was asked
   protocol2      says it speaks protocol 2
   no_start       exits at start with a message on stderr
   no_exit        does not exit on ``match_end``
@@ -83,6 +84,8 @@ for line in sys.stdin:
         answered += 1
         send(play)
     elif kind == "match_end":
+        if flaw == "bye_line":
+            send({"type": "play", "tile": [6, 6], "end": None})
         if flaw == "no_exit":
             time.sleep(30)
         break
