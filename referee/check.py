@@ -40,6 +40,8 @@ import trio
 from referee import faults as F
 from referee.clock import TimeControl
 from referee.engine import variant, variant_names
+from referee.engine.errors import BadOption
+from referee.engine.game import Variant
 from referee.errors import BotStartError
 from referee.match import MatchSpec, Observer, Roster, run_match
 from referee.process import Confinement
@@ -269,13 +271,26 @@ def _is_timeout(fault: F.Fault) -> bool:
     return fault.kind == F.TIMEOUT or (fault.kind == F.STARTUP and "no hello within" in fault.detail)
 
 
+def _fixed_deals(v: Variant, setup: Setup, deals: int) -> int:
+    """The deals of a check's game of a fixed number of deals: a multiple of 4 covering ``deals``
+    (sport's leads go round the table), unless the game allows only its own length."""
+    want = 4 * math.ceil(deals / 4)
+    try:
+        v.new_game(setup.players, setup.options, want)
+    except BadOption:
+        assert v.game.default_deals is not None
+        return v.game.default_deals
+    return want
+
+
 async def check_game(setup: Setup, index: int, name: str, argv: list[str], opts: CheckOptions,
                      on_timeout: Callable[[], None] = lambda: None) -> GameReport:
     """Play ``setup`` with the candidate against sample bots, every seating, and report.
 
     The game is a match of :func:`~referee.match.run_match`, the driver of ``referee match``,
     watched as it is played; its log verifies.  A game to a target is stopped, drawn, after
-    ``opts.deals`` deals in each seating; sport plays whole games (a multiple of 4 deals).
+    ``opts.deals`` deals in each seating; sport plays whole games (a multiple of 4 deals), and a
+    game of a fixed length (mexican_train's seven rounds) the whole of it.
 
     Raises:
         BotStartError: the candidate (or a sample bot) could not be started at all.
@@ -286,7 +301,7 @@ async def check_game(setup: Setup, index: int, name: str, argv: list[str], opts:
     report = GameReport(setup, [b.name.removeprefix("sample ") for b in bots[1:]])
     spec = MatchSpec(
         v, bots, setup.players, setup.options,
-        deals=None if v.to_target else 4 * math.ceil(opts.deals / 4), games=1 if v.to_target else None,
+        deals=None if v.to_target else _fixed_deals(v, setup, opts.deals), games=1 if v.to_target else None,
         seed=opts.seed, tc=opts.tc, max_faults=opts.max_faults, max_line=opts.max_line,
         log_path=opts.log_dir / f"{setup.slug}.jsonl", stderr_dir=opts.log_dir / f"{setup.slug}.stderr",
         hidden=(opts.log_dir,), deal_limit=opts.deals if v.to_target else None,

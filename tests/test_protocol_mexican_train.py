@@ -6,6 +6,9 @@
   only the ``deal`` and the events, agrees with every ``turn``'s ``ends``, markers and open double
   (and ``tests/test_wire_replay.py`` checks hands, counts and that no hidden tile leaks).
 * A play that names no train, an unknown one, or an end is an illegal move saying why.
+* Issue 17's worked examples (a double covered by its player, one left hanging and covered by
+  the next player, a marker left by a pass and lifted by its owner, going out on a double, a
+  blocked round with a marker ignored) at the table: what each seat is told, turn by turn.
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ from protocol import messages as m
 from referee.clock import TimeControl
 from referee.engine import IllegalPlay, variant
 from referee.engine.deal import Deal, deal_from_seed
+from referee.engine.game import Game
+from referee.engine.tiles import DOUBLE
 from referee.engine.trains import TrainDeal
 from referee.log import MatchLog
 from referee.table import Bot, Player, Table
@@ -68,7 +73,7 @@ class Recorder(ScriptedBot):
 
 
 def play_deals(deals: list[Deal], players: int, scripts: dict[str, Script], records: dict[str, list[str]] | None = None,
-               log: Path | None = None) -> dict[str, list[ScriptedBot]]:
+               log: Path | None = None, game: Game | None = None) -> dict[str, list[ScriptedBot]]:
     """Play ``deals`` as rounds 0, 1, … of a mexican_train game at the real table, bot ``s{k}`` in
     seat k (``scripts`` by label, first legal move otherwise); a bot named in ``records`` keeps
     what it is sent there.  The scripted bots started, by label."""
@@ -82,7 +87,7 @@ def play_deals(deals: list[Deal], players: int, scripts: dict[str, Script], reco
             return rb
         return await launch(nursery, b, **kwargs)
 
-    game = variant("mexican_train").new_game(players)
+    game = game or variant("mexican_train").new_game(players)
     seating = [Player(Bot(f"s{k}", [f"s{k}"]), 0) for k in range(players)]
 
     async def main() -> None:
@@ -241,3 +246,107 @@ def test_stop_and_declarations_reach_the_deal_which_refuses_them():
     for line in ('{"type":"play","tile":null,"stop":true}', '{"type":"play","tile":null,"declare":"write_off"}'):
         with pytest.raises(IllegalPlay):
             state.check(w.engine_play(state, m.from_bot_decoder.decode(line.encode())))
+
+
+# -- issue 17's worked examples at the table: what the seats are told ------------------------------
+
+
+def planned(*moves: tuple[str, str]) -> Script:
+    """Greets; answers its turns with ``moves`` (tile, train) in order, each checked to be in
+    ``legal``, then with its first legal move."""
+    queue = list(moves)
+
+    def script(msg: m.ToBotMessage) -> list[tuple[float, bytes | None]]:
+        if type(msg) is not m.Turn or not queue:
+            return list(first_legal(msg))
+        name, train = queue.pop(0)
+        a, b = sorted(int(x) for x in name.split("-"))
+        assert any(o.tile == (a, b) and o.train == train for o in msg.legal), f"{name} on {train} is not legal in {msg.legal}"
+        return [(0.0, json.dumps({"type": "play", "tile": [a, b], "train": train}).encode())]
+
+    return script
+
+
+def example(hands: tuple[tuple[str, ...], ...], bazaar: tuple[str, ...], seat0: list[tuple[str, str]],
+            seat1: list[tuple[str, str]]) -> tuple[list[m.ToBotMessage], list[m.ToBotMessage]]:
+    """A two-player round on the 6-6 station from chosen hands, played at the table; what each
+    seat was sent, decoded."""
+    from helpers import tiles
+
+    class ChosenTiles(variant("mexican_train").game):  # type: ignore[misc, valid-type]
+        """Round 0 (6-6 on the station, seat 0 starts) dealt from a few chosen tiles, not 27."""
+
+        def choose_lead(self, deal: Deal) -> tuple[int, int]:
+            return 0, DOUBLE[6]
+
+    deal = Deal(tuple(tiles(*h) for h in hands), tiles(*bazaar))
+    records: dict[str, list[str]] = {"s0": [], "s1": []}
+    play_deals([deal], 2, {"s0": planned(*seat0), "s1": planned(*seat1)}, records,
+               game=ChosenTiles(variant("mexican_train"), 2, {}, None))
+    return tuple([m.to_bot_decoder.decode(line[2:]) for line in records[k] if line.startswith("< ")] for k in ("s0", "s1"))  # type: ignore[return-value]
+
+
+def after(msgs: list[m.ToBotMessage], pred) -> m.ToBotMessage:
+    """The first message after the first one ``pred`` accepts."""
+    i = next(i for i, x in enumerate(msgs) if pred(x))
+    return msgs[i + 1]
+
+
+def placed(seat: int, tile: tuple[int, int], train: str):
+    return lambda x: type(x) is m.Placed and (x.seat, x.tile, x.train) == (seat, tile, train)
+
+
+def marker(turn: m.Turn, train: str) -> bool:
+    assert turn.trains is not m.UNSET
+    return next(t.marker for t in turn.trains if t.train == train)
+
+
+def test_a_double_covered_by_its_player_at_the_table():
+    s0, s1 = example((("3-6", "3-3", "1-3", "0-0"), ("5-6", "2-5", "0-1", "1-1")), (),
+                     [("3-6", "seat0"), ("3-3", "seat0"), ("1-3", "seat0")], [("5-6", "seat1")])
+    turn = after(s0, placed(0, (3, 3), "seat0"))  # seat 0 moves again at once, told to cover
+    assert type(turn) is m.Turn and turn.open_double == "seat0" and turn.open_trains == ["seat0"]
+    assert [(o.tile, o.train) for o in turn.legal] == [((1, 3), "seat0")]
+    assert after(s1, placed(0, (3, 3), "seat0")) == m.Placed(0, (1, 3), None, False, train="seat0")  # seat 1 was not asked between
+
+
+def test_a_double_left_hanging_is_covered_by_the_next_player_at_the_table():
+    s0, s1 = example((("3-6", "3-3", "0-0", "0-5"), ("5-6", "3-5", "2-4", "1-1")), ("2-2", "4-4"),
+                     [("3-6", "seat0"), ("3-3", "seat0")], [("5-6", "seat1"), ("3-5", "seat0")])
+    assert after(s1, placed(0, (3, 3), "seat0")) == m.Drew(0, 1, None)  # seat 1 is not shown the tile drawn
+    assert after(s0, placed(0, (3, 3), "seat0")) == m.Drew(0, 1, [(2, 2)])
+    turn = after(s1, lambda x: type(x) is m.Passed and x.seat == 0)
+    assert type(turn) is m.Turn and turn.open_double == "seat0" and turn.open_trains == ["seat0"] and marker(turn, "seat0")
+    assert [(o.tile, o.train) for o in turn.legal] == [((3, 5), "seat0")]  # 5-something would fit its own train, but not now
+    nxt = after(s0, placed(1, (3, 5), "seat0"))
+    assert type(nxt) is m.Turn and nxt.open_double is None and marker(nxt, "seat0")  # another seat's cover leaves the marker
+
+
+def test_a_pass_leaves_a_marker_and_the_owners_play_removes_it_at_the_table():
+    s0, s1 = example((("2-6", "1-1", "0-5"), ("1-6", "3-4", "1-3", "2-2")), ("4-4", "2-3"),
+                     [("2-6", "seat0"), ("2-3", "seat0")], [("1-6", "seat1"), ("1-3", "seat1")])
+    turn = after(s1, lambda x: type(x) is m.Passed and x.seat == 0)
+    assert type(turn) is m.Turn and marker(turn, "seat0") and turn.open_trains == ["seat0", "seat1", "mexican"]
+    assert [(o.tile, o.train) for o in turn.legal] == [((1, 3), "seat1"), ((2, 2), "seat0")]
+    drawn = after(s0, placed(1, (1, 3), "seat1"))
+    assert drawn == m.Drew(0, 1, [(2, 3)])
+    turn = after(s0, lambda x: x == drawn)  # the drawn tile fits: it must be placed now
+    assert type(turn) is m.Turn and [(o.tile, o.train) for o in turn.legal] == [((2, 3), "seat0")] and marker(turn, "seat0")
+    turn = after(s1, placed(0, (2, 3), "seat0"))
+    assert type(turn) is m.Turn and not marker(turn, "seat0") and turn.open_trains == ["seat1", "mexican"]
+
+
+def test_going_out_on_a_double_at_the_table():
+    s0, s1 = example((("3-6", "3-3"), ("5-6", "2-5", "0-1")), (), [("3-6", "seat0"), ("3-3", "seat0")], [("5-6", "seat1")])
+    for msgs in (s0, s1):
+        end = after(msgs, placed(0, (3, 3), "seat0"))  # no turn to cover it: the round is over
+        assert type(end) is m.DealEnd and (end.reason, end.seat, end.values) == ("domino", 0, [0, 8])
+
+
+def test_a_blocked_round_ignores_markers_at_the_table():
+    s0, s1 = example((("2-6", "0-1", "1-1"), ("3-6", "2-4", "0-0")), (), [("2-6", "seat0")], [("3-6", "seat1"), ("2-4", "seat0")])
+    turn = after(s1, lambda x: type(x) is m.Passed and x.seat == 0)  # the bazaar is empty: no draw
+    assert type(turn) is m.Turn and marker(turn, "seat0") and [(o.tile, o.train) for o in turn.legal] == [((2, 4), "seat0")]
+    for msgs in (s0, s1):
+        end = after(msgs, placed(1, (2, 4), "seat0"))  # seat 0's marker does not keep the round open
+        assert type(end) is m.DealEnd and (end.reason, end.seat, end.values) == ("fish", 1, [3, 0])

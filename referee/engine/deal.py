@@ -172,11 +172,20 @@ def parse_deal_line(text: str, shape: DealShape, line: int | None = None) -> Dea
 
 
 def parse_deal_lines(lines: Iterable[str], shape: DealShape) -> list[Deal]:
-    """Parse a whole deal file given as an iterable of lines; blank lines are skipped."""
-    deals = []
+    """Parse a whole deal file given as an iterable of lines; blank lines are skipped.
+
+    With a station (mexican_train), deal ``i`` of the file is round ``i mod 7`` and must set aside
+    that round's double, as a seed's stream does."""
+    deals: list[Deal] = []
     for number, text in enumerate(lines, start=1):
         if text.strip():
-            deals.append(parse_deal_line(text, shape, number))
+            deal = parse_deal_line(text, shape, number)
+            if shape.station:
+                want, got = DOUBLE[6 - len(deals) % 7], station_of(deal)
+                if got != want:
+                    raise BadDeal(f"deal {len(deals)} of the file is round {len(deals) % 7}, which puts {tile_name(want)} on the station, "
+                                  f"but it sets aside {tile_name(got) if got is not None else 'no double'}", number)
+            deals.append(deal)
     if not deals:
         raise BadDeal("the deal file holds no deals")
     return deals

@@ -1,0 +1,203 @@
+"""mexican_train through the whole referee: seven-round matches in every rotation of the seating,
+from a seed or a deal file, reproducible logs that verify (and edited ones that do not), replay
+drawing the trains with their markers and open doubles, ``referee check``, one-line errors for
+bad deal files and match lengths, and issue 17's worked examples at the table.
+
+Until the web report draws trains, the referee's command line refuses mexican_train
+(``refereed=False``); the fixture below lifts that for these tests only.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from referee.cli import app
+from referee.engine import game as game_module
+from referee.engine import variant
+from referee.log import read_log, strip_timings
+from referee.replay import Inconsistent, verify
+
+BOTS = Path(__file__).resolve().parent.parent / "sample_bots"
+GREEDY, FIRST = (str(BOTS / b) for b in ("greedy_bot.py", "first_bot.py"))
+RANDOM = f"{BOTS / 'random_bot.py'} 7"  # seeded on its command line: bots do not inherit the environment
+RANDOM2 = f"{BOTS / 'random_bot.py'} 8"
+runner = CliRunner()
+
+
+@pytest.fixture(autouse=True)
+def refereed(monkeypatch):
+    v = variant("mexican_train")
+    monkeypatch.setitem(game_module.VARIANTS, "mexican_train", dataclasses.replace(v, refereed=True))
+
+
+def run(*args: str):
+    return runner.invoke(app, list(args), catch_exceptions=False)
+
+
+def match(tmp_path: Path, *args: str, name: str = "m"):
+    log = tmp_path / f"{name}.jsonl"
+    out = tmp_path / f"{name}.json"
+    res = run("match", *args, "--variant", "mexican_train", "--log", str(log), "--json", str(out), "--move-time", "10")
+    assert res.exit_code == 0, res.output
+    return json.loads(out.read_text()), log
+
+
+@pytest.mark.parametrize("bots, players", [((RANDOM, GREEDY), 2), ((RANDOM, GREEDY, FIRST), 3), ((RANDOM, GREEDY, FIRST, RANDOM2), 4),
+                                           ((RANDOM, GREEDY), 4)])
+def test_seven_rounds_in_every_rotation_same_seed_same_log(tmp_path, bots, players):
+    result, log1 = match(tmp_path, *bots, "--players", str(players), "--seed", "4", name="a")
+    _, log2 = match(tmp_path, *bots, "--players", str(players), "--seed", "4", name="b")
+    assert [strip_timings(r) for _, r in read_log(log1)] == [strip_timings(r) for _, r in read_log(log2)]
+    assert verify(log1).plays > 50
+    assert result["faults"] == []
+    rotations = players if len(bots) == players else 2
+    header = next(r for _, r in read_log(log1) if r["k"] == "match")
+    if len(bots) == players:
+        assert header["orientations"] == [[(s - r) % players for s in range(players)] for r in range(players)]
+    else:
+        assert header["orientations"] == [[s % 2 for s in range(players)], [(s + 1) % 2 for s in range(players)]]
+    deals = result["deals"]
+    assert len(deals) == 7 * rotations
+    for o in range(rotations):
+        mine = [d for d in deals if d["orientation"] == o]
+        assert [d["deal"] for d in mine] == list(range(7)) and [d["stream"] for d in mine] == list(range(7))
+        assert [d["leader"] for d in mine] == [k % players for k in range(7)]  # MT-1
+        assert [d["lead_tile"] for d in mine] == [f"{6 - k}-{6 - k}" for k in range(7)]  # the stations
+    plays = [r for _, r in read_log(log1) if r["k"] == "play"]
+    assert all(p["end"] is None and p["train"] in [f"seat{s}" for s in range(players)] + ["mexican"] for p in plays)
+    assert all(p["as"] == f"{'-'.join(map(str, sorted(p['tile'])))} on {p['train']}" for p in plays)
+
+
+def test_a_deal_file_is_played_in_every_orientation(tmp_path):
+    deals = tmp_path / "deals.jsonl"
+    res = run("deals", "generate", "--variant", "mexican_train", "--players", "3", "--seed", "2", "--count", "7", "--output", str(deals))
+    assert res.exit_code == 0, res.output
+    lines = deals.read_text().splitlines()
+    assert len(lines) == 7
+    for k, line in enumerate(lines):
+        d = json.loads(line)
+        tiles = [t for h in d["hands"] for t in h] + d["bazaar"]
+        assert len(tiles) == 27 and f"{6 - k}-{6 - k}" not in tiles  # the station is not listed
+        assert [len(h) for h in d["hands"]] == [7, 7, 7]
+    result, log = match(tmp_path, RANDOM, GREEDY, FIRST, "--players", "3", "--deals-file", str(deals))
+    assert {d["orientation"] for d in result["deals"]} == {0, 1, 2}
+    assert verify(log).plays > 0
+
+
+def _bad_files(tmp_path: Path) -> dict[str, tuple[Path, str]]:
+    deals = tmp_path / "good.jsonl"
+    assert run("deals", "generate", "--variant", "mexican_train", "--players", "3", "--count", "7", "--output", str(deals)).exit_code == 0
+    lines = deals.read_text().splitlines()
+    out = {}
+
+    def bad(name: str, first: str, rest: list[str], expected: str) -> None:
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text("\n".join([first, *rest]) + "\n")
+        out[name] = (path, expected)
+
+    d = json.loads(lines[0])
+    bad("rounds_swapped", lines[1], [lines[0], *lines[2:]], "line 1: deal 0 of the file is round 0, which puts 6-6 on the station, but it sets aside 5-5")
+    d = json.loads(lines[0])
+    d["bazaar"].append("6-6")
+    bad("station_listed", json.dumps(d), lines[1:], "line 1: 7 tiles in the bazaar, this game with 3 players leaves 6")
+    d = json.loads(lines[0])
+    d["bazaar"].append(d["hands"][0].pop())
+    bad("hand_short", json.dumps(d), lines[1:], "line 1: seat 0 holds 6 tiles, this game deals 7")
+    d = json.loads(lines[0])
+    k = next(i for i, t in enumerate(d["bazaar"]) if t[0] != t[2])
+    d["bazaar"][k] = "6-6"  # the station listed, a plain tile missing instead
+    bad("other_missing", json.dumps(d), lines[1:], "line 1: the deal must list every tile but one double, the station; missing:")
+    bad("too_few", lines[0], lines[1:5], "the deal file holds 5 deals; --deals 7 needs that many")
+    return out
+
+
+@pytest.mark.parametrize("name", ["rounds_swapped", "station_listed", "hand_short", "other_missing", "too_few"])
+def test_a_bad_deal_file_is_a_one_line_error(tmp_path, name):
+    path, expected = _bad_files(tmp_path)[name]
+    res = run("match", RANDOM, GREEDY, FIRST, "--variant", "mexican_train", "--players", "3", "--deals-file", str(path),
+              "--log", str(tmp_path / "x.jsonl"))
+    assert res.exit_code == 2
+    assert res.output.startswith("error: ") and expected in res.output and len(res.output.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("args, expected", [
+    (["--players", "3", RANDOM, GREEDY], "mexican_train with 3 players takes 3 bots, not 2"),
+    (["--deals", "3", RANDOM, GREEDY], "mexican_train is always 7 rounds (6-6 down to 0-0), not 3"),
+    (["--games", "2", RANDOM, GREEDY], "--games: mexican_train plays a fixed number of deals; give --deals, not games"),
+    (["--players", "5", RANDOM, GREEDY], "players"),
+])
+def test_a_match_of_another_shape_is_a_one_line_error(tmp_path, args, expected):
+    res = run("match", *args, "--variant", "mexican_train", "--log", str(tmp_path / "x.jsonl"))
+    assert res.exit_code == 2, res.output
+    assert res.output.startswith("error: ") and expected in res.output and len(res.output.strip().splitlines()) == 1
+
+
+def test_replay_draws_the_trains_with_markers_and_open_doubles(tmp_path):
+    _, log = match(tmp_path, RANDOM, GREEDY, FIRST, "--players", "3", "--seed", "4")
+    text = run("replay", str(log), "--game", "1", "--orientation", "0").output
+    assert "station [6|6]; seat 0 (random_bot) starts" in text and "station [0|0]" in text
+    assert " on mexican" in text and "      mexican  [6|" in text
+    assert "knocks: a marker goes on seat" in text and "(marker)" in text
+    assert "(open double)" in text
+    assert "the trains:" in text and "on the left" not in text and "on the right" not in text
+
+
+def _edit_train(log: Path, out: Path) -> None:
+    """Move the first play whose tile would also fit another open train there, in the play record
+    and in the bot's line, as if the bot had sent that."""
+    recs = [json.loads(line) for line in log.read_text().splitlines()]
+    for i, rec in enumerate(recs):
+        if rec["k"] != "out" or rec["msgs"][-1].get("type") != "turn":
+            continue
+        legal = rec["msgs"][-1]["legal"]
+        j = next(k for k in range(i + 1, len(recs)) if recs[k]["k"] == "play")
+        play = recs[j]
+        other = [o for o in legal if o["tile"] == sorted(play["tile"]) and o["train"] != play["train"]]
+        if other:
+            play["train"] = other[0]["train"]
+            play["as"] = f"{'-'.join(map(str, sorted(play['tile'])))} on {play['train']}"
+            sent = recs[j - 1]
+            msg = json.loads(sent["line"])
+            msg["train"] = play["train"]
+            sent["line"] = json.dumps(msg)
+            break
+    else:
+        pytest.fail("no play that fitted two trains")
+    out.write_text("".join(json.dumps(r) + "\n" for r in recs))
+
+
+def test_a_play_moved_to_another_train_fails_verify(tmp_path):
+    """The moved play is legal by itself; what follows (the next turn's legal moves, or a later
+    play, or the deal's result) no longer agrees with the engine."""
+    _, log = match(tmp_path, RANDOM, GREEDY, "--players", "2", "--seed", "4")
+    edited = tmp_path / "edited.jsonl"
+    _edit_train(log, edited)
+    with pytest.raises(Inconsistent):
+        verify(edited)
+    res = run("verify", str(edited))
+    assert res.exit_code == 4
+
+
+def test_a_play_with_its_train_dropped_fails_verify(tmp_path):
+    _, log = match(tmp_path, RANDOM, GREEDY, "--players", "2", "--seed", "4")
+    recs = [json.loads(line) for line in log.read_text().splitlines()]
+    j = next(k for k, r in enumerate(recs) if r["k"] == "play")
+    del recs[j]["train"]
+    edited = tmp_path / "edited.jsonl"
+    edited.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    with pytest.raises(Inconsistent, match="is not what seat"):
+        verify(edited)
+
+
+def test_check_plays_mexican_train(tmp_path):
+    res = run("check", GREEDY, "--variant", "mexican_train", "--log-dir", str(tmp_path / "chk"))
+    assert res.exit_code == 0, res.output
+    assert "mexican_train, 2 players" in res.output and "mexican_train, 4 players" in res.output
+    assert "PASS" in res.output
+    for players in (2, 3, 4):
+        assert verify(tmp_path / "chk" / f"mexican_train-{players}.jsonl").deals == 7 * players
