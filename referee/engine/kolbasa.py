@@ -48,6 +48,10 @@ class KolbasaDeal:
         self.n = 2
         self.rows: list[list[Tile]] = [list(h) for h in deal.hands]
         self.hands: list[TileSet] = [mask_of(r) for r in self.rows]
+        #: per seat, how many tiles at the right of its row are still as dealt, never turned up:
+        #: the only face-down tiles whose identity is not public (tails and sausages return to
+        #: the left end, seen by both players; KB-15)
+        self.unseen: list[int] = [len(r) for r in self.rows]
         self.layout = Sausage()
         self.ends: list[int] = self.layout.ends
         self.history: list[Event] = []
@@ -58,7 +62,7 @@ class KolbasaDeal:
         self.turn = TERMINAL
         # KB-9: the starter's first tile is the start.
         t = self.rows[leader][-1]
-        self.history.append(Turned(leader, t))
+        self._turned(leader, t)
         self._lay(leader, t, None, forced=True)
         if self.end is None:
             self._advance(1 - leader)
@@ -78,6 +82,21 @@ class KolbasaDeal:
 
     def count(self) -> int | None:
         return None
+
+    def public_rows(self) -> list[list[Tile | None]]:
+        """Each row left to right as every seat may know it (KB-15): a tile that has been turned
+        up (it returned face down, or it is the mover's, waiting for its place), ``None`` for one
+        still as dealt.  The tiles as dealt are a block at the right of the row, left of the
+        tile waiting for its place."""
+        out: list[list[Tile | None]] = []
+        for seat, (row, k) in enumerate(zip(self.rows, self.unseen)):
+            right = len(row) - (seat == self.turn)
+            out.append([*row[: right - k], *[None] * k, *row[right:]])
+        return out
+
+    def play_text(self, p: Play) -> str:
+        """A move as people read it: ``"0-5 knife:3"``."""
+        return f"{tile_name(p.tile)} {'start' if p.end is None else place_name(p.end)}"
 
     def legal_plays(self) -> list[Play]:
         """Every place of the turned-up tile, in increasing place order."""
@@ -141,6 +160,11 @@ class KolbasaDeal:
             self.end = DealEnd(FISH, seat)
             self.turn = TERMINAL
 
+    def _turned(self, seat: int, t: Tile) -> None:
+        self.history.append(Turned(seat, t))
+        if self.unseen[seat]:
+            self.unseen[seat] -= 1
+
     def _blocked(self) -> bool:
         """KB-11: no tile of either row fits anywhere."""
         places = self.layout.places
@@ -152,7 +176,7 @@ class KolbasaDeal:
         while True:
             row = self.rows[seat]
             t = row[-1]
-            self.history.append(Turned(seat, t))
+            self._turned(seat, t)
             if self.layout.places(t):
                 self.turn = seat
                 return
@@ -167,6 +191,7 @@ class KolbasaDeal:
         other.__dict__.update(self.__dict__)
         other.rows = [list(r) for r in self.rows]
         other.hands = list(self.hands)
+        other.unseen = list(self.unseen)
         other.layout = self.layout.copy()
         other.ends = other.layout.ends
         other.history = list(self.history)
@@ -182,12 +207,14 @@ class KolbasaDeal:
 @dataclass(frozen=True, slots=True)
 class KolbasaView:
     """What one seat may know (KB-15): the layout, both rows' lengths, the tile turned up, the
-    public events.  Never a face-down tile's identity or place beyond what those events showed."""
+    public events, and each row with the tiles whose identity is public (``None`` for the rest).
+    Never a face-down tile's identity or place beyond what those events showed."""
 
     seat: int
     start: tuple[int, int]
     lines: tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]]
     lengths: tuple[int, int]
+    rows: tuple[tuple[Tile | None, ...], ...]
     to_move: int
     up: Tile | None
     history: tuple[Event, ...]
@@ -201,6 +228,7 @@ def seat_view(state: KolbasaDeal, seat: int) -> KolbasaView:
         start=lay.start,
         lines=(tuple(lay.lines[0]), tuple(lay.lines[1])),
         lengths=(len(state.rows[0]), len(state.rows[1])),
+        rows=tuple(tuple(r) for r in state.public_rows()),
         to_move=state.turn,
         up=state.up,
         history=tuple(state.history),

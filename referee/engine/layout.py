@@ -222,6 +222,22 @@ def place_name(place: int) -> str:
     return f"{('top', 'bottom', 'knife')[kind - 1]}:{k}" if 1 <= kind <= 3 else f"place {place!r}"
 
 
+_PLACE_KINDS = {"top": INSERT_TOP, "bottom": INSERT_BOTTOM, "knife": KNIFE}
+
+
+def parse_place(name: str) -> int | None:
+    """The place :func:`place_name` names, or ``None`` when ``name`` names none (the inverse for
+    every place a deal can offer: junctions and positions 0..99)."""
+    if name == "top":
+        return TOP_END
+    if name == "bottom":
+        return BOTTOM_END
+    kind, colon, k = name.partition(":")
+    if not colon or kind not in _PLACE_KINDS or not (k.isascii() and k.isdigit()) or len(k) > 2 or (len(k) > 1 and k[0] == "0"):
+        return None
+    return _PLACE_KINDS[kind] + int(k)
+
+
 class Sausage(Layout):
     """kolbasa's layout (RULES.md §7 KB-1…KB-6): the start across two lines, ``top`` and
     ``bottom``, both growing away from it.  ``start`` is ``(top half, bottom half)``;
