@@ -11,8 +11,14 @@ ends as names, ``"left"`` or ``"right"`` for line games, also ``"up"`` and ``"do
 
 Fields that only some games use (``closed``, ``stop``, ``count``, ``continuing``, ``played``,
 ``declare``, ``special``, ``rule``; mexican_train's ``train``, ``trains``, ``open_double``,
-``open_trains``, ``station`` and ``round``)
+``open_trains``, ``station`` and ``round``; kolbasa's ``place``, ``lines`` and ``rows``)
 are *absent* where they do not apply, so a line game's messages are what they always were.
+
+kolbasa (RULES.md §7 KB) names a *place* instead of an end (``"top"``, ``"bottom"``,
+``"top:J"``, ``"bottom:J"``, ``"knife:I"``; ``"start"`` in the ``placed`` of the start), so its
+``placed`` and ``turn.legal`` entries carry ``place`` and no ``end``; its rows are told face down
+(``rows``: null for a tile nobody has seen) and its own events are ``turned``, ``tailed`` and
+``cut``.
 
 Forward compatibility: referee-to-bot messages only ever gain fields with defaults, and a bot
 must ignore message types and fields it does not know.  The referee likewise ignores unknown
@@ -44,6 +50,12 @@ Seat = Annotated[int, Meta(ge=0, le=7, description="a seat number; play passes f
 Declaration = Literal["hundred", "write_off", "decline"]
 EndName = Annotated[str, Meta(description='an open end of the layout: "left" or "right"; on a cross also "up" and "down"')]
 TrainName = Annotated[str, Meta(description='mexican_train: a train, "seat0" … "seat3" (the train that seat owns) or "mexican" (the common one)')]
+PlaceName = Annotated[str, Meta(description='kolbasa: where the tile goes: "top" or "bottom" (that line\'s open end), "top:J" or '
+                                            '"bottom:J" (a double inserted into junction J of that line, 0 against the start), '
+                                            '"knife:I" (a knife at position I); "start" only in the placed of the start')]
+#: a tile whose halves are in a meaningful order (kolbasa's start and lines), not sorted
+Pair = Annotated[tuple[Half, Half], Meta(description="a tile as two halves in a fixed order (see the field)")]
+RowTile = Annotated[TileJSON | None, Meta(description="a tile whose identity is public, or null for a face-down tile nobody has seen")]
 
 
 # -- referee to bot ----------------------------------------------------------------------------
@@ -107,6 +119,8 @@ class DealStart(ToBot, tag="deal"):
     station: Annotated[TileJSON | UnsetType,
                        Meta(description='mexican_train: the double on the station this round (not in any hand; every train starts from its number)')] = UNSET
     round: Annotated[int | UnsetType, Meta(description='mexican_train: which of the seven rounds, from 0 (6-6) to 6 (0-0)')] = UNSET
+    rows: Annotated[list[list[RowTile]] | UnsetType,
+                    Meta(description='kolbasa: each seat\'s row as dealt, by seat: every tile face down (null), so only their number')] = UNSET
 
 
 class Placed(ToBot, tag="placed"):
@@ -114,10 +128,11 @@ class Placed(ToBot, tag="placed"):
 
     seat: Seat
     tile: TileJSON
-    end: Annotated[EndName | None, Meta(description='the end it went on; null for the lead')]
-    forced: Annotated[bool, Meta(description='true when the referee placed it (a forced lead)')] = False
+    end: Annotated[EndName | None | UnsetType, Meta(description='the end it went on; null for the lead; absent in kolbasa, which names a place')] = UNSET
+    forced: Annotated[bool, Meta(description='true when the referee placed it (a forced lead, kolbasa\'s start)')] = False
     closed: Annotated[bool | UnsetType, Meta(description='osel: present and true when the double was laid closed (nothing more goes on that end)')] = UNSET
     train: Annotated[TrainName | UnsetType, Meta(description='mexican_train: the train it went on ("end" is then null)')] = UNSET
+    place: Annotated[PlaceName | UnsetType, Meta(description='kolbasa: the place it went ("start" for the start)')] = UNSET
 
 
 class Scored(ToBot, tag="scored"):
@@ -153,16 +168,43 @@ class Passed(ToBot, tag="passed"):
     seat: Seat
 
 
+class Turned(ToBot, tag="turned"):
+    """kolbasa (KB-7): ``seat`` turned up the rightmost tile of its row.  A ``placed`` of that
+    tile follows (the seat's move, or the start), or a ``tailed`` when it fits nowhere."""
+
+    seat: Seat
+    tile: TileJSON
+
+
+class Tailed(ToBot, tag="tailed"):
+    """kolbasa (KB-7): the tile ``seat`` turned up fits nowhere; it went face down to the left end
+    of that seat's own row, and the turn passed."""
+
+    seat: Seat
+    tile: TileJSON
+
+
+class Cut(ToBot, tag="cut"):
+    """kolbasa (KB-5): ``seat`` laid a knife and cut the sausage: ``tiles`` (the start, then the
+    top line outward, then the bottom line outward) went face down, as one block in this order, to
+    the left end of seat ``to``'s row.  Follows the knife's ``placed``."""
+
+    seat: Seat
+    to: Seat
+    tiles: list[TileJSON]
+
+
 class PlayOption(Struct):
     """One legal move; answering with exactly these fields is always legal."""
 
     tile: Annotated[TileJSON | None, Meta(description='the tile to place; null only for a stop, a write_off or a decline')]
-    end: EndName | None
+    end: Annotated[EndName | None | UnsetType, Meta(description='the end; null for the lead; absent in kolbasa, which names a place')] = UNSET
     closed: Annotated[bool | UnsetType, Meta(description='osel: present and true to lay this double closed')] = UNSET
     stop: Annotated[bool | UnsetType, Meta(description='present and true for "place nothing more this turn" (osel, after the turn\'s first tile)')] = UNSET
     declare: Annotated[Declaration | UnsetType,
                        Meta(description='sea_kozel: "hundred" with the 6-6 lead, or "write_off"/"decline" (with "tile": null) after a fish')] = UNSET
     train: Annotated[TrainName | UnsetType, Meta(description='mexican_train: the train to put the tile on ("end" is null)')] = UNSET
+    place: Annotated[PlaceName | UnsetType, Meta(description='kolbasa: the place for the tile turned up')] = UNSET
 
 
 class TrainEnd(Struct):
@@ -172,6 +214,15 @@ class TrainEnd(Struct):
     end: Annotated[int, Meta(description='the number its end shows (the station\'s number while it is empty)')]
     tiles: Annotated[int, Meta(description='how many tiles lie on it')]
     marker: Annotated[bool, Meta(description='whether it carries a marker (its owner passed and has not played on it since)')]
+
+
+class Lines(Struct):
+    """kolbasa's layout (RULES.md §7 KB-1, KB-2): the start across two lines, ``top`` and
+    ``bottom``, both growing away from it."""
+
+    start: Annotated[Pair | None, Meta(description='the start as [top half, bottom half]; null before it is laid')]
+    top: Annotated[list[Pair], Meta(description='the top line outward from the start, each tile as [near half, far half]')]
+    bottom: Annotated[list[Pair], Meta(description='the bottom line outward from the start, each tile as [near half, far half]')]
 
 
 class Turn(ToBot, tag="turn"):
@@ -204,6 +255,10 @@ class Turn(ToBot, tag="turn"):
     open_trains: Annotated[list[TrainName] | UnsetType,
                            Meta(description='mexican_train: the trains you may play on now (your own, every marked one, the Mexican; '
                                             'only the open double\'s while one is open)')] = UNSET
+    lines: Annotated[Lines | UnsetType, Meta(description='kolbasa: the start and both lines')] = UNSET
+    rows: Annotated[list[list[RowTile]] | UnsetType,
+                    Meta(description='kolbasa: each seat\'s row left to right, by seat (the rightmost is turned up next); a tile that '
+                                     'returned face down (a tail, a sausage) is public, the others are null')] = UNSET
 
 
 class DealEnd(ToBot, tag="deal_end"):
@@ -237,7 +292,7 @@ class MatchEnd(ToBot, tag="match_end"):
     reason: str = "match over"
 
 
-ToBotMessage = Hello | DealStart | Placed | Scored | Declared | Drew | Passed | Turn | DealEnd | GameEnd | MatchEnd
+ToBotMessage = Hello | DealStart | Placed | Scored | Declared | Drew | Passed | Turned | Tailed | Cut | Turn | DealEnd | GameEnd | MatchEnd
 
 
 # -- bot to referee ----------------------------------------------------------------------------
@@ -258,7 +313,8 @@ class BotHello(FromBot, tag="hello"):
 
 class Play(FromBot, tag="play"):
     """Your answer to ``turn``: a tile you hold and the end to put it on (null for the lead);
-    or, where ``turn.legal`` offers it, ``"tile": null, "stop": true``, or a declaration (sea_kozel)."""
+    or, where ``turn.legal`` offers it, ``"tile": null, "stop": true``, or a declaration (sea_kozel);
+    in kolbasa, the tile turned up and its ``place``."""
 
     tile: Annotated[TileJSON | None, Meta(description='the tile to place; null only with "stop": true or "declare": "write_off"/"decline"')]
     end: EndName | None = None
@@ -268,6 +324,7 @@ class Play(FromBot, tag="play"):
     declare: Annotated[Declaration | UnsetType,
                        Meta(description='sea_kozel, where turn.legal offers it: "hundred" with the 6-6 lead; "write_off"/"decline" with "tile": null')] = UNSET
     train: Annotated[TrainName | UnsetType, Meta(description='mexican_train: the train to put the tile on ("end" null or absent)')] = UNSET
+    place: Annotated[PlaceName | UnsetType, Meta(description='kolbasa: where the tile turned up goes (see turn.legal), instead of an end')] = UNSET
 
 
 FromBotMessage = BotHello | Play
@@ -275,7 +332,7 @@ FromBotMessage = BotHello | Play
 #: The fields of a play that only some games use, in the order a match log's ``play`` record
 #: keeps them (each only where it is set and not false).  A game with a field of its own adds it
 #: here, and the log, verify and replay carry it.
-PLAY_EXTRAS = ("closed", "stop", "declare", "train")
+PLAY_EXTRAS = ("closed", "stop", "declare", "train", "place")
 
 END_NAMES = ("left", "right", "up", "down")
 

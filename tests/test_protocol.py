@@ -85,6 +85,17 @@ EXAMPLES: list[m.ToBot | m.FromBot] = [
     m.Play(tile=(6, 6), declare="hundred", turn=3),
     m.Play(tile=None, declare="write_off"),
     m.DealEnd(reason="fish", seat=1, hands=[[(6, 6)], [(0, 1)]], values=[50, 1], wrote=[0, 0], totals=[0, 30], rule="write_off"),
+    # kolbasa: rows face down, places instead of ends, its own events
+    m.DealStart(game="kolbasa", options={}, players=2, seat=1, side=1, partner=None, hand=[], leader=0, scores=[0, 0], bazaar=0,
+                rows=[[None, None], [None, None]]),
+    m.Turned(seat=0, tile=(2, 3)),
+    m.Placed(seat=0, tile=(2, 3), forced=True, place="start"),
+    m.Tailed(seat=1, tile=(5, 6)),
+    m.Placed(seat=0, tile=(0, 5), place="knife:3"),
+    m.Cut(seat=0, to=1, tiles=[(2, 3), (2, 4), (1, 3)]),
+    m.Turn(legal=[m.PlayOption(tile=(1, 1), place="top"), m.PlayOption(tile=(1, 1), place="bottom:0")], hand=[], ends={"top": 1, "bottom": 3},
+           counts=[3, 2], bazaar=0, time_ms=5000, lines=m.Lines((2, 3), [(2, 1)], []), rows=[[(5, 6), None, (1, 1)], [None, None]]),
+    m.Play(tile=(1, 1), place="bottom:0", turn=7),
 ]
 
 
