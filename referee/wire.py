@@ -221,6 +221,7 @@ LINE_WIRE = GameWire()
 #: line here.  The modules are imported when first needed (they import this one).
 GAME_WIRES: dict[str, str] = {
     "referee.engine.trains.TrainDeal": "referee.wire_trains",
+    "referee.engine.kolbasa.KolbasaDeal": "referee.wire_kolbasa",
 }
 _WIRE_OF: dict[type, GameWire] = {}
 
