@@ -23,6 +23,7 @@ from referee.engine.cross import CrossDeal, arms
 from referee.engine.deal import Deal, parse_deal_lines
 from referee.engine.errors import BadDeal, RulesError
 from referee.engine.game import Game, Variant
+from referee.engine.kolbasa import KolbasaDeal
 from referee.engine.layout import DOWN, LEFT, RIGHT, UP
 from referee.engine.line import END_NAMES, STOP, Declared, Drew, Passed, Placed, Scored, line_of
 from referee.engine.state import DealState
@@ -30,6 +31,7 @@ from referee.engine.tiles import IS_DOUBLE, parse_tile, tile_text
 from referee.engine.trains import TrainDeal
 from referee.log import CutShort, read_log, special_record
 from referee.match import DealStream, MatchResult, MatchSpec, loggable_result, orientations
+from referee.replay_kolbasa import event_lines as kolbasa_event_lines
 from referee.stats import SprtSpec, sprt_state
 from referee.table import Bot
 from referee.wire import wire_for
@@ -552,6 +554,8 @@ def replay_lines(path: Path, game: int | None = None, deal: int | None = None, o
             out.append("")
             out.append(f"== game {rec['game'] + 1}, orientation {rec.get('orientation', 0)}, deal {rec['deal'] + 1} (stream {rec['stream']})"
                        + (f" — void: {rec['void']}, redealt" if rec.get("void") else ""))
+            if isinstance(state, KolbasaDeal):
+                out.append("   the rows, left to right (the rightmost is turned up first):")
             for s, hand in enumerate(rec["hands"]):
                 out.append(f"   {who(s):<24} " + " ".join(tile_text(parse_tile(t)) for t in hand))
             if rec["undealt"]:
@@ -568,7 +572,10 @@ def replay_lines(path: Path, game: int | None = None, deal: int | None = None, o
         who = current.get("who", lambda s: f"seat {s}")
         if kind == "event":
             e = rec["event"]
-            if type(e) is Placed and isinstance(state, TrainDeal):
+            if isinstance(state, KolbasaDeal):
+                ms = f"  {rec['play']['ms']:.1f} ms" if rec.get("play") and rec["play"].get("ms") is not None else ""
+                out.extend(kolbasa_event_lines(e, who, state, ms))
+            elif type(e) is Placed and isinstance(state, TrainDeal):
                 upto = state.history.index(e) + 1
                 if e.end is None:
                     out.append(f"   station {tile_text(e.tile)}; {who(e.seat)} starts")
