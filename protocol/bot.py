@@ -13,7 +13,8 @@ Write a function that picks a play, and hand it to :func:`run`::
         run(choose, name="heavy", version="1.0", author="me")
 
 :func:`run` does the talking (PROTOCOL.md): it answers ``hello``, keeps a :class:`State` up to
-date from the ``deal`` message and the ``placed`` / ``drew`` / ``passed`` events, calls
+date from the ``deal`` message and the ``placed`` / ``drew`` / ``passed`` events (kolbasa's
+``turned`` / ``tailed`` / ``cut`` too), calls
 ``choose(turn, state)`` on every ``turn`` and writes the ``play``, and returns on ``match_end``
 or when stdin closes.  Messages of a type it does not know are skipped, as are unknown fields.
 
@@ -38,6 +39,7 @@ from .messages import (
     PROTOCOL_VERSION,
     UNSET,
     BotHello,
+    Cut,
     DealEnd,
     DealStart,
     Declared,
@@ -45,6 +47,7 @@ from .messages import (
     GameEnd,
     Hello,
     Limits,
+    Lines,
     MatchEnd,
     Passed,
     Placed,
@@ -52,15 +55,17 @@ from .messages import (
     PlayOption,
     Scored,
     Special,
+    Tailed,
     ToBotMessage,
     Turn,
+    Turned,
     encode_line,
     message_type,
     to_bot_decoder,
 )
 
 Tile = tuple[int, int]
-Event = Placed | Drew | Passed | Scored | Declared
+Event = Placed | Drew | Passed | Scored | Declared | Turned | Tailed | Cut
 #: What ``choose`` may return: ``(tile, end)``, a :class:`~protocol.messages.PlayOption` taken
 #: from ``turn.legal``, or a ready :class:`~protocol.messages.Play`.
 Choice = tuple[Any, str | None] | PlayOption | Play
@@ -126,6 +131,10 @@ class State:
     counts: list[int] = field(default_factory=list)
     bazaar: int = 0
     history: list[Event] = field(default_factory=list)
+    #: kolbasa: each seat's row left to right, a tile where it is public and None where it is
+    #: face down unseen (from ``deal`` and each ``turn``), and the two lines (from each ``turn``)
+    rows: list[list[Tile | None]] = field(default_factory=list)
+    lines: Lines | None = None
     # results so far
     last_deal: DealEnd | None = None
     last_game: GameEnd | None = None
@@ -166,6 +175,10 @@ class State:
         self.history = []
         # Every hand of a deal starts the same size; drawing changes that later.
         self.counts = [len(msg.hand)] * msg.players
+        self.rows = [] if msg.rows is UNSET else [[None if t is None else norm(t) for t in r] for r in msg.rows]
+        self.lines = None
+        if self.rows:
+            self.counts = [len(r) for r in self.rows]  # kolbasa: no hand, only face-down rows
         self.deals_seen += 1
 
     def on_placed(self, msg: Placed) -> None:
@@ -176,20 +189,23 @@ class State:
         if 0 <= msg.seat < len(self.counts):
             self.counts[msg.seat] = max(0, self.counts[msg.seat] - 1)
         low, high = tile
+        end = msg.end
         if msg.train is not UNSET:  # mexican_train
             shown = self.ends.get(msg.train, low)
             self.ends[msg.train] = high if shown == low else low
             self.open_double = msg.train if low == high else None
             if msg.train == f"seat{msg.seat}":
                 self.markers.discard(msg.train)  # only the owner's own play removes a marker
-        elif msg.end is None:
+        elif msg.place is not UNSET or end is UNSET:
+            return  # kolbasa: the layout comes whole with each turn (turn.lines, turn.ends)
+        elif end is None:
             # RULES.md §5: after a lead a-b (a <= b) the left end shows a, the right end b.
             self.ends = {"left": low, "right": high}
         elif msg.closed is True:
-            self.ends.pop(msg.end, None)  # osel: nothing more goes on a closed double
-        elif msg.end in self.ends:
-            shown = self.ends[msg.end]
-            self.ends[msg.end] = high if shown == low else low
+            self.ends.pop(end, None)  # osel: nothing more goes on a closed double
+        elif end in self.ends:
+            shown = self.ends[end]
+            self.ends[end] = high if shown == low else low
 
     def on_scored(self, msg: Scored) -> None:
         """Points written during play (telephone, muggins) go to the mover's side at once."""
@@ -211,6 +227,12 @@ class State:
         if self.station is not None:
             self.markers.add(f"seat{msg.seat}")  # mexican_train: a pass puts a marker on the passer's train
 
+    def on_cut(self, msg: Cut) -> None:
+        """kolbasa: the sausage went to the left of seat ``to``'s row."""
+        self.history.append(msg)
+        if 0 <= msg.to < len(self.counts):
+            self.counts[msg.to] += len(msg.tiles)
+
     def on_turn(self, msg: Turn) -> None:
         self.hand = [norm(t) for t in msg.hand]
         self.ends = dict(msg.ends)
@@ -219,6 +241,10 @@ class State:
         if msg.trains is not UNSET:
             self.markers = {t.train for t in msg.trains if t.marker}
             self.open_double = None if msg.open_double is UNSET else msg.open_double
+        if msg.rows is not UNSET:
+            self.rows = [[None if t is None else norm(t) for t in r] for r in msg.rows]
+        if msg.lines is not UNSET:
+            self.lines = msg.lines
 
     def on_deal_end(self, msg: DealEnd) -> None:
         self.last_deal = msg
@@ -245,8 +271,8 @@ def to_play(choice: Choice, trains: bool = False) -> Play:
 
 def _option_play(option: PlayOption) -> Play:
     """A legal entry as the play that answers with it (closed and stop included)."""
-    return Play(tile=None if option.tile is None else norm(option.tile), end=option.end,
-                closed=option.closed, stop=option.stop, declare=option.declare, train=option.train)
+    return Play(tile=None if option.tile is None else norm(option.tile), end=None if option.end is UNSET else option.end,
+                closed=option.closed, stop=option.stop, declare=option.declare, train=option.train, place=option.place)
 
 
 def log(*parts: Any) -> None:
@@ -311,6 +337,10 @@ def run(
                 state.on_scored(msg)
             elif isinstance(msg, Declared):
                 state.history.append(msg)  # sea_kozel: a hundred declared, a fish written off or not
+            elif isinstance(msg, Cut):
+                state.on_cut(msg)
+            elif isinstance(msg, (Turned, Tailed)):
+                state.history.append(msg)  # kolbasa: the row's tiles move; turn.rows tells where
             elif isinstance(msg, Turn):
                 state.on_turn(msg)
                 _send(out, to_play(choose(msg, state), trains=state.station is not None))

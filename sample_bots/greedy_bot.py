@@ -7,6 +7,7 @@ Among the legal plays it takes, in this order of preference:
   3. the play that leaves the most tiles of the rest of the hand placeable on the new ends;
   4. the first such play in the "legal" list.
 In sea_kozel it leads 6-6 for a hundred when it may, and writes off a fish rather than decline.
+In kolbasa (where the tile is given) it lays a knife when it can, the one that cuts the most.
 See random_bot.py for the protocol loop with more comments.
 """
 import json
@@ -39,6 +40,9 @@ def choose(turn):
             return (1 if play.get("declare") == "write_off" else 0, False, 0)
         if play.get("declare") == "hundred":  # sea_kozel: lead 6-6 for a hundred rather than plainly
             return (12, True, 99)
+        if "place" in play:  # kolbasa: the tile is given; a knife cuts the sausage to the opponent, the longer the better
+            kind, _, k = play["place"].partition(":")
+            return (int(k) if kind == "knife" else 0, False, 0)
         a, b = play["tile"]
         return (a + b, a == b, options_after(play, turn["hand"], turn["ends"]))
     # max() returns the first of equal maxima, which is the first in the legal list.

@@ -21,7 +21,6 @@ from referee.engine import (
     Deal,
     IllegalPlay,
     Placed,
-    UnknownVariant,
     deal_from_seed,
     format_deal_line,
     parse_deal_line,
@@ -185,9 +184,8 @@ def test_a_game_to_the_goat_scores_as_kb_says():
         assert out is not None and out.losers == tuple(s for s in range(2) if game.totals[s] >= 101)
 
 
-def test_the_referee_refuses_kolbasa_until_it_can_play_it():
-    with pytest.raises(UnknownVariant, match="cannot play it yet"):
-        refereed_variant("kolbasa")
+def test_the_referee_plays_kolbasa():
+    assert refereed_variant("kolbasa").id == "kolbasa"
 
 
 # -- what a seat sees (KB-15) --------------------------------------------------------------------

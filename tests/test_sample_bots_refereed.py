@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -116,3 +117,29 @@ def test_the_python_sample_bots_play_mexican_train_legally(bot, players, tmp_pat
     assert data["faults"] == [] and not data["interrupted"]
     assert len(data["deals"]) == 7 * players  # every rotation of the seating plays the seven rounds
     assert verify(tmp_path / "m.jsonl").plays > 0
+
+
+@pytest.mark.parametrize("bot", ["random_bot.py", "greedy_bot.py", "first_bot.py"])
+def test_python_sample_bot_plays_kolbasa_legally(bot, tmp_path, monkeypatch):
+    """Places (line ends, inserted doubles, knives) chosen from turn.legal go through the referee
+    without a fault, whole games to the goat, and the log verifies."""
+    monkeypatch.setenv("BOT_SEED", "5")
+    plays_one_game_without_a_fault(resolve_command(str(BOTS / bot)), "kolbasa", 2, {}, tmp_path)
+
+
+def test_a_protocol_library_bot_plays_kolbasa_and_follows_the_rows(tmp_path):
+    """A bot written on protocol.bot answers kolbasa turns with a legal entry (its place carried
+    into the play) and its state keeps the rows and the lines the turn gives."""
+    script = tmp_path / "lib_bot.py"
+    root = Path(__file__).resolve().parent.parent
+    script.write_text(
+        "import sys\n"
+        f"sys.path.insert(0, {str(root)!r})\n"
+        "from protocol.bot import run\n"
+        "def choose(turn, state):\n"
+        "    assert state.rows and state.lines is not None and len(state.rows) == 2\n"
+        "    assert [len(r) for r in state.rows] == state.counts\n"
+        "    return turn.legal[-1]\n"
+        "run(choose, name='lib')\n"
+    )
+    plays_one_game_without_a_fault([sys.executable, str(script)], "kolbasa", 2, {}, tmp_path)

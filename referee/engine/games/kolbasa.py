@@ -87,6 +87,5 @@ VARIANT = register(
         game=Kolbasa,
         sense=-1,
         default_players=2,
-        refereed=False,
     )
 )

@@ -1,0 +1,77 @@
+"""PROTOCOL.md's worked transcript of a kolbasa deal, regenerated from the rules engine and the
+wire's own message builders (:mod:`referee.wire_kolbasa`, through :func:`referee.wire.wire_for`),
+so the document cannot drift from what the referee sends.
+
+The first deal of a kolbasa game from seed :data:`SEED`, seen from seat :data:`SEAT`: both seats
+take a knife when one is offered (the one that cuts the most), otherwise the first legal place;
+seat 0 echoes each turn's id.  The ``text kolbasa-transcript`` block of PROTOCOL.md must equal it
+line for line.  The deal has tails, a knife that cuts the sausage into the opponent's row and
+rows whose returned tiles are public.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import msgspec
+
+from protocol import messages as m
+from referee.engine import TERMINAL, deal_from_seed, variant
+from referee.engine.layout import KNIFE
+from referee.engine.line import Play
+from referee.wire import deal_end, wire_for
+
+PROTOCOL_MD = Path(__file__).resolve().parent.parent / "PROTOCOL.md"
+FENCE = re.compile(r"^```([^\n]*)\n(.*?)^```", re.M | re.S)
+SEED, SEAT = 305, 0
+
+
+def pick(legal: list[Play]) -> Play:
+    """A knife when there is one (the longest cut), else the first place."""
+    return max(legal, key=lambda p: p.end - KNIFE if p.end is not None and p.end >= KNIFE else -1)
+
+
+def kolbasa_transcript(seed: int = SEED, seat: int = SEAT) -> list[str]:
+    game = variant("kolbasa").new_game(2)
+    deal = deal_from_seed(seed, 0, game.shape)
+    state = game.start(deal)
+    assert state is not None
+    wire = wire_for(state)
+    out = [f"< {m.encode_line(wire.deal_start(game, deal, state, seat, 0)).decode().strip()}"]
+    told = 0
+    turn_id = 0
+    while state.to_move() != TERMINAL:
+        turn_id += 1
+        choice = pick(state.legal_plays())
+        if state.turn == seat:
+            for e in state.history[told:]:
+                out.append(f"< {wire.event_lines(state, e, 2)[seat].decode().strip()}")
+            told = len(state.history)
+            turn = wire.turn_message(state, 5000, None, turn_id)
+            out.append(f"< {m.encode_line(turn).decode().strip()}")
+            option = wire.play_option(state, choice)
+            answer = m.Play(**{**msgspec.structs.asdict(option), "turn": turn_id})
+            out.append(f"> {m.encode_line(answer).decode().strip()}")
+            state.push(wire.engine_play(state, answer), seat)
+        else:
+            state.apply(choice)
+    rec = game.finish(state)
+    for e in state.history[told:]:
+        out.append(f"< {wire.event_lines(state, e, 2)[seat].decode().strip()}")
+    out.append(f"< {m.encode_line(deal_end(rec)).decode().strip()}")
+    return out
+
+
+def test_the_transcript_shows_a_knife_a_cut_and_a_tail():
+    lines = "\n".join(kolbasa_transcript())
+    for needle in ('"place":"knife:', '{"type":"cut","seat":', '{"type":"tailed","seat":', '"place":"start"', '"rows":[[['):
+        assert needle in lines, needle
+
+
+def test_protocol_md_kolbasa_transcript_matches_the_engine():
+    blocks = [body for info, body in FENCE.findall(PROTOCOL_MD.read_text(encoding="utf-8")) if info.split()[1:] == ["kolbasa-transcript"]]
+    assert len(blocks) == 1, "PROTOCOL.md should hold one block marked ```text kolbasa-transcript"
+    documented = [line for line in blocks[0].splitlines() if line[:2] in ("< ", "> ")]
+    assert documented == kolbasa_transcript(), ("regenerate with: python -c 'import sys; sys.path.insert(0, \"tests\"); "
+                                                "from test_protocol_kolbasa import kolbasa_transcript as t; print(*t(), sep=chr(10))'")
