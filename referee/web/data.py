@@ -21,7 +21,9 @@ from typing import Any
 
 from referee.engine import variant
 from referee.engine.errors import RulesError
-from referee.engine.line import END_NAMES, Declared, Drew, Passed, Placed, Scored
+from referee.engine.kolbasa import KolbasaDeal
+from referee.engine.layout import place_name
+from referee.engine.line import END_NAMES, Cut, Declared, Drew, Passed, Placed, Scored
 from referee.engine.state import DealState
 from referee.engine.tiles import parse_tile, tile_name
 from referee.replay import Inconsistent, LogWalker
@@ -155,9 +157,9 @@ def read_match(log: Path) -> MatchData:
             deals.append(doc)
             step("deal", None, "the deal")
             for event in state.history:  # a forced lead is placed before anyone is asked
-                on_event(event, None)
+                on_event(event, None, state)
         elif kind == "event":
-            on_event(rec["event"], rec.get("play"))
+            on_event(rec["event"], rec.get("play"), state)
         elif kind in ("fault", "forfeited_deal"):
             if kind == "fault":
                 faults.append(rec)
@@ -183,13 +185,14 @@ def read_match(log: Path) -> MatchData:
         elif kind == "game_end":
             game_ends.append({k: v for k, v in rec.items() if k != "k"})
 
-    def on_event(e: Any, play: dict[str, Any] | None) -> None:
+    def on_event(e: Any, play: dict[str, Any] | None, state: DealState | None) -> None:
         assert cur is not None
         d = cur
         ms = play.get("ms") if play else None
         if type(e) is Placed:
             d.hands[e.seat].discard(e.tile)
-            end = None if e.end is None else END_NAMES[e.end]
+            # kolbasa names a place (top, bottom:2, knife:3) where the other games name an end
+            end = None if e.end is None else place_name(e.end) if isinstance(state, KolbasaDeal) else END_NAMES[e.end]
             where = "" if end is None else f" on the {end}"
             closed = getattr(e, "closed", False)  # a double laid face down (osel)
             step("place", e.seat, f"{who(e.seat)} {'leads' if end is None else 'plays'} {tile_name(e.tile)}{where}"
@@ -211,6 +214,10 @@ def read_match(log: Path) -> MatchData:
             step("score", e.seat, f"{who(e.seat)} writes {e.points} (the ends count {e.count})", wrote=wrote)
         elif type(e) is Declared:
             step("declare", e.seat, f"{who(e.seat)} declares: {DECLARATIONS.get(e.what, e.what)}")
+        elif type(e) is Cut:  # kolbasa: the sausage joins the opponent's row
+            d.hands[e.to].update(e.tiles)
+            step("cut", e.seat, f"{who(e.seat)}'s knife cuts {len(e.tiles)} tiles into {who(e.to)}'s row",
+                 tiles=[tile_name(t) for t in e.tiles], to=e.to)
         else:  # an event this page does not know yet still gets its step, so the counter stays true
             seat = getattr(e, "seat", None)
             step(type(e).__name__.lower(), seat, f"{who(seat) if seat is not None else 'the referee'}: {e}")
