@@ -51,14 +51,15 @@ def seen(state: KolbasaDeal) -> set[int]:
     return {e.tile for e in state.history if type(e) is Turned}
 
 
-def play_kolbasa(monkeypatch, tmp_path: Path, seed: int, deals: list[Deal] | None = None) -> tuple[list[WireBot], Truth]:
-    """One kolbasa game to the goat (or the ``deals`` given, one by one) between two recording bots."""
+def play_kolbasa(monkeypatch, tmp_path: Path, seed: int, deals: list[Deal] | None = None, chooser=None) -> tuple[list[WireBot], Truth]:
+    """One kolbasa game to the goat (or the ``deals`` given, one by one) between two recording
+    bots, which answer with a random entry of ``legal`` (or ``chooser.choice(legal)``)."""
     truth = Truth()
     rnd = random.Random(seed)
     started: list[WireBot] = []
 
     async def start(nursery, bot, **kwargs) -> WireBot:
-        b = WireBot(random.Random(rnd.random()), truth)  # type: ignore[arg-type]
+        b = WireBot(chooser or random.Random(rnd.random()), truth)  # type: ignore[arg-type]
         started.append(b)
         return b
 
