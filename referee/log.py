@@ -17,8 +17,9 @@ Record kinds (the ``"k"`` field), in the order they appear:
               ``msgs``, the messages of that write.
 ``in``        a line read from a seat: ``seat``, ``t``, ``line`` (as text, even if not JSON).
 ``play``      a play the referee accepted: ``seat``, ``tile``, ``end``, ``ms`` (time taken),
-              ``as`` (the move in words); ``closed``, ``stop``, ``declare`` or ``train``
-              (mexican_train) only where the play had them.
+              ``as`` (the move in words); ``closed``, ``stop``, ``declare``, ``train``
+              (mexican_train) or ``place`` (kolbasa, whose ``end`` is null) only where the play
+              had them.
 ``fault``     a fault: the :class:`~referee.faults.Fault` fields; ``charged``, when the fault
               was found between deals, is the seat whose next deal it costs.
 ``deal_end``  the deal's record: reason, seat, values, wrote, totals, notes; ``rule`` in the

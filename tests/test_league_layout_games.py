@@ -1,5 +1,5 @@
-"""Leagues of the layout games (issues 11 and 12): osel, telephone, muggins, sea_kozel, general and
-blitz run as leagues like the line games, every match stored with a log that verifies."""
+"""Leagues of the layout games (issues 11, 12 and 17): osel, telephone, muggins, sea_kozel, general,
+blitz and kolbasa run as leagues like the line games, every match stored with a log that verifies."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.mark.parametrize(("variant", "players"), [
-    ("osel", 2), ("telephone", 2), ("muggins", 4), ("sea_kozel", 2), ("general", 4), ("blitz", 4),
+    ("osel", 2), ("telephone", 2), ("muggins", 4), ("sea_kozel", 2), ("general", 4), ("blitz", 4), ("kolbasa", 2),
 ])
 def test_a_league_of_a_layout_game_stores_every_match_with_a_log_that_verifies(tmp_path, variant, players):
     bots = "".join(f'[[bot]]\nname = "{name}"\ncommand = "{BOTS / script}"\n'

@@ -223,3 +223,28 @@ def test_003_inserted_double_renews_the_junctions_at_the_table(monkeypatch, tmp_
     assert {"type": "placed", "seat": 1, "tile": [1, 1], "forced": False, "place": "bottom:0"} in s0
     later = [t for t in turns(s0) + turns(s1) if t["lines"]["bottom"][:1] == [[1, 1]]]
     assert later and later[0]["lines"]["bottom"] == [[1, 1], [1, 5], [5, 3]]
+
+
+@pytest.mark.parametrize("answer, detail", [
+    ('{"type": "play", "tile": first["tile"], "end": "left"}', 'kolbasa names a "place", not an end'),
+    ('{"type": "play", "tile": first["tile"], "place": "knife:0"}', "knife:0 is not a place for"),
+    ('{"type": "play", "tile": first["tile"], "place": "middle"}', "'middle' is not a place"),
+    ('{"type": "play", "tile": [6, 6] if first["tile"] != [6, 6] else [0, 0], "place": first["place"]}', "the tile turned up is"),
+])
+def test_a_wrong_place_is_an_illegal_move_that_says_why_and_the_log_verifies(tmp_path, answer, detail):
+    bot = tmp_path / "wrong.py"
+    bot.write_text("import json, sys\n"
+                   "for line in sys.stdin:\n"
+                   "    msg = json.loads(line)\n"
+                   "    if msg['type'] == 'hello':\n"
+                   "        print(json.dumps({'type': 'hello', 'name': 'wrong', 'protocol': 1}), flush=True)\n"
+                   "    elif msg['type'] == 'turn':\n"
+                   "        first = msg['legal'][0]\n"
+                   f"        print(json.dumps({answer}), flush=True)\n"
+                   "    elif msg['type'] == 'match_end':\n"
+                   "        break\n")
+    result, log = match(tmp_path, str(bot), GREEDY, "--variant", "kolbasa", "--seed", "4", "--games", "1", "--max-faults", "1")
+    faults = [r for _, r in read_log(log) if r["k"] == "fault"]
+    assert faults and faults[0]["kind"] == "illegal" and detail in faults[0]["detail"], faults[0]
+    assert "(legal: " in faults[0]["detail"] and " end " not in faults[0]["detail"].split("(legal: ")[1]
+    assert verify(log).faults == len(faults)

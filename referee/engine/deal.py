@@ -10,6 +10,8 @@ Deal-file lines are JSON objects, one per line::
 
 ``hands`` lists every hand in seat order.  Games with a bazaar write the undealt tiles under
 ``"bazaar"`` (drawn from the front); games without one write them under ``"sleeping"``.
+In kolbasa a hand is the seat's face-down row, left to right, so its order matters: the last
+tile listed is turned up first (RULES.md §7 KB-8); all 28 tiles are dealt and nothing sleeps.
 Reading accepts either key.  ``"deal"`` (the index in the stream) is informational.
 
 A game that sets a double aside before dealing (mexican_train's station, RULES.md §7 MT-3) has a
