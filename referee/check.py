@@ -10,8 +10,13 @@ slow answers or start-ups, not exiting after ``match_end``).  It ends with ``PAS
 In the cross games each game's line also counts the turns of several tiles, the stops and the
 closed doubles the bot was offered and made, and in sea_kozel, general and blitz the second
 doubles, chains and declarations (a hundred, writing off or declining a fish), so an author sees
-that those paths were exercised; a sea_kozel game whose deals never offered the bot a hundred
-or a fish decision says so in plain words (its answer went unchecked).
+that those paths were exercised.
+
+Decisions too rare to wait for are *staged* (:mod:`referee.staging`): for each, an extra game
+begins with moves the referee makes itself up to a position where a seat must make it, so the
+bot is asked in one of the seatings for certain (sea_kozel: 6-6 led for a hundred, and a fish
+to write off or decline).  A bot that is offered such a choice and never takes it is told so as
+a harmless oddity.
 
 Each game is a match played by the driver of ``referee match`` (:func:`~referee.match.run_match`),
 which the check watches, so its log replays and verifies.  A game to a target is stopped, drawn,
@@ -43,10 +48,11 @@ from referee.engine import variant, variant_names
 from referee.engine.errors import BadOption
 from referee.engine.game import Variant
 from referee.errors import BotStartError
-from referee.match import MatchSpec, Observer, Roster, run_match
+from referee.match import DealStream, MatchSpec, Observer, Roster, run_match
 from referee.process import Confinement
 from referee.sandbox import DEFAULT_PROCESSES
 from referee.signals import cancel_on_signals
+from referee.staging import STAGES, Opening, Stage, find_opening
 from referee.table import Bot, Player, _safe
 from referee.transport import BotTransport
 
@@ -60,11 +66,14 @@ SLOW = 0.5  # an answer or start-up over this share of its limit is worth a note
 
 @dataclass(frozen=True)
 class Setup:
-    """One game of the check: a variant with a number of players (default options)."""
+    """One game of the check: a variant with a number of players (default options); a staged
+    one begins with the moves that lead to the position its ``stage`` wants
+    (:mod:`referee.staging`)."""
 
     variant: str
     players: int
     options: dict[str, Any]
+    stage: Stage | None = None
 
     @property
     def pairs(self) -> bool:
@@ -72,11 +81,12 @@ class Setup:
 
     @property
     def title(self) -> str:
-        return f"{self.variant}, {self.players} players" + (" in pairs" if self.pairs else "")
+        staged = "" if self.stage is None else f", staged: {self.stage.title}"
+        return f"{self.variant}, {self.players} players" + (" in pairs" if self.pairs else "") + staged
 
     @property
     def slug(self) -> str:
-        return f"{self.variant}-{self.players}"
+        return f"{self.variant}-{self.players}" + ("" if self.stage is None else f"-{self.stage.name}")
 
 
 def setups(only: str | None = None) -> list[Setup]:
@@ -88,6 +98,8 @@ def setups(only: str | None = None) -> list[Setup]:
         v = variant(vid)
         for n in sorted(v.players):
             out.append(Setup(vid, n, v.resolve_options(n)))
+        for stage in STAGES.get(vid, ()):
+            out += [Setup(vid, n, v.resolve_options(n), stage) for n in sorted(v.players)]
     return out
 
 
@@ -121,7 +133,7 @@ class GameReport:
     cross: Counter[str] = field(default_factory=Counter)  # see _Log.cross
     hello: dict | None = None
     others_faults: list[str] = field(default_factory=list)  # faults of the sample bots (not the candidate's)
-    unexercised: list[str] = field(default_factory=list)  # declarations the deals never offered the candidate
+    unexercised: bool = False  # a staged game whose staged decision never reached the candidate
 
 
 @dataclass
@@ -243,18 +255,6 @@ class _Watch(Observer):
             report.exits.append(f"ended with code {rc} after match_end (expected 0)")
 
 
-#: sea_kozel's declarations (SK-7, SK-12): how the check counts each offer, and its name in words
-_DECLARATIONS = (("hundred offered", "a hundred (6-6 led for a hundred)"),
-                 ("write-off offered", "a fish decision (write off or decline)"))
-
-
-def _unexercised(setup: Setup, cross: Counter[str]) -> list[str]:
-    """The declarations of ``setup``'s game that its deals never offered the candidate."""
-    if setup.variant != "sea_kozel":
-        return []
-    return [words for key, words in _DECLARATIONS if not cross[key]]
-
-
 def _opponents(setup: Setup, index: int, seed: int) -> list[Bot]:
     count = 1 if setup.pairs or setup.players == 2 else setup.players - 1
     bots = []
@@ -299,19 +299,28 @@ async def check_game(setup: Setup, index: int, name: str, argv: list[str], opts:
     bot = Bot(name, argv, Confinement(sandbox=opts.sandbox))
     bots = [bot, *_opponents(setup, index, opts.seed)]
     report = GameReport(setup, [b.name.removeprefix("sample ") for b in bots[1:]])
+    deal_limit = opts.deals if v.to_target else None
+    opening: Opening | None = None
+    if setup.stage is not None:
+        stream = DealStream(v.shape(setup.players, setup.options), opts.seed, None, None)
+        # A search of a fraction of a second: in a thread, so the games beside it keep their clocks.
+        opening = await trio.to_thread.run_sync(find_opening, v, setup.players, setup.options, None, stream.__getitem__,
+                                                setup.stage, opts.seed)
+        if opening is not None:
+            deal_limit = opening.deal + 1  # the staged deal is the game's last
     spec = MatchSpec(
         v, bots, setup.players, setup.options,
         deals=None if v.to_target else _fixed_deals(v, setup, opts.deals), games=1 if v.to_target else None,
         seed=opts.seed, tc=opts.tc, max_faults=opts.max_faults, max_line=opts.max_line,
         log_path=opts.log_dir / f"{setup.slug}.jsonl", stderr_dir=opts.log_dir / f"{setup.slug}.stderr",
-        hidden=(opts.log_dir,), deal_limit=opts.deals if v.to_target else None,
+        hidden=(opts.log_dir,), deal_limit=deal_limit, opening=[] if opening is None else opening.moves,
     )
     watch = _Watch(bot, report, on_timeout)
     # Several games share this trio loop: the table never blocks it (block=0).
     await run_match(spec, handle_signals=False, observer=watch, block=0)
     report.forfeited = bot.forfeited
     report.cross = watch.cross
-    report.unexercised = _unexercised(setup, watch.cross)
+    report.unexercised = setup.stage is not None and not watch.cross[setup.stage.offered]
     report.remarks = Counter(bot.remarks)
     if watch.plays:
         report.answers = len(watch.plays)
@@ -478,6 +487,7 @@ def render(report: CheckReport) -> list[str]:
         extra = ", ".join(f"{k} {hello[k]!r}" for k in ("version", "author") if hello[k])
         lines.append(f"hello: name {hello['name']!r}, protocol {hello['protocol']}" + (f", {extra}" if extra else ""))
     lines.append("")
+    width = max([28, *(len(g.setup.title) for g in report.games)])
     for g in report.games:
         if g.skipped:
             status = g.skipped
@@ -491,7 +501,7 @@ def render(report: CheckReport) -> list[str]:
         if g.cross:
             status += " (" + ", ".join(f"{g.cross[k]} {k}" for k in _CROSS_ORDER if g.cross[k]) + ")"
         against = f" against {', '.join(g.opponents)}" if g.opponents else ""
-        lines.append(f"  {g.setup.title:<28} {g.deals:>3} deals{against}: {status}")
+        lines.append(f"  {g.setup.title:<{width}} {g.deals:>3} deals{against}: {status}")
 
     problems = report.problems
     if problems:
@@ -582,9 +592,16 @@ def _notes(report: CheckReport) -> list[str]:
             text += " — over half the limit: slow start-up"
         notes.append(text)
     for g in report.games:
+        stage = g.setup.stage
+        if stage is None or g.skipped:
+            continue
         if g.unexercised:
-            notes.append(f"{g.setup.title}: with these deals the bot was never offered {' nor '.join(g.unexercised)}, "
-                         f"so its answer went unchecked; check again with another --seed")
+            notes.append(f"{g.setup.title}: the staged decision never reached the bot (after its faults the game "
+                         f"left the staged line), so its answer to {stage.title} went unchecked")
+        elif stage.made is not None and not g.cross[stage.made]:
+            n = g.cross[stage.offered]
+            notes.append(f"{g.setup.title}: offered {stage.title} {n} time{'s' if n > 1 else ''}, {stage.never}: legal, "
+                         f"but to declare, a bot sends the entry of turn.legal with its \"declare\" field")
     exits: Counter[str] = Counter(e for g in report.games for e in g.exits)
     for e, n in exits.items():
         notes.append(f"a process {e}" + (f" ({n} times)" if n > 1 else ""))

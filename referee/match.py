@@ -24,8 +24,8 @@ stopped early has no ``game_end``.
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Callable
+from collections import Counter, deque
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,6 +33,7 @@ from typing import Any
 import msgspec
 import trio
 
+from protocol import messages as m
 from referee.clock import TimeControl
 from referee.engine.deal import Deal, DealShape, deal_from_seed
 from referee.engine.errors import BadDeal, BadOption
@@ -72,6 +73,10 @@ class MatchSpec:
     #: games to a target: a game still going after this many played deals ends drawn (``referee
     #: check`` keeps its games short); ``None``: the engine's own limit
     deal_limit: int | None = None
+    #: a staged opening: ``(seat, play)`` moves the referee makes itself at the start of every
+    #: game, in every orientation, before any bot is asked (``referee check`` stages a position
+    #: where a bot must make a given decision; see :mod:`referee.staging`)
+    opening: list[tuple[int, m.Play]] = field(default_factory=list)
 
 
 class Observer:
@@ -414,6 +419,7 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
         "max_faults": spec.max_faults, "max_line": spec.max_line, "confidence": spec.confidence,
         "sprt": None if spec.sprt is None else msgspec.to_builtins(spec.sprt),
         **({} if spec.deal_limit is None else {"deal_limit": spec.deal_limit}),
+        **({"opening": opening_json(spec.opening)} if spec.opening else {}),
     })
     try:
         spec.stderr_dir.mkdir(parents=True, exist_ok=True)
@@ -459,12 +465,13 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
             await table.open()
             if not v.to_target:
                 games = [new_game() for _ in seatings]
+                staged = [deque(spec.opening) for _ in seatings]
                 for o, seating in enumerate(seatings):
                     log.write({"k": "game", "game": 0, "orientation": o, "seating": list(seating)})
                 for k in range(spec.deals or 0):
                     for o, seating in enumerate(seatings):
                         where = {"game": 0, "orientation": o}
-                        rec = await table.play_deal(games[o], seat_players(seating), k, stream[k], 0, where=where)
+                        rec = await table.play_deal(games[o], seat_players(seating), k, stream[k], 0, where=where, staged=staged[o])
                         assert rec is not None  # sport never redeals
                         result.add_deal(rec, games[o], o, 0, k)
                         if progress:
@@ -494,7 +501,7 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
                             progress(f"game {g + 1}/{spec.games or 1}", 1)
 
                     cursor = await play_board(table, log, seatings, seat_players, new_game, stream.__getitem__, g, cursor,
-                                              on_deal=dealt, on_game=ended)
+                                              on_deal=dealt, on_game=ended, opening=spec.opening)
                     if board_done():
                         break
         except (BotStartError, BadDeal, LogError) as exc:
@@ -524,12 +531,14 @@ async def play_board(table: Table, log: MatchLog, seatings: list[tuple[int, ...]
                      seat_players: Callable[[tuple[int, ...]], list[Player]], new_game: Callable[[], Game],
                      deal_at: Callable[[int], Deal], g: int, cursor: int, *,
                      on_deal: Callable[[DealRecord, Game, int, int], None] | None = None,
-                     on_game: Callable[[GameOutcome, Game, int], None] | None = None) -> int:
+                     on_game: Callable[[GameOutcome, Game, int], None] | None = None,
+                     opening: Sequence[tuple[int, m.Play]] = ()) -> int:
     """Play game ``g`` once in every orientation, each from deal ``cursor`` of the stream (so
     every orientation gets the same deals); the stream position after the longest of them.
 
     ``on_deal(record, game, orientation, stream index)`` after every deal,
-    ``on_game(outcome, game, orientation)`` after every game.
+    ``on_game(outcome, game, orientation)`` after every game; every game begins with the staged
+    ``opening`` (:meth:`Table.play_game`).
     """
     furthest = cursor
     for o, seating in enumerate(seatings):
@@ -547,7 +556,7 @@ async def play_board(table: Table, log: MatchLog, seatings: list[tuple[int, ...]
             if on_deal is not None:
                 on_deal(rec, game, o, position - 1)  # noqa: B023  (the live cursor of next_deal)
 
-        outcome = await table.play_game(game, seat_players(seating), next_deal, g, after, {"game": g, "orientation": o})
+        outcome = await table.play_game(game, seat_players(seating), next_deal, g, after, {"game": g, "orientation": o}, opening)
         if on_game is not None:
             on_game(outcome, game, o)
         furthest = max(furthest, position)
@@ -567,6 +576,39 @@ def _unit(result: MatchResult, index: int) -> Unit:
     while len(result.units) <= index:
         result.units.append(Unit(len(result.units)))
     return result.units[index]
+
+
+def opening_json(opening: Sequence[tuple[int, m.Play]]) -> list[dict[str, Any]]:
+    """A staged opening as the log's header holds it: each move's seat and its play's fields."""
+    out = []
+    for seat, move in opening:
+        fields = msgspec.to_builtins(move)
+        fields.pop("type", None)
+        out.append({"seat": seat, **fields})
+    return out
+
+
+def opening_moves(items: Any) -> list[tuple[int, m.Play]]:
+    """The header's staged opening back as moves.
+
+    Raises:
+        ValueError: it is not a list of moves (naming the first bad one).
+    """
+    if not isinstance(items, list):
+        raise ValueError("the opening is not a list of moves")
+    moves = []
+    for i, item in enumerate(items):
+        if not isinstance(item, dict) or type(item.get("seat")) is not int:
+            raise ValueError(f"opening move {i} has no seat")
+        fields = {k: v for k, v in item.items() if k != "seat"}
+        try:
+            move = m.decode_from_bot(msgspec.json.encode({"type": "play", **fields}))
+        except msgspec.DecodeError as exc:
+            raise ValueError(f"opening move {i} is not a play: {exc}") from None
+        if not isinstance(move, m.Play):
+            raise ValueError(f"opening move {i} is not a play")
+        moves.append((item["seat"], move))
+    return moves
 
 
 def loggable_result(obj: dict) -> dict:

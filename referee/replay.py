@@ -8,6 +8,7 @@ accepted plays and compares what the engine says with what the log says at each 
 from __future__ import annotations
 
 import json
+from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import closing
 from dataclasses import dataclass, field
@@ -30,7 +31,7 @@ from referee.engine.state import DealState
 from referee.engine.tiles import IS_DOUBLE, parse_tile, tile_text
 from referee.engine.trains import TrainDeal
 from referee.log import CutShort, read_log, special_record
-from referee.match import DealStream, MatchResult, MatchSpec, loggable_result, orientations
+from referee.match import DealStream, MatchResult, MatchSpec, loggable_result, opening_moves, orientations
 from referee.replay_kolbasa import event_lines as kolbasa_event_lines
 from referee.stats import SprtSpec, sprt_state
 from referee.table import Bot
@@ -76,6 +77,8 @@ class LogWalker:
 
     def walk(self) -> Counts:
         games: dict[tuple[int, int], Game] = {}
+        staged: dict[tuple[int, int], deque[tuple[int, m.Play]]] = {}  # each game's opening moves not yet made
+        opening: list[tuple[int, m.Play]] = []
         seatings: dict[tuple[int, int], list[int]] = {}
         ended: set[tuple[int, int]] = set()
         state: DealState | None = None
@@ -116,6 +119,10 @@ class LogWalker:
                         v = variant(rec["variant"])
                     except RulesError as exc:
                         raise fail(str(exc)) from None
+                    try:
+                        opening = opening_moves(rec.get("opening", []))
+                    except ValueError as exc:
+                        raise fail(str(exc)) from None
                     if self.strict:
                         result, deals = self._rebuild(rec, v, fail)
                     self._emit("match", rec, None)
@@ -131,6 +138,7 @@ class LogWalker:
                     if self.strict and rec["seating"] != self.header["orientations"][key[1]]:
                         raise fail(f"the seating {rec['seating']} is not orientation {key[1]} of the header")
                     games[key] = v.new_game(self.header["players"], self.header["options"], self.header["deals"])
+                    staged[key] = deque(opening)
                     limit = self.header.get("deal_limit")
                     if limit is not None:
                         if type(limit) is not int or limit < 1:
@@ -210,7 +218,17 @@ class LogWalker:
                                  **{k: rec[k] for k in m.PLAY_EXTRAS if k in rec})
                     raw = last_in.pop(seat, None)
                     asked.pop(seat, None)
-                    if raw is not None or self.strict:
+                    assert key is not None  # set with the state
+                    left = staged[key]
+                    if rec.get("staged"):  # made by the referee from the header's opening, no bot asked
+                        if not left:
+                            raise fail("a staged play beyond the header's opening")
+                        staged_seat, staged_move = left.popleft()
+                        if (staged_seat, _key(staged_move)) != (seat, _key(msg)):
+                            raise fail(f"the staged play {rec['tile']} {rec['end']} by seat {seat} is not the opening's next move")
+                    elif left:
+                        raise fail(f"seat {seat} was asked for a play before the staged opening was over")
+                    elif raw is not None or self.strict:
                         sent = _decoded(raw)
                         if not isinstance(sent, m.Play) or _key(sent) != _key(msg):
                             raise fail(f"the play {rec['tile']} {rec['end']} is not what seat {seat} sent ({raw})")
@@ -223,6 +241,8 @@ class LogWalker:
                     if played == STOP:
                         self._emit("stop", rec, state)
                 elif kind in ("fault", "forfeited_deal"):
+                    if key is not None and key in staged:
+                        staged[key].clear()  # as the table does: the game has left the opening's line
                     if kind == "fault":
                         self.counts.faults += 1
                         if self.strict:
@@ -541,6 +561,8 @@ def replay_lines(path: Path, game: int | None = None, deal: int | None = None, o
             names.extend(b["name"] for b in rec["bots"])
             opts = ", ".join(f"{k}={v}" for k, v in rec["options"].items())
             out.append(f"{rec['variant']}, {rec['players']} players" + (f" ({opts})" if opts else "") + ", bots: " + ", ".join(names))
+            if rec.get("opening"):
+                out.append(f"staged: the referee makes the first {len(rec['opening'])} moves of every game itself (marked \"staged\")")
             return
         if kind == "deal":
             current.clear()
@@ -594,7 +616,8 @@ def replay_lines(path: Path, game: int | None = None, deal: int | None = None, o
                 closed = " closed" if e.closed else ""
                 line = layout_text(state, state.history.index(e) + 1)
                 ms = f"  {rec['play']['ms']:.1f} ms" if rec.get("play") and rec["play"].get("ms") is not None else ""
-                out.append(f"   {who(e.seat)} {where} {tile_text(e.tile)}{closed}{forced}{ms}")
+                staged = " (staged)" if rec.get("play") and rec["play"].get("staged") else ""
+                out.append(f"   {who(e.seat)} {where} {tile_text(e.tile)}{closed}{forced}{staged}{ms}")
                 out.append(f"      {line}")
             elif type(e) is Scored:
                 out.append(f"      the ends add up to {e.count}: {who(e.seat)} writes {e.points}")

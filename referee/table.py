@@ -13,7 +13,7 @@ the seat at the next deal.  A bot with ``max_faults`` faults forfeits every deal
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -348,14 +348,18 @@ class Table:
         game_number: int,
         after_deal: Callable[[DealRecord], None] | None = None,
         where: dict | None = None,
+        opening: Sequence[tuple[int, m.Play]] = (),
     ) -> GameOutcome:
         """Play ``game`` to its end with ``seating[s]`` in seat ``s``.
 
         ``next_deal()`` returns the next ``(stream index, deal)``; void deals take another.
+        ``opening`` is the game's staged opening: ``(seat, play)`` moves the referee makes itself,
+        in order, before any bot is asked (see :meth:`play_deal`).
         """
+        staged = deque(opening)
         outcome = game.outcome()
         while outcome is None:
-            await self.play_deal(game, seating, *next_deal(), game_number, after_deal, where)
+            await self.play_deal(game, seating, *next_deal(), game_number, after_deal, where, staged)
             outcome = game.outcome()
         self.log.write({"k": "game_end", **(where or {"game": game_number}), "totals": list(outcome.totals), "winners": list(outcome.winners),
                         "losers": list(outcome.losers), "dry": list(outcome.dry), "reason": outcome.reason})
@@ -374,8 +378,15 @@ class Table:
         game_number: int,
         after_deal: Callable[[DealRecord], None] | None = None,
         where: dict | None = None,
+        staged: deque[tuple[int, m.Play]] | None = None,
     ) -> DealRecord | None:
-        """Play one deal (``None`` when it was void and must be redealt)."""
+        """Play one deal (``None`` when it was void and must be redealt).
+
+        While ``staged`` holds moves, each turn is its next move, made by the referee without
+        asking the bot and logged as a ``play`` with ``"staged": true`` (``referee check`` stages a
+        position this way).  A fault or a forfeit drops the moves left: the game has left the
+        line they were chosen on.
+        """
         deal_number = game.next_number
         state = game.start(deal)
         void = game.records[-1].void if state is None else None
@@ -415,9 +426,14 @@ class Table:
             if p.proc is not None:
                 p.outbox.append(m.encode_line(wire.deal_start(game, deal, state, seat, game_number)))
         delivered = 0
+        if staged and state.end is not None:  # a fault or a forfeit ended the deal at its start
+            staged.clear()
         while state.end is None:
             delivered = _queue_events(state, delivered, seating, n)
             seat = state.to_move()
+            if staged:
+                self._stage(state, seat, *staged.popleft())
+                continue
             fault = await self._turn(seating[seat], ats[seat], state)
             if fault is not None:
                 await self._fault(seating[seat], fault)
@@ -439,6 +455,17 @@ class Table:
         if after_deal is not None:
             after_deal(rec)
         return rec
+
+    def _stage(self, state: DealState, seat: int, staged_seat: int, move: m.Play) -> None:
+        """Make a move of the staged opening for ``seat``, which is to move."""
+        if staged_seat != seat:
+            raise ValueError(f"the staged opening has seat {staged_seat} move where seat {seat} is to move")
+        wire = wire_for(state)
+        played = state.push(wire.engine_play(state, move), seat)
+        rec = play_record(seat, move, 0.0, wire.play_text(state, played))
+        del rec["ms"]  # no bot was asked
+        rec["staged"] = True
+        self.log.write(rec)
 
     async def _flush_all(self, seating: list[Player], ats: list[At]) -> None:
         """Deliver every outbox (deal end); a bot that cannot take it faults at its next deal."""

@@ -7,6 +7,7 @@ exit codes are checked too.  No test asserts on timing.
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -19,7 +20,7 @@ from typer.testing import CliRunner
 from referee import exitcodes as X
 from referee.check import setups
 from referee.cli import app
-from referee.replay import verify
+from referee.replay import replay_lines, verify
 
 pytestmark = pytest.mark.slow  # each check plays every game against the sample bots
 
@@ -266,28 +267,45 @@ def test_the_osel_check_exercises_turns_of_several_tiles_stop_and_closing(tmp_pa
         assert re.search(rf"\b[1-9]\d* {what}", lines[0]), lines[0]
 
 
-def test_the_sea_kozel_check_says_which_declarations_went_unoffered(tmp_path):
-    """A bot never offered a hundred or a fish decision is told so, game by game, in plain words."""
-    result = check(tmp_path, str(BOTS / "first_bot.py"), "-v", "sea_kozel", "--seed", "1")
+def test_the_sea_kozel_check_stages_both_declarations_and_its_staged_logs_verify(tmp_path):
+    """Issue 12: a hundred and a fish decision reach the bot for certain, whatever the seed, in
+    games that begin from a staged position; their logs replay and verify."""
+    result = check(tmp_path, str(BOTS / "first_bot.py"), "-v", "sea_kozel", "--seed", "3")
     assert result.exit_code == X.OK, result.stdout
-    for title in ("sea_kozel, 2 players", "sea_kozel, 4 players in pairs"):
-        assert (f"{title}: with these deals the bot was never offered a hundred (6-6 led for a hundred) "
-                "nor a fish decision (write off or decline), so its answer went unchecked") in result.stdout, result.stdout
+    games = [ln.strip() for ln in result.stdout.splitlines() if " deals against " in ln]
+    for players in ("2 players", "4 players in pairs"):
+        hundred = next(ln for ln in games if ln.startswith(f"sea_kozel, {players}, staged: 6-6 for a hundred "))
+        assert re.search(r"\b[1-9]\d* hundred offered", hundred), hundred
+        fish = next(ln for ln in games if ln.startswith(f"sea_kozel, {players}, staged: a fish decision "))
+        assert re.search(r"\b[1-9]\d* write-off offered", fish) and re.search(r"\b[1-9]\d* write_off made", fish), fish
+    # first_bot answers legal[0]: the plain lead before the hundred, but the write-off first
+    assert "staged: 6-6 for a hundred: offered 6-6 for a hundred 1 time, it never declared one (SK-7)" in result.stdout
+    assert "it never wrote one off" not in result.stdout
+    for slug in ("sea_kozel-2-hundred", "sea_kozel-4-hundred", "sea_kozel-2-fish", "sea_kozel-4-fish"):
+        log = tmp_path / "logs" / f"{slug}.jsonl"
+        header = json.loads(log.read_text().splitlines()[0])
+        assert header["opening"] and header["deal_limit"] >= 1
+        assert '"staged":true' in log.read_text()
+        assert verify(log).plays > len(header["opening"])
+        assert any(line.endswith(" (staged)") for line in replay_lines(log))
 
 
-def test_the_sea_kozel_check_offers_and_counts_both_declarations(tmp_path):
-    result = check(tmp_path, str(BOTS / "first_bot.py"), "-v", "sea_kozel", "--seed", "10")
+def test_a_bot_that_never_declares_is_told_so(tmp_path):
+    result = check(tmp_path, f"{FLAWED} no_declare", "-v", "sea_kozel")
     assert result.exit_code == X.OK, result.stdout
-    line = next(ln for ln in result.stdout.splitlines() if ln.strip().startswith("sea_kozel, 4 players"))
-    for what in ("hundred offered", "write-off offered", "write_off made"):
-        assert re.search(rf"\b[1-9]\d* {what}", line), line
-    assert "sea_kozel, 4 players in pairs: with these deals" not in result.stdout
+    for players in ("2 players", "4 players in pairs"):
+        assert (f"sea_kozel, {players}, staged: 6-6 for a hundred: offered 6-6 for a hundred 1 time, it never declared one "
+                "(SK-7): legal, but to declare, a bot sends the entry of turn.legal with its \"declare\" field") in result.stdout
+        assert f"sea_kozel, {players}, staged: a fish decision: offered a fish decision 1 time, it never wrote one off (SK-12)" \
+            in result.stdout
+    assert last_line(result).startswith("PASS: ")
 
 
 def test_a_bot_that_answers_a_fish_decision_with_a_tile_fails(tmp_path):
-    result = check(tmp_path, f"{FLAWED} bad_declare", "-v", "sea_kozel", "--seed", "6")
+    """Whatever the seed: the staged fish decision reaches the bot."""
+    result = check(tmp_path, f"{FLAWED} bad_declare", "-v", "sea_kozel")
     assert result.exit_code == X.CHECK_FAILED, result.stdout
-    assert "sea_kozel, 4 players in pairs, seating 1, deal 1, seat 0:" in result.stdout
+    assert re.search(r"sea_kozel, (2 players|4 players in pairs), staged: a fish decision, seating \d, deal \d+, seat \d:", result.stdout)
     assert "which is illegal: the fish is yours to write off or decline" in result.stdout
     assert "the legal plays were: write_off, decline" in result.stdout
     assert last_line(result).startswith("FAIL: ")

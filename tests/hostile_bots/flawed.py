@@ -2,7 +2,8 @@
 
     flawed.py FLAW
 
-Without a flaw (``ok``) it plays like sample_bots/first_bot.py.  The flaws:
+Without a flaw (``ok``) it plays like sample_bots/first_bot.py: the first entry of ``turn.legal``,
+as it is.  The flaws:
 
   ok             none
   unknown_type   before each play, writes a message of a type the referee does not know
@@ -22,6 +23,7 @@ Without a flaw (``ok``) it plays like sample_bots/first_bot.py.  The flaws:
   markup_stderr  writes stderr lines that look like rich markup ("[perlbot] …", "[/INFO] …"),
                  then exits before its hello
   bad_declare    answers a fish decision (write off or decline, sea_kozel) with a tile instead
+  no_declare     never declares: leads 6-6 plainly when offered a hundred, declines every fish
   markup_hello   a hello whose name and author look like rich markup; plays like ``ok``
 """
 
@@ -68,7 +70,7 @@ for line in sys.stdin:
         send({"type": "play", "tile": [0, 0], "end": None})
     elif kind == "turn":
         first = msg["legal"][0]
-        play = {"type": "play", "tile": first["tile"], "end": first["end"]}
+        play = {"type": "play", **first}
         if flaw == "unknown_type":
             send({"type": "thinking", "candidates": len(msg["legal"])})
         elif flaw == "debug_print":
@@ -79,6 +81,8 @@ for line in sys.stdin:
             play = {"type": "play", "tile": msg["hand"][0], "end": "left" if msg["ends"] else None}
         elif flaw == "bad_declare" and first.get("declare") in ("write_off", "decline"):
             play = {"type": "play", "tile": msg["hand"][0], "end": "left" if msg["ends"] else None}
+        elif flaw == "no_declare":
+            play = {"type": "play", **next(o for o in msg["legal"] if o.get("declare") not in ("hundred", "write_off"))}
         elif flaw in ("slow_once", "late_once") and answered == 0:
             time.sleep(0.6 if flaw == "slow_once" else 0.8)
         answered += 1

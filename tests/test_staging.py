@@ -1,0 +1,138 @@
+"""Staged openings (referee/staging.py, issue 12): the search finds a position where a seat must
+make a rare decision, the match driver plays the game from there with the bots, and the log
+verifies and replays; a log whose staged moves were tampered with does not.  Scripted bots on
+trio's mock clock: no processes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import trio
+
+from protocol import messages as m
+from referee.engine import TERMINAL, variant
+from referee.match import DealStream, MatchSpec, run_match
+from referee.replay import Inconsistent, replay_lines, verify
+from referee.staging import STAGES, find_opening
+from referee.table import Bot
+from referee.transport import scripted
+from referee.wire import wire_for
+
+SEA_KOZEL = variant("sea_kozel")
+STAGE = {s.name: s for s in STAGES["sea_kozel"]}
+
+
+def opening_for(players: int, stage: str, seed: int):
+    options = SEA_KOZEL.resolve_options(players)
+    stream = DealStream(SEA_KOZEL.shape(players, options), seed, None, None)
+    return find_opening(SEA_KOZEL, players, options, None, stream.__getitem__, STAGE[stage], seed), stream
+
+
+@pytest.mark.parametrize("players", [2, 4])
+@pytest.mark.parametrize("stage", ["hundred", "fish"])
+@pytest.mark.parametrize("seed", [1, 2, 9])
+def test_the_opening_leads_the_engine_to_the_wanted_decision(players, stage, seed):
+    """Made from the game's start on the stream's deals, the opening's moves are all legal, and
+    the position after them offers the decision (a hundred; write off or decline)."""
+    opening, stream = opening_for(players, stage, seed)
+    assert opening is not None
+    again, _ = opening_for(players, stage, seed)
+    assert again == opening  # reproducible
+    game = SEA_KOZEL.new_game(players, SEA_KOZEL.resolve_options(players))
+    moves = iter(opening.moves)
+    index = 0
+    while True:
+        state = game.start(stream[index])
+        index += 1
+        assert state is not None  # sea_kozel never redeals
+        wire = wire_for(state)
+        while state.to_move() != TERMINAL:
+            move = next(moves, None)
+            if move is None:
+                legal = [wire.play_option(state, p) for p in state.legal_plays()]
+                declare = {"hundred": "hundred", "fish": "write_off"}[stage]
+                assert any(o.declare == declare for o in legal)
+                assert game.played == opening.deal
+                return
+            seat, play = move
+            assert seat == state.to_move()
+            state.push(wire.engine_play(state, play), seat)
+        game.finish(state)
+
+
+def staged_match(tmp_path: Path, stage: str, players: int = 2, seed: int = 4) -> tuple[Path, dict]:
+    """A sea_kozel match with a staged opening between two scripted bots; its log and the
+    messages each bot was sent."""
+    opening, _ = opening_for(players, stage, seed)
+    assert opening is not None
+    launch, started = scripted({})
+    log = tmp_path / f"{stage}.jsonl"
+    spec = MatchSpec(SEA_KOZEL, [Bot("A", ["a"]), Bot("B", ["b"])], players, SEA_KOZEL.resolve_options(players),
+                     games=1, seed=seed, log_path=log, stderr_dir=tmp_path / "stderr", deal_limit=opening.deal + 1,
+                     opening=opening.moves)
+    trio.run(lambda: run_match(spec, launch=launch, handle_signals=False), clock=trio.testing.MockClock(autojump_threshold=0))
+    return log, started
+
+
+@pytest.mark.parametrize("stage", ["hundred", "fish"])
+def test_a_staged_match_asks_no_bot_before_the_position_and_its_log_verifies(tmp_path, stage):
+    log, started = staged_match(tmp_path, stage)
+    records = [json.loads(line) for line in log.read_text().splitlines()]
+    header = records[0]
+    assert len(header["opening"]) > 0 and header["deal_limit"] >= 1
+    moves = [r for r in records if r["k"] in ("game", "play")]
+    for o in (0, 1):  # both orientations begin with the opening, as staged plays, then the bots play
+        start = next(i for i, r in enumerate(moves) if r["k"] == "game" and r["orientation"] == o)
+        staged = moves[start + 1:start + 1 + len(header["opening"])]
+        assert all(r["k"] == "play" and r["staged"] and "ms" not in r for r in staged)
+        assert [r.get("seat") for r in staged] == [x["seat"] for x in header["opening"]]
+        after = moves[start + 1 + len(header["opening"])]
+        assert after["k"] == "play" and "staged" not in after
+    # The first turn any bot gets is the staged decision.
+    declare = {"hundred": "hundred", "fish": "write_off"}[stage]
+    firsts = []
+    for bots in started.values():
+        turns = [msg for msg in bots[0].received if type(msg) is m.Turn]
+        if turns:
+            firsts.append(turns[0])
+    assert any(any(o.declare == declare for o in t.legal) for t in firsts)
+    counts = verify(log)
+    assert counts.plays > len(header["opening"])
+    text = "\n".join(replay_lines(log))
+    assert "staged: the referee makes the first" in text and " (staged)" in text
+
+
+def rewrite(log: Path, change) -> Path:
+    lines = [json.loads(line) for line in log.read_text().splitlines()]
+    change(lines)
+    out = log.with_name("tampered.jsonl")
+    out.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in lines))
+    return out
+
+
+def test_verify_refuses_tampered_staged_moves(tmp_path):
+    log, _ = staged_match(tmp_path, "fish")
+
+    def first_staged(lines):
+        return next(r for r in lines if r["k"] == "play" and r.get("staged"))
+
+    def unstage(lines):  # a staged move passed off as a bot's answer
+        del first_staged(lines)["staged"]
+
+    def shorten(lines):  # the header's opening is one move short: the last staged play is extra
+        lines[0]["opening"] = lines[0]["opening"][:-1]
+
+    def stage_a_bots_move(lines):  # a bot's answer passed off as a staged move
+        staged = [i for i, r in enumerate(lines) if r["k"] == "play" and r.get("staged")]
+        after = next(r for r in lines[staged[-1] + 1:] if r["k"] == "play")
+        after["staged"] = True
+
+    def garble(lines):
+        lines[0]["opening"] = "every move"
+
+    for change, message in ((unstage, "before the staged opening was over"), (shorten, "beyond the header's opening"),
+                            (stage_a_bots_move, "beyond the header's opening"), (garble, "the opening is not a list")):
+        with pytest.raises(Inconsistent, match=message):
+            verify(rewrite(log, change))
