@@ -299,18 +299,19 @@ async def check_game(setup: Setup, index: int, name: str, argv: list[str], opts:
     bot = Bot(name, argv, Confinement(sandbox=opts.sandbox))
     bots = [bot, *_opponents(setup, index, opts.seed)]
     report = GameReport(setup, [b.name.removeprefix("sample ") for b in bots[1:]])
+    deals = None if v.to_target else _fixed_deals(v, setup, opts.deals)
     deal_limit = opts.deals if v.to_target else None
     opening: Opening | None = None
     if setup.stage is not None:
         stream = DealStream(v.shape(setup.players, setup.options), opts.seed, None, None)
         # A search of a fraction of a second: in a thread, so the games beside it keep their clocks.
-        opening = await trio.to_thread.run_sync(find_opening, v, setup.players, setup.options, None, stream.__getitem__,
+        opening = await trio.to_thread.run_sync(find_opening, v, setup.players, setup.options, deals, stream.__getitem__,
                                                 setup.stage, opts.seed)
-        if opening is not None:
+        if opening is not None and v.to_target:
             deal_limit = opening.deal + 1  # the staged deal is the game's last
     spec = MatchSpec(
         v, bots, setup.players, setup.options,
-        deals=None if v.to_target else _fixed_deals(v, setup, opts.deals), games=1 if v.to_target else None,
+        deals=deals, games=1 if v.to_target else None,
         seed=opts.seed, tc=opts.tc, max_faults=opts.max_faults, max_line=opts.max_line,
         log_path=opts.log_dir / f"{setup.slug}.jsonl", stderr_dir=opts.log_dir / f"{setup.slug}.stderr",
         hidden=(opts.log_dir,), deal_limit=deal_limit, opening=[] if opening is None else opening.moves,
