@@ -15,7 +15,7 @@ that those paths were exercised.
 Decisions too rare to wait for are *staged* (:mod:`referee.staging`): for each, an extra game
 begins with moves the referee makes itself up to a position where a seat must make it, so the
 bot is asked in one of the seatings for certain (sea_kozel: 6-6 led for a hundred, and a fish
-to write off or decline).  A bot that is offered such a choice and never takes it is told so as
+to write off or decline; kolbasa: a knife, and a double to insert into a junction).  A bot that is offered such a choice and never takes it is told so as
 a harmless oddity.
 
 Each game is a match played by the driver of ``referee match`` (:func:`~referee.match.run_match`),
@@ -207,6 +207,11 @@ class _Watch(Observer):
                     self.cross[f"{flag} made"] += 1
             if record.get("declare"):
                 self.cross[f"{record['declare']} made"] += 1
+            place = record.get("place", "")
+            if place.startswith("knife:"):
+                self.cross["knife made"] += 1
+            elif place.startswith(("top:", "bottom:")):
+                self.cross["insertion made"] += 1
 
     def out(self, seat: int, lines: list[bytes]) -> None:
         """The lines sent to ``seat``: what the candidate was offered."""
@@ -222,6 +227,10 @@ class _Watch(Observer):
                 self.cross["hundred offered"] += 1
             if b'"declare":"write_off"' in turn:
                 self.cross["write-off offered"] += 1
+            if b'"place":"knife:' in turn:
+                self.cross["knife offered"] += 1
+            if b'"place":"top:' in turn or b'"place":"bottom:' in turn:
+                self.cross["insertion offered"] += 1
 
     def fault(self, fault: F.Fault) -> None:
         report = self.report
@@ -467,7 +476,8 @@ def _ms(seconds: float) -> str:
 
 #: how the cross games' moves are listed in a game's line of the report
 _CROSS_ORDER = ("turns going on", "stop offered", "stop made", "closing offered", "closed made",
-                "hundred offered", "hundred made", "write-off offered", "write_off made", "decline made")
+                "hundred offered", "hundred made", "write-off offered", "write_off made", "decline made",
+                "knife offered", "knife made", "insertion offered", "insertion made")
 
 
 def render(report: CheckReport) -> list[str]:

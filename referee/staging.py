@@ -1,8 +1,8 @@
 """Staged openings: positions where a bot must make a given decision, found by a seeded search.
 
 ``referee check`` must see a bot answer the rare decisions of some games for certain (sea_kozel's
-6-6 led for a hundred and its fish decision), not only when the dealt tiles happen to offer
-them.  This module plays games of the engine with random legal moves, drawn from a seeded
+6-6 led for a hundred and its fish decision; kolbasa's knife and inserted double), not only when
+the dealt tiles happen to offer them.  This module plays games of the engine with random legal moves, drawn from a seeded
 generator, on the very deals the match will deal, until a seat is to move in a position that a
 :class:`Stage` wants.  The moves up to there are the match's *opening*
 (:attr:`referee.match.MatchSpec.opening`): the referee makes them itself, in every orientation,
@@ -63,6 +63,13 @@ def _declares(what: str) -> Callable[[DealState, list[m.PlayOption]], bool]:
     return lambda state, legal: any(o.declare == what for o in legal)
 
 
+def _places(*kinds: str) -> Callable[[DealState, list[m.PlayOption]], bool]:
+    """kolbasa: a place of one of these kinds is offered (``knife:i``; ``top:j``/``bottom:j``, a
+    double inserted into a junction)."""
+    return lambda state, legal: any(isinstance(o.place, str) and o.place.partition(":")[0] in kinds and ":" in o.place
+                                    for o in legal)
+
+
 #: The decisions ``referee check`` stages, by game.
 STAGES: dict[str, tuple[Stage, ...]] = {
     "sea_kozel": (
@@ -70,6 +77,11 @@ STAGES: dict[str, tuple[Stage, ...]] = {
               "hundred made", "it never declared one (SK-7)"),
         Stage("fish", "a fish decision", "write-off offered", _declares("write_off"),
               "write_off made", "it never wrote one off (SK-12)"),
+    ),
+    "kolbasa": (
+        Stage("knife", "a knife", "knife offered", _places("knife"), "knife made", "it never cut with one (KB-3, KB-5)"),
+        Stage("double", "a double to insert", "insertion offered", _places("top", "bottom"), "insertion made",
+              "it never inserted one (KB-4, KB-6)"),
     ),
 }
 

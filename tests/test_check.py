@@ -309,3 +309,19 @@ def test_a_bot_that_answers_a_fish_decision_with_a_tile_fails(tmp_path):
     assert "which is illegal: the fish is yours to write off or decline" in result.stdout
     assert "the legal plays were: write_off, decline" in result.stdout
     assert last_line(result).startswith("FAIL: ")
+
+
+def test_the_kolbasa_check_stages_a_knife_and_a_double_to_insert(tmp_path):
+    """Issue 17: a knife and an inserted double reach the bot for certain, in staged games whose
+    logs verify."""
+    result = check(tmp_path, str(BOTS / "first_bot.py"), "-v", "kolbasa", "--seed", "5")
+    assert result.exit_code == X.OK, result.stdout
+    games = [ln.strip() for ln in result.stdout.splitlines() if " deals against " in ln]
+    knife = next(ln for ln in games if ln.startswith("kolbasa, 2 players, staged: a knife "))
+    assert re.search(r"\b[1-9]\d* knife offered", knife), knife
+    double = next(ln for ln in games if ln.startswith("kolbasa, 2 players, staged: a double to insert "))
+    assert re.search(r"\b[1-9]\d* insertion offered", double), double
+    for slug in ("kolbasa-2-knife", "kolbasa-2-double"):
+        log = tmp_path / "logs" / f"{slug}.jsonl"
+        assert '"staged":true' in log.read_text()
+        verify(log)
