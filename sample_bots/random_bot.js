@@ -46,7 +46,8 @@ input.on("line", (line) => {
   } else if (msg.type === "turn") {
     const choice = msg.legal[Math.floor(random() * msg.legal.length)];
     console.error(`playing ${JSON.stringify(choice)}`); // stderr: our log
-    // the entry as it is (tile, end, and "closed" or "stop" where a game has them), with the turn's id
+    // the entry as it is (tile, end, and "closed", "stop", "declare", "train" or "place" where a
+    // game has them), with the turn's id
     send({ type: "play", ...choice, turn: msg.id === undefined ? null : msg.id });
   } else if (msg.type === "match_end") {
     process.exit(0); // the match is over

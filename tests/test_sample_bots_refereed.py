@@ -1,4 +1,6 @@
-"""Every sample bot plays whole sport and kozel games through the real referee, legally.
+"""Every sample bot (Python, Node and both C bots) plays whole games of every game through the real
+referee without a fault: sport and kozel, the cross games, sea_kozel, general and blitz, and
+mexican_train's seven rounds in every rotation.
 
 (tests/test_sample_bots.py drives each bot through a scripted transcript; this file puts them at
 the table with the referee's processes, clocks and fault checks.)
@@ -33,15 +35,19 @@ def c_dir(tmp_path_factory) -> Path:
     return out
 
 
+#: Every sample bot (the C ones built by the Makefile into c_dir).
+EVERY_BOT = ["random_bot.py", "greedy_bot.py", "first_bot.py", "random_bot.js", "c/random_bot", "c/echo_first"]
+
+
 def command(bot: str, c_dir_factory) -> list[str]:
     if bot.endswith(".js") and shutil.which("node") is None:
         pytest.skip("node is not installed")
-    if bot == "c/random_bot":
-        return [str(c_dir_factory() / "random_bot")]
+    if bot.startswith("c/"):
+        return [str(c_dir_factory() / bot.removeprefix("c/"))]
     return resolve_command(str(BOTS / bot))
 
 
-@pytest.mark.parametrize("bot", ["random_bot.py", "greedy_bot.py", "first_bot.py", "random_bot.js", "c/random_bot"])
+@pytest.mark.parametrize("bot", EVERY_BOT)
 @pytest.mark.parametrize("game, amount", [("sport", 4), ("kozel", 1)])
 def test_sample_bot_plays_legally_through_the_referee(bot, game, amount, request, tmp_path, monkeypatch):
     monkeypatch.setenv("BOT_SEED", "3")
@@ -82,7 +88,7 @@ def plays_one_game_without_a_fault(argv: list[str], game: str, players: int, opt
     assert verify(tmp_path / "m.jsonl").plays > 0
 
 
-@pytest.mark.parametrize("bot", ["random_bot.py", "greedy_bot.py", "first_bot.py", "random_bot.js", "c/random_bot"])
+@pytest.mark.parametrize("bot", EVERY_BOT)
 @pytest.mark.parametrize("game, players", [("osel", 4), ("osel", 3), ("telephone", 4), ("telephone", 2), ("muggins", 2), ("muggins", 3)])
 def test_sample_bot_plays_the_cross_games_legally(bot, game, players, request, tmp_path, monkeypatch):
     """Closed doubles, stop and the turn's id echoed (where the bot does) all go through the
@@ -91,7 +97,7 @@ def test_sample_bot_plays_the_cross_games_legally(bot, game, players, request, t
     plays_one_game_without_a_fault(command(bot, lambda: request.getfixturevalue("c_dir")), game, players, {}, tmp_path)
 
 
-@pytest.mark.parametrize("bot", ["random_bot.py", "greedy_bot.py", "first_bot.py", "random_bot.js", "c/random_bot"])
+@pytest.mark.parametrize("bot", EVERY_BOT)
 @pytest.mark.parametrize("game, players, options", [("sea_kozel", 4, {}), ("sea_kozel", 2, {}), ("general", 4, {"max_deals": 10}),
                                                     ("blitz", 4, {})])
 def test_sample_bot_plays_sea_kozel_general_and_blitz_legally(bot, game, players, options, request, tmp_path, monkeypatch):
@@ -101,16 +107,17 @@ def test_sample_bot_plays_sea_kozel_general_and_blitz_legally(bot, game, players
     plays_one_game_without_a_fault(command(bot, lambda: request.getfixturevalue("c_dir")), game, players, options, tmp_path)
 
 
-@pytest.mark.parametrize("bot", ["random_bot.py", "greedy_bot.py", "first_bot.py"])
+@pytest.mark.parametrize("bot", EVERY_BOT)
 @pytest.mark.parametrize("players", [2, 3, 4])
-def test_the_python_sample_bots_play_mexican_train_legally(bot, players, tmp_path, monkeypatch):
-    """Seven rounds of trains, markers and doubles to cover, each seat's bot answering with a
-    train, without a fault; the log verifies."""
+def test_every_sample_bot_plays_mexican_train_legally(bot, players, request, tmp_path, monkeypatch):
+    """Seven rounds of trains, markers and doubles to cover, the candidate echoing each legal
+    entry's train, without a fault; the log verifies."""
     from referee.replay import verify
 
     monkeypatch.setenv("BOT_SEED", "5")
     v = variant("mexican_train")
-    bots = [Bot("candidate", command(bot, None))] + [Bot(f"first{i}", resolve_command(str(BOTS / "first_bot.py"))) for i in range(1, players)]
+    argv = command(bot, lambda: request.getfixturevalue("c_dir"))
+    bots = [Bot("candidate", argv)] + [Bot(f"first{i}", resolve_command(str(BOTS / "first_bot.py"))) for i in range(1, players)]
     spec = MatchSpec(v, bots, players, {}, deals=7, seed=11, tc=TimeControl(startup=20, move=10),
                      log_path=tmp_path / "m.jsonl", stderr_dir=tmp_path / "err")
     data = trio.run(run_match, spec).to_json()

@@ -94,8 +94,9 @@ static int is_string(const char *p, const char *word)
     return p && p[0] == '"' && strncmp(p + 1, word, n) == 0 && p[n + 1] == '"';
 }
 
-/* The play: the legal entry as it is ({"tile":...,"end":...} and "closed" or "stop" where a game
- * has them), behind "type":"play". */
+/* The play: the legal entry as it is, behind "type":"play": {"tile":...,"end":...} and whatever
+ * else a game's entries carry ("closed", "stop", "declare", mexican_train's "train", kolbasa's
+ * "place" instead of "end"), so no game needs code of its own here. */
 static void put_play(const char *entry)
 {
     const char *end = skip_value(entry);

@@ -1,0 +1,76 @@
+"""Bots written from PROTOCOL.md alone, played through the real referee.
+
+* The 20-line bot of "Your first bot in 20 lines", taken from PROTOCOL.md as printed, plays
+  mexican_train without a fault: an entry of ``turn.legal`` sent whole carries the ``train``.
+* ``tests/doc_bots/mexican_train_reader.py``, written from the mexican_train section only, follows
+  the table from the events, works out its own legal moves from the section's words, checks every
+  ``turn`` against them and plays moves it builds itself (no ``end``, halves in either order).
+  Its stderr names each difference; the deals must have made it meet a hanging double, a marker
+  train, a drawn tile and a double of its own to cover, so those paragraphs were tested.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+import trio
+
+from referee.clock import TimeControl
+from referee.engine import variant
+from referee.match import MatchSpec, run_match
+from referee.process import resolve_command
+from referee.replay import verify
+from referee.table import Bot
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "sample_bots"
+READERS = Path(__file__).resolve().parent / "doc_bots"
+
+
+def twenty_line_bot(tmp_path: Path) -> Path:
+    """The bot of PROTOCOL.md's "Your first bot in 20 lines", written to a file as printed."""
+    text = (ROOT / "PROTOCOL.md").read_text(encoding="utf-8")
+    section = text[text.index("## Your first bot in 20 lines"):]
+    code = re.search(r"^```python\n(.*?)^```", section, re.M | re.S)
+    assert code is not None, "PROTOCOL.md's first bot should be a ```python block"
+    path = tmp_path / "first.py"
+    path.write_text(code.group(1), encoding="utf-8")
+    return path
+
+
+def play(game: str, players: int, candidate: list[str], tmp_path: Path, seed: int = 11) -> tuple[dict, str]:
+    """A match of ``game`` (mexican_train: its seven rounds in every rotation) with the candidate
+    and random_bot.py in the other seats; the result and the candidate's stderr.  The log verifies."""
+    v = variant(game)
+    others = [Bot(f"random{i}", [sys.executable, str(SAMPLES / "random_bot.py"), str(seed + i)]) for i in range(1, players)]
+    spec = MatchSpec(v, [Bot("candidate", candidate), *others], players, v.resolve_options(players),
+                     deals=None if v.to_target else v.game.default_deals, games=1 if v.to_target else None,
+                     seed=seed, tc=TimeControl(startup=20, move=10), log_path=tmp_path / "m.jsonl",
+                     stderr_dir=tmp_path / "err")
+    data = trio.run(run_match, spec).to_json()
+    assert verify(tmp_path / "m.jsonl").plays > 0
+    stderr = "".join(p.read_text(encoding="utf-8") for p in sorted((tmp_path / "err").glob("candidate*")))
+    return data, stderr
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_the_twenty_line_bot_plays_mexican_train_without_a_fault(players, tmp_path):
+    data, _ = play("mexican_train", players, resolve_command(str(twenty_line_bot(tmp_path))), tmp_path)
+    assert data["faults"] == [] and not data["interrupted"]
+    assert len(data["deals"]) == 7 * players
+
+
+@pytest.mark.parametrize("players, seed", [(2, 9), (3, 9), (4, 9)])
+def test_a_mexican_train_bot_from_the_section_agrees_with_every_turn(players, seed, tmp_path, monkeypatch):
+    monkeypatch.setenv("BOT_SEED", str(seed))
+    data, stderr = play("mexican_train", players, [sys.executable, str(READERS / "mexican_train_reader.py")], tmp_path, seed)
+    assert data["faults"] == [] and not data["interrupted"]
+    assert "MISMATCH" not in stderr, stderr[:3000]
+    saw = json.loads(stderr.split("SAW ", 1)[1].splitlines()[0])
+    assert saw["turns"] > 100
+    for what in ("hanging_double", "marker_train_played", "drawn_tile_turn", "own_double_to_cover"):
+        assert saw[what] > 0, f"the deals never made the reader meet {what}: {saw}"
