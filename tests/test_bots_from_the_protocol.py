@@ -1,12 +1,15 @@
 """Bots written from PROTOCOL.md alone, played through the real referee.
 
 * The 20-line bot of "Your first bot in 20 lines", taken from PROTOCOL.md as printed, plays
-  mexican_train without a fault: an entry of ``turn.legal`` sent whole carries the ``train``.
-* ``tests/doc_bots/mexican_train_reader.py``, written from the mexican_train section only, follows
-  the table from the events, works out its own legal moves from the section's words, checks every
-  ``turn`` against them and plays moves it builds itself (no ``end``, halves in either order).
-  Its stderr names each difference; the deals must have made it meet a hanging double, a marker
-  train, a drawn tile and a double of its own to cover, so those paragraphs were tested.
+  mexican_train and kolbasa without a fault: an entry of ``turn.legal`` sent whole carries the
+  ``train`` or the ``place`` (kolbasa's entries have no ``end``).
+* ``tests/doc_bots/mexican_train_reader.py`` and ``tests/doc_bots/kolbasa_reader.py``, each
+  written from its game's section only, follow the table from the events, work out their own
+  legal moves from the section's words, check every ``turn`` against them and play moves they
+  build themselves (no ``end``, the halves in either order).  Their stderr names each difference;
+  the deals must have made them meet what the section describes (a hanging double, a marker
+  train, a drawn tile, a double of their own to cover; knives, cuts, inserted doubles, tails),
+  so those paragraphs were tested.
 """
 
 from __future__ import annotations
@@ -57,11 +60,14 @@ def play(game: str, players: int, candidate: list[str], tmp_path: Path, seed: in
     return data, stderr
 
 
-@pytest.mark.parametrize("players", [2, 4])
-def test_the_twenty_line_bot_plays_mexican_train_without_a_fault(players, tmp_path):
-    data, _ = play("mexican_train", players, resolve_command(str(twenty_line_bot(tmp_path))), tmp_path)
+@pytest.mark.parametrize("game, players", [("mexican_train", 2), ("mexican_train", 4), ("kolbasa", 2)])
+def test_the_twenty_line_bot_plays_mexican_train_and_kolbasa_without_a_fault(game, players, tmp_path):
+    data, _ = play(game, players, resolve_command(str(twenty_line_bot(tmp_path))), tmp_path)
     assert data["faults"] == [] and not data["interrupted"]
-    assert len(data["deals"]) == 7 * players
+    if game == "mexican_train":
+        assert len(data["deals"]) == 7 * players  # seven rounds in every rotation
+    else:
+        assert {d["orientation"] for d in data["deals"]} == {0, 1}  # a game to the goat, both orientations
 
 
 @pytest.mark.parametrize("players, seed", [(2, 9), (3, 9), (4, 9)])
@@ -73,4 +79,16 @@ def test_a_mexican_train_bot_from_the_section_agrees_with_every_turn(players, se
     saw = json.loads(stderr.split("SAW ", 1)[1].splitlines()[0])
     assert saw["turns"] > 100
     for what in ("hanging_double", "marker_train_played", "drawn_tile_turn", "own_double_to_cover"):
+        assert saw[what] > 0, f"the deals never made the reader meet {what}: {saw}"
+
+
+@pytest.mark.parametrize("seed", [10, 11])
+def test_a_kolbasa_bot_from_the_section_agrees_with_every_turn(seed, tmp_path, monkeypatch):
+    monkeypatch.setenv("BOT_SEED", str(seed))
+    data, stderr = play("kolbasa", 2, [sys.executable, str(READERS / "kolbasa_reader.py")], tmp_path, seed)
+    assert data["faults"] == [] and not data["interrupted"]
+    assert "MISMATCH" not in stderr, stderr[:3000]
+    saw = json.loads(stderr.split("SAW ", 1)[1].splitlines()[0])
+    assert saw["turns"] > 40 and saw["deals"] >= 2  # a game to the goat in both orientations
+    for what in ("knives", "cuts_into_my_row", "inserted", "tailed"):
         assert saw[what] > 0, f"the deals never made the reader meet {what}: {saw}"

@@ -126,12 +126,13 @@ def test_every_sample_bot_plays_mexican_train_legally(bot, players, request, tmp
     assert verify(tmp_path / "m.jsonl").plays > 0
 
 
-@pytest.mark.parametrize("bot", ["random_bot.py", "greedy_bot.py", "first_bot.py"])
-def test_python_sample_bot_plays_kolbasa_legally(bot, tmp_path, monkeypatch):
-    """Places (line ends, inserted doubles, knives) chosen from turn.legal go through the referee
-    without a fault, whole games to the goat, and the log verifies."""
+@pytest.mark.parametrize("bot", EVERY_BOT)
+def test_every_sample_bot_plays_kolbasa_legally(bot, request, tmp_path, monkeypatch):
+    """Places (line ends, inserted doubles, knives) chosen from turn.legal, each entry's place
+    echoed where line games have an end, go through the referee without a fault, a whole game to
+    the goat in both orientations, and the log verifies."""
     monkeypatch.setenv("BOT_SEED", "5")
-    plays_one_game_without_a_fault(resolve_command(str(BOTS / bot)), "kolbasa", 2, {}, tmp_path)
+    plays_one_game_without_a_fault(command(bot, lambda: request.getfixturevalue("c_dir")), "kolbasa", 2, {}, tmp_path)
 
 
 def test_a_protocol_library_bot_plays_kolbasa_and_follows_the_rows(tmp_path):
