@@ -1,6 +1,6 @@
 """Every sample bot (Python, Node and both C bots) plays whole games of every game through the real
-referee without a fault: sport and kozel, the cross games, sea_kozel, general and blitz, and
-mexican_train's seven rounds in every rotation.
+referee without a fault: sport and kozel, draw, block and club, the cross games, sea_kozel,
+general and blitz, mexican_train's seven rounds in every rotation, and kolbasa to the goat.
 
 (tests/test_sample_bots.py drives each bot through a scripted transcript; this file puts them at
 the table with the referee's processes, clocks and fault checks.)
@@ -17,7 +17,7 @@ import pytest
 import trio
 
 from referee.clock import TimeControl
-from referee.engine import variant
+from referee.engine import variant, variant_names
 from referee.match import MatchSpec, run_match
 from referee.process import resolve_command
 from referee.table import Bot
@@ -89,6 +89,15 @@ def plays_one_game_without_a_fault(argv: list[str], game: str, players: int, opt
 
 
 @pytest.mark.parametrize("bot", EVERY_BOT)
+@pytest.mark.parametrize("game, players", [("draw", 3), ("block", 2), ("club", 4)])
+def test_sample_bot_plays_the_line_games_with_and_without_a_bazaar_legally(bot, game, players, request, tmp_path, monkeypatch):
+    """A whole game to its target: draws and passes the referee makes for the bot, forced leads,
+    without a fault, and the log verifies."""
+    monkeypatch.setenv("BOT_SEED", "5")
+    plays_one_game_without_a_fault(command(bot, lambda: request.getfixturevalue("c_dir")), game, players, {}, tmp_path)
+
+
+@pytest.mark.parametrize("bot", EVERY_BOT)
 @pytest.mark.parametrize("game, players", [("osel", 4), ("osel", 3), ("telephone", 4), ("telephone", 2), ("muggins", 2), ("muggins", 3)])
 def test_sample_bot_plays_the_cross_games_legally(bot, game, players, request, tmp_path, monkeypatch):
     """Closed doubles, stop and the turn's id echoed (where the bot does) all go through the
@@ -108,14 +117,14 @@ def test_sample_bot_plays_sea_kozel_general_and_blitz_legally(bot, game, players
 
 
 @pytest.mark.parametrize("bot", EVERY_BOT)
-@pytest.mark.parametrize("players", [2, 3, 4])
-def test_every_sample_bot_plays_mexican_train_legally(bot, players, request, tmp_path, monkeypatch):
+@pytest.mark.parametrize("game, players", [("mexican_train", 2), ("mexican_train", 3), ("mexican_train", 4)])
+def test_every_sample_bot_plays_mexican_train_legally(bot, game, players, request, tmp_path, monkeypatch):
     """Seven rounds of trains, markers and doubles to cover, the candidate echoing each legal
     entry's train, without a fault; the log verifies."""
     from referee.replay import verify
 
     monkeypatch.setenv("BOT_SEED", "5")
-    v = variant("mexican_train")
+    v = variant(game)
     argv = command(bot, lambda: request.getfixturevalue("c_dir"))
     bots = [Bot("candidate", argv)] + [Bot(f"first{i}", resolve_command(str(BOTS / "first_bot.py"))) for i in range(1, players)]
     spec = MatchSpec(v, bots, players, {}, deals=7, seed=11, tc=TimeControl(startup=20, move=10),
@@ -127,12 +136,13 @@ def test_every_sample_bot_plays_mexican_train_legally(bot, players, request, tmp
 
 
 @pytest.mark.parametrize("bot", EVERY_BOT)
-def test_every_sample_bot_plays_kolbasa_legally(bot, request, tmp_path, monkeypatch):
+@pytest.mark.parametrize("game", ["kolbasa"])
+def test_every_sample_bot_plays_kolbasa_legally(bot, game, request, tmp_path, monkeypatch):
     """Places (line ends, inserted doubles, knives) chosen from turn.legal, each entry's place
     echoed where line games have an end, go through the referee without a fault, a whole game to
     the goat in both orientations, and the log verifies."""
     monkeypatch.setenv("BOT_SEED", "5")
-    plays_one_game_without_a_fault(command(bot, lambda: request.getfixturevalue("c_dir")), "kolbasa", 2, {}, tmp_path)
+    plays_one_game_without_a_fault(command(bot, lambda: request.getfixturevalue("c_dir")), game, 2, {}, tmp_path)
 
 
 def test_a_protocol_library_bot_plays_kolbasa_and_follows_the_rows(tmp_path):
@@ -151,3 +161,19 @@ def test_a_protocol_library_bot_plays_kolbasa_and_follows_the_rows(tmp_path):
         "run(choose, name='lib')\n"
     )
     plays_one_game_without_a_fault([sys.executable, str(script)], "kolbasa", 2, {}, tmp_path)
+
+
+def test_every_game_the_engine_knows_is_played_by_every_sample_bot():
+    """A game added to the engine gets a line in one of the tests above, or this fails."""
+    played = set()
+    for name, test in globals().items():
+        if not name.startswith("test_"):
+            continue
+        marks = {m.args[0]: m.args[1] for m in getattr(test, "pytestmark", []) if m.name == "parametrize"}
+        if marks.get("bot") != EVERY_BOT:
+            continue
+        for argnames, values in marks.items():
+            names = [a.strip() for a in argnames.split(",")]
+            if names[0] == "game":
+                played |= {v[0] if len(names) > 1 else v for v in values}
+    assert set(variant_names()) - played == set()
