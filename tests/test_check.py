@@ -77,11 +77,14 @@ def test_default_check_of_a_correct_bot(tmp_path):
     assert any('"reason":"deal limit (4) reached"' in log.read_text() for log in logs)
 
 
-@pytest.mark.parametrize("bot", ["greedy_bot.py", "random_bot.py", "random_bot.js", "c"])
+@pytest.mark.parametrize("bot", ["greedy_bot.py", "random_bot.py", "random_bot.js", "c", "c/echo_first"])
 def test_sample_bots_pass(tmp_path, bot, request):
     if bot == "random_bot.js" and shutil.which("node") is None:
         pytest.skip("node is not installed")
-    command = str(request.getfixturevalue("c_random")) if bot == "c" else str(BOTS / bot)
+    if bot.startswith("c"):  # the Makefile builds both C bots side by side
+        command = str(request.getfixturevalue("c_random").with_name("random_bot" if bot == "c" else "echo_first"))
+    else:
+        command = str(BOTS / bot)
     result = check(tmp_path, command, "--deals", "2", "--seed", "7")
     assert result.exit_code == X.OK, result.stdout
     assert last_line(result).startswith(f"PASS: {len(setups())} games")
