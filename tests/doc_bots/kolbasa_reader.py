@@ -84,6 +84,7 @@ def lines_json():
 
 
 waiting_cut = None  # the cut a knife just made, until its event comes
+ended_by = None  # the seat that ended the last deal (went out, or the fisherman)
 for text in sys.stdin:
     msg = json.loads(text)
     kind = msg.get("type")
@@ -96,6 +97,7 @@ for text in sys.stdin:
         if msg["hand"] != [] or msg["bazaar"] != 0 or [len(r) for r in rows] != [14, 14] or any(x is not None for r in rows for x in r):
             mismatch("deal: no hand, no bazaar, two rows of 14 face down", [msg["hand"], msg["bazaar"], msg["rows"]], None)
         start, lines = None, {"top": [], "bottom": []}
+        starter = 0 if msg["deal_number"] == 0 else ended_by  # seat 0 first, then whoever ended the last deal
     elif kind == "turned":
         t = tile(msg["tile"])
         if rows[msg["seat"]][-1] not in (None, t):  # public already once no unseen tile is left
@@ -115,8 +117,8 @@ for text in sys.stdin:
             mismatch("placed: the tile turned up, with a place and no end", msg, rows[msg["seat"]][-1])
         rows[msg["seat"]].pop()
         if msg["place"] == "start":
-            if start is not None or not msg["forced"]:
-                mismatch("start", msg, lines_json())
+            if start is not None or not msg["forced"] or msg["seat"] != starter:
+                mismatch("start", msg, {"lines": lines_json(), "starter": starter})
             start = list(t)
             continue
         if msg["seat"] != me and msg["place"] not in places(t):
@@ -152,6 +154,7 @@ for text in sys.stdin:
         a, b = t
         send({"type": "play", "tile": [b, a] if rng.random() < 0.5 else [a, b], "place": choice})
     elif kind == "deal_end":
+        ended_by = msg["seat"]
         if msg["hands"] != [sorted(list(x) for x in row) for row in rows] and None not in rows[0] + rows[1]:
             mismatch("deal_end rows", msg["hands"], rows_json())
         if msg["reason"] == "domino":

@@ -52,7 +52,7 @@ def on_deal(msg):
     table.clear()
     table.update(seat=msg["seat"], names=names, end=dict.fromkeys(names, station), tiles=dict.fromkeys(names, 0),
                  marker=dict.fromkeys(names, False), open_double=None, hand=[tile(t) for t in msg["hand"]],
-                 drawn=None)
+                 drawn=None, last_placer=None)
 
 
 def on_placed(msg):
@@ -71,6 +71,7 @@ def on_placed(msg):
     elif table["open_double"] == train:
         table["open_double"] = None
     table["drawn"] = None
+    table["last_placer"] = msg["seat"]
 
 
 def on_drew(msg):
@@ -140,6 +141,9 @@ for line in sys.stdin:
         left = sorted(tile(t) for t in msg["hands"][table["seat"]])
         if left != sorted(table["hand"]):
             mismatch("deal_end hand", left, sorted(table["hand"]))
+        if msg["seat"] != table["last_placer"] or (msg["reason"] == "domino") != (msg["hands"][msg["seat"]] == []):
+            mismatch("deal_end: the seat that went out, or the last that placed in a fish", [msg["reason"], msg["seat"]],
+                     table["last_placer"])
         pips = [sum(map(sum, h)) for h in msg["hands"]]
         if msg["values"] != pips or msg["wrote"] != pips:
             mismatch("each seat writes its own pips", [msg["values"], msg["wrote"]], pips)
