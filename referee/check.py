@@ -15,7 +15,8 @@ that those paths were exercised.
 Decisions too rare to wait for are *staged* (:mod:`referee.staging`): for each, an extra game
 begins with moves the referee makes itself up to a position where a seat must make it, so the
 bot is asked in one of the seatings for certain (sea_kozel: 6-6 led for a hundred, and a fish
-to write off or decline; kolbasa: a knife, and a double to insert into a junction).  A bot that is offered such a choice and never takes it is told so as
+to write off or decline; mexican_train: another seat's train open by its marker, and a double
+left hanging; kolbasa: a knife, and a double to insert into a junction).  A bot that is offered such a choice and never takes it is told so as
 a harmless oddity.
 
 Each game is a match played by the driver of ``referee match`` (:func:`~referee.match.run_match`),
@@ -30,6 +31,7 @@ wait out the same clock again.
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import signal
@@ -130,7 +132,7 @@ class GameReport:
     exits: list[str] = field(default_factory=list)  # how processes ended after match_end, if oddly
     forfeited: bool = False
     skipped: str | None = None
-    cross: Counter[str] = field(default_factory=Counter)  # see _Log.cross
+    cross: Counter[str] = field(default_factory=Counter)  # see _Watch.cross
     hello: dict | None = None
     others_faults: list[str] = field(default_factory=list)  # faults of the sample bots (not the candidate's)
     unexercised: bool = False  # a staged game whose staged decision never reached the candidate
@@ -178,12 +180,14 @@ class _Watch(Observer):
         self.report = report
         self.on_timeout = on_timeout
         self.roster: Roster | None = None
-        self.seating: list[Player] = []  # the players of the game being played, by seat
+        self.seatings: dict[int, list[Player]] = {}  # by orientation, the players in each seat
+        self.seating: list[Player] = []  # the players of the deal being played, by seat
         self.orientation = 0
         self.hellos: list[dict[str, Any]] = []
         self.plays: list[tuple[float, str]] = []  # seconds, where
         #: the moves the candidate was offered and made (multi-tile turns, stop, closing, declarations)
         self.cross: Counter[str] = Counter()
+        self.covering = False  # mexican_train: the candidate's last turn was to cover an open double
 
     def seated(self, roster: Roster) -> None:
         self.roster = roster
@@ -195,18 +199,24 @@ class _Watch(Observer):
         k = record.get("k")
         if k == "game":
             assert self.roster is not None  # seated before anything is logged
-            self.seating, self.orientation = self.roster.seat(tuple(record["seating"])), record["orientation"]
+            self.seatings[record["orientation"]] = self.roster.seat(tuple(record["seating"]))
+        elif k == "deal":  # games of a fixed number of deals go deal by deal through the orientations
+            self.orientation = record.get("orientation", 0)
+            self.seating = self.seatings[self.orientation]
         elif k == "deal_end":
             self.report.deals += 1
         elif k == "hello":
             self.hellos.append(record)
-        elif k == "play" and self._mine(record["seat"]):
+        elif k == "play" and self._mine(record["seat"]) and not record.get("staged"):
             self.plays.append((record.get("ms", 0.0) / 1000, f"seating {self.orientation + 1}, seat {record['seat']}"))
             for flag in ("closed", "stop"):
                 if record.get(flag):
                     self.cross[f"{flag} made"] += 1
             if record.get("declare"):
                 self.cross[f"{record['declare']} made"] += 1
+            train = record.get("train", "")
+            if train.startswith("seat") and train != f"seat{record['seat']}" and not self.covering:
+                self.cross["marked train made"] += 1
             place = record.get("place", "")
             if place.startswith("knife:"):
                 self.cross["knife made"] += 1
@@ -227,10 +237,25 @@ class _Watch(Observer):
                 self.cross["hundred offered"] += 1
             if b'"declare":"write_off"' in turn:
                 self.cross["write-off offered"] += 1
+            if b'"trains":' in turn:
+                self._trains(seat, lines)
             if b'"place":"knife:' in turn:
                 self.cross["knife offered"] += 1
             if b'"place":"top:' in turn or b'"place":"bottom:' in turn:
                 self.cross["insertion offered"] += 1
+
+    def _trains(self, seat: int, lines: list[bytes]) -> None:
+        """mexican_train: whether the turn offers another seat's train (open by its marker), and
+        whether it asks to cover a double that someone else laid and left hanging."""
+        turn = json.loads(lines[-1])
+        own = f"seat{seat}"
+        self.covering = turn.get("open_double") is not None  # the turn must cover a double, wherever it lies
+        if not self.covering and any(str(o.get("train", "")).startswith("seat") and o["train"] != own for o in turn["legal"]):
+            self.cross["marked train offered"] += 1
+        if self.covering:
+            placed = [json.loads(x) for x in lines[:-1] if x.startswith(b'{"type":"placed"')]
+            if placed and placed[-1]["seat"] != seat:
+                self.cross["hanging double offered"] += 1
 
     def fault(self, fault: F.Fault) -> None:
         report = self.report
@@ -316,7 +341,7 @@ async def check_game(setup: Setup, index: int, name: str, argv: list[str], opts:
         # A search of a fraction of a second: in a thread, so the games beside it keep their clocks.
         opening = await trio.to_thread.run_sync(find_opening, v, setup.players, setup.options, deals, stream.__getitem__,
                                                 setup.stage, opts.seed)
-        if opening is not None and v.to_target:
+        if opening is not None:
             deal_limit = opening.deal + 1  # the staged deal is the game's last
     spec = MatchSpec(
         v, bots, setup.players, setup.options,
@@ -477,6 +502,7 @@ def _ms(seconds: float) -> str:
 #: how the cross games' moves are listed in a game's line of the report
 _CROSS_ORDER = ("turns going on", "stop offered", "stop made", "closing offered", "closed made",
                 "hundred offered", "hundred made", "write-off offered", "write_off made", "decline made",
+                "marked train offered", "marked train made", "hanging double offered",
                 "knife offered", "knife made", "insertion offered", "insertion made")
 
 

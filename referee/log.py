@@ -3,7 +3,7 @@
 Record kinds (the ``"k"`` field), in the order they appear:
 
 ``match``     the header: variant, players, options, bots, seed or deal file, time control;
-              ``deal_limit`` when games to a target stop, drawn, after that many deals
+              ``deal_limit`` when games stop, drawn, after that many deals
               (``referee check``).
 ``hello``     a bot process started and shook hands: ``bot`` (its label), ``start`` (1 for the
               first process of that slot, 2 for its first replacement…), ``line`` (its answer).

@@ -70,8 +70,8 @@ class MatchSpec:
     sprt: SprtSpec | None = None  # stop as soon as this test decides (two bots)
     #: besides the log, the stderr logs and the deal file: what no sandboxed bot may see
     hidden: tuple[Path, ...] = ()
-    #: games to a target: a game still going after this many played deals ends drawn (``referee
-    #: check`` keeps its games short); ``None``: the engine's own limit
+    #: a game still going after this many played deals ends drawn (``referee check`` keeps its
+    #: games short); ``None``: the engine's own limit (games to a target) or none
     deal_limit: int | None = None
     #: a staged opening: ``(seat, play)`` moves the referee makes itself at the start of every
     #: game, in every orientation, before any bot is asked (``referee check`` stages a position
@@ -469,6 +469,8 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
                 for o, seating in enumerate(seatings):
                     log.write({"k": "game", "game": 0, "orientation": o, "seating": list(seating)})
                 for k in range(spec.deals or 0):
+                    if games[0].outcome() is not None:  # a deal limit (every orientation has played as many)
+                        break
                     for o, seating in enumerate(seatings):
                         where = {"game": 0, "orientation": o}
                         rec = await table.play_deal(games[o], seat_players(seating), k, stream[k], 0, where=where, staged=staged[o])

@@ -594,15 +594,16 @@ def replay_lines(path: Path, game: int | None = None, deal: int | None = None, o
         who = current.get("who", lambda s: f"seat {s}")
         if kind == "event":
             e = rec["event"]
+            play = rec.get("play") or {}
+            # what the play took, or that the referee made it (a staged opening)
+            ms = " (staged)" if play.get("staged") else f"  {play['ms']:.1f} ms" if play.get("ms") is not None else ""
             if isinstance(state, KolbasaDeal):
-                ms = f"  {rec['play']['ms']:.1f} ms" if rec.get("play") and rec["play"].get("ms") is not None else ""
                 out.extend(kolbasa_event_lines(e, who, state, ms))
             elif type(e) is Placed and isinstance(state, TrainDeal):
                 upto = state.history.index(e) + 1
                 if e.end is None:
                     out.append(f"   station {tile_text(e.tile)}; {who(e.seat)} starts")
                     return
-                ms = f"  {rec['play']['ms']:.1f} ms" if rec.get("play") and rec["play"].get("ms") is not None else ""
                 out.append(f"   {who(e.seat)} plays {tile_text(e.tile)} on {state.train_name(e.end)}{ms}")
                 out.append(f"      {trains_text(state, upto, [e.end])[0]}")
             elif type(e) is Passed and isinstance(state, TrainDeal):
@@ -615,9 +616,7 @@ def replay_lines(path: Path, game: int | None = None, deal: int | None = None, o
                 forced = " (forced)" if e.forced else ""
                 closed = " closed" if e.closed else ""
                 line = layout_text(state, state.history.index(e) + 1)
-                ms = f"  {rec['play']['ms']:.1f} ms" if rec.get("play") and rec["play"].get("ms") is not None else ""
-                staged = " (staged)" if rec.get("play") and rec["play"].get("staged") else ""
-                out.append(f"   {who(e.seat)} {where} {tile_text(e.tile)}{closed}{forced}{staged}{ms}")
+                out.append(f"   {who(e.seat)} {where} {tile_text(e.tile)}{closed}{forced}{ms}")
                 out.append(f"      {line}")
             elif type(e) is Scored:
                 out.append(f"      the ends add up to {e.count}: {who(e.seat)} writes {e.points}")

@@ -1,9 +1,10 @@
 """Staged openings: positions where a bot must make a given decision, found by a seeded search.
 
 ``referee check`` must see a bot answer the rare decisions of some games for certain (sea_kozel's
-6-6 led for a hundred and its fish decision; kolbasa's knife and inserted double), not only when
-the dealt tiles happen to offer them.  This module plays games of the engine with random legal moves, drawn from a seeded
-generator, on the very deals the match will deal, until a seat is to move in a position that a
+6-6 led for a hundred and its fish decision; mexican_train's marked trains and hanging doubles;
+kolbasa's knife and inserted double), not only when the dealt tiles happen to offer them.  This
+module plays games of the engine with random legal moves, drawn from a seeded generator, on the
+very deals the match will deal, until a seat is to move in a position that a
 :class:`Stage` wants.  The moves up to there are the match's *opening*
 (:attr:`referee.match.MatchSpec.opening`): the referee makes them itself, in every orientation,
 before any bot is asked, so whichever bot holds that seat gets the decision.  The opening is
@@ -24,7 +25,9 @@ from protocol import messages as m
 from referee.engine import TERMINAL
 from referee.engine.deal import Deal
 from referee.engine.game import Variant
+from referee.engine.line import Placed
 from referee.engine.state import DealState
+from referee.engine.trains import TrainDeal
 from referee.wire import wire_for
 
 #: games of random moves tried before a search gives up
@@ -70,6 +73,23 @@ def _places(*kinds: str) -> Callable[[DealState, list[m.PlayOption]], bool]:
                                     for o in legal)
 
 
+def _marked_train(state: DealState, legal: list[m.PlayOption]) -> bool:
+    """mexican_train: the seat may play on another seat's train, open to it by a marker (MT-4, MT-6)."""
+    if not isinstance(state, TrainDeal) or state.open_train >= 0:  # an open double's train is open to all
+        return False
+    own = f"seat{state.to_move()}"
+    return any(isinstance(o.train, str) and o.train.startswith("seat") and o.train != own for o in legal)
+
+
+def _hanging_double(state: DealState, legal: list[m.PlayOption]) -> bool:
+    """mexican_train: a double someone else laid and could not cover hangs, and this seat must
+    cover it (MT-7, MT-8)."""
+    if not isinstance(state, TrainDeal) or state.open_train < 0:
+        return False
+    laid = next(e for e in reversed(state.history) if type(e) is Placed)
+    return laid.seat != state.to_move()
+
+
 #: The decisions ``referee check`` stages, by game.
 STAGES: dict[str, tuple[Stage, ...]] = {
     "sea_kozel": (
@@ -77,6 +97,11 @@ STAGES: dict[str, tuple[Stage, ...]] = {
               "hundred made", "it never declared one (SK-7)"),
         Stage("fish", "a fish decision", "write-off offered", _declares("write_off"),
               "write_off made", "it never wrote one off (SK-12)"),
+    ),
+    "mexican_train": (
+        Stage("markers", "a train with a marker", "marked train offered", _marked_train, "marked train made",
+              "it never played on another seat's train (MT-4)"),
+        Stage("hanging", "a hanging double", "hanging double offered", _hanging_double),
     ),
     "kolbasa": (
         Stage("knife", "a knife", "knife offered", _places("knife"), "knife made", "it never cut with one (KB-3, KB-5)"),

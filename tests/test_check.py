@@ -15,12 +15,15 @@ import sys
 from pathlib import Path
 
 import pytest
+import trio
 from typer.testing import CliRunner
 
 from referee import exitcodes as X
-from referee.check import setups
+from referee.check import CheckOptions, Setup, check_game, setups
 from referee.cli import app
+from referee.engine import variant
 from referee.replay import replay_lines, verify
+from referee.staging import STAGES
 
 pytestmark = pytest.mark.slow  # each check plays every game against the sample bots
 
@@ -328,3 +331,29 @@ def test_the_kolbasa_check_stages_a_knife_and_a_double_to_insert(tmp_path):
         log = tmp_path / "logs" / f"{slug}.jsonl"
         assert '"staged":true' in log.read_text()
         verify(log)
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_the_mexican_train_check_stages_a_marked_train_and_a_hanging_double(tmp_path, players):
+    """Issue 17: in staged games the bot is offered another seat's train, open by its marker, and
+    must cover a double someone else left hanging; the staged games stop after their round, and
+    their logs verify.  (Played through check_game, which does not ask whether the referee lists
+    mexican_train yet.)"""
+    v = variant("mexican_train")
+    opts = CheckOptions(log_dir=tmp_path / "logs")
+    reports = []
+
+    async def main() -> None:
+        for i, stage in enumerate(STAGES["mexican_train"]):
+            setup = Setup("mexican_train", players, v.resolve_options(players), stage)
+            reports.append(await check_game(setup, i, "first_bot", [sys.executable, str(BOTS / "first_bot.py")], opts))
+
+    trio.run(main)
+    markers, hanging = reports
+    assert not markers.problems and not hanging.problems
+    assert markers.cross["marked train offered"] >= 1 and not markers.unexercised
+    assert hanging.cross["hanging double offered"] >= 1 and not hanging.unexercised
+    for report in reports:
+        log = tmp_path / "logs" / f"{report.setup.slug}.jsonl"
+        assert report.deals == players  # one round in each seating: the staged one
+        assert verify(log).deals == players

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import trio
+import trio.testing
 
 from protocol import messages as m
 from referee.engine import TERMINAL, variant
@@ -80,42 +81,49 @@ def test_the_stages_want_what_they_say():
     assert double.wanted(None, [m.PlayOption((1, 1), place="bottom:0")]) and not double.wanted(None, [m.PlayOption((1, 1), place="top")])
 
 
-def staged_match(tmp_path: Path, stage: str, players: int = 2, seed: int = 4) -> tuple[Path, dict]:
-    """A sea_kozel match with a staged opening between two scripted bots; its log and the
-    messages each bot was sent."""
-    opening, _ = opening_for(players, stage, seed)
+def staged_match(tmp_path: Path, stage: str, players: int = 2, seed: int = 4, vid: str = "sea_kozel") -> tuple[Path, dict]:
+    """A match with a staged opening between two scripted bots, stopped after the staged deal;
+    its log and the messages each bot was sent."""
+    opening, _ = opening_for(players, stage, seed, vid)
     assert opening is not None
     launch, started = scripted({})
     log = tmp_path / f"{stage}.jsonl"
-    spec = MatchSpec(SEA_KOZEL, [Bot("A", ["a"]), Bot("B", ["b"])], players, SEA_KOZEL.resolve_options(players),
-                     games=1, seed=seed, log_path=log, stderr_dir=tmp_path / "stderr", deal_limit=opening.deal + 1,
+    v = variant(vid)
+    spec = MatchSpec(v, [Bot("A", ["a"]), Bot("B", ["b"])], players, v.resolve_options(players),
+                     games=1 if v.to_target else None, deals=None if v.to_target else v.game.default_deals,
+                     seed=seed, log_path=log, stderr_dir=tmp_path / "stderr", deal_limit=opening.deal + 1,
                      opening=opening.moves)
     trio.run(lambda: run_match(spec, launch=launch, handle_signals=False), clock=trio.testing.MockClock(autojump_threshold=0))
     return log, started
 
 
-@pytest.mark.parametrize("stage", ["hundred", "fish"])
-def test_a_staged_match_asks_no_bot_before_the_position_and_its_log_verifies(tmp_path, stage):
-    log, started = staged_match(tmp_path, stage)
+@pytest.mark.parametrize(("vid", "stage", "declare"), [("sea_kozel", "hundred", "hundred"), ("sea_kozel", "fish", "write_off"),
+                                                       ("kolbasa", "knife", None), ("mexican_train", "hanging", None)])
+def test_a_staged_match_asks_no_bot_before_the_position_and_its_log_verifies(tmp_path, vid, stage, declare):
+    log, started = staged_match(tmp_path, stage, vid=vid)
     records = [json.loads(line) for line in log.read_text().splitlines()]
     header = records[0]
     assert len(header["opening"]) > 0 and header["deal_limit"] >= 1
-    moves = [r for r in records if r["k"] in ("game", "play")]
+    n = len(header["opening"])
     for o in (0, 1):  # both orientations begin with the opening, as staged plays, then the bots play
-        start = next(i for i, r in enumerate(moves) if r["k"] == "game" and r["orientation"] == o)
-        staged = moves[start + 1:start + 1 + len(header["opening"])]
-        assert all(r["k"] == "play" and r["staged"] and "ms" not in r for r in staged)
-        assert [r.get("seat") for r in staged] == [x["seat"] for x in header["opening"]]
-        after = moves[start + 1 + len(header["opening"])]
-        assert after["k"] == "play" and "staged" not in after
+        start = next(i for i, r in enumerate(records) if r["k"] == "deal" and r["orientation"] == o)
+        plays = [r for r in records[start + 1:] if r["k"] == "play"]  # the plays of its first deal come first
+        assert all(r["staged"] and "ms" not in r for r in plays[:n])
+        assert [r["seat"] for r in plays[:n]] == [x["seat"] for x in header["opening"]]
+        assert "staged" not in plays[n]
+    # Every game stops after the staged deal, as its game_end says (a game of a fixed length too).
+    ends = [r for r in records if r["k"] == "game_end"]
+    assert [e["reason"] for e in ends] == [f"deal limit ({header['deal_limit']}) reached"] * 2
     # The first turn any bot gets is the staged decision.
-    declare = {"hundred": "hundred", "fish": "write_off"}[stage]
     firsts = []
     for bots in started.values():
         turns = [msg for msg in bots[0].received if type(msg) is m.Turn]
         if turns:
             firsts.append(turns[0])
-    assert any(any(o.declare == declare for o in t.legal) for t in firsts)
+    wanted = next(s for s in STAGES[vid] if s.name == stage)
+    if declare is not None:
+        assert any(any(o.declare == declare for o in t.legal) for t in firsts)
+    assert any(wanted.wanted(None, t.legal) for t in firsts) or stage == "hanging"
     counts = verify(log)
     assert counts.plays > len(header["opening"])
     text = "\n".join(replay_lines(log))

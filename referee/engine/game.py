@@ -278,8 +278,9 @@ class Game(ABC):
         #: would otherwise grow by a record a deal)
         self.keep_records = True
         self.played = 0  # deals played (void deals not counted)
-        #: games to a target: after this many played deals the game is over, drawn
-        self.deal_limit = MAX_DEALS
+        #: after this many played deals the game is over, drawn (games of a fixed number of
+        #: deals have none unless one is set)
+        self.deal_limit: int | None = MAX_DEALS if variant.to_target else None
         self.last: DealRecord | None = None  # the last played deal
         self._outcome: GameOutcome | None = None
         self._state: DealState | None = None
@@ -416,7 +417,7 @@ class Game(ABC):
         self.played += 1
         self._state = None
         self._outcome = self.game_over()
-        if self._outcome is None and self.variant.to_target and self.played >= self.deal_limit:
+        if self._outcome is None and self.deal_limit is not None and self.played >= self.deal_limit:
             self._outcome = GameOutcome(tuple(self.totals), (), (), f"deal limit ({self.deal_limit}) reached")
         return rec
 
