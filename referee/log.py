@@ -3,8 +3,9 @@
 Record kinds (the ``"k"`` field), in the order they appear:
 
 ``match``     the header: variant, players, options, bots, seed or deal file, time control;
-              ``deal_limit`` when games stop, drawn, after that many deals
-              (``referee check``).
+              ``deal_limit`` when games stop, drawn, after that many deals, and ``opening``
+              (each move's ``seat`` and play fields) when every game begins with a staged
+              opening the referee plays itself (both ``referee check``'s).
 ``hello``     a bot process started and shook hands: ``bot`` (its label), ``start`` (1 for the
               first process of that slot, 2 for its first replacement…), ``line`` (its answer).
 ``game``      a game starts in one orientation: ``game``, ``orientation``, ``seating`` (bot
@@ -19,7 +20,7 @@ Record kinds (the ``"k"`` field), in the order they appear:
 ``play``      a play the referee accepted: ``seat``, ``tile``, ``end``, ``ms`` (time taken),
               ``as`` (the move in words); ``closed``, ``stop``, ``declare``, ``train``
               (mexican_train) or ``place`` (kolbasa, whose ``end`` is null) only where the play
-              had them.
+              had them; a move of the staged opening has ``staged: true`` and no ``ms``.
 ``fault``     a fault: the :class:`~referee.faults.Fault` fields; ``charged``, when the fault
               was found between deals, is the seat whose next deal it costs.
 ``deal_end``  the deal's record: reason, seat, values, wrote, totals, notes; ``rule`` in the

@@ -158,7 +158,15 @@ def test_verify_refuses_tampered_staged_moves(tmp_path):
     def garble(lines):
         lines[0]["opening"] = "every move"
 
+    def later_limit(lines):  # the games were stopped by the header's deal limit, not by their rules
+        lines[0]["deal_limit"] += 1
+
+    def bad_limit(lines):
+        lines[0]["deal_limit"] = "soon"
+
     for change, message in ((unstage, "before the staged opening was over"), (shorten, "beyond the header's opening"),
-                            (stage_a_bots_move, "beyond the header's opening"), (garble, "the opening is not a list")):
+                            (stage_a_bots_move, "beyond the header's opening"), (garble, "the opening is not a list"),
+                            (later_limit, "the log ends a game the engine says is not over"),
+                            (bad_limit, "deal_limit 'soon' is not a number of deals")):
         with pytest.raises(Inconsistent, match=message):
             verify(rewrite(log, change))
