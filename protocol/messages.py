@@ -357,7 +357,7 @@ _BRACKETS = re.compile(rb'"(?:[^"\\]|\\.)*(?:"|$)|[\[{]|[\]}]', re.S)
 def too_deep(data: bytes, limit: int = MAX_DEPTH) -> bool:
     """Whether JSON ``data`` opens more than ``limit`` arrays or objects at once (brackets
     inside strings do not count).  Cheap when it cannot be: two counts of a short line."""
-    if data.count(b"[") + data.count(b"{") <= limit:
+    if len(data) <= limit or data.count(b"[") + data.count(b"{") <= limit:
         return False
     depth = 0
     for token in _BRACKETS.finditer(data):

@@ -108,13 +108,14 @@ class MatchLog:
             except OSError as exc:
                 raise self._failed(exc) from None
 
-    def out(self, seat: int, lines: list[bytes]) -> None:
+    def out(self, seat: int, lines: list[bytes], data: bytes | None = None) -> None:
+        """The lines written to ``seat`` in one write; ``data``, when given, is them joined."""
         if self.on_out is not None:
             self.on_out(seat, lines)
         if self._file is not None:
             # Each line is encoded JSON whose only newline is its last byte, so the messages
             # joined with commas are the lines joined, with newlines turned into commas.
-            body = b"".join(lines)[:-1].replace(b"\n", b",")
+            body = (b"".join(lines) if data is None else data)[:-1].replace(b"\n", b",")
             try:
                 self._file.write(b'{"k":"out","seat":%d,"t":%.6f,"msgs":[%s]}\n' % (seat, self._clock(), body))
             except OSError as exc:

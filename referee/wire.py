@@ -40,13 +40,18 @@ def play_option(p: Play) -> m.PlayOption:
     return opt
 
 
+#: ``_HAND_PART[k][v]``: the tiles of bits ``v`` of the hand's ``k``-th group of 7 tile ids
+#: (four table look-ups build a hand; a loop over its bits costs three times as much).
+_HAND_PART: list[list[tuple[tuple[int, int], ...]]] = [
+    [tuple(TILE_JSON[7 * k + i] for i in range(7) if v >> i & 1 and 7 * k + i < N_TILES) for v in range(128)] for k in range(4)
+]
+assert N_TILES <= 28
+
+
 def hand_json(hand: int) -> list[tuple[int, int]]:
-    out = []
-    while hand:
-        low = hand & -hand
-        out.append(TILE_JSON[low.bit_length() - 1])
-        hand ^= low
-    return out
+    """A set of tiles as the protocol's ``[[low, high], ...]``, in tile id order."""
+    part = _HAND_PART
+    return [*part[0][hand & 127], *part[1][hand >> 7 & 127], *part[2][hand >> 14 & 127], *part[3][hand >> 21]]
 
 
 def ends_json(state: DealState) -> dict[str, int]:
@@ -54,12 +59,30 @@ def ends_json(state: DealState) -> dict[str, int]:
     return {names[e]: v for e, v in enumerate(state.ends) if v >= 0}
 
 
+#: ``id(play) -> (play, its option)``: the turn's cheap way to :func:`play_option` (a Play's
+#: hash is a Python call).  The play is kept, so its id cannot be reused by another object.
+_OPTION_BY_ID: dict[int, tuple[Play, m.PlayOption]] = {}
+
+
+def legal_json(plays: list[Play]) -> list[m.PlayOption]:
+    """The ``legal`` of a turn: :func:`play_option` of each play."""
+    out = []
+    by_id = _OPTION_BY_ID
+    for p in plays:
+        hit = by_id.get(id(p))
+        if hit is None or hit[0] is not p:
+            hit = (p, play_option(p))
+            if len(by_id) < 4096:  # the engine's plays are interned; a fresh one is not kept
+                by_id[id(p)] = hit
+        out.append(hit[1])
+    return out
+
+
 def turn_message(state: DealState, time_ms: int, bank_ms: int | None = None, turn_id: int | m.UnsetType = m.UNSET) -> m.Turn:
-    seat = state.turn
     count = state.count()
     return m.Turn(
-        legal=[play_option(p) for p in state.legal_plays()],
-        hand=hand_json(state.hands[seat]),
+        legal=legal_json(state.legal_plays()),
+        hand=hand_json(state.hands[state.turn]),
         ends=ends_json(state),
         counts=[h.bit_count() for h in state.hands],
         bazaar=state.bazaar_left(),
