@@ -458,9 +458,8 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
         table = table_type(nursery, list(players.values()), tc=spec.tc, log=log, stderr_dir=spec.stderr_dir,
                            max_line=spec.max_line, max_faults=spec.max_faults, hidden=_hidden(spec), launch=launch,
                            on_fault=None if observer is None else observer.fault,
-                           on_closed=None if observer is None else observer.closed)
-        if block is not None:
-            table.block = block
+                           on_closed=None if observer is None else observer.closed,
+                           **({} if block is None else {"block": block}))
         try:
             await table.open()
             if not v.to_target:

@@ -1,10 +1,11 @@
 """The referee at the table: plays games of the engine with bots in the seats (processes, or
 scripted in-process bots in tests, behind :mod:`referee.transport`).
 
-This module owns the conversation with bots (PROTOCOL.md), their clocks and their faults.  It
-asks one seat at a time for a play, checks it with the engine, and tells every seat what it may
-see.  Events for seats that are not on the move wait in that seat's outbox and go out with its
-next ``turn`` (or the ``deal_end``), so a move costs one write and one read.
+This module owns the bots' processes, their clocks and their faults, and strings the exchanges
+of :mod:`referee.exchange` (the handshake, the turns, the events, the deal's end) into deals and
+games: it asks one seat at a time for a play and tells every seat what it may see.  Events for
+seats that are not on the move wait in that seat's outbox and go out with its next ``turn`` (or
+the ``deal_end``), so a move costs one write and one read.
 
 Nothing a bot does stops a match: every failure becomes a :class:`~referee.faults.Fault`, the
 deal is scored as that side's loss, the bot's process group is killed, and a fresh process takes
@@ -17,19 +18,17 @@ from collections import Counter, deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple
 
-import msgspec
 import trio
 
 from protocol import messages as m
 from referee import faults as F
 from referee.clock import Clock, TimeControl
-from referee.engine import IllegalPlay
 from referee.engine.deal import Deal
 from referee.engine.game import DealRecord, Game, GameOutcome
 from referee.engine.state import DealState
-from referee.errors import BotError, BotExited, BotStartError, LineTooLong
+from referee.errors import BotError, BotStartError
+from referee.exchange import OPENING, At, Terms, deliver, handshake, new_fault, play_record, queue_events, turn
 from referee.log import MatchLog, deal_json, special_record
 from referee.process import Confinement
 from referee.sandbox import bot_files
@@ -38,11 +37,6 @@ from referee.wire import deal_end, game_end, wire_for
 
 REFEREE_NAME = "referee 0.1.0"
 
-#: Lines of an unknown message type a bot process may write in one move (from its previous
-#: answer to its next one, or before its hello); one more is a bad_output fault.
-UNKNOWN_PER_MOVE = 16
-#: Bytes of lines of unknown types a bot may write in one match; more is a bad_output fault.
-UNKNOWN_PER_MATCH = 1 << 20
 #: Different remarks kept per bot; the rest are counted under one.
 _REMARKS = 20
 
@@ -90,19 +84,6 @@ class Player:
         return self.bot.name if self.slot == 0 else f"{self.bot.name}#{self.slot}"
 
 
-class At(NamedTuple):
-    """Where in the match an exchange with a bot happens: what its fault records say.  Each
-    exchange (the handshake, a turn, the events and the deal's end) is given one."""
-
-    seat: int
-    game: int
-    deal: int
-
-
-#: The handshakes at the start of a match: no seat yet.
-OPENING = At(-1, 0, 0)
-
-
 class Table:
     """Plays games with a fixed set of players; seats are assigned per game (orientation)."""
 
@@ -136,9 +117,6 @@ class Table:
         self.on_fault = on_fault
         #: sees each process ended by :meth:`close`, with the lines it wrote that nobody read
         self.on_closed = on_closed
-        #: Seconds a turn may wait for the answer with the thread blocked in poll(2) before it
-        #: waits through trio (see BotProcess.line_within); 0 when other work shares the loop.
-        self.block = block
         self.limits = m.Limits(
             startup_ms=round(tc.startup * 1000),
             move_ms=round(tc.move * 1000),
@@ -152,8 +130,10 @@ class Table:
             if p.bot.clock is None:
                 p.bot.clock = Clock(tc)
         self.turn_id = 0  # every turn of the match gets the next id; a play may echo it
-        # trio.current_time() itself, without the two calls that lead to it (the turn's hot path)
-        self._now = trio.lowlevel.current_clock().current_time
+        #: what every exchange with a bot is given; the clock is trio.current_time() itself,
+        #: without the two calls that lead to it (the turn's hot path); ``block`` is 0 when
+        #: other work shares the loop (see Terms.block)
+        self.terms = Terms(log, tc, trio.lowlevel.current_clock().current_time, block)
 
     # -- processes ---------------------------------------------------------------------------
 
@@ -206,72 +186,10 @@ class Table:
         try:
             p.proc = await self.launch(self.nursery, p.bot, name=p.label, stderr_path=path, max_line=self.max_line, hidden=self.hidden_from(p.bot))
         except (BotError, OSError) as exc:
-            return F.Fault(F.STARTUP, p.bot.name, at.seat, at.game, at.deal, f"could not start: {exc}")
+            return new_fault(F.STARTUP, p, at, f"could not start: {exc}")
         p.outbox = []
         p.unknown = 0
-        line = None
-        begun = self._now()
-        with trio.move_on_at(begun + self.tc.startup) as scope:
-            try:
-                await p.proc.send(self._hello)
-                while True:
-                    line = await p.proc.read_line()
-                    took = self._now() - begun
-                    # Only a line that decodes is logged whole (the log's size per start is bounded).
-                    record["line"] = F.cut(line)
-                    record["ms"] = round(took * 1000, 3)
-                    if took > self.tc.startup:  # read after the deadline: late, as in _turn
-                        return F.Fault(F.STARTUP, p.bot.name, at.seat, at.game, at.deal,
-                                       f"no hello within the start-up limit of {self.tc.startup:g} s: its line was read "
-                                       f"{took * 1000:.1f} ms after the process started", F.cut(line))
-                    try:
-                        msg = m.decode_from_bot(line)
-                    except m.TooDeep as exc:
-                        return F.Fault(F.STARTUP, p.bot.name, at.seat, at.game, at.deal,
-                                       f"expected a hello, but the line is {exc}", F.cut(line))
-                    except msgspec.DecodeError as exc:
-                        kind = m.message_type(line)
-                        if kind is not None and kind not in m.FROM_BOT_TYPES:
-                            too_much = self._unknown(p, kind, line, " before hello")
-                            if too_much is None:
-                                continue
-                            return F.Fault(F.STARTUP, p.bot.name, at.seat, at.game, at.deal, too_much, F.cut(line))
-                        return F.Fault(F.STARTUP, p.bot.name, at.seat, at.game, at.deal,
-                                       f"expected a hello, but the line is not valid: {exc}", F.cut(line),
-                                       F.STDOUT_ONLY if kind is None else F.ANSWER_HELLO)
-                    record["line"] = line.decode("utf-8", "replace")
-                    if not isinstance(msg, m.BotHello):
-                        return F.Fault(F.STARTUP, p.bot.name, at.seat, at.game, at.deal,
-                                       f"expected a hello, got a {msg.__struct_config__.tag!r} message", F.cut(line), F.ANSWER_HELLO)
-                    break
-            except BotExited as exc:
-                return F.Fault(F.STARTUP, p.bot.name, at.seat, at.game, at.deal, f"{exc}")
-            except LineTooLong as exc:
-                return F.Fault(F.STARTUP, p.bot.name, at.seat, at.game, at.deal, f"{exc}", F.cut(exc.prefix))
-        if scope.cancelled_caught:
-            return self._silent_start(p, at)
-        assert isinstance(msg, m.BotHello)  # the loop ends on a hello or returns
-        if msg.protocol != m.PROTOCOL_VERSION:
-            return F.Fault(F.STARTUP, p.bot.name, at.seat, at.game, at.deal,
-                           f"speaks protocol {msg.protocol}; this referee speaks {m.PROTOCOL_VERSION}", F.cut(line))
-        p.bot.hello = msg
-        return None
-
-    def _silent_start(self, p: Player, at: At) -> F.Fault:
-        """The fault of a bot that gave no hello in time, with what it did do: a bot whose
-        answer sits in its output buffer has read the referee's hello; one that never read it
-        is still loading (or reads nothing)."""
-        assert p.proc is not None
-        detail = f"no hello within the start-up limit of {self.tc.startup:g} s"
-        unfinished = p.proc.unfinished_line()
-        if unfinished:
-            return F.Fault(F.STARTUP, p.bot.name, at.seat, at.game, at.deal,
-                           f"{detail}: it wrote a line but never ended it", F.cut(unfinished), F.NEWLINE)
-        if p.proc.unread_input() == 0:
-            return F.Fault(F.STARTUP, p.bot.name, at.seat, at.game, at.deal,
-                           f"{detail}, although it read the referee's hello", None, F.FLUSH)
-        return F.Fault(F.STARTUP, p.bot.name, at.seat, at.game, at.deal,
-                       f"{detail}; it did not read the referee's hello", None, F.ANSWER_HELLO)
+        return await handshake(self.terms, p, at, self._hello, record)
 
     def hidden_from(self, bot: Bot) -> list[Path]:
         """What a sandboxed bot must not see: :attr:`hidden`, and the other bots' files and
@@ -334,9 +252,6 @@ class Table:
             for other in self.players:
                 if other.bot is p.bot:
                     await self._retire(other)
-
-    def _new_fault(self, kind: str, p: Player, at: At, detail: str, line: bytes | None = None, hint: str | None = None) -> F.Fault:
-        return F.Fault(kind, p.bot.name, at.seat, at.game, at.deal, detail, F.cut(line), hint)
 
     # -- games -------------------------------------------------------------------------------
 
@@ -428,17 +343,19 @@ class Table:
         delivered = 0
         if staged and state.end is not None:  # a fault or a forfeit ended the deal at its start
             staged.clear()
+        terms = self.terms
         while state.end is None:
-            delivered = _queue_events(state, delivered, seating, n)
+            delivered = queue_events(state, delivered, seating, wire)
             seat = state.to_move()
             if staged:
                 self._stage(state, seat, *staged.popleft())
                 continue
-            fault = await self._turn(seating[seat], ats[seat], state)
+            self.turn_id += 1
+            fault = await turn(terms, seating[seat], ats[seat], state, wire, self.turn_id)
             if fault is not None:
                 await self._fault(seating[seat], fault)
                 state.forfeit(seat)
-        _queue_events(state, delivered, seating, n)
+        queue_events(state, delivered, seating, wire)
 
         rec = game.finish(state)
         assert rec.end is not None
@@ -470,198 +387,9 @@ class Table:
     async def _flush_all(self, seating: list[Player], ats: list[At]) -> None:
         """Deliver every outbox (deal end); a bot that cannot take it faults at its next deal."""
         for seat, p in enumerate(seating):
-            at = ats[seat]
-            if p.proc is None or not p.outbox:
-                p.outbox = []
-                continue
-            data = p.outbox
-            p.outbox = []
-            self.log.out(seat, data)
-            request = b"".join(data)
-            failure = None
-            # As in _turn: a cancel scope only when the pipe cannot take it all at once.
-            await trio.lowlevel.checkpoint_if_cancelled()
-            sent = p.proc.write_nowait(request)
-            if sent < len(request):
-                with trio.move_on_after(self.tc.move) as scope:
-                    try:
-                        await p.proc.send(request[sent:])
-                    except BotExited as exc:
-                        failure = self._new_fault(F.CRASH, p, at, str(exc))
-                if scope.cancelled_caught:
-                    failure = self._new_fault(F.TIMEOUT, p, at, "did not read its input (the pipe stayed full)", hint=F.UNREAD)
-            if failure is None:
-                failure = self._unasked(p, at)
+            failure = await deliver(self.terms, p, ats[seat])
             if failure is not None and p.pending is None:
                 p.pending = failure
-
-    def _unasked(self, p: Player, at: At) -> F.Fault | None:
-        """Look at what the bot wrote while nobody asked: a play is a fault, unknown types are
-        ignored (and remarked on for ``referee check``)."""
-        seat = at.seat
-        assert p.proc is not None
-        try:
-            lines = p.proc.ready_lines()
-        except LineTooLong as exc:
-            return self._new_fault(F.BAD_OUTPUT, p, at, str(exc), exc.prefix)
-        for line in lines:
-            # Lines are logged cut short: none of them is an answer (see _answer).
-            self.log.inp(seat, F.cut(line))
-            if m.too_deep(line):
-                return self._new_fault(F.BAD_OUTPUT, p, at, f"wrote a line of JSON nested deeper than {m.MAX_DEPTH} levels", line)
-            kind = m.message_type(line)
-            if kind in m.FROM_BOT_TYPES:
-                return self._new_fault(F.OUT_OF_TURN, p, at, f"sent a {kind!r} message when it was not its turn", line)
-            if kind is None:
-                return self._new_fault(F.BAD_OUTPUT, p, at, "wrote a line that is not a JSON object", line, F.STDOUT_ONLY)
-            if (too_much := self._unknown(p, kind, line)) is not None:
-                return self._new_fault(F.BAD_OUTPUT, p, at, too_much, line)
-        return None
-
-    def _unknown(self, p: Player, kind: str, line: bytes, when: str = "") -> str | None:
-        """Count a line of an unknown type, which is ignored; what is wrong when it is one too
-        many (UNKNOWN_PER_MOVE, UNKNOWN_PER_MATCH), else ``None``."""
-        p.unknown += 1
-        p.bot.unknown_bytes += len(line) + 1
-        if p.unknown > UNKNOWN_PER_MOVE:
-            return (f"wrote more than {UNKNOWN_PER_MOVE} lines of unknown types in one move "
-                    "(ignored messages are for new protocol versions; write notes to stderr)")
-        if p.bot.unknown_bytes > UNKNOWN_PER_MATCH:
-            return (f"wrote more than {UNKNOWN_PER_MATCH >> 20} MiB of lines of unknown types in this match "
-                    "(ignored messages are for new protocol versions; write notes to stderr)")
-        p.bot.remark(f"sent a message of unknown type {F.cut(kind, 40)!r}{when} (ignored)")
-        return None
-
-    def _answer(self, p: Player, at: At, line: bytes) -> tuple[m.FromBotMessage | None, F.Fault | None]:
-        """Log and decode a line read in answer to a turn: ``(message, None)``, ``(None, fault)``,
-        or ``(None, None)`` for a message of an unknown type, which is ignored.
-
-        Only a line that decodes as a message is logged whole; any other is logged cut short
-        (the fault keeps the same evidence), so that the log's size per move is bounded.
-        """
-        seat = at.seat
-        try:
-            msg = m.decode_from_bot(line)
-        except m.TooDeep as exc:
-            self.log.inp(seat, F.cut(line))
-            return None, self._new_fault(F.BAD_OUTPUT, p, at, f"the answer is {exc}", line)
-        except msgspec.ValidationError as exc:
-            self.log.inp(seat, F.cut(line))
-            kind = m.message_type(line)
-            if kind is not None and kind not in m.FROM_BOT_TYPES:
-                too_much = self._unknown(p, kind, line)
-                return None, None if too_much is None else self._new_fault(F.BAD_OUTPUT, p, at, too_much, line)
-            if kind is None:  # msgspec checks types as it parses: "[x]" fails as an array
-                return None, self._new_fault(F.BAD_OUTPUT, p, at, "wrote a line that is not a JSON object", line, F.STDOUT_ONLY)
-            return None, self._new_fault(F.BAD_OUTPUT, p, at, f"the play does not fit the protocol: {exc}", line)
-        except msgspec.DecodeError as exc:
-            self.log.inp(seat, F.cut(line))
-            return None, self._new_fault(F.BAD_OUTPUT, p, at, f"not JSON: {exc}", line, F.STDOUT_ONLY)
-        self.log.inp(seat, line)
-        return msg, None
-
-    async def _turn(self, p: Player, at: At, state: DealState) -> F.Fault | None:
-        """Ask ``at.seat`` for a play and make it; a fault if anything goes wrong."""
-        seat = at.seat
-        proc = p.proc
-        assert proc is not None
-        fault = self._unasked(p, at)
-        if fault is not None:
-            return fault
-        clock = p.bot.clock
-        assert clock is not None  # set when the match starts
-        allowance = clock.allowance()
-        bank = None if clock.bank is None else int(clock.bank * 1000)
-        self.turn_id += 1
-        wire = wire_for(state)
-        p.outbox.append(m.encode_line(wire.turn_message(state, int(allowance * 1000), bank, self.turn_id)))
-        data = p.outbox
-        p.outbox = []
-        self.log.out(seat, data)
-        request = b"".join(data)
-        msg = None
-        line = b""
-        start = self._now()
-        # A bot on our CPU has usually answered by the time the write returns (the kernel runs
-        # it at once), so try without waiting first: that needs no cancel scope, which costs
-        # more than the rest of the turn's trio work.  A scope is made only to wait.
-        await trio.lowlevel.checkpoint_if_cancelled()
-        sent = proc.write_nowait(request) if allowance > 0 else 0
-        # The deadline is hard: a line counts when the referee reads it, by its own clock (a
-        # line can be read after the deadline without the cancel scope firing, e.g. one that
-        # was already buffered, or when the loop was busy).  Each read is timed at once.
-        elapsed = 0.0
-        if sent == len(request) and (ready := proc.line_within(min(self.block, allowance))) is not None:
-            line = ready
-            elapsed = self._now() - start
-            if elapsed <= allowance:
-                msg, fault = self._answer(p, at, line)
-                if fault is not None:
-                    return fault
-        timed_out = False
-        if msg is None and elapsed <= allowance:
-            with trio.move_on_at(start + allowance) as scope:
-                try:
-                    if sent < len(request):
-                        await proc.send(request[sent:])
-                    while msg is None:  # a message of an unknown type is skipped
-                        line = await proc.read_line()
-                        elapsed = self._now() - start
-                        if elapsed > allowance:
-                            break
-                        msg, fault = self._answer(p, at, line)
-                        if fault is not None:
-                            return fault
-                except BotExited as exc:
-                    return self._new_fault(F.CRASH, p, at, str(exc))
-                except LineTooLong as exc:
-                    return self._new_fault(F.BAD_OUTPUT, p, at, str(exc), exc.prefix)
-            timed_out = scope.cancelled_caught
-        p.unknown = 0
-        if timed_out:
-            clock.charge(allowance)
-            return self._new_fault(F.TIMEOUT, p, at, f"no play within {allowance * 1000:.0f} ms", hint=F.LATE)
-        if elapsed > allowance:
-            clock.charge(allowance)
-            self.log.inp(seat, F.cut(line))
-            return self._new_fault(F.TIMEOUT, p, at, f"no play within {allowance * 1000:.0f} ms: its line was read "
-                                   f"{elapsed * 1000:.1f} ms after the turn was sent", line, F.LATE)
-        clock.charge(elapsed)
-        if type(msg) is not m.Play:
-            return self._new_fault(F.OUT_OF_TURN, p, at, "answered a turn with a hello", line)
-        if msg.turn is not None and msg.turn is not m.UNSET and msg.turn != self.turn_id:
-            return self._new_fault(F.OUT_OF_TURN, p, at, f"the play answers turn {msg.turn}, but this is turn {self.turn_id}", line)
-        try:
-            played = state.push(wire.engine_play(state, msg), seat)
-        except IllegalPlay as exc:
-            legal = ", ".join(wire.play_text(state, x) for x in state.legal_plays()[:12])
-            return self._new_fault(F.ILLEGAL, p, at, f"{exc} (legal: {legal})", line)
-        self.log.write(play_record(seat, msg, elapsed, wire.play_text(state, played)))
-        return None
-
-
-def play_record(seat: int, msg: m.Play, elapsed: float, played: str) -> dict:
-    """The log's record of an accepted play; ``closed`` and ``stop`` only where they are true, so a
-    line game's record is what it always was."""
-    rec = {"k": "play", "seat": seat, "tile": None if msg.tile is None else list(msg.tile), "end": msg.end,
-           "ms": round(elapsed * 1000, 3), "as": played}
-    for name in m.PLAY_EXTRAS:
-        value = getattr(msg, name)
-        if value is not m.UNSET and value is not False:
-            rec[name] = value
-    return rec
-
-
-def _queue_events(state: DealState, delivered: int, seating: list[Player], n: int) -> int:
-    """Put the events from ``delivered`` on into every seat's outbox; the new count delivered."""
-    history = state.history
-    if delivered == len(history):
-        return delivered
-    wire = wire_for(state)
-    for event in history[delivered:]:
-        for seat, line in enumerate(wire.event_lines(state, event, n)):
-            seating[seat].outbox.append(line)
-    return len(history)
 
 
 def _safe(label: str) -> str:

@@ -117,7 +117,7 @@ class ScriptedBot:
 
     def write_nowait(self, data: bytes) -> int:
         if self.closed:
-            raise BotExited(f"bot {self.name!r} has exited", bot=self.name, returncode=0, stderr_tail="")
+            return 0  # as a process's closed pipe: send() reports the exit
         now = trio.current_time()
         for line in data.splitlines():
             msg = m.to_bot_decoder.decode(line)
@@ -128,6 +128,8 @@ class ScriptedBot:
         return len(data)
 
     async def send(self, data: bytes) -> None:
+        if self.closed:
+            raise BotExited(f"bot {self.name!r} has exited", bot=self.name, returncode=0, stderr_tail="")
         self.write_nowait(data)
         await trio.lowlevel.checkpoint()
 

@@ -9,6 +9,7 @@ user can cause must be one line, never a traceback.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -225,14 +226,14 @@ def late_referee(monkeypatch, step: float) -> None:
 
     def init(self, *args, **kwargs) -> None:
         real_init(self, *args, **kwargs)
-        real_now = self._now
+        real_now = self.terms.now
         calls = [0]
 
         def now() -> float:
             calls[0] += 1
             return real_now() + calls[0] * step
 
-        self._now = now
+        self.terms = dataclasses.replace(self.terms, now=now)
 
     monkeypatch.setattr(table_module.Table, "__init__", init)
 

@@ -12,13 +12,17 @@ import trio
 
 from protocol import messages as m
 from referee import faults as F
-from referee.clock import TimeControl
+from referee.clock import Clock, TimeControl
 from referee.engine import variant
 from referee.engine.deal import deal_from_seed
+from referee.engine.line import Drew
+from referee.engine.state import DealState
 from referee.errors import BotStartError
-from referee.log import MatchLog
+from referee.exchange import UNKNOWN_PER_MOVE, At, Terms, deliver, handshake, queue_events, turn
+from referee.log import MatchLog, read_log
 from referee.table import Bot, Player, Table
 from referee.transport import HELLO, Script, ScriptedBot, first_legal, play_line, scripted
+from referee.wire import GameWire, wire_for
 
 
 def thinking(seconds: float) -> Script:
@@ -182,16 +186,190 @@ async def test_a_game_past_its_deal_limit_ends_drawn_and_every_bot_hears_why(tmp
 
 
 def test_each_exchange_takes_its_seat_game_and_deal_as_arguments():
-    """The table keeps no 'current seat/game/deal' to read back: the handshake, the turn, the
-    unasked output and the deal's end each get an ``At`` (so two tables, or two deals, can never
-    write each other's coordinates into a fault)."""
+    """No exchange reads a 'current seat/game/deal': the handshake, the turn, the unasked output
+    and the deal's end each get an ``At`` (so two tables, or two deals, can never write each
+    other's coordinates into a fault), and the table keeps no such fields either."""
     import inspect
 
-    from referee.table import At
+    from referee import exchange
 
-    for name in ("_start", "_shake", "_silent_start", "_turn", "_unasked", "_answer", "_new_fault"):
-        assert "at" in inspect.signature(getattr(Table, name)).parameters, name
+    for fn in (exchange.handshake, exchange.silent_start, exchange.turn, exchange.unasked, exchange.answer,
+               exchange.deliver, exchange.new_fault):
+        assert "at" in inspect.signature(fn).parameters, fn.__name__
+    assert "self" not in inspect.getsource(exchange)
     source = inspect.getsource(Table)
     for field in ("self.seat", "self.game_number", "self.deal_number"):
         assert field not in source
     assert At(2, 1, 3).deal == 3
+
+
+# -- each exchange on its own: no table, no process ---------------------------------------------
+
+
+def seat_with(script: Script, tc: TimeControl | None = None) -> tuple[Player, ScriptedBot]:
+    """A player in a seat, its bot already started (scripted), its clock set."""
+    p = Player(Bot("A", ["a"], clock=Clock(tc or TimeControl())), 0)
+    bot = ScriptedBot(script, "A")
+    p.proc = bot
+    return p, bot
+
+
+def terms_of(tmp_path: Path, tc: TimeControl | None = None) -> Terms:
+    return Terms(MatchLog(tmp_path / "log.jsonl", lambda: 0.0), tc or TimeControl(), trio.current_time, block=0)
+
+
+def records(terms: Terms) -> list[dict]:
+    terms.log.close()
+    assert terms.log.path is not None
+    return [rec for _, rec in read_log(terms.log.path)]
+
+
+def draw_deal() -> tuple[DealState, GameWire]:
+    game = variant("draw").new_game(2, {})
+    state = game.start(deal_from_seed(3, 0, game.shape))
+    assert state is not None
+    return state, wire_for(state)
+
+
+def answering(*replies: tuple[float, bytes | None]) -> Script:
+    """Greets, then answers the first turn with ``replies`` (then its first legal play)."""
+    left = [list(replies)]
+
+    def script(msg: m.ToBotMessage) -> list[tuple[float, bytes | None]]:
+        if type(msg) is m.Turn and left:
+            return left.pop()
+        return list(first_legal(msg))
+
+    return script
+
+
+async def test_a_turn_sends_what_waits_reads_the_play_and_makes_it(tmp_path, autojump_clock):
+    terms = terms_of(tmp_path)
+    state, wire = draw_deal()
+    seat = state.to_move()
+    p, bot = seat_with(thinking(0.25))
+    p.outbox = [m.encode_line(m.Passed(1))]  # an event waiting for the seat rides on the turn
+    before = len(state.history)
+    assert await turn(terms, p, At(seat, 4, 7), state, wire, 12) is None
+    assert [type(msg) for msg in bot.received] == [m.Passed, m.Turn]
+    assert bot.received[1].id == 12  # type: ignore[union-attr]
+    assert len(state.history) > before and p.outbox == []
+    assert p.bot.clock is not None and p.bot.clock.used == pytest.approx(0.25)
+    out, inp, play_rec = records(terms)
+    assert (out["k"], out["seat"], [msg["type"] for msg in out["msgs"]]) == ("out", seat, ["passed", "turn"])
+    assert (inp["k"], inp["line"]) == ("in", bot_line(bot, 0))
+    assert (play_rec["k"], play_rec["seat"], play_rec["ms"]) == ("play", seat, 250.0)
+
+
+def bot_line(bot: ScriptedBot, turn_index: int) -> str:
+    """The play line the scripted bot answered its ``turn_index``-th turn with (first legal)."""
+    t = [msg for msg in bot.received if type(msg) is m.Turn][turn_index]
+    return play_line(t.legal[0]).decode()
+
+
+async def test_a_turn_answered_after_the_deadline_is_a_timeout_by_the_referees_clock(tmp_path, autojump_clock):
+    tc = TimeControl(move=0.5)
+    terms = terms_of(tmp_path, tc)
+    state, wire = draw_deal()
+    seat = state.to_move()
+    p, _ = seat_with(thinking(0.75), tc)
+    fault = await turn(terms, p, At(seat, 0, 2), state, wire, 1)
+    assert fault is not None
+    assert (fault.kind, fault.seat, fault.deal, fault.detail, fault.hint) == (F.TIMEOUT, seat, 2, "no play within 500 ms", F.LATE)
+    assert p.bot.clock is not None and p.bot.clock.used == pytest.approx(0.5)
+
+
+async def test_a_play_written_before_the_turn_is_out_of_turn_and_the_turn_is_not_sent(tmp_path, autojump_clock):
+    terms = terms_of(tmp_path)
+    state, wire = draw_deal()
+    seat = state.to_move()
+    p, bot = seat_with(lambda msg: [(0.0, b'{"type":"play","tile":[0,0],"end":null}')] if type(msg) is m.Passed else [])
+    bot.write_nowait(m.encode_line(m.Passed(1)))  # an event delivered earlier, which it answers with a play
+    fault = await turn(terms, p, At(seat, 0, 0), state, wire, 1)
+    assert fault is not None and (fault.kind, fault.detail) == (F.OUT_OF_TURN, "sent a 'play' message when it was not its turn")
+    assert [type(msg) for msg in bot.received] == [m.Passed]  # the turn was never sent
+
+
+@pytest.mark.parametrize("extra", [0, 1])
+async def test_unknown_lines_before_the_answer_are_skipped_up_to_the_cap(tmp_path, autojump_clock, extra):
+    """UNKNOWN_PER_MOVE lines of an unknown type in answer to a turn are ignored (and remarked
+    on); one more is a bad_output fault."""
+    terms = terms_of(tmp_path)
+    state, wire = draw_deal()
+    seat = state.to_move()
+    chatter = [(0.0, b'{"type":"note","n":%d}' % i) for i in range(UNKNOWN_PER_MOVE + extra)]
+    p, _ = seat_with(answering(*chatter, (0.0, play_line(wire.play_option(state, state.legal_plays()[0])))))
+    fault = await turn(terms, p, At(seat, 0, 0), state, wire, 1)
+    if extra:
+        assert fault is not None and fault.kind == F.BAD_OUTPUT
+        assert fault.detail.startswith(f"wrote more than {UNKNOWN_PER_MOVE} lines of unknown types in one move")
+    else:
+        assert fault is None
+        assert p.unknown == 0  # counted per move: the answer starts the count again
+        assert p.bot.remarks["sent a message of unknown type 'note' (ignored)"] == UNKNOWN_PER_MOVE
+
+
+async def test_a_play_echoing_another_turn_is_out_of_turn(tmp_path, autojump_clock):
+    terms = terms_of(tmp_path)
+    state, wire = draw_deal()
+    seat = state.to_move()
+    option = wire.play_option(state, state.legal_plays()[0])
+    p, _ = seat_with(answering((0.0, play_line(option)[:-1] + b',"turn":3}')))
+    fault = await turn(terms, p, At(seat, 0, 0), state, wire, 4)
+    assert fault is not None
+    assert (fault.kind, fault.detail) == (F.OUT_OF_TURN, "the play answers turn 3, but this is turn 4")
+
+
+async def test_the_handshake_skips_unknown_lines_and_logs_the_hello(tmp_path, autojump_clock):
+    terms = terms_of(tmp_path)
+
+    def chatty(msg: m.ToBotMessage) -> list[tuple[float, bytes | None]]:
+        return [(0.5, b'{"type":"banner"}'), (0.25, HELLO)] if type(msg) is m.Hello else []
+
+    p, bot = seat_with(chatty)
+    record: dict = {}
+    assert await handshake(terms, p, At(-1, 0, 0), m.encode_line(m.Hello(m.PROTOCOL_VERSION, "r", m.Limits(1, 1, None, 0, 9, 3))), record) is None
+    assert [type(msg) for msg in bot.received] == [m.Hello]
+    assert record == {"line": HELLO.decode(), "ms": 750.0}
+    assert p.bot.hello is not None and p.bot.hello.name == "scripted"
+    assert p.bot.remarks["sent a message of unknown type 'banner' before hello (ignored)"] == 1
+
+
+async def test_delivering_to_a_bot_that_has_exited_is_a_crash(tmp_path, autojump_clock):
+    terms = terms_of(tmp_path)
+    p, bot = seat_with(first_legal)
+    bot.closed = True
+    p.outbox = [m.encode_line(m.GameEnd([1, 0], [0], [1], "target", []))]
+    fault = await deliver(terms, p, At(1, 2, 3))
+    assert fault is not None and (fault.kind, fault.seat, fault.game, fault.deal) == (F.CRASH, 1, 2, 3)
+    assert p.outbox == []
+
+
+async def test_delivering_sends_the_outbox_in_one_write_and_sees_unasked_lines(tmp_path, autojump_clock):
+    terms = terms_of(tmp_path)
+    p, bot = seat_with(lambda msg: [(0.0, b"not json")] if type(msg) is m.DealEnd else [])
+    p.outbox = [m.encode_line(m.Passed(0)), m.encode_line(m.DealEnd("fish", 0, [[], []], [0, 0], [0, 0], [0, 0], []))]
+    fault = await deliver(terms, p, At(0, 0, 0))
+    assert [type(msg) for msg in bot.received] == [m.Passed, m.DealEnd]
+    assert fault is not None and (fault.kind, fault.detail) == (F.BAD_OUTPUT, "wrote a line that is not a JSON object")
+    assert [r["k"] for r in records(terms)] == ["out", "in"]
+
+
+def test_queued_events_reach_every_seat_and_only_the_drawer_sees_its_tiles():
+    game = variant("draw").new_game(2, {})
+    for i in range(50):  # a deal where someone draws early
+        state = game.start(deal_from_seed(11, i, game.shape))
+        assert state is not None
+        while state.end is None and not any(type(e) is Drew for e in state.history):
+            state.push(state.legal_plays()[0])
+        if any(type(e) is Drew for e in state.history):
+            break
+    wire = wire_for(state)
+    seating = [Player(Bot("A", ["a"]), 0), Player(Bot("B", ["b"]), 0)]
+    assert queue_events(state, 0, seating, wire) == len(state.history)
+    drew = next(e for e in state.history if type(e) is Drew)
+    told = [[m.to_bot_decoder.decode(line) for line in p.outbox] for p in seating]
+    assert [len(t) for t in told] == [len(state.history)] * 2
+    seen = [next(msg for msg in t if type(msg) is m.Drew) for t in told]
+    assert seen[drew.seat].tiles and seen[1 - drew.seat].tiles is None
+    assert queue_events(state, len(state.history), seating, wire) == len(state.history)  # nothing new
