@@ -1,22 +1,29 @@
 """The referee's memory over a long match: ``python -m bench.memory [--deals N] [--every K]``.
 
-Plays one sport match of ``N`` deals per orientation (default 20,000: 40,000 deals played) in
+Plays one sport match of ``N`` deals per orientation (default 5,000: 10,000 deals played) in
 this process against :class:`bench.referee.StubBot` (no bot processes, so only the referee's own
-memory is measured), with the match log written as the CLI writes it.  Every ``K`` deals it
-prints the process's resident memory (VmRSS) and the Python heap traced by :mod:`tracemalloc`
-(started after the imports), then the growth per deal over the second half of the match, where
-start-up effects are over.  At the end: the same after ``MatchResult.to_json()``, the largest
-thing the CLI builds.  Nothing here asserts anything.
+memory is measured), with the match log written as the CLI writes it.  Every ``K`` deals per
+orientation it prints the process's resident memory (VmRSS) and the Python heap traced by
+:mod:`tracemalloc` (started after the imports).  Then, from the same run: the growth per deal
+over the second half of the match (where start-up effects are over), the heap at the end
+against the heap at the first sample (1,000 deals played by default) as a ratio, and whether
+that is flat (under 16 bytes a deal).  At the end, the same after writing the ``--json`` file
+and printing the report as the CLI does (both streamed from the match's spools).  Nothing here
+asserts anything.
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import io
 import tempfile
 import tracemalloc
 from functools import partial
 from pathlib import Path
+
+#: Growth per deal below which the heap counts as flat.
+FLAT_BYTES = 16
 
 
 def rss_mb() -> float:
@@ -29,27 +36,33 @@ def rss_mb() -> float:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.memory", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--deals", type=int, default=20_000, help="deals per orientation (a multiple of 4)")
-    parser.add_argument("--every", type=int, default=2_000, help="deals per orientation between samples")
+    parser.add_argument("--deals", type=int, default=5_000, help="deals per orientation (a multiple of 4)")
+    parser.add_argument("--every", type=int, default=500, help="deals per orientation between samples")
     args = parser.parse_args(argv)
 
     import trio
+    from rich.console import Console
 
     from bench.referee import StubBot
     from referee.engine import variant
     from referee.match import MatchSpec, run_match
+    from referee.report import render
+    from referee.results import write_json
     from referee.table import Bot
 
     samples: list[tuple[int, float, float]] = []
     played = 0
+
+    def heap_mb() -> float:
+        return tracemalloc.get_traced_memory()[0] / 2**20
 
     def progress(_desc: str, advance: int) -> None:
         nonlocal played
         played += advance
         if played % (2 * args.every) == 0:
             gc.collect()
-            samples.append((played, rss_mb(), tracemalloc.get_traced_memory()[0] / 2**20))
-            print(f"{played:>8} deals   RSS {samples[-1][1]:8.1f} MB   Python heap {samples[-1][2]:8.1f} MB", flush=True)
+            samples.append((played, rss_mb(), heap_mb()))
+            print(f"{played:>8} deals   RSS {samples[-1][1]:8.1f} MB   Python heap {samples[-1][2]:8.3f} MB", flush=True)
 
     v = variant("sport")
     with tempfile.TemporaryDirectory() as work:
@@ -57,18 +70,23 @@ def main(argv: list[str] | None = None) -> int:
                          log_path=Path(work) / "match.jsonl", stderr_dir=Path(work) / "match.stderr")
         tracemalloc.start()
         gc.collect()
-        print(f"{0:>8} deals   RSS {rss_mb():8.1f} MB   Python heap {tracemalloc.get_traced_memory()[0] / 2**20:8.1f} MB")
-        result = trio.run(partial(run_match, spec, progress, launch=StubBot.launch))
-        data = result.to_json()
-        gc.collect()
-        print(f"after to_json   RSS {rss_mb():8.1f} MB   Python heap {tracemalloc.get_traced_memory()[0] / 2**20:8.1f} MB"
-              f"   (peak {tracemalloc.get_traced_memory()[1] / 2**20:.1f} MB)")
-        del data
+        print(f"{0:>8} deals   RSS {rss_mb():8.1f} MB   Python heap {heap_mb():8.3f} MB")
+        with trio.run(partial(run_match, spec, progress, launch=StubBot.launch)) as result:
+            tracemalloc.reset_peak()
+            write_json(Path(work) / "result.json", result)
+            render(result.summary(), result.deals, result.games, Console(file=io.StringIO(), width=120))
+            gc.collect()
+            print(f"after --json and the report   RSS {rss_mb():8.1f} MB   Python heap {heap_mb():8.3f} MB"
+                  f"   (peak while writing them {tracemalloc.get_traced_memory()[1] / 2**20:.3f} MB)")
     half = [s for s in samples if s[0] >= samples[-1][0] // 2]
     if len(half) >= 2:
         (d0, r0, h0), (d1, r1, h1) = half[0], half[-1]
+        per_deal = (h1 - h0) * 2**20 / (d1 - d0)
         print(f"growth per deal over deals {d0}..{d1}: RSS {(r1 - r0) * 2**20 / (d1 - d0):.0f} bytes, "
-              f"Python heap {(h1 - h0) * 2**20 / (d1 - d0):.0f} bytes")
+              f"Python heap {per_deal:.1f} bytes")
+        (first, _, hf), (last, _, hl) = samples[0], samples[-1]
+        print(f"Python heap after {last} deals / after {first}: {hl / hf:.3f}  "
+              + ("(flat)" if abs(per_deal) < FLAT_BYTES else "(NOT flat)"))
     return 0
 
 

@@ -7,9 +7,10 @@ Packages and modules, with arrows pointing one way (tournaments → match → re
 * :mod:`referee.transport`, :mod:`referee.process`, :mod:`referee.clock`, :mod:`referee.faults`,
   :mod:`referee.table` — the referee proper: the seam to a bot (a process, or a scripted bot in
   tests), clocks, faults, and the conversation at the table.
-* :mod:`referee.match`, :mod:`referee.signals`, :mod:`referee.log`, :mod:`referee.replay`,
-  :mod:`referee.report` — the match runner: deals, orientations, results, the signal policy,
-  logs that replay and verify.
+* :mod:`referee.match`, :mod:`referee.results`, :mod:`referee.signals`, :mod:`referee.log`,
+  :mod:`referee.replay`, :mod:`referee.report` — the match runner: deals, orientations, the
+  typed results (spooled, so a match's memory is flat in its deals), the signal policy, logs
+  that replay and verify.
 * :mod:`referee.cli` — the ``referee`` command.  ``tournaments`` adds ``league`` (and the report
   of a league file) through the ``referee.commands`` entry point: the referee never imports it.
 """

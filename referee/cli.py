@@ -170,6 +170,7 @@ def match(
     from referee.errors import BotStartError
     from referee.match import MatchSpec, run_match
     from referee.report import render, verdict_text
+    from referee.results import write_json
     from referee.stats import check_confidence, is_sprt_word, parse_sprt
     from referee.table import Bot
 
@@ -291,14 +292,18 @@ def match(
             err.print(f"interrupted; the log so far is in {log_path}", markup=False, highlight=False)
             raise typer.Exit(X.INTERRUPTED) from None
         raise
-    data = result.to_json()
-    if json_path is not None:
-        write_json(json_path, data)
-    if quiet:
-        out.print(verdict_text(data), soft_wrap=True)
-    else:
-        render(data, out)
-        out.print(f"log: {log_path}" + (f"   result: {json_path}" if json_path else ""), style="dim", markup=False, soft_wrap=True)
+    with result:
+        summary = result.summary()
+        if json_path is not None:
+            try:
+                write_json(json_path, result)
+            except OSError as exc:
+                raise fail(f"cannot write {json_path}: {exc.strerror or exc}") from None
+        if quiet:
+            out.print(verdict_text(summary), soft_wrap=True)
+        else:
+            render(summary, result.deals, result.games, out)
+            out.print(f"log: {log_path}" + (f"   result: {json_path}" if json_path else ""), style="dim", markup=False, soft_wrap=True)
 
 
 def _drop_if_empty(path: Path) -> None:
@@ -365,16 +370,6 @@ def parse_env(items: list[str] | None) -> dict[str, str]:
             raise fail(f"--env {item!r}: write it as NAME=VALUE")
         env[key] = value
     return env
-
-
-def write_json(path: Path, data: Any) -> None:
-    import json
-
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    except OSError as exc:
-        raise fail(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 @app.command(epilog="Example: referee check mybot.py --variant kozel --deals 8\n\n"

@@ -38,12 +38,12 @@ from referee.clock import TimeControl
 from referee.engine.deal import Deal, DealShape, deal_from_seed
 from referee.engine.errors import BadDeal, BadOption
 from referee.engine.game import DealRecord, Game, GameOutcome, Variant
-from referee.engine.tiles import tile_name
 from referee.errors import BotStartError, LogError
 from referee.faults import Fault
 from referee.log import MatchLog
+from referee.results import MatchResult
 from referee.signals import cancel_on_signals
-from referee.stats import SprtSpec, SprtState, estimate, figures, margins, sprt_state
+from referee.stats import SprtSpec, SprtState, sprt_state
 from referee.table import Bot, Player, Table
 from referee.transport import BotTransport, Launch, launch_process
 
@@ -178,198 +178,6 @@ class DealStream:
         return self.deals[index]
 
 
-class DealResult(msgspec.Struct):
-    """One played deal of the match, as ``--json`` and the log's ``result`` record give it under
-    ``deals`` (docs/result-json.md).  Bots are indexes into the match's bots."""
-
-    game: int
-    orientation: int
-    deal: int
-    stream: int  # the deal's index in the deal stream (the same deal in every orientation)
-    leader: int  # the seat that led
-    leader_bot: str
-    lead_tile: str | None  # a forced lead
-    end: str  # "domino", "fish" or "fault"
-    by: int  # the seat that went out, fished or faulted
-    by_bot: str
-    wrote: list[int]  # per side
-    totals: list[int]  # per side, after the deal
-    points: list[int]  # per bot: what its side wrote
-    net: list[float]  # per bot: points times the game's sense (penalties count against)
-    won_by: list[int]  # bots whose side won the deal
-    notes: list[str]
-
-
-class GameResult(msgspec.Struct):
-    """One finished game of the match (``game_results`` in ``--json``)."""
-
-    game: int
-    orientation: int
-    deals: int  # deals played (void ones not counted)
-    totals: list[int]  # per side
-    points: list[int]  # per bot: its side's total
-    winners: list[int]  # sides
-    losers: list[int]  # sides
-    dry: list[int]  # sides with a dry win
-    won_by: list[int]  # bots
-    lost_by: list[int]  # bots
-    dry_bots: list[int]
-    reason: str
-
-
-@dataclass
-class Unit:
-    """One paired unit (a deal in sport, a game elsewhere) across its orientations."""
-
-    index: int
-    net: dict[int, list[float]] = field(default_factory=dict)  # orientation -> net per bot
-
-
-@dataclass
-class MatchResult:
-    spec: MatchSpec
-    seatings: list[tuple[int, ...]]
-    deals: list[DealResult] = field(default_factory=list)
-    games: list[GameResult] = field(default_factory=list)
-    units: list[Unit] = field(default_factory=list)
-    interrupted: bool = False
-    sprt: SprtState | None = None  # the test after the last finished board
-    stopped_by: str | None = None  # "sprt" when the test stopped the match
-
-    # -- recording, deal by deal and game by game (the match driver and ``verify``) --------
-
-    def add_deal(self, rec: DealRecord, game: Game, o: int, g: int, stream_index: int) -> None:
-        """Record a finished deal of game ``g`` in orientation ``o``."""
-        spec, v = self.spec, self.spec.variant
-        seating = self.seatings[o]
-        k = len(spec.bots)
-        points = [0] * k
-        for side, seats in enumerate(game.sides):
-            for seat in seats[:1]:
-                points[seating[seat]] += rec.wrote[side]
-        net: list[float] = [v.sense * p for p in points]
-        won_by = sorted({seating[s] for s in game.sides[rec.winner]}) if rec.winner is not None else []
-        assert rec.end is not None
-        self.deals.append(DealResult(
-            game=g, orientation=o, deal=rec.number, stream=stream_index,
-            leader=rec.leader, leader_bot=spec.bots[seating[rec.leader]].name,
-            lead_tile=None if rec.lead_tile is None else tile_name(rec.lead_tile),
-            end=rec.end.reason, by=rec.end.seat, by_bot=spec.bots[seating[rec.end.seat]].name,
-            wrote=list(rec.wrote), totals=list(rec.totals), points=points, net=net, won_by=won_by,
-            notes=list(rec.notes),
-        ))
-        if not v.to_target:
-            _unit(self, rec.number).net[o] = net
-
-    def add_game(self, outcome: GameOutcome, game: Game, o: int, g: int, deals: int) -> None:
-        """Record the outcome of game ``g`` in orientation ``o``."""
-        spec, v = self.spec, self.spec.variant
-        seating = self.seatings[o]
-        k = len(spec.bots)
-        sides_of = [{game.side_of[s] for s in range(spec.players) if seating[s] == b} for b in range(k)]
-        if v.sense > 0:
-            won = [bool(sides_of[b] & set(outcome.winners)) for b in range(k)]
-            lost = [not won[b] and any(won) for b in range(k)]
-        else:
-            lost = [bool(sides_of[b] & set(outcome.losers)) for b in range(k)]
-            won = [not lost[b] and any(lost) for b in range(k)]
-        if all(won) or all(lost):
-            won = lost = [False] * k
-        points = [0] * k
-        counted = outcome.score or outcome.totals  # sea_kozel's outright wins count as reaching 125
-        for side, seats in enumerate(game.sides):
-            points[seating[seats[0]]] += counted[side]
-        self.games.append(GameResult(
-            game=g, orientation=o, deals=deals, totals=list(outcome.totals), points=points,
-            winners=list(outcome.winners), losers=list(outcome.losers), dry=list(outcome.dry),
-            won_by=[b for b in range(k) if won[b]], lost_by=[b for b in range(k) if lost[b]],
-            dry_bots=sorted({seating[s] for side in outcome.dry for s in game.sides[side]}),
-            reason=outcome.reason,
-        ))
-        if v.to_target:
-            _unit(self, g).net[o] = [v.sense * p for p in points]
-
-    # -- derived figures -----------------------------------------------------------------
-
-    @property
-    def names(self) -> list[str]:
-        return [b.name for b in self.spec.bots]
-
-    def unit_margins(self, bot: int) -> list[float]:
-        """Per finished board: the bot's net less the others' mean, averaged over orientations."""
-        return [sum(row) / len(row) for row in margins(self.boards(), bot)]
-
-    def play_margins(self, bot: int) -> list[float]:
-        """The same margins taken one deal play (or game play) at a time, as if unpaired."""
-        return [x for row in margins(self.boards(), bot) for x in row]
-
-    def boards(self) -> list[list[list[float]]]:
-        """The finished boards: ``[board][orientation][bot]`` nets (see :mod:`referee.stats`)."""
-        n = len(self.seatings)
-        return [[u.net[o] for o in range(n)] for u in self.units if len(u.net) == n]
-
-    def bot_totals(self) -> list[dict]:
-        k = len(self.spec.bots)
-        rows: list[dict[str, Any]] = [{"bot": name, "points": 0, "net": 0.0, "games_won": 0, "games_drawn": 0, "games_lost": 0,
-                 "deals_won": 0, "faults": dict(Counter(f.kind for f in self.spec.bots[i].faults))} for i, name in enumerate(self.names)]
-        for d in self.deals:
-            for i in range(k):
-                rows[i]["points"] += d.points[i]
-                rows[i]["net"] += d.net[i]
-            for i in d.won_by:
-                rows[i]["deals_won"] += 1
-        for g in self.games:
-            for i in range(k):
-                key = "games_won" if i in g.won_by else "games_lost" if i in g.lost_by else "games_drawn"
-                rows[i][key] += 1
-        return rows
-
-    def to_json(self) -> dict:
-        spec = self.spec
-        k = len(spec.bots)
-        margins = {}
-        for i, name in enumerate(self.names):
-            paired = estimate(self.unit_margins(i), spec.confidence)
-            unpaired = estimate(self.play_margins(i), spec.confidence)
-            margins[name] = {"paired": paired.to_json(), "unpaired": unpaired.to_json()}
-            if k == 2:
-                break
-        unit = "game" if spec.variant.to_target else "deal"
-        fig = figures(self.boards(), self.names, spec.confidence, unit)
-        return {
-            "variant": spec.variant.id,
-            "players": spec.players,
-            "options": spec.options,
-            "seed": spec.seed if spec.deal_file is None else None,
-            "deals_file": spec.deal_file_name,
-            "deals_per_game": spec.deals,
-            "games": spec.games,
-            "sense": spec.variant.sense,
-            "unit": unit,
-            "bots": [{"name": b.name, "command": b.argv, "hello": _hello(b)} for b in spec.bots],
-            "orientations": [list(s) for s in self.seatings],
-            "deals": msgspec.to_builtins(self.deals),
-            "game_results": msgspec.to_builtins(self.games),
-            "totals": self.bot_totals(),
-            "margin": margins,
-            "faults": [f.to_json() for b in spec.bots for f in b.faults],
-            "confidence": spec.confidence,
-            "ranking": {"rule": fig.rule, "class_labels": fig.class_labels, "standings": msgspec.to_builtins(fig.standings)},
-            "ahead": fig.ahead,
-            "significant": fig.significant,
-            "winner": fig.winner,
-            "sprt": None if self.sprt is None else msgspec.to_builtins(self.sprt),
-            "stopped_by": self.stopped_by,
-            "interrupted": self.interrupted,
-        }
-
-
-def _hello(bot: Bot) -> dict | None:
-    if bot.hello is None:
-        return None
-    return {"name": bot.hello.name, "version": bot.hello.version, "author": bot.hello.author}
-
-
 async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None = None,
                     on_board: Callable[[SprtState], None] | None = None, *,
                     launch: Launch = launch_process, table_type: type[Table] = Table, handle_signals: bool = True,
@@ -440,7 +248,7 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
         """After every finished board: run the SPRT, if any; True when it has decided."""
         if spec.sprt is None:
             return False
-        state = sprt_state(spec.sprt, result.boards())
+        state = sprt_state(spec.sprt, result.tally)
         result.sprt = state
         log.write({"k": "sprt", "pairs": state.pairs, "llr": state.llr, "lower": state.lower, "upper": state.upper,
                    "decision": state.decision})
@@ -512,18 +320,20 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
             result.interrupted = True
         except BaseException:
             result.interrupted = True
+            result.close()
             raise
         finally:
             with trio.CancelScope(shield=True):
                 await table.close()
                 try:
                     if not result.interrupted:
-                        log.write({"k": "result", **loggable_result(result.to_json())})
+                        log.write({"k": "result", **msgspec.to_builtins(result.summary())})
                     log.close()
                 except LogError as exc:
                     failure = failure or exc
             nursery.cancel_scope.cancel()
     if failure is not None:
+        result.close()
         raise failure
     return result
 
@@ -573,11 +383,6 @@ def _hidden(spec: MatchSpec) -> tuple[Path, ...]:
     return tuple(paths)
 
 
-def _unit(result: MatchResult, index: int) -> Unit:
-    while len(result.units) <= index:
-        result.units.append(Unit(len(result.units)))
-    return result.units[index]
-
 
 def opening_json(opening: Sequence[tuple[int, m.Play]]) -> list[dict[str, Any]]:
     """A staged opening as the log's header holds it: each move's seat and its play's fields."""
@@ -610,8 +415,3 @@ def opening_moves(items: Any) -> list[tuple[int, m.Play]]:
             raise ValueError(f"opening move {i} is not a play")
         moves.append((item["seat"], move))
     return moves
-
-
-def loggable_result(obj: dict) -> dict:
-    # The log already holds every deal and game; the result record keeps the summary.
-    return {k: v for k, v in obj.items() if k not in ("deals", "game_results")}

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections import deque
 from collections.abc import Callable, Iterator
-from contextlib import closing
+from contextlib import ExitStack, closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,8 +31,9 @@ from referee.engine.state import DealState
 from referee.engine.tiles import IS_DOUBLE, parse_tile, tile_text
 from referee.engine.trains import TrainDeal
 from referee.log import CutShort, read_log, special_record
-from referee.match import DealStream, MatchResult, MatchSpec, loggable_result, opening_moves, orientations
+from referee.match import DealStream, MatchSpec, opening_moves, orientations
 from referee.replay_kolbasa import event_lines as kolbasa_event_lines
+from referee.results import MatchResult
 from referee.stats import SprtSpec, sprt_state
 from referee.table import Bot
 from referee.wire import wire_for
@@ -95,7 +96,7 @@ class LogWalker:
         cursor: dict[int, int] = {}
         seen_result = False
         number = 0
-        with closing(read_log(self.path, cut_ok=self.strict)) as records:
+        with closing(read_log(self.path, cut_ok=self.strict)) as records, ExitStack() as owned:
             while True:
                 try:
                     number, rec = next(records)
@@ -125,6 +126,7 @@ class LogWalker:
                         raise fail(str(exc)) from None
                     if self.strict:
                         result, deals = self._rebuild(rec, v, fail)
+                        owned.enter_context(result)
                     self._emit("match", rec, None)
                     continue
                 if v is None:
@@ -410,8 +412,8 @@ class LogWalker:
     def _check_result(result: MatchResult, rec: dict[str, Any], fail: Callable[[str], Inconsistent]) -> None:
         """The log's result record against the one rebuilt from its deals, games and faults."""
         if result.spec.sprt is not None:
-            result.sprt = sprt_state(result.spec.sprt, result.boards())
-        mine = msgspec.json.decode(msgspec.json.encode(loggable_result(result.to_json())))
+            result.sprt = sprt_state(result.spec.sprt, result.tally)
+        mine = msgspec.json.decode(msgspec.json.encode(result.summary()))
         theirs = {k: v for k, v in rec.items() if k != "k"}
         keys = [k for k in dict.fromkeys([*mine, *theirs]) if mine.get(k) != theirs.get(k)]
         if keys:

@@ -1,40 +1,67 @@
-"""Printing a match result for people.  The input is the JSON object of
-:meth:`referee.match.MatchResult.to_json`, so what is printed and what ``--json`` writes are the
-same facts.
+"""Printing a match result for people: the :class:`referee.results.MatchSummary` and the deal
+and game results it goes with (streams: a long match's are read back from its spools), so what
+is printed and what ``--json`` writes are the same facts.
+
+The deal and game tables are printed a block of rows at a time, with every column as wide as its
+widest cell over all the rows (found in a first pass), so they read as one table while memory
+stays flat in the number of deals.
 
 Bot names come from users and bots: a table cell or caption reads rich markup, so every name
 is escaped there (``[perlbot]`` stays visible, ``[/x]`` cannot break the output)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
+from itertools import islice
+
+from rich.cells import cell_len
 from rich.console import Console, Group
 from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
 from referee.engine import variant
+from referee.results import DealResult, GameResult, MatchSummary
+from referee.stats import SprtState, Standing
+
+#: Rows of a deal or game table printed at once.
+BLOCK = 500
 
 
-def _pairs(result: dict) -> bool:
-    return variant(result["variant"]).pair_play(result["players"], result["options"])
+def _pairs(result: MatchSummary) -> bool:
+    return variant(result.variant).pair_play(result.players, result.options)
 
 
-def seating_text(result: dict, o: int) -> str:
+def seating_text(result: MatchSummary, o: int) -> str:
     tag = letters(result)
-    seating = result["orientations"][o]
+    seating = result.orientations[o]
     return "  ".join(f"seat {s} {tag[b]}" for s, b in enumerate(seating))
 
 
-def letters(result: dict) -> list[str]:
+def letters(result: MatchSummary) -> list[str]:
     """Short labels for the bots in wide tables: A, B, C…"""
-    return [chr(ord("A") + i) for i in range(len(result["bots"]))]
+    return [chr(ord("A") + i) for i in range(len(result.bots))]
 
 
-def deals_table(result: dict) -> Table:
+def deal_row(result: MatchSummary, d: DealResult) -> list[str]:
+    """One row of the deal table."""
+    tag = letters(result)
+    sign = 1 if result.sense > 0 else -1
+    seating = result.orientations[d.orientation]
+    led = f"{tag[seating[d.leader]]}@{d.leader}" + (f" {d.lead_tile}*" if d.lead_tile else "")
+    ended = f"{d.end} {tag[seating[d.by]]}@{d.by}"
+    row = [str(d.game + 1)] if result.unit == "game" else []
+    row += [str(d.deal + 1), str(d.orientation), led, ended, "/".join(str(x) for x in d.wrote)]
+    row += [f"{sign * p:+d}" if p else "0" for p in d.points]
+    return row
+
+
+def deals_table(result: MatchSummary) -> Table:
+    """The deal table's title, columns and caption, without rows (see :func:`blocks`)."""
     pairs = _pairs(result)
     tag = letters(result)
     t = Table(title="Deals", title_justify="left", pad_edge=False, box=None, header_style="bold")
-    if result["unit"] == "game":
+    if result.unit == "game":
         t.add_column("game", justify="right")
     t.add_column("deal", justify="right")
     t.add_column("or.", justify="right")
@@ -43,55 +70,94 @@ def deals_table(result: dict) -> Table:
     t.add_column("wrote by side" if not pairs else "wrote seats 0+2 / 1+3")
     for letter in tag:
         t.add_column(letter, justify="right")
-    sign = 1 if result["sense"] > 0 else -1
-    for d in result["deals"]:
-        seating = result["orientations"][d["orientation"]]
-        led = f"{tag[seating[d['leader']]]}@{d['leader']}" + (f" {d['lead_tile']}*" if d["lead_tile"] else "")
-        ended = f"{d['end']} {tag[seating[d['by']]]}@{d['by']}"
-        row = [str(d["game"] + 1)] if result["unit"] == "game" else []
-        row += [str(d["deal"] + 1), str(d["orientation"]), led, ended, "/".join(str(x) for x in d["wrote"])]
-        row += [f"{sign * p:+d}" if p else "0" for p in d["points"]]
-        t.add_row(*row)
-    legend = ", ".join(f"{tag[i]} = {escape(b['name'])}" for i, b in enumerate(result["bots"]))
+    legend = ", ".join(f"{tag[i]} = {escape(b.name)}" for i, b in enumerate(result.bots))
     t.caption = f"{legend}.  X@s: bot X in seat s; * a forced lead.  Bot columns: what that bot wrote" + (
-        " (penalties count against it: shown negative)" if result["sense"] < 0 else "")
+        " (penalties count against it: shown negative)" if result.sense < 0 else "")
     t.caption_justify = "left"
     return t
 
 
-def games_table(result: dict) -> Table:
-    names = [b["name"] for b in result["bots"]]
+def game_row(result: MatchSummary, g: GameResult) -> list[str]:
+    """One row of the game table (bot names escaped: the cells read markup)."""
+    names = result.names
+    res = ", ".join(names[b] for b in g.won_by) + " won" if g.won_by else "drawn"
+    if g.dry_bots:
+        res += " (dry: " + ", ".join(names[b] for b in g.dry_bots) + ")"
+    return [str(g.game + 1), str(g.orientation), str(g.deals), " / ".join(map(str, g.totals)), escape(f"{res} — {g.reason}")]
+
+
+def games_table(result: MatchSummary) -> Table:
+    """The game table's title and columns, without rows (see :func:`blocks`)."""
     t = Table(title="Games", title_justify="left", pad_edge=False, box=None, header_style="bold")
     t.add_column("game", justify="right")
     t.add_column("orient.", justify="right")
     t.add_column("deals", justify="right")
     t.add_column("totals")
     t.add_column("result")
-    for g in result["game_results"]:
-        if g["won_by"]:
-            res = ", ".join(names[b] for b in g["won_by"]) + " won"
-        else:
-            res = "drawn"
-        if g["dry_bots"]:
-            res += " (dry: " + ", ".join(names[b] for b in g["dry_bots"]) + ")"
-        t.add_row(str(g["game"] + 1), str(g["orientation"]), str(g["deals"]), " / ".join(map(str, g["totals"])), escape(f"{res} — {g['reason']}"))
     return t
 
 
-def totals_table(result: dict) -> Table:
+def blocks(console: Console, make: Callable[[], Table], rows: Callable[[], Iterable[list[str]]],
+           block: int = BLOCK) -> Iterator[Table]:
+    """The table ``make()`` with the rows of ``rows()`` (called twice: once to measure, once to
+    print), as tables of at most ``block`` rows: the first with the title and header, the last
+    with the caption, and every column as wide as rich makes it in the whole table on
+    ``console``, so that they print as the whole table would.
+
+    Rich sizes a column from two measures of its cells: the longest line and the longest word.
+    A probe table holding, per column, the cell with each is measured by rich's own sizing
+    (a private method, pinned by a test that prints both ways)."""
+    probe = make()
+    longest: list[tuple[int, str]] = [(0, "")] * len(probe.columns)  # per column: (longest line, cell)
+    widest_word: list[tuple[int, str]] = [(0, "")] * len(probe.columns)
+    count = 0
+    for row in rows():
+        count += 1
+        for i, cell in enumerate(row):
+            plain = Text.from_markup(cell).plain
+            if (line := cell_len(plain)) > longest[i][0]:
+                longest[i] = (line, cell)
+            if (word := max(map(cell_len, plain.split()), default=0)) > widest_word[i][0]:
+                widest_word[i] = (word, cell)
+    if count:
+        probe.add_row(*(cell for _, cell in longest))
+        probe.add_row(*(cell for _, cell in widest_word))
+    options = console.options
+    widths = probe._calculate_column_widths(console, options.update_width(options.max_width - probe._extra_width))
+    it = iter(rows())
+    done = 0
+    while True:
+        chunk = list(islice(it, block))
+        t = make()
+        for i, (column, width) in enumerate(zip(t.columns, widths)):
+            column.width = width - t._get_padding_width(i)  # rich's widths include the padding
+        if done:
+            t.title = None
+            t.show_header = False
+        done += len(chunk)
+        if done < count:
+            t.caption = None
+        for row in chunk:
+            t.add_row(*row)
+        yield t
+        if done >= count:
+            return
+
+
+def totals_table(result: MatchSummary) -> Table:
     t = Table(title="Totals", title_justify="left", pad_edge=False, box=None, header_style="bold")
     t.add_column("bot")
-    t.add_column("written" if result["sense"] > 0 else "penalties", justify="right")
+    t.add_column("written" if result.sense > 0 else "penalties", justify="right")
     t.add_column("net", justify="right")
     t.add_column("deals won", justify="right")
-    if result["unit"] == "game":
+    if result.unit == "game":
         t.add_column("games W/D/L", justify="right")
     t.add_column("faults")
-    for row in result["totals"]:
-        faults = ", ".join(f"{k} {v}" for k, v in row["faults"].items()) or "none"
-        cells = [escape(row["bot"]), str(row["points"]), f"{row['net']:+g}", str(row["deals_won"])]
-        if result["unit"] == "game":
-            cells.append(f"{row['games_won']}/{row['games_drawn']}/{row['games_lost']}")
+    for row in result.totals:
+        faults = ", ".join(f"{k} {v}" for k, v in row.faults.items()) or "none"
+        cells = [escape(row.bot), str(row.points), f"{row.net:+g}", str(row.deals_won)]
+        if result.unit == "game":
+            cells.append(f"{row.games_won}/{row.games_drawn}/{row.games_lost}")
         cells.append(faults)
         t.add_row(*cells)
     return t
@@ -101,137 +167,138 @@ def pct(confidence: float) -> str:
     return f"{100 * confidence:g}%"
 
 
-def margin_text(result: dict) -> Text:
-    names = [b["name"] for b in result["bots"]]
-    unit = result["unit"]
-    level = pct(result.get("confidence", 0.95))
+def margin_text(result: MatchSummary) -> Text:
+    names = result.names
+    unit = result.unit
+    level = pct(result.confidence)
     lines = Text()
-    for name, m in result["margin"].items():
-        paired, unpaired = m["paired"], m["unpaired"]
-        ci, uci = paired.get("ci", paired["ci95"]), unpaired.get("ci", unpaired["ci95"])
+    for name, m in result.margin.items():
+        paired, unpaired = m.paired, m.unpaired
+        ci, uci = paired.ci, unpaired.ci
         against = names[1] if len(names) == 2 else "the field"
         lines.append(f"Margin per {unit}, {name} − {against}: ", style="bold")
         if ci is None:
-            lines.append(f"{paired['mean']:+.2f} (one {unit}: no interval)\n")
+            lines.append(f"{paired.mean:+.2f} (one {unit}: no interval)\n")
             continue
         half = (ci[1] - ci[0]) / 2
-        lines.append(f"{paired['mean']:+.2f} ± {half:.2f}")
-        lines.append(f"  ({level} interval over {paired['n']} paired {unit}s: [{ci[0]:+.2f}, {ci[1]:+.2f}])\n")
+        lines.append(f"{paired.mean:+.2f} ± {half:.2f}")
+        lines.append(f"  ({level} interval over {paired.n} paired {unit}s: [{ci[0]:+.2f}, {ci[1]:+.2f}])\n")
         if uci is not None:
             uhalf = (uci[1] - uci[0]) / 2
-            lines.append(f"  pairing the orientations: ± {half:.2f}; the same {unpaired['n']} plays read unpaired: ± {uhalf:.2f}\n", style="dim")
+            lines.append(f"  pairing the orientations: ± {half:.2f}; the same {unpaired.n} plays read unpaired: ± {uhalf:.2f}\n", style="dim")
     return lines
 
 
-def _elo_interval(row: dict) -> str:
-    if row["elo_ci"] is None:
+def _elo_interval(row: Standing) -> str:
+    if row.elo_ci is None:
         return "no interval"
-    lo, hi = row["elo_ci"]
+    lo, hi = row.elo_ci
     return f"[{'−∞' if lo is None else f'{lo:+.0f}'}, {'+∞' if hi is None else f'{hi:+.0f}'}]"
 
 
-def _elo_point(row: dict) -> str:
-    if row["elo"] is None:
-        return "—" if row["score"] is None else ("+∞" if row["score"] >= 1 else "−∞")
-    return f"{row['elo']:+.0f}"
+def _elo_point(row: Standing) -> str:
+    if row.elo is None:
+        return "—" if row.score is None else ("+∞" if row.score >= 1 else "−∞")
+    return f"{row.elo:+.0f}"
 
 
 def _los(x: float | None) -> str:
     return "—" if x is None else f"{100 * x:.1f}%"
 
 
-def board_word(result: dict) -> str:
+def board_word(result: MatchSummary) -> str:
     """What one board (the issue's "pair") is in this match, in words."""
-    n = len(result["orientations"])
-    unit = "deal" if result["unit"] == "deal" else "game"
+    n = len(result.orientations)
+    unit = "deal" if result.unit == "deal" else "game"
     if n == 2:
         return f"a {unit} in both orientations" if unit == "deal" else "a game pair (one game in each orientation)"
     return f"a {unit} in all {n} rotations"
 
 
-def figures_text(result: dict) -> Text | Table:
+def figures_text(result: MatchSummary) -> Text | Table:
     """LOS, pair classes and Elo (two bots), or the ranking with its rule (three or more)."""
-    rank = result["ranking"]
-    rows = rank["standings"]
-    level = pct(result["confidence"])
-    if len(result["bots"]) == 2:
-        first = next(r for r in rows if r["bot"] == result["bots"][0]["name"])
-        other = result["bots"][1]["name"]
+    rank = result.ranking
+    rows = rank.standings
+    level = pct(result.confidence)
+    if len(result.bots) == 2:
+        first = next(r for r in rows if r.bot == result.bots[0].name)
+        other = result.bots[1].name
         t = Text()
-        t.append(f"LOS ({first['bot']} better than {other}): ", style="bold")
-        t.append(f"{_los(first['los'])}\n")
-        t.append(f"Pairs ({board_word(result)}), {first['bot']}'s side: ", style="bold")
-        t.append("  ".join(f"{label} {c}" for label, c in zip(rank["class_labels"], first["classes"])) + "\n")
-        t.append(f"Elo difference {first['bot']} − {other}: ", style="bold")
+        t.append(f"LOS ({first.bot} better than {other}): ", style="bold")
+        t.append(f"{_los(first.los)}\n")
+        t.append(f"Pairs ({board_word(result)}), {first.bot}'s side: ", style="bold")
+        t.append("  ".join(f"{label} {c}" for label, c in zip(rank.class_labels, first.classes)) + "\n")
+        t.append(f"Elo difference {first.bot} − {other}: ", style="bold")
         t.append(f"{_elo_point(first)} {_elo_interval(first)} ({level} interval, from the pairs' scores; score "
-                 f"{'—' if first['score'] is None else format(first['score'], '.3f')})\n")
+                 f"{'—' if first.score is None else format(first.score, '.3f')})\n")
         return t
     table = Table(title="Ranking", title_justify="left", pad_edge=False, box=None, header_style="bold")
-    halves = 2 * len(result["orientations"])
-    for h in ("place", "bot", f"margin/{result['unit']}", "LOS", f"Elo [{level}]", f"pairs 0…{halves}"):
+    halves = 2 * len(result.orientations)
+    for h in ("place", "bot", f"margin/{result.unit}", "LOS", f"Elo [{level}]", f"pairs 0…{halves}"):
         table.add_column(h, justify="left" if h == "bot" else "right", no_wrap=h != "bot", min_width=10 if h == "bot" else None)
     for r in rows:
-        lo, hi = r["places"]
-        ci = r["margin"]["ci"]
-        margin = f"{r['margin']['mean']:+.1f}" + ("" if ci is None else f" ± {(ci[1] - ci[0]) / 2:.1f}")
-        table.add_row(f"{r['place']}" + (f" ({lo}–{hi})" if lo != hi else ""), escape(r["bot"]), margin, _los(r["los"]),
-                  f"{_elo_point(r)} {_elo_interval(r)}", " ".join(map(str, r["classes"])))
-    table.caption = (f"Rule: {rank['rule']}.  A pair is {board_word(result)}; pairs 0…{halves}: how many pairs the bot "
-                 f"won 0, ½, 1 … {halves // 2} plays of against the field's mean (a level play is half a win).  "
-                 f"place (a–b): the places its {level} intervals allow; LOS: P(margin > 0).")
+        lo, hi = r.places
+        ci = r.margin.ci
+        margin = f"{r.margin.mean:+.1f}" + ("" if ci is None else f" ± {(ci[1] - ci[0]) / 2:.1f}")
+        table.add_row(f"{r.place}" + (f" ({lo}–{hi})" if lo != hi else ""), escape(r.bot), margin, _los(r.los),
+                      f"{_elo_point(r)} {_elo_interval(r)}", " ".join(map(str, r.classes)))
+    table.caption = (f"Rule: {rank.rule}.  A pair is {board_word(result)}; pairs 0…{halves}: how many pairs the bot "
+                     f"won 0, ½, 1 … {halves // 2} plays of against the field's mean (a level play is half a win).  "
+                     f"place (a–b): the places its {level} intervals allow; LOS: P(margin > 0).")
     table.caption_justify = "left"
     return table
 
 
-def sprt_text(state: dict) -> str:
-    test = state["test"]
-    what = "elo" if test["kind"] == "elo" else "margin"
-    verdict = {"H0": "H0 accepted", "H1": "H1 accepted", None: "undecided"}[state["decision"]]
-    return (f"SPRT {what}0={test['h0']:g} {what}1={test['h1']:g} alpha={test['alpha']:g} beta={test['beta']:g}: "
-            f"LLR {state['llr']:+.3f} ({state['lower']:+.3f}, {state['upper']:+.3f}) after {state['pairs']} pairs: {verdict}")
+def sprt_text(state: SprtState) -> str:
+    test = state.test
+    what = "elo" if test.kind == "elo" else "margin"
+    verdict = {"H0": "H0 accepted", "H1": "H1 accepted", None: "undecided"}[state.decision]
+    return (f"SPRT {what}0={test.h0:g} {what}1={test.h1:g} alpha={test.alpha:g} beta={test.beta:g}: "
+            f"LLR {state.llr:+.3f} ({state.lower:+.3f}, {state.upper:+.3f}) after {state.pairs} pairs: {verdict}")
 
 
-def verdict_text(result: dict) -> Text:
-    if result["interrupted"]:
+def verdict_text(result: MatchSummary) -> Text:
+    if result.interrupted:
         return Text("Match interrupted: the figures above cover the finished deals only.", style="bold yellow")
     t = Text()
-    if result.get("sprt") is not None:
-        state = result["sprt"]
+    if result.sprt is not None:
+        state = result.sprt
         t.append(sprt_text(state) + "\n", style="bold")
-        if result.get("stopped_by") == "sprt":
-            t.append(f"Stopped by the SPRT after {state['pairs']} pairs.\n", style="bold")
+        if result.stopped_by == "sprt":
+            t.append(f"Stopped by the SPRT after {state.pairs} pairs.\n", style="bold")
         else:
             t.append("The deal budget ran out before the SPRT decided.\n", style="bold yellow")
-    level = pct(result["confidence"])
-    top = result["ranking"]["standings"][0] if result["ranking"]["standings"] else None
-    los = f" (LOS {_los(top['los_next'])})" if top and top["los_next"] is not None else ""
-    if result["winner"] is not None:
-        t.append(f"Winner: {result['winner']}", style="bold green")
+    level = pct(result.confidence)
+    top = result.ranking.standings[0] if result.ranking.standings else None
+    los = f" (LOS {_los(top.los_next)})" if top and top.los_next is not None else ""
+    if result.winner is not None:
+        t.append(f"Winner: {result.winner}", style="bold green")
         t.append(f" — significant at {level}{los}")
-    elif result["ahead"] is not None:
-        t.append(f"No winner: {result['ahead']} is ahead, but not significant at {level}{los}", style="bold")
+    elif result.ahead is not None:
+        t.append(f"No winner: {result.ahead} is ahead, but not significant at {level}{los}", style="bold")
     else:
         t.append("Result: a draw.", style="bold")
     return t
 
 
-def render(result: dict, console: Console) -> None:
-    legend = ", ".join(f"{letter} = {b['name']}" for letter, b in zip(letters(result), result["bots"]))
-    parts: list[Text | Table] = [Text(f"{result['variant']} — {legend}; {result['players']} seats, "
-                  + (f"seed {result['seed']}" if result["seed"] is not None else f"deals from {result['deals_file']}"))]
-    for o in range(len(result["orientations"])):
-        parts.append(Text(f"  orientation {o}: {seating_text(result, o)}", style="dim"))
-    parts.append(deals_table(result))
-    if result["unit"] == "game":
-        parts.append(games_table(result))
-    parts.append(totals_table(result))
-    parts.append(margin_text(result))
-    parts.append(figures_text(result))
-    console.print(Group(*parts))
+def render(result: MatchSummary, deals: Iterable[DealResult], games: Iterable[GameResult], console: Console) -> None:
+    """Print the whole result.  ``deals`` and ``games`` are each read twice (see :func:`blocks`)."""
+    legend = ", ".join(f"{letter} = {b.name}" for letter, b in zip(letters(result), result.bots))
+    head: list[Text | Table] = [Text(f"{result.variant} — {legend}; {result.players} seats, "
+                                     + (f"seed {result.seed}" if result.seed is not None else f"deals from {result.deals_file}"))]
+    for o in range(len(result.orientations)):
+        head.append(Text(f"  orientation {o}: {seating_text(result, o)}", style="dim"))
+    console.print(Group(*head))
+    for t in blocks(console, lambda: deals_table(result), lambda: (deal_row(result, d) for d in deals)):
+        console.print(t)
+    if result.unit == "game":
+        for t in blocks(console, lambda: games_table(result), lambda: (game_row(result, g) for g in games)):
+            console.print(t)
+    console.print(Group(totals_table(result), margin_text(result), figures_text(result)))
     # One line per fault and the verdict are read by scripts too: never wrapped.
-    if result["faults"]:
+    if result.faults:
         ft = Text("Faults:\n", style="bold red")
-        for f in result["faults"]:
-            ft.append(f"  {f['bot']} game {f['game'] + 1} deal {f['deal'] + 1} seat {f['seat']}: {f['kind']}: {f['detail']}\n")
+        for f in result.faults:
+            ft.append(f"  {f.bot} game {f.game + 1} deal {f.deal + 1} seat {f.seat}: {f.kind}: {f.detail}\n")
         console.print(ft, soft_wrap=True)
     console.print(verdict_text(result), soft_wrap=True)

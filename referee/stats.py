@@ -2,11 +2,12 @@
 ranking with rank ranges, and the sequential probability ratio test (SPRT).
 
 Pure: no I/O, no clock, no randomness; only the standard library and msgspec structs for the
-figures.  Every figure is computed from *boards*: ``boards[b][o][i]`` is bot ``i``'s net (what
-its sides wrote, times the game's sense) on board ``b`` in orientation ``o``.  A board is one
+figures.  Every figure is computed from *boards*: ``board[o][i]`` is bot ``i``'s net (what its
+sides wrote, times the game's sense) on a board in orientation ``o``.  A board is one
 paired unit played in every orientation: a deal in both orientations (sport), a game pair for
 games to a target, and with *n* bots at *n* seats the unit played in all *n* rotations.  Only
-finished boards are passed in.
+finished boards count, each folded into a :class:`Boards` tally as it finishes (running means and
+deviations, :class:`Moments`), so that no figure needs the list of boards.
 
 Figures per bot (``i``) against the field:
 
@@ -31,7 +32,7 @@ The SPRT is the generalised SPRT (GSPRT) of fishtest and fastchess, see :func:`l
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import msgspec
@@ -135,9 +136,10 @@ class Estimate:
     def high(self) -> float:
         return self.mean + self.half
 
-    def to_json(self) -> dict:
-        return {"mean": round(self.mean, 4), "ci95": _interval(self.mean, self.half95), "n": self.n, "sd": round(self.sd, 4),
-                "ci": _interval(self.mean, self.half), "confidence": self.confidence}
+    def record(self) -> MeanRecord:
+        """The estimate as results give it (rounded to 4 decimals)."""
+        return MeanRecord(mean=round(self.mean, 4), ci95=_interval(self.mean, self.half95), n=self.n, sd=round(self.sd, 4),
+                          ci=_interval(self.mean, self.half), confidence=self.confidence)
 
     def __str__(self) -> str:
         if not math.isfinite(self.half):
@@ -145,33 +147,79 @@ class Estimate:
         return f"{self.mean:+.2f} ± {self.half:.2f}"
 
 
+class MeanRecord(msgspec.Struct, kw_only=True):
+    """A mean with its intervals, as the match result writes it (``null`` intervals: one sample)."""
+
+    mean: float
+    ci95: list[float] | None
+    n: int
+    sd: float
+    ci: list[float] | None  # at the result's confidence
+    confidence: float
+
+
 def _interval(mean: float, half: float) -> list[float] | None:
     return [round(mean - half, 4), round(mean + half, 4)] if math.isfinite(half) else None
 
 
-def estimate(xs: Sequence[float], confidence: float = 0.95) -> Estimate:
+class Moments:
+    """The count, mean and sum of squared deviations of a stream of numbers, kept as they come
+    (Welford's update), so a long match keeps no list of its margins."""
+
+    __slots__ = ("n", "mean", "m2")
+
+    def __init__(self) -> None:
+        self.n = 0
+        self.mean = 0.0
+        self.m2 = 0.0
+
+    @classmethod
+    def of(cls, xs: Iterable[float]) -> Moments:
+        m = cls()
+        for x in xs:
+            m.add(x)
+        return m
+
+    def add(self, x: float) -> None:
+        self.n += 1
+        delta = x - self.mean
+        self.mean += delta / self.n
+        self.m2 += delta * (x - self.mean)
+
+    @property
+    def sd(self) -> float:
+        """The sample standard deviation (0 below two samples)."""
+        return math.sqrt(self.m2 / (self.n - 1)) if self.n > 1 else 0.0
+
+    def estimate(self, confidence: float = 0.95) -> Estimate:
+        """The mean with its Student-t interval at ``confidence``."""
+        n = self.n
+        if n == 0:
+            return Estimate(0.0, math.inf, 0, 0.0, confidence)
+        if n == 1:
+            return Estimate(self.mean, math.inf, 1, 0.0, confidence)
+        sd = self.sd
+        se = sd / math.sqrt(n)
+        return Estimate(self.mean, t_quantile((1 + confidence) / 2, n - 1) * se, n, sd, confidence, t975(n - 1) * se)
+
+    def los(self) -> float | None:
+        """The likelihood of superiority ``P(true mean > 0)`` (Student t); ``None`` below two samples."""
+        if self.n < 2:
+            return None
+        sd = self.sd
+        if sd == 0.0:
+            return 1.0 if self.mean > 0 else 0.0 if self.mean < 0 else 0.5
+        return t_cdf(self.mean / (sd / math.sqrt(self.n)), self.n - 1)
+
+
+def estimate(xs: Iterable[float], confidence: float = 0.95) -> Estimate:
     """The mean of ``xs`` with its Student-t interval at ``confidence``."""
-    n = len(xs)
-    if n == 0:
-        return Estimate(0.0, math.inf, 0, 0.0, confidence)
-    mean = sum(xs) / n
-    if n == 1:
-        return Estimate(mean, math.inf, 1, 0.0, confidence)
-    sd = math.sqrt(sum((x - mean) ** 2 for x in xs) / (n - 1))
-    se = sd / math.sqrt(n)
-    return Estimate(mean, t_quantile((1 + confidence) / 2, n - 1) * se, n, sd, confidence, t975(n - 1) * se)
+    return Moments.of(xs).estimate(confidence)
 
 
-def los(xs: Sequence[float]) -> float | None:
+def los(xs: Iterable[float]) -> float | None:
     """The likelihood of superiority ``P(true mean > 0)`` (Student t); ``None`` below two samples."""
-    n = len(xs)
-    if n < 2:
-        return None
-    mean = sum(xs) / n
-    sd = math.sqrt(sum((x - mean) ** 2 for x in xs) / (n - 1))
-    if sd == 0.0:
-        return 1.0 if mean > 0 else 0.0 if mean < 0 else 0.5
-    return t_cdf(mean / (sd / math.sqrt(n)), n - 1)
+    return Moments.of(xs).los()
 
 
 # -- Elo -----------------------------------------------------------------------------------------
@@ -213,15 +261,6 @@ def class_labels(orientations: int) -> list[str]:
     return [f"{k}/{2 * orientations}" for k in range(2 * orientations + 1)]
 
 
-def classes(board_margins: Sequence[Sequence[float]], orientations: int) -> list[int]:
-    """Counts of boards by class (the sum of the plays' scores in halves, ``0 … 2n``);
-    ``board_margins[b][o]`` is the bot's margin on board ``b`` in orientation ``o``."""
-    counts = [0] * (2 * orientations + 1)
-    for plays in board_margins:
-        counts[round(2 * sum(play_score(x) for x in plays))] += 1
-    return counts
-
-
 # -- the match's figures -------------------------------------------------------------------------
 
 
@@ -231,7 +270,7 @@ class Standing(msgspec.Struct, kw_only=True):
     bot: str
     place: int  # 1 for the best margin; bots with equal margins share a place
     places: list[int]  # the places its figures allow: [best, worst] (statistically tied bots overlap)
-    margin: dict  # Estimate.to_json() of the margin per board
+    margin: MeanRecord  # the margin per board
     los: float | None  # P(margin > 0)
     classes: list[int]  # boards per class, see class_labels
     score: float | None  # mean board score (plays won, a level play counting half)
@@ -261,21 +300,48 @@ def _percent(confidence: float) -> str:
     return f"{100 * confidence:g}%"
 
 
-def margins(boards: Sequence[Sequence[Sequence[float]]], bot: int) -> list[list[float]]:
-    """``[board][orientation]``: the bot's net less the mean net of the others."""
-    out = []
-    for board in boards:
-        row = []
-        for net in board:
-            k = len(net)
-            row.append(net[bot] - (sum(net) - net[bot]) / (k - 1))
-        out.append(row)
-    return out
+def board_margins(board: Sequence[Sequence[float]], bot: int) -> list[float]:
+    """``[orientation]``: the bot's net less the mean net of the others on one board."""
+    return [net[bot] - (sum(net) - net[bot]) / (len(net) - 1) for net in board]
 
 
-def difference(boards: Sequence[Sequence[Sequence[float]]], i: int, j: int) -> list[float]:
-    """Per board: bot ``i``'s net less bot ``j``'s, averaged over the orientations."""
-    return [sum(net[i] - net[j] for net in board) / len(board) for board in boards]
+class Boards:
+    """The finished boards of a match, folded in one at a time into everything :func:`figures`
+    and :func:`sprt_state` need (per bot: the board margins, the play margins, the classes and
+    the board scores; per two bots: the difference of their nets), so that a long match keeps
+    no list of boards."""
+
+    def __init__(self, bots: int, orientations: int) -> None:
+        self.bots = bots
+        self.orientations = orientations
+        self.count = 0
+        self.margin = [Moments() for _ in range(bots)]  # per board, averaged over the orientations
+        self.plays = [Moments() for _ in range(bots)]  # per play (board and orientation): read unpaired
+        self.classes = [[0] * (2 * orientations + 1) for _ in range(bots)]
+        self.scores = [Moments() for _ in range(bots)]  # board scores (plays won, a level play half)
+        self.diff = {(i, j): Moments() for i in range(bots) for j in range(bots) if i != j}
+
+    @classmethod
+    def of(cls, boards: Sequence[Sequence[Sequence[float]]], bots: int | None = None) -> Boards:
+        """The tally of a list of boards (``[board][orientation][bot]`` nets)."""
+        tally = cls(len(boards[0][0]) if boards else bots or 2, len(boards[0]) if boards else 2)
+        for board in boards:
+            tally.add(board)
+        return tally
+
+    def add(self, board: Sequence[Sequence[float]]) -> None:
+        """Fold in one finished board: ``board[orientation][bot]`` nets."""
+        self.count += 1
+        n = len(board)
+        for i in range(self.bots):
+            row = board_margins(board, i)
+            self.margin[i].add(sum(row) / n)
+            for x in row:
+                self.plays[i].add(x)
+            self.classes[i][round(2 * sum(play_score(x) for x in row))] += 1
+            self.scores[i].add(sum(play_score(x) for x in row) / n)
+        for (i, j), m in self.diff.items():
+            m.add(sum(net[i] - net[j] for net in board) / n)
 
 
 def rank_ranges(n: int, better: Callable[[int, int], bool]) -> list[list[int]]:
@@ -290,33 +356,30 @@ def rank_ranges(n: int, better: Callable[[int, int], bool]) -> list[list[int]]:
     return out
 
 
-def figures(boards: Sequence[Sequence[Sequence[float]]], names: Sequence[str], confidence: float = 0.95,
-            unit: str = "deal") -> Figures:
+def figures(boards: Boards, names: Sequence[str], confidence: float = 0.95, unit: str = "deal") -> Figures:
     """The figures of a match from its finished boards (see the module docstring)."""
     check_confidence(confidence)
     k = len(names)
-    orient = len(boards[0]) if boards else 0
-    t = t_quantile((1 + confidence) / 2, len(boards) - 1) if len(boards) > 1 else math.inf
+    n = boards.count
+    orient = boards.orientations if n else 0
+    t = t_quantile((1 + confidence) / 2, n - 1) if n > 1 else math.inf
     per_bot = []
     for i in range(k):
-        ms = margins(boards, i)
-        board_margin = [sum(row) / len(row) for row in ms]
-        counts = classes(ms, orient) if boards else [0] * 5
-        scores = [sum(play_score(x) for x in row) / len(row) for row in ms]
-        est = estimate(board_margin, confidence)
-        if scores:
-            s = sum(scores) / len(scores)
-            sd = math.sqrt(sum((x - s) ** 2 for x in scores) / len(scores))  # of the boards' scores, as fastchess
-            half = t * sd / math.sqrt(len(scores))
+        counts = list(boards.classes[i]) if n else [0] * 5
+        est = boards.margin[i].estimate(confidence)
+        if n:
+            s = boards.scores[i].mean
+            sd = math.sqrt(boards.scores[i].m2 / n)  # of the boards' scores, as fastchess
+            half = t * sd / math.sqrt(n)
             elo: float | None = _finite(elo_of_score(s))
             elo_ci = ([_finite(elo_of_score(s - half)), _finite(elo_of_score(s + half))] if math.isfinite(half) else None)
             score: float | None = round(s, 4)
         else:
             elo, elo_ci, score = None, None, None
-        per_bot.append((i, est, Standing(bot=names[i], place=0, places=[], margin=est.to_json(), los=_round(los(board_margin)),
+        per_bot.append((i, est, Standing(bot=names[i], place=0, places=[], margin=est.record(), los=_round(boards.margin[i].los()),
                                          classes=counts, score=score, elo=elo, elo_ci=elo_ci)))
     order = sorted(per_bot, key=lambda e: (-e[1].mean, e[0]))
-    diffs = {(a, b): estimate(difference(boards, a, b), confidence) for a in range(k) for b in range(k) if a != b}
+    diffs = {pair: m.estimate(confidence) for pair, m in boards.diff.items()}
 
     def better(a: int, b: int) -> bool:
         return diffs[(order[a][0], order[b][0])].low > 0
@@ -328,10 +391,10 @@ def figures(boards: Sequence[Sequence[Sequence[float]]], names: Sequence[str], c
         row.place = place + 1 if place == 0 or est.mean != order[place - 1][1].mean else rows[-1].place
         if place + 1 < k:
             j = order[place + 1][0]
-            row.los_next = _round(los(difference(boards, i, j)))
+            row.los_next = _round(boards.diff[(i, j)].los())
             row.ahead_of_next = diffs[(i, j)].low > 0
         rows.append(row)
-    level = k > 1 and (not boards or order[0][1].mean == order[1][1].mean)
+    level = k > 1 and (not n or order[0][1].mean == order[1][1].mean)
     ahead = None if level else names[order[0][0]]
     significant = bool(ahead is not None and rows[0].ahead_of_next)
     return Figures(confidence=confidence, rule=RULE.format(unit=unit, pct=_percent(confidence)),
@@ -505,11 +568,16 @@ def llr_margin(xs: Sequence[float], m0: float, m1: float) -> float:
     Until the margins differ (no spread has been seen) the LLR is 0: one or two equal margins
     say nothing about how far the mean can be trusted.
     """
-    n = len(xs)
+    return llr_margin_of(Moments.of(xs), m0, m1)
+
+
+def llr_margin_of(xs: Moments, m0: float, m1: float) -> float:
+    """:func:`llr_margin` of margins folded into :class:`Moments`."""
+    n = xs.n
     if n < 2:
         return 0.0
-    mean = sum(xs) / n
-    var = sum((x - mean) ** 2 for x in xs) / n
+    mean = xs.mean
+    var = xs.m2 / n
     if var == 0.0:
         return 0.0
     r0 = var + (mean - m0) ** 2
@@ -517,13 +585,12 @@ def llr_margin(xs: Sequence[float], m0: float, m1: float) -> float:
     return n / 2.0 * math.log(r0 / r1)
 
 
-def sprt_state(test: SprtSpec, boards: Sequence[Sequence[Sequence[float]]], bot: int = 0) -> SprtState:
+def sprt_state(test: SprtSpec, boards: Boards, bot: int = 0) -> SprtState:
     """The test on ``bot``'s boards against the field (two bots: bot 0 against bot 1)."""
-    ms = margins(boards, bot)
     if test.kind == "elo":
-        llr = llr_elo(classes(ms, len(boards[0]) if boards else 2), test.h0, test.h1)
+        llr = llr_elo(boards.classes[bot] if boards.count else [0] * 5, test.h0, test.h1)
     else:
-        llr = llr_margin([sum(row) / len(row) for row in ms], test.h0, test.h1)
-    return SprtState(test=test, pairs=len(boards), llr=round(llr, 4), lower=round(test.lower, 4), upper=round(test.upper, 4),
+        llr = llr_margin_of(boards.margin[bot], test.h0, test.h1)
+    return SprtState(test=test, pairs=boards.count, llr=round(llr, 4), lower=round(test.lower, 4), upper=round(test.upper, 4),
                      decision=test.decide(llr))
 

@@ -19,6 +19,7 @@ import re
 import sys
 from pathlib import Path
 
+import msgspec
 import pytest
 import trio
 
@@ -54,7 +55,7 @@ def play(game: str, players: int, candidate: list[str], tmp_path: Path, seed: in
                      deals=None if v.to_target else v.game.default_deals, games=1 if v.to_target else None,
                      seed=seed, tc=TimeControl(startup=20, move=10), log_path=tmp_path / "m.jsonl",
                      stderr_dir=tmp_path / "err")
-    data = trio.run(run_match, spec).to_json()
+    data = msgspec.to_builtins(trio.run(run_match, spec).whole())
     assert verify(tmp_path / "m.jsonl").plays > 0
     stderr = "".join(p.read_text(encoding="utf-8") for p in sorted((tmp_path / "err").glob("candidate*")))
     return data, stderr

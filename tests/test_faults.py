@@ -155,8 +155,8 @@ def check_one_fault(p: Played, kind: str) -> F.Fault:
     stopped = [d for d in p.result.deals if d.end == "fault"]
     assert len(stopped) == 1 and stopped[0].by_bot == "hostile" and stopped[0].by == fault.seat
     assert len(p.result.deals) > 1, "no other deal was played"
-    assert all(d.end in ("domino", "fish") for d in p.result.deals if d is not stopped[0])
-    assert p.result.to_json()["totals"][0]["faults"] == {kind: 1}
+    assert all(d.end in ("domino", "fish") for d in p.result.deals if d != stopped[0])
+    assert p.result.bot_totals()[0].faults == {kind: 1}
     return fault
 
 
@@ -394,8 +394,8 @@ async def test_max_faults_forfeits_the_rest(tmp_path):
     # two processes at the start (a pair) and one after each of the first two faults
     assert len(p.starts()) == 4
     assert not any(alive(pid) for pid in p.starts())
-    totals = p.result.to_json()["totals"]
-    assert totals[0]["points"] == 0 and totals[1]["points"] > 0
+    totals = p.result.bot_totals()
+    assert totals[0].points == 0 and totals[1].points > 0
 
 
 @pytest.mark.parametrize(

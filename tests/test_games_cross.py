@@ -7,6 +7,7 @@ a deal set the hands left and the ending by hand, as ``test_games_kozel.py`` doe
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 from helpers import mask, tiles
 
@@ -432,6 +433,6 @@ def test_a_bot_that_breaks_the_cross_rules_gets_the_fault_and_the_reason(mode, k
     spec = MatchSpec(v, [Bot("bad", [sys.executable, "-c", BOT, mode]), Bot("first", first)], 2, v.resolve_options(2),
                      games=1, seed=3, tc=TimeControl(startup=20, move=10), log_path=tmp_path / "m.jsonl",
                      stderr_dir=tmp_path / "err", max_faults=1)
-    data = trio.run(run_match, spec).to_json()
+    data = msgspec.to_builtins(trio.run(run_match, spec).whole())
     faults = [f for f in data["faults"] if f["bot"] == "bad"]
     assert faults and faults[0]["kind"] == kind and why in faults[0]["detail"], faults

@@ -326,10 +326,10 @@ async def test_a_lane_replaces_a_match_process_that_died_and_goes_on(tmp_path):
     # a new child for the one after, and the next run plays the failed one.
     path = write_league(tmp_path, league_toml(FOUR[:3]))
     once = [sys.executable, "-c", (
-        "import json, os, sys, trio\n"
+        "import json, os, sys, msgspec, trio\n"
         "from tournaments import worker\n"
         "record = trio.run(worker.play, json.loads(sys.stdin.readline()))\n"
-        "print(json.dumps({'k': 'result', **record}), flush=True)\n"
+        "print(json.dumps({'k': 'result', **msgspec.to_builtins(record)}), flush=True)\n"
         "sys.stdin.readline()\n"
         "os._exit(7)\n")]
     league = load_league(path)

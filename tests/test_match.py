@@ -9,6 +9,7 @@ import stat
 import sys
 from pathlib import Path
 
+import msgspec
 import pytest
 from typer.testing import CliRunner
 
@@ -17,6 +18,7 @@ from referee.cli import app
 from referee.log import read_log, strip_timings
 from referee.replay import Inconsistent, verify
 from referee.report import verdict_text
+from referee.results import MatchSummary
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "sample_bots"
@@ -386,7 +388,7 @@ def test_bot_text_that_looks_like_markup_is_printed_as_written(tmp_path):
     assert res.exit_code == X.OK, res.output
     assert "A = [/INFO], B = [perlbot]" in res.stdout
     assert "\n[/INFO] " in res.stdout and "\n[perlbot] " in res.stdout  # the totals table
-    assert verdict_text(json.loads((tmp_path / "r.json").read_text())).plain in res.stdout
+    assert verdict_text(msgspec.convert(json.loads((tmp_path / "r.json").read_text()), MatchSummary)).plain in res.stdout
 
 
 def test_every_bot_is_named_from_its_command(tmp_path):
@@ -441,7 +443,7 @@ def test_output_follows_columns_and_script_lines_never_wrap(tmp_path, monkeypatc
     assert faults
     for f in faults:
         assert f"  {f['bot']} game {f['game'] + 1} deal {f['deal'] + 1} seat {f['seat']}: {f['kind']}: {f['detail']}" in lines
-    assert all(line in lines for line in verdict_text(data).plain.splitlines())
+    assert all(line in lines for line in verdict_text(msgspec.convert(data, MatchSummary)).plain.splitlines())
     assert f"log: {log}   result: {tmp_path / 'r.json'}" in lines
     clean = tmp_path / "clean.jsonl"
     assert run("match", GREEDY, FIRST, "--variant", "block", "--players", "2", "--log", str(clean), "-q").exit_code == X.OK

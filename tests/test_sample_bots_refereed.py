@@ -13,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import msgspec
 import pytest
 import trio
 
@@ -60,7 +61,7 @@ def test_sample_bot_plays_legally_through_the_referee(bot, game, amount, request
         tc=TimeControl(startup=20, move=10), log_path=tmp_path / "m.jsonl", stderr_dir=tmp_path / "err",
     )
     result = trio.run(run_match, spec)
-    data = result.to_json()
+    data = msgspec.to_builtins(result.whole())
     assert data["faults"] == []
     assert not data["interrupted"]
     assert len(data["deals"]) >= (8 if game == "sport" else 2)
@@ -81,7 +82,7 @@ def plays_one_game_without_a_fault(argv: list[str], game: str, players: int, opt
         tc=TimeControl(startup=20, move=10), log_path=tmp_path / "m.jsonl", stderr_dir=tmp_path / "err",
     )
     result = trio.run(run_match, spec)
-    data = result.to_json()
+    data = msgspec.to_builtins(result.whole())
     assert data["faults"] == []
     assert not data["interrupted"]
     assert all(d["end"] in ("domino", "fish") for d in data["deals"])
@@ -129,7 +130,7 @@ def test_every_sample_bot_plays_mexican_train_legally(bot, game, players, reques
     bots = [Bot("candidate", argv)] + [Bot(f"first{i}", resolve_command(str(BOTS / "first_bot.py"))) for i in range(1, players)]
     spec = MatchSpec(v, bots, players, {}, deals=7, seed=11, tc=TimeControl(startup=20, move=10),
                      log_path=tmp_path / "m.jsonl", stderr_dir=tmp_path / "err")
-    data = trio.run(run_match, spec).to_json()
+    data = msgspec.to_builtins(trio.run(run_match, spec).whole())
     assert data["faults"] == [] and not data["interrupted"]
     assert len(data["deals"]) == 7 * players  # every rotation of the seating plays the seven rounds
     assert verify(tmp_path / "m.jsonl").plays > 0

@@ -25,8 +25,8 @@ def test_the_interval_widens_with_the_confidence_and_keeps_the_95_percent_one():
     xs = [3.0, -1.0, 4.0, 1.0, 5.0, -2.0, 6.0]
     e95, e99 = S.estimate(xs), S.estimate(xs, 0.99)
     assert e99.half > e95.half
-    assert e99.to_json()["ci95"] == e95.to_json()["ci95"] == e95.to_json()["ci"]
-    assert e99.to_json()["confidence"] == 0.99
+    assert e99.record().ci95 == e95.record().ci95 == e95.record().ci
+    assert e99.record().confidence == 0.99
 
 
 def test_los_agrees_with_the_interval():
@@ -42,30 +42,33 @@ def test_los_agrees_with_the_interval():
 def test_pentanomial_classes_count_the_plays_won_in_each_pair():
     # [board][orientation] margins of bot 0: won both, won one and lost one, level + lost, lost both
     ms = [[3, 1], [5, -2], [0, -4], [-1, -1], [0, 0], [2, 0]]
-    assert S.classes(ms, 2) == [1, 1, 2, 1, 1]  # LL, LD, DD+WL (two), WD, WW
+    def classes(ms):  # bot 0's classes when bot 1's net is 0 on every play
+        return S.Boards.of([[[x, 0] for x in row] for row in ms]).classes[0]
+
+    assert classes(ms) == [1, 1, 2, 1, 1]  # LL, LD, DD+WL (two), WD, WW
     assert S.class_labels(2) == ["LL", "LD", "DD+WL", "WD", "WW"]
-    assert S.classes([[1, 1, -1]], 3) == [0, 0, 0, 0, 1, 0, 0]
+    assert classes([[1, 1, -1]]) == [0, 0, 0, 0, 1, 0, 0]
 
 
 def test_elo_from_pairs_is_symmetric_and_infinite_ends_are_null():
     boards = [[[3, 1], [2, 0]], [[0, 5], [4, 1]], [[2, 2], [1, 0]]]  # [board][orientation][bot] nets
-    f = S.figures(boards, ["a", "b"])
+    f = S.figures(S.Boards.of(boards), ["a", "b"])
     a, b = {r.bot: r for r in f.standings}["a"], {r.bot: r for r in f.standings}["b"]
     assert a.elo == -b.elo and a.score + b.score == pytest.approx(1.0)
     assert a.classes == list(reversed(b.classes))
-    sweep = S.figures([[[1, 0], [1, 0]]] * 4, ["a", "b"])
+    sweep = S.figures(S.Boards.of([[[1, 0], [1, 0]]] * 4), ["a", "b"])
     assert sweep.standings[0].elo is None  # a score of 1 is an infinite Elo difference
 
 
 def test_a_winner_only_when_the_margin_is_significant():
     clear = [[[10, 0], [8, 1]] for _ in range(6)]
-    f = S.figures(clear, ["a", "b"])
+    f = S.figures(S.Boards.of(clear), ["a", "b"])
     assert f.ahead == f.winner == "a" and f.significant
     noisy = [[[10, 0], [0, 9]], [[0, 3], [4, 0]], [[5, 0], [0, 6]]]
-    g = S.figures(noisy, ["a", "b"])
+    g = S.figures(S.Boards.of(noisy), ["a", "b"])
     assert g.ahead is not None and g.winner is None and not g.significant
     assert "95% interval above 0" in g.rule
-    level = S.figures([[[1, 1], [2, 2]]], ["a", "b"])
+    level = S.figures(S.Boards.of([[[1, 1], [2, 2]]]), ["a", "b"])
     assert level.ahead is None and level.winner is None
 
 
@@ -73,7 +76,7 @@ def test_three_bots_rank_by_margin_and_tied_places_share_a_range():
     # c is far ahead on every board; a and b trade places.
     boards = [[[5, 4, 20], [4, 5, 21], [5, 5, 19]], [[3, 6, 20], [6, 3, 22], [4, 4, 18]], [[6, 2, 21], [2, 6, 20], [4, 4, 20]],
               [[1, 7, 22], [7, 1, 19], [4, 4, 21]]]
-    f = S.figures(boards, ["a", "b", "c"], unit="game")
+    f = S.figures(S.Boards.of(boards), ["a", "b", "c"], unit="game")
     assert f.standings[0].bot == "c" and f.winner == "c"
     assert f.standings[0].places == [1, 1]
     assert f.standings[1].places == [2, 3] and f.standings[2].places == [2, 3]
@@ -177,3 +180,19 @@ def test_simulated_margin_streams_accept_h1_at_the_expected_rates():
     at_h0 = [run(0) for _ in range(runs)]
     assert 0.88 <= at_h1.count("H1") / runs <= 0.99
     assert at_h0.count("H1") / runs <= 0.10
+
+
+def test_running_moments_agree_with_the_two_pass_figures():
+    """The figures fold boards in one at a time (memory flat in the deals); the running mean and
+    deviation agree with the textbook two-pass ones."""
+    import statistics
+
+    rng = random.Random(3)
+    for n in (2, 3, 50, 2000):
+        xs = [rng.choice([-40, -3.5, 0, 7, 120]) + rng.random() for _ in range(n)]
+        m = S.Moments.of(xs)
+        assert m.n == n and m.mean == pytest.approx(statistics.fmean(xs), rel=1e-12, abs=1e-12)
+        assert m.sd == pytest.approx(statistics.stdev(xs), rel=1e-12)
+        e = S.estimate(xs)
+        assert e.low < statistics.fmean(xs) < e.high
+    assert S.Moments.of([2.5] * 9).m2 == 0.0 and S.los([2.5] * 9) == 1.0  # no spread: exactly none

@@ -94,11 +94,19 @@ def test_the_report_asks_the_game_whether_seats_play_in_pairs(game: str, players
     telephone and osel in fours play in pairs as sport does."""
     from rich.console import Console
 
+    from referee.engine import variant
+    from referee.match import MatchSpec, orientations
     from referee.report import deals_table
+    from referee.results import MatchResult
+    from referee.table import Bot
 
-    result = {"variant": game, "players": players, "options": options, "bots": [{"name": "a"}, {"name": "b"}], "unit": "deal", "sense": 1, "deals": []}
-    console = Console(width=200, record=True)
-    console.print(deals_table(result))
+    v = variant(game)
+    opts = v.resolve_options(players, options)
+    bots = [Bot(name, [name]) for name in "abc"[: 2 if players % 2 == 0 else players]]
+    spec = MatchSpec(v, bots, players, opts, games=1 if v.to_target else None, deals=None if v.to_target else 1)
+    with MatchResult(spec, orientations(v, players, opts, len(bots))) as result:
+        console = Console(width=200, record=True)
+        console.print(deals_table(result.summary()))
     assert ("wrote seats 0+2 / 1+3" in console.export_text()) is pairs
 
 
@@ -154,7 +162,7 @@ def test_result_entries_are_structs_whose_fields_the_docs_name_in_order(struct: 
 
     import msgspec
 
-    import referee.match as M
+    import referee.results as M
 
     cls = getattr(M, struct)
     fields = [f.name for f in msgspec.structs.fields(cls)]

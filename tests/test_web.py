@@ -21,6 +21,7 @@ import sys
 import threading
 from pathlib import Path
 
+import msgspec
 import pytest
 from playwright import sync_api as playwright_api
 from typer.testing import CliRunner
@@ -33,6 +34,7 @@ from referee.engine.tiles import HIGH, LOW, parse_tile, tile_name
 from referee.log import read_log
 from referee.replay import LogWalker
 from referee.report import verdict_text
+from referee.results import MatchSummary
 
 pytestmark = pytest.mark.slow  # every test plays matches and most drive chromium
 
@@ -275,7 +277,7 @@ def test_a_move_from_the_url_and_the_arrow_keys(logs, page, tmp_path):
     m = result["margin"][result["bots"][0]["name"]]["paired"]
     assert f"{m['mean']:+.2f}" in page.inner_text("#result")
     assert f"[{m['ci95'][0]:+.2f}, {m['ci95'][1]:+.2f}]" in page.inner_text("#result")  # the interval
-    assert verdict_text(result).plain.strip() in page.inner_text("#result")  # what `referee match` printed
+    assert verdict_text(msgspec.convert(result, MatchSummary)).plain.strip() in page.inner_text("#result")  # what `referee match` printed
     page.goto(url(site / "g1-o1-d1.html", "#move=5"))
     assert page.inner_text("#counter") == f"move 5 / {len(want['steps']) - 1}"
     assert drawn(page)["table"] == want["steps"][5]["table"]

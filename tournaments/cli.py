@@ -11,7 +11,7 @@ import sys
 from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import trio
 import typer
@@ -27,6 +27,9 @@ from rich.progress import (
 
 from referee import exitcodes as X
 from referee.console import Console
+
+if TYPE_CHECKING:
+    from referee.results import MatchRecord
 
 EPILOG = "Exit codes: 0 done, 1 a match process failed (a referee bug), 2 bad league file or database, 3 a bot could not be started, 130 interrupted (run again to continue)."
 
@@ -92,7 +95,7 @@ class LiveDisplay:
         if task is not None:
             self.p.update(task, completed=done, total=total)
 
-    def finished(self, pair: tuple[str, str], record: dict[str, Any] | None, error: str | None) -> None:
+    def finished(self, pair: tuple[str, str], record: MatchRecord | None, error: str | None) -> None:
         task = self.tasks.pop(pair, None)
         if task is not None:
             self.p.remove_task(task)
@@ -101,15 +104,15 @@ class LiveDisplay:
         self.p.console.print(_escape(match_line(pair, record, error)), highlight=False)
 
 
-def match_line(pair: tuple[str, str], record: dict[str, Any] | None, error: str | None) -> str:
+def match_line(pair: tuple[str, str], record: MatchRecord | None, error: str | None) -> str:
     a, b = pair
     if record is None:
         return f"✗ {a} vs {b}: failed: {(error or '').splitlines()[0] if error else 'unknown'}"
-    r = record["result"]
-    t = r["totals"]
-    who = f"{r['ahead']} won" if r["ahead"] else "drawn"
-    faults = len(r["faults"])
-    return f"✓ {a} vs {b}: {who}, points {t[0]['points']}–{t[1]['points']}" + (f", {faults} fault{'s' if faults != 1 else ''}" if faults else "")
+    r = record.result
+    t = r.totals
+    who = f"{r.ahead} won" if r.ahead else "drawn"
+    faults = len(r.faults)
+    return f"✓ {a} vs {b}: {who}, points {t[0].points}–{t[1].points}" + (f", {faults} fault{'s' if faults != 1 else ''}" if faults else "")
 
 
 @league_app.command("run", epilog="Example: referee league run tournaments/example.toml --concurrency 2\n\n" + EPILOG)
@@ -242,7 +245,7 @@ class ReportingDisplay:
         if self.inner is not None:
             self.inner.progress(pair, done, total)
 
-    def finished(self, pair: tuple[str, str], record: dict[str, Any] | None, error: str | None) -> None:
+    def finished(self, pair: tuple[str, str], record: MatchRecord | None, error: str | None) -> None:
         if self.inner is not None:
             self.inner.finished(pair, record, error)
         self.refresh()

@@ -50,6 +50,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
+from referee.results import MatchRecord
 from tournaments.config import League, LeagueError
 from tournaments.runner import (
     TERM_GRACE,
@@ -311,7 +314,10 @@ def play_match(job: dict[str, Any], stall: float, progress_queue: str | None = N
                 if k == "progress" and queue is not None:
                     queue.put([pair, msg["done"], msg["total"]])
                 elif k == "result":
-                    record = {"result": msg["result"], "boards": msg["boards"]}
+                    try:
+                        record = msgspec.json.decode(line, type=MatchRecord)
+                    except msgspec.ValidationError as exc:
+                        error = f"the match process sent a result that does not fit: {exc}"
                     break
                 elif k == "error":
                     error, kind = str(msg.get("message")), msg.get("kind")

@@ -40,10 +40,12 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
+import msgspec
 import trio
 
 from referee.errors import BotStartError, LogError
 from referee.process import describe_exit
+from referee.results import MatchRecord
 from referee.signals import Stop, cancel_on_signals
 from tournaments import worker
 from tournaments.config import League, LeagueError
@@ -67,7 +69,7 @@ class Display(Protocol):
     def begin(self, pairings: int, done: int, pending: int) -> None: ...
     def started(self, pair: tuple[str, str]) -> None: ...
     def progress(self, pair: tuple[str, str], done: int, total: int) -> None: ...
-    def finished(self, pair: tuple[str, str], record: dict[str, Any] | None, error: str | None) -> None: ...
+    def finished(self, pair: tuple[str, str], record: MatchRecord | None, error: str | None) -> None: ...
 
 
 class Quiet:
@@ -80,7 +82,7 @@ class Quiet:
     def progress(self, pair: tuple[str, str], done: int, total: int) -> None:
         pass
 
-    def finished(self, pair: tuple[str, str], record: dict[str, Any] | None, error: str | None) -> None:
+    def finished(self, pair: tuple[str, str], record: MatchRecord | None, error: str | None) -> None:
         pass
 
 
@@ -209,7 +211,7 @@ class Child:
         return line
 
     async def play(self, job: dict[str, Any], report, stall: float,
-                   silence: float = SILENCE) -> tuple[dict | None, str | None, str | None]:
+                   silence: float = SILENCE) -> tuple[MatchRecord | None, str | None, str | None]:
         """Play ``job``, watched: the match must finish a deal (or a game) every ``stall``
         seconds, and the child must write a line (at least its heartbeat, every
         :data:`HEARTBEAT` s) every ``silence`` seconds.  Returns ``(record, error, kind)``:
@@ -247,7 +249,10 @@ class Child:
                 progressed = trio.current_time()
                 report(msg["done"], msg["total"])
             elif k == "result":
-                return {"result": msg["result"], "boards": msg["boards"]}, None, None
+                try:
+                    return msgspec.json.decode(line, type=MatchRecord), None, None
+                except msgspec.ValidationError as exc:
+                    return None, f"the match process sent a result that does not fit: {exc}", None
             elif k == "error":
                 return None, str(msg.get("message")), msg.get("kind")
 
@@ -291,7 +296,7 @@ def last_words(stderr: str) -> str:
 _BORDER = set("+-|0123456789 .")
 
 
-async def play_here(job: dict[str, Any], report) -> tuple[dict | None, str | None, str | None]:
+async def play_here(job: dict[str, Any], report) -> tuple[MatchRecord | None, str | None, str | None]:
     """Play ``job`` in this process (no isolation: a referee bug ends the league)."""
     try:
         return await worker.play(job, report), None, None
@@ -489,7 +494,7 @@ async def run_league(
 
 
 def settle(league: League, store: Store, report: RunReport, display: Display, pair: tuple[str, str], started: float,
-           finished: float, record: dict[str, Any] | None, error: str | None, kind: str | None, log: Path | None,
+           finished: float, record: MatchRecord | None, error: str | None, kind: str | None, log: Path | None,
            *, lost: Path | None = None) -> None:
     """Record one finished match whose log (if any) is already in place at ``log``, and tell the
     report and the display.  A result without a log is not stored as done: nobody could replay

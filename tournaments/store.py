@@ -40,6 +40,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Self
 
+import msgspec
+
+from referee.results import MatchRecord
 from tournaments.config import League, LeagueError
 
 SCHEMA_VERSION = 2
@@ -138,7 +141,7 @@ class Finished:
     started: float
     finished: float
     log: str | None
-    record: dict[str, Any] | None = None  # the worker's record: {"result": ..., "boards": [...]}
+    record: MatchRecord | None = None  # the match process's: the whole result and bot A's margin per board
     error: str | None = None
     counts: bool = True  # a failed attempt that counts towards MAX_ATTEMPTS (not a bot that could not start)
 
@@ -335,28 +338,26 @@ class Store:
                     (*key, m.error, m.log, *timing, attempts),
                 )
                 return
-            result = m.record["result"]
-            names = [b["name"] for b in result["bots"]]
-            if names != [m.bot_a, m.bot_b]:
-                raise ValueError(f"the result is for {names}, not {list(key)}")
-            totals = result["totals"]
-            boards = [float(x) for x in m.record["boards"]]
+            result = m.record.result
+            if result.names != [m.bot_a, m.bot_b]:
+                raise ValueError(f"the result is for {result.names}, not {list(key)}")
+            a, b = result.totals
+            boards = m.record.boards
             # A league match goes to the bot ahead on the paired margin, significant or not: match
             # points count every match, and the ratings' intervals say how sure the table is.
-            winner = result["ahead"]
+            winner = result.ahead
             score_a = 0.5 if winner is None else 1.0 if winner == m.bot_a else 0.0
-            deals = len(result["deals"])  # a result lists played deals only (a void deal is redealt, never listed)
             self.conn.execute(
                 f"INSERT INTO matches VALUES (?, ?, 'done', NULL, {', '.join('?' * 18)}, NULL)",
-                (*key, score_a, winner, totals[0]["points"], totals[1]["points"], totals[0]["net"], totals[1]["net"],
+                (*key, score_a, winner, a.points, b.points, a.net, b.net,
                  len(boards), sum(1 for x in boards if x > 0), sum(1 for x in boards if x < 0),
-                 len(result["game_results"]), totals[0]["games_won"], totals[1]["games_won"], deals, m.log,
-                 json.dumps(result, sort_keys=True, ensure_ascii=False), *timing),
+                 len(result.game_results), a.games_won, b.games_won, len(result.deals), m.log,
+                 json.dumps(msgspec.to_builtins(result), sort_keys=True, ensure_ascii=False), *timing),
             )
             self.conn.executemany("INSERT INTO boards VALUES (?, ?, ?, ?)", [(*key, i, x) for i, x in enumerate(boards)])
             self.conn.executemany(
                 "INSERT INTO faults VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [(*key, n, f["bot"], f["kind"], f["game"], f["deal"], f["seat"], f["detail"], f["line"]) for n, f in enumerate(result["faults"])],
+                [(*key, n, f.bot, f.kind, f.game, f.deal, f.seat, f.detail, f.line) for n, f in enumerate(result.faults)],
             )
 
     def transaction(self, doing: str = "write") -> _Transaction:

@@ -8,8 +8,9 @@ JSON lines on stdout:
 ``{"k": "progress", "done": 3, "total": 8}``   deals (fixed-deal games) or games played, at
                                                most every 0.2 s
 ``{"k": "result", "result": {...}, "boards": [...]}``  the match result
-                                               (:meth:`MatchResult.to_json`) and bot A's paired
-                                               margin on every board (paired unit)
+                                               (:class:`referee.results.MatchRecord`: the whole
+                                               result and bot A's paired margin on every board),
+                                               written as it is read from the match's spools
 ``{"k": "error", "kind": "bot_start", "message": "..."}``  a bot could not be started; nothing
                                                was played
 ``{"k": "error", "kind": "log", "message": "..."}``  the log or the bots' stderr could not be
@@ -54,6 +55,7 @@ from referee.errors import BotStartError, LogError
 from referee.log import MatchLog
 from referee.match import MatchSpec, orientations, run_match
 from referee.process import Confinement
+from referee.results import MatchRecord, MatchResult, encode_record, record_of
 from referee.sandbox import DEFAULT_PROCESSES
 from referee.table import Bot, Player, Table
 
@@ -96,8 +98,8 @@ def total_units(spec: MatchSpec) -> int:
     return n * per_orientation
 
 
-async def play(job: dict[str, Any], report: Callable[[int, int], None] | None = None) -> dict[str, Any]:
-    """Play a job's match and return the record the league stores.
+async def play_match(job: dict[str, Any], report: Callable[[int, int], None] | None = None) -> MatchResult:
+    """Play a job's match and return its result (close it when done with it).
 
     ``report(done, total)`` is called after every deal (or game, in games to a target).
 
@@ -115,8 +117,13 @@ async def play(job: dict[str, Any], report: Callable[[int, int], None] | None = 
             report(done, total)
 
     # The match process's signals are its own (_main): SIGTERM cancels, Ctrl-C is the parent's.
-    result = await run_match(spec, progress, handle_signals=False)
-    return {"result": result.to_json(), "boards": result.unit_margins(0)}
+    return await run_match(spec, progress, handle_signals=False)
+
+
+async def play(job: dict[str, Any], report: Callable[[int, int], None] | None = None) -> MatchRecord:
+    """Play a job's match and return the record the league stores (as :func:`play_match`)."""
+    with await play_match(job, report) as result:
+        return record_of(result)
 
 
 async def probe(job: dict[str, Any]) -> list[str]:
@@ -150,6 +157,18 @@ def _emit(record: dict[str, Any]) -> None:
     try:
         sys.stdout.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
         sys.stdout.flush()
+    except BrokenPipeError:
+        raise ParentGone from None
+
+
+def _emit_result(result: MatchResult) -> None:
+    """The result line, written piece by piece as the match's spools are read."""
+    try:
+        out = sys.stdout.buffer
+        for chunk in encode_record(result, b'"k":"result",'):
+            out.write(chunk)
+        out.write(b"\n")
+        out.flush()
     except BrokenPipeError:
         raise ParentGone from None
 
@@ -240,7 +259,7 @@ async def _play_job(jobs: _Input, job: dict[str, Any]) -> None:
 
         async def match() -> None:
             try:
-                outcome["record"] = await play(job, _Progress())
+                outcome["result"] = await play_match(job, _Progress())
             except BotStartError as exc:
                 outcome["error"] = ("bot_start", f"a bot could not be started: {exc}")
             except LogError as exc:
@@ -260,8 +279,9 @@ async def _play_job(jobs: _Input, job: dict[str, Any]) -> None:
         nursery.start_soon(match)
         if job.get("heartbeat"):
             nursery.start_soon(heartbeat, float(job["heartbeat"]))
-    if "record" in outcome:
-        _emit({"k": "result", **outcome["record"]})
+    if "result" in outcome:
+        with outcome["result"] as result:
+            _emit_result(result)
     elif "error" in outcome:
         kind, message = outcome["error"]
         _emit({"k": "error", "kind": kind, "message": message})

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from referee.engine import variant
 from referee.engine.errors import RulesError
 from referee.engine.kolbasa import KolbasaDeal
@@ -27,6 +29,7 @@ from referee.engine.line import END_NAMES, Cut, Declared, Drew, Passed, Placed, 
 from referee.engine.state import DealState
 from referee.engine.tiles import parse_tile, tile_name
 from referee.replay import Inconsistent, LogWalker
+from referee.results import MatchSummary
 
 #: The layout renderer (in ``static/replay.js``) that draws each game's table: ``line`` unless
 #: named here.  ``cross`` draws ``up`` and ``down`` as columns through the first open double.
@@ -254,34 +257,38 @@ def read_match(log: Path) -> MatchData:
         "problem": problem,
     }
     if result is not None:
+        try:
+            typed: MatchSummary | None = msgspec.convert(result, MatchSummary)
+        except msgspec.ValidationError:  # a log written before the figures of significance existed
+            typed = None
+        match["verdict"] = verdict(typed, result)
         for bot, info in zip(match["bots"], result.get("bots", [])):
             bot["hello"] = info.get("hello")
-        match["verdict"] = verdict(result)
     for d in deals:
         d["match_title"] = " vs ".join(names)
     _link_neighbours(deals)
     return MatchData(match, deals)
 
 
-def verdict(result: dict[str, Any]) -> dict[str, Any]:
+def verdict(summary: MatchSummary | None, record: dict[str, Any]) -> dict[str, Any]:
     """The match's verdict and figures in the words ``referee match`` prints them
-    (:mod:`referee.report`), so the page and the terminal never disagree."""
+    (:mod:`referee.report`), so the page and the terminal never disagree.  ``record`` is the
+    log's result record as read; ``summary`` the same typed, or ``None`` for a log older than
+    the figures of significance (its verdict is its winner alone)."""
     from rich.text import Text
 
     from referee.report import figures_text, margin_text, verdict_text
 
-    out: dict[str, Any] = {"margin": margin_text(result).plain.strip().splitlines()}
-    try:
-        out["verdict"] = verdict_text(result).plain.strip().splitlines()
-        figures = figures_text(result)
-    except KeyError:  # a log written before the figures of significance existed
-        winner = result.get("winner")
-        out["verdict"] = [f"Winner: {winner}" if winner else "Result: a draw."]
-        return out
+    if summary is None:
+        winner = record.get("winner")
+        return {"margin": [], "verdict": [f"Winner: {winner}" if winner else "Result: a draw."]}
+    out: dict[str, Any] = {"margin": margin_text(summary).plain.strip().splitlines(),
+                           "verdict": verdict_text(summary).plain.strip().splitlines()}
+    figures = figures_text(summary)
     if isinstance(figures, Text):
         out["figures"] = figures.plain.strip().splitlines()
     else:
-        out["ranking"] = result["ranking"]
+        out["ranking"] = record["ranking"]
     return out
 
 

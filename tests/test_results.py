@@ -1,0 +1,109 @@
+"""Typed results (referee.results): ``--json`` and a league's stored result round-trip through the
+structs unchanged, the printed tables are the same a block at a time, and a match keeps no
+per-deal objects (issue 9 item 5: memory flat in the number of deals)."""
+
+from __future__ import annotations
+
+import gc
+import io
+import json
+from functools import partial
+from pathlib import Path
+
+import msgspec
+import pytest
+import trio
+from rich.console import Console
+
+from bench.referee import StubBot
+from referee.engine import variant
+from referee.match import MatchSpec, run_match
+from referee.report import blocks, deal_row, deals_table, game_row, games_table, render
+from referee.results import (
+    JSON_KEYS,
+    SPOOL_MEMORY,
+    DealResult,
+    MatchJson,
+    MatchRecord,
+    MatchResult,
+    encode_record,
+    json_chunks,
+    record_of,
+)
+from referee.table import Bot
+
+
+def stub_match(tmp_path: Path, game: str = "sport", deals: int | None = 8, games: int | None = None, players: int = 4,
+               bots: int = 2) -> MatchResult:
+    v = variant(game)
+    spec = MatchSpec(v, [Bot(f"b{i}", ["stub"]) for i in range(bots)], players, v.resolve_options(players, {}),
+                     deals=deals, games=games, seed=5, log_path=tmp_path / "m.jsonl", stderr_dir=tmp_path / "err")
+    return trio.run(partial(run_match, spec, launch=StubBot.launch, handle_signals=False))
+
+
+CASES = [("sport", 8, None, 4, 2), ("kozel", None, 2, 4, 2), ("draw", None, 1, 3, 3)]
+
+
+@pytest.mark.parametrize(("game", "deals", "games", "players", "bots"), CASES)
+def test_the_json_streamed_is_the_whole_result_and_round_trips(tmp_path, game, deals, games, players, bots) -> None:
+    with stub_match(tmp_path, game, deals, games, players, bots) as result:
+        whole = msgspec.to_builtins(result.whole())
+        text = "".join(json_chunks(result.summary(), result.deals, result.games))
+        assert whole["deals"] and (game == "sport" or whole["game_results"])
+        assert text == json.dumps({k: whole[k] for k in JSON_KEYS}, indent=2, ensure_ascii=False) + "\n"
+        # --json read back into the structs gives the same file again.
+        back = msgspec.json.decode(text, type=MatchJson)
+        again = msgspec.to_builtins(back)
+        assert json.dumps({k: again[k] for k in JSON_KEYS}, indent=2, ensure_ascii=False) + "\n" == text
+        # The league's record: streamed, decoded as the league decodes it, and stored as before.
+        line = b"".join(encode_record(result, b'"k":"result",'))
+        record = msgspec.json.decode(line, type=MatchRecord)
+        assert record == record_of(result)
+        assert json.dumps(msgspec.to_builtins(record.result), sort_keys=True) == json.dumps(whole, sort_keys=True)
+        assert record.boards == list(result.unit_margins(0)) and len(record.boards) == result.tally.count
+        # The log's result record is the summary.
+        last = json.loads((tmp_path / "m.jsonl").read_bytes().splitlines()[-1])
+        assert last.pop("k") == "result" and last == {k: v for k, v in whole.items() if k not in ("deals", "game_results")}
+
+
+@pytest.mark.parametrize("width", [40, 70, 200])
+def test_tables_printed_a_block_at_a_time_read_as_one_table(tmp_path, width) -> None:
+    with stub_match(tmp_path, "kozel", None, 2) as result:
+        summary = result.summary()
+        for make, rows in ((lambda: deals_table(summary), lambda: [deal_row(summary, d) for d in result.deals]),
+                           (lambda: games_table(summary), lambda: [game_row(summary, g) for g in result.games])):
+            whole, parts = Console(width=width, record=True), Console(width=width, record=True)
+            table = make()
+            for row in rows():
+                table.add_row(*row)
+            whole.print(table)
+            for t in blocks(parts, make, rows, block=2):
+                parts.print(t)
+            assert len(rows()) > 2 and parts.export_text() == whole.export_text()
+
+
+def test_a_match_keeps_no_deal_results_in_memory(tmp_path) -> None:
+    """Every deal's result is spooled: none is alive after the match, and the spool moved to a
+    file once past its memory."""
+    with stub_match(tmp_path, deals=200) as result:
+        gc.collect()
+        assert not [o for o in gc.get_objects() if isinstance(o, DealResult)]
+        assert len(result.deals) == 400 and result.deals._file is not None and not result.deals._memory
+        assert 400 * 200 > SPOOL_MEMORY  # (a deal's line is about 300 bytes)
+        assert sum(1 for _ in result.deals) == 400  # read back, once for each reader
+        assert [d.deal for d in result.deals][:3] == [0, 0, 1]
+        console = Console(width=120, file=io.StringIO())
+        render(result.summary(), result.deals, result.games, console)
+        assert console.file.getvalue().count("\n") > 400
+
+
+def test_live_objects_do_not_grow_with_the_deals(tmp_path) -> None:
+    """A generous structural check: ten times the deals leaves fewer extra live objects than
+    extra deals (a result kept per deal would leave several per deal; measured: 3 in all)."""
+    counts = []
+    for deals in (40, 400):
+        with stub_match(tmp_path / str(deals), deals=deals) as result:
+            gc.collect()
+            counts.append(len(gc.get_objects()))
+            assert result.tally.count == deals
+    assert counts[1] - counts[0] < 400 - 40
