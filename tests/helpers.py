@@ -1,8 +1,15 @@
-"""Small helpers shared by the tests: tiles by name, and whether a process is still alive."""
+"""Small helpers shared by the tests: tiles by name, whether a process is still alive, and
+PROTOCOL.md's worked transcripts."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 from referee.engine import parse_tile
+
+PROTOCOL_MD = Path(__file__).resolve().parent.parent / "PROTOCOL.md"
+_FENCE = re.compile(r"^```([^\n]*)\n(.*?)^```", re.M | re.S)
 
 
 def tiles(*names: str) -> tuple[int, ...]:
@@ -26,3 +33,10 @@ def alive(pid: int) -> bool:
     except FileNotFoundError:
         return False
     return stat[stat.rindex(b")") + 2 :].split()[0] != b"Z"
+
+
+def transcript_block(name: str) -> list[str]:
+    """The ``< ``/``> `` lines of PROTOCOL.md's one block marked ```text ``name``."""
+    blocks = [body for info, body in _FENCE.findall(PROTOCOL_MD.read_text(encoding="utf-8")) if info.split()[1:] == [name]]
+    assert len(blocks) == 1, f"PROTOCOL.md should hold one block marked ```text {name}"
+    return [line for line in blocks[0].splitlines() if line[:2] in ("< ", "> ")]

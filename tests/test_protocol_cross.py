@@ -9,17 +9,13 @@ take the first legal move: it shows ``up``/``down`` opening at once, a turn of s
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
-
 import msgspec
+from helpers import transcript_block
 
 from protocol import messages as m
 from referee.engine import TERMINAL, deal_from_seed, variant
 from referee.wire import deal_end, deal_start, engine_play, event_lines, turn_message
 
-PROTOCOL_MD = Path(__file__).resolve().parent.parent / "PROTOCOL.md"
-FENCE = re.compile(r"^```([^\n]*)\n(.*?)^```", re.M | re.S)
 SEED, INDEX, SEAT = 1, 1, 0
 
 
@@ -61,9 +57,7 @@ def test_the_transcript_shows_the_cross_moves():
 
 
 def test_protocol_md_cross_transcript_matches_the_engine():
-    blocks = [body for info, body in FENCE.findall(PROTOCOL_MD.read_text(encoding="utf-8")) if info.split()[1:] == ["cross-transcript"]]
-    assert len(blocks) == 1, "PROTOCOL.md should hold one block marked ```text cross-transcript"
-    documented = [line for line in blocks[0].splitlines() if line[:2] in ("< ", "> ")]
+    documented = transcript_block("cross-transcript")
     regenerate = "python -c 'import sys; sys.path.insert(0, \"tests\"); from test_protocol_cross import cross_transcript as t; print(*t(), sep=chr(10))'"
     assert documented == cross_transcript(), f"regenerate with: {regenerate}"
 

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import io
 import json
-import re
 from pathlib import Path
 
 import pytest
 import trio
+from helpers import tiles, transcript_block
 
 from protocol import bot
 from protocol import messages as m
@@ -34,8 +34,6 @@ from referee.table import Bot, Player, Table
 from referee.transport import HELLO, Script, ScriptedBot, first_legal, scripted
 from referee.wire import wire_for
 
-PROTOCOL_MD = Path(__file__).resolve().parent.parent / "PROTOCOL.md"
-FENCE = re.compile(r"^```([^\n]*)\n(.*?)^```", re.M | re.S)
 #: the documented round: round 0 (6-6 on the station) of a two-player game from this seed
 SEED, PLAYERS = 228, 2
 
@@ -131,9 +129,7 @@ def test_the_transcript_shows_a_double_covered_and_a_double_left_hanging():
 
 
 def test_protocol_md_mexican_train_transcript_is_what_the_referee_sends():
-    blocks = [body for info, body in FENCE.findall(PROTOCOL_MD.read_text(encoding="utf-8")) if info.split()[1:] == ["mexican-train-transcript"]]
-    assert len(blocks) == 1, "PROTOCOL.md should hold one block marked ```text mexican-train-transcript"
-    documented = [line for line in blocks[0].splitlines() if line[:2] in ("< ", "> ")]
+    documented = transcript_block("mexican-train-transcript")
     assert documented == transcript(), ("regenerate with: python -c 'import sys; sys.path.insert(0, \"tests\"); "
                                         "from test_protocol_mexican_train import transcript as t; print(*t(), sep=chr(10))'")
 
@@ -271,7 +267,6 @@ def example(hands: tuple[tuple[str, ...], ...], bazaar: tuple[str, ...], seat0: 
             seat1: list[tuple[str, str]]) -> tuple[list[m.ToBotMessage], list[m.ToBotMessage]]:
     """A two-player round on the 6-6 station from chosen hands, played at the table; what each
     seat was sent, decoded."""
-    from helpers import tiles
 
     class ChosenTiles(variant("mexican_train").game):  # type: ignore[misc, valid-type]
         """Round 0 (6-6 on the station, seat 0 starts) dealt from a few chosen tiles, not 27."""

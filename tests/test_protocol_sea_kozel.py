@@ -11,17 +11,13 @@ turn's id.  The ``text sea-kozel-transcript`` block of PROTOCOL.md must equal it
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
-
 import msgspec
+from helpers import transcript_block
 
 from protocol import messages as m
 from referee.engine import TERMINAL, deal_from_seed, variant
 from referee.wire import deal_end, deal_start, engine_play, event_lines, turn_message
 
-PROTOCOL_MD = Path(__file__).resolve().parent.parent / "PROTOCOL.md"
-FENCE = re.compile(r"^```([^\n]*)\n(.*?)^```", re.M | re.S)
 SEED, SEAT, SHOWN = 18, 0, 1
 
 
@@ -71,9 +67,7 @@ def test_the_transcript_shows_the_declaration():
 
 
 def test_protocol_md_sea_kozel_transcript_matches_the_engine():
-    blocks = [body for info, body in FENCE.findall(PROTOCOL_MD.read_text(encoding="utf-8")) if info.split()[1:] == ["sea-kozel-transcript"]]
-    assert len(blocks) == 1, "PROTOCOL.md should hold one block marked ```text sea-kozel-transcript"
-    documented = [line for line in blocks[0].splitlines() if line[:2] in ("< ", "> ")]
+    documented = transcript_block("sea-kozel-transcript")
     assert documented == sea_kozel_transcript(), ("regenerate with: python -c 'import sys; sys.path.insert(0, \"tests\"); "
                                                   "from test_protocol_sea_kozel import sea_kozel_transcript as t; print(*t(), sep=chr(10))'")
 
