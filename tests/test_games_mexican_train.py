@@ -23,7 +23,6 @@ from referee.engine import (
     IllegalPlay,
     Passed,
     Placed,
-    UnknownVariant,
     deal_from_seed,
     format_deal_line,
     parse_deal_line,
@@ -197,9 +196,8 @@ def test_deals_list_27_tiles_and_a_wrong_station_is_refused():
         v.new_game(2, deals=6)
 
 
-def test_the_referee_refuses_mexican_train_until_it_can_play_it():
-    with pytest.raises(UnknownVariant, match="cannot play it yet"):
-        refereed_variant("mexican_train")
+def test_the_referee_plays_mexican_train():
+    assert refereed_variant("mexican_train").id == "mexican_train"
 
 
 # -- random playouts against an independent reading of MT-3…MT-11 ---------------------------------

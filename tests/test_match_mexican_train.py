@@ -1,15 +1,11 @@
 """mexican_train through the whole referee: seven-round matches in every rotation of the seating,
 from a seed or a deal file, reproducible logs that verify (and edited ones that do not), replay
 drawing the trains with their markers and open doubles, ``referee check``, one-line errors for
-bad deal files and match lengths, and issue 17's worked examples at the table.
-
-Until the web report draws trains, the referee's command line refuses mexican_train
-(``refereed=False``); the fixture below lifts that for these tests only.
+bad deal files and match lengths.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from pathlib import Path
 
@@ -17,8 +13,6 @@ import pytest
 from typer.testing import CliRunner
 
 from referee.cli import app
-from referee.engine import game as game_module
-from referee.engine import variant
 from referee.log import read_log, strip_timings
 from referee.replay import Inconsistent, verify
 
@@ -27,12 +21,6 @@ GREEDY, FIRST = (str(BOTS / b) for b in ("greedy_bot.py", "first_bot.py"))
 RANDOM = f"{BOTS / 'random_bot.py'} 7"  # seeded on its command line: bots do not inherit the environment
 RANDOM2 = f"{BOTS / 'random_bot.py'} 8"
 runner = CliRunner()
-
-
-@pytest.fixture(autouse=True)
-def refereed(monkeypatch):
-    v = variant("mexican_train")
-    monkeypatch.setitem(game_module.VARIANTS, "mexican_train", dataclasses.replace(v, refereed=True))
 
 
 def run(*args: str):
@@ -201,3 +189,16 @@ def test_check_plays_mexican_train(tmp_path):
     assert "PASS" in res.output
     for players in (2, 3, 4):
         assert verify(tmp_path / "chk" / f"mexican_train-{players}.jsonl").deals == 7 * players
+
+
+def test_report_reads_a_four_player_log_naming_the_trains(tmp_path):
+    """The web report's documents (replay.js does not draw trains yet) name each play's train,
+    the Mexican (train index 4) included, and the station as nobody's tile."""
+    _, log = match(tmp_path, RANDOM, GREEDY, FIRST, RANDOM2, "--players", "4", "--seed", "4")
+    res = run("report", str(log), "-o", str(tmp_path / "site"))
+    assert res.exit_code == 0, res.output
+    doc = json.loads((tmp_path / "site" / "g1-o0-d1.json").read_text())
+    steps = doc["steps"]
+    assert steps[1]["kind"] == "station" and steps[1]["text"] == "6-6 on the station" and steps[1]["seat"] is None
+    ends = {s["end"] for s in steps if s["kind"] == "place"}
+    assert "mexican" in ends and ends <= {"seat0", "seat1", "seat2", "seat3", "mexican"}

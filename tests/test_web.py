@@ -183,8 +183,9 @@ def step_through(page, log: Path, game: int, orientation: int, deal: int) -> dic
 # -- logs ---------------------------------------------------------------------------------------------
 
 
-#: Games the referee plays whose layout ``replay.js`` cannot draw yet (kolbasa's two lines).
-NOT_DRAWN_YET = frozenset({"kolbasa"})
+#: Games the referee plays whose layout ``replay.js`` cannot draw yet (kolbasa's two lines,
+#: mexican_train's trains).
+NOT_DRAWN_YET = frozenset({"kolbasa", "mexican_train"})
 
 
 class Logs:

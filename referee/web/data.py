@@ -28,6 +28,7 @@ from referee.engine.layout import place_name
 from referee.engine.line import END_NAMES, Cut, Declared, Drew, Passed, Placed, Scored
 from referee.engine.state import DealState
 from referee.engine.tiles import parse_tile, tile_name
+from referee.engine.trains import TrainDeal
 from referee.replay import Inconsistent, LogWalker
 from referee.results import MatchSummary
 
@@ -194,9 +195,15 @@ def read_match(log: Path) -> MatchData:
         ms = play.get("ms") if play else None
         if type(e) is Placed:
             d.hands[e.seat].discard(e.tile)
-            # kolbasa names a place (top, bottom:2, knife:3) where the other games name an end
-            end = None if e.end is None else place_name(e.end) if isinstance(state, KolbasaDeal) else END_NAMES[e.end]
-            where = "" if end is None else f" on the {end}"
+            # kolbasa names a place (top, bottom:2, knife:3) and mexican_train a train (seat0…,
+            # mexican) where the other games name an end
+            trains = isinstance(state, TrainDeal)
+            end = (None if e.end is None else place_name(e.end) if isinstance(state, KolbasaDeal)
+                   else state.train_name(e.end) if isinstance(state, TrainDeal) else END_NAMES[e.end])
+            where = "" if end is None else f" on {end}" if trains else f" on the {end}"
+            if trains and end is None:  # the station double: nobody's tile
+                step("station", None, f"{tile_name(e.tile)} on the station", tile=tile_name(e.tile))
+                return
             closed = getattr(e, "closed", False)  # a double laid face down (osel)
             step("place", e.seat, f"{who(e.seat)} {'leads' if end is None else 'plays'} {tile_name(e.tile)}{where}"
                  + (" face down (closed)" if closed else "") + (" (forced)" if e.forced else ""),

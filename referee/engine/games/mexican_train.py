@@ -96,6 +96,5 @@ VARIANT = register(
         game=MexicanTrain,
         sense=-1,
         to_target=False,
-        refereed=False,
     )
 )
