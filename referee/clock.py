@@ -67,6 +67,7 @@ class Clock:
         """Record a move that took ``elapsed`` seconds."""
         self.moves += 1
         self.used += elapsed
-        self.longest = max(self.longest, elapsed)
+        if elapsed > self.longest:
+            self.longest = elapsed
         if self.bank is not None:
             self.bank = self.bank - elapsed + self.tc.increment

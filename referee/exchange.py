@@ -318,8 +318,8 @@ def queue_events(state: DealState, delivered: int, seating: list[Player], wire: 
         return delivered
     n = len(seating)
     for event in history[delivered:]:
-        for seat, line in enumerate(wire.event_lines(state, event, n)):
-            seating[seat].outbox.append(line)
+        for p, line in zip(seating, wire.event_lines(state, event, n)):
+            p.outbox.append(line)
     return len(history)
 
 

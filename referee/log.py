@@ -50,7 +50,7 @@ import msgspec
 from protocol.messages import MAX_DEPTH, too_deep
 from referee.engine.deal import Deal
 from referee.engine.game import Special
-from referee.engine.tiles import tile_name
+from referee.engine.tiles import TILE_NAMES
 from referee.errors import LogError
 
 TIMING_KEYS = frozenset(("t", "ms", "time_ms", "bank_ms", "elapsed"))
@@ -187,7 +187,8 @@ def special_record(sp: Special) -> dict[str, Any]:
 
 
 def deal_json(deal: Deal) -> dict[str, Any]:
-    return {"hands": [[tile_name(t) for t in hand] for hand in deal.hands], "undealt": [tile_name(t) for t in deal.undealt]}
+    names = TILE_NAMES
+    return {"hands": [[names[t] for t in hand] for hand in deal.hands], "undealt": [names[t] for t in deal.undealt]}
 
 
 class CutShort(ValueError):

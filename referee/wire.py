@@ -56,7 +56,11 @@ def hand_json(hand: int) -> list[tuple[int, int]]:
 
 def ends_json(state: DealState) -> dict[str, int]:
     names = state.layout.names
-    return {names[e]: v for e, v in enumerate(state.ends) if v >= 0}
+    out = {}
+    for e, v in enumerate(state.ends):  # a loop: a comprehension is a call of its own
+        if v >= 0:
+            out[names[e]] = v
+    return out
 
 
 #: ``id(play) -> (play, its option)``: the turn's cheap way to :func:`play_option` (a Play's
@@ -234,7 +238,17 @@ class GameWire:
 
     def play_text(self, state: DealState, p: Play) -> str:
         """A move as the log's ``as`` and a fault's list of legal moves name it."""
-        return str(p)
+        hit = _TEXT_BY_ID.get(id(p))
+        if hit is None or hit[0] is not p:
+            hit = (p, str(p))
+            if len(_TEXT_BY_ID) < 4096:  # as _OPTION_BY_ID: the engine's plays are interned
+                _TEXT_BY_ID[id(p)] = hit
+        return hit[1]
+
+
+#: ``id(play) -> (play, str(play))`` for :meth:`GameWire.play_text` (the play is kept, so its id
+#: is not reused while it is a key).
+_TEXT_BY_ID: dict[int, tuple[Play, str]] = {}
 
 
 LINE_WIRE = GameWire()

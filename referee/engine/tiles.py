@@ -58,9 +58,13 @@ OTHER: list[list[int]] = [
 BY_WEIGHT: list[Tile] = sorted(range(N_TILES), key=lambda t: (PIPS[t], HIGH[t]), reverse=True)
 
 
+#: ``"3-5"`` by tile id (see :func:`tile_name`).
+TILE_NAMES: list[str] = [f"{LOW[t]}-{HIGH[t]}" for t in range(N_TILES)]
+
+
 def tile_name(t: Tile) -> str:
     """``"3-5"``: the name used in deal files, logs and error messages."""
-    return f"{LOW[t]}-{HIGH[t]}"
+    return TILE_NAMES[t]
 
 
 def tile_text(t: Tile) -> str:
