@@ -22,6 +22,10 @@ mostly waits for the other CPU to wake, so the pinned ratio is the one that says
 referee adds.  Each measurement is one subprocess; the repeats are interleaved so that a slow
 spell of the machine falls on every figure alike.  Nothing here asserts anything.
 
+``--against DIR`` measures another checkout too (say ``git worktree add /tmp/before REV``): its
+matches run in DIR, interleaved with this tree's, each beside floors measured just before and
+after it, so a before/after comparison comes from one run.
+
 ``--profile`` instead plays one pinned match under cProfile and prints where the time goes.
 """
 
@@ -192,11 +196,13 @@ def pin(pinned: bool) -> list[str]:
     return ["taskset", "-c", cpus]
 
 
-def referee_us(pinned: bool, bot: Path | None, deals: int) -> tuple[float, int]:
-    """µs per move and plays of one match in a fresh process; ``bot`` None: stub bots."""
+def referee_us(pinned: bool, bot: Path | None, deals: int, root: Path = ROOT) -> tuple[float, int]:
+    """µs per move and plays of one match in a fresh process; ``bot`` None: stub bots.  ``root``
+    is the checkout whose referee plays (the process runs there, so it imports that one)."""
     who = ["--stub"] if bot is None else ["--bot", str(bot)]
     cmd = [*pin(pinned), sys.executable, "-m", "bench.referee", "--child", *who, "--deals", str(deals)]
-    done = subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True, text=True)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    done = subprocess.run(cmd, cwd=root, env=env, check=True, capture_output=True, text=True)
     row = json.loads(done.stdout.strip().splitlines()[-1])
     return row["us"], row["plays"]
 
@@ -222,6 +228,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--bot", type=Path, help=argparse.SUPPRESS)
     ap.add_argument("--stub", action="store_true", help="with --profile: profile the match against stub bots")
+    ap.add_argument("--against", type=Path, metavar="DIR",
+                    help="another checkout of the project (e.g. a git worktree of an older commit): its matches are "
+                         "interleaved with this tree's, each beside its own floors, and both are printed")
     args = ap.parse_args(argv)
     if args.deals < 4 or args.deals % 4:
         ap.error("--deals must be a positive multiple of 4 (sport)")
@@ -229,6 +238,8 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--repeat and --round-trips must be positive")
     if args.child:
         return child(args)
+    if args.against is not None and not (args.against / "bench" / "referee.py").is_file():
+        ap.error(f"--against {args.against}: not a checkout of this project (no bench/referee.py)")
     if shutil.which("taskset") is None:
         raise SystemExit("bench.referee: taskset (util-linux) is needed to pin to one CPU")
 
@@ -239,41 +250,33 @@ def main(argv: list[str] | None = None) -> int:
                "--deals", str(args.deals), "--sort", args.sort, "--top", str(args.top)]
         return subprocess.run(cmd, cwd=ROOT).returncode
 
+    trees = [("this tree", ROOT)] + ([(f"against {args.against}", args.against.resolve())] if args.against else [])
     print(f"Sport, echo_first vs echo_first (4 C processes), {args.deals} deals × 2 orientations per match; "
           f"floor: {args.round_trips:,} round trips; {args.repeat} interleaved repeats")
     print(f"Python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs, {platform.release()}")
     print()
-    ref: dict[bool, list[float]] = {True: [], False: []}
-    flo: dict[bool, list[float]] = {True: [], False: []}
-    ratio: dict[bool, list[float]] = {True: [], False: []}
-    stub: list[float] = []
+    figures = {root: Figures() for _, root in trees}
     plays = 0
     for r in range(args.repeat):
         print(f"  repeat {r + 1}/{args.repeat} …", file=sys.stderr, flush=True)
         order = (True, False) if r % 2 == 0 else (False, True)
         for pinned in order:
-            f1 = floor_us(pinned, floor, bot, args.round_trips)
-            us, plays = referee_us(pinned, bot, args.deals)
-            f2 = floor_us(pinned, floor, bot, args.round_trips)
-            f = (f1 + f2) / 2  # the floor measured just before and just after this match
-            ref[pinned].append(us)
-            flo[pinned].append(f)
-            ratio[pinned].append(us / f)
-            if pinned:
-                stub.append(referee_us(True, None, args.deals)[0])
+            for _, root in trees if (r + pinned) % 2 else trees[::-1]:
+                f1 = floor_us(pinned, floor, bot, args.round_trips)
+                us, plays = referee_us(pinned, bot, args.deals, root)
+                f2 = floor_us(pinned, floor, bot, args.round_trips)
+                figures[root].add(pinned, us, (f1 + f2) / 2)  # the floor just before and just after this match
+                if pinned:
+                    figures[root].stub.append(referee_us(True, None, args.deals, root)[0])
 
     head = f"{'':<10}{'referee µs/move':>26}{'floor µs/round trip':>26}{'ratio':>24}"
-    print(head)
-    print("-" * len(head))
-    for pinned in (True, False):
-        label = "pinned" if pinned else "unpinned"
-        rat = ratio[pinned]
-        print(f"{label:<10}{summary(ref[pinned]):>26}{summary(flo[pinned]):>26}"
-              f"{f'{statistics.median(rat):5.1f}× [{min(rat):.1f}–{max(rat):.1f}]':>24}")
-    srat = [s / f for s, f in zip(stub, flo[True])]
-    print(f"{'stub':<10}{summary(stub):>26}{'(no processes)':>26}"
-          f"{f'{statistics.median(srat):5.1f}× [{min(srat):.1f}–{max(srat):.1f}]':>24}")
-    print()
+    for label, root in trees:
+        if len(trees) > 1:
+            print(label)
+        print(head)
+        print("-" * len(head))
+        figures[root].print()
+        print()
     print(f"Medians [min–max] of {args.repeat} repeats; {plays} plays per match.  µs/move: the match's wall time from")
     print("after Table.open to Table.close over its plays.  Floor: pipe_floor's µs per turn/reply round trip, the")
     print("mean of runs just before and after each match.  Ratio: per repeat, referee ÷ that floor.")
@@ -281,6 +284,29 @@ def main(argv: list[str] | None = None) -> int:
     print("match pinned, with in-process stub bots instead of processes (no pipes): the referee's own work, its")
     print("ratio taken against the pinned floor.")
     return 0
+
+
+class Figures:
+    """One tree's measurements over the repeats."""
+
+    def __init__(self) -> None:
+        self.ref: dict[bool, list[float]] = {True: [], False: []}
+        self.floor: dict[bool, list[float]] = {True: [], False: []}
+        self.stub: list[float] = []
+
+    def add(self, pinned: bool, us: float, floor: float) -> None:
+        self.ref[pinned].append(us)
+        self.floor[pinned].append(floor)
+
+    def print(self) -> None:
+        for pinned in (True, False):
+            label = "pinned" if pinned else "unpinned"
+            rat = [u / f for u, f in zip(self.ref[pinned], self.floor[pinned])]
+            print(f"{label:<10}{summary(self.ref[pinned]):>26}{summary(self.floor[pinned]):>26}"
+                  f"{f'{statistics.median(rat):5.1f}× [{min(rat):.1f}–{max(rat):.1f}]':>24}")
+        srat = [s / f for s, f in zip(self.stub, self.floor[True])]
+        print(f"{'stub':<10}{summary(self.stub):>26}{'(no processes)':>26}"
+              f"{f'{statistics.median(srat):5.1f}× [{min(srat):.1f}–{max(srat):.1f}]':>24}")
 
 
 if __name__ == "__main__":
