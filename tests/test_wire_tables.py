@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from referee.engine import play
 from referee.engine.line import HUNDRED, STOP, WRITE_OFF, Play
 from referee.engine.tiles import ALL_TILES, N_TILES, bits
-from referee.wire import TILE_JSON, hand_json, legal_json, play_option
+from referee.wire import LINE_WIRE, TILE_JSON, hand_json, legal_json, play_option
 
 
 @given(st.integers(0, ALL_TILES))
@@ -28,3 +28,12 @@ def test_legal_json_is_play_option_of_each_play_interned_or_not():
     for _ in range(3):
         fresh = [Play(9, 1), Play(9, 1, True), Play(27, None, False, "hundred")]
         assert legal_json(fresh) == [play_option(p) for p in fresh]
+
+
+def test_a_line_play_is_named_as_str_names_it_interned_or_not():
+    state = None  # the line games' play_text looks at the play alone
+    interned = [play(t, e) for t in range(N_TILES) for e in (None, 0, 1)]
+    fresh = [Play(9, 1), Play(9, 1, True), Play(27, None, False, "hundred"), Play(-1, None)]
+    for _ in range(2):
+        for p in [*interned, STOP, HUNDRED, WRITE_OFF, *fresh]:
+            assert LINE_WIRE.play_text(state, p) == str(p)  # type: ignore[arg-type]
