@@ -497,7 +497,7 @@ def layout_text(state: DealState, upto: int) -> str:
     return line
 
 
-def _trains_at(state: TrainDeal, upto: int) -> tuple[list[int], int, int, bool]:
+def trains_at(state: TrainDeal, upto: int) -> tuple[list[int], int, int, bool]:
     """After the first ``upto`` events: the tiles on each train, the markers (a bitmask of
     seats), the train with an uncovered double (or -1) and whether that double hangs (its
     player passed, MT-8)."""
@@ -521,7 +521,7 @@ def _trains_at(state: TrainDeal, upto: int) -> tuple[list[int], int, int, bool]:
 def trains_text(state: TrainDeal, upto: int, trains: list[int] | None = None) -> list[str]:
     """mexican_train's trains after the first ``upto`` events, one line each (``trains``: only
     those), tiles outward from the station: ``seat1    [5|6][6|6]  marker, open double``."""
-    laid, markers, open_train, hangs = _trains_at(state, upto)
+    laid, markers, open_train, hangs = trains_at(state, upto)
     lines = []
     for t in range(state.n + 1) if trains is None else trains:
         tiles = "".join(f"[{near}|{far}]" for near, far in state.layout.tiles[t][:laid[t]]) or "-"
@@ -609,7 +609,7 @@ def replay_lines(path: Path, game: int | None = None, deal: int | None = None, o
                 out.append(f"   {who(e.seat)} plays {tile_text(e.tile)} on {state.train_name(e.end)}{ms}")
                 out.append(f"      {trains_text(state, upto, [e.end])[0]}")
             elif type(e) is Passed and isinstance(state, TrainDeal):
-                _, _, open_train, _ = _trains_at(state, state.history.index(e) + 1)
+                _, _, open_train, _ = trains_at(state, state.history.index(e) + 1)
                 hangs = f"; the double on {state.train_name(open_train)} hangs" if open_train >= 0 else ""
                 out.append(f"   {who(e.seat)} knocks: a marker goes on {state.train_name(e.seat)}{hangs}")
             elif type(e) is Placed:

@@ -29,8 +29,9 @@ from typer.testing import CliRunner
 from referee import exitcodes as X
 from referee.cli import app
 from referee.engine import variant, variant_names
-from referee.engine.line import Drew, Placed, Scored, line_of
-from referee.engine.tiles import HIGH, LOW, parse_tile, tile_name
+from referee.engine.layout import KNIFE, Sausage
+from referee.engine.line import Cut, Drew, Passed, Placed, Scored, Tailed, Turned, line_of
+from referee.engine.tiles import HIGH, IS_DOUBLE, LOW, OTHER, parse_tile, tile_name
 from referee.log import read_log
 from referee.replay import LogWalker
 from referee.report import verdict_text
@@ -84,10 +85,16 @@ def url(path: Path, fragment: str = "") -> str:
 # -- what the log says ------------------------------------------------------------------------------
 
 
-def table_of(history: list) -> dict[str, list[str]]:
+def table_of(history: list, game: str = "sport", players: int = 4) -> dict[str, list[str]]:
     """The table after ``history`` as the log's engine events lay it: the line left to right,
     each tile as it lies, and (cross games) the ``up`` and ``down`` arms read outwards from the
-    first open double."""
+    first open double; mexican_train's station and each train outward from it; kolbasa's start
+    and its two lines outward (with a knife being laid: the sausage before the cut, and the knife
+    as it lies across the junction, top half first)."""
+    if game == "mexican_train":
+        return trains_of(history, players)
+    if game == "kolbasa":
+        return sausage_of(history)
     placed = [e for e in history if type(e) is Placed]
     table = {"line": [f"{a}-{b}" for a, b in line_of([e for e in placed if e.end is None or e.end < 2])]}
     spinner = next((LOW[e.tile] for e in placed if LOW[e.tile] == HIGH[e.tile] and (e.end is None or e.end < 2)
@@ -99,6 +106,72 @@ def table_of(history: list) -> dict[str, list[str]]:
             table.setdefault(name, []).append(f"{near}-{far}")
             near = far
     return table
+
+
+def train_name(e: int, players: int) -> str:
+    return "mexican" if e == players else f"seat{e}"
+
+
+def trains_of(history: list, players: int) -> dict[str, list[str]]:
+    placed = [e for e in history if type(e) is Placed]
+    if not placed:
+        return {"line": []}
+    station = placed[0]
+    table: dict[str, list[str]] = {"line": [tile_name(station.tile)]}
+    ends: dict[int, int] = {}
+    for e in placed[1:]:
+        near = ends.get(e.end, LOW[station.tile])
+        ends[e.end] = OTHER[e.tile][near]
+        table.setdefault(train_name(e.end, players), []).append(f"{near}-{ends[e.end]}")
+    return table
+
+
+def sausage_of(history: list) -> dict[str, list[str]]:
+    """kolbasa's table after ``history``, laid by the engine's own :class:`Sausage`."""
+    sausage = Sausage()
+    table: dict[str, list[str]] = {"line": []}
+    for i, e in enumerate(history):
+        if type(e) is not Placed:
+            continue
+        if e.end is not None and e.end >= KNIFE and i == len(history) - 1:  # the knife's own step: before the cut
+            top = sausage.junction(0, e.end - KNIFE)
+            table["knife"] = [f"{top}-{OTHER[e.tile][top]}"]
+            break
+        sausage.lay(e.tile, e.end)
+    else:
+        table.pop("knife", None)
+    if sausage.start[0] >= 0:
+        table["line"] = ["-".join(map(str, sausage.start))]
+    for name, line in zip(("top", "bottom"), sausage.lines):
+        if line:
+            table[name] = [f"{a}-{b}" for a, b in line]
+    return table
+
+
+def marks_of(history: list, game: str, players: int) -> dict:
+    """What the table shows besides its tiles, read from the rules: mexican_train's markers (a
+    pass puts one on the passer's train, the owner's own play takes it off, MT-6, MT-10) and its
+    uncovered double (open, or hanging once a seat passed over it, MT-7, MT-8); kolbasa's tile
+    turned up (until it is laid or tailed, KB-7)."""
+    if game == "mexican_train":
+        markers: set[int] = set()
+        open_: list | None = None
+        for e in history:
+            if type(e) is Passed:
+                markers.add(e.seat)
+                if open_:
+                    open_[1] = "hanging"
+            elif type(e) is Placed and e.end is not None:
+                if e.end == e.seat:
+                    markers.discard(e.seat)
+                open_ = [train_name(e.end, players), "open"] if IS_DOUBLE[e.tile] else None
+        return {"markers": sorted(train_name(s, players) for s in markers), "open": open_}
+    if game == "kolbasa":
+        up = None
+        for e in history:
+            up = tile_name(e.tile) if type(e) is Turned else None if type(e) in (Placed, Tailed) else up
+        return {"up": up}
+    return {}
 
 
 def expected_deal(log: Path, game: int, orientation: int, deal: int) -> dict:
@@ -117,29 +190,40 @@ def expected_deal(log: Path, game: int, orientation: int, deal: int) -> dict:
             history.extend(state.history)
 
     LogWalker(log, on).walk()
+    game, players = header["variant"], len(start["hands"])
     hands = [set(h) for h in start["hands"]]
+    rows = [list(h) for h in start["hands"]]  # kolbasa: each row left to right
     scores = list(before or [0] * (max(side_of) + 1))
-    steps = [{"hands": [sorted(h) for h in hands], "table": {"line": []}, "scores": list(scores)}]
+    steps = [{"hands": [sorted(h) for h in hands], "rows": [list(r) for r in rows], "table": {"line": []}, "scores": list(scores),
+              "marks": marks_of([], game, players)}]
     for i, e in enumerate(history):
         if type(e) is Placed:
             hands[e.seat].discard(tile_name(e.tile))
+            if tile_name(e.tile) in rows[e.seat]:
+                rows[e.seat].remove(tile_name(e.tile))
         elif type(e) is Drew:
             hands[e.seat].update(tile_name(t) for t in e.tiles)
         elif type(e) is Scored:  # points written during play
             scores[side_of[e.seat]] += e.points
-        steps.append({"hands": [sorted(h) for h in hands], "table": table_of(history[: i + 1]), "scores": list(scores)})
+        elif type(e) is Tailed:  # KB-7: from the right end of the row to its left end
+            rows[e.seat].remove(tile_name(e.tile))
+            rows[e.seat].insert(0, tile_name(e.tile))
+        elif type(e) is Cut:  # KB-5: the sausage goes to the left end of the other row, in its order
+            rows[e.to][:0] = [tile_name(t) for t in e.tiles]
+            hands[e.to].update(tile_name(t) for t in e.tiles)
+        steps.append({"hands": [sorted(h) for h in hands], "rows": [list(r) for r in rows], "table": table_of(history[: i + 1], game, players),
+                      "scores": list(scores), "marks": marks_of(history[: i + 1], game, players)})
     # A fault (or a forfeit) stops the deal after the events so far: one step each, before the end.
     i = recs.index(start)
     j = recs.index(end) if end is not None else len(recs)
     steps += [dict(steps[-1]) for r in recs[i:j] if r["k"] in ("fault", "forfeited_deal")]
     if end is not None:
         steps.append({**steps[-1], "scores": end["totals"]})
-    return {"steps": steps, "end": end, "players": len(start["hands"])}
+    return {"steps": steps, "end": end, "players": players, "game": game}
 
 
-def drawn(page) -> dict:
-    """What the replay shows now."""
-    return page.evaluate("""() => ({
+#: What the replay shows now, as a JavaScript function of nothing.
+DRAWN = """() => ({
         counter: document.getElementById('counter').textContent,
         hands: [...document.querySelectorAll('.hand')].map(h => [...h.querySelectorAll('.tiles [data-tile]')].map(t => t.dataset.tile)),
         seats: [...document.querySelectorAll('.hand')].map(h => Number(h.dataset.seat)),
@@ -147,8 +231,31 @@ def drawn(page) -> dict:
         table: [...document.querySelectorAll('#table-svg [data-tile]')].reduce((arms, t) => {
             (arms[t.dataset.arm || 'line'] = arms[t.dataset.arm || 'line'] || []).push(t.dataset.tile); return arms; }, {line: []}),
         scores: [...document.querySelectorAll('#scores .score .value')].map(v => Number(v.textContent)),
+        markers: [...document.querySelectorAll('#table-svg [data-marker]')].map(m => m.dataset.marker).sort(),
+        open: [...document.querySelectorAll('#table-svg [data-open]')].map(t => [t.dataset.arm, t.dataset.open]),
+        up: [...document.querySelectorAll('.hand .tiles .up')].map(t => t.dataset.tile),
         result: document.getElementById('result').hidden ? null : document.getElementById('result').innerText,
-    })""")
+    })"""
+
+
+def drawn(page) -> dict:
+    """What the replay shows now."""
+    return page.evaluate(DRAWN)
+
+
+def every_step(page) -> list[dict]:
+    """What the replay shows at each step of the deal, from the first to the last."""
+    return page.evaluate(f"""() => {{ const drawn = {DRAWN}; const out = [];
+        for (let i = 0; i <= replay.last; i++) {{ replay.go(i); out.push(drawn()); }}
+        return out; }}""")
+
+
+def assert_marks(got: dict, marks: dict, i: int) -> None:
+    """The markers, the open double and the tile turned up that the page shows, against the
+    rules' reading (an empty expectation: the game has none of them, and none is drawn)."""
+    assert got["markers"] == marks.get("markers", []), f"markers at move {i}"
+    assert got["open"] == ([marks["open"]] if marks.get("open") else []), f"the open double at move {i}"
+    assert got["up"] == ([marks["up"]] if marks.get("up") else []), f"the tile turned up at move {i}"
 
 
 def sort_tiles(tiles: list[str]) -> list[str]:
@@ -166,9 +273,13 @@ def step_through(page, log: Path, game: int, orientation: int, deal: int) -> dic
         hands = [None] * want["players"]
         for seat, tiles in zip(got["seats"], got["hands"]):
             hands[seat] = tiles
-        assert [sort_tiles(h) for h in hands] == [sort_tiles(h) for h in expect["hands"]], f"hands at move {i}"
+        if want["game"] == "kolbasa":  # rows, in their order
+            assert hands == expect["rows"], f"rows at move {i}"
+        else:
+            assert [sort_tiles(h) for h in hands] == [sort_tiles(h) for h in expect["hands"]], f"hands at move {i}"
         assert got["table"] == expect["table"], f"the table at move {i}"
         assert got["scores"] == expect["scores"], f"scores at move {i}"
+        assert_marks(got, expect["marks"], i)
         if i < last:
             assert got["result"] is None
             page.keyboard.press("ArrowRight")
@@ -183,9 +294,8 @@ def step_through(page, log: Path, game: int, orientation: int, deal: int) -> dic
 # -- logs ---------------------------------------------------------------------------------------------
 
 
-#: Games the referee plays whose layout ``replay.js`` cannot draw yet (kolbasa's two lines,
-#: mexican_train's trains).
-NOT_DRAWN_YET = frozenset({"kolbasa", "mexican_train"})
+#: Games the referee plays whose layout ``replay.js`` cannot draw yet (kolbasa's two lines).
+NOT_DRAWN_YET = frozenset({"kolbasa"})
 
 
 class Logs:
@@ -239,6 +349,41 @@ def test_replay_of_a_deal_matches_the_log_move_by_move(variant, logs, page, tmp_
     page.click("#first")
     assert page.inner_text("#counter").startswith("move 0 /")
     assert page.is_disabled("#back")
+
+
+def test_every_mexican_train_round_draws_its_trains_markers_and_open_doubles(logs, page, tmp_path):
+    """Every round of a four-player match, step by step: the station, each train's tiles outward,
+    the markers and the open or hanging double, as the rules read them from the log's events
+    (a marker drawn on the wrong train, a tile on the wrong train or a hanging double shown as
+    open fails here)."""
+    log = logs["mexican_train"]
+    site = tmp_path / "site"
+    assert CliRunner().invoke(app, ["report", str(log), "-o", str(site)]).exit_code == 0
+    names = [b["name"] for _, r in read_log(log) if r["k"] == "match" for b in r["bots"]]
+    seen = {"marker": 0, "open": 0, "hanging": 0}
+    rounds = [(r["game"], r["orientation"], r["deal"]) for _, r in read_log(log) if r["k"] == "deal_end"]
+    assert len(rounds) == 14  # seven rounds in each of the two orientations
+    page.goto(url(site / "index.html"))
+    led = page.eval_on_selector_all("#deals tbody tr", "rs => rs.map(r => r.cells[3].innerText)")
+    assert [t.split(", ")[1] for t in led] == [f"{6 - deal}-{6 - deal} on the station" for _, _, deal in rounds]
+    for game, orientation, deal in rounds:
+        want = expected_deal(log, game, orientation, deal)
+        page.goto(url(site / f"g{game + 1}-o{orientation}-d{deal + 1}.html"))
+        labels = page.eval_on_selector_all("#table-svg .table-label", "ts => ts.map(t => t.textContent)")
+        assert labels[-1] == "the Mexican train" and len(labels) == 5
+        assert all(any(n in label for n in names) for label in labels[:-1])
+        got = every_step(page)
+        assert len(got) == len(want["steps"])
+        for i, (g, w) in enumerate(zip(got, want["steps"])):
+            assert g["table"] == w["table"], f"the trains at move {i} of round {deal + 1}"
+            assert_marks(g, w["marks"], i)
+            seen["marker"] += bool(g["markers"])
+            seen["open"] += any(o[1] == "open" for o in g["open"])
+            seen["hanging"] += any(o[1] == "hanging" for o in g["open"])
+        assert want["steps"][1]["table"]["line"] == [f"{6 - deal}-{6 - deal}"]  # the station, from the first step
+        page.goto(url(site / f"g{game + 1}-o{orientation}-d{deal + 1}.html", "#move=1"))
+        assert page.inner_text("#caption") == f"{6 - deal}-{6 - deal} on the station"
+    assert all(seen.values()), seen
 
 
 def test_every_played_deal_has_a_replay_page_linked_from_the_match_page(logs, page, tmp_path):
@@ -370,6 +515,40 @@ def test_the_line_is_laid_without_overlaps_in_every_deal(logs, page, tmp_path):
             check_geometry(page.evaluate("ps => replay.LAYOUTS.line(ps, 4)", placements), [list(range(len(tiles)))])
             deals += 1
     assert deals > 50
+
+
+def test_the_trains_are_laid_without_overlaps_and_a_long_train_wraps(logs, page, tmp_path):
+    from referee.web.data import read_match
+
+    site = tmp_path / "site"
+    log = logs["mexican_train"]
+    assert CliRunner().invoke(app, ["report", str(log), "-o", str(site)]).exit_code == 0
+    page.goto(url(site / "g1-o0-d1.html"))
+
+    def laid(placements: list[dict], table: dict) -> list[dict]:
+        tiles = [t for t in page.evaluate("([ps, t]) => replay.LAYOUTS.trains(ps, t)", [placements, table]) if "kind" not in t]
+        # Along a train, each tile touches the one before it unless it starts a new row.
+        runs: list[list[int]] = []
+        for i, t in enumerate(tiles):
+            before = runs[-1][-1] if runs else None
+            if before is not None and tiles[before].get("arm") == t.get("arm") and t["x"] > tiles[before]["x"]:
+                runs[-1].append(i)
+            else:
+                runs.append([i])
+        check_geometry(tiles, runs)
+        return tiles
+
+    for deal in read_match(log).deals:
+        placements = [{"tile": s["tile"], "end": s["end"], "seat": s["seat"]} for s in deal["steps"] if s["kind"] in ("station", "place")]
+        tiles = laid(placements, {**deal["table"], **deal["steps"][-1]["table"]})
+        assert len(tiles) == len(placements)
+    # Sixteen tiles on seat 0's train: they wrap onto a second row, which starts where the first did.
+    chain = ["6-5", "5-5", "5-4", "4-4", "4-3", "3-3", "3-2", "2-2", "2-1", "1-1", "1-0", "0-0", "0-2", "2-6", "6-1", "1-3"]
+    placements = [{"tile": "6-6", "end": None, "seat": 0}] + [{"tile": t, "end": "seat0", "seat": 0} for t in chain]
+    tiles = laid(placements, {**deal["table"], "markers": ["seat0"], "open": None, "hangs": False})
+    rows = sorted({t["y"] + t["h"] / 2 for t in tiles[1:]})
+    assert len(rows) == 2 and [t["tile"] for t in tiles[1:]] == chain
+    assert min(t["x"] for t in tiles[1:] if t["y"] + t["h"] / 2 == rows[1]) == tiles[1]["x"]
 
 
 def test_the_cross_renderer_grows_up_and_down_from_the_first_open_double(page, logs, tmp_path):
@@ -656,6 +835,42 @@ def test_a_report_that_cannot_be_written_costs_the_league_nothing(tmp_path):
     assert "3 of 3 pairings done" in r.stdout
     r = referee("league", "run", str(toml), "--report", str(toml), "-q", check=False)
     assert r.returncode == X.USAGE and "not a folder" in r.stderr
+
+
+@pytest.mark.parametrize(("game", "players", "deals", "trains"), [("mexican_train", 4, 14, 5)])
+def test_a_league_of_the_train_and_sausage_games_reports_its_matches_like_the_others(tmp_path, page, game, players, deals, trains):
+    toml = tmp_path / "league.toml"
+    toml.write_text(f"""
+name = "{game} league"
+seed = 3
+[game]
+variant = "{game}"
+players = {players}
+[clock]
+startup = 20.0
+move = 5.0
+[[bot]]
+name = "greedy"
+command = "{BOTS / 'greedy_bot.py'}"
+[[bot]]
+name = "first"
+command = "{BOTS / 'first_bot.py'}"
+""")
+    site = tmp_path / "site"
+    r = referee("league", "run", str(toml), "--report", str(site), "-q")
+    assert "1 of 1 pairings done" in r.stdout
+    page.goto(url(site / "index.html"))
+    assert page.locator("#matches tbody tr").count() == 1
+    assert page.locator("#cross td.win, #cross td.loss, #cross td.draw").count() == 2
+    page.click("#matches a >> nth=0")
+    page.wait_for_url("**/matches/*/index.html")
+    assert page.locator("#deals a.replay").count() == deals
+    page.click("#deals a.replay >> nth=1")
+    page.wait_for_url("**/g1-o1-d1.html*")
+    assert page.locator("#table-svg [data-tile]").count() == 0
+    page.keyboard.press("End")
+    assert page.locator("#table-svg [data-tile]").count() > 1
+    assert page.locator("#table-svg .table-label").count() == trains
 
 
 def test_league_report_before_any_match(tmp_path, page):

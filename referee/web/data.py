@@ -15,6 +15,7 @@ deal before that point, the deal in progress marked ``cut``, and the reason in `
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,17 +25,19 @@ import msgspec
 from referee.engine import variant
 from referee.engine.errors import RulesError
 from referee.engine.kolbasa import KolbasaDeal
-from referee.engine.layout import place_name
-from referee.engine.line import END_NAMES, Cut, Declared, Drew, Passed, Placed, Scored
+from referee.engine.layout import KNIFE, Sausage, place_name
+from referee.engine.line import Cut, Declared, Drew, Passed, Placed, Scored, Tailed, Turned
 from referee.engine.state import DealState
-from referee.engine.tiles import parse_tile, tile_name
+from referee.engine.tiles import OTHER, parse_tile, tile_name
 from referee.engine.trains import TrainDeal
-from referee.replay import Inconsistent, LogWalker
+from referee.replay import Inconsistent, LogWalker, trains_at
 from referee.results import MatchSummary
 
 #: The layout renderer (in ``static/replay.js``) that draws each game's table: ``line`` unless
-#: named here.  ``cross`` draws ``up`` and ``down`` as columns through the first open double.
-LAYOUTS: dict[str, str] = {"osel": "cross", "telephone": "cross", "muggins": "cross"}
+#: named here.  ``cross`` draws ``up`` and ``down`` as columns through the first open double;
+#: ``trains`` a row per train from the station; ``sausage`` kolbasa's two lines from the start.
+LAYOUTS: dict[str, str] = {"osel": "cross", "telephone": "cross", "muggins": "cross", "mexican_train": "trains",
+                           "kolbasa": "sausage"}
 DEFAULT_LAYOUT = "line"
 
 
@@ -74,6 +77,13 @@ class _Deal:
     bazaar: list[int]  # undealt tiles in order (drawn from the front when the game draws)
     drawn: int = 0
     scores: list[int] = field(default_factory=list)
+    events: int = 0  # the engine events of this deal so far
+    #: what the step's table shows beyond its placements (``step.table``): the trains' markers and
+    #: open double, or kolbasa's sausage as the engine's own layout lays it
+    table: dict[str, Any] | None = None
+    rows: list[list[int]] | None = None  # kolbasa: each row left to right (hands has them as sets)
+    sausage: Sausage | None = None
+    up: int | None = None  # kolbasa: the tile turned up and waiting for its place
 
 
 @dataclass
@@ -108,9 +118,11 @@ def read_match(log: Path) -> MatchData:
         d = cur
         d.doc["steps"].append({
             "kind": kind, "seat": seat, "text": text,
-            "hands": [_sorted_names(h) for h in d.hands],
+            "hands": [[tile_name(t) for t in r] for r in d.rows] if d.rows is not None else [_sorted_names(h) for h in d.hands],
             "bazaar": len(d.bazaar) - d.drawn,
             "scores": list(d.scores),
+            **({} if d.table is None else {"table": d.table}),
+            **({} if d.rows is None else {"up": None if d.up is None else tile_name(d.up)}),
             **extra,
         })
 
@@ -158,11 +170,22 @@ def read_match(log: Path) -> MatchData:
                 "steps": [], "result": None, "cut": False,
             }
             cur = _Deal(doc, hands, undealt if state.bazaar else [], scores=list(before))
+            if isinstance(state, TrainDeal):
+                doc["table"] = {"trains": [{"name": name, "label": "the Mexican train" if e == state.n else f"{doc['seats'][e]['bot']} (seat {e})"}
+                                            for e, name in enumerate(state.layout.names)]}
+                doc["station"] = tile_name(state.station)
+                cur.table = {"markers": [], "open": None, "hangs": False}
+            elif isinstance(state, KolbasaDeal):
+                doc["rows"] = True  # hands are rows of face-down tiles, in order
+                cur.rows = [[parse_tile(t) for t in h] for h in rec["hands"]]
+                cur.sausage = Sausage()
+                cur.table = _sausage_doc(cur.sausage)
             deals.append(doc)
             step("deal", None, "the deal")
             for event in state.history:  # a forced lead is placed before anyone is asked
                 on_event(event, None, state)
         elif kind == "event":
+            assert state is not None
             on_event(rec["event"], rec.get("play"), state)
         elif kind in ("fault", "forfeited_deal"):
             if kind == "fault":
@@ -189,24 +212,32 @@ def read_match(log: Path) -> MatchData:
         elif kind == "game_end":
             game_ends.append({k: v for k, v in rec.items() if k != "k"})
 
-    def on_event(e: Any, play: dict[str, Any] | None, state: DealState | None) -> None:
+    def on_event(e: Any, play: dict[str, Any] | None, state: DealState) -> None:
         assert cur is not None
         d = cur
+        d.events += 1
         ms = play.get("ms") if play else None
+        if isinstance(state, TrainDeal):
+            # The text replay's reading of the markers and the open double, so both agree.
+            _, markers, open_train, hangs = trains_at(state, d.events)
+            names = state.layout.names
+            d.table = {"markers": [names[s] for s in range(state.n) if markers >> s & 1],
+                       "open": names[open_train] if open_train >= 0 else None, "hangs": hangs}
         if type(e) is Placed:
             d.hands[e.seat].discard(e.tile)
-            # kolbasa names a place (top, bottom:2, knife:3) and mexican_train a train (seat0…,
-            # mexican) where the other games name an end
-            trains = isinstance(state, TrainDeal)
-            end = (None if e.end is None else place_name(e.end) if isinstance(state, KolbasaDeal)
-                   else state.train_name(e.end) if isinstance(state, TrainDeal) else END_NAMES[e.end])
-            where = "" if end is None else f" on {end}" if trains else f" on the {end}"
-            if trains and end is None:  # the station double: nobody's tile
-                step("station", None, f"{tile_name(e.tile)} on the station", tile=tile_name(e.tile))
-                return
             closed = getattr(e, "closed", False)  # a double laid face down (osel)
-            step("place", e.seat, f"{who(e.seat)} {'leads' if end is None else 'plays'} {tile_name(e.tile)}{where}"
-                 + (" face down (closed)" if closed else "") + (" (forced)" if e.forced else ""),
+            if isinstance(state, TrainDeal) and e.end is None:  # the station double: nobody's tile
+                step("station", None, f"{tile_name(e.tile)} on the station", tile=tile_name(e.tile), end=None)
+                return
+            if isinstance(state, TrainDeal):
+                end, text = _train_placement(e, state, who)
+            elif isinstance(state, KolbasaDeal):
+                end, text = _sausage_placement(e, d, who)
+            else:
+                end = None if e.end is None else state.layout.names[e.end]
+                text = (f"{who(e.seat)} {'leads' if end is None else 'plays'} {tile_name(e.tile)}{'' if end is None else f' on the {end}'}"
+                        + (" face down (closed)" if closed else "") + (" (forced)" if e.forced else ""))
+            step("place", e.seat, text,
                  tile=tile_name(e.tile), end=end, forced=e.forced, closed=closed, ms=ms)
         elif type(e) is Drew:
             got = list(e.tiles)
@@ -214,7 +245,12 @@ def read_match(log: Path) -> MatchData:
             d.hands[e.seat].update(got)
             step("draw", e.seat, f"{who(e.seat)} draws {e.count}", tiles=[tile_name(t) for t in got])
         elif type(e) is Passed:
-            step("pass", e.seat, f"{who(e.seat)} knocks (passes)")
+            if isinstance(state, TrainDeal):
+                hanging = d.table["open"] if d.table and d.table["hangs"] else None
+                step("pass", e.seat, f"{who(e.seat)} knocks: a marker goes on its train"
+                     + (f"; the double on {_train_words(state, state.layout.names.index(hanging))} hangs" if hanging else ""))
+            else:
+                step("pass", e.seat, f"{who(e.seat)} knocks (passes)")
         elif type(e) is Scored:
             # Points written during play (telephone, muggins).
             side = _side_of(sides, e.seat)
@@ -224,10 +260,21 @@ def read_match(log: Path) -> MatchData:
             step("score", e.seat, f"{who(e.seat)} writes {e.points} (the ends count {e.count})", wrote=wrote)
         elif type(e) is Declared:
             step("declare", e.seat, f"{who(e.seat)} declares: {DECLARATIONS.get(e.what, e.what)}")
-        elif type(e) is Cut:  # kolbasa: the sausage joins the opponent's row
+        elif type(e) is Turned and d.rows is not None:
+            d.up = e.tile
+            step("turn", e.seat, f"{who(e.seat)} turns up {tile_name(e.tile)}", tile=tile_name(e.tile))
+        elif type(e) is Tailed and d.rows is not None:
+            row = d.rows[e.seat]
+            row.remove(e.tile)
+            row.insert(0, e.tile)
+            d.up = None
+            step("tail", e.seat, f"{tile_name(e.tile)} fits nowhere: face down to the left end of {who(e.seat)}'s row", tile=tile_name(e.tile))
+        elif type(e) is Cut and d.rows is not None and d.sausage is not None:
+            d.rows[e.to][:0] = e.tiles
             d.hands[e.to].update(e.tiles)
-            step("cut", e.seat, f"{who(e.seat)}'s knife cuts {len(e.tiles)} tiles into {who(e.to)}'s row",
-                 tiles=[tile_name(t) for t in e.tiles], to=e.to)
+            d.table = _sausage_doc(d.sausage)
+            step("cut", e.seat, f"{who(e.seat)}'s knife cuts the sausage: {len(e.tiles)} tiles go face down to the left end of "
+                 f"{who(e.to)}'s row", tiles=[tile_name(t) for t in e.tiles], to=e.to)
         else:  # an event this page does not know yet still gets its step, so the counter stays true
             seat = getattr(e, "seat", None)
             step(type(e).__name__.lower(), seat, f"{who(seat) if seat is not None else 'the referee'}: {e}")
@@ -251,7 +298,7 @@ def read_match(log: Path) -> MatchData:
         problem = "the log has no result: the match was cut short"
 
     match = {
-        "kind": "match", "variant": header["variant"], "title": variant(header["variant"]).title,
+        "kind": "match", "variant": header["variant"], "title": variant(header["variant"]).title, "layout": layout_of(header["variant"]),
         "players": header["players"], "options": header.get("options", {}), "seed": header.get("seed"),
         "deals_file": header.get("deals_file"),
         "bots": [{"name": n, "hello": None} for n in names],
@@ -297,6 +344,47 @@ def verdict(summary: MatchSummary | None, record: dict[str, Any]) -> dict[str, A
     else:
         out["ranking"] = record["ranking"]
     return out
+
+
+def _train_words(state: TrainDeal, e: int) -> str:
+    return "the Mexican train" if e == state.n else f"seat {e}'s train"
+
+
+def _train_placement(e: Placed, state: TrainDeal, who: Callable[[int], str]) -> tuple[str, str]:
+    """A mexican_train placement's train name and words."""
+    assert e.end is not None  # the station is its own step
+    return state.layout.names[e.end], f"{who(e.seat)} plays {tile_name(e.tile)} on {_train_words(state, e.end)}"
+
+
+def _sausage_doc(s: Sausage) -> dict[str, Any]:
+    """kolbasa's table as the engine's layout has it: the start (top half first) and each line
+    outward, tiles as ``[near, far]``."""
+    return {"start": None if s.start[0] < 0 else list(s.start), "top": [list(t) for t in s.lines[0]],
+            "bottom": [list(t) for t in s.lines[1]]}
+
+
+def _sausage_placement(e: Placed, d: _Deal, who: Callable[[int], str]) -> tuple[str | None, str]:
+    """Lay a kolbasa placement on the deal's sausage (the engine's :class:`Sausage`) and take the
+    tile from its row; its place name and words.  A knife's step shows it across its junction
+    with the sausage still whole; the :class:`Cut` step after it shows the cut."""
+    assert d.rows is not None and d.sausage is not None
+    d.rows[e.seat].remove(e.tile)
+    d.up = None
+    name, t = tile_name(e.tile), e.end
+    if t is not None and t >= KNIFE:
+        i = t - KNIFE
+        top = d.sausage.junction(0, i)
+        d.table = {**_sausage_doc(d.sausage), "knife": {"at": i, "tile": [top, OTHER[e.tile][top]]}}
+        d.sausage.lay(e.tile, t)
+        return place_name(t), f"{who(e.seat)} lays {name} as a knife across junction {i}"
+    d.sausage.lay(e.tile, t)
+    d.table = _sausage_doc(d.sausage)
+    if t is None:
+        return None, f"{who(e.seat)} turns up {name}: the start"
+    if t < 100:
+        return place_name(t), f"{who(e.seat)} lays {name} on the {place_name(t)} line"
+    line, j = divmod(t - 100, 100)
+    return place_name(t), f"{who(e.seat)} inserts {name} into the {('top', 'bottom')[line]} line at junction {j}"
 
 
 def _side_of(sides: list[tuple[int, ...]], seat: int) -> int:

@@ -6,12 +6,15 @@
 // built here, from the placements so far, by the layout renderer the document names.
 //
 // Layout renderers (`LAYOUTS`): a function from the placements so far, each
-// `{tile: "a-b", end: null | "left" | "right" | "up" | "down" | ..., seat}`, to positioned
-// tiles `{tile, x, y, w, h, a, b}` in tile units (a tile is 2 x 1 lying, 1 x 2 standing; `a` is
-// the half drawn left or on top; `tile` is the tile as it lies in the layout's own order, which
-// tests read).  Tiles are returned in the layout's reading order.  A new layout (the cross,
-// trains, kolbasa's two lines) is one more entry here plus its name in
-// `referee.web.data.LAYOUTS`; nothing else in the replay changes.
+// `{tile: "a-b", end: null | "left" | "right" | "up" | "down" | ..., seat}`, and the table's
+// state beyond them (`table`: the deal document's `table` merged with the step's; the trains'
+// markers and open double, kolbasa's sausage as the engine lays it; absent for the line and the
+// cross), to positioned tiles `{tile, x, y, w, h, a, b, arm}` in tile units (a tile is 2 x 1
+// lying, 1 x 2 standing; `a` is the half drawn left or on top; `tile` is the tile as it lies in
+// the layout's own order and `arm` the branch it lies on, which tests read).  Tiles are returned
+// in the layout's reading order.  A renderer may add marks drawn with them: `{kind: "label" |
+// "note", text, x, y, anchor}` and `{kind: "marker", arm, x, y, w, h}`.  A new layout is one more
+// entry here plus its name in `referee.web.data.LAYOUTS`; nothing else in the replay changes.
 "use strict";
 
 (function () {
@@ -148,7 +151,89 @@
     return out;
   }
 
-  const LAYOUTS = { line: lineLayout, cross: crossLayout };
+  // -- mexican_train: the station, then one row per train ----------------------------------
+  // (RULES.md §3, MT-3): every seat's train and the Mexican train, each labelled, read left to
+  // right outward from the station (`tile` is "near-far"); a double lies across its train.  A
+  // marker stands before a train that carries one (MT-6); an uncovered double is flagged `open`
+  // ("open" or "hanging", MT-7, MT-8).  A long train wraps onto a second row of its own.
+  const TRAIN_X = 3; // where every train's first tile starts (the marker stands before it)
+  const TRAIN_WIDTH = 24; // tile units a train row holds before it wraps
+
+  function trainsLayout(placements, table) {
+    const station = placements.find((p) => p.end === null); // none yet at the deal's first step
+    const trains = table.trains.map((t) => ({ ...t, tiles: [] }));
+    const byName = Object.fromEntries(trains.map((t) => [t.name, t]));
+    const value = station ? parse(station.tile)[0] : null;
+    for (const p of placements) {
+      if (p.end === null) continue;
+      const train = byName[p.end];
+      if (!train) throw new Error(`no train called ${p.end}`);
+      const near = train.tiles.length ? train.tiles[train.tiles.length - 1].far : value;
+      const [a, b] = parse(p.tile);
+      train.tiles.push({ near, far: a === near ? b : a });
+    }
+    const out = [];
+    let y = 0;
+    for (const train of trains) {
+      out.push({ kind: "label", text: train.label, x: TRAIN_X, y: y + 0.45, anchor: "start", arm: train.name });
+      let top = y + 0.7; // the first row of tiles: 2 high, so a double can stand across it
+      if ((table.markers || []).includes(train.name)) out.push({ kind: "marker", arm: train.name, x: TRAIN_X - 1.1, y: top + 0.6, w: 0.8, h: 0.8 });
+      let x = TRAIN_X;
+      train.tiles.forEach(({ near, far }, i) => {
+        const double = near === far;
+        const w = double ? 1 : 2;
+        if (x + w > TRAIN_X + TRAIN_WIDTH) {
+          x = TRAIN_X;
+          top += 2.2;
+        }
+        const tile = { tile: `${near}-${far}`, arm: train.name, x, y: double ? top : top + 0.5, w, h: double ? 2 : 1, a: near, b: far };
+        if (double && i === train.tiles.length - 1 && table.open === train.name) {
+          tile.open = table.hangs ? "hanging" : "open";
+          out.push(tile, { kind: "note", text: `${tile.open} double`, x: x + 1.3, y: top + 1.15, anchor: "start", arm: train.name });
+          x += w;
+          return;
+        }
+        out.push(tile);
+        x += w;
+      });
+      y = top + 2.6;
+    }
+    // The station stands at the left, level with the middle of the trains.
+    if (station) out.unshift({ tile: station.tile, x: 0, y: (y - 0.4) / 2 - 1, w: 1, h: 2, a: value, b: value });
+    return out;
+  }
+
+  // -- kolbasa: the start across two lines ---------------------------------------------------
+  // (RULES.md §3, KB-1…KB-6): the start stands with its top half on the top line and its bottom
+  // half on the bottom line; both lines grow to the right, tile for tile, so junction i of one
+  // line stands over junction i of the other and an aligned pair of junctions reads at a glance
+  // (numbered under the bottom line).  While a knife is being laid (`table.knife`), both lines
+  // open at its junction, the knife stands in the gap and what it cuts (the start and the tiles
+  // before it) is flagged `cut`; the next step shows the sausage after the cut.
+  function sausageLayout(placements, table) {
+    if (!table || !table.start) return [];
+    const knife = table.knife ? table.knife.at : null;
+    const cut = (k) => knife !== null && k < knife;
+    const out = [{ tile: table.start.join("-"), x: 0, y: -1, w: 1, h: 2, a: table.start[0], b: table.start[1], cut: knife !== null }];
+    const xOf = (k) => 1 + 2 * k + (knife !== null && k >= knife ? 1 : 0);
+    [["top", -1], ["bottom", 0]].forEach(([arm, y]) => {
+      out.push({ kind: "label", text: arm, x: -0.3, y: y + 0.68, anchor: "end", arm });
+      table[arm].forEach(([near, far], k) => {
+        out.push({ tile: `${near}-${far}`, arm, x: xOf(k), y, w: 2, h: 1, a: near, b: far, cut: cut(k) });
+      });
+    });
+    const aligned = Math.min(table.top.length, table.bottom.length);
+    for (let i = 1; i <= aligned; i++) {
+      out.push({ kind: "note", text: String(i), x: xOf(i) - (knife === i ? 0.5 : 0), y: 1.75, anchor: "middle" });
+    }
+    if (knife !== null) {
+      const [a, b] = table.knife.tile;
+      out.push({ tile: `${a}-${b}`, arm: "knife", x: xOf(knife) - 1, y: -1, w: 1, h: 2, a, b, knife: true });
+    }
+    return out;
+  }
+
+  const LAYOUTS = { line: lineLayout, cross: crossLayout, trains: trainsLayout, sausage: sausageLayout };
 
   // -- the page -------------------------------------------------------------------------------
   const steps = doc.steps;
@@ -185,14 +270,36 @@
     return { box, meta, tiles, seat, standing: pos === "left" || pos === "right" };
   });
 
-  // A stable frame: the bounding box of the whole deal's table, so nothing jumps while stepping.
-  const allPlaced = steps.filter((s) => s.kind === "place");
-  // At least a dozen tiles wide, so a short deal is not drawn huge.
-  let frame = { x0: -12, y0: -4, x1: 12, y1: 4 };
+  // The table after step n, as the document's layout renderer lays it (mexican_train's station
+  // double, nobody's tile, is a step of its own and the placement with no end).
+  function tableAt(n) {
+    const placed = steps.slice(0, n + 1).filter((s) => s.kind === "place" || s.kind === "station");
+    const table = doc.table || steps[n].table ? { ...doc.table, ...steps[n].table } : undefined;
+    return layout(placed, table);
+  }
+
+  // A stable frame: the bounding box of every step's table, so nothing jumps while stepping (a
+  // knife's cut shrinks kolbasa's table, so the last step is not always the widest).
+  // At least a dozen tiles wide and eight units high around what is drawn, so a short deal is
+  // not drawn huge.
+  let frame = null;
   if (layout) {
-    for (const p of layout(allPlaced)) {
-      frame = { x0: Math.min(frame.x0, p.x), y0: Math.min(frame.y0, p.y), x1: Math.max(frame.x1, p.x + p.w), y1: Math.max(frame.y1, p.y + p.h) };
+    for (let n = 0; n <= last; n++) {
+      for (const p of tableAt(n)) {
+        const w = p.w === undefined ? p.text.length * 0.32 : p.w; // text: about a third of a tile unit a letter
+        const x = p.anchor === "end" ? p.x - w : p.anchor === "middle" ? p.x - w / 2 : p.x;
+        const y = p.h === undefined ? p.y - 0.6 : p.y;
+        const h = p.h === undefined ? 0.8 : p.h;
+        frame = frame ? { x0: Math.min(frame.x0, x), y0: Math.min(frame.y0, y), x1: Math.max(frame.x1, x + w), y1: Math.max(frame.y1, y + h) }
+          : { x0: x, y0: y, x1: x + w, y1: y + h };
+      }
     }
+  }
+  frame = frame || { x0: 0, y0: 0, x1: 0, y1: 0 };
+  for (const [lo, hi, least] of [["x0", "x1", 24], ["y0", "y1", 8]]) {
+    const grow = Math.max(0, least - (frame[hi] - frame[lo])) / 2;
+    frame[lo] -= grow;
+    frame[hi] += grow;
   }
   const pad = 0.8;
   tableSvg.setAttribute("viewBox", `${frame.x0 - pad} ${frame.y0 - pad} ${frame.x1 - frame.x0 + 2 * pad} ${frame.y1 - frame.y0 + 2 * pad}`);
@@ -244,30 +351,61 @@
       t.textContent = `no renderer for the ${doc.layout} layout`;
       return;
     }
-    const placed = steps.slice(0, n + 1).filter((s) => s.kind === "place");
     const lastTile = steps[n].kind === "place" ? steps[n].tile : null;
-    for (const p of layout(placed)) {
+    for (const p of tableAt(n)) {
+      if (p.kind === "label" || p.kind === "note") {
+        const t = R.el("text", { x: p.x, y: p.y, "text-anchor": p.anchor || "start", class: `table-${p.kind}` }, tableSvg);
+        if (p.arm) t.setAttribute("data-arm", p.arm);
+        t.textContent = p.text;
+        continue;
+      }
+      if (p.kind === "marker") {
+        const m = R.el("g", { class: "marker", "data-marker": p.arm, transform: `translate(${p.x},${p.y})` }, tableSvg);
+        R.el("title", {}, m).textContent = "a marker: this train is open to everyone";
+        R.el("rect", { x: 0, y: 0, width: p.w, height: p.h, rx: 0.18 }, m);
+        R.el("text", { x: p.w / 2, y: p.h * 0.72, "text-anchor": "middle" }, m).textContent = "M";
+        continue;
+      }
       const g = R.tileGroup(tableSvg, p.x, p.y, p.w, p.h, p.a, p.b);
       g.setAttribute("data-tile", p.tile);
       if (p.arm) g.setAttribute("data-arm", p.arm);
+      if (p.open) g.setAttribute("data-open", p.open);
+      if (p.cut) g.classList.add("cut");
+      if (p.knife) g.classList.add("knife");
       if (p.closed) g.classList.add("closed");
       const plain = p.tile.split("-").map(Number).sort((a, b) => a - b).join("-");
       if (plain === lastTile) g.classList.add("last");
     }
   }
 
+  // kolbasa's rows lie face down, left to right, even to their owner (KB-8): only the tile
+  // turned up shows, at the row's right end; tiles that just arrived (tailed, cut back) are marked.
+  function rowTile(s, seat, t, i, row) {
+    const up = s.up === t && i === row.length - 1;
+    const svg = R.tileSvg(t, { faceDown: !up });
+    if (up) svg.classList.add("up");
+    const arrived = (s.kind === "tail" && s.seat === seat && i === 0) || (s.kind === "cut" && s.to === seat && i < s.tiles.length);
+    if (arrived) svg.classList.add("drawn");
+    return svg;
+  }
+
   function drawHands(s) {
     for (const h of hands) {
-      const tiles = s.hands[h.seat.seat];
-      h.tiles.replaceChildren(...tiles.map((t) => {
+      const seat = h.seat.seat;
+      const tiles = s.hands[seat];
+      h.tiles.classList.toggle("row", Boolean(doc.rows));
+      h.tiles.replaceChildren(...tiles.map((t, i) => {
+        if (doc.rows) return rowTile(s, seat, t, i, tiles);
         const svg = R.tileSvg(t, { standing: h.standing });
-        if (s.kind === "draw" && s.seat === h.seat.seat && s.tiles.includes(t)) svg.classList.add("drawn");
+        if (s.kind === "draw" && s.seat === seat && s.tiles.includes(t)) svg.classList.add("drawn");
         return svg;
       }));
       const side = doc.sides[h.seat.side];
-      const where = side === `seat ${h.seat.seat}` ? side : `seat ${h.seat.seat} · ${side}`;
-      h.meta.textContent = `${where} · ${tiles.length} tile${tiles.length === 1 ? "" : "s"}, ${pipsOf(tiles)} pips`;
-      h.box.classList.toggle("acting", s.seat === h.seat.seat);
+      const where = side === `seat ${seat}` ? side : `seat ${seat} · ${side}`;
+      const count = `${tiles.length} tile${tiles.length === 1 ? "" : "s"}`;
+      h.meta.textContent = doc.rows ? `${where} · a row of ${count} face down${s.up && tiles[tiles.length - 1] === s.up ? `, ${s.up} turned up` : ""}`
+        : `${where} · ${count}, ${pipsOf(tiles)} pips`;
+      h.box.classList.toggle("acting", s.seat === seat);
     }
   }
 

@@ -44,16 +44,20 @@
     return g;
   }
 
-  // A tile "a-b" on its own, for hands and the bazaar.
+  // A tile "a-b" on its own, for hands and the bazaar; `faceDown` draws its back (kolbasa's rows).
   function tileSvg(name, opts) {
     const [a, b] = name.split("-").map(Number);
     const standing = opts && opts.standing;
+    const faceDown = opts && opts.faceDown;
     const w = standing ? 1 : 2;
     const h = standing ? 2 : 1;
-    const svg = el("svg", { viewBox: `0 0 ${w} ${h}`, class: "tile-svg" + (standing ? " standing" : ""), "data-tile": name, role: "img" });
+    const svg = el("svg", { viewBox: `0 0 ${w} ${h}`, class: "tile-svg" + (standing ? " standing" : "") + (faceDown ? " face-down" : ""), "data-tile": name, role: "img" });
     const title = el("title", {}, svg);
-    title.textContent = `[${a}|${b}]`;
-    tileGroup(svg, 0, 0, w, h, a, b);
+    title.textContent = faceDown ? "a tile face down" : `[${a}|${b}]`;
+    if (faceDown) {
+      const g = el("g", { class: "tile back" }, svg);
+      el("rect", { x: 0.03, y: 0.03, width: w - 0.06, height: h - 0.06, rx: 0.14, class: "face" }, g);
+    } else tileGroup(svg, 0, 0, w, h, a, b);
     return svg;
   }
 
