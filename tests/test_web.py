@@ -30,7 +30,7 @@ from referee import exitcodes as X
 from referee.cli import app
 from referee.engine import variant, variant_names
 from referee.engine.layout import KNIFE, Sausage
-from referee.engine.line import Cut, Drew, Passed, Placed, Scored, Tailed, Turned, line_of
+from referee.engine.line import Cut, Drew, Passed, Placed, Play, Scored, Tailed, Turned, line_of
 from referee.engine.tiles import HIGH, IS_DOUBLE, LOW, OTHER, parse_tile, tile_name
 from referee.log import read_log
 from referee.replay import LogWalker
@@ -234,6 +234,10 @@ DRAWN = """() => ({
         markers: [...document.querySelectorAll('#table-svg [data-marker]')].map(m => m.dataset.marker).sort(),
         open: [...document.querySelectorAll('#table-svg [data-open]')].map(t => [t.dataset.arm, t.dataset.open]),
         up: [...document.querySelectorAll('.hand .tiles .up')].map(t => t.dataset.tile),
+        face_up: document.querySelectorAll('.hand .tiles .tile-svg:not(.face-down)').length,
+        arrived: [...document.querySelectorAll('.hand .tiles .drawn')].map(t => t.dataset.tile),
+        cut: document.querySelectorAll('#table-svg .tile.cut').length,
+        place: replay.step.end || null,
         result: document.getElementById('result').hidden ? null : document.getElementById('result').innerText,
     })"""
 
@@ -294,27 +298,20 @@ def step_through(page, log: Path, game: int, orientation: int, deal: int) -> dic
 # -- logs ---------------------------------------------------------------------------------------------
 
 
-#: Games the referee plays whose layout ``replay.js`` cannot draw yet (kolbasa's two lines).
-NOT_DRAWN_YET = frozenset({"kolbasa"})
-
-
 class Logs:
-    """Short matches of greedy against random, one per game, played when a test first asks."""
+    """Short matches of greedy against random (seeded, so a log is the same every run), one per
+    game, played when a test first asks."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self.played: dict[str, Path] = {}
 
     def __getitem__(self, game: str) -> Path:
-        if game in NOT_DRAWN_YET:
-            pytest.skip(f"{game} is refereed, but the replay page has no renderer for it yet")
         if game not in self.played:
             log = self.folder / f"{game}.jsonl"
             extra = ("--deals", "4") if game == "sport" else ()
-            r = referee("match", str(BOTS / "greedy_bot.py"), str(BOTS / "random_bot.py"), "--variant", game, "--log", str(log), "-q",
+            r = referee("match", str(BOTS / "greedy_bot.py"), f"{BOTS / 'random_bot.py'} 7", "--variant", game, "--log", str(log), "-q",
                         *extra, check=False)
-            if r.returncode == X.USAGE and "cannot play it yet" in r.stderr:
-                pytest.skip(f"{game} is not refereed yet")
             assert r.returncode == 0, r.stderr
             self.played[game] = log
         return self.played[game]
@@ -329,7 +326,7 @@ def logs(tmp_path_factory) -> Logs:
 
 
 X_KINDS = ("timeout", "illegal", "bad_output", "out_of_turn", "crash", "startup")
-#: Every game the engine has: the line games, and the cross games as soon as the referee plays them.
+#: Every game the engine has; the referee plays them all.
 GAMES = variant_names()
 
 
@@ -383,6 +380,47 @@ def test_every_mexican_train_round_draws_its_trains_markers_and_open_doubles(log
         assert want["steps"][1]["table"]["line"] == [f"{6 - deal}-{6 - deal}"]  # the station, from the first step
         page.goto(url(site / f"g{game + 1}-o{orientation}-d{deal + 1}.html", "#move=1"))
         assert page.inner_text("#caption") == f"{6 - deal}-{6 - deal} on the station"
+    assert all(seen.values()), seen
+
+
+def test_every_kolbasa_deal_draws_its_lines_rows_knives_and_cuts(logs, page, tmp_path):
+    """Every deal of a game to the goat in both orientations, step by step: the start and both
+    lines as the engine lays them, each row in its order (face down but for the tile turned up),
+    a knife standing across its junction with what it cuts marked, and the cut tiles arriving at
+    the left end of the other row."""
+    log = logs["kolbasa"]
+    site = tmp_path / "site"
+    assert CliRunner().invoke(app, ["report", str(log), "-o", str(site)]).exit_code == 0
+    seen = {"turn": 0, "tail": 0, "insert": 0, "knife": 0, "cut": 0}
+    deals = [(r["game"], r["orientation"], r["deal"]) for _, r in read_log(log) if r["k"] == "deal_end"]
+    for game, orientation, deal in deals:
+        want = expected_deal(log, game, orientation, deal)
+        page.goto(url(site / f"g{game + 1}-o{orientation}-d{deal + 1}.html"))
+        got = every_step(page)
+        assert len(got) == len(want["steps"])
+        for i, (g, w) in enumerate(zip(got, want["steps"])):
+            rows = [None, None]
+            for seat, tiles in zip(g["seats"], g["hands"]):
+                rows[seat] = tiles
+            assert rows == w["rows"], f"the rows at move {i}"
+            assert g["table"] == w["table"], f"the sausage at move {i}"
+            assert_marks(g, w["marks"], i)
+            assert g["face_up"] == len(g["up"]), f"only the tile turned up is face up at move {i}"
+            seen["turn"] += bool(g["up"])
+            seen["insert"] += g["place"] is not None and g["place"].startswith(("top:", "bottom:"))
+            if "knife" in g["table"]:
+                seen["knife"] += 1
+                # What the knife cuts: the start and its junction's tiles of both lines.
+                at = int(g["place"].split(":")[1])
+                assert g["cut"] == 1 + 2 * at, f"the tiles marked cut at move {i}"
+                nxt, after = got[i + 1], want["steps"][i + 1]
+                seen["cut"] += 1
+                # The next step moves them to the left end of the other row, marked as arrived.
+                mover = next(s for s in range(2) if len(after["rows"][s]) > len(w["rows"][s]))
+                assert len(after["rows"][mover]) - len(w["rows"][mover]) == g["cut"]
+                assert nxt["arrived"] == after["rows"][mover][: g["cut"]]
+                assert sum(map(len, nxt["table"].values())) == sum(map(len, g["table"].values())) - g["cut"]
+            seen["tail"] += g["arrived"] != [] and "knife" not in got[i - 1]["table"]
     assert all(seen.values()), seen
 
 
@@ -621,6 +659,91 @@ def test_points_and_declarations_during_play_become_steps(tmp_path, monkeypatch)
     assert steps[1]["text"] == "b declares: 6-6 led for a hundred"
     assert steps[3]["wrote"] == [0, 10] and steps[3]["scores"] == [0, 10] and steps[2]["scores"] == [0, 0]
     assert steps[3]["hands"][1] == ["1-2"]
+
+
+def kolbasa_page(monkeypatch, tmp_path: Path, rows: tuple[str, str], places: list[str]) -> Path:
+    """The replay page of one kolbasa deal played from ``rows`` (seat 0 starts) with the places
+    given in turn order: the engine's own events, handed to the web report as a log walk gives them."""
+    from referee.engine import Deal
+    from referee.engine.kolbasa import KolbasaDeal
+    from referee.engine.layout import parse_place
+    from referee.web import data
+    from referee.web.site import copy_assets, write_page
+
+    header = {"k": "match", "variant": "kolbasa", "players": 2, "options": {}, "deals": None, "bots": [{"name": "a"}, {"name": "b"}],
+              "orientations": [[0, 1]]}
+    hands = [r.split() for r in rows]
+
+    class Walker:
+        def __init__(self, path, on):
+            self.on = on
+
+        def walk(self):
+            state = KolbasaDeal(Deal(tuple(tuple(parse_tile(t) for t in h) for h in hands), ()), leader=0)
+            self.on("match", header, None)
+            self.on("game", {"game": 0, "orientation": 0, "seating": [0, 1]}, None)
+            self.on("deal", {"game": 0, "orientation": 0, "deal": 0, "stream": 0, "hands": hands, "undealt": [], "seating": [0, 1]}, state)
+            for place in places:
+                shown = len(state.history)
+                state.push(Play(state.up, parse_place(place)), state.to_move())
+                for e in state.history[shown:]:
+                    self.on("event", {"event": e, "play": None}, state)
+
+    monkeypatch.setattr(data, "LogWalker", Walker)
+    log = tmp_path / "m.jsonl"
+    log.write_text(json.dumps(header) + "\n")
+    deal = data.read_match(log).deals[0]
+    copy_assets(tmp_path)
+    write_page(tmp_path / "deal.html", "deal.html", deal, "", up=None)
+    return tmp_path / "deal.html"
+
+
+def test_kolbasa_003_knife_stands_across_its_junction_then_cuts_the_sausage_into_the_other_row(monkeypatch, page, tmp_path):
+    """003's knife: lines of three tiles from the start 2-3 end in 5 (top) and 0 (bottom); seat 1
+    lays 5-0 across position 3.  The replay shows the knife standing in the gap with the start and
+    both lines marked cut, then the sausage gone from the table (the knife, 5 on top, is the new
+    start) and face down at the left end of seat 0's row in KB-5's order, before its 5-5."""
+    deal = kolbasa_page(monkeypatch, tmp_path, ("5-5 0-4 1-4 1-3 2-3", "3-3 0-5 5-6 4-6 2-4"),
+                        ["top", "bottom", "top", "bottom", "top", "bottom", "knife:3"])
+    page.goto(url(deal))
+    steps = every_step(page)
+    knife = next(i for i, s in enumerate(steps) if s["place"] == "knife:3")
+    at = steps[knife]
+    assert at["table"] == {"line": ["2-3"], "top": ["2-4", "4-6", "6-5"], "bottom": ["3-1", "1-4", "4-0"], "knife": ["5-0"]}
+    assert at["cut"] == 7
+    before = steps[knife - 1]
+    assert before["up"] == ["0-5"] and dict(zip(before["seats"], before["hands"]))[1][-1] == "0-5"  # seat 1 turned it up
+    cut = steps[knife + 1]
+    assert cut["table"] == {"line": ["5-0"]} and cut["cut"] == 0
+    sausage = ["2-3", "2-4", "4-6", "5-6", "1-3", "1-4", "0-4"]
+    rows = dict(zip(cut["seats"], cut["hands"]))
+    assert rows == {0: [*sausage, "5-5"], 1: ["3-3"]}
+    assert cut["arrived"] == sausage and cut["face_up"] == 0
+    assert "cuts the sausage: 7 tiles" in page.evaluate(f"replay.go({knife + 1}), document.getElementById('caption').textContent")
+    # Junctions are numbered under the lines while both reach them: 1, 2, 3 before the knife.
+    page.evaluate(f"replay.go({knife - 1})")
+    assert page.eval_on_selector_all("#table-svg .table-note", "ns => ns.map(n => n.textContent)") == ["1", "2", "3"]
+    page.screenshot(path=str(tmp_path / "kolbasa-knife.png"))
+
+
+def test_kolbasa_003_inserted_double_and_a_tail_are_drawn(monkeypatch, page, tmp_path):
+    """003's inserted 1-1 goes in at the bottom line's junction 0 and the bottom line reads 1-1
+    1-5 5-3; a tile that fits nowhere goes face down to the left end of its own row."""
+    deal = kolbasa_page(monkeypatch, tmp_path, ("4-4 3-5 1-5 0-1", "2-2 1-1 2-6 0-6"), ["top", "bottom", "top", "bottom", "bottom:0"])
+    page.goto(url(deal))
+    steps = every_step(page)
+    insert = next(i for i, s in enumerate(steps) if s["place"] == "bottom:0")
+    assert steps[insert - 1]["table"]["bottom"] == ["1-5", "5-3"]
+    assert steps[insert]["table"] == {"line": ["0-1"], "top": ["0-6", "6-2"], "bottom": ["1-1", "1-5", "5-3"]}
+    tail = tmp_path / "tail"
+    tail.mkdir()
+    page.goto(url(kolbasa_page(monkeypatch, tail, ("0-0 1-2 0-1", "3-3 5-6 1-4"), ["bottom"])))
+    steps = every_step(page)
+    tailed = [i for i, s in enumerate(steps) if s["arrived"]]
+    assert [steps[i]["arrived"] for i in tailed] == [["1-2"], ["5-6"]]
+    assert [dict(zip(steps[i]["seats"], steps[i]["hands"])) for i in tailed] == [{0: ["1-2", "0-0"], 1: ["3-3", "5-6"]},
+                                                                                  {0: ["1-2", "0-0"], 1: ["5-6", "3-3"]}]
+    assert steps[-1]["up"] == ["0-0"] and steps[-1]["face_up"] == 1
 
 
 def test_a_log_cut_in_the_middle_of_a_deal(logs, page, tmp_path):

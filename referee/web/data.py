@@ -380,7 +380,7 @@ def _sausage_placement(e: Placed, d: _Deal, who: Callable[[int], str]) -> tuple[
     d.sausage.lay(e.tile, t)
     d.table = _sausage_doc(d.sausage)
     if t is None:
-        return None, f"{who(e.seat)} turns up {name}: the start"
+        return None, f"{name}, the first tile of {who(e.seat)}'s row, is the start"
     if t < 100:
         return place_name(t), f"{who(e.seat)} lays {name} on the {place_name(t)} line"
     line, j = divmod(t - 100, 100)

@@ -537,6 +537,6 @@
     const n = fromUrl();
     if (n !== at) go(n);
   });
-  window.replay = { go, get at() { return at; }, last, LAYOUTS };
+  window.replay = { go, get at() { return at; }, get step() { return steps[at]; }, last, LAYOUTS };
   go(fromUrl());
 })();
