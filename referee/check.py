@@ -20,9 +20,9 @@ left hanging; kolbasa: a knife, and a double to insert into a junction).  A bot 
 a harmless oddity.
 
 Each game is a match played by the driver of ``referee match`` (:func:`~referee.match.run_match`),
-which the check watches, so its log replays and verifies.  A game to a target is stopped, drawn,
-after ``deals`` deals in each seating (its ``game_end`` says "deal limit"), so that the whole
-check takes seconds.  Output written after the last turn is found when the bot has exited (its
+which the check watches, so its log replays and verifies.  A game still going after ``deals``
+deals in a seating is stopped there, drawn (its ``game_end`` says "deal limit"), so that the
+whole check takes seconds.  Output written after the last turn is found when the bot has exited (its
 pipe then holds all of it), not by waiting a while.  Games run a few at once, each at its own
 table; the first runs alone, so that a bot that cannot start at all is reported at
 once.  After three timeouts in all, games not yet begun are skipped: each one would only
@@ -306,8 +306,9 @@ def _is_timeout(fault: F.Fault) -> bool:
 
 
 def _fixed_deals(v: Variant, setup: Setup, deals: int) -> int:
-    """The deals of a check's game of a fixed number of deals: a multiple of 4 covering ``deals``
-    (sport's leads go round the table), unless the game allows only its own length."""
+    """The length of a check's game of a fixed number of deals: a multiple of 4 covering ``deals``
+    (sport's leads go round the table), unless the game allows only its own (mexican_train's seven
+    rounds); the deal limit stops it after ``deals``."""
     want = 4 * math.ceil(deals / 4)
     try:
         v.new_game(setup.players, setup.options, want)
@@ -322,9 +323,9 @@ async def check_game(setup: Setup, index: int, name: str, argv: list[str], opts:
     """Play ``setup`` with the candidate against sample bots, every seating, and report.
 
     The game is a match of :func:`~referee.match.run_match`, the driver of ``referee match``,
-    watched as it is played; its log verifies.  A game to a target is stopped, drawn, after
-    ``opts.deals`` deals in each seating; sport plays whole games (a multiple of 4 deals), and a
-    game of a fixed length (mexican_train's seven rounds) the whole of it.
+    watched as it is played; its log verifies.  A game still going after ``opts.deals`` deals in
+    a seating is stopped there, drawn (a deal limit: the log's header says so, and the game's
+    ``game_end``); a staged game stops after the deal of its staged position.
 
     Raises:
         BotStartError: the candidate (or a sample bot) could not be started at all.
@@ -334,7 +335,7 @@ async def check_game(setup: Setup, index: int, name: str, argv: list[str], opts:
     bots = [bot, *_opponents(setup, index, opts.seed)]
     report = GameReport(setup, [b.name.removeprefix("sample ") for b in bots[1:]])
     deals = None if v.to_target else _fixed_deals(v, setup, opts.deals)
-    deal_limit = opts.deals if v.to_target else None
+    deal_limit = opts.deals
     opening: Opening | None = None
     if setup.stage is not None:
         stream = DealStream(v.shape(setup.players, setup.options), opts.seed, None, None)
