@@ -15,15 +15,12 @@ import sys
 from pathlib import Path
 
 import pytest
-import trio
 from typer.testing import CliRunner
 
 from referee import exitcodes as X
-from referee.check import CheckOptions, Setup, check_game, setups
+from referee.check import setups
 from referee.cli import app
-from referee.engine import variant
 from referee.replay import replay_lines, verify
-from referee.staging import STAGES
 
 pytestmark = pytest.mark.slow  # each check plays every game against the sample bots
 
@@ -333,27 +330,19 @@ def test_the_kolbasa_check_stages_a_knife_and_a_double_to_insert(tmp_path):
         verify(log)
 
 
-@pytest.mark.parametrize("players", [2, 4])
-def test_the_mexican_train_check_stages_a_marked_train_and_a_hanging_double(tmp_path, players):
+def test_the_mexican_train_check_stages_a_marked_train_and_a_hanging_double(tmp_path):
     """Issue 17: in staged games the bot is offered another seat's train, open by its marker, and
-    must cover a double someone else left hanging; the staged games stop after their round, and
-    their logs verify.  (Played through check_game, which does not ask whether the referee lists
-    mexican_train yet.)"""
-    v = variant("mexican_train")
-    opts = CheckOptions(log_dir=tmp_path / "logs")
-    reports = []
-
-    async def main() -> None:
-        for i, stage in enumerate(STAGES["mexican_train"]):
-            setup = Setup("mexican_train", players, v.resolve_options(players), stage)
-            reports.append(await check_game(setup, i, "first_bot", [sys.executable, str(BOTS / "first_bot.py")], opts))
-
-    trio.run(main)
-    markers, hanging = reports
-    assert not markers.problems and not hanging.problems
-    assert markers.cross["marked train offered"] >= 1 and not markers.unexercised
-    assert hanging.cross["hanging double offered"] >= 1 and not hanging.unexercised
-    for report in reports:
-        log = tmp_path / "logs" / f"{report.setup.slug}.jsonl"
-        assert report.deals == players  # one round in each seating: the staged one
-        assert verify(log).deals == players
+    must cover a double someone else left hanging, with 2, 3 and 4 players; the staged games stop
+    after their round, and their logs verify."""
+    result = check(tmp_path, str(BOTS / "first_bot.py"), "-v", "mexican_train", "--deals", "1")
+    assert result.exit_code == X.OK, result.stdout
+    games = [ln.strip() for ln in result.stdout.splitlines() if " deals against " in ln]
+    for players in (2, 3, 4):
+        markers = next(ln for ln in games if ln.startswith(f"mexican_train, {players} players, staged: a train with a marker "))
+        assert re.search(r"\b[1-9]\d* marked train offered", markers), markers
+        hanging = next(ln for ln in games if ln.startswith(f"mexican_train, {players} players, staged: a hanging double "))
+        assert re.search(r"\b[1-9]\d* hanging double offered", hanging), hanging
+        for slug in (f"mexican_train-{players}-markers", f"mexican_train-{players}-hanging"):
+            log = tmp_path / "logs" / f"{slug}.jsonl"
+            assert verify(log).deals == players  # one round in each seating: the staged one
+    assert "the staged decision never reached the bot" not in result.stdout
