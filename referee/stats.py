@@ -248,11 +248,6 @@ def _finite(x: float, digits: int = 1) -> float | None:
 PENTANOMIAL = ("LL", "LD", "DD+WL", "WD", "WW")
 
 
-def play_score(margin: float) -> float:
-    """A play's score from the bot's margin in it: won 1, level ½, lost 0."""
-    return 1.0 if margin > 0 else 0.0 if margin < 0 else 0.5
-
-
 def class_labels(orientations: int) -> list[str]:
     """Names of the board classes: the pentanomial names for two orientations, else the board
     score as a fraction of the plays won (``"3/6"``: three halves out of six)."""
@@ -331,17 +326,29 @@ class Boards:
 
     def add(self, board: Sequence[Sequence[float]]) -> None:
         """Fold in one finished board: ``board[orientation][bot]`` nets."""
+        # Once per board of every match, so written out for speed: the margins are
+        # board_margins', a play scores 1 won, ½ level, 0 lost (counted here in halves).
         self.count += 1
         n = len(board)
+        others = self.bots - 1
+        totals = [sum(net) for net in board]
         for i in range(self.bots):
-            row = board_margins(board, i)
-            self.margin[i].add(sum(row) / n)
-            for x in row:
-                self.plays[i].add(x)
-            self.classes[i][round(2 * sum(play_score(x) for x in row))] += 1
-            self.scores[i].add(sum(play_score(x) for x in row) / n)
+            plays = self.plays[i]
+            margin = 0.0
+            halves = 0  # plays won, in halves: a level play is half a win
+            for net, total in zip(board, totals):
+                x = net[i] - (total - net[i]) / others
+                plays.add(x)
+                margin += x
+                halves += 2 if x > 0 else 1 if x == 0 else 0
+            self.margin[i].add(margin / n)
+            self.classes[i][halves] += 1
+            self.scores[i].add(halves / (2 * n))
         for (i, j), m in self.diff.items():
-            m.add(sum(net[i] - net[j] for net in board) / n)
+            d = 0.0
+            for net in board:
+                d += net[i] - net[j]
+            m.add(d / n)
 
 
 def rank_ranges(n: int, better: Callable[[int, int], bool]) -> list[list[int]]:

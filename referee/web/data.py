@@ -316,8 +316,10 @@ def read_match(log: Path) -> MatchData:
         except msgspec.ValidationError:  # a log written before the figures of significance existed
             typed = None
         match["verdict"] = verdict(typed, result)
-        for bot, info in zip(match["bots"], result.get("bots", [])):
-            bot["hello"] = info.get("hello")
+        hellos = ([msgspec.to_builtins(b.hello) for b in typed.bots] if typed is not None
+                  else [b.get("hello") for b in result.get("bots", [])])
+        for bot, hello in zip(match["bots"], hellos):
+            bot["hello"] = hello
     for d in deals:
         d["match_title"] = " vs ".join(names)
     _link_neighbours(deals)
@@ -342,7 +344,7 @@ def verdict(summary: MatchSummary | None, record: dict[str, Any]) -> dict[str, A
     if isinstance(figures, Text):
         out["figures"] = figures.plain.strip().splitlines()
     else:
-        out["ranking"] = record["ranking"]
+        out["ranking"] = msgspec.to_builtins(summary.ranking)
     return out
 
 
