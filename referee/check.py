@@ -639,7 +639,7 @@ def _notes(report: CheckReport) -> list[str]:
         elif stage.made is not None and not g.cross[stage.made]:
             n = g.cross[stage.offered]
             notes.append(f"{g.setup.title}: offered {stage.title} {n} time{'s' if n > 1 else ''}, {stage.never}: legal, "
-                         f"but to declare, a bot sends the entry of turn.legal with its \"declare\" field")
+                         f"but to take it, a bot sends that entry of turn.legal as it is")
     exits: Counter[str] = Counter(e for g in report.games for e in g.exits)
     for e, n in exits.items():
         notes.append(f"a process {e}" + (f" ({n} times)" if n > 1 else ""))

@@ -298,7 +298,7 @@ def test_a_bot_that_never_declares_is_told_so(tmp_path):
     assert result.exit_code == X.OK, result.stdout
     for players in ("2 players", "4 players in pairs"):
         assert (f"sea_kozel, {players}, staged: 6-6 for a hundred: offered 6-6 for a hundred 1 time, it never declared one "
-                "(SK-7): legal, but to declare, a bot sends the entry of turn.legal with its \"declare\" field") in result.stdout
+                "(SK-7): legal, but to take it, a bot sends that entry of turn.legal as it is") in result.stdout
         assert f"sea_kozel, {players}, staged: a fish decision: offered a fish decision 1 time, it never wrote one off (SK-12)" \
             in result.stdout
     assert last_line(result).startswith("PASS: ")
