@@ -827,15 +827,16 @@ def test_report_refuses_what_is_not_a_log(tmp_path):
 # -- leagues --------------------------------------------------------------------------------------------
 
 
-def write_league(path: Path) -> Path:
+def write_league(path: Path, game: str = "sport", players: int = 4, deals: str = "deals = 4", faulty: bool = True) -> Path:
+    """A league of greedy, first and (``faulty``) a bot that plays a tile that does not fit."""
     (path.parent / "hostile-state").mkdir(exist_ok=True)
     path.write_text(f"""
-name = "web <test>"
+name = "{'web <test>' if game == 'sport' else f'{game} league'}"
 seed = 3
 [game]
-variant = "sport"
-players = 4
-deals = 4
+variant = "{game}"
+players = {players}
+{deals}
 [clock]
 startup = 20.0
 move = 5.0
@@ -845,11 +846,11 @@ command = "{BOTS / 'greedy_bot.py'}"
 [[bot]]
 name = "first"
 command = "{BOTS / 'first_bot.py'}"
-[[bot]]
+""" + (f"""[[bot]]
 name = "faulty"
 command = "{sys.executable} {ROOT / 'tests' / 'hostile_bots' / 'hostile.py'} no_fit {path.parent / 'hostile-state'}"
 sandbox = false               # hostile.py records what it does in its state directory
-""")
+""" if faulty else ""))
     return path
 
 
@@ -960,40 +961,29 @@ def test_a_report_that_cannot_be_written_costs_the_league_nothing(tmp_path):
     assert r.returncode == X.USAGE and "not a folder" in r.stderr
 
 
-@pytest.mark.parametrize(("game", "players", "deals", "trains"), [("mexican_train", 4, 14, 5)])
-def test_a_league_of_the_train_and_sausage_games_reports_its_matches_like_the_others(tmp_path, page, game, players, deals, trains):
-    toml = tmp_path / "league.toml"
-    toml.write_text(f"""
-name = "{game} league"
-seed = 3
-[game]
-variant = "{game}"
-players = {players}
-[clock]
-startup = 20.0
-move = 5.0
-[[bot]]
-name = "greedy"
-command = "{BOTS / 'greedy_bot.py'}"
-[[bot]]
-name = "first"
-command = "{BOTS / 'first_bot.py'}"
-""")
+@pytest.mark.parametrize(("game", "players", "games", "labels"), [("mexican_train", 4, "", 5), ("kolbasa", 2, "games = 1", 2)])
+def test_a_league_of_the_train_and_sausage_games_reports_its_matches_like_the_others(tmp_path, page, game, players, games, labels):
+    """The league page of mexican_train (a label a train) and kolbasa (top and bottom) links to
+    the match page as for every game, and its replays draw the table."""
+    toml = write_league(tmp_path / "league.toml", game, players, games, faulty=False)
     site = tmp_path / "site"
     r = referee("league", "run", str(toml), "--report", str(site), "-q")
     assert "1 of 1 pairings done" in r.stdout
     page.goto(url(site / "index.html"))
+    assert page.inner_text("h1") == f"{game} league"
     assert page.locator("#matches tbody tr").count() == 1
     assert page.locator("#cross td.win, #cross td.loss, #cross td.draw").count() == 2
     page.click("#matches a >> nth=0")
     page.wait_for_url("**/matches/*/index.html")
-    assert page.locator("#deals a.replay").count() == deals
+    match = json.loads(next((site / "matches").glob("*/index.json")).read_text())
+    played = [d for d in match["deals"] if d["slug"]]
+    assert page.locator("#deals a.replay").count() == len(played) >= 2
     page.click("#deals a.replay >> nth=1")
-    page.wait_for_url("**/g1-o1-d1.html*")
+    page.wait_for_url(f"**/{played[1]['slug']}.html*")
     assert page.locator("#table-svg [data-tile]").count() == 0
     page.keyboard.press("End")
     assert page.locator("#table-svg [data-tile]").count() > 1
-    assert page.locator("#table-svg .table-label").count() == trains
+    assert page.locator("#table-svg .table-label").count() == labels
 
 
 def test_league_report_before_any_match(tmp_path, page):
@@ -1012,6 +1002,6 @@ def test_the_readme_screenshots_command(tmp_path, browser):
     r = subprocess.run([sys.executable, "-m", "referee.web.screenshots", "--out", str(out)], capture_output=True, text=True, timeout=600,
                        check=False)
     assert r.returncode == 0, r.stderr
-    for name in ("league.png", "replay.png", "cross.png"):
+    for name in ("league.png", "replay.png", "cross.png", "trains.png", "kolbasa.png"):
         png = (out / name).read_bytes()
         assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 20_000

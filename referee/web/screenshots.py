@@ -1,10 +1,11 @@
 """``python -m referee.web.screenshots``: regenerate the README's pictures of the web report.
 
 Plays the example league (``tournaments/example.toml``, the four sample bots) into a temporary
-database with ``--report`` and a match of telephone, then photographs the league page, a replay
-in the middle of a deal and a telephone deal at its end in headless Chromium (Debian's ``/usr/bin/chromium``, driven by Playwright, a test extra:
-``pip install -e '.[test]'``).  The example's seed and bots are deterministic, so the pictures
-change only when the pages do.
+database with ``--report`` and a match each of telephone, mexican_train and kolbasa, then
+photographs the league page, a replay in the middle of a deal, a telephone deal at its end, a
+mexican_train round with a hanging double and kolbasa's first knife in headless Chromium
+(Debian's ``/usr/bin/chromium``, driven by Playwright, a test extra: ``pip install -e '.[test]'``).
+The example's seed and bots are deterministic, so the pictures change only when the pages do.
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ import json
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "tournaments" / "example.toml"
@@ -26,26 +29,42 @@ REPLAY_DEAL = "g1-o0-d2"
 CROSS_DEAL = "g1-o0-d1"
 
 
+#: The games played beside the league, each into ``site/<game>``: a cross game, the trains, the sausage.
+MATCHES = ("telephone", "mexican_train", "kolbasa")
+
+
 def build(site: Path, work: Path) -> None:
     """Play the example league into ``work`` and write its report into ``site``, and a match of
-    telephone (a cross game) with its report in ``site/telephone``."""
+    each of :data:`MATCHES` with its report in ``site/<game>``."""
     subprocess.run([sys.executable, "-m", "referee", "league", "run", str(EXAMPLE), "--db", str(work / "example.db"),
                     "--report", str(site), "-q", "-j", "2"], check=True, stdout=subprocess.DEVNULL)
-    log = work / "telephone.jsonl"
-    subprocess.run([sys.executable, "-m", "referee", "match", str(SAMPLES / "greedy_bot.py"), str(SAMPLES / "random_bot.py"),
-                    "--variant", "telephone", "--env", "BOT_SEED=7", "--log", str(log), "-q"], check=True, stdout=subprocess.DEVNULL)
-    subprocess.run([sys.executable, "-m", "referee", "report", str(log), "-o", str(site / "telephone")], check=True,
-                   stdout=subprocess.DEVNULL)
+    for game in MATCHES:
+        log = work / f"{game}.jsonl"
+        subprocess.run([sys.executable, "-m", "referee", "match", str(SAMPLES / "greedy_bot.py"), str(SAMPLES / "random_bot.py"),
+                        "--variant", game, "--env", "BOT_SEED=7", "--log", str(log), "-q"], check=True, stdout=subprocess.DEVNULL)
+        subprocess.run([sys.executable, "-m", "referee", "report", str(log), "-o", str(site / game)], check=True,
+                       stdout=subprocess.DEVNULL)
+
+
+def first_step(deal: Path, wanted: Callable[[dict[str, Any]], bool]) -> int:
+    """The first step of a deal page's document that shows what is ``wanted`` (else its middle)."""
+    steps = json.loads(deal.with_suffix(".json").read_text(encoding="utf-8"))["steps"]
+    return next((i for i, s in enumerate(steps) if wanted(s)), len(steps) // 2)
 
 
 def shoot(site: Path, out: Path, chromium: Path = CHROMIUM) -> list[Path]:
-    """Photograph the league page, a mid-deal replay and the end of a cross deal of ``site`` into ``out``."""
+    """Photograph the league page, a mid-deal replay, the end of a cross deal, a mexican_train
+    round at its first hanging double and a kolbasa deal at its first knife of ``site`` into ``out``."""
     from playwright.sync_api import sync_playwright
 
     out.mkdir(parents=True, exist_ok=True)
     deal = site / "matches" / REPLAY_MATCH / f"{REPLAY_DEAL}.html"
     steps = len(json.loads(deal.with_suffix(".json").read_text(encoding="utf-8"))["steps"])
-    shots = [out / "league.png", out / "replay.png", out / "cross.png"]
+    shots = [out / "league.png", out / "replay.png", out / "cross.png", out / "trains.png", out / "kolbasa.png"]
+    trains = site / "mexican_train" / f"{CROSS_DEAL}.html"
+    hangs = first_step(trains, lambda s: bool(s.get("table", {}).get("hangs")))
+    sausage = site / "kolbasa" / f"{CROSS_DEAL}.html"
+    knife = first_step(sausage, lambda s: "knife" in s.get("table", {}))
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=str(chromium))
         try:
@@ -57,6 +76,12 @@ def shoot(site: Path, out: Path, chromium: Path = CHROMIUM) -> list[Path]:
             page.screenshot(path=str(shots[1]))
             page.goto((site / "telephone" / f"{CROSS_DEAL}.html").as_uri() + "#move=999")
             page.screenshot(path=str(shots[2]))
+            page.goto(trains.as_uri() + f"#move={hangs}")
+            page.evaluate("window.scrollTo(0, 0)")  # the move list scrolled the page to the current move
+            page.screenshot(path=str(shots[3]))
+            page.goto(sausage.as_uri() + f"#move={knife}")
+            page.evaluate("window.scrollTo(0, 0)")  # the move list scrolled the page to the current move
+            page.screenshot(path=str(shots[4]))
         finally:
             browser.close()
     return shots
