@@ -26,6 +26,7 @@ from referee import faults as F
 from referee.clock import Clock, TimeControl
 from referee.engine.deal import Deal
 from referee.engine.game import DealRecord, Game, GameOutcome
+from referee.engine.line import FAULT
 from referee.engine.state import DealState
 from referee.errors import BotError, BotStartError
 from referee.exchange import OPENING, At, Terms, deliver, handshake, new_fault, play_record, queue_events, turn
@@ -341,7 +342,7 @@ class Table:
             if p.proc is not None:
                 p.outbox.append(m.encode_line(wire.deal_start(game, deal, state, seat, game_number)))
         delivered = 0
-        if staged and state.end is not None:  # a fault or a forfeit ended the deal at its start
+        if staged and state.end is not None and state.end.reason == FAULT:  # a fault or a forfeit ended it at once
             staged.clear()
         terms = self.terms
         while state.end is None:

@@ -18,7 +18,7 @@ from referee.match import DealStream, MatchSpec, run_match
 from referee.replay import Inconsistent, replay_lines, verify
 from referee.staging import STAGES, find_opening
 from referee.table import Bot
-from referee.transport import scripted
+from referee.transport import first_legal, scripted
 from referee.wire import wire_for
 
 SEA_KOZEL = variant("sea_kozel")
@@ -170,3 +170,30 @@ def test_verify_refuses_tampered_staged_moves(tmp_path):
                             (bad_limit, "deal_limit 'soon' is not a number of deals")):
         with pytest.raises(Inconsistent, match=message):
             verify(rewrite(log, change))
+
+
+def test_a_fault_before_the_staged_position_drops_the_rest_of_the_opening_and_the_log_still_verifies(tmp_path):
+    """A bot that writes a play when nothing was asked faults at the next deal's start; that deal
+    is lost, so the game has left the opening's line: the table drops the moves left, the bots
+    play on, and verify follows the same rule."""
+    opening, _ = opening_for(2, "hundred", 2)
+    assert opening is not None and opening.deal >= 2  # the opening spans deals, so a later one is at stake
+
+    def chatty(msg: m.ToBotMessage) -> list[tuple[float, bytes | None]]:
+        if type(msg) is m.DealEnd:
+            return [(0.0, b'{"type":"play","tile":[0,0],"end":null}')]
+        return list(first_legal(msg))
+
+    launch, _ = scripted({"B": chatty})
+    log = tmp_path / "chatty.jsonl"
+    spec = MatchSpec(SEA_KOZEL, [Bot("A", ["a"]), Bot("B", ["b"])], 2, SEA_KOZEL.resolve_options(2), games=1, seed=2,
+                     log_path=log, stderr_dir=tmp_path / "stderr", deal_limit=opening.deal + 1, opening=opening.moves)
+    trio.run(lambda: run_match(spec, launch=launch, handle_signals=False), clock=trio.testing.MockClock(autojump_threshold=0))
+    records = [json.loads(line) for line in log.read_text().splitlines()]
+    first_fault = next(i for i, r in enumerate(records) if r["k"] == "fault")
+    assert records[first_fault]["kind"] == "out_of_turn" and "charged" in records[first_fault]
+    game_starts = [i for i, r in enumerate(records) if r["k"] == "game"]
+    rest = records[first_fault:next((i for i in game_starts if i > first_fault), len(records))]
+    plays = [r for r in rest if r["k"] == "play"]
+    assert plays and not any(r.get("staged") for r in plays)  # the bots played the rest of that game
+    verify(log)
