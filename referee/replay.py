@@ -596,20 +596,22 @@ def replay_lines(path: Path, game: int | None = None, deal: int | None = None, o
         who = current.get("who", lambda s: f"seat {s}")
         if kind == "event":
             e = rec["event"]
+            # The events of the deal so far, this one included: counted, because equal events (a
+            # seat's second knock) would make history.index() find the first.
+            upto = current["events"] = current.get("events", 0) + 1
             play = rec.get("play") or {}
             # what the play took, or that the referee made it (a staged opening)
             ms = " (staged)" if play.get("staged") else f"  {play['ms']:.1f} ms" if play.get("ms") is not None else ""
             if isinstance(state, KolbasaDeal):
                 out.extend(kolbasa_event_lines(e, who, state, ms))
             elif type(e) is Placed and isinstance(state, TrainDeal):
-                upto = state.history.index(e) + 1
                 if e.end is None:
                     out.append(f"   station {tile_text(e.tile)}; {who(e.seat)} starts")
                     return
                 out.append(f"   {who(e.seat)} plays {tile_text(e.tile)} on {state.train_name(e.end)}{ms}")
                 out.append(f"      {trains_text(state, upto, [e.end])[0]}")
             elif type(e) is Passed and isinstance(state, TrainDeal):
-                _, _, open_train, _ = trains_at(state, state.history.index(e) + 1)
+                _, _, open_train, _ = trains_at(state, upto)
                 hangs = f"; the double on {state.train_name(open_train)} hangs" if open_train >= 0 else ""
                 out.append(f"   {who(e.seat)} knocks: a marker goes on {state.train_name(e.seat)}{hangs}")
             elif type(e) is Placed:
@@ -617,7 +619,7 @@ def replay_lines(path: Path, game: int | None = None, deal: int | None = None, o
                 where = "leads" if e.end is None else f"plays on the {END_NAMES[e.end]}"
                 forced = " (forced)" if e.forced else ""
                 closed = " closed" if e.closed else ""
-                line = layout_text(state, state.history.index(e) + 1)
+                line = layout_text(state, upto)
                 out.append(f"   {who(e.seat)} {where} {tile_text(e.tile)}{closed}{forced}{ms}")
                 out.append(f"      {line}")
             elif type(e) is Scored:

@@ -13,8 +13,10 @@ import pytest
 from typer.testing import CliRunner
 
 from referee.cli import app
+from referee.engine.line import Passed, Placed
+from referee.engine.tiles import IS_DOUBLE
 from referee.log import read_log, strip_timings
-from referee.replay import Inconsistent, verify
+from referee.replay import Inconsistent, LogWalker, replay_lines, verify
 
 BOTS = Path(__file__).resolve().parent.parent / "sample_bots"
 GREEDY, FIRST = (str(BOTS / b) for b in ("greedy_bot.py", "first_bot.py"))
@@ -133,6 +135,30 @@ def test_replay_draws_the_trains_with_markers_and_open_doubles(tmp_path):
     assert "knocks: a marker goes on seat" in text and "(marker)" in text
     assert "(open double)" in text
     assert "the trains:" in text and "on the left" not in text and "on the right" not in text
+
+
+def test_replay_says_a_double_hangs_at_every_knock_over_it_and_at_no_other(tmp_path):
+    """Each knock's words in ``referee replay`` against the rules read from the log's engine events
+    (a double laid on a train stays uncovered until the next tile, MT-7, MT-8): a seat's second
+    knock once read the first one's state, because equal events share an index."""
+    _, log = match(tmp_path, RANDOM, GREEDY, FIRST, RANDOM2, "--players", "4", "--seed", "4")
+    hangs: list[bool] = []
+    open_double = [False]
+
+    def on(kind, rec, state):
+        if kind == "deal":
+            open_double[0] = False  # the station is covered by nothing and never open
+        events = state.history if kind == "deal" and state is not None else [rec["event"]] if kind == "event" else []
+        for e in events:
+            if type(e) is Placed and e.end is not None:
+                open_double[0] = IS_DOUBLE[e.tile]
+            elif type(e) is Passed:
+                hangs.append(open_double[0])
+
+    LogWalker(log, on).walk()
+    knocks = [line for line in replay_lines(log) if " knocks: " in line]
+    assert len(knocks) == len(hangs) > 20 and any(hangs) and not all(hangs)
+    assert [" hangs" in line for line in knocks] == hangs
 
 
 def _edit_train(log: Path, out: Path) -> None:
