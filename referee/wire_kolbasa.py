@@ -53,109 +53,92 @@ def ends_json(state: KolbasaDeal) -> dict[str, int]:
     return {name: v for name, v in zip(("top", "bottom"), state.ends) if v >= 0}
 
 
-def turn_message(state: KolbasaDeal, time_ms: int, bank_ms: int | None = None, turn_id: int | m.UnsetType = m.UNSET) -> m.Turn:
-    return m.Turn(
-        legal=[play_option(p) for p in state.legal_plays()],
-        hand=[],
-        ends=ends_json(state),
-        counts=[len(r) for r in state.rows],
-        bazaar=0,
-        time_ms=time_ms,
-        bank_ms=bank_ms,
-        id=turn_id,
-        lines=lines_json(state),
-        rows=rows_json(state.public_rows()),
-    )
-
-
-def event_lines(event: Event, players: int) -> list[bytes]:
-    """The line every seat receives for a kolbasa event (all of them are public)."""
-    kind = type(event)
-    if kind is Placed:
-        assert isinstance(event, Placed)
-        msg: m.ToBot = m.Placed(event.seat, TILE_JSON[event.tile], forced=event.forced,
-                                place=START if event.end is None else place_name(event.end))
-    elif kind is Turned:
-        assert isinstance(event, Turned)
-        msg = m.Turned(event.seat, TILE_JSON[event.tile])
-    elif kind is Tailed:
-        assert isinstance(event, Tailed)
-        msg = m.Tailed(event.seat, TILE_JSON[event.tile])
-    else:
-        assert isinstance(event, Cut)
-        msg = m.Cut(event.seat, event.to, [TILE_JSON[t] for t in event.tiles])
-    return [m.encode_line(msg)] * players
-
-
-def deal_start(game: Game, deal: Deal, state: KolbasaDeal, seat: int, game_number: int) -> m.DealStart:
-    """The ``deal`` message: no hand (the row is face down, even to its owner), and both rows as
-    dealt, every tile unseen."""
-    return m.DealStart(
-        game=game.variant.id,
-        options=dict(game.options),
-        players=game.players,
-        seat=seat,
-        side=seat,
-        partner=None,
-        hand=[],
-        leader=state.leader,
-        scores=list(game.totals),
-        bazaar=0,
-        game_number=game_number,
-        deal_number=game.next_number,
-        rows=[[None] * len(h) for h in deal.hands],
-    )
-
-
-def engine_play(msg: m.Play) -> Play:
-    """A bot's kolbasa ``play`` as an engine :class:`Play` (the engine then checks the tile is the
-    one turned up and the place one of its places).
-
-    Raises:
-        IllegalPlay: no tile, no place, an end instead of a place, a place that names none, or a
-            stop or declaration (kolbasa has neither).
-    """
-    if msg.stop is True or msg.declare is not m.UNSET or msg.closed is True:
-        raise IllegalPlay('kolbasa has no stop, closed double or declaration: send the tile turned up and its "place"',
-                          IllegalPlay.BAD_MOVE)
-    if msg.tile is None:
-        raise IllegalPlay('"tile" is null: send the tile turned up and its "place"', IllegalPlay.NOT_YOUR_TILE)
-    t = tile(*msg.tile)
-    end = None if msg.end is m.UNSET else msg.end
-    if msg.place is m.UNSET:
-        if end is not None:
-            raise IllegalPlay(f'kolbasa names a "place", not an end ({msg.end!r}): send "place" as turn.legal gives it',
-                              IllegalPlay.BAD_END)
-        raise IllegalPlay('no "place": send the place as turn.legal gives it, e.g. "place": "top"', IllegalPlay.BAD_END)
-    if end is not None:
-        raise IllegalPlay('send a "place" and no "end" (kolbasa has places, not ends)', IllegalPlay.BAD_END)
-    place = parse_place(msg.place)
-    if place is None:
-        raise IllegalPlay(f'{msg.place!r} is not a place; places are named "top", "bottom", "top:J", "bottom:J" and "knife:I"',
-                          IllegalPlay.BAD_END)
-    return Play(t, place)
-
-
 class KolbasaWire(GameWire):
     """kolbasa's encoding, for :func:`referee.wire.wire_for`."""
 
     def turn_message(self, state: DealState, time_ms: int, bank_ms: int | None = None,
                      turn_id: int | m.UnsetType = m.UNSET) -> m.Turn:
         assert isinstance(state, KolbasaDeal)
-        return turn_message(state, time_ms, bank_ms, turn_id)
+        return m.Turn(
+            legal=[play_option(p) for p in state.legal_plays()],
+            hand=[],
+            ends=ends_json(state),
+            counts=[len(r) for r in state.rows],
+            bazaar=0,
+            time_ms=time_ms,
+            bank_ms=bank_ms,
+            id=turn_id,
+            lines=lines_json(state),
+            rows=rows_json(state.public_rows()),
+        )
 
     def play_option(self, state: DealState, p: Play) -> m.PlayOption:
         return play_option(p)
 
     def event_lines(self, state: DealState, event: Event, players: int) -> list[bytes]:
-        return event_lines(event, players)
+        """The line every seat receives for a kolbasa event (all of them are public)."""
+        kind = type(event)
+        if kind is Placed:
+            assert isinstance(event, Placed)
+            msg: m.ToBot = m.Placed(event.seat, TILE_JSON[event.tile], forced=event.forced,
+                                    place=START if event.end is None else place_name(event.end))
+        elif kind is Turned:
+            assert isinstance(event, Turned)
+            msg = m.Turned(event.seat, TILE_JSON[event.tile])
+        elif kind is Tailed:
+            assert isinstance(event, Tailed)
+            msg = m.Tailed(event.seat, TILE_JSON[event.tile])
+        else:
+            assert isinstance(event, Cut)
+            msg = m.Cut(event.seat, event.to, [TILE_JSON[t] for t in event.tiles])
+        return [m.encode_line(msg)] * players
 
     def deal_start(self, game: Game, deal: Deal, state: DealState, seat: int, game_number: int) -> m.DealStart:
-        assert isinstance(state, KolbasaDeal)
-        return deal_start(game, deal, state, seat, game_number)
+        """The ``deal`` message: no hand (the row is face down, even to its owner), and both rows
+        as dealt, every tile unseen."""
+        return m.DealStart(
+            game=game.variant.id,
+            options=dict(game.options),
+            players=game.players,
+            seat=seat,
+            side=seat,
+            partner=None,
+            hand=[],
+            leader=state.leader,
+            scores=list(game.totals),
+            bazaar=0,
+            game_number=game_number,
+            deal_number=game.next_number,
+            rows=[[None] * len(h) for h in deal.hands],
+        )
 
     def engine_play(self, state: DealState, msg: m.Play) -> Play:
-        return engine_play(msg)
+        """A bot's kolbasa ``play`` as an engine :class:`Play` (the engine then checks the tile is
+        the one turned up and the place one of its places).
+
+        Raises:
+            IllegalPlay: no tile, no place, an end instead of a place, a place that names none,
+                or a stop, closed double or declaration (kolbasa has none).
+        """
+        if msg.stop is True or msg.declare is not m.UNSET or msg.closed is True:
+            raise IllegalPlay('kolbasa has no stop, closed double or declaration: send the tile turned up and its "place"',
+                              IllegalPlay.BAD_MOVE)
+        if msg.tile is None:
+            raise IllegalPlay('"tile" is null: send the tile turned up and its "place"', IllegalPlay.NOT_YOUR_TILE)
+        t = tile(*msg.tile)
+        end = None if msg.end is m.UNSET else msg.end
+        if msg.place is m.UNSET:
+            if end is not None:
+                raise IllegalPlay(f'kolbasa names a "place", not an end ({end!r}): send "place" as turn.legal gives it',
+                                  IllegalPlay.BAD_END)
+            raise IllegalPlay('no "place": send the place as turn.legal gives it, e.g. "place": "top"', IllegalPlay.BAD_END)
+        if end is not None:
+            raise IllegalPlay('send a "place" and no "end" (kolbasa has places, not ends)', IllegalPlay.BAD_END)
+        place = parse_place(msg.place)
+        if place is None:
+            raise IllegalPlay(f'{msg.place!r} is not a place; places are named "top", "bottom", "top:J", "bottom:J" and "knife:I"',
+                              IllegalPlay.BAD_END)
+        return Play(t, place)
 
     def play_text(self, state: DealState, p: Play) -> str:
         assert isinstance(state, KolbasaDeal)

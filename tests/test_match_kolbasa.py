@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 from helpers import tiles
+from test_match_cross import GREEDY, RANDOM, match, run, runner
 from test_wire_kolbasa import play_kolbasa
-from typer.testing import CliRunner
 
 from referee.cli import app
 from referee.engine import Deal, deal_from_seed, variant
@@ -19,23 +19,6 @@ from referee.engine.tiles import PIPS, parse_tile
 from referee.log import read_log, strip_timings
 from referee.replay import Inconsistent, verify
 from referee.web.data import read_match
-
-BOTS = Path(__file__).resolve().parent.parent / "sample_bots"
-GREEDY = str(BOTS / "greedy_bot.py")
-RANDOM = f"{BOTS / 'random_bot.py'} 7"  # seeded on its command line: bots do not inherit the environment
-runner = CliRunner()
-
-
-def run(*args: str):
-    return runner.invoke(app, list(args), catch_exceptions=False)
-
-
-def match(tmp_path: Path, *args: str, name: str = "m"):
-    log = tmp_path / f"{name}.jsonl"
-    out = tmp_path / f"{name}.json"
-    res = run("match", *args, "--log", str(log), "--json", str(out), "--move-time", "10")
-    assert res.exit_code == 0, res.output
-    return json.loads(out.read_text()), log
 
 
 def test_same_seed_same_log_games_to_the_goat_in_both_orientations(tmp_path):

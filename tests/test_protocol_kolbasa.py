@@ -5,8 +5,9 @@ so the document cannot drift from what the referee sends.
 The first deal of a kolbasa game from seed :data:`SEED`, seen from seat :data:`SEAT`: both seats
 take a knife when one is offered (the one that cuts the most), otherwise the first legal place;
 seat 0 echoes each turn's id.  The ``text kolbasa-transcript`` block of PROTOCOL.md must equal it
-line for line.  The deal has tails, a knife that cuts the sausage into the opponent's row and
-rows whose returned tiles are public.
+line for line, and the same deal played through the real :class:`~referee.table.Table` must send
+seat 0 exactly those lines.  The deal has tails, inserted doubles, a knife that cuts the sausage
+into the opponent's row and rows whose returned tiles are public.
 """
 
 from __future__ import annotations
@@ -75,3 +76,28 @@ def test_protocol_md_kolbasa_transcript_matches_the_engine():
     documented = [line for line in blocks[0].splitlines() if line[:2] in ("< ", "> ")]
     assert documented == kolbasa_transcript(), ("regenerate with: python -c 'import sys; sys.path.insert(0, \"tests\"); "
                                                 "from test_protocol_kolbasa import kolbasa_transcript as t; print(*t(), sep=chr(10))'")
+
+
+class KnifeFirst:
+    """The transcript's choice, as a recording bot's generator: a knife (the longest cut), else
+    the first place."""
+
+    def choice(self, legal: list[dict]) -> dict:
+        knives = [o for o in legal if o["place"].startswith("knife:")]
+        return max(knives, key=lambda o: int(o["place"][6:])) if knives else legal[0]
+
+
+def test_the_table_sends_seat_0_exactly_the_transcripts_lines(monkeypatch, tmp_path):
+    """The same deal played through the real Table (its outboxes, batching and turn ids): seat 0
+    receives, line for line, what the transcript says the referee sends."""
+    from test_wire_kolbasa import play_kolbasa
+
+    game = variant("kolbasa").new_game(2)
+    bots, _ = play_kolbasa(monkeypatch, tmp_path, 0, [deal_from_seed(SEED, 0, game.shape)], KnifeFirst())
+    received = {}
+    for b in bots:
+        lines = [line.decode() for line in bytes(b.received).splitlines()]
+        kinds = [m.message_type(line.encode()) for line in lines]
+        seat = next(m.to_bot_decoder.decode(line.encode()).seat for line, k in zip(lines, kinds) if k == "deal")
+        received[seat] = [line for line, k in zip(lines, kinds) if k not in ("hello", "match_end")]
+    assert received[SEAT] == [line[2:] for line in kolbasa_transcript() if line.startswith("< ")]

@@ -173,3 +173,39 @@ def test_every_seat_is_told_what_kb15_says_and_nothing_more(monkeypatch, tmp_pat
     bots, truth = play_kolbasa(monkeypatch, tmp_path, seed)
     assert len(bots) == 2  # nobody faulted
     assert sum(follow(b) for b in bots) == len(truth.turns) > 0
+
+
+PLACE_TEXT = st.one_of(st.sampled_from(["top", "bottom", "top:0", "bottom:1", "knife:1", "knife:3", "knife:0", "top:10", "knife:",
+                                        "knife:01", "start", "left", "knife:-1", "knife:1.0", "top:٣"]), st.text(max_size=10))
+
+
+@settings(max_examples=300, deadline=None)
+@given(seed=st.integers(0, 10_000), moves=st.integers(0, 30), place=st.one_of(st.just(m.UNSET), PLACE_TEXT),
+       end=st.one_of(st.none(), st.just(m.UNSET), st.sampled_from(["left", "right", "top", "up"])),
+       halves=st.tuples(st.integers(0, 6), st.integers(0, 6)), extra=st.sampled_from(["", "stop", "closed", "declare"]))
+def test_any_play_is_legal_or_an_illegal_move_that_says_why(seed, moves, place, end, halves, extra):
+    """Whatever a decoded ``play`` holds, kolbasa's reading of it is a legal move or an
+    :class:`IllegalPlay` with a one-line reason, never another exception."""
+    from referee.engine import IllegalPlay
+
+    game = variant("kolbasa").new_game(2)
+    state = game.start(deal_from_seed(seed, 0, game.shape))
+    assert state is not None
+    rng = random.Random(seed)
+    for _ in range(moves):
+        if state.to_move() < 0:
+            break
+        state.apply(rng.choice(state.legal_plays()))
+    if state.to_move() < 0:
+        return
+    fields = {"stop": {"stop": True}, "closed": {"closed": True}, "declare": {"declare": "hundred"}, "": {}}[extra]
+    msg = m.Play(tile=halves, end=end, place=place, **fields)  # type: ignore[arg-type]
+    wire = wire_for(state)
+    try:
+        state.copy().push(wire.engine_play(state, msg), state.turn)
+    except IllegalPlay as exc:
+        assert str(exc) and "\n" not in str(exc)
+    else:
+        assert not extra and place is not m.UNSET and end in (None, m.UNSET)
+        assert any(wire.play_option(state, p).place == place and wire.play_option(state, p).tile == tuple(sorted(halves))
+                   for p in state.legal_plays())
