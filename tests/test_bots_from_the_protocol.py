@@ -93,3 +93,35 @@ def test_a_kolbasa_bot_from_the_section_agrees_with_every_turn(seed, tmp_path, m
     assert saw["turns"] > 40 and saw["deals"] >= 2  # a game to the goat in both orientations
     for what in ("knives", "cuts_into_my_row", "inserted", "tailed"):
         assert saw[what] > 0, f"the deals never made the reader meet {what}: {saw}"
+
+
+DEAL_LOGGER = '''import json, sys
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["type"] == "hello":
+        print(json.dumps({"type": "hello", "name": "deals", "protocol": 1}), flush=True)
+    elif msg["type"] == "deal":
+        print("DEAL", json.dumps([msg["game_number"], msg["deal_number"], msg["seat"]]), file=sys.stderr, flush=True)
+    elif msg["type"] == "turn":
+        print(json.dumps({"type": "play", **msg["legal"][0]}), flush=True)
+    elif msg["type"] == "match_end":
+        break
+'''
+
+
+@pytest.mark.parametrize("game, players", [("mexican_train", 3), ("kolbasa", 2)])
+def test_a_process_meets_the_seatings_as_game_number_says(game, players, tmp_path):
+    """PROTOCOL.md's ``game_number``: a game of a fixed length comes deal by deal, deal k in every
+    seating before deal k+1, all with one game_number; a game to a target whole in one seating, then the next."""
+    script = tmp_path / "deals.py"
+    script.write_text(DEAL_LOGGER, encoding="utf-8")
+    _, stderr = play(game, players, [sys.executable, str(script)], tmp_path)
+    deals = [tuple(json.loads(line[5:])) for line in stderr.splitlines() if line.startswith("DEAL ")]
+    assert {g for g, _, _ in deals} == {0}
+    if game == "mexican_train":
+        assert [d for _, d, _ in deals] == [k for k in range(7) for _ in range(players)]
+        assert all(len({s for _, d, s in deals if d == k}) == players for k in range(7))  # a different seat in each
+    else:
+        seats = [s for _, _, s in deals]
+        assert seats == sorted(seats) and set(seats) == {0, 1}  # every deal at seat 0, then every deal at seat 1
+        assert [d for _, d, s in deals if s == 0] == list(range(seats.count(0)))
