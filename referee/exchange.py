@@ -185,9 +185,10 @@ def unknown(p: Player, kind: str, line: bytes, when: str = "") -> str | None:
 # -- a turn ----------------------------------------------------------------------------------
 
 
-def answer(terms: Terms, p: Player, at: At, line: bytes) -> tuple[m.FromBotMessage | None, F.Fault | None]:
-    """Log and decode a line read in answer to a turn: ``(message, None)``, ``(None, fault)``,
-    or ``(None, None)`` for a message of an unknown type, which is ignored.
+def answer(terms: Terms, p: Player, at: At, line: bytes, read_at: float | None = None) -> tuple[m.FromBotMessage | None, F.Fault | None]:
+    """Log and decode a line read in answer to a turn (at ``read_at`` by the referee's clock):
+    ``(message, None)``, ``(None, fault)``, or ``(None, None)`` for a message of an unknown
+    type, which is ignored.
 
     Only a line that decodes as a message is logged whole; any other is logged cut short
     (the fault keeps the same evidence), so that the log's size per move is bounded.
@@ -210,7 +211,7 @@ def answer(terms: Terms, p: Player, at: At, line: bytes) -> tuple[m.FromBotMessa
     except msgspec.DecodeError as exc:
         terms.log.inp(seat, F.cut(line))
         return None, new_fault(F.BAD_OUTPUT, p, at, f"not JSON: {exc}", line, F.STDOUT_ONLY)
-    terms.log.inp(seat, line)
+    terms.log.inp(seat, line, read_at)
     return msg, None
 
 
@@ -232,11 +233,11 @@ async def turn(terms: Terms, p: Player, at: At, state: DealState, wire: GameWire
     data.append(m.encode_line(wire.turn_message(state, int(allowance * 1000), bank, turn_id)))
     p.outbox = []
     request = b"".join(data)
-    terms.log.out(seat, data, request)
     now = terms.now
+    start = now()
+    terms.log.out(seat, data, request, start)
     msg = None
     line = b""
-    start = now()
     # A bot on our CPU has usually answered by the time the write returns (the kernel runs
     # it at once), so try without waiting first: that needs no cancel scope, which costs
     # more than the rest of the turn's trio work.  A scope is made only to wait.
@@ -250,7 +251,7 @@ async def turn(terms: Terms, p: Player, at: At, state: DealState, wire: GameWire
         line = ready
         elapsed = now() - start
         if elapsed <= allowance:
-            msg, fault = answer(terms, p, at, line)
+            msg, fault = answer(terms, p, at, line, start + elapsed)
             if fault is not None:
                 return fault
     timed_out = False
@@ -264,7 +265,7 @@ async def turn(terms: Terms, p: Player, at: At, state: DealState, wire: GameWire
                     elapsed = now() - start
                     if elapsed > allowance:
                         break
-                    msg, fault = answer(terms, p, at, line)
+                    msg, fault = answer(terms, p, at, line, start + elapsed)
                     if fault is not None:
                         return fault
             except BotExited as exc:

@@ -69,9 +69,13 @@ class MatchLog:
 
     def __init__(self, path: Path | None, clock: Callable[[], float],
                  on_record: Callable[[dict[str, Any]], None] | None = None,
-                 on_out: Callable[[int, list[bytes]], None] | None = None) -> None:
+                 on_out: Callable[[int, list[bytes]], None] | None = None, origin: float | None = None) -> None:
         self.path = path
         self._clock = clock  # a callable giving seconds since the match started
+        #: the referee's clock at the match's start, when ``clock`` is that clock less it: then a
+        #: caller that has just read the clock passes the reading (``now``) instead of the log
+        #: reading it again (the turn's hot path)
+        self.origin = origin
         #: sees every record :meth:`write` is given, before it is written (``referee check``
         #: reads the hellos and the plays from it)
         self.on_record = on_record
@@ -108,8 +112,9 @@ class MatchLog:
             except OSError as exc:
                 raise self._failed(exc) from None
 
-    def out(self, seat: int, lines: list[bytes], data: bytes | None = None) -> None:
-        """The lines written to ``seat`` in one write; ``data``, when given, is them joined."""
+    def out(self, seat: int, lines: list[bytes], data: bytes | None = None, now: float | None = None) -> None:
+        """The lines written to ``seat`` in one write; ``data``, when given, is them joined;
+        ``now``, the referee's clock read just now (see :attr:`origin`)."""
         if self.on_out is not None:
             self.on_out(seat, lines)
         if self._file is not None:
@@ -117,16 +122,19 @@ class MatchLog:
             # joined with commas are the lines joined, with newlines turned into commas.
             body = (b"".join(lines) if data is None else data)[:-1].replace(b"\n", b",")
             try:
-                self._file.write(b'{"k":"out","seat":%d,"t":%.6f,"msgs":[%s]}\n' % (seat, self._clock(), body))
+                t = self._clock() if now is None or self.origin is None else now - self.origin
+                self._file.write(b'{"k":"out","seat":%d,"t":%.6f,"msgs":[%s]}\n' % (seat, t, body))
             except OSError as exc:
                 raise self._failed(exc) from None
 
-    def inp(self, seat: int, line: bytes | str) -> None:
-        """A line read from ``seat``: its bytes, or text already decoded (and cut short)."""
+    def inp(self, seat: int, line: bytes | str, now: float | None = None) -> None:
+        """A line read from ``seat``: its bytes, or text already decoded (and cut short);
+        ``now`` as in :meth:`out`."""
         if self._file is not None:
             text = line.decode("utf-8", "replace") if isinstance(line, bytes) else line
+            t = self._clock() if now is None or self.origin is None else now - self.origin
             try:
-                self._file.write(b'{"k":"in","seat":%d,"t":%.6f,"line":%s}\n' % (seat, self._clock(), _enc.encode(text)))
+                self._file.write(b'{"k":"in","seat":%d,"t":%.6f,"line":%s}\n' % (seat, t, _enc.encode(text)))
             except OSError as exc:
                 raise self._failed(exc) from None
 

@@ -216,9 +216,9 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
     now = trio.lowlevel.current_clock().current_time  # trio.current_time(), called twice a move
     t0 = now()
     if observer is None:
-        log = MatchLog(spec.log_path, lambda: now() - t0)
+        log = MatchLog(spec.log_path, lambda: now() - t0, origin=t0)
     else:
-        log = MatchLog(spec.log_path, lambda: now() - t0, on_record=observer.record, on_out=observer.out)
+        log = MatchLog(spec.log_path, lambda: now() - t0, on_record=observer.record, on_out=observer.out, origin=t0)
     log.write({
         "k": "match", "variant": v.id, "players": spec.players, "options": spec.options, "deals": spec.deals,
         "games": spec.games, "seed": spec.seed if spec.deal_file is None else None, "deals_file": spec.deal_file_name,

@@ -373,3 +373,20 @@ def test_queued_events_reach_every_seat_and_only_the_drawer_sees_its_tiles():
     seen = [next(msg for msg in t if type(msg) is m.Drew) for t in told]
     assert seen[drew.seat].tiles and seen[1 - drew.seat].tiles is None
     assert queue_events(state, len(state.history), seating, wire) == len(state.history)  # nothing new
+
+
+async def test_a_turns_log_times_are_the_readings_it_timed_the_answer_with(tmp_path, autojump_clock):
+    """With the clock's origin known, the turn's out and in records carry the readings the turn
+    took for its deadline (the write, the answer's read), not readings of their own."""
+    origin = trio.current_time()
+    log = MatchLog(tmp_path / "log.jsonl", lambda: 99.0, origin=origin)
+    terms = Terms(log, TimeControl(), trio.current_time, block=0)
+    state, wire = draw_deal()
+    p, _ = seat_with(thinking(0.25))
+    assert await turn(terms, p, At(state.to_move(), 0, 0), state, wire, 1) is None
+    out, inp, _ = records(terms)
+    assert (out["t"], inp["t"]) == (0.0, 0.25)
+    log = MatchLog(tmp_path / "other.jsonl", lambda: 99.0)  # no origin: the log reads its clock
+    log.out(0, [b'{"type":"passed","seat":1}\n'], now=5.0)
+    log.close()
+    assert [r["t"] for _, r in read_log(tmp_path / "other.jsonl")] == [99.0]
