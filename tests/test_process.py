@@ -6,6 +6,7 @@ Deadlines here only catch hangs; no test asserts how long anything took.
 from __future__ import annotations
 
 import os
+import select
 import shutil
 import signal
 import sys
@@ -696,3 +697,47 @@ async def test_a_bot_outlives_the_threads_trio_retires(tmp_path, monkeypatch):
 def test_bot_names_come_from_what_the_command_runs(command, name):
     """An interpreter or VM never names the bot (every Java bot used to be called java)."""
     assert bot_name(command) == name
+
+
+async def test_line_within_takes_each_shape_of_output_as_read_line_would(tmp_path):
+    """A whole line alone in the pipe (the turn's fast path), with \\r\\n, two lines in one write, a
+    line in two writes, nothing within the wait, and the end of the stream."""
+    snippet = """
+        import sys, time
+        out = sys.stdout.buffer
+        for cmd in sys.stdin.buffer:
+            cmd = cmd.strip()
+            if cmd == b"one":
+                out.write(b'{"a": 1}\\n')
+            elif cmd == b"crlf":
+                out.write(b'{"b": 2}\\r\\n')
+            elif cmd == b"two":
+                out.write(b'{"c": 3}\\n{"d": 4}\\n')
+            elif cmd == b"halves":
+                out.write(b'{"e": '); out.flush(); time.sleep(0.05); out.write(b'5}\\n')
+            elif cmd == b"bye":
+                break
+            out.flush()
+    """
+    async with running(snippet, tmp_path) as bot:
+        with trio.fail_after(HANG):
+            for cmd, lines in [(b"one", [b'{"a": 1}']), (b"crlf", [b'{"b": 2}']), (b"two", [b'{"c": 3}', b'{"d": 4}']),
+                               (b"halves", [b'{"e": 5}'])]:
+                await bot.send(cmd + b"\n")
+                got = []
+                readable(bot)  # the bot has written: line_within finds it in the pipe at once
+                while len(got) < len(lines):
+                    line = bot.line_within(1.0)
+                    got.append(line if line is not None else await bot.read_line())
+                assert got == lines, cmd
+            assert bot.line_within(0.01) is None  # nothing said
+            await bot.send(b"bye\n")
+            readable(bot)
+            assert bot.line_within(1.0) is None  # the end of the stream, which read_line reports
+            with pytest.raises(BotExited):
+                await bot.read_line()
+
+
+def readable(bot: BotProcess) -> None:
+    """Wait (blocking, at most HANG seconds) until the bot's stdout has something to read."""
+    assert select.select([bot._stdout], [], [], HANG)[0]
