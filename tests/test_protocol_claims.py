@@ -108,7 +108,7 @@ def test_the_lower_half_of_a_lead_goes_left_whatever_order_is_sent(monkeypatch, 
 
 def test_a_game_check_stops_early_ends_with_no_winner_and_says_why(tmp_path):
     protocol_says("`winners` and `losers` are both empty (as for a drawn game), `totals` are the totals so far, and "
-                  "`reason` is `\"referee check: the game was stopped after 4 deals\"`")
+                  "`reason` is `\"deal limit (4) reached\"`")
     result = CliRunner().invoke(app, ["check", FIRST, "-v", "block", "--deals", "1", "--log-dir", str(tmp_path / "logs")])
     assert result.exit_code == X.OK, result.stdout
     ends = [m for _, r in read_log(tmp_path / "logs" / "block-2.jsonl") if r["k"] == "out"
@@ -116,7 +116,7 @@ def test_a_game_check_stops_early_ends_with_no_winner_and_says_why(tmp_path):
     assert ends
     for end in ends:
         assert end["winners"] == [] and end["losers"] == []
-        assert end["reason"] == "referee check: the game was stopped after 1 deals"
+        assert end["reason"] == "deal limit (1) reached"
 
 
 @pytest.mark.slow
