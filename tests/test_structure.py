@@ -5,6 +5,8 @@ late import added to dodge a cycle fails here too."""
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -171,3 +173,16 @@ def test_result_entries_are_structs_whose_fields_the_docs_name_in_order(struct: 
     part = part[: part.index(end, len(start))]
     named = [n for n in re.findall(r"`([a-z_]+)`", part) if n in fields]
     assert list(dict.fromkeys(named)) == fields
+
+
+def test_importing_one_game_module_first_still_finds_every_game():
+    """A game module imported on its own registers only itself; the registry must still load the
+    others when a variant is first looked up (it used to see a non-empty registry and stop)."""
+    code = ("import referee.engine.games.mexican_train\n"
+            "from referee.engine import variant, variant_names\n"
+            "variant('sport')\n"
+            "print(len(variant_names()))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False, timeout=60)
+    assert out.returncode == 0, out.stderr
+    games = Path(ROOT, "referee", "engine", "games")
+    assert int(out.stdout) == len([p for p in games.glob("*.py") if p.name != "__init__.py"])

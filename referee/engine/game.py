@@ -143,11 +143,21 @@ def register(v: Variant) -> Variant:
     return v
 
 
+_loaded = False
+
+
 def _load_games() -> None:
+    """Import every module of :mod:`.games` once (each registers its variant).  A flag, not an
+    empty registry, says whether that happened: one game module imported on its own registers
+    only itself."""
+    global _loaded
+    if _loaded:
+        return
     from . import games
 
     for info in pkgutil.iter_modules(games.__path__):
         importlib.import_module(f"{games.__name__}.{info.name}")
+    _loaded = True
 
 
 def variant(name: str) -> Variant:
@@ -156,8 +166,7 @@ def variant(name: str) -> Variant:
     Raises:
         UnknownVariant: naming the games that exist.
     """
-    if not VARIANTS:
-        _load_games()
+    _load_games()
     try:
         return VARIANTS[name]
     except KeyError:
@@ -166,8 +175,7 @@ def variant(name: str) -> Variant:
 
 def variant_names(refereed: bool = False) -> list[str]:
     """Every game the engine knows (``refereed``: only those the referee can play)."""
-    if not VARIANTS:
-        _load_games()
+    _load_games()
     return [name for name, v in VARIANTS.items() if v.refereed or not refereed]
 
 
