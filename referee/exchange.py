@@ -16,6 +16,7 @@ strings them into deals and games and owns the processes and the faults' consequ
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
@@ -301,11 +302,16 @@ def play_record(seat: int, msg: m.Play, elapsed: float, played: str) -> dict:
     line game's record is what it always was."""
     rec = {"k": "play", "seat": seat, "tile": None if msg.tile is None else list(msg.tile), "end": msg.end,
            "ms": round(elapsed * 1000, 3), "as": played}
-    for name in m.PLAY_EXTRAS:
-        value = getattr(msg, name)
-        if value is not m.UNSET and value is not False:
-            rec[name] = value
+    if _extras(msg) != _NO_EXTRAS:  # the usual play has none: one look instead of one per field
+        for name in m.PLAY_EXTRAS:
+            value = getattr(msg, name)
+            if value is not m.UNSET and value is not False:
+                rec[name] = value
     return rec
+
+
+_extras = operator.attrgetter(*m.PLAY_EXTRAS)
+_NO_EXTRAS = (m.UNSET,) * len(m.PLAY_EXTRAS) if len(m.PLAY_EXTRAS) > 1 else m.UNSET
 
 
 # -- events and deliveries -------------------------------------------------------------------
