@@ -16,7 +16,7 @@ Tables (``PRAGMA user_version`` = :data:`SCHEMA_VERSION`):
     :data:`MAX_ATTEMPTS`).  A done row holds bot A's score (1, ½, 0) and the winner, each
     side's written points and net points (points × the game's sense), the boards (paired
     units) and games won by each, the deal plays, the log file (relative to the database's
-    directory), the whole :meth:`MatchResult.to_json` as JSON, and the timing fields
+    directory), the whole result (:class:`referee.results.MatchJson`) as JSON, and the timing fields
     ``started``, ``finished`` (Unix time) and ``seconds``.
 ``boards(bot_a, bot_b, board, margin_a)``
     bot A's paired margin on every board of a done match (the input of the ratings).
