@@ -229,6 +229,7 @@ def read_match(log: Path) -> MatchData:
             if isinstance(state, TrainDeal) and e.end is None:  # the station double: nobody's tile
                 step("station", None, f"{tile_name(e.tile)} on the station", tile=tile_name(e.tile), end=None)
                 return
+            end: str | None
             if isinstance(state, TrainDeal):
                 end, text = _train_placement(e, state, who)
             elif isinstance(state, KolbasaDeal):
