@@ -18,19 +18,26 @@ from disk (``file://``) or from any web server.
   seconds) works both from a served folder and from ``file://``.
 
 **Layouts.**  A deal document names its ``layout`` (:data:`referee.web.data.LAYOUTS`, by game;
-``line`` for every game the engine plays today) and lists its steps: the deal as dealt, then
+``line`` unless named there) and lists its steps: the deal as dealt, then
 each engine event (a tile placed on a named end, tiles drawn, a pass, a fault, the end), each
 with the hands, bazaar count and scores after it.  The replay draws the table with the
 renderer of that name in ``replay.js``'s ``LAYOUTS``: a function from the placements so far
-(``{tile, end, seat}``) to positioned tiles.  Adding a layout is adding one renderer and naming
+(``{tile, end, seat}``) and the step's ``table`` (below) to positioned tiles and their marks.  Adding a layout is adding one renderer and naming
 it for its games, nothing else:
 
-* **the cross** (osel, telephone, muggins, issue 11) is there already: ``cross`` in ``replay.js``
+* **the cross** (osel, telephone, muggins, issue 11): ``cross`` in ``replay.js``
   lays ``left``/``right`` as the line does and ``up``/``down`` (names the engine has in
   ``END_NAMES``) as columns through the first open double, and ``LAYOUTS`` names it for those
   games;
-* **trains** (mexican_train) and **kolbasa's two lines**: the placement's ``end`` names the
-  train or line; their renderer lays one row per train or line.
+* **trains** (mexican_train): the placement's ``end`` names the train (``seat0`` …
+  ``mexican``) and the station double is a ``station`` step with no end; ``trains`` lays a
+  labelled row per train from the station.  What the placements do not say, each step's
+  ``table`` does: the markers and the open double with whether it hangs, as the text replay
+  reads them (:func:`referee.replay.trains_at`).
+* **kolbasa's sausage**: a knife cuts tiles off the table, so the placements alone are not the
+  table; each step's ``table`` is the sausage as the engine's own :class:`~referee.engine.layout.Sausage`
+  lays it (the start, each line outward, and a knife being laid), ``sausage`` draws it, and the
+  hands are the rows in order (``rows``), drawn face down but for the tile turned up (``up``).
 
 **Turns of several tiles** need nothing new here: each tile is its own engine event, so its own
 step.  **Points written during play**: the engine's ``Scored`` event (telephone, muggins)
