@@ -291,9 +291,7 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
                 for o, game in enumerate(games if result.stopped_by is None else []):
                     outcome = game.outcome()
                     assert outcome is not None
-                    log.write({"k": "game_end", "game": 0, "orientation": o, "totals": list(outcome.totals),
-                               "winners": list(outcome.winners), "losers": list(outcome.losers), "dry": list(outcome.dry),
-                               "reason": outcome.reason})
+                    table.end_game(outcome, seat_players(seatings[o]), {"game": 0, "orientation": o})
                     result.add_game(outcome, game, o, 0, game.played)
             else:
                 cursor = 0

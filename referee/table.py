@@ -277,13 +277,18 @@ class Table:
         while outcome is None:
             await self.play_deal(game, seating, *next_deal(), game_number, after_deal, where, staged)
             outcome = game.outcome()
-        self.log.write({"k": "game_end", **(where or {"game": game_number}), "totals": list(outcome.totals), "winners": list(outcome.winners),
+        self.end_game(outcome, seating, where or {"game": game_number})
+        return outcome
+
+    def end_game(self, outcome: GameOutcome, seating: list[Player], where: dict) -> None:
+        """Log a game's outcome and queue its ``game_end`` for every seat; it goes out with the
+        seat's next message (a deal of the next game, or ``match_end``)."""
+        self.log.write({"k": "game_end", **where, "totals": list(outcome.totals), "winners": list(outcome.winners),
                         "losers": list(outcome.losers), "dry": list(outcome.dry), "reason": outcome.reason})
         line = m.encode_line(game_end(outcome))
         for p in seating:
             if p.proc is not None:
                 p.outbox.append(line)
-        return outcome
 
     async def play_deal(
         self,

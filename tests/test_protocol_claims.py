@@ -141,3 +141,45 @@ def test_match_end_is_not_in_the_log(tmp_path):
     assert "deal" in sent and "match_end" not in sent
     games = sum(1 for _, r in read_log(log) if r["k"] == "game_end")
     assert sent.count("game_end") == 2 * (games - 1)  # every game_end but the last game's, to both bots
+
+
+RECORDER = """\
+import json, os, sys
+seen = open(sys.argv[1], "a")
+for line in sys.stdin:
+    msg = json.loads(line)
+    seen.write(f"{os.getpid()} {msg['type']}\\n")
+    seen.flush()
+    if msg["type"] == "hello":
+        print(json.dumps({"type": "hello", "name": "recorder", "protocol": 1}), flush=True)
+    elif msg["type"] == "turn":
+        print(json.dumps({"type": "play", **msg["legal"][0]}), flush=True)
+    elif msg["type"] == "match_end":
+        break
+"""
+
+
+@pytest.mark.parametrize(("variant", "args"), [("sport", ["--deals", "4"]), ("mexican_train", ["--players", "2"]),
+                                               ("block", ["--players", "2"])])
+def test_every_game_ends_with_a_game_end_sent_to_each_bot(tmp_path, variant, args):
+    """Games of a fixed number of deals too (sport and mexican_train once sent none)."""
+    protocol_says("`game_end` after the last deal of each game")
+    script = tmp_path / "recorder.py"
+    script.write_text(RECORDER, encoding="utf-8")
+    seen = [tmp_path / "a.txt", tmp_path / "b.txt"]
+    bots = [f"python3 {script} {path}" for path in seen]
+    log = tmp_path / "m.jsonl"
+    res = CliRunner().invoke(app, ["match", *bots, "--variant", variant, *args, "--log", str(log), "-q"])
+    assert res.exit_code == X.OK, res.output
+    games = sum(1 for _, r in read_log(log) if r["k"] == "game_end")
+    assert games >= 2  # one per orientation at least
+    for path in seen:
+        processes: dict[str, list[str]] = {}
+        for line in path.read_text(encoding="utf-8").splitlines():
+            pid, kind = line.split()
+            processes.setdefault(pid, []).append(kind)
+        assert processes
+        for got in processes.values():  # each process of a bot (two in a pair game) sits in every game
+            assert got[-2:] == ["game_end", "match_end"]  # the last game's end, then the match's
+            assert got.count("game_end") == games
+            assert all(got[i - 1] in ("deal_end", "game_end") for i, kind in enumerate(got) if kind == "game_end")
