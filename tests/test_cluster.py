@@ -39,7 +39,11 @@ def local_db(tmp_path_factory) -> Path:
 def _children(pid: int) -> list[int]:
     """Children of every thread of ``pid`` (Dask starts match processes from worker threads)."""
     out = []
-    for task in Path(f"/proc/{pid}/task").glob("*"):
+    try:
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+    except OSError:  # the process ended while we looked
+        return out
+    for task in tasks:
         try:
             out += [int(x) for x in (task / "children").read_text().split()]
         except OSError:
