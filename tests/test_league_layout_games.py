@@ -1,5 +1,5 @@
 """Leagues of the layout games (issues 11, 12 and 17): osel, telephone, muggins, sea_kozel, general,
-blitz and kolbasa run as leagues like the line games, every match stored with a log that verifies."""
+blitz, kolbasa and mexican_train run as leagues like the line games, every match stored with a log that verifies."""
 
 from __future__ import annotations
 
@@ -19,11 +19,13 @@ pytestmark = pytest.mark.slow
 
 @pytest.mark.parametrize(("variant", "players"), [
     ("osel", 2), ("telephone", 2), ("muggins", 4), ("sea_kozel", 2), ("general", 4), ("blitz", 4), ("kolbasa", 2),
+    ("mexican_train", 2), ("mexican_train", 4),
 ])
 def test_a_league_of_a_layout_game_stores_every_match_with_a_log_that_verifies(tmp_path, variant, players):
     bots = "".join(f'[[bot]]\nname = "{name}"\ncommand = "{BOTS / script}"\n'
                    for name, script in (("greedy", "greedy_bot.py"), ("first", "first_bot.py"), ("random", "random_bot.py 5")))
-    text = (f'seed = 3\n[game]\nvariant = "{variant}"\nplayers = {players}\ngames = 1\n'
+    length = "deals = 7" if variant == "mexican_train" else "games = 1"  # seven rounds, always
+    text = (f'seed = 3\n[game]\nvariant = "{variant}"\nplayers = {players}\n{length}\n'
             f'[clock]\nstartup = 30.0\nmove = 10.0\n{bots}')
     path = write_league(tmp_path, text)
     league = load_league(path)
