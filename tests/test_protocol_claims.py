@@ -183,3 +183,15 @@ def test_every_game_ends_with_a_game_end_sent_to_each_bot(tmp_path, variant, arg
             assert got[-2:] == ["game_end", "match_end"]  # the last game's end, then the match's
             assert got.count("game_end") == games
             assert all(got[i - 1] in ("deal_end", "game_end") for i, kind in enumerate(got) if kind == "game_end")
+
+
+def test_the_check_example_counts_the_games_check_plays(tmp_path):
+    """PROTOCOL.md's check transcript names how many games a default check plays; a new game or
+    staged position changes the count, and the example must follow."""
+    result = CliRunner().invoke(app, ["check", FIRST, "--log-dir", str(tmp_path / "logs")])
+    assert result.exit_code == X.OK, result.stdout
+    verdict = result.stdout.strip().splitlines()[-1]
+    assert verdict.startswith("PASS: ")
+    protocol_says(f"`{verdict}`")
+    games = verdict.split()[1]
+    protocol_says(f"referee check mybot: {games} games, 4 deals in each seating")
