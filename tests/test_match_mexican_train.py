@@ -10,31 +10,18 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from test_match_cross import FIRST, GREEDY, RANDOM, RANDOM2, run
+from test_match_cross import match as cross_match
 
-from referee.cli import app
 from referee.engine.line import Passed, Placed
 from referee.engine.tiles import IS_DOUBLE
 from referee.log import read_log, strip_timings
 from referee.replay import Inconsistent, LogWalker, replay_lines, verify
 
-BOTS = Path(__file__).resolve().parent.parent / "sample_bots"
-GREEDY, FIRST = (str(BOTS / b) for b in ("greedy_bot.py", "first_bot.py"))
-RANDOM = f"{BOTS / 'random_bot.py'} 7"  # seeded on its command line: bots do not inherit the environment
-RANDOM2 = f"{BOTS / 'random_bot.py'} 8"
-runner = CliRunner()
-
-
-def run(*args: str):
-    return runner.invoke(app, list(args), catch_exceptions=False)
-
 
 def match(tmp_path: Path, *args: str, name: str = "m"):
-    log = tmp_path / f"{name}.jsonl"
-    out = tmp_path / f"{name}.json"
-    res = run("match", *args, "--variant", "mexican_train", "--log", str(log), "--json", str(out), "--move-time", "10")
-    assert res.exit_code == 0, res.output
-    return json.loads(out.read_text()), log
+    """A mexican_train match through the command line: its ``--json`` result and its log."""
+    return cross_match(tmp_path, *args, "--variant", "mexican_train", name=name)
 
 
 @pytest.mark.parametrize("bots, players", [((RANDOM, GREEDY), 2), ((RANDOM, GREEDY, FIRST), 3), ((RANDOM, GREEDY, FIRST, RANDOM2), 4),
