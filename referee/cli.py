@@ -459,7 +459,7 @@ def replay(
     try:
         for line in replay_lines(log, game, deal, orientation):
             out.print(line, highlight=False, markup=False)
-    except (Inconsistent, ValueError, KeyError) as exc:
+    except (Inconsistent, ValueError, KeyError, TypeError) as exc:  # as verify: a damaged record of the right shape
         raise fail(f"cannot replay {log}: {exc}") from None
 
 

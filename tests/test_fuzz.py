@@ -8,8 +8,10 @@ are fuzzed by tests/test_league_hardening.py.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import pytest
 import trio
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -151,3 +153,16 @@ def test_damaged_logs_are_found_out_in_one_line(tmp_path, where, cut, insert):
     path = tmp_path / "log.jsonl"
     path.write_bytes(data[:at] + insert + data[at + cut:])
     assert_clean(cli("verify", path), (X.OK, X.USAGE, X.INCONSISTENT))
+
+
+@pytest.mark.parametrize(("field", "value"), [("undealt", [{}]), ("undealt", 7), ("hands", [[{"a": 1}]]), ("hands", "x"),
+                                              ("stream", "0"), ("deal", None), ("game", [])])
+def test_a_deal_record_with_a_field_of_the_wrong_type_is_refused_in_one_line(tmp_path, field, value):
+    """Found by the fuzzing above: a dict where a tile should be gave a traceback from verify."""
+    records = [json.loads(line) for line in real_log(tmp_path).splitlines()]
+    first = next(r for r in records if r["k"] == "deal")
+    first[field] = value
+    path = tmp_path / "log.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    assert_clean(cli("verify", path), (X.USAGE, X.INCONSISTENT))
+    assert_clean(cli("replay", path), (X.OK, X.USAGE, X.INCONSISTENT))

@@ -78,6 +78,8 @@ def parse_tile(text: str) -> Tile:
     Raises:
         ValueError: the text does not name a tile of the double-six set; the message quotes it.
     """
+    if not isinstance(text, str):  # a damaged log or deal file can hold anything here
+        raise ValueError(f"{text!r} is not a tile of the double-six set (expected like '3-5')")
     s = text.strip().strip("[]")
     for sep in ("-", "|", ":"):
         if sep in s:
