@@ -8,29 +8,19 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from test_match import BOTS, FIRST, GREEDY, RANDOM, run
+from test_match import match as whole_match
 
-from referee.cli import app
 from referee.log import read_log, strip_timings
 from referee.replay import Inconsistent, verify
 
-BOTS = Path(__file__).resolve().parent.parent / "sample_bots"
-GREEDY, FIRST = (str(BOTS / b) for b in ("greedy_bot.py", "first_bot.py"))
-RANDOM = f"{BOTS / 'random_bot.py'} 7"  # seeded on its command line: bots do not inherit the environment
 RANDOM2 = f"{BOTS / 'random_bot.py'} 8"
-runner = CliRunner()
-
-
-def run(*args: str):
-    return runner.invoke(app, list(args), catch_exceptions=False)
 
 
 def match(tmp_path: Path, *args: str, name: str = "m"):
-    log = tmp_path / f"{name}.jsonl"
-    out = tmp_path / f"{name}.json"
-    res = run("match", *args, "--log", str(log), "--json", str(out), "--move-time", "10")
-    assert res.exit_code == 0, res.output
-    return json.loads(out.read_text()), log
+    """A match through the command line: its ``--json`` result and its log."""
+    result, log, _ = whole_match(tmp_path, *args, name=name)
+    return result, log
 
 
 @pytest.mark.parametrize("game, extra", [("osel", []), ("telephone", ["-o", "scale=5", "-o", "endgame=winner_takes"]),

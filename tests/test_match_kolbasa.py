@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 from helpers import tiles
-from test_match_cross import GREEDY, RANDOM, match, run, runner
+from test_match import runner
+from test_match_cross import GREEDY, RANDOM, match, run
 from test_wire_kolbasa import play_kolbasa
 
 from referee.cli import app
