@@ -160,7 +160,9 @@ def daemon(token):
 
 
 def write_own():
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "attacker-was-here")
+    # One file per process: the two processes of a pair game write at once, and a shared name
+    # let one unlink the other's file (the second unlink failed, as if the write had).
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"attacker-was-here.{os.getpid()}")
     try:
         with open(path, "w") as f:
             f.write("x")
