@@ -156,3 +156,49 @@ def test_pinned_deals(vid, players, seed, index, line):
     assert list(deal.undealt) == order[players * k :]
     assert parse_deal_line(line, shape) == deal
     assert json.loads(line)["deal"] == index
+
+
+# -- the keyed derivation (blake2b), written again from the module docstring ------------------------
+
+
+def my_keyed_tiles(seed: int, index: int) -> list[int]:
+    import hashlib
+
+    def words():
+        block = 0
+        while True:
+            digest = hashlib.blake2b(index.to_bytes(8, "big") + block.to_bytes(4, "big"), key=seed.to_bytes(32, "big"),
+                                     digest_size=64, person=b"referee-deals-v1").digest()
+            for k in range(0, 64, 8):
+                yield int.from_bytes(digest[k:k + 8], "big")
+            block += 1
+
+    gen = words()
+    order = list(range(28))
+    for i in range(27, 0, -1):
+        j = uniform(gen, i + 1)
+        order[i], order[j] = order[j], order[i]
+    return order
+
+
+@given(st.integers(0, 2**256 - 1), st.integers(0, 2**64 - 1))
+@settings(max_examples=200)
+def test_the_keyed_shuffle_is_the_one_documented(seed, index):
+    from referee.engine.shuffle import keyed_tiles
+
+    assert keyed_tiles(seed, index) == my_keyed_tiles(seed, index)
+
+
+def test_the_keyed_shuffle_is_pinned():
+    """A change of the keyed derivation can never pass unnoticed: these orders are the ones logs
+    written with ``deals_from: blake2b`` were dealt from."""
+    from referee.engine.shuffle import BLAKE2B, keyed_tiles, tiles_for
+
+    assert keyed_tiles(1, 0) == [12, 2, 11, 9, 8, 7, 20, 27, 1, 4, 23, 16, 15, 3, 13, 26, 0, 14, 19, 5, 25, 17, 18, 6, 24, 21, 22, 10]
+    assert tiles_for(BLAKE2B, 1, 0) == keyed_tiles(1, 0)
+    assert keyed_tiles(1, 0) != shuffled_tiles(1, 0)
+    for bad in ((-1, 0), (2**256, 0), (0, 2**64)):
+        with pytest.raises(ValueError):
+            keyed_tiles(*bad)
+    with pytest.raises(ValueError, match="unknown deal derivation"):
+        tiles_for("md5", 1, 0)

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import BadDeal
-from .shuffle import shuffled_tiles
+from .shuffle import SPLITMIX64, tiles_for
 from .tiles import DOUBLE, IS_DOUBLE, N_TILES, Tile, mask_of, parse_tile, tile_name
 
 
@@ -72,9 +72,15 @@ class Deal:
         return None
 
 
-def deal_from_seed(seed: int, index: int, shape: DealShape) -> Deal:
-    """Deal ``index`` of the stream of ``seed`` for a game dealt as ``shape``."""
-    order = shuffled_tiles(seed, index)
+def deal_from_seed(seed: int, index: int, shape: DealShape, derivation: str = SPLITMIX64) -> Deal:
+    """Deal ``index`` of the stream of ``seed`` for a game dealt as ``shape``, by ``derivation``
+    (:mod:`.shuffle`: matches use the keyed ``blake2b``; the public ``splitmix64`` is the default
+    here for the engine's own tests and benchmarks).
+
+    Raises:
+        ValueError: an unknown derivation, or a seed or index out of its range.
+    """
+    order = tiles_for(derivation, seed, index)
     if shape.station:
         station = DOUBLE[6 - index % 7]
         order = [t for t in order if t != station]

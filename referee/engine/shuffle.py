@@ -1,6 +1,33 @@
-"""The documented shuffle: the same seed gives the same deals on every machine and Python.
+"""The documented shuffles: the same seed gives the same deals on every machine and Python.
 
-Python's :mod:`random` may change between versions, so deals come from our own generator:
+Python's :mod:`random` may change between versions, so deals come from our own generators.
+There are two *derivations* of deal ``i`` from a seed; a match log's header names the one that
+made its deals (``deals_from``; a log without it was made by ``splitmix64``).
+
+``blake2b`` — secret deals (every match since round 3)
+------------------------------------------------------
+
+A seed is an integer ``0 <= s < 2**256``; with no seed given the referee draws 128 bits from the
+operating system (:func:`referee.seeds.fresh_seed`).  Deal ``i`` (``0 <= i < 2**64``) draws its shuffle from
+the bytes of keyed BLAKE2b (RFC 7693, :func:`hashlib.blake2b`)::
+
+    block(c) = BLAKE2b(key = s as 32 bytes big-endian, digest_size = 64,
+                       person = b"referee-deals-v1",
+                       message = i as 8 bytes big-endian + c as 4 bytes big-endian)
+
+for ``c = 0, 1, 2 …``, each block read as eight 64-bit big-endian words in order: the word
+stream.  The shuffle is the Fisher–Yates and Lemire draw described below, with ``next()``
+taking the next word of that stream instead of SplitMix64.  Keyed BLAKE2b is a pseudorandom
+function: without the key (the seed), the words of one deal say nothing of another deal's or
+of the seed, so a bot that sees any number of hands learns nothing of the hands it was not
+dealt.  With the seed, anyone can regenerate every deal (``tests/test_shuffle.py`` does it
+from this paragraph alone).
+
+``splitmix64`` — the public shuffle (logs before round 3; the engine's tests and benchmarks)
+---------------------------------------------------------------------------------------------
+
+Fast and fully specified, but anyone who sees one hand can search small seeds and then knows
+every hand: never for matches between bots that might cheat.
 
 * **SplitMix64** (Steele, Lea, Flood 2014).  ``next()`` adds the golden gamma
   ``0x9E3779B97F4A7C15`` to a 64-bit state and returns the state passed through the mixer
@@ -22,10 +49,21 @@ Python's :mod:`random` may change between versions, so deals come from our own g
 
 from __future__ import annotations
 
-from typing import Any
+import hashlib
+from typing import Any, Final
 
 _M = (1 << 64) - 1
 GAMMA = 0x9E3779B97F4A7C15
+
+#: The derivations a log's header may name (``deals_from``).
+SPLITMIX64: Final = "splitmix64"
+BLAKE2B: Final = "blake2b"
+DERIVATIONS = (BLAKE2B, SPLITMIX64)
+#: Seeds of the keyed derivation are below this (its key is 32 bytes).
+SEED_LIMIT = 1 << 256
+#: Bits of a seed the referee draws itself (:func:`referee.seeds.fresh_seed`).
+FRESH_BITS = 128
+_PERSON = b"referee-deals-v1"
 
 
 def _mixer(z: int) -> int:
@@ -99,3 +137,53 @@ def shuffled_tiles(seed: int, index: int) -> list[int]:
         j = m >> 64
         order[i], order[j] = order[j], order[i]
     return order
+
+
+def keyed_tiles(seed: int, index: int) -> list[int]:
+    """The 28 tile ids in the order deal ``index`` of ``seed`` hands them out, by the keyed
+    ``blake2b`` derivation of the module docstring.
+
+    Raises:
+        ValueError: the seed is not in ``0 … 2**256 - 1`` or the index not in ``0 … 2**64 - 1``.
+    """
+    if not 0 <= seed < SEED_LIMIT:
+        raise ValueError(f"a seed is a whole number from 0 to 2**256 - 1, not {seed}")
+    if not 0 <= index <= _M:
+        raise ValueError(f"a deal index is a whole number from 0 to 2**64 - 1, not {index}")
+    key = seed.to_bytes(32, "big")
+    prefix = index.to_bytes(8, "big")
+    words: list[int] = []
+    block = 0
+
+    def word() -> int:
+        nonlocal block
+        if not words:
+            digest = hashlib.blake2b(prefix + block.to_bytes(4, "big"), key=key, digest_size=64, person=_PERSON).digest()
+            block += 1
+            words.extend(int.from_bytes(digest[k : k + 8], "big") for k in range(56, -8, -8))  # popped from the end: in order
+        return words.pop()
+
+    order = list(range(28))
+    for i in range(27, 0, -1):
+        n = i + 1
+        threshold = _THRESHOLD[n]
+        while True:
+            m = word() * n
+            if (m & _M) >= threshold:
+                break
+        j = m >> 64
+        order[i], order[j] = order[j], order[i]
+    return order
+
+
+def tiles_for(derivation: str, seed: int, index: int) -> list[int]:
+    """The shuffled order of deal ``index`` of ``seed`` by the named derivation.
+
+    Raises:
+        ValueError: an unknown derivation, or a seed or index out of its range.
+    """
+    if derivation == BLAKE2B:
+        return keyed_tiles(seed, index)
+    if derivation == SPLITMIX64:
+        return shuffled_tiles(seed, index)
+    raise ValueError(f"unknown deal derivation {derivation!r} (known: {', '.join(DERIVATIONS)})")
