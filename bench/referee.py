@@ -162,8 +162,9 @@ def play_match(bot: Path | None, deals: int, work: Path, profiler=None) -> dict:
                      log_path=work / "match.jsonl", stderr_dir=work / "match.stderr")
     launch = StubBot.launch if bot is None else launch_process
     result = trio.run(partial(run_match, spec, launch=launch, table_type=TimedTable))
-    plays = sum(b.clock.moves for b in bots if b.clock is not None)
-    faults = sum(len(b.faults) for b in bots)
+    with open(work / "match.jsonl", "rb") as f:
+        plays = sum(1 for line in f if line.startswith(b'{"k":"play"'))
+    faults = len(result.summary().faults)
     if faults or result.interrupted:
         raise SystemExit(f"bench.referee: the match had {faults} faults; the figures would be meaningless")
     seconds = marks["stop"] - marks["start"]

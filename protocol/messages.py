@@ -48,6 +48,7 @@ TileJSON = Annotated[
 ]
 Seat = Annotated[int, Meta(ge=0, le=7, description="a seat number; play passes from seat s to s+1")]
 Declaration = Literal["hundred", "write_off", "decline"]
+TurnId = Annotated[int, Meta(ge=-(2**53), le=2**53, description="a turn's id as the turn gave it")]
 EndName = Annotated[str, Meta(description='an open end of the layout: "left" or "right"; on a cross also "up" and "down"')]
 TrainName = Annotated[str, Meta(description='mexican_train: a train, "seat0" … "seat3" (the train that seat owns) or "mexican" (the common one)')]
 PlaceName = Annotated[str, Meta(description='kolbasa: where the tile goes: "top" or "bottom" (that line\'s open end), "top:J" or '
@@ -320,7 +321,7 @@ class Play(FromBot, tag="play"):
     end: EndName | None = None
     closed: Annotated[bool | UnsetType, Meta(description='osel: true to lay this double closed')] = UNSET
     stop: Annotated[bool | UnsetType, Meta(description='true to place nothing more this turn, with "tile": null')] = UNSET
-    turn: Annotated[int | None | UnsetType, Meta(description="the id of the turn this answers (optional); another turn's id is a fault")] = UNSET
+    turn: Annotated[TurnId | None | UnsetType, Meta(description="the id of the turn this answers (optional); another turn's id is a fault")] = UNSET
     declare: Annotated[Declaration | UnsetType,
                        Meta(description='sea_kozel, where turn.legal offers it: "hundred" with the 6-6 lead; "write_off"/"decline" with "tile": null')] = UNSET
     train: Annotated[TrainName | UnsetType, Meta(description='mexican_train: the train to put the tile on ("end" null or absent)')] = UNSET

@@ -31,7 +31,6 @@ wait out the same clock again.
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import signal
@@ -44,15 +43,19 @@ from typing import Any
 
 import trio
 
+from protocol import messages as m
 from referee import faults as F
+from referee import records as R
 from referee.clock import TimeControl
 from referee.engine import variant, variant_names
 from referee.engine.errors import BadOption
 from referee.engine.game import Variant
 from referee.errors import BotStartError
+from referee.lines import from_record
 from referee.match import DealStream, MatchSpec, Observer, Roster, run_match
 from referee.process import Confinement
 from referee.sandbox import DEFAULT_PROCESSES
+from referee.seeds import fresh_seed, seed_text
 from referee.signals import cancel_on_signals
 from referee.staging import STAGES, Opening, Stage, find_opening
 from referee.table import Bot, Player, _safe
@@ -142,7 +145,7 @@ class GameReport:
 class CheckOptions:
     deals: int = 4
     tc: TimeControl = field(default_factory=TimeControl)
-    seed: int = 1
+    seed: int = field(default_factory=fresh_seed)  # a fresh secret one unless given
     only: str | None = None
     max_faults: int = 3
     max_line: int = 65536
@@ -183,7 +186,7 @@ class _Watch(Observer):
         self.seatings: dict[int, list[Player]] = {}  # by orientation, the players in each seat
         self.seating: list[Player] = []  # the players of the deal being played, by seat
         self.orientation = 0
-        self.hellos: list[dict[str, Any]] = []
+        self.hellos: list[R.Hello] = []
         self.plays: list[tuple[float, str]] = []  # seconds, where
         #: the moves the candidate was offered and made (multi-tile turns, stop, closing, declarations)
         self.cross: Counter[str] = Counter()
@@ -195,29 +198,28 @@ class _Watch(Observer):
     def _mine(self, seat: int) -> bool:
         return bool(self.seating) and self.seating[seat].bot is self.candidate
 
-    def record(self, record: dict[str, Any]) -> None:
-        k = record.get("k")
-        if k == "game":
+    def record(self, record: R.Record) -> None:
+        if isinstance(record, R.Game):
             assert self.roster is not None  # seated before anything is logged
-            self.seatings[record["orientation"]] = self.roster.seat(tuple(record["seating"]))
-        elif k == "deal":  # games of a fixed number of deals go deal by deal through the orientations
-            self.orientation = record.get("orientation", 0)
+            self.seatings[record.orientation] = self.roster.seat(record.orientation)
+        elif isinstance(record, R.Deal):  # games of a fixed number of deals go deal by deal through the orientations
+            self.orientation = record.orientation
             self.seating = self.seatings[self.orientation]
-        elif k == "deal_end":
+        elif isinstance(record, R.DealEnd):
             self.report.deals += 1
-        elif k == "hello":
+        elif isinstance(record, R.Hello):
             self.hellos.append(record)
-        elif k == "play" and self._mine(record["seat"]) and not record.get("staged"):
-            self.plays.append((record.get("ms", 0.0) / 1000, f"seating {self.orientation + 1}, seat {record['seat']}"))
+        elif isinstance(record, R.Play) and self._mine(record.seat) and not record.staged:
+            self.plays.append(((record.ms or 0.0) / 1000, f"seating {self.orientation + 1}, seat {record.seat}"))
             for flag in ("closed", "stop"):
-                if record.get(flag):
+                if getattr(record, flag):
                     self.cross[f"{flag} made"] += 1
-            if record.get("declare"):
-                self.cross[f"{record['declare']} made"] += 1
-            train = record.get("train", "")
-            if train.startswith("seat") and train != f"seat{record['seat']}" and not self.covering:
+            if record.declare:
+                self.cross[f"{record.declare} made"] += 1
+            train = record.train or ""
+            if train.startswith("seat") and train != f"seat{record.seat}" and not self.covering:
                 self.cross["marked train made"] += 1
-            place = record.get("place", "")
+            place = record.place or ""
             if place.startswith("knife:"):
                 self.cross["knife made"] += 1
             elif place.startswith(("top:", "bottom:")):
@@ -225,36 +227,41 @@ class _Watch(Observer):
 
     def out(self, seat: int, lines: list[bytes]) -> None:
         """The lines sent to ``seat``: what the candidate was offered."""
-        turn = lines[-1] if lines else b""
-        if turn.startswith(b'{"type":"turn"') and self._mine(seat):
-            if b'"continuing":true' in turn:
-                self.cross["turns going on"] += 1
-            if b'"stop":true' in turn:
-                self.cross["stop offered"] += 1
-            if b'"closed":true' in turn:
-                self.cross["closing offered"] += 1
-            if b'"declare":"hundred"' in turn:
-                self.cross["hundred offered"] += 1
-            if b'"declare":"write_off"' in turn:
-                self.cross["write-off offered"] += 1
-            if b'"trains":' in turn:
-                self._trains(seat, lines)
-            if b'"place":"knife:' in turn:
-                self.cross["knife offered"] += 1
-            if b'"place":"top:' in turn or b'"place":"bottom:' in turn:
-                self.cross["insertion offered"] += 1
+        if not lines or seat < 0 or not self._mine(seat):  # seat -1: the match closing
+            return
+        msgs = [m.to_bot_decoder.decode(line) for line in lines]
+        turn = msgs[-1]
+        if not isinstance(turn, m.Turn):
+            return
+        legal = turn.legal
+        if turn.continuing:
+            self.cross["turns going on"] += 1
+        if any(o.stop is True for o in legal):
+            self.cross["stop offered"] += 1
+        if any(o.closed is True for o in legal):
+            self.cross["closing offered"] += 1
+        if any(o.declare == "hundred" for o in legal):
+            self.cross["hundred offered"] += 1
+        if any(o.declare == "write_off" for o in legal):
+            self.cross["write-off offered"] += 1
+        if turn.trains is not None and turn.trains is not m.UNSET:
+            self._trains(seat, msgs, turn)
+        places = [o.place for o in legal if isinstance(o.place, str)]
+        if any(p.startswith("knife:") for p in places):
+            self.cross["knife offered"] += 1
+        if any(p.startswith(("top:", "bottom:")) for p in places):
+            self.cross["insertion offered"] += 1
 
-    def _trains(self, seat: int, lines: list[bytes]) -> None:
+    def _trains(self, seat: int, msgs: list[m.ToBotMessage], turn: m.Turn) -> None:
         """mexican_train: whether the turn offers another seat's train (open by its marker), and
         whether it asks to cover a double that someone else laid and left hanging."""
-        turn = json.loads(lines[-1])
         own = f"seat{seat}"
-        self.covering = turn.get("open_double") is not None  # the turn must cover a double, wherever it lies
-        if not self.covering and any(str(o.get("train", "")).startswith("seat") and o["train"] != own for o in turn["legal"]):
+        self.covering = turn.open_double is not None and turn.open_double is not m.UNSET  # the turn must cover a double
+        if not self.covering and any(isinstance(o.train, str) and o.train.startswith("seat") and o.train != own for o in turn.legal):
             self.cross["marked train offered"] += 1
         if self.covering:
-            placed = [json.loads(x) for x in lines[:-1] if x.startswith(b'{"type":"placed"')]
-            if placed and placed[-1]["seat"] != seat:
+            placed = [x for x in msgs[:-1] if isinstance(x, m.Placed)]
+            if placed and placed[-1].seat != seat:
                 self.cross["hanging double offered"] += 1
 
     def fault(self, fault: F.Fault) -> None:
@@ -296,7 +303,7 @@ def _opponents(setup: Setup, index: int, seed: int) -> list[Bot]:
         script = SAMPLES[(index + k) % len(SAMPLES)]
         argv = [sys.executable, str(SAMPLE_DIR / script)]
         if script.startswith("random"):
-            argv.append(str(seed + k))
+            argv.append(str(seed % (1 << 32) + k))
         bots.append(Bot(f"sample {script}", argv))
     return bots
 
@@ -354,19 +361,28 @@ async def check_game(setup: Setup, index: int, name: str, argv: list[str], opts:
     watch = _Watch(bot, report, on_timeout)
     # Several games share this trio loop: the table never blocks it (block=0).
     await run_match(spec, handle_signals=False, observer=watch, block=0)
-    report.forfeited = bot.forfeited
+    assert watch.roster is not None
+    entry = next(p.entry for p in watch.roster.players.values() if p.bot is bot)
+    report.forfeited = entry.forfeited
     report.cross = watch.cross
     report.unexercised = setup.stage is not None and not watch.cross[setup.stage.offered]
-    report.remarks = Counter(bot.remarks)
+    report.remarks = Counter(entry.remarks)
     if watch.plays:
         report.answers = len(watch.plays)
         report.slowest, report.slowest_where = max(watch.plays)
-    report.startups = [h["ms"] / 1000 for h in watch.hellos
-                       if h.get("bot", "").split("#")[0] == name and "ms" in h and '"hello"' in (h.get("line") or "")]
-    if bot.hello is not None:
-        report.hello = {"name": bot.hello.name, "version": bot.hello.version, "author": bot.hello.author,
-                        "protocol": bot.hello.protocol}
+    report.startups = [h.ms / 1000 for h in watch.hellos if h.b == 0 and h.ms is not None and h.read and _said_hello(h.read[-1])]
+    if entry.hello is not None:
+        report.hello = {"name": entry.hello.name, "version": entry.hello.version, "author": entry.hello.author,
+                        "protocol": entry.hello.protocol}
     return report
+
+
+def _said_hello(h: R.Heard) -> bool:
+    """Whether the last line of a handshake was a hello."""
+    try:
+        return isinstance(from_record(h).judged.msg, m.BotHello)
+    except ValueError:
+        return False
 
 
 async def run_check(command: str, argv: list[str], name: str, opts: CheckOptions,
@@ -511,7 +527,7 @@ def render(report: CheckReport) -> list[str]:
     """The report as lines of plain text, ending with the PASS or FAIL line."""
     opts = report.options
     head = (f"referee check {report.bot}: {report.planned} games, {opts.deals} deals in each seating, "
-            f"move limit {_ms(opts.tc.move)}, start-up limit {_ms(opts.tc.startup)}, seed {opts.seed}")
+            f"move limit {_ms(opts.tc.move)}, start-up limit {_ms(opts.tc.startup)}, seed {seed_text(opts.seed)}")
     lines = [head]
     if report.not_started is not None:
         lines.append("")

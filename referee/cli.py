@@ -31,6 +31,7 @@ from referee.errors import BotError, LogError
 from referee.log import fresh_path, stderr_dir_of
 from referee.process import Confinement, bot_name, resolve_command
 from referee.sandbox import DEFAULT_PROCESSES, SandboxUnavailable, find_bwrap
+from referee.seeds import seed_text
 
 #: The longest --max-line: a bot's line is held in memory whole before it is decoded.
 MAX_LINE = 16 << 20
@@ -104,6 +105,32 @@ def load_deal_file(path: Path, shape) -> list:
         raise fail(f"deal file {path}: {exc}") from None
 
 
+def seed_option(text: str | None) -> int:
+    """``--seed`` as a number, or a fresh secret seed when it is not given."""
+    from referee.seeds import fresh_seed, parse_seed
+
+    if text is None:
+        return fresh_seed()
+    try:
+        return parse_seed(text)
+    except ValueError as exc:
+        raise fail(f"--seed: {exc}") from None
+
+
+def seed_name(seed: int) -> str:
+    """A seed in a default file name: all of it when short, its first 12 hex digits when not."""
+    return str(seed) if seed < 1 << 64 else f"{seed:032x}"[:12]
+
+
+def file_sha256(path: Path) -> str:
+    import hashlib
+
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError as exc:
+        raise fail(f"deal file {path}: {exc.strerror or exc}") from None
+
+
 def distinct_name(command: str, taken: set[str]) -> str:
     """The bot's name from its command (:func:`referee.process.bot_name`), numbered ``_2``,
     ``_3``… when another bot of the match has it already."""
@@ -142,7 +169,7 @@ def match(
     variant_id: Annotated[str, typer.Option("--variant", "-v", help="The game: " + ", ".join(variant_names(refereed=True)) + ".", rich_help_panel=GAME_PANEL)] = "sport",
     deals: Annotated[Optional[int], typer.Option(help="Deals per orientation, for games of fixed deals (sport: a multiple of 4; default 12).", rich_help_panel=GAME_PANEL)] = None,
     games: Annotated[Optional[int], typer.Option(help="Whole games per orientation, for games scored to a target (default 1).", rich_help_panel=GAME_PANEL)] = None,
-    seed: Annotated[int, typer.Option(help="Seed of the deal stream (same seed, same deals).", rich_help_panel=GAME_PANEL)] = 1,
+    seed: Annotated[Optional[str], typer.Option(help="Seed of the deal stream (same seed, same deals): decimal, or hexadecimal with 0x.  Default: a fresh secret seed, printed with the result.", rich_help_panel=GAME_PANEL, show_default=False)] = None,
     deals_file: Annotated[Optional[Path], typer.Option("--deals-file", help="Play the deals of this file instead of seeded ones.", rich_help_panel=GAME_PANEL)] = None,
     option: Annotated[Optional[list[str]], typer.Option("--option", "-o", help="A game option as name=value (repeat); see `referee variants`.", rich_help_panel=GAME_PANEL)] = None,
     players: Annotated[Optional[int], typer.Option(help="Seats at the table (default: the game's usual count, or one per bot).", rich_help_panel=GAME_PANEL)] = None,
@@ -231,6 +258,7 @@ def match(
         except ValueError as exc:
             raise fail(str(exc).replace(field_name, option_name, 1)) from None
     deal_list = load_deal_file(deals_file, v.shape(players, opts)) if deals_file else None
+    seed_value = seed_option(seed)
 
     entrants = []
     taken: set[str] = set()
@@ -252,14 +280,15 @@ def match(
         if path is not None and path.is_dir():
             raise fail(f"{option_name} {path} is a folder; give a file name")
     if log is None:
-        log_path = claim(Path("referee-logs") / f"match-{v.id}-{seed if deals_file is None else deals_file.stem}.jsonl")
+        log_path = claim(Path("referee-logs") / f"match-{v.id}-{seed_name(seed_value) if deals_file is None else deals_file.stem}.jsonl")
     elif log.exists() and not overwrite:
         raise fail(f"--log {log} exists; add --overwrite to replace it (without --log every match gets a log of its own)")
     else:
         log_path = log
     stderr_dir = stderr_dir_of(log_path)
-    spec = MatchSpec(v, entrants, players, opts, deals=deals, games=games, seed=seed, deal_file=deal_list,
-                     deal_file_name=str(deals_file) if deals_file else None, tc=tc, max_faults=max_faults,
+    spec = MatchSpec(v, entrants, players, opts, deals=deals, games=games, seed=seed_value, deal_file=deal_list,
+                     deal_file_name=str(deals_file) if deals_file else None, deal_file_sha256=file_sha256(deals_file) if deals_file else None,
+                     tc=tc, max_faults=max_faults,
                      max_line=max_line, log_path=log_path, stderr_dir=stderr_dir, confidence=confidence, sprt=test)
     n_orient = len(orientations(v, players, opts, len(bots)))
     total = (deals or 0) * n_orient if not v.to_target else (games or 1) * n_orient
@@ -303,6 +332,9 @@ def match(
             out.print(verdict_text(summary), soft_wrap=True)
         else:
             render(summary, result.deals, result.games, out)
+            if deals_file is None:
+                out.print(f"seed: {seed_text(seed_value)}   (--seed {seed_text(seed_value)} plays these deals again)", style="dim",
+                          markup=False, soft_wrap=True)
             out.print(f"log: {log_path}" + (f"   result: {json_path}" if json_path else ""), style="dim", markup=False, soft_wrap=True)
 
 
@@ -378,7 +410,7 @@ def check(
     bot: Annotated[str, typer.Argument(help="The bot: a path (.py and .js run with python and node) or a quoted command line.", show_default=False)],
     deals: Annotated[int, typer.Option(help="Deals per game in each seating.", rich_help_panel=GAME_PANEL)] = 4,
     variant_id: Annotated[Optional[str], typer.Option("--variant", "-v", help="Check only this game: " + ", ".join(variant_names(refereed=True)) + ".", rich_help_panel=GAME_PANEL)] = None,
-    seed: Annotated[int, typer.Option(help="Seed of the deals (and of the random sample bots).", rich_help_panel=GAME_PANEL)] = 1,
+    seed: Annotated[Optional[str], typer.Option(help="Seed of the deals (and of the random sample bots).  Default: a fresh secret seed, printed in the report.", rich_help_panel=GAME_PANEL, show_default=False)] = None,
     move_time: Annotated[float, typer.Option(help="Seconds the bot has for each move.", rich_help_panel=TC_PANEL)] = 5.0,
     startup_time: Annotated[float, typer.Option(help="Seconds the bot has to answer hello.", rich_help_panel=TC_PANEL)] = 10.0,
     log_dir: Annotated[Optional[Path], typer.Option(help="Where the logs and stderr files go (default: referee-logs/check-<bot>, or -2, -3… if taken).", rich_help_panel=OUTPUT_PANEL)] = None,
@@ -413,7 +445,7 @@ def check(
         raise fail(f"--log-dir {log_dir} holds files already; add --overwrite to write over them (without --log-dir every check gets a folder of its own)")
     elif log_dir.exists() and not log_dir.is_dir():
         raise fail(f"--log-dir {log_dir} is not a folder")
-    opts = CheckOptions(deals=deals, tc=tc, seed=seed, only=variant_id, log_dir=log_dir, sandbox=sandbox)
+    opts = CheckOptions(deals=deals, tc=tc, seed=seed_option(seed), only=variant_id, log_dir=log_dir, sandbox=sandbox)
     total = len(setups(variant_id))
     bar = progress_bar(total, False)
 
@@ -453,38 +485,48 @@ def replay(
     orientation: Annotated[Optional[int], typer.Option(help="Only this orientation (from 0).")] = None,
 ) -> None:
     """Print deals move by move: hands, every tile as [a|b], the line of play, and the scores."""
-    from referee.replay import Inconsistent, replay_lines
+    from referee.replay import Broken, replay_lines
 
     check_log_path(log)
     try:
         for line in replay_lines(log, game, deal, orientation):
             out.print(line, highlight=False, markup=False)
-    except (Inconsistent, ValueError, KeyError, TypeError) as exc:  # as verify: a damaged record of the right shape
-        raise fail(f"cannot replay {log}: {exc}") from None
+    except Broken as exc:
+        raise fail(f"cannot replay {exc}") from None
+    except OSError as exc:
+        raise fail(f"cannot read {log}: {exc.strerror or exc}") from None
 
 
 @app.command()
 def verify(log: Annotated[Path, typer.Argument(help="A match log written by `referee match`.")]) -> None:
-    """Re-play a log through the engine: the deals regenerated from its seed or deal file, every move, score and fault, and the result rebuilt; say whether it is consistent (a cut log is incomplete)."""
-    from referee.replay import Incomplete, Inconsistent, LogWalker
+    """Play the log's match again with the referee itself (every deal from its seed or deal file, every line each bot wrote, at the time it was read) and compare every line of the log with what the referee writes; say whether it is consistent (a cut log is incomplete)."""
+    from referee.records import Damaged, header_of
+    from referee.verify import Incomplete, Inconsistent
+    from referee.verify import verify as verify_log
 
     check_log_path(log)
-    walker = LogWalker(log, strict=True)
     try:
-        counts = walker.walk()
+        counts = verify_log(log)
     except Incomplete as exc:
         err.print(Text("INCOMPLETE: ", style="bold red") + Text(str(exc)), highlight=False, soft_wrap=True)
         raise typer.Exit(X.INCONSISTENT) from None
     except Inconsistent as exc:
         err.print(Text("INCONSISTENT: ", style="bold red") + Text(str(exc)), highlight=False, soft_wrap=True)
         raise typer.Exit(X.INCONSISTENT) from None
-    except (ValueError, KeyError, TypeError) as exc:
-        raise fail(f"{log} is not a match log: {exc}") from None
-    out.print(f"consistent: {counts.games} games, {counts.deals} deals, {counts.plays} plays and {counts.turns_checked} legal-move lists "
-              f"re-played, {counts.faults} faults — each deal, score and fault, and the result, agrees with the engine", soft_wrap=True, highlight=False)
-    if walker.stop is not None:
-        stop = walker.stop
-        out.print(f"stopped by the SPRT after {stop['pairs']} pairs: {stop['decision']} accepted (LLR {stop['llr']:+.3f})", highlight=False, soft_wrap=True)
+    except OSError as exc:
+        raise fail(f"cannot read {log}: {exc.strerror or exc}") from None
+    except Damaged as exc:
+        raise fail(f"not a match log: {exc}") from None
+    if header_of(log).format < 2:
+        out.print(f"consistent: {counts.games} games, {counts.deals} deals, {counts.plays} plays and {counts.turns_checked} legal-move lists "
+                  f"re-played, {counts.faults} faults — each deal, score and fault, and the result, agrees with the engine "
+                  "(a log of format 1, checked as it was when written)", soft_wrap=True, highlight=False)
+    else:
+        out.print(f"consistent: {counts.games} games, {counts.deals} deals, {counts.plays} plays, {counts.faults} faults — all {counts.lines} lines "
+                  "are what the referee writes when it plays the match again: every message to a bot, every line read, every move, fault, "
+                  "score and the result", soft_wrap=True, highlight=False)
+    if counts.stopped is not None:
+        out.print(counts.stopped, highlight=False, soft_wrap=True)
 
 
 @app.command(epilog="Examples: referee report referee-logs/match-sport-1.jsonl -o site/   ·   referee report tournaments/example.toml -o site/\n\n" + EPILOG)
@@ -525,7 +567,7 @@ def check_log_path(log: Path) -> None:
 @deals_app.command("generate")
 def deals_generate(
     variant_id: Annotated[str, typer.Option("--variant", "-v", help="The game the deals are for.")],
-    seed: Annotated[int, typer.Option(help="Seed of the deal stream.")] = 1,
+    seed: Annotated[Optional[str], typer.Option(help="Seed of the deal stream: decimal, or hexadecimal with 0x.  Default: a fresh secret seed, printed.", show_default=False)] = None,
     count: Annotated[int, typer.Option(help="How many deals.")] = 12,
     players: Annotated[Optional[int], typer.Option(help="Seats (default: the game's usual count).")] = None,
     option: Annotated[Optional[list[str]], typer.Option("--option", "-o", help="Game options that change the deal (name=value).")] = None,
@@ -533,12 +575,14 @@ def deals_generate(
 ) -> None:
     """Write deals from a seed: one JSON object per line, every hand in seat order, then the bazaar or sleeping tiles."""
     from referee.engine.deal import deal_from_seed
+    from referee.engine.shuffle import BLAKE2B
 
     try:
         v = variant(variant_id)
         shape = v.shape(players, parse_options(option))
     except RulesError as exc:
         raise fail(str(exc)) from None
+    seed_value = seed_option(seed)
     if count < 1:
         raise fail("--count must be at least 1")
     if count > STREAM_DEALS:
@@ -546,7 +590,7 @@ def deals_generate(
     if output is not None and output.is_dir():
         raise fail(f"--output {output} is a folder; give a file name")
     # Every line is as long as the first, but for the digits of its index.
-    need = count * (len(format_deal_line(deal_from_seed(seed, 0, shape), shape, 0)) + len(str(count - 1)))
+    need = count * (len(format_deal_line(deal_from_seed(seed_value, 0, shape, BLAKE2B), shape, 0)) + len(str(count - 1)))
     free = _free_bytes(output)
     if free is not None and need > free:
         raise fail(f"--count {count}: the deals need about {_size(need)}, and {output or 'standard output'} "
@@ -563,7 +607,7 @@ def deals_generate(
             # Streamed a block at a time: nothing grows with the count, and a reader sees deals at once.
             while written < count:
                 block = range(written, min(count, written + DEALS_PER_WRITE))
-                sink.write("".join(format_deal_line(deal_from_seed(seed, i, shape), shape, i) + "\n" for i in block))
+                sink.write("".join(format_deal_line(deal_from_seed(seed_value, i, shape, BLAKE2B), shape, i) + "\n" for i in block))
                 written += len(block)
                 if bar is not None and task is not None:
                     bar.update(task, completed=written)
@@ -572,11 +616,11 @@ def deals_generate(
         return
     except OSError as exc:
         raise fail(f"cannot write {output or 'standard output'}: {exc.strerror or exc} (after {written} deals)") from None
-    if output is not None:
-        err.print(f"wrote {count} {v.id} deals (seed {seed}) to {output}", markup=False, highlight=False)
+    if output is not None or seed is None:
+        err.print(f"wrote {count} {v.id} deals (seed {seed_text(seed_value)}) to {output or 'standard output'}", markup=False, highlight=False)
 
 
-#: Deals a seed's stream holds: deal ``i + 2**64`` is deal ``i`` (referee.engine.shuffle).
+#: Deals a seed's stream holds (referee.engine.shuffle).
 STREAM_DEALS = 1 << 64
 #: Deals formatted and written at once by ``deals generate``.
 DEALS_PER_WRITE = 1000

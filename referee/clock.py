@@ -3,7 +3,8 @@
 A :class:`TimeControl` is a value set on the command line (or in a league file).  Each bot gets
 one :class:`Clock` per match; the referee asks it for the allowance of every move and charges it
 the time the answer took, measured with ``trio.current_time()`` (a monotonic clock) around the
-write of the request and the read of the answer.  The engine never sees time.
+write of the request and the read of the answer, in whole microseconds since the match began
+(the times the log keeps).  The engine never sees time.
 """
 
 from __future__ import annotations
@@ -46,28 +47,31 @@ class TimeControl:
 
 
 class Clock:
-    """One bot's clock over a match."""
+    """One bot's clock over a match, in whole microseconds (the log's unit, so that ``verify``
+    charges exactly what the referee charged)."""
 
-    __slots__ = ("tc", "bank", "moves", "used", "longest")
+    __slots__ = ("move", "increment", "bank", "moves", "used", "longest")
 
     def __init__(self, tc: TimeControl) -> None:
-        self.tc = tc
-        self.bank = tc.bank
+        self.move = round(tc.move * 1e6)
+        self.increment = round(tc.increment * 1e6)
+        #: what is left of the bank, or ``None`` without one
+        self.bank: int | None = None if tc.bank is None else round(tc.bank * 1e6)
         self.moves = 0
-        self.used = 0.0
-        self.longest = 0.0
+        self.used = 0
+        self.longest = 0
 
-    def allowance(self) -> float:
-        """Seconds the bot has for its next move."""
+    def allowance(self) -> int:
+        """Microseconds the bot has for its next move."""
         if self.bank is None:
-            return self.tc.move
-        return max(0.0, min(self.tc.move, self.bank))
+            return self.move
+        return max(0, min(self.move, self.bank))
 
-    def charge(self, elapsed: float) -> None:
-        """Record a move that took ``elapsed`` seconds."""
+    def charge(self, elapsed: int) -> None:
+        """Record a move that took ``elapsed`` microseconds."""
         self.moves += 1
         self.used += elapsed
         if elapsed > self.longest:
             self.longest = elapsed
         if self.bank is not None:
-            self.bank = self.bank - elapsed + self.tc.increment
+            self.bank = self.bank - elapsed + self.increment

@@ -38,12 +38,15 @@ class BotExited(BotError):
 
 
 class LineTooLong(BotError):
-    """The bot wrote a line longer than the limit.  ``prefix`` holds its first 200 bytes."""
+    """The bot wrote a line longer than the limit.  ``prefix`` holds its first 200 bytes, and
+    ``evidence`` their text as a fault keeps it (given when the bytes are not at hand: a
+    replayed log keeps only the text)."""
 
-    def __init__(self, message: str, *, bot: str, prefix: bytes, limit: int) -> None:
+    def __init__(self, message: str, *, bot: str, prefix: bytes, limit: int, evidence: str | None = None) -> None:
         super().__init__(message, bot=bot)
         self.prefix = prefix
         self.limit = limit
+        self.evidence = evidence if evidence is not None else prefix.decode("utf-8", "replace")
 
 
 class BotStartError(Exception):

@@ -9,7 +9,10 @@ rest.  PROTOCOL.md lists the kinds for bot authors.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from typing import overload
+from typing import TYPE_CHECKING, overload
+
+if TYPE_CHECKING:
+    from referee.records import Exit, Overlong
 
 TIMEOUT = "timeout"  # no answer within the time allowed
 ILLEGAL = "illegal"  # a play the rules do not allow
@@ -56,6 +59,9 @@ class Fault:
     line: str | None = None
     #: what probably went wrong and what to do, for people; not part of the record
     hint: str | None = field(default=None, compare=False)
+    #: what the referee saw of the process: it was gone (``exit``), or wrote too long a line
+    exit: Exit | None = None
+    overlong: Overlong | None = None
 
     def __str__(self) -> str:
         where = f"game {self.game}, deal {self.deal}, seat {self.seat}"
@@ -74,4 +80,4 @@ class Fault:
         return text
 
     def to_json(self) -> dict:
-        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "hint"}
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("hint", "exit", "overlong")}

@@ -1,7 +1,11 @@
 """The match runner: fixed deals, every orientation, and the result with its uncertainty.
 
 It owns the deal stream and the orientations (RULES.md §4): every deal is played once per
-orientation with the same bot processes, so every bot holds every seat's cards and luck cancels.
+orientation, so every bot holds every seat's cards and luck cancels.  Every orientation is
+played by processes of its own (:class:`Roster`): a process never sees a deal twice, so a bot
+that remembers learns nothing of the hand it holds in the other seating.  Deals come from the
+seed through the keyed derivation of :mod:`referee.engine.shuffle` (``deals_from`` in the log's
+header), and with no seed given from a fresh secret one (:mod:`referee.seeds`).
 
 * Games of a fixed number of deals (sport) are one game per orientation, played deal by deal:
   deal ``k`` in every orientation, then deal ``k+1``.  The paired unit is the deal.
@@ -34,17 +38,21 @@ import msgspec
 import trio
 
 from protocol import messages as m
+from referee import records as R
 from referee.clock import TimeControl
 from referee.engine.deal import Deal, DealShape, deal_from_seed
 from referee.engine.errors import BadDeal, BadOption
 from referee.engine.game import DealRecord, Game, GameOutcome, Variant
+from referee.engine.shuffle import BLAKE2B
 from referee.errors import BotStartError, LogError
 from referee.faults import Fault
+from referee.lines import Line, hear
 from referee.log import MatchLog
 from referee.results import MatchResult
+from referee.seeds import fresh_seed
 from referee.signals import cancel_on_signals
 from referee.stats import SprtSpec, SprtState, sprt_state
-from referee.table import Bot, Player, Table
+from referee.table import Bot, Entry, Player, Table, Where
 from referee.transport import BotTransport, Launch, launch_process
 
 
@@ -58,9 +66,14 @@ class MatchSpec:
     options: dict[str, Any]
     deals: int | None = None  # fixed-deal games: deals per orientation
     games: int | None = None  # games to a target: games per orientation
-    seed: int = 1
+    #: the seed of the deal stream: a fresh secret one unless given
+    seed: int = field(default_factory=fresh_seed)
+    #: how deals come from the seed (:mod:`referee.engine.shuffle`)
+    deals_from: str = BLAKE2B
     deal_file: list[Deal] | None = None
     deal_file_name: str | None = None
+    #: the deal file's SHA-256 (hex), written in the header so that verify knows the file
+    deal_file_sha256: str | None = None
     tc: TimeControl = field(default_factory=TimeControl)
     max_faults: int = 3
     max_line: int = 65536
@@ -86,7 +99,7 @@ class Observer:
     def seated(self, roster: Roster) -> None:
         """The match's process slots, before anything is played or logged."""
 
-    def record(self, record: dict[str, Any]) -> None:
+    def record(self, record: R.Record) -> None:
         """A log record, as the log is given it (before it is written)."""
 
     def out(self, seat: int, lines: list[bytes]) -> None:
@@ -143,45 +156,64 @@ def match_length(v: Variant, deals: int | None, games: int | None,
 
 
 class Roster:
-    """The process slots of a duplicate match: a bot has as many as the seats it takes in one
-    orientation, and the same slots serve every orientation (the same processes play every
-    deal, RULES.md §4)."""
+    """The process slots of a duplicate match: in every orientation, a bot has as many as the
+    seats it takes, and no slot serves two orientations (a process never sees a deal twice)."""
 
-    def __init__(self, bots: list[Bot], seatings: list[tuple[int, ...]]) -> None:
-        slots = [max(s.count(b) for s in seatings) for b in range(len(bots))]
-        self.players = {(b, j): Player(bots[b], j) for b in range(len(bots)) for j in range(slots[b])}
+    def __init__(self, entries: list[Entry], seatings: list[tuple[int, ...]]) -> None:
+        self.players: dict[tuple[int, int, int], Player] = {}  # (orientation, bot, slot)
+        self._seated: list[list[Player]] = []
+        for o, seating in enumerate(seatings):
+            used: Counter[int] = Counter()
+            seated = []
+            for b in seating:
+                p = self.players.setdefault((o, b, used[b]), Player(entries[b], used[b], o))
+                seated.append(p)
+                used[b] += 1
+            self._seated.append(seated)
 
-    def seat(self, seating: tuple[int, ...]) -> list[Player]:
-        """The player in each seat for one orientation: a bot's slots in seat order."""
-        used: Counter[int] = Counter()
-        out = []
-        for b in seating:
-            out.append(self.players[(b, used[b])])
-            used[b] += 1
-        return out
+    def seat(self, orientation: int) -> list[Player]:
+        """The player in each seat in an orientation."""
+        return self._seated[orientation]
 
 
 class DealStream:
-    """Deals by index: from the seed, or from a deal file."""
+    """Deals by index: from the seed (by its derivation), or from a deal file."""
 
-    def __init__(self, shape: DealShape, seed: int, deals: list[Deal] | None, name: str | None) -> None:
+    def __init__(self, shape: DealShape, seed: int, deals: list[Deal] | None, name: str | None, derivation: str = BLAKE2B) -> None:
         self.shape = shape
         self.seed = seed
         self.deals = deals
         self.name = name
+        self.derivation = derivation
 
     def __getitem__(self, index: int) -> Deal:
         if self.deals is None:
-            return deal_from_seed(self.seed, index, self.shape)
+            return deal_from_seed(self.seed, index, self.shape, self.derivation)
         if index >= len(self.deals):
             raise BadDeal(f"the deal file {self.name or ''} holds {len(self.deals)} deals; the match needs more (deal {index + 1})")
         return self.deals[index]
 
 
+def header(spec: MatchSpec, seatings: list[tuple[int, ...]]) -> R.Header:
+    """The log's first record: everything needed to deal the match's deals and play it again."""
+    tc = spec.tc
+    from_file = spec.deal_file is not None
+    return R.Header(
+        variant=spec.variant.id, players=spec.players, options=spec.options, deals=spec.deals, games=spec.games,
+        seed=None if from_file else spec.seed, deals_file=spec.deal_file_name,
+        bots=[R.HeaderBot(b.name, list(b.argv)) for b in spec.bots], orientations=[list(s) for s in seatings],
+        time_control=R.TimeControlRecord(float(tc.startup), float(tc.move), None if tc.bank is None else float(tc.bank),
+                                         float(tc.increment)),
+        max_faults=spec.max_faults, max_line=spec.max_line, confidence=float(spec.confidence), sprt=spec.sprt, deal_limit=spec.deal_limit,
+        opening=opening_records(spec.opening) or None, format=R.FORMAT, deals_from=spec.deals_from,
+        deals_file_sha256=spec.deal_file_sha256 if from_file else None)
+
+
 async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None = None,
                     on_board: Callable[[SprtState], None] | None = None, *,
                     launch: Launch = launch_process, table_type: type[Table] = Table, handle_signals: bool = True,
-                    observer: Observer | None = None, block: float | None = None) -> MatchResult:
+                    observer: Observer | None = None, block: float | None = None,
+                    sink: Callable[[bytes], None] | None = None, hear_line: Callable[[bytes], Line] = hear) -> MatchResult:
     """Play the match and return its result.
 
     ``progress(description, advance)`` is called after every deal; with an SPRT,
@@ -191,7 +223,9 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
     SIGHUP stop the match (:mod:`referee.signals`) unless ``handle_signals`` is false (a caller
     with a policy of its own, such as a league's match process).  ``observer`` sees the log's
     records, the writes to bots, the faults and the processes' ends as they happen; ``block``
-    is the table's (0 when other matches share this trio loop).
+    is the table's (0 when other matches share this trio loop).  ``sink`` takes the log's lines
+    instead of ``spec.log_path``, and ``hear_line`` judges the bots' lines (``verify`` plays a
+    log again with both, :mod:`referee.verify`).
 
     Raises:
         BotStartError: a bot could not be started (nothing was played).
@@ -202,33 +236,23 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
     """
     v = spec.variant
     seatings = orientations(v, spec.players, spec.options, len(spec.bots))
-    result = MatchResult(spec, seatings)
-    roster = Roster(spec.bots, seatings)
-    players = roster.players
-    seat_players = roster.seat
+    entries = [Entry(bot, i, spec.tc) for i, bot in enumerate(spec.bots)]
+    result = MatchResult(spec, seatings, entries)
+    roster = Roster(entries, seatings)
+    seated = roster.seat
     if observer is not None:
         observer.seated(roster)
 
     shape = v.shape(spec.players, spec.options)
-    stream = DealStream(shape, spec.seed, spec.deal_file, spec.deal_file_name)
+    stream = DealStream(shape, spec.seed, spec.deal_file, spec.deal_file_name, spec.deals_from)
     if not v.to_target and spec.deal_file is not None and len(spec.deal_file) < (spec.deals or 0):
         raise BadDeal(f"the deal file holds {len(spec.deal_file)} deals; --deals {spec.deals} needs that many")
-    now = trio.lowlevel.current_clock().current_time  # trio.current_time(), called twice a move
-    t0 = now()
+    origin = trio.current_time()
     if observer is None:
-        log = MatchLog(spec.log_path, lambda: now() - t0, origin=t0)
+        log = MatchLog(spec.log_path if sink is None else None, sink=sink)
     else:
-        log = MatchLog(spec.log_path, lambda: now() - t0, on_record=observer.record, on_out=observer.out, origin=t0)
-    log.write({
-        "k": "match", "variant": v.id, "players": spec.players, "options": spec.options, "deals": spec.deals,
-        "games": spec.games, "seed": spec.seed if spec.deal_file is None else None, "deals_file": spec.deal_file_name,
-        "bots": [{"name": b.name, "command": b.argv} for b in spec.bots], "orientations": [list(s) for s in seatings],
-        "time_control": {"startup": spec.tc.startup, "move": spec.tc.move, "bank": spec.tc.bank, "increment": spec.tc.increment},
-        "max_faults": spec.max_faults, "max_line": spec.max_line, "confidence": spec.confidence,
-        "sprt": None if spec.sprt is None else msgspec.to_builtins(spec.sprt),
-        **({} if spec.deal_limit is None else {"deal_limit": spec.deal_limit}),
-        **({"opening": opening_json(spec.opening)} if spec.opening else {}),
-    })
+        log = MatchLog(spec.log_path if sink is None else None, on_record=observer.record, on_out=observer.out, sink=sink)
+    log.write(header(spec, seatings))
     try:
         spec.stderr_dir.mkdir(parents=True, exist_ok=True)
         for stale in spec.stderr_dir.glob("*.stderr.log"):  # a rerun of the same log name starts afresh
@@ -250,23 +274,22 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
             return False
         state = sprt_state(spec.sprt, result.tally)
         result.sprt = state
-        log.write({"k": "sprt", "pairs": state.pairs, "llr": state.llr, "lower": state.lower, "upper": state.upper,
-                   "decision": state.decision})
+        log.write(R.Sprt(state.pairs, state.llr, state.lower, state.upper, state.decision))
         if on_board is not None:
             on_board(state)
         if state.decision is None:
             return False
         result.stopped_by = "sprt"
-        log.write({"k": "stop", "reason": "sprt", "decision": state.decision, "pairs": state.pairs, "llr": state.llr})
+        log.write(R.Stop("sprt", state.decision, state.pairs, state.llr))
         return True
 
     failure: Exception | None = None
     # Ctrl-C, SIGTERM and SIGHUP cancel the match; the cleanup below runs to its end (Terminated after).
     async with cancel_on_signals(raise_after=True, enabled=handle_signals), trio.open_nursery() as nursery:
-        table = table_type(nursery, list(players.values()), tc=spec.tc, log=log, stderr_dir=spec.stderr_dir,
+        table = table_type(nursery, list(roster.players.values()), tc=spec.tc, log=log, stderr_dir=spec.stderr_dir,
                            max_line=spec.max_line, max_faults=spec.max_faults, hidden=_hidden(spec), launch=launch,
                            on_fault=None if observer is None else observer.fault,
-                           on_closed=None if observer is None else observer.closed,
+                           on_closed=None if observer is None else observer.closed, origin=origin, hear_line=hear_line,
                            **({} if block is None else {"block": block}))
         try:
             await table.open()
@@ -274,13 +297,12 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
                 games = [new_game() for _ in seatings]
                 staged = [deque(spec.opening) for _ in seatings]
                 for o, seating in enumerate(seatings):
-                    log.write({"k": "game", "game": 0, "orientation": o, "seating": list(seating)})
+                    log.write(R.Game(0, o, list(seating)))
                 for k in range(spec.deals or 0):
                     if games[0].outcome() is not None:  # a deal limit (every orientation has played as many)
                         break
-                    for o, seating in enumerate(seatings):
-                        where = {"game": 0, "orientation": o}
-                        rec = await table.play_deal(games[o], seat_players(seating), k, stream[k], 0, where=where, staged=staged[o])
+                    for o in range(len(seatings)):
+                        rec = await table.play_deal(games[o], seated(o), k, stream[k], Where(0, o), staged=staged[o])
                         assert rec is not None  # sport never redeals
                         result.add_deal(rec, games[o], o, 0, k)
                         if progress:
@@ -291,7 +313,7 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
                 for o, game in enumerate(games if result.stopped_by is None else []):
                     outcome = game.outcome()
                     assert outcome is not None
-                    table.end_game(outcome, seat_players(seatings[o]), {"game": 0, "orientation": o})
+                    table.end_game(outcome, seated(o), Where(0, o))
                     result.add_game(outcome, game, o, 0, game.played)
             else:
                 cursor = 0
@@ -307,7 +329,7 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
                         if progress:
                             progress(f"game {g + 1}/{spec.games or 1}", 1)
 
-                    cursor = await play_board(table, log, seatings, seat_players, new_game, stream.__getitem__, g, cursor,
+                    cursor = await play_board(table, log, seatings, seated, new_game, stream.__getitem__, g, cursor,
                                               on_deal=dealt, on_game=ended, opening=spec.opening)
                     if board_done():
                         break
@@ -325,7 +347,8 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
                 await table.close()
                 try:
                     if not result.interrupted:
-                        log.write({"k": "result", **msgspec.to_builtins(result.summary())})
+                        s = result.summary()
+                        log.write(R.Result(**{f: getattr(s, f) for f in s.__struct_fields__}))
                     log.close()
                 except LogError as exc:
                     failure = failure or exc
@@ -337,7 +360,7 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
 
 
 async def play_board(table: Table, log: MatchLog, seatings: list[tuple[int, ...]],
-                     seat_players: Callable[[tuple[int, ...]], list[Player]], new_game: Callable[[], Game],
+                     seated: Callable[[int], list[Player]], new_game: Callable[[], Game],
                      deal_at: Callable[[int], Deal], g: int, cursor: int, *,
                      on_deal: Callable[[DealRecord, Game, int, int], None] | None = None,
                      on_game: Callable[[GameOutcome, Game, int], None] | None = None,
@@ -352,7 +375,7 @@ async def play_board(table: Table, log: MatchLog, seatings: list[tuple[int, ...]
     furthest = cursor
     for o, seating in enumerate(seatings):
         game = new_game()
-        log.write({"k": "game", "game": g, "orientation": o, "seating": list(seating)})
+        log.write(R.Game(g, o, list(seating)))
         position = cursor
 
         def next_deal() -> tuple[int, Deal]:
@@ -365,7 +388,7 @@ async def play_board(table: Table, log: MatchLog, seatings: list[tuple[int, ...]
             if on_deal is not None:
                 on_deal(rec, game, o, position - 1)  # noqa: B023  (the live cursor of next_deal)
 
-        outcome = await table.play_game(game, seat_players(seating), next_deal, g, after, {"game": g, "orientation": o}, opening)
+        outcome = await table.play_game(game, seated(o), next_deal, Where(g, o), after, opening)
         if on_game is not None:
             on_game(outcome, game, o)
         furthest = max(furthest, position)
@@ -381,35 +404,32 @@ def _hidden(spec: MatchSpec) -> tuple[Path, ...]:
     return tuple(paths)
 
 
-
-def opening_json(opening: Sequence[tuple[int, m.Play]]) -> list[dict[str, Any]]:
+def opening_records(opening: Sequence[tuple[int, m.Play]]) -> list[R.OpeningMove]:
     """A staged opening as the log's header holds it: each move's seat and its play's fields."""
     out = []
     for seat, move in opening:
         fields = msgspec.to_builtins(move)
         fields.pop("type", None)
-        out.append({"seat": seat, **fields})
+        fields.pop("turn", None)
+        out.append(msgspec.convert({"seat": seat, **fields}, R.OpeningMove))
     return out
 
 
-def opening_moves(items: Any) -> list[tuple[int, m.Play]]:
+def opening_moves(items: Sequence[R.OpeningMove]) -> list[tuple[int, m.Play]]:
     """The header's staged opening back as moves.
 
     Raises:
-        ValueError: it is not a list of moves (naming the first bad one).
+        ValueError: a move that is not a play (naming it).
     """
-    if not isinstance(items, list):
-        raise ValueError("the opening is not a list of moves")
     moves = []
     for i, item in enumerate(items):
-        if not isinstance(item, dict) or type(item.get("seat")) is not int:
-            raise ValueError(f"opening move {i} has no seat")
-        fields = {k: v for k, v in item.items() if k != "seat"}
+        fields = msgspec.to_builtins(item)
+        seat = fields.pop("seat")
         try:
             move = m.decode_from_bot(msgspec.json.encode({"type": "play", **fields}))
         except msgspec.DecodeError as exc:
             raise ValueError(f"opening move {i} is not a play: {exc}") from None
         if not isinstance(move, m.Play):
             raise ValueError(f"opening move {i} is not a play")
-        moves.append((item["seat"], move))
+        moves.append((seat, move))
     return moves

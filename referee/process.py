@@ -354,6 +354,8 @@ class BotProcess:
             raise TypeError("use 'await BotProcess.start(...)' to create a BotProcess")
         self._process = process
         self._name = name
+        #: the referee's clock (trio's), read by the exchanges around each write and read
+        self.now = trio.lowlevel.current_clock().current_time
         self._stdin = stdin
         self._stdout = stdout
         self._stdout_poll = select.poll()  # "anything to read?" without a failing read

@@ -1,472 +1,237 @@
-"""Reading match logs back: ``verify`` re-plays every move and score through the engine, and
-``replay`` prints deals move by move for people.
+"""Reading match logs back for people: :class:`Replayer` re-plays a log's games through the
+engine, record by record, and ``referee replay`` (:func:`replay_lines`) prints deals move by move.
 
-Both walk the log with :class:`LogWalker`, which rebuilds every game from the recorded deals and
-accepted plays and compares what the engine says with what the log says at each step.
+A :class:`Replayer` reads the typed records of :mod:`referee.records` (both formats), rebuilds
+every game from the recorded deals and accepted plays, and calls one method per record kind
+(``on_header``, ``on_deal``, ``on_play``…) and :meth:`Replayer.on_event` for each event the
+engine makes, with the deal's state; a reader of logs overrides the ones it needs (the text
+replay below, the web report's documents in :mod:`referee.web.data`, ``referee check``).  It
+only re-plays what the log says: whether the log is what the referee wrote is ``verify``'s
+question (:mod:`referee.verify`), which plays the match again with the referee itself.
 """
 
 from __future__ import annotations
 
-import json
-from collections import deque
-from collections.abc import Callable, Iterator
-from contextlib import ExitStack, closing
-from dataclasses import dataclass, field
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
-
-import msgspec
 
 from protocol import messages as m
-from referee import faults as F
-from referee.engine import TERMINAL, IllegalPlay, variant
+from referee import records as R
+from referee.engine import IllegalPlay, variant
 from referee.engine.cross import CrossDeal, arms
-from referee.engine.deal import Deal, parse_deal_lines
-from referee.engine.errors import BadDeal, RulesError
+from referee.engine.deal import Deal
+from referee.engine.errors import RulesError
 from referee.engine.game import Game, Variant
 from referee.engine.kolbasa import KolbasaDeal
 from referee.engine.layout import DOWN, LEFT, RIGHT, UP
-from referee.engine.line import END_NAMES, STOP, Declared, Drew, Passed, Placed, Scored, line_of
+from referee.engine.line import END_NAMES, Declared, Drew, Event, Passed, Placed, Scored, line_of
 from referee.engine.state import DealState
 from referee.engine.tiles import IS_DOUBLE, parse_tile, tile_text
 from referee.engine.trains import TrainDeal
-from referee.log import CutShort, read_log, special_record
-from referee.match import DealStream, MatchSpec, opening_moves, orientations
 from referee.replay_kolbasa import event_lines as kolbasa_event_lines
-from referee.results import MatchResult
-from referee.stats import SprtSpec, sprt_state
-from referee.table import Bot
 from referee.wire import wire_for
 
 
-class Inconsistent(Exception):
-    """The log disagrees with the engine; the message names the line."""
+class Broken(ValueError):
+    """The log cannot be re-played from some line on: the message names the file and the line."""
 
 
-class Incomplete(Inconsistent):
-    """The log stops before the match's result (cut, or an interrupted match); everything up to
-    ``consistent_to`` (a line number) agrees with the engine."""
+class Replayer:
+    """Re-plays a log through the engine; override the ``on_*`` methods to read it.
 
-    def __init__(self, message: str, consistent_to: int) -> None:
-        super().__init__(message)
-        self.consistent_to = consistent_to
+    While it runs, :attr:`header` is the match's header, :attr:`variant` its game,
+    :attr:`seating` the bot in each seat of the game being played, and :attr:`state` the deal in
+    play (``None`` between deals).
+    """
 
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.header: R.Header | None = None
+        self.variant: Variant | None = None
+        self.names: list[str] = []
+        self.games: dict[tuple[int, int], Game] = {}
+        self.seatings: dict[tuple[int, int], list[int]] = {}
+        self.seating: list[int] = []
+        self.state: DealState | None = None
+        self.key: tuple[int, int] | None = None
+        self.number = 0  # the line being read
+        self._shown = 0  # events of the deal in play given to on_event
 
-@dataclass
-class Counts:
-    games: int = 0
-    deals: int = 0
-    plays: int = 0
-    faults: int = 0
-    turns_checked: int = 0
+    # -- reading --
 
+    def run(self) -> None:
+        """Read the whole log.
 
-@dataclass
-class LogWalker:
-    """Re-plays a log.  With ``strict`` (``verify``) it also regenerates every deal from the seed
-    or deal file, checks the order of records (no game, deal or result twice, none missing, a
-    deal's stream index where the match driver takes it), checks each fault's kind against the
-    line that caused it, rebuilds the match result from the deals and faults, and wants the log
-    complete; without it (``replay``) it only re-plays what is there."""
+        Raises:
+            OSError: the file cannot be read.
+            Broken: a line that is not a record, or that the engine cannot re-play (the deals
+                before it have been read).
+        """
+        try:
+            for number, rec, _ in R.read_records(self.path):
+                self.number = number
+                self.take(rec)
+        except R.Damaged as exc:
+            raise Broken(str(exc)) from None
+        if self.header is None:
+            raise Broken(f"{self.path}: no match header: is this a match log?")
 
-    path: Path
-    on_event: Callable[[str, dict[str, Any], DealState | None], None] | None = None
-    header: dict[str, Any] = field(default_factory=dict)
-    counts: Counts = field(default_factory=Counts)
-    stop: dict[str, Any] | None = None  # the ``stop`` record of a match an SPRT ended early
-    strict: bool = False
+    def fail(self, message: str) -> Broken:
+        return Broken(f"{self.path}: line {self.number}: {message}")
 
-    def walk(self) -> Counts:
-        games: dict[tuple[int, int], Game] = {}
-        staged: dict[tuple[int, int], deque[tuple[int, m.Play]]] = {}  # each game's opening moves not yet made
-        opening: list[tuple[int, m.Play]] = []
-        seatings: dict[tuple[int, int], list[int]] = {}
-        ended: set[tuple[int, int]] = set()
-        state: DealState | None = None
-        key: tuple[int, int] | None = None
-        stream_index = 0
-        last_in: dict[int, str] = {}
-        in_t: dict[int, float] = {}  # when that line was read (the log's clock)
-        asked: dict[int, tuple[float, int]] = {}  # seat -> (t, time_ms) of a turn not yet answered
-        v = None
-        shown = 0
-        result: MatchResult | None = None
-        deals: DealStream | None = None
-        next_stream: dict[tuple[int, int], int] = {}
-        cursor: dict[int, int] = {}
-        seen_result = False
-        number = 0
-        with closing(read_log(self.path, cut_ok=self.strict)) as records, ExitStack() as owned:
-            while True:
-                try:
-                    number, rec = next(records)
-                except StopIteration:
-                    break
-                except CutShort as exc:
-                    raise Incomplete(f"{self.path}: incomplete: line {exc.number} is cut short (a cut log); "
-                                     f"consistent up to line {exc.number - 1}", exc.number - 1) from None
-                kind = rec["k"]
-
-                def fail(msg: str) -> Inconsistent:
-                    return Inconsistent(f"{self.path}: line {number} ({kind}): {msg}")  # noqa: B023  (called in this iteration only)
-
-                if seen_result:
-                    raise fail("a record after the match's result")
-                if kind == "match":
-                    if v is not None:
-                        raise fail("a second match header")
-                    self.header = rec
-                    try:
-                        v = variant(rec["variant"])
-                    except RulesError as exc:
-                        raise fail(str(exc)) from None
-                    try:
-                        opening = opening_moves(rec.get("opening", []))
-                    except ValueError as exc:
-                        raise fail(str(exc)) from None
-                    if self.strict:
-                        result, deals = self._rebuild(rec, v, fail)
-                        owned.enter_context(result)
-                    self._emit("match", rec, None)
-                    continue
-                if v is None:
-                    raise fail("the log does not start with a match header")
-                if kind in ("game", "deal") and self.stop is not None:
-                    raise fail("play goes on after the match stopped")
-                if kind == "game":
-                    key = (rec["game"], rec["orientation"])
-                    if key in games:
-                        raise fail(f"game {key[0]} in orientation {key[1]} starts twice")
-                    if self.strict and rec["seating"] != self.header["orientations"][key[1]]:
-                        raise fail(f"the seating {rec['seating']} is not orientation {key[1]} of the header")
-                    games[key] = v.new_game(self.header["players"], self.header["options"], self.header["deals"])
-                    staged[key] = deque(opening)
-                    limit = self.header.get("deal_limit")
-                    if limit is not None:
-                        if type(limit) is not int or limit < 1:
-                            raise fail(f"the header's deal_limit {limit!r} is not a number of deals")
-                        games[key].deal_limit = limit
-                    seatings[key] = rec["seating"]
-                    self.counts.games += 1
-                    self._emit("game", rec, None)
-                elif kind == "deal":
-                    if state is not None:
-                        raise fail("a deal starts before the last one ended")
-                    key = (rec["game"], rec.get("orientation", 0))
-                    game = games.get(key)
-                    if game is None:
-                        raise fail("a deal of a game that never started")
-                    if key in ended:
-                        raise fail("a deal of a game that has ended")
-                    if rec["deal"] != game.next_number:
-                        raise fail(f"deal {rec['deal']} comes where the engine is at deal {game.next_number}")
-                    deal = Deal(tuple(tuple(parse_tile(t) for t in h) for h in rec["hands"]), tuple(parse_tile(t) for t in rec["undealt"]))
-                    stream_index = rec["stream"]
-                    if self.strict:
-                        assert deals is not None
-                        expected = self._stream_index(v, key, rec, next_stream, cursor)
-                        if stream_index != expected:
-                            raise fail(f"the deal is stream deal {stream_index}; the match takes stream deal {expected} here")
-                        try:
-                            dealt = deals[stream_index]
-                        except BadDeal as exc:
-                            raise fail(str(exc)) from None
-                        if dealt != deal:
-                            raise fail(f"the hands are not stream deal {stream_index} of "
-                                       + (f"seed {self.header['seed']}" if deals.deals is None else f"the deal file {deals.name}"))
-                    try:
-                        state = game.start(deal)
-                    except (RulesError, ValueError, RuntimeError) as exc:
-                        raise fail(f"the engine cannot start this deal: {exc}") from None
-                    void = game.records[-1].void if state is None else None
-                    if void != rec.get("void"):
-                        raise fail(f"the log says void={rec.get('void')!r}, the engine says {void!r}")
-                    special = game.special() if state is not None else None
-                    mine_special = None if special is None else special_record(special)
-                    if mine_special != rec.get("special"):
-                        raise fail(f"the log says the deal's special state is {rec.get('special')!r}, the engine says {mine_special!r}")
-                    shown = len(state.history) if state is not None else 0
-                    last_in.clear()
-                    asked.clear()
-                    if state is not None:
-                        self.counts.deals += 1
-                    self._emit("deal", {**rec, "seating": seatings[key]}, state)
-                elif kind == "out":
-                    if state is None or state.end is not None:
-                        continue
-                    for msg in rec["msgs"]:
-                        if msg.get("type") == "turn":
-                            if rec["seat"] != state.turn:
-                                raise fail(f"a turn was sent to seat {rec['seat']} but seat {state.turn} is to move")
-                            wire = wire_for(state)
-                            want = [_option(msgspec.to_builtins(wire.play_option(state, p))) for p in state.legal_plays()]
-                            got = [_option(x) for x in msg["legal"]]
-                            if got != want:
-                                raise fail(f"the turn lists legal plays {got}, the engine has {want}")
-                            self.counts.turns_checked += 1
-                            last_in.pop(rec["seat"], None)
-                            asked[rec["seat"]] = (rec.get("t", 0.0), msg.get("time_ms", 0))
-                elif kind == "in":
-                    last_in[rec["seat"]] = rec["line"]
-                    in_t[rec["seat"]] = rec.get("t", 0.0)
-                elif kind == "hello":
-                    if result is not None:
-                        self._hello(result, rec)
-                elif kind == "play":
-                    if state is None:
-                        raise fail("a play outside a deal")
-                    seat = rec["seat"]
-                    msg = m.Play(None if rec["tile"] is None else tuple(rec["tile"]), rec["end"],
-                                 **{k: rec[k] for k in m.PLAY_EXTRAS if k in rec})
-                    raw = last_in.pop(seat, None)
-                    asked.pop(seat, None)
-                    assert key is not None  # set with the state
-                    left = staged[key]
-                    if rec.get("staged"):  # made by the referee from the header's opening, no bot asked
-                        if not left:
-                            raise fail("a staged play beyond the header's opening")
-                        staged_seat, staged_move = left.popleft()
-                        if (staged_seat, _key(staged_move)) != (seat, _key(msg)):
-                            raise fail(f"the staged play {rec['tile']} {rec['end']} by seat {seat} is not the opening's next move")
-                    elif left:
-                        raise fail(f"seat {seat} was asked for a play before the staged opening was over")
-                    elif raw is not None or self.strict:
-                        sent = _decoded(raw)
-                        if not isinstance(sent, m.Play) or _key(sent) != _key(msg):
-                            raise fail(f"the play {rec['tile']} {rec['end']} is not what seat {seat} sent ({raw})")
-                    try:
-                        played = state.push(wire_for(state).engine_play(state, msg), seat)
-                    except IllegalPlay as exc:
-                        raise fail(f"illegal play by seat {seat}: {exc}") from None
-                    self.counts.plays += 1
-                    shown = self._emit_history(state, shown, rec)
-                    if played == STOP:
-                        self._emit("stop", rec, state)
-                elif kind in ("fault", "forfeited_deal"):
-                    if key is not None and key in staged:
-                        staged[key].clear()  # as the table does: the game has left the opening's line
-                    if kind == "fault":
-                        self.counts.faults += 1
-                        if self.strict:
-                            assert result is not None
-                            seat = rec["seat"]
-                            evidence = None if "charged" in rec else last_in.get(seat)
-                            turn = asked.pop(seat, None)
-                            late = turn is not None and evidence is not None and (in_t[seat] - turn[0]) * 1000 > turn[1] - 1
-                            self._fault(result, rec, state, evidence, turn is not None, late, fail)
-                    if state is not None:  # as the table does, even a deal over at its start (a fish)
-                        state.forfeit(rec.get("charged", rec["seat"]))
-                    self._emit(kind, rec, state)
-                elif kind == "deal_end":
-                    if state is None:
-                        raise fail("a deal end without a deal")
-                    if state.to_move() != TERMINAL:
-                        raise fail(f"the log ends the deal but the engine has seat {state.turn} to move")
-                    shown = self._emit_history(state, shown, None)
-                    assert key is not None  # set with the state
-                    game = games[key]
-                    r = game.finish(state)
-                    assert r.end is not None
-                    mine = {"reason": r.end.reason, "seat": r.end.seat, "values": list(r.values), "wrote": list(r.wrote), "totals": list(r.totals)}
-                    if r.rule is not None or "rule" in rec:
-                        mine["rule"] = r.rule
-                    theirs = {k: rec.get(k) for k in mine}
-                    if mine != theirs:
-                        diff = ", ".join(f"{k}: log {theirs[k]} engine {mine[k]}" for k in mine if mine[k] != theirs[k])
-                        raise fail(f"the deal's result differs ({diff})")
-                    if result is not None:
-                        result.add_deal(r, game, key[1], key[0], stream_index)
-                    self._emit("deal_end", rec, state)
-                    state = None
-                elif kind == "stop":
-                    if state is not None:
-                        raise fail("the match stops in the middle of a deal")
-                    self.stop = rec
-                    if result is not None:
-                        result.stopped_by = rec.get("reason")
-                elif kind == "game_end":
-                    gkey = (rec["game"], rec.get("orientation", 0))
-                    if gkey not in games:
-                        raise fail("the end of a game that never started")
-                    if gkey in ended:
-                        raise fail(f"game {gkey[0]} in orientation {gkey[1]} ends twice")
-                    if state is not None:
-                        raise fail("a game ends in the middle of a deal")
-                    outcome = games[gkey].outcome()
-                    if outcome is None:
-                        raise fail("the log ends a game the engine says is not over")
-                    if list(outcome.totals) != rec["totals"] or list(outcome.winners) != rec["winners"] or list(outcome.losers) != rec["losers"]:
-                        raise fail(f"the game's result differs: log {rec['totals']} winners {rec['winners']}, "
-                                   f"engine {list(outcome.totals)} winners {list(outcome.winners)}")
-                    ended.add(gkey)
-                    if result is not None:
-                        result.add_game(outcome, games[gkey], gkey[1], gkey[0], games[gkey].played)
-                    self._emit("game_end", rec, None)
-                elif kind == "result":
-                    if state is not None:
-                        raise fail("the result comes in the middle of a deal")
-                    seen_result = True
-                    if result is not None:
-                        self._check_result(result, rec, fail)
-        if v is None:
-            raise Inconsistent(f"{self.path}: no match header")
-        if self.strict and not seen_result:
-            where = "in the middle of a deal" if state is not None else "before the match's result"
-            raise Incomplete(f"{self.path}: incomplete: the log stops {where} (a cut log, or an interrupted match); "
-                             f"consistent up to line {number}", number)
-        if state is not None:
-            raise Inconsistent(f"{self.path}: the log stops in the middle of a deal")
-        return self.counts
-
-    # -- verify's own checks ---------------------------------------------------------------------
-
-    def _rebuild(self, header: dict[str, Any], v: Variant, fail: Callable[[str], Inconsistent]) -> tuple[MatchResult, DealStream]:
-        """An empty :class:`MatchResult` for the header's match, and its deal stream."""
-        players, options = header["players"], header["options"]
-        shape = v.shape(players, options)
-        deal_list = None
-        if header.get("deals_file") is not None:
-            name = header["deals_file"]
+    def take(self, rec: R.Record) -> None:
+        """One record: the engine's part, then its method."""
+        if isinstance(rec, R.Header):
+            if self.header is not None:
+                raise self.fail("a second match header")
             try:
-                text = Path(name).read_text(encoding="utf-8")
-                if any(m.too_deep(line.encode()) for line in text.splitlines()):
-                    raise BadDeal(f"nested deeper than {m.MAX_DEPTH} levels")
-                deal_list = parse_deal_lines(text.splitlines(), shape)
-            except (OSError, UnicodeDecodeError, BadDeal) as exc:
-                raise fail(f"cannot regenerate the deals: the deal file {name}: {getattr(exc, 'strerror', None) or exc}") from None
-        elif not isinstance(header.get("seed"), int):
-            raise fail("the header names neither a seed nor a deal file")
-        sprt = header.get("sprt")
-        spec = MatchSpec(v, [Bot(b["name"], list(b["command"])) for b in header["bots"]], players, options,
-                         deals=header["deals"], games=header["games"], seed=header["seed"] if deal_list is None else 1,
-                         deal_file=deal_list, deal_file_name=header.get("deals_file"),
-                         confidence=header.get("confidence", 0.95),
-                         sprt=None if sprt is None else msgspec.convert(sprt, SprtSpec))
-        seatings = [tuple(s) for s in header["orientations"]]
-        if seatings != orientations(v, players, options, len(spec.bots)):
-            raise fail("the header's orientations are not the ones this match plays")
-        return MatchResult(spec, seatings), DealStream(shape, spec.seed, deal_list, spec.deal_file_name)
+                self.variant = variant(rec.variant)
+            except RulesError as exc:
+                raise self.fail(str(exc)) from None
+            self.header = rec
+            self.names = [b.name for b in rec.bots]
+            self.on_header(rec)
+            return
+        if self.header is None or self.variant is None:
+            raise self.fail("the log does not start with a match header")
+        if isinstance(rec, R.Game):
+            self._game(rec)
+        elif isinstance(rec, R.Deal):
+            self._deal(rec)
+        elif isinstance(rec, R.Play):
+            self._play(rec)
+        elif isinstance(rec, (R.Fault, R.ForfeitedDeal)):
+            if self.state is not None and self.state.end is None:
+                self.state.forfeit(rec.charged if isinstance(rec, R.Fault) and rec.charged is not None else rec.seat)
+            self.on_fault(rec) if isinstance(rec, R.Fault) else self.on_forfeited_deal(rec)
+            self._events(None)
+        elif isinstance(rec, R.DealEnd):
+            self._deal_end(rec)
+        elif isinstance(rec, R.GameEnd):
+            self.on_game_end(rec)
+        elif isinstance(rec, R.Hello):
+            self.on_hello(rec)
+        elif isinstance(rec, R.Out):
+            self.on_out(rec)
+        elif isinstance(rec, R.In):
+            self.on_in(rec)
+        elif isinstance(rec, R.Forfeit):
+            self.on_forfeit(rec)
+        elif isinstance(rec, R.Sprt):
+            self.on_sprt(rec)
+        elif isinstance(rec, R.Stop):
+            self.on_stop(rec)
+        elif isinstance(rec, R.Result):
+            self.on_result(rec)
 
-    @staticmethod
-    def _stream_index(v: Variant, key: tuple[int, int], rec: dict[str, Any], next_stream: dict[tuple[int, int], int],
-                      cursor: dict[int, int]) -> int:
-        """The stream index the match driver takes for this deal: deal ``k`` of a fixed-deal
-        game; in games to a target, game ``g`` starts in every orientation where the longest
-        orientation of game ``g - 1`` stopped, and takes the stream in order (redeals too)."""
-        if not v.to_target:
-            return rec["deal"]
-        g = key[0]
-        if key not in next_stream:
-            if g not in cursor:
-                cursor[g] = max((i for (gg, _), i in next_stream.items() if gg == g - 1), default=0)
-            next_stream[key] = cursor[g]
-        want = next_stream[key]
-        next_stream[key] = want + 1
-        return want
+    def _game(self, rec: R.Game) -> None:
+        assert self.header is not None and self.variant is not None
+        key = (rec.game, rec.orientation)
+        if key in self.games:
+            raise self.fail(f"game {rec.game} in orientation {rec.orientation} starts twice")
+        h = self.header
+        game = self.variant.new_game(h.players, h.options, h.deals)
+        if h.deal_limit is not None:
+            game.deal_limit = h.deal_limit
+        self.games[key] = game
+        self.seatings[key] = list(rec.seating)
+        self.on_game(rec)
 
-    def _hello(self, result: MatchResult, rec: dict[str, Any]) -> None:
-        """A start that shook hands gives the bot its hello (the last one counts, as in a match)."""
-        label = rec.get("bot", "")
-        names = [b.name for b in result.spec.bots]
-        index = names.index(label) if label in names else names.index(label.rpartition("#")[0]) if label.rpartition("#")[0] in names else None
-        hello = _decoded(rec.get("line"))
-        limit = self.header.get("time_control", {}).get("startup")
-        if (index is not None and isinstance(hello, m.BotHello) and hello.protocol == m.PROTOCOL_VERSION
-                and (limit is None or rec.get("ms", 0) <= limit * 1000)):
-            result.spec.bots[index].hello = hello
+    def _deal(self, rec: R.Deal) -> None:
+        if self.state is not None:
+            raise self.fail("a deal starts before the last one ended")
+        key = (rec.game, rec.orientation)
+        game = self.games.get(key)
+        if game is None:
+            raise self.fail("a deal of a game that never started")
+        try:
+            deal = Deal(tuple(tuple(parse_tile(t) for t in h) for h in rec.hands), tuple(parse_tile(t) for t in rec.undealt))
+            state = game.start(deal)
+        except (RulesError, ValueError, RuntimeError) as exc:
+            raise self.fail(f"the engine cannot start this deal: {exc}") from None
+        self.key = key
+        self.seating = self.seatings[key]
+        self.state = state
+        self._shown = 0
+        self.on_deal(rec, state)
+        self._events(None)
 
-    def _fault(self, result: MatchResult, rec: dict[str, Any], state: DealState | None, line: str | None, asked: bool,
-               late: bool, fail: Callable[[str], Inconsistent]) -> None:
-        """Record a fault for the rebuilt result, after checking its kind against the line that
-        caused it, where the log holds that line whole (``asked``: a turn was waiting for it;
-        ``late``: it was read after the turn's time, by the log's clock)."""
-        kind = rec.get("kind")
-        if kind not in F.KINDS:
-            raise fail(f"{kind!r} is not a kind of fault")
-        names = [b.name for b in result.spec.bots]
-        if rec.get("bot") not in names:
-            raise fail(f"a fault of {rec.get('bot')!r}, who is not in the match")
-        if line is not None and not _cut(line):
-            sent = _decoded(line)
-            if asked and late:
-                want = F.TIMEOUT
-            elif sent is None:
-                want = F.BAD_OUTPUT
-            elif not asked or isinstance(sent, m.BotHello):
-                want = F.OUT_OF_TURN
-            else:
-                want = F.ILLEGAL
-                if state is not None and state.end is None:
-                    try:
-                        legal = wire_for(state).engine_play(state, sent) in state.legal_plays()
-                    except IllegalPlay:
-                        legal = False
-                    if legal:
-                        raise fail(f"a fault, but seat {rec['seat']}'s answer {line} is legal")
-            if kind != want:
-                raise fail(f"the fault is {kind!r}, but the line it was for ({F.cut(line, 80)}) makes it {want!r}")
-        fault = F.Fault(kind, rec["bot"], rec["seat"], rec["game"], rec["deal"], rec.get("detail", ""), rec.get("line"))
-        result.spec.bots[names.index(rec["bot"])].faults.append(fault)
+    def _play(self, rec: R.Play) -> None:
+        state = self.state
+        if state is None:
+            raise self.fail("a play outside a deal")
+        msg = m.Play(rec.tile, rec.end, **{k: v for k in m.PLAY_EXTRAS if (v := getattr(rec, k)) not in (None, False)})
+        try:
+            state.push(wire_for(state).engine_play(state, msg), rec.seat)
+        except IllegalPlay as exc:
+            raise self.fail(f"illegal play by seat {rec.seat}: {exc}") from None
+        self.on_play(rec, state)
+        self._events(rec)
 
-    @staticmethod
-    def _check_result(result: MatchResult, rec: dict[str, Any], fail: Callable[[str], Inconsistent]) -> None:
-        """The log's result record against the one rebuilt from its deals, games and faults."""
-        if result.spec.sprt is not None:
-            result.sprt = sprt_state(result.spec.sprt, result.tally)
-        mine = msgspec.json.decode(msgspec.json.encode(result.summary()))
-        theirs = {k: v for k, v in rec.items() if k != "k"}
-        keys = [k for k in dict.fromkeys([*mine, *theirs]) if mine.get(k) != theirs.get(k)]
-        if keys:
-            k = keys[0]
-            raise fail(f"the result differs from the one the deals and faults give: {k}: log {_short(theirs.get(k))}, "
-                       f"rebuilt {_short(mine.get(k))}" + (f" (and {', '.join(keys[1:])})" if keys[1:] else ""))
+    def _deal_end(self, rec: R.DealEnd) -> None:
+        state = self.state
+        if state is None:
+            raise self.fail("a deal end without a deal")
+        self._events(None)
+        assert self.key is not None
+        if state.end is not None:
+            self.games[self.key].finish(state)
+        self.on_deal_end(rec, state)
+        self.state = None
 
-    def _emit(self, kind: str, rec: dict[str, Any], state: DealState | None) -> None:
-        if self.on_event is not None:
-            self.on_event(kind, rec, state)
+    def _events(self, play: R.Play | None) -> None:
+        state = self.state
+        if state is None:
+            return
+        history = state.history
+        while self._shown < len(history):
+            self._shown += 1
+            self.on_event(history[self._shown - 1], play, state)
 
-    def _emit_history(self, state: DealState, shown: int, rec: dict | None) -> int:
-        if self.on_event is not None:
-            for event in state.history[shown:]:
-                self.on_event("event", {"event": event, "play": rec}, state)
-        return len(state.history)
+    def who(self, seat: int) -> str:
+        """The bot in ``seat`` of the game being played."""
+        return self.names[self.seating[seat]] if 0 <= seat < len(self.seating) else f"seat {seat}"
 
+    # -- what a reader overrides (each does nothing here) --
 
-def verify(path: Path) -> Counts:
-    """Re-play a whole log and rebuild its result; raise :class:`Inconsistent` at the first
-    disagreement, :class:`Incomplete` when it stops before the result."""
-    return LogWalker(path, strict=True).walk()
+    def on_header(self, rec: R.Header) -> None: ...
+    def on_hello(self, rec: R.Hello) -> None: ...
+    def on_game(self, rec: R.Game) -> None: ...
+    def on_deal(self, rec: R.Deal, state: DealState | None) -> None:
+        """A deal starts (``state`` is ``None`` for a void deal, redealt)."""
+    def on_event(self, event: Event, play: R.Play | None, state: DealState) -> None:
+        """An event of the deal in play, as the engine made it (``play``: the play that made it,
+        if a bot's)."""
+    def on_out(self, rec: R.Out) -> None: ...
+    def on_in(self, rec: R.In) -> None: ...
+    def on_play(self, rec: R.Play, state: DealState) -> None: ...
+    def on_fault(self, rec: R.Fault) -> None: ...
+    def on_forfeited_deal(self, rec: R.ForfeitedDeal) -> None: ...
+    def on_forfeit(self, rec: R.Forfeit) -> None: ...
+    def on_deal_end(self, rec: R.DealEnd, state: DealState) -> None: ...
+    def on_game_end(self, rec: R.GameEnd) -> None: ...
+    def on_sprt(self, rec: R.Sprt) -> None: ...
+    def on_stop(self, rec: R.Stop) -> None: ...
+    def on_result(self, rec: R.Result) -> None: ...
 
 
 DECLARED_TEXT = {"hundred": "declares a hundred, leading 6-6", "write_off": "writes off the fish",
                  "decline": "declines to write off the fish"}
 
 
-def special_text(sp: dict[str, Any], names: list[str], seating: list[int], rec: dict[str, Any]) -> str:
+def special_text(sp: R.SpecialRecord, names: list[str], seating: list[int], players: int) -> str:
     """A sea_kozel special state for people: "for a hundred: pair A", "eggs (24 waiting), deal 2 of 3"."""
-    players = len(rec["hands"])
-    side = sp.get("side")
+    side = sp.side
     whose = ""
     if side is not None:
         seats = [s for s in range(players) if (s % 2 if players == 4 else s) == side]
         whose = (("pair A" if side == 0 else "pair B") if players == 4 else f"seat {side}") + \
             f" ({', '.join(sorted({names[seating[s]] for s in seats}))})"
-    if sp["kind"] == "hundred":
+    if sp.kind == "hundred":
         return f"this deal is for a hundred for {whose}"
-    if sp["kind"] == "write_off":
-        return f"{whose} is writing off its fish, deal {sp['deal']} of {sp['of']}"
-    return f"eggs ({sp['total']} waiting), deal {sp['deal']} of {sp['of']}"
-
-
-def _option(x: dict) -> dict:
-    return {**x, "tile": None if x["tile"] is None else list(x["tile"])}
-
-
-def _key(msg: m.Play) -> tuple:
-    """What identifies a play: the tile (either order), the end, and the fields only some games use
-    (closed, stop, a declaration…; unset and false are the same)."""
-    return (None if msg.tile is None else sorted(msg.tile), msg.end,
-            *(None if (v := getattr(msg, k)) is m.UNSET or v is False else v for k in m.PLAY_EXTRAS))
+    if sp.kind == "write_off":
+        return f"{whose} is writing off its fish, deal {sp.deal} of {sp.of}"
+    return f"eggs ({sp.total} waiting), deal {sp.deal} of {sp.of}"
 
 
 def layout_text(state: DealState, upto: int) -> str:
@@ -530,120 +295,115 @@ def trains_text(state: TrainDeal, upto: int, trains: list[int] | None = None) ->
     return lines
 
 
-def _decoded(line: str | None) -> m.FromBotMessage | None:
-    """A logged line as a message from a bot, or ``None``."""
-    if line is None:
-        return None
-    try:
-        return m.decode_from_bot(line.encode())
-    except msgspec.DecodeError:
-        return None
 
 
-def _cut(line: str) -> bool:
-    """Whether a logged line was cut short (see :func:`referee.faults.cut`)."""
-    return line.endswith(" chars)") and "… (" in line
+class TextReplay(Replayer):
+    """``referee replay``: the deals of a log (those selected), move by move, as lines of text."""
 
+    def __init__(self, path: Path, game: int | None = None, deal: int | None = None, orientation: int | None = None) -> None:
+        super().__init__(path)
+        self.want = (game, deal, orientation)
+        self.out: list[str] = []
+        self.selected = False
+        self.events = 0  # events of the deal in play so far
 
-def _short(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= 80 else text[:80] + "…"
+    def on_header(self, rec: R.Header) -> None:
+        opts = ", ".join(f"{k}={v}" for k, v in rec.options.items())
+        self.out.append(f"{rec.variant}, {rec.players} players" + (f" ({opts})" if opts else "") + ", bots: " + ", ".join(self.names))
+        if rec.opening:
+            self.out.append(f"staged: the referee makes the first {len(rec.opening)} moves of every game itself (marked \"staged\")")
+
+    def on_deal(self, rec: R.Deal, state: DealState | None) -> None:
+        game, deal, orientation = self.want
+        self.selected = ((game is None or rec.game + 1 == game) and (deal is None or rec.deal + 1 == deal)
+                         and (orientation is None or rec.orientation == orientation))
+        self.events = 0
+        if not self.selected:
+            return
+        out = self.out
+        out.append("")
+        out.append(f"== game {rec.game + 1}, orientation {rec.orientation}, deal {rec.deal + 1} (stream {rec.stream})"
+                   + (f" — void: {rec.void}, redealt" if rec.void else ""))
+        if isinstance(state, KolbasaDeal):
+            out.append("   the rows, left to right (the rightmost is turned up first):")
+        for s, hand in enumerate(rec.hands):
+            out.append(f"   {self.seat_text(s):<24} " + " ".join(tile_text(parse_tile(t)) for t in hand))
+        if rec.undealt:
+            out.append(f"   {'undealt':<24} " + " ".join(tile_text(parse_tile(t)) for t in rec.undealt))
+        if rec.special is not None:
+            out.append(f"   special: {special_text(rec.special, self.names, self.seating, len(rec.hands))}")
+
+    def seat_text(self, s: int) -> str:
+        return f"seat {s} ({self.who(s)})"
+
+    def on_event(self, e: Event, play: R.Play | None, state: DealState) -> None:
+        if not self.selected:
+            return
+        # The events of the deal so far, this one included: counted, because equal events (a
+        # seat's second knock) would make history.index() find the first.
+        self.events += 1
+        upto = self.events
+        out = self.out
+        who = self.seat_text
+        # what the play took, or that the referee made it (a staged opening)
+        ms = "" if play is None else " (staged)" if play.staged else f"  {play.ms:.1f} ms" if play.ms is not None else ""
+        if isinstance(state, KolbasaDeal):
+            out.extend(kolbasa_event_lines(e, who, state, ms))
+        elif type(e) is Placed and isinstance(state, TrainDeal):
+            if e.end is None:
+                out.append(f"   station {tile_text(e.tile)}; {who(e.seat)} starts")
+                return
+            out.append(f"   {who(e.seat)} plays {tile_text(e.tile)} on {state.train_name(e.end)}{ms}")
+            out.append(f"      {trains_text(state, upto, [e.end])[0]}")
+        elif type(e) is Passed and isinstance(state, TrainDeal):
+            _, _, open_train, _ = trains_at(state, upto)
+            hangs = f"; the double on {state.train_name(open_train)} hangs" if open_train >= 0 else ""
+            out.append(f"   {who(e.seat)} knocks: a marker goes on {state.train_name(e.seat)}{hangs}")
+        elif type(e) is Placed:
+            where = "leads" if e.end is None else f"plays on the {END_NAMES[e.end]}"
+            forced = " (forced)" if e.forced else ""
+            closed = " closed" if e.closed else ""
+            out.append(f"   {who(e.seat)} {where} {tile_text(e.tile)}{closed}{forced}{ms}")
+            out.append(f"      {layout_text(state, upto)}")
+        elif type(e) is Scored:
+            out.append(f"      the ends add up to {e.count}: {who(e.seat)} writes {e.points}")
+        elif type(e) is Declared:
+            out.append(f"   {who(e.seat)} {DECLARED_TEXT[e.what]}")
+        elif type(e) is Drew:
+            out.append(f"   {who(e.seat)} draws {e.count}: " + " ".join(tile_text(t) for t in e.tiles))
+        elif type(e) is Passed:
+            out.append(f"   {who(e.seat)} knocks")
+
+    def on_play(self, rec: R.Play, state: DealState) -> None:
+        if self.selected and rec.stop:
+            self.out.append(f"   {self.seat_text(rec.seat)} stops")
+
+    def on_fault(self, rec: R.Fault) -> None:
+        if self.selected and self.state is not None:
+            self.out.append(f"   FAULT {self.seat_text(rec.seat)}: {rec.kind}: {rec.detail}")
+
+    def on_deal_end(self, rec: R.DealEnd, state: DealState) -> None:
+        if not self.selected:
+            return
+        out = self.out
+        if isinstance(state, TrainDeal):
+            out.append("   the trains:")
+            out.extend(f"      {line}" for line in trains_text(state, len(state.history)))
+        how = {"domino": "goes out", "fish": "is the fisherman", "fault": "faulted"}.get(rec.reason, rec.reason)
+        rule = f" (rule: {rec.rule})" if rec.rule else ""
+        out.append(f"   -- {rec.reason}: {self.seat_text(rec.seat) if rec.seat is not None else 'nobody'} {how}{rule}")
+        out.append(f"   hand values {rec.values}; wrote {rec.wrote}; totals {rec.totals}")
+        for note in rec.notes:
+            out.append(f"      {note}")
 
 
 def replay_lines(path: Path, game: int | None = None, deal: int | None = None, orientation: int | None = None) -> Iterator[str]:
-    """The deals of a log, move by move, as text."""
-    out: list[str] = []
-    names: list[str] = []
-    current: dict[str, Any] = {}
-    selected = False
+    """The deals of a log, move by move, as text.
 
-    def on(kind: str, rec: dict[str, Any], state: DealState | None) -> None:
-        nonlocal selected
-        if kind == "match":
-            names.extend(b["name"] for b in rec["bots"])
-            opts = ", ".join(f"{k}={v}" for k, v in rec["options"].items())
-            out.append(f"{rec['variant']}, {rec['players']} players" + (f" ({opts})" if opts else "") + ", bots: " + ", ".join(names))
-            if rec.get("opening"):
-                out.append(f"staged: the referee makes the first {len(rec['opening'])} moves of every game itself (marked \"staged\")")
-            return
-        if kind == "deal":
-            current.clear()
-            current.update(rec)
-            selected = ((game is None or rec["game"] + 1 == game) and (deal is None or rec["deal"] + 1 == deal)
-                        and (orientation is None or rec.get("orientation", 0) == orientation))
-            if not selected:
-                return
-            seating = rec["seating"]
-            who = lambda s: f"seat {s} ({names[seating[s]]})"  # noqa: E731
-            out.append("")
-            out.append(f"== game {rec['game'] + 1}, orientation {rec.get('orientation', 0)}, deal {rec['deal'] + 1} (stream {rec['stream']})"
-                       + (f" — void: {rec['void']}, redealt" if rec.get("void") else ""))
-            if isinstance(state, KolbasaDeal):
-                out.append("   the rows, left to right (the rightmost is turned up first):")
-            for s, hand in enumerate(rec["hands"]):
-                out.append(f"   {who(s):<24} " + " ".join(tile_text(parse_tile(t)) for t in hand))
-            if rec["undealt"]:
-                out.append(f"   {'undealt':<24} " + " ".join(tile_text(parse_tile(t)) for t in rec["undealt"]))
-            current["who"] = who
-            if rec.get("special"):
-                out.append(f"   special: {special_text(rec['special'], names, seating, rec)}")
-            if state is not None:
-                for event in state.history:
-                    on("event", {"event": event}, state)
-            return
-        if not selected:
-            return
-        who = current.get("who", lambda s: f"seat {s}")
-        if kind == "event":
-            e = rec["event"]
-            # The events of the deal so far, this one included: counted, because equal events (a
-            # seat's second knock) would make history.index() find the first.
-            upto = current["events"] = current.get("events", 0) + 1
-            play = rec.get("play") or {}
-            # what the play took, or that the referee made it (a staged opening)
-            ms = " (staged)" if play.get("staged") else f"  {play['ms']:.1f} ms" if play.get("ms") is not None else ""
-            if isinstance(state, KolbasaDeal):
-                out.extend(kolbasa_event_lines(e, who, state, ms))
-            elif type(e) is Placed and isinstance(state, TrainDeal):
-                if e.end is None:
-                    out.append(f"   station {tile_text(e.tile)}; {who(e.seat)} starts")
-                    return
-                out.append(f"   {who(e.seat)} plays {tile_text(e.tile)} on {state.train_name(e.end)}{ms}")
-                out.append(f"      {trains_text(state, upto, [e.end])[0]}")
-            elif type(e) is Passed and isinstance(state, TrainDeal):
-                _, _, open_train, _ = trains_at(state, upto)
-                hangs = f"; the double on {state.train_name(open_train)} hangs" if open_train >= 0 else ""
-                out.append(f"   {who(e.seat)} knocks: a marker goes on {state.train_name(e.seat)}{hangs}")
-            elif type(e) is Placed:
-                assert state is not None  # an event belongs to a deal
-                where = "leads" if e.end is None else f"plays on the {END_NAMES[e.end]}"
-                forced = " (forced)" if e.forced else ""
-                closed = " closed" if e.closed else ""
-                line = layout_text(state, upto)
-                out.append(f"   {who(e.seat)} {where} {tile_text(e.tile)}{closed}{forced}{ms}")
-                out.append(f"      {line}")
-            elif type(e) is Scored:
-                out.append(f"      the ends add up to {e.count}: {who(e.seat)} writes {e.points}")
-            elif type(e) is Declared:
-                out.append(f"   {who(e.seat)} {DECLARED_TEXT[e.what]}")
-            elif type(e) is Drew:
-                out.append(f"   {who(e.seat)} draws {e.count}: " + " ".join(tile_text(t) for t in e.tiles))
-            elif type(e) is Passed:
-                out.append(f"   {who(e.seat)} knocks")
-        elif kind == "stop":
-            out.append(f"   {who(rec['seat'])} stops")
-        elif kind == "fault":
-            out.append(f"   FAULT {who(rec['seat'])}: {rec['kind']}: {rec['detail']}")
-        elif kind == "deal_end":
-            if isinstance(state, TrainDeal):
-                out.append("   the trains:")
-                out.extend(f"      {line}" for line in trains_text(state, len(state.history)))
-            how = {"domino": "goes out", "fish": "is the fisherman", "fault": "faulted"}[rec["reason"]]
-            rule = f" (rule: {rec['rule']})" if rec.get("rule") else ""
-            out.append(f"   -- {rec['reason']}: {who(rec['seat'])} {how}{rule}")
-            out.append(f"   hand values {rec['values']}; wrote {rec['wrote']}; totals {rec['totals']}")
-            for note in rec.get("notes", []):
-                out.append(f"      {note}")
-
-    LogWalker(path, on).walk()
-    yield from out
+    Raises:
+        OSError: the file cannot be read.
+        Broken: see :meth:`Replayer.run`.
+    """
+    reader = TextReplay(path, game, deal, orientation)
+    reader.run()
+    yield from reader.out

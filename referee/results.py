@@ -34,7 +34,7 @@ from referee.stats import Boards, MeanRecord, SprtState, Standing, board_margins
 
 if TYPE_CHECKING:
     from referee.match import MatchSpec
-    from referee.table import Bot
+    from referee.table import Entry
 
 
 class DealResult(msgspec.Struct):
@@ -256,6 +256,8 @@ class MatchResult:
 
     spec: MatchSpec
     seatings: list[tuple[int, ...]]
+    #: each bot's part in the match (its faults, its hello), in the order of ``spec.bots``
+    entries: list[Entry]
     interrupted: bool = False
     sprt: SprtState | None = None  # the test after the last finished board
     stopped_by: str | None = None  # "sprt" when the test stopped the match
@@ -382,7 +384,7 @@ class MatchResult:
     def bot_totals(self) -> list[BotTotals]:
         return [BotTotals(bot=name, points=self._points[i], net=self._net[i], games_won=self._games[i][0],
                           games_drawn=self._games[i][1], games_lost=self._games[i][2], deals_won=self._deals_won[i],
-                          faults=dict(Counter(f.kind for f in self.spec.bots[i].faults)))
+                          faults=dict(Counter(f.kind for f in self.entries[i].faults)))
                 for i, name in enumerate(self.names)]
 
     def summary(self) -> MatchSummary:
@@ -401,10 +403,10 @@ class MatchResult:
             variant=spec.variant.id, players=spec.players, options=spec.options,
             seed=spec.seed if spec.deal_file is None else None, deals_file=spec.deal_file_name,
             deals_per_game=spec.deals, games=spec.games, sense=spec.variant.sense, unit=unit,
-            bots=[BotEntry(b.name, b.argv, _hello(b)) for b in spec.bots],
+            bots=[BotEntry(e.bot.name, e.bot.argv, _hello(e)) for e in self.entries],
             orientations=[list(s) for s in self.seatings],
             totals=self.bot_totals(), margin=margins,
-            faults=[FaultRecord(f.kind, f.bot, f.seat, f.game, f.deal, f.detail, f.line) for b in spec.bots for f in b.faults],
+            faults=[FaultRecord(f.kind, f.bot, f.seat, f.game, f.deal, f.detail, f.line) for e in self.entries for f in e.faults],
             confidence=spec.confidence, ranking=Ranking(fig.rule, fig.class_labels, fig.standings),
             ahead=fig.ahead, significant=fig.significant, winner=fig.winner,
             sprt=self.sprt, stopped_by=self.stopped_by, interrupted=self.interrupted,
@@ -418,10 +420,10 @@ class MatchResult:
                          game_results=list(self.games))
 
 
-def _hello(bot: Bot) -> BotHello | None:
-    if bot.hello is None:
+def _hello(entry: Entry) -> BotHello | None:
+    if entry.hello is None:
         return None
-    return BotHello(bot.hello.name, bot.hello.version, bot.hello.author)
+    return BotHello(entry.hello.name, entry.hello.version, entry.hello.author)
 
 
 # -- writing a result without holding it ------------------------------------------------------

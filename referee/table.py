@@ -16,21 +16,24 @@ from __future__ import annotations
 
 from collections import Counter, deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import trio
 
 from protocol import messages as m
 from referee import faults as F
+from referee import records as R
 from referee.clock import Clock, TimeControl
 from referee.engine.deal import Deal
 from referee.engine.game import DealRecord, Game, GameOutcome
 from referee.engine.line import FAULT
 from referee.engine.state import DealState
-from referee.errors import BotError, BotStartError
-from referee.exchange import OPENING, At, Terms, deliver, handshake, new_fault, play_record, queue_events, turn
-from referee.log import MatchLog, deal_json, special_record
+from referee.errors import BotError, BotStartError, LogError
+from referee.exchange import OPENING, At, Terms, deliver, handshake, new_fault, play_record, queue_events, stamp, turn
+from referee.lines import Line, hear
+from referee.log import MatchLog, special_record, tile_names
 from referee.process import Confinement
 from referee.sandbox import bot_files
 from referee.transport import BotTransport, Launch, launch_process
@@ -42,22 +45,39 @@ REFEREE_NAME = "referee 0.1.0"
 _REMARKS = 20
 
 
-@dataclass
+@dataclass(frozen=True)
 class Bot:
-    """A bot entered in a match: a name, a command line, optional limits."""
+    """A bot entered in a match: a name, a command line, optional limits.  A value: what one
+    match does to a bot (its faults, its clock…) is its :class:`Entry` of that match."""
 
     name: str
     argv: list[str]
     confinement: Confinement | None = None
-    faults: list[F.Fault] = field(default_factory=list)
-    forfeited: bool = False
-    hello: m.BotHello | None = None
-    clock: Clock | None = None
-    #: plain-words remarks about harmless oddities (unknown message types…) and how many
-    #: times each happened, for ``referee check``
-    remarks: Counter[str] = field(default_factory=Counter)
-    #: bytes of lines of unknown types so far in the match (see UNKNOWN_PER_MATCH)
-    unknown_bytes: int = 0
+
+
+class Entry:
+    """A bot's part in one match: its faults, whether it forfeited, its hello, its time bank
+    (one for all its processes, as PROTOCOL.md says), and for ``referee check`` the harmless
+    oddities it showed."""
+
+    __slots__ = ("bot", "index", "faults", "forfeited", "hello", "clock", "remarks", "unknown_bytes")
+
+    def __init__(self, bot: Bot, index: int, tc: TimeControl) -> None:
+        self.bot = bot
+        self.index = index
+        self.faults: list[F.Fault] = []
+        self.forfeited = False
+        self.hello: m.BotHello | None = None
+        self.clock = Clock(tc)
+        #: plain-words remarks about harmless oddities (unknown message types…) and how many
+        #: times each happened, for ``referee check``
+        self.remarks: Counter[str] = Counter()
+        #: bytes of lines of unknown types so far in the match (see UNKNOWN_PER_MATCH)
+        self.unknown_bytes = 0
+
+    @property
+    def name(self) -> str:
+        return self.bot.name
 
     def remark(self, text: str) -> None:
         if text not in self.remarks and len(self.remarks) >= _REMARKS:
@@ -66,14 +86,17 @@ class Bot:
 
 
 class Player:
-    """One process slot of a bot (a bot in a pair game has two).  The process is replaced after
-    a fault; the slot, and its place in the seating, stays."""
+    """One process slot: a bot's seat (``slot`` 0, or 1 for its second seat in a pair game) in
+    one orientation.  Every orientation has slots of its own, so no process ever sees a deal in
+    two seatings.  The process is replaced after a fault; the slot, and its place in the seating,
+    stays."""
 
-    __slots__ = ("bot", "slot", "proc", "outbox", "pending", "starts", "unknown")
+    __slots__ = ("entry", "slot", "orientation", "proc", "outbox", "pending", "starts", "unknown")
 
-    def __init__(self, bot: Bot, slot: int) -> None:
-        self.bot = bot
+    def __init__(self, entry: Entry, slot: int, orientation: int = 0) -> None:
+        self.entry = entry
         self.slot = slot
+        self.orientation = orientation
         self.proc: BotTransport | None = None
         self.outbox: list[bytes] = []
         self.pending: F.Fault | None = None  # a fault found between deals, charged to the next
@@ -81,8 +104,22 @@ class Player:
         self.unknown = 0  # lines of unknown types since the last answer (see UNKNOWN_PER_MOVE)
 
     @property
+    def bot(self) -> Bot:
+        return self.entry.bot
+
+    @property
     def label(self) -> str:
-        return self.bot.name if self.slot == 0 else f"{self.bot.name}#{self.slot}"
+        """The process slot in messages and file names: ``A``, ``A#1`` (the second seat of a
+        pair), ``A@1`` (orientation 1)."""
+        name = self.entry.name if self.slot == 0 else f"{self.entry.name}#{self.slot}"
+        return name if self.orientation == 0 else f"{name}@{self.orientation}"
+
+
+class Where(NamedTuple):
+    """Which game of the match a deal belongs to: its number and its orientation."""
+
+    game: int
+    orientation: int = 0
 
 
 class Table:
@@ -103,6 +140,8 @@ class Table:
         block: float = 0.001,
         hidden: Sequence[Path] = (),
         launch: Launch = launch_process,
+        origin: float | None = None,
+        hear_line: Callable[[bytes], Line] = hear,
     ) -> None:
         self.nursery = nursery
         #: how a bot is started: a process by default (see :mod:`referee.transport`)
@@ -127,14 +166,12 @@ class Table:
             max_faults=max_faults,
         )
         self._hello = m.encode_line(m.Hello(m.PROTOCOL_VERSION, REFEREE_NAME, self.limits))
-        for p in players:
-            if p.bot.clock is None:
-                p.bot.clock = Clock(tc)
-        self.turn_id = 0  # every turn of the match gets the next id; a play may echo it
-        #: what every exchange with a bot is given; the clock is trio.current_time() itself,
-        #: without the two calls that lead to it (the turn's hot path); ``block`` is 0 when
-        #: other work shares the loop (see Terms.block)
-        self.terms = Terms(log, tc, trio.lowlevel.current_clock().current_time, block)
+        #: every turn of an orientation gets the next id of that orientation (a play may echo
+        #: it): a process learns nothing of another seating from the ids it sees
+        self.turn_ids: Counter[int] = Counter()
+        #: what every exchange with a bot is given; ``block`` is 0 when other work shares the
+        #: loop (see Terms.block)
+        self.terms = Terms(log, tc, trio.current_time() if origin is None else origin, block, hear_line)
 
     # -- processes ---------------------------------------------------------------------------
 
@@ -146,10 +183,11 @@ class Table:
                 includes the tail of its stderr.
         """
         failures: list[str] = []
-        shakes: dict[int, dict] = {}
+        shakes: dict[int, R.Hello] = {}
 
         async def start(i: int, p: Player) -> None:
-            fault = await self._start(p, OPENING, shakes.setdefault(i, {}))
+            shakes[i] = self._hello_record(p, OPENING)
+            fault = await self._shake(p, OPENING, shakes[i])
             if fault is not None:
                 tail = p.proc.stderr_tail() if p.proc is not None else ""
                 failures.append(f"{p.label}: {fault.explain()}" + (f"\n--- stderr of {p.label} ---\n{tail}" if tail.strip() else ""))
@@ -165,29 +203,28 @@ class Table:
             await self.close()
             raise BotStartError("\n".join(sorted(failures)))
 
-    async def _start(self, p: Player, at: At, record: dict | None = None) -> F.Fault | None:
-        """Start a fresh process for ``p`` and shake hands; a fault if that fails.
-
-        The handshake is logged as one ``hello`` record, into ``record`` when given (the caller
-        writes it later), else at once.
-        """
-        if record is None:
-            record = {}
-            try:
-                return await self._shake(p, record, at)
-            finally:
-                self.log.write(record)
-        return await self._shake(p, record, at)
-
-    async def _shake(self, p: Player, record: dict, at: At) -> F.Fault | None:
+    def _hello_record(self, p: Player, at: At) -> R.Hello:
         p.starts += 1
-        record.update({"k": "hello", "bot": p.label, "start": p.starts, "seat": at.seat, "line": None})
+        return R.Hello(p.label, p.starts, at.seat, o=p.orientation, b=p.entry.index, slot=p.slot, limits=self.limits)
+
+    async def _start(self, p: Player, at: At) -> F.Fault | None:
+        """Start a fresh process for ``p`` and shake hands, logged as one ``hello`` record; a
+        fault if that fails."""
+        record = self._hello_record(p, at)
+        try:
+            return await self._shake(p, at, record)
+        finally:
+            self.log.write(record)
+
+    async def _shake(self, p: Player, at: At, record: R.Hello) -> F.Fault | None:
         suffix = "" if p.starts == 1 else f".{p.starts}"
         path = self.stderr_dir / f"{_safe(p.label)}{suffix}.stderr.log"
         try:
-            p.proc = await self.launch(self.nursery, p.bot, name=p.label, stderr_path=path, max_line=self.max_line, hidden=self.hidden_from(p.bot))
+            p.proc = await self.launch(self.nursery, p.bot, name=p.label, stderr_path=path, max_line=self.max_line,
+                                       hidden=self.hidden_from(p.bot))
         except (BotError, OSError) as exc:
-            return new_fault(F.STARTUP, p, at, f"could not start: {exc}")
+            record.error = f"could not start: {exc}"
+            return new_fault(F.STARTUP, p, at, record.error)
         p.outbox = []
         p.unknown = 0
         return await handshake(self.terms, p, at, self._hello, record)
@@ -208,19 +245,34 @@ class Table:
         return out
 
     async def close(self) -> None:
-        """Tell every live process the match is over and end it (politely, then by force)."""
-        bye = m.encode_line(m.MatchEnd())
+        """Tell every live process the match is over and end it (politely, then by force).
 
-        async def end(p: Player) -> None:
+        What goes out (the last ``game_end`` a process is owed, and ``match_end``) is logged
+        first, process by process in order, so that the log holds every message a bot was sent
+        and two runs of a match log it alike; the writes then go out to every process at once."""
+        bye = m.encode_line(m.MatchEnd())
+        last: dict[int, bytes] = {}
+        for i, p in enumerate(self.players):
+            if p.proc is None:
+                continue
+            lines = [*p.outbox, bye]
+            last[i] = b"".join(lines)
+            try:
+                self.log.out(-1, lines, last[i], stamp(self.terms, p.proc), p.label)
+            except LogError:
+                pass  # the log has failed already (and said so): the bots are ended all the same
+        for p in self.players:
+            p.outbox = []
+
+        async def end(i: int, p: Player) -> None:
             proc = p.proc
             if proc is None:
                 return
             with trio.move_on_after(1.0):
                 try:
-                    await proc.send(b"".join(p.outbox) + bye)
+                    await proc.send(last[i])
                 except BotError:
                     pass
-            p.outbox = []
             unread = await proc.close(grace=1.0)
             p.proc = None
             if self.on_closed is not None:
@@ -228,8 +280,8 @@ class Table:
 
         with trio.CancelScope(shield=True):
             async with trio.open_nursery() as n:
-                for p in self.players:
-                    n.start_soon(end, p)
+                for i, p in enumerate(self.players):
+                    n.start_soon(end, i, p)
 
     async def _retire(self, p: Player) -> None:
         if p.proc is not None:
@@ -242,16 +294,18 @@ class Table:
     async def _fault(self, p: Player, fault: F.Fault, charged: int | None = None) -> None:
         """Record ``fault``; ``charged`` is the seat whose deal it costs when that is not the
         seat it happened in (a fault found between deals costs the bot's next deal)."""
-        p.bot.faults.append(fault)
-        self.log.write({"k": "fault", **fault.to_json(), **({} if charged is None else {"charged": charged})})
+        entry = p.entry
+        entry.faults.append(fault)
+        self.log.write(R.Fault(fault.kind, fault.bot, fault.seat, fault.game, fault.deal, fault.detail, fault.line, charged,
+                               fault.exit, fault.overlong))
         if self.on_fault is not None:
             self.on_fault(fault)
         await self._retire(p)
-        if len(p.bot.faults) >= self.max_faults and not p.bot.forfeited:
-            p.bot.forfeited = True
-            self.log.write({"k": "forfeit", "bot": p.bot.name, "faults": len(p.bot.faults)})
+        if len(entry.faults) >= self.max_faults and not entry.forfeited:
+            entry.forfeited = True
+            self.log.write(R.Forfeit(entry.name, len(entry.faults)))
             for other in self.players:
-                if other.bot is p.bot:
+                if other.entry is entry:
                     await self._retire(other)
 
     # -- games -------------------------------------------------------------------------------
@@ -261,9 +315,8 @@ class Table:
         game: Game,
         seating: list[Player],
         next_deal: Callable[[], tuple[int, Deal]],
-        game_number: int,
+        where: Where,
         after_deal: Callable[[DealRecord], None] | None = None,
-        where: dict | None = None,
         opening: Sequence[tuple[int, m.Play]] = (),
     ) -> GameOutcome:
         """Play ``game`` to its end with ``seating[s]`` in seat ``s``.
@@ -275,16 +328,16 @@ class Table:
         staged = deque(opening)
         outcome = game.outcome()
         while outcome is None:
-            await self.play_deal(game, seating, *next_deal(), game_number, after_deal, where, staged)
+            await self.play_deal(game, seating, *next_deal(), where, after_deal, staged)
             outcome = game.outcome()
-        self.end_game(outcome, seating, where or {"game": game_number})
+        self.end_game(outcome, seating, where)
         return outcome
 
-    def end_game(self, outcome: GameOutcome, seating: list[Player], where: dict) -> None:
+    def end_game(self, outcome: GameOutcome, seating: list[Player], where: Where) -> None:
         """Log a game's outcome and queue its ``game_end`` for every seat; it goes out with the
         seat's next message (a deal of the next game, or ``match_end``)."""
-        self.log.write({"k": "game_end", **where, "totals": list(outcome.totals), "winners": list(outcome.winners),
-                        "losers": list(outcome.losers), "dry": list(outcome.dry), "reason": outcome.reason})
+        self.log.write(R.GameEnd(where.game, where.orientation, list(outcome.totals), list(outcome.winners), list(outcome.losers),
+                                 list(outcome.dry), outcome.reason))
         line = m.encode_line(game_end(outcome))
         for p in seating:
             if p.proc is not None:
@@ -296,9 +349,8 @@ class Table:
         seating: list[Player],
         stream: int,
         deal: Deal,
-        game_number: int,
+        where: Where,
         after_deal: Callable[[DealRecord], None] | None = None,
-        where: dict | None = None,
         staged: deque[tuple[int, m.Play]] | None = None,
     ) -> DealRecord | None:
         """Play one deal (``None`` when it was void and must be redealt).
@@ -309,14 +361,13 @@ class Table:
         line they were chosen on.
         """
         deal_number = game.next_number
+        game_number = where.game
         state = game.start(deal)
         void = game.records[-1].void if state is None else None
-        where = where or {"game": game_number}
-        deal_rec = {"k": "deal", **where, "deal": deal_number, "stream": stream, **deal_json(deal), "void": void}
+        hands, undealt = tile_names(deal)
         special = game.special() if state is not None else None
-        if special is not None:
-            deal_rec["special"] = special_record(special)  # sea_kozel: the state this deal is played under
-        self.log.write(deal_rec)
+        self.log.write(R.Deal(game_number, where.orientation, deal_number, stream, hands, undealt, void,
+                              None if special is None else special_record(special)))  # sea_kozel: the state this deal is played under
         if state is None:
             return None
         n = game.players
@@ -326,9 +377,9 @@ class Table:
         # this deal before it starts.
         fault: F.Fault | None
         for seat, p in enumerate(seating):
-            if p.bot.forfeited:
+            if p.entry.forfeited:
                 state.forfeit(seat)
-                self.log.write({"k": "forfeited_deal", "seat": seat, "bot": p.bot.name})
+                self.log.write(R.ForfeitedDeal(seat, p.entry.name))
                 break
             if p.pending is not None:
                 fault, p.pending = p.pending, None
@@ -350,14 +401,16 @@ class Table:
         if staged and state.end is not None and state.end.reason == FAULT:  # a fault or a forfeit ended it at once
             staged.clear()
         terms = self.terms
+        turn_ids = self.turn_ids
+        orientation = where.orientation
         while state.end is None:
             delivered = queue_events(state, delivered, seating, wire)
             seat = state.to_move()
             if staged:
                 self._stage(state, seat, *staged.popleft())
                 continue
-            self.turn_id += 1
-            fault = await turn(terms, seating[seat], ats[seat], state, wire, self.turn_id)
+            turn_ids[orientation] += 1
+            fault = await turn(terms, seating[seat], ats[seat], state, wire, turn_ids[orientation])
             if fault is not None:
                 await self._fault(seating[seat], fault)
                 state.forfeit(seat)
@@ -365,11 +418,8 @@ class Table:
 
         rec = game.finish(state)
         assert rec.end is not None
-        end_rec = {"k": "deal_end", **where, "deal": rec.number, "reason": rec.end.reason, "seat": rec.end.seat,
-                   "values": list(rec.values), "wrote": list(rec.wrote), "totals": list(rec.totals), "notes": list(rec.notes)}
-        if rec.rule is not None:
-            end_rec["rule"] = rec.rule  # sea_kozel, general, blitz: the rule that decided it
-        self.log.write(end_rec)
+        self.log.write(R.DealEnd(game_number, orientation, rec.number, rec.end.reason, rec.end.seat, list(rec.values), list(rec.wrote),
+                                 list(rec.totals), list(rec.notes), rec.rule))  # rule: sea_kozel, general, blitz
         end_line = m.encode_line(deal_end(rec))
         for p in seating:
             p.outbox.append(end_line)
@@ -385,10 +435,7 @@ class Table:
             raise ValueError(f"the staged opening has seat {staged_seat} move where seat {seat} is to move")
         wire = wire_for(state)
         played = state.push(wire.engine_play(state, move), seat)
-        rec = play_record(seat, move, 0.0, wire.play_text(state, played))
-        del rec["ms"]  # no bot was asked
-        rec["staged"] = True
-        self.log.write(rec)
+        self.log.write(play_record(seat, move, None, wire.play_text(state, played)))
 
     async def _flush_all(self, seating: list[Player], ats: list[At]) -> None:
         """Deliver every outbox (deal end); a bot that cannot take it faults at its next deal."""

@@ -26,6 +26,10 @@ if TYPE_CHECKING:
 class BotTransport(Protocol):
     """What the table needs of a started bot.  Lines are bytes without their newline."""
 
+    def now(self) -> float:
+        """The referee's clock (seconds) as the exchanges with this bot read it: trio's clock,
+        or, when ``verify`` plays a log again, the times the log kept."""
+
     async def send(self, data: bytes) -> None:
         """Write ``data`` whole, waiting while the bot does not read.  Raises BotExited."""
 
@@ -42,8 +46,9 @@ class BotTransport(Protocol):
     def ready_lines(self) -> list[bytes]:
         """Every complete line already written and not read: what the bot said unasked."""
 
-    def unfinished_line(self) -> bytes:
-        """What the bot wrote after its last newline (a line it never ended)."""
+    def unfinished_line(self) -> bytes | str:
+        """What the bot wrote after its last newline (a line it never ended; a replayed bot
+        gives the text the log keeps)."""
 
     def unread_input(self) -> int | None:
         """Bytes sent to the bot that it has not read yet (``None``: cannot tell)."""
@@ -114,6 +119,9 @@ class ScriptedBot:
         self._replies: deque[tuple[float, bytes | None]] = deque()  # (ready at, line)
         self._busy_until = 0.0
         self.closed = False
+
+    def now(self) -> float:
+        return trio.current_time()
 
     def write_nowait(self, data: bytes) -> int:
         if self.closed:

@@ -40,3 +40,21 @@ def transcript_block(name: str) -> list[str]:
     blocks = [body for info, body in _FENCE.findall(PROTOCOL_MD.read_text(encoding="utf-8")) if info.split()[1:] == [name]]
     assert len(blocks) == 1, f"PROTOCOL.md should hold one block marked ```text {name}"
     return [line for line in blocks[0].splitlines() if line[:2] in ("< ", "> ")]
+
+
+def read_log(path: Path):
+    """A log's records as plain JSON objects with their line numbers, for tests that look at or
+    edit a log line by line (the referee itself reads :mod:`referee.records`' types)."""
+    import json
+
+    with open(path, "rb") as f:
+        for number, raw in enumerate(f, start=1):
+            if raw.strip():
+                yield number, json.loads(raw)
+
+
+def strip_timings(obj):
+    """A record without the fields that depend on the wall clock (see referee.records)."""
+    from referee.records import strip_timings as strip
+
+    return strip(obj)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+from collections import Counter
 from pathlib import Path
 
 import msgspec
@@ -27,8 +28,8 @@ from referee.clock import TimeControl
 from referee.engine import variant
 from referee.match import MatchSpec, run_match
 from referee.process import resolve_command
-from referee.replay import verify
 from referee.table import Bot
+from referee.verify import verify
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_bots"
@@ -61,6 +62,15 @@ def play(game: str, players: int, candidate: list[str], tmp_path: Path, seed: in
     return data, stderr
 
 
+def seen(stderr: str) -> Counter[str]:
+    """What the reader bot met, added up over its processes (one per orientation): each ends by
+    writing ``SAW {...}`` to stderr."""
+    total: Counter[str] = Counter()
+    for part in stderr.split("SAW ")[1:]:
+        total.update(json.loads(part.splitlines()[0]))
+    return total
+
+
 @pytest.mark.parametrize("game, players", [("mexican_train", 2), ("mexican_train", 4), ("kolbasa", 2)])
 def test_the_twenty_line_bot_plays_mexican_train_and_kolbasa_without_a_fault(game, players, tmp_path):
     data, _ = play(game, players, resolve_command(str(twenty_line_bot(tmp_path))), tmp_path)
@@ -77,7 +87,7 @@ def test_a_mexican_train_bot_from_the_section_agrees_with_every_turn(players, se
     data, stderr = play("mexican_train", players, [sys.executable, str(READERS / "mexican_train_reader.py")], tmp_path, seed)
     assert data["faults"] == [] and not data["interrupted"]
     assert "MISMATCH" not in stderr, stderr[:3000]
-    saw = json.loads(stderr.split("SAW ", 1)[1].splitlines()[0])
+    saw = seen(stderr)
     assert saw["turns"] > 100
     for what in ("hanging_double", "marker_train_played", "drawn_tile_turn", "own_double_to_cover"):
         assert saw[what] > 0, f"the deals never made the reader meet {what}: {saw}"
@@ -89,7 +99,7 @@ def test_a_kolbasa_bot_from_the_section_agrees_with_every_turn(seed, tmp_path, m
     data, stderr = play("kolbasa", 2, [sys.executable, str(READERS / "kolbasa_reader.py")], tmp_path, seed)
     assert data["faults"] == [] and not data["interrupted"]
     assert "MISMATCH" not in stderr, stderr[:3000]
-    saw = json.loads(stderr.split("SAW ", 1)[1].splitlines()[0])
+    saw = seen(stderr)
     assert saw["turns"] > 40 and saw["deals"] >= 2  # a game to the goat in both orientations
     for what in ("knives", "cuts_into_my_row", "inserted", "tailed"):
         assert saw[what] > 0, f"the deals never made the reader meet {what}: {saw}"
@@ -111,16 +121,18 @@ for line in sys.stdin:
 
 @pytest.mark.parametrize("game, players", [("mexican_train", 3), ("kolbasa", 2)])
 def test_a_process_meets_the_seatings_as_game_number_says(game, players, tmp_path):
-    """PROTOCOL.md's ``game_number``: a game of a fixed length comes deal by deal, deal k in every
-    seating before deal k+1, all with one game_number; a game to a target whole in one seating, then the next."""
+    """PROTOCOL.md's ``game_number``: every seating has a process of its own, which sees every deal
+    of its seating once, in order, at one seat, all with one game_number (a game of a fixed
+    length, or a game to a target alike)."""
     script = tmp_path / "deals.py"
     script.write_text(DEAL_LOGGER, encoding="utf-8")
     _, stderr = play(game, players, [sys.executable, str(script)], tmp_path)
     deals = [tuple(json.loads(line[5:])) for line in stderr.splitlines() if line.startswith("DEAL ")]
     assert {g for g, _, _ in deals} == {0}
     if game == "mexican_train":
-        assert [d for _, d, _ in deals] == [k for k in range(7) for _ in range(players)]
-        assert all(len({s for _, d, s in deals if d == k}) == players for k in range(7))  # a different seat in each
+        assert [d for _, d, _ in deals] == list(range(7)) * players  # the candidate's processes, one after the other
+        blocks = [{s for _, _, s in deals[7 * i:7 * i + 7]} for i in range(players)]
+        assert all(len(b) == 1 for b in blocks) and len(set.union(*blocks)) == players  # one seat each, all different
     else:
         seats = [s for _, _, s in deals]
         assert seats == sorted(seats) and set(seats) == {0, 1}  # every deal at seat 0, then every deal at seat 1

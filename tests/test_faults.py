@@ -26,7 +26,7 @@ from referee.clock import TimeControl
 from referee.engine import variant
 from referee.errors import BotStartError
 from referee.match import MatchResult, MatchSpec, run_match
-from referee.table import Bot
+from referee.table import Bot, Entry
 
 ROOT = Path(__file__).resolve().parent.parent
 HOSTILE = Path(__file__).resolve().parent / "hostile_bots" / "hostile.py"
@@ -59,8 +59,13 @@ class Played:
     stderr_dir: Path
 
     @property
+    def entry(self) -> Entry:
+        """The bot's part in the match (its faults, whether it forfeited…)."""
+        return next(e for e in self.result.entries if e.bot is self.bot)
+
+    @property
     def faults(self) -> list[F.Fault]:
-        return self.bot.faults
+        return self.entry.faults
 
     def trigger(self) -> dict:
         path = self.state / "trigger"
@@ -177,8 +182,9 @@ async def test_answers_after_the_limit(tmp_path):
     # the process was killed at the fault: it never got to write its late play
     assert not (p.state / "late_written").exists()
     assert not alive(late)
-    # a fresh process took the seat, and no line of the late one was read after the fault
-    assert len(p.starts()) == 3
+    # a fresh process took the seat (four started with the match: two seats, two seatings), and
+    # no line of the late one was read after the fault
+    assert len(p.starts()) == 5
     at = next(i for i, r in enumerate(p.log) if r["k"] == "fault")
     until = next(i for i in range(at, len(p.log)) if p.log[i]["k"] == "deal")
     assert not [r for r in p.log[at:until] if r["k"] in ("in", "play") and r["seat"] == fault.seat]
@@ -333,14 +339,16 @@ async def test_floods_stderr(tmp_path):
 async def test_startup_fault_on_the_second_start(tmp_path, behaviour, detail):
     """The first process exits mid-deal (a crash); the second cannot start: a start-up fault
     at the next deal; the third plays on."""
-    p = await play(tmp_path, hostile(tmp_path, behaviour, start=2, then="exit"), "draw", players=2, startup=1.0)
+    # the match starts two processes of it (one per seating): the third start is the first
+    # replacement
+    p = await play(tmp_path, hostile(tmp_path, behaviour, start=3, then="exit"), "draw", players=2, startup=1.0)
     assert [f.kind for f in p.faults] == [F.CRASH, F.STARTUP], [str(f) for f in p.faults]
     crash, startup = p.faults
     assert detail in startup.detail
     where = p.trigger()
     assert (crash.seat, crash.game, crash.deal) == (where["seat"], where["game"], where["deal"])
     assert startup.game == crash.game and startup.deal >= crash.deal + 1
-    assert len(p.starts()) >= 3
+    assert len(p.starts()) >= 4
     check_completed(p)
     ends = [d for d in p.result.deals if d.end == "fault"]
     assert len(ends) == 2 and all(d.by_bot == "hostile" for d in ends)
@@ -385,14 +393,18 @@ async def test_max_faults_forfeits_the_rest(tmp_path):
     no process started for it."""
     p = await play(tmp_path, hostile(tmp_path, "timeout_first"))
     assert [f.kind for f in p.faults] == [F.TIMEOUT] * 3
-    assert p.bot.forfeited
+    assert p.entry.forfeited
     assert [r["bot"] for r in p.log if r["k"] == "forfeit"] == ["hostile"]
     check_completed(p)
     assert all(d.end == "fault" and d.by_bot == "hostile" for d in p.result.deals)
     forfeited = [r for r in p.log if r["k"] == "forfeited_deal"]
     assert len(forfeited) == len(p.result.deals) - 3
-    # two processes at the start (a pair) and one after each of the first two faults
-    assert len(p.starts()) == 4
+    # four processes at the start (a pair, in each of two seatings), and a fresh one for a seat
+    # whose process faulted while the bot had not yet forfeited: none after the forfeit
+    starts = [r for r in p.log if r["k"] == "hello" and r["bot"].startswith("hostile")]
+    forfeit = next(i for i, r in enumerate(p.log) if r["k"] == "forfeit")
+    assert 4 < len(p.starts()) <= 6 and not [r for r in p.log[forfeit:] if r["k"] == "hello"]
+    assert len(starts) == len(p.starts())
     assert not any(alive(pid) for pid in p.starts())
     totals = p.result.bot_totals()
     assert totals[0].points == 0 and totals[1].points > 0
@@ -442,7 +454,7 @@ async def test_json_nested_too_deep_when_nobody_asked(tmp_path):
 
 
 async def test_hello_nested_too_deep_is_a_startup_fault(tmp_path):
-    p = await play(tmp_path, hostile(tmp_path, "start_deep", start=2, then="exit"), "draw", players=2)
+    p = await play(tmp_path, hostile(tmp_path, "start_deep", start=3, then="exit"), "draw", players=2)
     assert [f.kind for f in p.faults] == [F.CRASH, F.STARTUP], [str(f) for f in p.faults]
     assert "nested deeper than 64 levels" in p.faults[1].detail
     check_completed(p)
@@ -479,10 +491,11 @@ async def test_unknown_types_up_to_the_limit_are_ignored_and_logged_short(tmp_pa
     p = await play(tmp_path, hostile(tmp_path, "chatter", lines=16, size=5000))
     assert p.faults == []
     check_completed(p)
-    chatter = [r for r in p.log if r["k"] == "in" and '"thinking"' in r["line"]]
-    assert len(chatter) == 16
-    assert all(r["line"].endswith("… (4999 chars)") and len(r["line"]) < 300 for r in chatter)
-    assert p.bot.remarks == {"sent a message of unknown type 'thinking' (ignored)": 16}
+    chatter = [r for r in p.log if r["k"] == "in" and (r.get("judged") or {}).get("type") == "thinking"]
+    assert len(chatter) == 16  # each kept as its size, its start and what the referee made of it
+    assert all(r["size"] == 4999 and r["evidence"].endswith("… (4999 chars)") and len(r["evidence"]) < 300 for r in chatter)
+    assert all("line" not in r and r["judged"]["kind"] == "unknown" for r in chatter)
+    assert p.entry.remarks == {"sent a message of unknown type 'thinking' (ignored)": 16}
 
 
 @pytest.mark.parametrize("behaviour", ["chatter", "chatter_unasked"])
@@ -499,7 +512,7 @@ async def test_a_flood_of_unknown_lines_is_a_fault_and_the_log_stays_small(tmp_p
     p = await play(tmp_path, hostile(tmp_path, "chatter", lines=1_000_000, size=60_000, every=1, deal=0, turn=0))
     assert p.faults and all(f.kind == F.BAD_OUTPUT for f in p.faults)
     assert "in one move" in p.faults[0].detail
-    assert p.bot.forfeited
+    assert p.entry.forfeited
     check_completed(p)
     size = (tmp_path / "match.jsonl").stat().st_size
     assert size <= log_bound(p), (size, log_bound(p))

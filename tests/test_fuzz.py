@@ -25,7 +25,7 @@ from referee.clock import TimeControl
 from referee.engine import variant
 from referee.engine.deal import deal_from_seed
 from referee.log import MatchLog
-from referee.table import Bot, Player, Table
+from referee.table import Bot, Entry, Player, Table, Where
 from referee.transport import HELLO, first_legal, play_line, scripted
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -62,11 +62,11 @@ def converse(answers: list[bytes], where: str) -> tuple[list[F.Fault], MatchLog]
         return list(first_legal(msg))
 
     faults: list[F.Fault] = []
-    log = MatchLog(None, lambda: 0.0)
+    log = MatchLog(None)
 
     async def main() -> None:
         launch, _ = scripted({"A": hostile})
-        bots = [Bot("A", ["a"]), Bot("B", ["b"])]
+        bots = [Entry(Bot("A", ["a"]), 0, TimeControl()), Entry(Bot("B", ["b"]), 1, TimeControl())]
         seating = [Player(bots[0], 0), Player(bots[1], 0)]
         game = variant("draw").new_game(2, {})
         async with trio.open_nursery() as nursery:
@@ -81,7 +81,7 @@ def converse(answers: list[bytes], where: str) -> tuple[list[F.Fault], MatchLog]
                 return
             try:
                 for i in range(2):
-                    await table.play_deal(game, seating, i, deal_from_seed(3, i, game.shape), 0)
+                    await table.play_deal(game, seating, i, deal_from_seed(3, i, game.shape), Where(0))
             finally:
                 await table.close()
 

@@ -8,11 +8,11 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers import read_log, strip_timings
 from test_match import BOTS, FIRST, GREEDY, RANDOM, run
 from test_match import match as whole_match
 
-from referee.log import read_log, strip_timings
-from referee.replay import Inconsistent, verify
+from referee.verify import Inconsistent, verify
 
 RANDOM2 = f"{BOTS / 'random_bot.py'} 8"
 

@@ -9,16 +9,16 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import tiles
+from helpers import read_log, strip_timings, tiles
 from test_match import runner
 from test_match_cross import GREEDY, RANDOM, match, run
 from test_wire_kolbasa import play_kolbasa
 
 from referee.cli import app
 from referee.engine import Deal, deal_from_seed, variant
+from referee.engine.shuffle import BLAKE2B
 from referee.engine.tiles import PIPS, parse_tile
-from referee.log import read_log, strip_timings
-from referee.replay import Inconsistent, verify
+from referee.verify import Inconsistent, verify
 from referee.web.data import read_match
 
 
@@ -47,7 +47,7 @@ def test_a_deal_file_lists_the_rows_and_is_played_in_both_orientations(tmp_path)
     first = json.loads(deals.read_text().splitlines()[0])
     shape = variant("kolbasa").shape()
     # KB-8: each row left to right, as dealt; nothing sleeps.
-    assert [[parse_tile(t) for t in row] for row in first["hands"]] == [list(r) for r in deal_from_seed(2, 0, shape).hands]
+    assert [[parse_tile(t) for t in row] for row in first["hands"]] == [list(r) for r in deal_from_seed(2, 0, shape, BLAKE2B).hands]
     assert [len(r) for r in first["hands"]] == [14, 14] and first["sleeping"] == []
     result, log = match(tmp_path, RANDOM, GREEDY, "--variant", "kolbasa", "--deals-file", str(deals), "--games", "1")
     assert {d["orientation"] for d in result["deals"]} == {0, 1}

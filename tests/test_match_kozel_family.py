@@ -9,10 +9,10 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers import read_log, strip_timings
 from test_match_cross import FIRST, GREEDY, RANDOM, match, run
 
-from referee.log import read_log, strip_timings
-from referee.replay import Inconsistent, verify
+from referee.verify import Inconsistent, verify
 
 
 @pytest.mark.parametrize("game, bots, extra", [
@@ -78,5 +78,5 @@ def test_a_log_edited_to_flip_a_write_off_or_drop_a_special_state_fails_verify(t
         pytest.fail(f"no {what} in the log")
     edited = tmp_path / "edited.jsonl"
     edited.write_text("\n".join(lines) + "\n")
-    with pytest.raises(Inconsistent, match="differs" if what == "declare" else "special state"):
+    with pytest.raises(Inconsistent, match=r"\(play\): as: the log has" if what == "declare" else r"\(deal\): special: the log has null"):
         verify(edited)

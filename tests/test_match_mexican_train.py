@@ -10,13 +10,14 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers import read_log, strip_timings
 from test_match_cross import FIRST, GREEDY, RANDOM, RANDOM2, run
 from test_match_cross import match as cross_match
 
 from referee.engine.line import Passed, Placed
 from referee.engine.tiles import IS_DOUBLE
-from referee.log import read_log, strip_timings
-from referee.replay import Inconsistent, LogWalker, replay_lines, verify
+from referee.replay import Replayer, replay_lines
+from referee.verify import Inconsistent, verify
 
 
 def match(tmp_path: Path, *args: str, name: str = "m"):
@@ -132,17 +133,17 @@ def test_replay_says_a_double_hangs_at_every_knock_over_it_and_at_no_other(tmp_p
     hangs: list[bool] = []
     open_double = [False]
 
-    def on(kind, rec, state):
-        if kind == "deal":
+    class Knocks(Replayer):
+        def on_deal(self, rec, state):
             open_double[0] = False  # the station is covered by nothing and never open
-        events = state.history if kind == "deal" and state is not None else [rec["event"]] if kind == "event" else []
-        for e in events:
+
+        def on_event(self, e, play, state):
             if type(e) is Placed and e.end is not None:
                 open_double[0] = IS_DOUBLE[e.tile]
             elif type(e) is Passed:
                 hangs.append(open_double[0])
 
-    LogWalker(log, on).walk()
+    Knocks(log).run()
     knocks = [line for line in replay_lines(log) if " knocks: " in line]
     assert len(knocks) == len(hangs) > 20 and any(hangs) and not all(hangs)
     assert [" hangs" in line for line in knocks] == hangs
@@ -191,7 +192,7 @@ def test_a_play_with_its_train_dropped_fails_verify(tmp_path):
     del recs[j]["train"]
     edited = tmp_path / "edited.jsonl"
     edited.write_text("".join(json.dumps(r) + "\n" for r in recs))
-    with pytest.raises(Inconsistent, match="is not what seat"):
+    with pytest.raises(Inconsistent, match=r"\(play\): train: the log has null, the referee \"seat"):
         verify(edited)
 
 

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import tiles
+from helpers import read_log, tiles
 from test_wire_replay import play_recorded
 from typer.testing import CliRunner
 
@@ -18,7 +18,6 @@ from referee import exitcodes as X
 from referee.cli import app
 from referee.clock import TimeControl
 from referee.engine import Deal
-from referee.log import read_log
 
 ROOT = Path(__file__).resolve().parent.parent
 FIRST = str(ROOT / "sample_bots" / "first_bot.py")
@@ -132,15 +131,20 @@ def test_reading_the_batched_events_counts_against_the_move(monkeypatch, tmp_pat
         assert all(later <= earlier - 20 for earlier, later in zip(banks, banks[1:])), banks
 
 
-def test_match_end_is_not_in_the_log(tmp_path):
-    protocol_says("the last `game_end` and `match_end` are not in the log's `out` records")
+def test_every_message_to_a_bot_is_in_the_log_the_closing_ones_too(tmp_path):
+    protocol_says("each process's last `game_end` and the `match_end` are an `out` record with `\"seat\":-1` and the "
+                  "process's label in `bot`")
     log = tmp_path / "m.jsonl"
-    res = CliRunner().invoke(app, ["match", FIRST, FIRST, "--variant", "block", "--players", "2", "--log", str(log), "-q"])
+    res = CliRunner().invoke(app, ["match", FIRST, FIRST, "--variant", "block", "--players", "2", "--games", "2", "--log", str(log), "-q"])
     assert res.exit_code == X.OK, res.output
-    sent = [m["type"] for _, r in read_log(log) if r["k"] == "out" for m in r["msgs"]]
-    assert "deal" in sent and "match_end" not in sent
+    outs = [r for _, r in read_log(log) if r["k"] == "out"]
+    sent = [m["type"] for r in outs for m in r["msgs"]]
     games = sum(1 for _, r in read_log(log) if r["k"] == "game_end")
-    assert sent.count("game_end") == 2 * (games - 1)  # every game_end but the last game's, to both bots
+    assert games == 4 and sent.count("game_end") == 2 * games  # every game's end, to both bots of its seating
+    closing = [r for r in outs if r["seat"] == -1]
+    assert sorted(r["bot"] for r in closing) == ["first_bot", "first_bot@1", "first_bot_2", "first_bot_2@1"]
+    assert all([m["type"] for m in r["msgs"]] == ["game_end", "match_end"] for r in closing)
+    assert sent.count("match_end") == 4
 
 
 RECORDER = """\
@@ -172,6 +176,7 @@ def test_every_game_ends_with_a_game_end_sent_to_each_bot(tmp_path, variant, arg
     res = CliRunner().invoke(app, ["match", *bots, "--variant", variant, *args, "--log", str(log), "-q"])
     assert res.exit_code == X.OK, res.output
     games = sum(1 for _, r in read_log(log) if r["k"] == "game_end")
+    seatings = len(next(r for _, r in read_log(log) if r["k"] == "match")["orientations"])
     assert games >= 2  # one per orientation at least
     for path in seen:
         processes: dict[str, list[str]] = {}
@@ -179,16 +184,16 @@ def test_every_game_ends_with_a_game_end_sent_to_each_bot(tmp_path, variant, arg
             pid, kind = line.split()
             processes.setdefault(pid, []).append(kind)
         assert processes
-        for got in processes.values():  # each process of a bot (two in a pair game) sits in every game
+        for got in processes.values():  # each process of a bot (two in a pair game) sits in every game of its seating
             assert got[-2:] == ["game_end", "match_end"]  # the last game's end, then the match's
-            assert got.count("game_end") == games
+            assert got.count("game_end") == games // seatings
             assert all(got[i - 1] in ("deal_end", "game_end") for i, kind in enumerate(got) if kind == "game_end")
 
 
 def test_the_check_example_counts_the_games_check_plays(tmp_path):
     """PROTOCOL.md's check transcript names how many games a default check plays; a new game or
     staged position changes the count, and the example must follow."""
-    result = CliRunner().invoke(app, ["check", FIRST, "--log-dir", str(tmp_path / "logs")])
+    result = CliRunner().invoke(app, ["check", FIRST, "--seed", "1", "--log-dir", str(tmp_path / "logs")])
     assert result.exit_code == X.OK, result.stdout
     verdict = result.stdout.strip().splitlines()[-1]
     assert verdict.startswith("PASS: ")

@@ -30,7 +30,7 @@ from referee.engine.game import Game
 from referee.engine.tiles import DOUBLE
 from referee.engine.trains import TrainDeal
 from referee.log import MatchLog
-from referee.table import Bot, Player, Table
+from referee.table import Bot, Entry, Player, Table, Where
 from referee.transport import HELLO, Script, ScriptedBot, first_legal, scripted
 from referee.wire import wire_for
 
@@ -86,16 +86,16 @@ def play_deals(deals: list[Deal], players: int, scripts: dict[str, Script], reco
         return await launch(nursery, b, **kwargs)
 
     game = game or variant("mexican_train").new_game(players)
-    seating = [Player(Bot(f"s{k}", [f"s{k}"]), 0) for k in range(players)]
+    seating = [Player(Entry(Bot(f"s{k}", [f"s{k}"]), 0, TimeControl()), 0) for k in range(players)]
 
     async def main() -> None:
         async with trio.open_nursery() as nursery:
-            table = Table(nursery, seating, tc=TimeControl(startup=5, move=5), log=MatchLog(log, lambda: 0.0),
+            table = Table(nursery, seating, tc=TimeControl(startup=5, move=5), log=MatchLog(log),
                           stderr_dir=Path("/nonexistent"), block=0, launch=launch_recording)
             await table.open()
             try:
                 for i, deal in enumerate(deals):
-                    await table.play_deal(game, seating, i, deal, 0)
+                    await table.play_deal(game, seating, i, deal, Where(0))
             finally:
                 await table.close()
                 table.log.close()

@@ -9,7 +9,6 @@ user can cause must be one line, never a traceback.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import re
@@ -223,17 +222,24 @@ def late_referee(monkeypatch, step: float) -> None:
     from referee import table as table_module
 
     real_init = table_module.Table.__init__
+    calls = [0]
 
     def init(self, *args, **kwargs) -> None:
         real_init(self, *args, **kwargs)
-        real_now = self.terms.now
-        calls = [0]
+        launch = self.launch
 
-        def now() -> float:
-            calls[0] += 1
-            return real_now() + calls[0] * step
+        async def late(*args, **kwargs):
+            proc = await launch(*args, **kwargs)
+            real_now = proc.now
 
-        self.terms = dataclasses.replace(self.terms, now=now)
+            def now() -> float:  # each process's readings, which the exchanges time its lines by
+                calls[0] += 1
+                return real_now() + calls[0] * step
+
+            proc.now = now
+            return proc
+
+        self.launch = late
 
     monkeypatch.setattr(table_module.Table, "__init__", init)
 
@@ -257,7 +263,7 @@ async def test_an_answer_read_after_the_deadline_is_a_timeout(tmp_path, monkeypa
     the turn went out, at a 0.5 s limit, is late even though it came without waiting."""
     late_referee(monkeypatch, 0.6)
     result = await play_two(tmp_path, move=0.5, startup=5.0)
-    faults = [f for b in result.spec.bots for f in b.faults]
+    faults = [f for e in result.entries for f in e.faults]
     assert faults and all(f.kind == "timeout" for f in faults)
     assert re.search(r"no play within 500 ms: its line was read \d+\.\d ms after the turn was sent", faults[0].detail)
     log = [json.loads(line) for line in (tmp_path / "m.jsonl").read_text().splitlines()]
@@ -275,8 +281,8 @@ async def test_a_hello_read_after_the_startup_limit_is_late(tmp_path, monkeypatc
 async def test_an_answer_in_time_is_charged_what_it_took(tmp_path, monkeypatch):
     late_referee(monkeypatch, 0.1)
     result = await play_two(tmp_path, move=0.5, startup=5.0)
-    assert not [f for b in result.spec.bots for f in b.faults]
-    assert all(b.clock.longest < 0.5 for b in result.spec.bots)
+    assert not [f for e in result.entries for f in e.faults]
+    assert all(e.clock.longest < 500_000 for e in result.entries)  # microseconds
 
 
 # -- SIGHUP ends a league like SIGTERM ----------------------------------------------------------------

@@ -68,7 +68,7 @@ def assert_contained(result, logs: dict[str, str], attack: str) -> None:
     assert any(line.startswith(f"attack {attack}: refused") for line in lines), logs
     assert not any("SUCCEEDED" in line for line in lines), lines
     assert not result.interrupted
-    honest = result.spec.bots[1]
+    honest = result.entries[1]
     assert honest.faults == [] and not honest.forfeited, [f.detail for f in honest.faults]
     assert len(result.deals) == 4 * 2  # every deal, both orientations
 
@@ -131,7 +131,7 @@ async def test_a_double_forked_daemon_dies_with_the_seat(tmp_path):
     result, logs = await play(tmp_path, [attacker("daemon", token), honest()])
     assert any("attack daemon" in line for line in attack_lines(logs))
     assert processes_with(token) == []
-    assert all(b.faults == [] for b in result.spec.bots)
+    assert all(e.faults == [] for e in result.entries)
 
 
 # -- without the sandbox -----------------------------------------------------------------------
@@ -370,7 +370,7 @@ async def test_in_a_shared_directory_the_log_and_the_other_bots_files_cannot_be_
         assert target.stat().st_size > 0  # there is something to read...
         lines = [line for p in (tmp_path / f"stderr-{name}").iterdir() for line in p.read_text().splitlines() if "attack" in line]
         assert lines and all("refused" in line for line in lines), lines  # ...and the bot cannot
-        assert result.spec.bots[1].faults == []
+        assert result.entries[1].faults == []
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="as an ordinary user the bot keeps the referee's uid")

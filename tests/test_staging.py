@@ -15,10 +15,12 @@ import trio.testing
 from protocol import messages as m
 from referee.engine import TERMINAL, variant
 from referee.match import DealStream, MatchSpec, run_match
-from referee.replay import Inconsistent, replay_lines, verify
+from referee.records import Damaged
+from referee.replay import replay_lines
 from referee.staging import STAGES, find_opening
 from referee.table import Bot
 from referee.transport import first_legal, scripted
+from referee.verify import Inconsistent, verify
 from referee.wire import wire_for
 
 SEA_KOZEL = variant("sea_kozel")
@@ -164,11 +166,11 @@ def test_verify_refuses_tampered_staged_moves(tmp_path):
     def bad_limit(lines):
         lines[0]["deal_limit"] = "soon"
 
-    for change, message in ((unstage, "before the staged opening was over"), (shorten, "beyond the header's opening"),
-                            (stage_a_bots_move, "beyond the header's opening"), (garble, "the opening is not a list"),
-                            (later_limit, "the log ends a game the engine says is not over"),
-                            (bad_limit, "deal_limit 'soon' is not a number of deals")):
-        with pytest.raises(Inconsistent, match=message):
+    for change, message in ((unstage, "staged: the log has null, the referee true"), (shorten, "the referee writes a 'out' record here"),
+                            (stage_a_bots_move, "staged: the log has true, the referee null"), (garble, "is not a 'match' record.*opening"),
+                            (later_limit, "the referee writes a 'deal' record here"),
+                            (bad_limit, "is not a 'match' record.*deal_limit")):
+        with pytest.raises((Inconsistent, Damaged), match=message):
             verify(rewrite(log, change))
 
 

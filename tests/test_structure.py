@@ -100,13 +100,13 @@ def test_the_report_asks_the_game_whether_seats_play_in_pairs(game: str, players
     from referee.match import MatchSpec, orientations
     from referee.report import deals_table
     from referee.results import MatchResult
-    from referee.table import Bot
+    from referee.table import Bot, Entry
 
     v = variant(game)
     opts = v.resolve_options(players, options)
     bots = [Bot(name, [name]) for name in "abc"[: 2 if players % 2 == 0 else players]]
     spec = MatchSpec(v, bots, players, opts, games=1 if v.to_target else None, deals=None if v.to_target else 1)
-    with MatchResult(spec, orientations(v, players, opts, len(bots))) as result:
+    with MatchResult(spec, orientations(v, players, opts, len(bots)), [Entry(b, i, spec.tc) for i, b in enumerate(bots)]) as result:
         console = Console(width=200, record=True)
         console.print(deals_table(result.summary()))
     assert ("wrote seats 0+2 / 1+3" in console.export_text()) is pairs

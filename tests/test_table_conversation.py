@@ -5,22 +5,25 @@ sent, and the faults from what the table recorded."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 import trio
+from helpers import read_log
 
 from protocol import messages as m
 from referee import faults as F
-from referee.clock import Clock, TimeControl
+from referee import records as R
+from referee.clock import TimeControl
 from referee.engine import variant
 from referee.engine.deal import deal_from_seed
 from referee.engine.line import Drew
 from referee.engine.state import DealState
 from referee.errors import BotStartError
 from referee.exchange import UNKNOWN_PER_MOVE, At, Terms, deliver, handshake, queue_events, turn
-from referee.log import MatchLog, read_log
-from referee.table import Bot, Player, Table
+from referee.log import MatchLog
+from referee.table import Bot, Entry, Player, Table, Where
 from referee.transport import HELLO, Script, ScriptedBot, first_legal, play_line, scripted
 from referee.wire import GameWire, wire_for
 
@@ -37,21 +40,22 @@ def thinking(seconds: float) -> Script:
 
 
 async def play(tmp_path: Path, scripts: dict[str, Script], tc: TimeControl, deals: int = 1,
-               max_faults: int = 3) -> tuple[list[Bot], dict[str, list[ScriptedBot]], list[F.Fault]]:
-    """Play ``deals`` deals of two-player draw, A against B, with scripted bots."""
+               max_faults: int = 3) -> tuple[list[Entry], dict[str, list[ScriptedBot]], list[F.Fault]]:
+    """Play ``deals`` deals of two-player draw, A against B, with scripted bots; their entries
+    (faults, clocks), the bots started by label, and the faults."""
     launch, started = scripted(scripts)
-    bots = [Bot("A", ["a"]), Bot("B", ["b"])]
+    bots = [Entry(Bot("A", ["a"]), 0, tc), Entry(Bot("B", ["b"]), 1, tc)]
     seating = [Player(bots[0], 0), Player(bots[1], 0)]
     game = variant("draw").new_game(2, {})
     faults: list[F.Fault] = []
     try:
         async with trio.open_nursery() as nursery:
-            table = Table(nursery, seating, tc=tc, log=MatchLog(None, lambda: 0.0), stderr_dir=tmp_path, block=0,
+            table = Table(nursery, seating, tc=tc, log=MatchLog(None), stderr_dir=tmp_path, block=0,
                           max_faults=max_faults, on_fault=faults.append, launch=launch)
             await table.open()
             try:
                 for i in range(deals):
-                    await table.play_deal(game, seating, i, deal_from_seed(3, i, game.shape), 0)
+                    await table.play_deal(game, seating, i, deal_from_seed(3, i, game.shape), Where(0))
             finally:
                 await table.close()
     except BaseExceptionGroup as group:  # the nursery's wrapping of the table's one error
@@ -76,10 +80,10 @@ async def test_the_bank_gains_the_increment_after_every_move(tmp_path, autojump_
     banks = [1000 + 125 * k for k in range(len(seen))]
     assert [t.bank_ms for t in seen] == banks
     assert [t.time_ms for t in seen] == [min(2000, b) for b in banks]
-    clock = bots[0].clock
-    assert clock is not None and clock.moves == len(seen)
-    assert clock.bank == pytest.approx(1.0 + 0.125 * len(seen))
-    assert clock.used == pytest.approx(0.125 * len(seen)) and clock.longest == pytest.approx(0.125)
+    clock = bots[0].clock  # in microseconds
+    assert clock.moves == len(seen)
+    assert clock.bank == 1_000_000 + 125_000 * len(seen)
+    assert clock.used == 125_000 * len(seen) and clock.longest == 125_000
     # B answers at once: its bank only grows, by the whole increment.
     assert [t.bank_ms for t in turns(started["B"][0])][:3] == [1000, 1250, 1500]
 
@@ -93,8 +97,7 @@ async def test_a_bank_spent_below_the_thinking_time_is_a_timeout(tmp_path, autoj
     assert [(t.bank_ms, t.time_ms) for t in seen] == [(1000, 1000), (625, 625), (250, 250)]
     assert [(f.kind, f.bot, f.detail) for f in faults] == [(F.TIMEOUT, "A", "no play within 250 ms")]
     assert bots[0].forfeited
-    clock = bots[0].clock
-    assert clock is not None and clock.bank == pytest.approx(0.125)  # charged the 250 ms it had
+    assert bots[0].clock.bank == 125_000  # charged the 250 ms it had
 
 
 async def test_an_answer_later_than_the_move_limit_is_a_timeout(tmp_path, autojump_clock):
@@ -102,16 +105,14 @@ async def test_an_answer_later_than_the_move_limit_is_a_timeout(tmp_path, autoju
     tc = TimeControl(startup=5, move=1.0)
     bots, _, faults = await play(tmp_path, {"A": thinking(1.5)}, tc, max_faults=1)
     assert [(f.kind, f.detail, f.hint) for f in faults] == [(F.TIMEOUT, "no play within 1000 ms", F.LATE)]
-    clock = bots[0].clock
-    assert clock is not None and clock.longest == pytest.approx(1.0)
+    assert bots[0].clock.longest == 1_000_000
 
 
 async def test_an_answer_just_inside_the_limit_counts(tmp_path, autojump_clock):
     tc = TimeControl(startup=5, move=1.0)
     bots, _, faults = await play(tmp_path, {"A": thinking(0.999)}, tc)
     assert faults == []
-    clock = bots[0].clock
-    assert clock is not None and clock.longest == pytest.approx(0.999)
+    assert bots[0].clock.longest == 999_000
 
 
 async def test_the_handshake_refuses_another_protocol(tmp_path, autojump_clock):
@@ -154,11 +155,10 @@ async def test_a_game_past_its_deal_limit_ends_drawn_and_every_bot_hears_why(tmp
     target ends drawn after that many deals, and every bot hears why.  The log's observer sees
     every record as it is written, and the table's sees the processes it closed."""
     launch, started = scripted({})
-    bots = [Bot("A", ["a"]), Bot("B", ["b"])]
-    seating = [Player(bots[0], 0), Player(bots[1], 0)]
+    seating = [Player(Entry(Bot("A", ["a"]), 0, TimeControl()), 0), Player(Entry(Bot("B", ["b"]), 1, TimeControl()), 0)]
     game = variant("draw").new_game(2, {})
     game.deal_limit = 2
-    records: list[dict] = []
+    records: list[R.Record] = []
     closed: list[str] = []
     stream = iter(range(100))
 
@@ -167,11 +167,11 @@ async def test_a_game_past_its_deal_limit_ends_drawn_and_every_bot_hears_why(tmp
         return i, deal_from_seed(3, i, game.shape)
 
     async with trio.open_nursery() as nursery:
-        table = Table(nursery, seating, tc=TimeControl(), log=MatchLog(None, lambda: 0.0, on_record=records.append),
+        table = Table(nursery, seating, tc=TimeControl(), log=MatchLog(None, on_record=records.append),
                       stderr_dir=tmp_path, block=0, launch=launch, on_closed=lambda p, proc, unread: closed.append(p.label))
         await table.open()
         try:
-            outcome = await table.play_game(game, seating, next_deal, 0)  # type: ignore[arg-type]
+            outcome = await table.play_game(game, seating, next_deal, Where(0))  # type: ignore[arg-type]
         finally:
             await table.close()
     assert game.played == 2 and game.outcome() == outcome
@@ -179,7 +179,7 @@ async def test_a_game_past_its_deal_limit_ends_drawn_and_every_bot_hears_why(tmp
     for bot in (started["A"][0], started["B"][0]):
         ends = [msg for msg in bot.received if type(msg) is m.GameEnd]
         assert [e.reason for e in ends] == ["deal limit (2) reached"]
-    kinds = [r["k"] for r in records]
+    kinds = [r.__struct_config__.tag for r in records]
     assert kinds.count("hello") == 2 and kinds.count("deal_end") == 2 and kinds[-1] == "game_end"
     assert "play" in kinds
     assert sorted(closed) == ["A", "B"]
@@ -208,14 +208,14 @@ def test_each_exchange_takes_its_seat_game_and_deal_as_arguments():
 
 def seat_with(script: Script, tc: TimeControl | None = None) -> tuple[Player, ScriptedBot]:
     """A player in a seat, its bot already started (scripted), its clock set."""
-    p = Player(Bot("A", ["a"], clock=Clock(tc or TimeControl())), 0)
+    p = Player(Entry(Bot("A", ["a"]), 0, tc or TimeControl()), 0)
     bot = ScriptedBot(script, "A")
     p.proc = bot
     return p, bot
 
 
 def terms_of(tmp_path: Path, tc: TimeControl | None = None) -> Terms:
-    return Terms(MatchLog(tmp_path / "log.jsonl", lambda: 0.0), tc or TimeControl(), trio.current_time, block=0)
+    return Terms(MatchLog(tmp_path / "log.jsonl"), tc or TimeControl(), trio.current_time(), block=0)
 
 
 def records(terms: Terms) -> list[dict]:
@@ -254,7 +254,7 @@ async def test_a_turn_sends_what_waits_reads_the_play_and_makes_it(tmp_path, aut
     assert [type(msg) for msg in bot.received] == [m.Passed, m.Turn]
     assert bot.received[1].id == 12  # type: ignore[union-attr]
     assert len(state.history) > before and p.outbox == []
-    assert p.bot.clock is not None and p.bot.clock.used == pytest.approx(0.25)
+    assert p.entry.clock.used == 250_000
     out, inp, play_rec = records(terms)
     assert (out["k"], out["seat"], [msg["type"] for msg in out["msgs"]]) == ("out", seat, ["passed", "turn"])
     assert (inp["k"], inp["line"]) == ("in", bot_line(bot, 0))
@@ -276,7 +276,7 @@ async def test_a_turn_answered_after_the_deadline_is_a_timeout_by_the_referees_c
     fault = await turn(terms, p, At(seat, 0, 2), state, wire, 1)
     assert fault is not None
     assert (fault.kind, fault.seat, fault.deal, fault.detail, fault.hint) == (F.TIMEOUT, seat, 2, "no play within 500 ms", F.LATE)
-    assert p.bot.clock is not None and p.bot.clock.used == pytest.approx(0.5)
+    assert p.entry.clock.used == 500_000
 
 
 async def test_a_play_written_before_the_turn_is_out_of_turn_and_the_turn_is_not_sent(tmp_path, autojump_clock):
@@ -306,7 +306,7 @@ async def test_unknown_lines_before_the_answer_are_skipped_up_to_the_cap(tmp_pat
     else:
         assert fault is None
         assert p.unknown == 0  # counted per move: the answer starts the count again
-        assert p.bot.remarks["sent a message of unknown type 'note' (ignored)"] == UNKNOWN_PER_MOVE
+        assert p.entry.remarks["sent a message of unknown type 'note' (ignored)"] == UNKNOWN_PER_MOVE
 
 
 async def test_a_play_echoing_another_turn_is_out_of_turn(tmp_path, autojump_clock):
@@ -327,12 +327,13 @@ async def test_the_handshake_skips_unknown_lines_and_logs_the_hello(tmp_path, au
         return [(0.5, b'{"type":"banner"}'), (0.25, HELLO)] if type(msg) is m.Hello else []
 
     p, bot = seat_with(chatty)
-    record: dict = {}
+    record = R.Hello("A", 1, -1)
     assert await handshake(terms, p, At(-1, 0, 0), m.encode_line(m.Hello(m.PROTOCOL_VERSION, "r", m.Limits(1, 1, None, 0, 9, 3))), record) is None
     assert [type(msg) for msg in bot.received] == [m.Hello]
-    assert record == {"line": HELLO.decode(), "ms": 750.0}
-    assert p.bot.hello is not None and p.bot.hello.name == "scripted"
-    assert p.bot.remarks["sent a message of unknown type 'banner' before hello (ignored)"] == 1
+    assert record.read == [R.Heard(0.5, '{"type":"banner"}'), R.Heard(0.75, HELLO.decode())]  # every line read, when
+    assert (record.t, record.ms) == (0.0, 750.0)
+    assert p.entry.hello is not None and p.entry.hello.name == "scripted"
+    assert p.entry.remarks["sent a message of unknown type 'banner' before hello (ignored)"] == 1
 
 
 async def test_delivering_to_a_bot_that_has_exited_is_a_crash(tmp_path, autojump_clock):
@@ -365,7 +366,7 @@ def test_queued_events_reach_every_seat_and_only_the_drawer_sees_its_tiles():
         if any(type(e) is Drew for e in state.history):
             break
     wire = wire_for(state)
-    seating = [Player(Bot("A", ["a"]), 0), Player(Bot("B", ["b"]), 0)]
+    seating = [Player(Entry(Bot("A", ["a"]), 0, TimeControl()), 0), Player(Entry(Bot("B", ["b"]), 1, TimeControl()), 0)]
     assert queue_events(state, 0, seating, wire) == len(state.history)
     drew = next(e for e in state.history if type(e) is Drew)
     told = [[m.to_bot_decoder.decode(line) for line in p.outbox] for p in seating]
@@ -376,17 +377,13 @@ def test_queued_events_reach_every_seat_and_only_the_drawer_sees_its_tiles():
 
 
 async def test_a_turns_log_times_are_the_readings_it_timed_the_answer_with(tmp_path, autojump_clock):
-    """With the clock's origin known, the turn's out and in records carry the readings the turn
-    took for its deadline (the write, the answer's read), not readings of their own."""
-    origin = trio.current_time()
-    log = MatchLog(tmp_path / "log.jsonl", lambda: 99.0, origin=origin)
-    terms = Terms(log, TimeControl(), trio.current_time, block=0)
+    """The turn's out and in records carry the readings the turn took for its deadline (the
+    write, the answer's read), in whole microseconds since the match's origin."""
+    terms = Terms(MatchLog(tmp_path / "log.jsonl"), TimeControl(), trio.current_time() - 2.5, block=0)
     state, wire = draw_deal()
     p, _ = seat_with(thinking(0.25))
     assert await turn(terms, p, At(state.to_move(), 0, 0), state, wire, 1) is None
-    out, inp, _ = records(terms)
-    assert (out["t"], inp["t"]) == (0.0, 0.25)
-    log = MatchLog(tmp_path / "other.jsonl", lambda: 99.0)  # no origin: the log reads its clock
-    log.out(0, [b'{"type":"passed","seat":1}\n'], now=5.0)
-    log.close()
-    assert [r["t"] for _, r in read_log(tmp_path / "other.jsonl")] == [99.0]
+    log = (tmp_path / "log.jsonl").read_bytes() if terms.log.close() is None else b""
+    out, inp, _ = (json.loads(line) for line in log.splitlines())
+    assert (out["t"], inp["t"]) == (2.5, 2.75)
+    assert b'"t":2.500000,' in log and b'"t":2.750000,' in log  # exactly, six decimals

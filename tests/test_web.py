@@ -23,17 +23,18 @@ from pathlib import Path
 
 import msgspec
 import pytest
+from helpers import read_log
 from playwright import sync_api as playwright_api
 from typer.testing import CliRunner
 
 from referee import exitcodes as X
+from referee import records as R
 from referee.cli import app
 from referee.engine import variant, variant_names
 from referee.engine.layout import KNIFE, Sausage
 from referee.engine.line import Cut, Drew, Passed, Placed, Play, Scored, Tailed, Turned, line_of
 from referee.engine.tiles import HIGH, IS_DOUBLE, LOW, OTHER, parse_tile, tile_name
-from referee.log import read_log
-from referee.replay import LogWalker
+from referee.replay import Replayer
 from referee.report import verdict_text
 from referee.results import MatchSummary
 
@@ -42,6 +43,10 @@ pytestmark = pytest.mark.slow  # every test plays matches and most drive chromiu
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "sample_bots"
 CHROMIUM = Path("/usr/bin/chromium")
+
+#: The header fields a scripted walk's header leaves out.
+HEADER_REST = {"games": None, "seed": 1, "deals_file": None, "time_control": {"startup": 10.0, "move": 5.0, "bank": None, "increment": 0.0},
+               "max_faults": 3, "max_line": 65536, "confidence": 0.95, "sprt": None}
 
 def referee(*args: str, check: bool = True) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "referee", *args], capture_output=True, text=True, timeout=300, check=check)
@@ -185,11 +190,12 @@ def expected_deal(log: Path, game: int, orientation: int, deal: int) -> dict:
     before = next((r["totals"] for r in reversed(ends) if r["deal"] < deal), None)
     history: list = []
 
-    def on(kind, rec, state):
-        if kind == "deal_end" and (rec["game"], rec["orientation"], rec["deal"]) == (game, orientation, deal):
-            history.extend(state.history)
+    class Collect(Replayer):
+        def on_deal_end(self, rec, state):
+            if (rec.game, rec.orientation, rec.deal) == (game, orientation, deal):
+                history.extend(state.history)
 
-    LogWalker(log, on).walk()
+    Collect(log).run()
     game, players = header["variant"], len(start["hands"])
     hands = [set(h) for h in start["hands"]]
     rows = [list(h) for h in start["hands"]]  # kolbasa: each row left to right
@@ -434,8 +440,13 @@ def test_every_played_deal_has_a_replay_page_linked_from_the_match_page(logs, pa
     links = page.eval_on_selector_all("#deals a.replay", "as => as.map(a => a.getAttribute('href'))")
     assert links == [f"g{r['game'] + 1}-o{r['orientation']}-d{r['deal'] + 1}.html" for r in played]
     leaders = []
-    LogWalker(log, lambda kind, rec, state: leaders.append(
-        f"{names[rec['seating'][state.leader]]} seat {state.leader}") if kind == "deal" and state is not None else None).walk()
+
+    class Leaders(Replayer):
+        def on_deal(self, rec, state):
+            if state is not None:
+                leaders.append(f"{names[self.seating[state.leader]]} seat {state.leader}")
+
+    Leaders(log).run()
     led = page.eval_on_selector_all("#deals tbody tr:not(.void)", "rs => rs.map(r => r.cells[3].innerText)")
     assert [t.split(",")[0] for t in led] == leaders
     result = next(r for _, r in read_log(log) if r["k"] == "result")
@@ -633,7 +644,7 @@ def test_points_and_declarations_during_play_become_steps(tmp_path, monkeypatch)
     from referee.web import data
 
     header = {"k": "match", "variant": "sport", "players": 4, "options": {"lone_doubles": False}, "deals": 4,
-              "bots": [{"name": "a"}, {"name": "b"}], "orientations": [[0, 1, 0, 1]]}
+              "bots": [{"name": "a", "command": []}, {"name": "b", "command": []}], "orientations": [[0, 1, 0, 1]]}
     hands = [["0-0", "0-1"], ["1-1", "1-2"], ["2-2", "2-3"], ["3-3", "3-4"]]
     state = SimpleNamespace(history=[], bazaar=(), leader=1, lead_tile=None)
     script = [("match", header), ("game", {"game": 0, "orientation": 0, "seating": [0, 1, 0, 1]}),
@@ -643,15 +654,19 @@ def test_points_and_declarations_during_play_become_steps(tmp_path, monkeypatch)
               ("event", {"event": Placed(1, parse_tile("1-1"), None), "play": {"ms": 1.5}}),
               ("event", {"event": Scored(1, 10, 2), "play": None})]
 
-    class Walker:
-        def __init__(self, path, on):
-            self.on = on
+    def walk(self):
+        for kind, rec in script:
+            if kind == "match":
+                self.header = msgspec.convert({**rec, **HEADER_REST}, R.Header)
+                self.names = [b["name"] for b in rec["bots"]]
+                self.on_header(self.header)
+            elif kind == "deal":
+                self.seating = rec["seating"]
+                self.on_deal(msgspec.convert({k: v for k, v in rec.items() if k != "seating"}, R.Deal), state)
+            elif kind == "event":
+                self.on_event(rec["event"], None if rec["play"] is None else SimpleNamespace(**rec["play"]), state)
 
-        def walk(self):
-            for kind, rec in script:
-                self.on(kind, rec, state if kind in ("deal", "event") else None)
-
-    monkeypatch.setattr(data, "LogWalker", Walker)
+    monkeypatch.setattr(data.MatchReader, "run", walk)
     log = tmp_path / "m.jsonl"
     log.write_text(json.dumps(header) + "\n")
     steps = data.read_match(log).deals[0]["steps"]
@@ -670,26 +685,25 @@ def kolbasa_page(monkeypatch, tmp_path: Path, rows: tuple[str, str], places: lis
     from referee.web import data
     from referee.web.site import copy_assets, write_page
 
-    header = {"k": "match", "variant": "kolbasa", "players": 2, "options": {}, "deals": None, "bots": [{"name": "a"}, {"name": "b"}],
+    header = {"k": "match", "variant": "kolbasa", "players": 2, "options": {}, "deals": None, "bots": [{"name": "a", "command": []},
+                                                                                                      {"name": "b", "command": []}],
               "orientations": [[0, 1]]}
     hands = [r.split() for r in rows]
 
-    class Walker:
-        def __init__(self, path, on):
-            self.on = on
+    def walk(self):
+        state = KolbasaDeal(Deal(tuple(tuple(parse_tile(t) for t in h) for h in hands), ()), leader=0)
+        self.header = msgspec.convert({**header, **HEADER_REST}, R.Header)
+        self.names = ["a", "b"]
+        self.on_header(self.header)
+        self.seating = [0, 1]
+        self.on_deal(R.Deal(0, 0, 0, 0, hands, []), state)
+        for place in places:
+            shown = len(state.history)
+            state.push(Play(state.up, parse_place(place)), state.to_move())
+            for e in state.history[shown:]:
+                self.on_event(e, None, state)
 
-        def walk(self):
-            state = KolbasaDeal(Deal(tuple(tuple(parse_tile(t) for t in h) for h in hands), ()), leader=0)
-            self.on("match", header, None)
-            self.on("game", {"game": 0, "orientation": 0, "seating": [0, 1]}, None)
-            self.on("deal", {"game": 0, "orientation": 0, "deal": 0, "stream": 0, "hands": hands, "undealt": [], "seating": [0, 1]}, state)
-            for place in places:
-                shown = len(state.history)
-                state.push(Play(state.up, parse_place(place)), state.to_move())
-                for e in state.history[shown:]:
-                    self.on("event", {"event": e, "play": None}, state)
-
-    monkeypatch.setattr(data, "LogWalker", Walker)
+    monkeypatch.setattr(data.MatchReader, "run", walk)
     log = tmp_path / "m.jsonl"
     log.write_text(json.dumps(header) + "\n")
     deal = data.read_match(log).deals[0]

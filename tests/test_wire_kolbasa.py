@@ -33,7 +33,7 @@ from referee.engine.game import Game
 from referee.engine.kolbasa import KolbasaDeal
 from referee.engine.line import Turned
 from referee.log import MatchLog
-from referee.table import Bot, Player, Table
+from referee.table import Bot, Entry, Player, Table, Where
 from referee.wire import wire_for
 
 REAL_WIRE_FOR = wire_for
@@ -87,17 +87,17 @@ def play_kolbasa(monkeypatch, tmp_path: Path, seed: int, deals: list[Deal] | Non
     index = iter(range(10_000))
 
     async def main() -> None:
-        seating = [Player(Bot(f"bot{s}", ["wire"]), 0) for s in range(2)]
+        seating = [Player(Entry(Bot(f"bot{s}", ["wire"]), 0, TimeControl()), 0) for s in range(2)]
         async with trio.open_nursery() as nursery:
-            table = Table(nursery, seating, tc=TimeControl(startup=5, move=5), log=MatchLog(None, lambda: 0.0),
+            table = Table(nursery, seating, tc=TimeControl(startup=5, move=5), log=MatchLog(None),
                           stderr_dir=tmp_path, block=0, launch=start)
             await table.open()
             try:
                 if deals is not None:
                     for _ in deals:
-                        await table.play_deal(game, seating, next(index), next(stream), 0)
+                        await table.play_deal(game, seating, next(index), next(stream), Where(0))
                 else:
-                    await table.play_game(game, seating, lambda: (next(index), next(stream)), 0)
+                    await table.play_game(game, seating, lambda: (next(index), next(stream)), Where(0))
             finally:
                 await table.close()
 

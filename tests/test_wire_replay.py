@@ -33,7 +33,7 @@ from referee.engine import Deal, variant
 from referee.engine.deal import deal_from_seed
 from referee.engine.game import Game
 from referee.log import MatchLog
-from referee.table import Bot, Player, Table
+from referee.table import Bot, Entry, Player, Table, Where
 from referee.wire import TILE_JSON
 
 GAMES = [("sport", 4, {}), ("kozel", 4, {}), ("kozel", 4, {"teams": "none"}), ("kozel", 2, {}), ("kozel", 3, {}),
@@ -153,21 +153,22 @@ def play_recorded(monkeypatch, tmp_path: Path, vid: str, players: int, options: 
         return next(index), next(stream)
 
     async def main() -> None:
-        if game.pair_play:
-            pair = [Bot("pair A", ["wire"]), Bot("pair B", ["wire"])]
+        limits = tc or TimeControl(startup=5, move=5)
+        if game.pair_play:  # one entry (one bot, one time bank) for both seats of a pair
+            pair = [Entry(Bot("pair A", ["wire"]), 0, limits), Entry(Bot("pair B", ["wire"]), 1, limits)]
             seating = [Player(pair[s % 2], s // 2) for s in range(players)]
         else:
-            seating = [Player(Bot(f"bot{s}", ["wire"]), 0) for s in range(players)]
+            seating = [Player(Entry(Bot(f"bot{s}", ["wire"]), s, limits), 0) for s in range(players)]
         async with trio.open_nursery() as nursery:
-            table = Table(nursery, seating, tc=tc or TimeControl(startup=5, move=5), log=MatchLog(None, lambda: 0.0),
+            table = Table(nursery, seating, tc=limits, log=MatchLog(None),
                           stderr_dir=tmp_path, block=0, launch=start)
             await table.open()
             try:
                 if deals is not None:
                     for _ in deals:
-                        await table.play_deal(game, seating, *next_deal(), 0)
+                        await table.play_deal(game, seating, *next_deal(), Where(0))
                 else:
-                    await table.play_game(game, seating, next_deal, 0)
+                    await table.play_game(game, seating, next_deal, Where(0))
             finally:
                 await table.close()
 

@@ -57,7 +57,7 @@ from referee.match import MatchSpec, orientations, run_match
 from referee.process import Confinement
 from referee.results import MatchRecord, MatchResult, encode_record, record_of
 from referee.sandbox import DEFAULT_PROCESSES
-from referee.table import Bot, Player, Table
+from referee.table import Bot, Entry, Player, Table
 
 EXIT_OK = 0
 EXIT_BUG = 1
@@ -132,11 +132,11 @@ async def probe(job: dict[str, Any]) -> list[str]:
     spec = build_spec(job)
     spec.stderr_dir.mkdir(parents=True, exist_ok=True)
     failures: list[str] = []
-    log = MatchLog(spec.log_path, trio.current_time)
+    log = MatchLog(spec.log_path)
     try:
-        for bot in spec.bots:
+        for i, bot in enumerate(spec.bots):
             async with trio.open_nursery() as nursery:
-                table = Table(nursery, [Player(bot, 0)], tc=spec.tc, log=log, stderr_dir=spec.stderr_dir,
+                table = Table(nursery, [Player(Entry(bot, i, spec.tc), 0)], tc=spec.tc, log=log, stderr_dir=spec.stderr_dir,
                               max_line=spec.max_line, max_faults=spec.max_faults)
                 try:
                     await table.open()

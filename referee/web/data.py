@@ -5,7 +5,7 @@ document per played deal (the replay), a *match* document per log (and a *league
 league, which :mod:`tournaments.report` makes).  Documents hold data only (names, tiles as ``"a-b"``, numbers, the log's own notes);
 how they look is the templates' and scripts' business.
 
-Logs are read through :class:`referee.replay.LogWalker`, which re-plays every move through the
+Logs are read through a :class:`referee.replay.Replayer`, which re-plays every move through the
 engine, so a replay shows the deal as the engine saw it: the hands after each event come from
 the engine's own events (placements, draws, passes), never from a second reading of the rules.
 A log that stops early (a match cut short, a killed process) or breaks at some line gives every
@@ -22,16 +22,18 @@ from typing import Any
 
 import msgspec
 
+from referee import records as R
 from referee.engine import variant
 from referee.engine.errors import RulesError
 from referee.engine.kolbasa import KolbasaDeal
 from referee.engine.layout import KNIFE, Sausage, place_name
-from referee.engine.line import Cut, Declared, Drew, Passed, Placed, Scored, Tailed, Turned
+from referee.engine.line import Cut, Declared, Drew, Event, Passed, Placed, Scored, Tailed, Turned
 from referee.engine.state import DealState
 from referee.engine.tiles import OTHER, parse_tile, tile_name
 from referee.engine.trains import TrainDeal
-from referee.replay import Inconsistent, LogWalker, trains_at
+from referee.replay import Broken, Replayer, trains_at
 from referee.results import MatchSummary
+from referee.seeds import seed_text
 
 #: The layout renderer (in ``static/replay.js``) that draws each game's table: ``line`` unless
 #: named here.  ``cross`` draws ``up`` and ``down`` as columns through the first open double;
@@ -94,28 +96,24 @@ class MatchData:
     deals: list[dict[str, Any]]
 
 
-def read_match(log: Path) -> MatchData:
-    """Read a match log into its page documents.
+class MatchReader(Replayer):
+    """Reads a match log into its page documents (:func:`read_match`)."""
 
-    Raises:
-        NotALog: the file cannot be read, or is not a match log (no header record).
-    """
-    header: dict[str, Any] = {}
-    names: list[str] = []
-    deals: list[dict[str, Any]] = []
-    summary: list[dict[str, Any]] = []
-    game_ends: list[dict[str, Any]] = []
-    faults: list[dict[str, Any]] = []
-    totals_by_key: dict[tuple[int, int], list[int]] = {}
-    seatings: dict[tuple[int, int], list[int]] = {}
-    result: dict[str, Any] | None = None
-    cur: _Deal | None = None
-    sides: list[tuple[int, ...]] = []
-    side_names: list[str] = []
+    def __init__(self, log: Path) -> None:
+        super().__init__(log)
+        self.deals: list[dict[str, Any]] = []
+        self.summary: list[dict[str, Any]] = []
+        self.game_ends: list[dict[str, Any]] = []
+        self.faults: list[dict[str, Any]] = []
+        self.totals_by_key: dict[tuple[int, int], list[int]] = {}
+        self.result: R.Result | None = None
+        self.cur: _Deal | None = None
+        self.sides: list[tuple[int, ...]] = []
+        self.side_names: list[str] = []
 
-    def step(kind: str, seat: int | None, text: str, **extra: Any) -> None:
-        assert cur is not None
-        d = cur
+    def step(self, kind: str, seat: int | None, text: str, **extra: Any) -> None:
+        d = self.cur
+        assert d is not None
         d.doc["steps"].append({
             "kind": kind, "seat": seat, "text": text,
             "hands": [[tile_name(t) for t in r] for r in d.rows] if d.rows is not None else [_sorted_names(h) for h in d.hands],
@@ -126,97 +124,95 @@ def read_match(log: Path) -> MatchData:
             **extra,
         })
 
-    def who(seat: int) -> str:
-        assert cur is not None
-        return cur.doc["seats"][seat]["bot"]
+    def on_header(self, rec: R.Header) -> None:
+        g = variant(rec.variant).new_game(rec.players, rec.options, rec.deals)
+        self.sides.extend(g.sides)
+        self.side_names.extend(g.side_name(s) for s in range(len(g.sides)))
 
-    def on(kind: str, rec: dict[str, Any], state: DealState | None) -> None:
-        nonlocal cur
-        if kind == "match":
-            header.update(rec)
-            names.extend(b["name"] for b in rec["bots"])
-            g = variant(rec["variant"]).new_game(rec["players"], rec["options"], rec["deals"])
-            sides.extend(g.sides)
-            side_names.extend(g.side_name(s) for s in range(len(g.sides)))
-        elif kind == "game":
-            seatings[(rec["game"], rec["orientation"])] = rec["seating"]
-        elif kind == "deal":
-            key = (rec["game"], rec.get("orientation", 0))
-            before = totals_by_key.get(key, [0] * len(sides))
-            entry = {"game": rec["game"], "orientation": key[1], "deal": rec["deal"], "stream": rec["stream"],
-                     "void": rec.get("void"), "slug": None}
-            summary.append(entry)
-            if state is None:  # void: redealt, nothing to replay
-                cur = None
-                return
-            entry["slug"] = deal_slug(rec["game"], key[1], rec["deal"])
-            seating = rec["seating"]
-            entry.update(leader=state.leader, leader_bot=names[seating[state.leader]],
-                         lead_tile=tile_name(state.lead_tile) if state.lead_tile is not None else None)
-            hands = [{parse_tile(t) for t in h} for h in rec["hands"]]
-            undealt = [parse_tile(t) for t in rec["undealt"]]
-            doc = {
-                "kind": "deal", "variant": header["variant"], "title": variant(header["variant"]).title,
-                "layout": layout_of(header["variant"]), "players": header["players"],
-                "game": rec["game"], "orientation": key[1], "deal": rec["deal"], "stream": rec["stream"],
-                "slug": entry["slug"],
-                "seats": [{"seat": s, "bot": names[b], "side": _side_of(sides, s)} for s, b in enumerate(seating)],
-                "sides": side_names,
-                "hands": [_sorted_names(h) for h in hands],
-                "undealt": [tile_name(t) for t in undealt],
-                "undealt_kind": "bazaar" if state.bazaar else "sleeping",
-                "leader": state.leader,
-                "before": list(before),
-                "steps": [], "result": None, "cut": False,
-            }
-            cur = _Deal(doc, hands, undealt if state.bazaar else [], scores=list(before))
-            if isinstance(state, TrainDeal):
-                doc["table"] = {"trains": [{"name": name, "label": "the Mexican train" if e == state.n else f"{doc['seats'][e]['bot']} (seat {e})"}
-                                            for e, name in enumerate(state.layout.names)]}
-                doc["station"] = tile_name(state.station)
-                cur.table = {"markers": [], "open": None, "hangs": False}
-            elif isinstance(state, KolbasaDeal):
-                doc["rows"] = True  # hands are rows of face-down tiles, in order
-                cur.rows = [[parse_tile(t) for t in h] for h in rec["hands"]]
-                cur.sausage = Sausage()
-                cur.table = _sausage_doc(cur.sausage)
-            deals.append(doc)
-            step("deal", None, "the deal")
-            for event in state.history:  # a forced lead is placed before anyone is asked
-                on_event(event, None, state)
-        elif kind == "event":
-            assert state is not None
-            on_event(rec["event"], rec.get("play"), state)
-        elif kind in ("fault", "forfeited_deal"):
-            if kind == "fault":
-                faults.append(rec)
-            if cur is not None and cur.doc["result"] is None:
-                seat = rec["seat"]
-                if kind == "fault":
-                    step("fault", seat, f"{who(seat)} faults: {rec['kind']}", fault={"kind": rec["kind"], "detail": rec.get("detail"),
-                                                                                  "line": rec.get("line")})
-                else:
-                    step("forfeit", seat, f"{who(seat)} has forfeited the match: the deal is lost")
-        elif kind == "deal_end":
-            key = (rec["game"], rec.get("orientation", 0))
-            totals_by_key[key] = list(rec["totals"])
-            entry = summary[-1]
-            entry.update(end=rec["reason"], by=rec["seat"], wrote=rec["wrote"], totals=rec["totals"], notes=rec.get("notes", []))
-            if cur is not None:
-                cur.scores = list(rec["totals"])
-                res = {k: rec.get(k) for k in ("reason", "seat", "values", "wrote", "totals", "notes")}
-                cur.doc["result"] = res
-                step("end", rec["seat"], _end_text(rec["reason"], who(rec["seat"])), result=res)
-                entry["by_bot"] = who(rec["seat"])
-                cur = None
-        elif kind == "game_end":
-            game_ends.append({k: v for k, v in rec.items() if k != "k"})
+    def on_deal(self, rec: R.Deal, state: DealState | None) -> None:
+        header = self.header
+        assert header is not None
+        key = (rec.game, rec.orientation)
+        before = self.totals_by_key.get(key, [0] * len(self.sides))
+        entry: dict[str, Any] = {"game": rec.game, "orientation": key[1], "deal": rec.deal, "stream": rec.stream,
+                                 "void": rec.void, "slug": None}
+        self.summary.append(entry)
+        if state is None:  # void: redealt, nothing to replay
+            self.cur = None
+            return
+        entry["slug"] = deal_slug(rec.game, key[1], rec.deal)
+        seating = self.seating
+        entry.update(leader=state.leader, leader_bot=self.names[seating[state.leader]],
+                     lead_tile=tile_name(state.lead_tile) if state.lead_tile is not None else None)
+        hands = [{parse_tile(t) for t in h} for h in rec.hands]
+        undealt = [parse_tile(t) for t in rec.undealt]
+        doc = {
+            "kind": "deal", "variant": header.variant, "title": variant(header.variant).title,
+            "layout": layout_of(header.variant), "players": header.players,
+            "game": rec.game, "orientation": key[1], "deal": rec.deal, "stream": rec.stream,
+            "slug": entry["slug"],
+            "seats": [{"seat": s, "bot": self.names[b], "side": _side_of(self.sides, s)} for s, b in enumerate(seating)],
+            "sides": self.side_names,
+            "hands": [_sorted_names(h) for h in hands],
+            "undealt": [tile_name(t) for t in undealt],
+            "undealt_kind": "bazaar" if state.bazaar else "sleeping",
+            "leader": state.leader,
+            "before": list(before),
+            "steps": [], "result": None, "cut": False,
+        }
+        cur = self.cur = _Deal(doc, hands, undealt if state.bazaar else [], scores=list(before))
+        if isinstance(state, TrainDeal):
+            doc["table"] = {"trains": [{"name": name, "label": "the Mexican train" if e == state.n else f"{doc['seats'][e]['bot']} (seat {e})"}
+                                        for e, name in enumerate(state.layout.names)]}
+            doc["station"] = tile_name(state.station)
+            cur.table = {"markers": [], "open": None, "hangs": False}
+        elif isinstance(state, KolbasaDeal):
+            doc["rows"] = True  # hands are rows of face-down tiles, in order
+            cur.rows = [[parse_tile(t) for t in h] for h in rec.hands]
+            cur.sausage = Sausage()
+            cur.table = _sausage_doc(cur.sausage)
+        self.deals.append(doc)
+        self.step("deal", None, "the deal")
 
-    def on_event(e: Any, play: dict[str, Any] | None, state: DealState) -> None:
-        assert cur is not None
-        d = cur
+    def on_fault(self, rec: R.Fault) -> None:
+        self.faults.append({k: v for k, v in msgspec.to_builtins(rec).items() if k != "k"})
+        if self.cur is not None and self.cur.doc["result"] is None:
+            self.step("fault", rec.seat, f"{self.who(rec.seat)} faults: {rec.kind}", fault={"kind": rec.kind, "detail": rec.detail,
+                                                                                        "line": rec.line})
+
+    def on_forfeited_deal(self, rec: R.ForfeitedDeal) -> None:
+        if self.cur is not None and self.cur.doc["result"] is None:
+            self.step("forfeit", rec.seat, f"{self.who(rec.seat)} has forfeited the match: the deal is lost")
+
+    def on_deal_end(self, rec: R.DealEnd, state: DealState) -> None:
+        key = (rec.game, rec.orientation)
+        self.totals_by_key[key] = list(rec.totals)
+        entry = self.summary[-1]
+        entry.update(end=rec.reason, by=rec.seat, wrote=rec.wrote, totals=rec.totals, notes=rec.notes)
+        cur = self.cur
+        if cur is not None:
+            cur.scores = list(rec.totals)
+            res = {"reason": rec.reason, "seat": rec.seat, "values": rec.values, "wrote": rec.wrote, "totals": rec.totals,
+                   "notes": rec.notes}
+            cur.doc["result"] = res
+            by = self.who(rec.seat) if rec.seat is not None else "nobody"
+            self.step("end", rec.seat, _end_text(rec.reason, by), result=res)
+            entry["by_bot"] = by
+            self.cur = None
+
+    def on_game_end(self, rec: R.GameEnd) -> None:
+        self.game_ends.append({k: v for k, v in msgspec.to_builtins(rec).items() if k != "k"})
+
+    def on_result(self, rec: R.Result) -> None:
+        self.result = rec
+
+    def on_event(self, e: Event, play: R.Play | None, state: DealState) -> None:
+        d = self.cur
+        if d is None:
+            return
+        step, who = self.step, self.who
         d.events += 1
-        ms = play.get("ms") if play else None
+        ms = play.ms if play is not None else None
         if isinstance(state, TrainDeal):
             # The text replay's reading of the markers and the open double, so both agree.
             _, markers, open_train, hangs = trains_at(state, d.events)
@@ -254,8 +250,8 @@ def read_match(log: Path) -> MatchData:
                 step("pass", e.seat, f"{who(e.seat)} knocks (passes)")
         elif type(e) is Scored:
             # Points written during play (telephone, muggins).
-            side = _side_of(sides, e.seat)
-            wrote = [0] * len(sides)
+            side = _side_of(self.sides, e.seat)
+            wrote = [0] * len(self.sides)
             wrote[side] = e.points
             d.scores[side] += e.points
             step("score", e.seat, f"{who(e.seat)} writes {e.points} (the ends count {e.count})", wrote=wrote)
@@ -280,65 +276,63 @@ def read_match(log: Path) -> MatchData:
             seat = getattr(e, "seat", None)
             step(type(e).__name__.lower(), seat, f"{who(seat) if seat is not None else 'the referee'}: {e}")
 
-    walker = LogWalker(log, on)
+
+
+def read_match(log: Path) -> MatchData:
+    """Read a match log into its page documents.
+
+    Raises:
+        NotALog: the file cannot be read, or is not a match log (no header record).
+    """
+    reader = MatchReader(log)
     problem = None
     try:
-        walker.walk()
+        reader.run()
     except OSError as exc:
         raise NotALog(f"{log}: {exc.strerror or exc}") from None
-    except (Inconsistent, ValueError, KeyError, TypeError, RulesError) as exc:
-        if not header:
+    except (Broken, RulesError) as exc:
+        if reader.header is None:
             raise NotALog(f"{log} is not a match log: {exc}") from None
         problem = str(exc)
-    if cur is not None:
-        cur.doc["cut"] = True
+    header = reader.header
+    assert header is not None
+    names = reader.names
+    if reader.cur is not None:
+        reader.cur.doc["cut"] = True
         problem = problem or "the log stops in the middle of a deal"
-    # The result record is the last line of a finished match; a cut log has none.
-    result = _result_record(log) if header else None
+    result = reader.result
     if result is None and problem is None:
         problem = "the log has no result: the match was cut short"
-
-    match = {
-        "kind": "match", "variant": header["variant"], "title": variant(header["variant"]).title, "layout": layout_of(header["variant"]),
-        "players": header["players"], "options": header.get("options", {}), "seed": header.get("seed"),
-        "deals_file": header.get("deals_file"),
+    match: dict[str, Any] = {
+        "kind": "match", "variant": header.variant, "title": variant(header.variant).title, "layout": layout_of(header.variant),
+        "players": header.players, "options": header.options, "seed": None if header.seed is None else seed_text(header.seed),
+        "deals_file": header.deals_file,
         "bots": [{"name": n, "hello": None} for n in names],
-        "orientations": header.get("orientations", []),
-        "sides": side_names, "sense": variant(header["variant"]).sense,
-        "result": result,
-        "points": _points_so_far(summary, seatings, sides, len(names)),
-        "deals": summary, "games": game_ends,
-        "faults": [{k: v for k, v in f.items() if k != "k"} for f in faults],
+        "orientations": header.orientations,
+        "sides": reader.side_names, "sense": variant(header.variant).sense,
+        "result": None if result is None else {k: v for k, v in msgspec.to_builtins(result).items() if k != "k"},
+        "points": _points_so_far(reader.summary, reader.seatings, reader.sides, len(names)),
+        "deals": reader.summary, "games": reader.game_ends,
+        "faults": reader.faults,
         "problem": problem,
     }
     if result is not None:
-        try:
-            typed: MatchSummary | None = msgspec.convert(result, MatchSummary)
-        except msgspec.ValidationError:  # a log written before the figures of significance existed
-            typed = None
-        match["verdict"] = verdict(typed, result)
-        hellos = ([msgspec.to_builtins(b.hello) for b in typed.bots] if typed is not None
-                  else [b.get("hello") for b in result.get("bots", [])])
-        for bot, hello in zip(match["bots"], hellos):
-            bot["hello"] = hello
-    for d in deals:
+        match["verdict"] = verdict(result)
+        for bot, b in zip(match["bots"], result.bots):
+            bot["hello"] = None if b.hello is None else msgspec.to_builtins(b.hello)
+    for d in reader.deals:
         d["match_title"] = " vs ".join(names)
-    _link_neighbours(deals)
-    return MatchData(match, deals)
+    _link_neighbours(reader.deals)
+    return MatchData(match, reader.deals)
 
 
-def verdict(summary: MatchSummary | None, record: dict[str, Any]) -> dict[str, Any]:
+def verdict(summary: MatchSummary) -> dict[str, Any]:
     """The match's verdict and figures in the words ``referee match`` prints them
-    (:mod:`referee.report`), so the page and the terminal never disagree.  ``record`` is the
-    log's result record as read; ``summary`` the same typed, or ``None`` for a log older than
-    the figures of significance (its verdict is its winner alone)."""
+    (:mod:`referee.report`), so the page and the terminal never disagree."""
     from rich.text import Text
 
     from referee.report import figures_text, margin_text, verdict_text
 
-    if summary is None:
-        winner = record.get("winner")
-        return {"margin": [], "verdict": [f"Winner: {winner}" if winner else "Result: a draw."]}
     out: dict[str, Any] = {"margin": margin_text(summary).plain.strip().splitlines(),
                            "verdict": verdict_text(summary).plain.strip().splitlines()}
     figures = figures_text(summary)
@@ -400,24 +394,6 @@ def _side_of(sides: list[tuple[int, ...]], seat: int) -> int:
 def _end_text(reason: str, bot: str) -> str:
     return {"domino": f"{bot} goes out", "fish": f"fish: the deal is blocked; {bot} placed last",
             "fault": f"{bot} faulted: the deal is lost"}.get(reason, f"{reason}: {bot}")
-
-
-def _result_record(log: Path) -> dict[str, Any] | None:
-    """The log's ``result`` record (its last line in a finished match), or ``None``."""
-    import json
-
-    try:
-        with open(log, "rb") as f:
-            f.seek(0, 2)
-            size = f.tell()
-            f.seek(max(0, size - (1 << 20)))
-            tail = f.read().rstrip(b"\n").rsplit(b"\n", 1)[-1]
-        rec = json.loads(tail)
-    except (OSError, ValueError):
-        return None
-    if isinstance(rec, dict) and rec.get("k") == "result":
-        return {k: v for k, v in rec.items() if k != "k"}
-    return None
 
 
 def _points_so_far(summary: list[dict[str, Any]], seatings: dict[tuple[int, int], list[int]],

@@ -1,0 +1,124 @@
+"""One judgement of a bot's line, shared by the referee and ``verify``.
+
+Everything the referee does with a line a bot wrote follows from :func:`judge`: the line is a
+message (a ``hello`` or a ``play``), a message of a type this protocol does not know (ignored,
+within caps), or a bad line (a fault wherever it comes).  The judgement is a function of the
+bytes alone, and the log keeps either the bytes (a line of at most
+:data:`~referee.records.KEPT` bytes) or the judgement itself (a longer one), so
+:func:`from_record` gives ``verify`` exactly the :class:`Line` the referee acted on.
+
+Strings inside a message (an end's name, a train, a place, a hello's name) are cut to
+:data:`LONGEST` characters: no legal move names anything that long, so cutting changes no
+verdict, and what the log keeps of a move stays small whatever a bot sends.
+"""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass
+from typing import Final
+
+import msgspec
+
+from protocol import messages as m
+from referee import faults as F
+from referee.records import KEPT, Heard, In, Judged
+
+#: Characters of a string field a judged message keeps (longer ones are cut, marked with "…").
+LONGEST = 100
+#: Characters of an unknown message type a judgement keeps.
+TYPE_CHARS = 64
+#: Characters of the decoder's words a judgement keeps (they may quote the line).
+WHY_CHARS = 200
+
+MESSAGE: Final = "message"
+UNKNOWN: Final = "unknown"
+BAD: Final = "bad"
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """A line read from a bot, as the referee acts on it: its judgement, its size in bytes, the
+    start of it for a fault's evidence, and its bytes when the log keeps them whole."""
+
+    judged: Judged
+    size: int
+    evidence: str
+    raw: bytes | None
+
+
+def judge(raw: bytes) -> Judged:
+    """What a bot's line is (without its newline): a message, an unknown type, or bad."""
+    if m.too_deep(raw):
+        return Judged(BAD, reason="deep", why=f"JSON nested deeper than {m.MAX_DEPTH} levels")
+    try:
+        msg = m.from_bot_decoder.decode(raw)
+    except msgspec.ValidationError as exc:
+        kind = m.message_type(raw)
+        if kind is not None and kind not in m.FROM_BOT_TYPES:
+            return Judged(UNKNOWN, type=_cut(kind, TYPE_CHARS))
+        if kind is None:  # msgspec checks types as it parses: "[x]" fails as an array
+            return Judged(BAD, reason="object", why=_cut(str(exc), WHY_CHARS))
+        return Judged(BAD, type=kind, reason="schema", why=_cut(str(exc), WHY_CHARS))
+    except msgspec.DecodeError as exc:
+        return Judged(BAD, reason="json", why=_cut(str(exc), WHY_CHARS))
+    return Judged(MESSAGE, msg=_bounded(msg), type=msg.__struct_config__.tag)  # type: ignore[arg-type]
+
+
+def _bounded(msg: m.FromBotMessage) -> m.FromBotMessage:
+    """``msg`` with every string over :data:`LONGEST` characters cut."""
+    if type(msg) is m.Play:
+        if any(type(v) is str and len(v) > LONGEST for v in (msg.end, msg.train, msg.place)):
+            return msgspec.structs.replace(msg, end=_cut(msg.end), train=_cut(msg.train), place=_cut(msg.place))
+        return msg
+    assert isinstance(msg, m.BotHello)
+    if max(len(msg.name), len(msg.version), len(msg.author)) > LONGEST:
+        return m.BotHello(_cut(msg.name), msg.protocol, _cut(msg.version), _cut(msg.author))
+    return msg
+
+
+def _cut(value, limit: int = LONGEST):  # type: ignore[no-untyped-def]
+    return value[:limit] + "…" if type(value) is str and len(value) > limit else value
+
+
+def evidence(raw: bytes) -> str:
+    """The start of a line, as faults and the log keep it (:func:`referee.faults.cut`)."""
+    return F.cut(raw)
+
+
+def hear(raw: bytes) -> Line:
+    """A line as the referee reads it."""
+    return Line(judge(raw), len(raw), evidence(raw), raw if len(raw) <= KEPT else None)
+
+
+def heard(line: Line, t: float | None = None) -> Heard:
+    """How the log keeps ``line`` (read at ``t``, in seconds since the match began)."""
+    raw = line.raw
+    if raw is None:
+        return Heard(t, size=line.size, evidence=line.evidence, judged=line.judged)
+    try:
+        return Heard(t, line=raw.decode())
+    except UnicodeDecodeError:
+        return Heard(t, b64=base64.b64encode(raw).decode())
+
+
+def from_record(h: Heard | In) -> Line:
+    """The :class:`Line` a log record keeps, as the referee acted on it.
+
+    Raises:
+        ValueError: the record keeps neither the line nor its judgement, or its ``b64`` is not
+            base64.
+    """
+    if h.b64 is not None:
+        try:
+            raw = base64.b64decode(h.b64, validate=True)
+        except ValueError:
+            raise ValueError("its b64 is not base64") from None
+        return hear(raw)
+    if h.size is None:
+        if h.line is None:
+            raise ValueError("it keeps no line")
+        return hear(h.line.encode())
+    if h.judged is None or h.evidence is None or h.size <= KEPT:
+        raise ValueError("a long line must keep its size (over the kept length), its start and its judgement")
+    return Line(h.judged, h.size, h.evidence, None)

@@ -1,0 +1,429 @@
+"""The match log's records as types: one msgspec struct per record kind, one writer, one reader.
+
+A match log is JSON lines; each line is one record, tagged by its ``"k"`` field.  This module is
+the only place that knows their shape: :class:`referee.log.MatchLog` writes them, :func:`read_records`
+reads them back, and replay, verify, the web report, ``referee check`` and leagues read these
+types, never a record's fields by string key.
+
+Two formats share the kinds (:attr:`Header.format`):
+
+* **format 1** (logs written before round 3): the same bot processes play every orientation;
+  an ``in`` record holds the line read as text (a line that did not decode cut short, and
+  bytes that are not UTF-8 replaced); times are seconds with six decimals.
+* **format 2**: every orientation has processes of its own (the ``hello`` record says which:
+  ``o``, ``b``, ``slot``); every time is a whole number of microseconds since the match began
+  (``t`` in seconds, six decimals, exact); an ``in`` record keeps what the referee read
+  exactly (``line``, or ``b64`` for bytes that are not UTF-8) when it is at most
+  :data:`KEPT` bytes, and otherwise its size, the start of it and what the referee made of it
+  (``judged``), which is all the referee ever acts on (:mod:`referee.lines`); a fault keeps
+  what the referee saw of the process (``exit``, ``overlong``), and a ``hello`` everything
+  read during the handshake.  Whatever a bot writes, a move adds a bounded number of bytes.
+
+Record kinds, in the order they appear: ``match`` (:class:`Header`), ``hello``, ``game``,
+``deal``, ``out``, ``in``, ``play``, ``fault``, ``forfeit``, ``forfeited_deal``, ``deal_end``,
+``game_end``, ``sprt``, ``stop``, ``result``.  PROTOCOL.md ("The match log") explains them for
+people; the docstrings here are the field reference.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Generator
+from pathlib import Path
+from typing import Annotated, Any, Final, Literal
+
+import msgspec
+from msgspec import Meta, Struct
+
+from protocol import messages as m
+from referee.results import MatchSummary
+from referee.stats import SprtSpec
+
+#: The newest log format, the one :class:`referee.log.MatchLog` writes.
+FORMAT: Final = 2
+#: A bot's line is kept whole in the log up to this many bytes; a longer one is kept as its size,
+#: its start and what the referee made of it.
+KEPT: Final = 1024
+
+Count = Annotated[int, Meta(ge=0, le=1 << 62)]
+Seat = Annotated[int, Meta(ge=-1, le=7)]
+Seconds = Annotated[float, Meta(ge=0, le=1e12)]
+Ms = Annotated[float, Meta(ge=0, le=1e15)]
+
+
+class _Record(Struct, tag_field="k", forbid_unknown_fields=True, omit_defaults=True):
+    pass
+
+
+# -- the header --------------------------------------------------------------------------------
+
+
+class HeaderBot(Struct, forbid_unknown_fields=True):
+    name: str
+    command: list[str]
+
+
+class TimeControlRecord(Struct, forbid_unknown_fields=True):
+    startup: Annotated[float, Meta(ge=0, le=86400)]
+    move: Annotated[float, Meta(ge=0, le=86400)]
+    bank: Annotated[float, Meta(ge=0, le=86400)] | None
+    increment: Annotated[float, Meta(ge=0, le=86400)]
+
+
+class OpeningMove(Struct, forbid_unknown_fields=True, omit_defaults=True):
+    """A move of a staged opening: the seat and the play's fields."""
+
+    seat: Seat
+    tile: tuple[int, int] | None = None
+    end: str | None = None
+    closed: bool | msgspec.UnsetType = msgspec.UNSET
+    stop: bool | msgspec.UnsetType = msgspec.UNSET
+    declare: str | msgspec.UnsetType = msgspec.UNSET
+    train: str | msgspec.UnsetType = msgspec.UNSET
+    place: str | msgspec.UnsetType = msgspec.UNSET
+
+
+class Header(_Record, tag="match"):
+    """The match as it was set up: everything needed to deal its deals and play it again."""
+
+    variant: str
+    players: Annotated[int, Meta(ge=2, le=8)]
+    options: dict[str, Any]
+    deals: Count | None
+    games: Count | None
+    seed: int | None
+    deals_file: str | None
+    bots: list[HeaderBot]
+    orientations: list[list[int]]
+    time_control: TimeControlRecord
+    max_faults: Annotated[int, Meta(ge=1, le=1 << 31)]
+    max_line: Annotated[int, Meta(ge=1, le=1 << 34)]
+    confidence: Annotated[float, Meta(gt=0, lt=1)]
+    sprt: SprtSpec | None
+    deal_limit: Count | None = None
+    opening: list[OpeningMove] | None = None
+    #: 1 (before round 3) or 2 (:data:`FORMAT`); see the module docstring
+    format: Annotated[int, Meta(ge=1, le=FORMAT)] = 1
+    #: how deals come from the seed (:mod:`referee.engine.shuffle`); absent: ``splitmix64``
+    deals_from: str = "splitmix64"
+    #: the deal file's SHA-256, so that verify knows it has the same file
+    deals_file_sha256: str | None = None
+
+
+# -- processes ---------------------------------------------------------------------------------
+
+
+class Exit(Struct, forbid_unknown_fields=True, omit_defaults=True):
+    """A bot process found gone: while the referee read (``op`` ``"read"``) or wrote
+    (``"write"``) to it; its exit status (negative: the signal) if it had one; ``what`` the
+    referee's words for it."""
+
+    op: Literal["read", "write"]
+    what: str
+    status: int | None = None
+
+
+class Overlong(Struct, forbid_unknown_fields=True):
+    """A bot wrote a line longer than ``max_line``: the referee's words and the line's start."""
+
+    op: Literal["read", "ready"]
+    what: str
+    prefix: str
+
+
+class Judged(Struct, forbid_unknown_fields=True, omit_defaults=True):
+    """What the referee made of a line (:func:`referee.lines.judge`): a ``message`` (``msg``, its
+    long strings cut), a message of an ``unknown`` type (``type``, cut), or a ``bad`` line:
+    ``reason`` ``deep`` (nested too deeply), ``json`` (not JSON), ``object`` (JSON, but not an
+    object) or ``schema`` (an object that does not fit the protocol; ``type`` when it names
+    one), and ``why``, the decoder's words."""
+
+    kind: Literal["message", "unknown", "bad"]
+    msg: m.FromBotMessage | None = None
+    type: str | None = None
+    reason: Literal["deep", "json", "object", "schema"] | None = None
+    why: str | None = None
+
+
+class Heard(Struct, forbid_unknown_fields=True, omit_defaults=True):
+    """A line read from a bot as the log keeps it (also inside ``hello``): exactly (``line``, or
+    ``b64``), or, past :data:`KEPT` bytes, its ``size``, its start (``evidence``) and ``judged``."""
+
+    t: Seconds | None = None
+    line: str | None = None
+    b64: str | None = None
+    size: Count | None = None
+    evidence: str | None = None
+    judged: Judged | None = None
+
+    def raw(self) -> bytes | None:
+        """The line's bytes when the log keeps them whole, else ``None``."""
+        if self.b64 is not None:
+            return base64.b64decode(self.b64)
+        if self.line is not None and self.size is None:
+            return self.line.encode()
+        return None
+
+
+class Hello(_Record, tag="hello"):
+    """A bot process started: the handshake.  Format 2 says which process it is (orientation
+    ``o``, bot index ``b``, ``slot``), the limits the referee's hello told it (``limits``) and
+    when that went out (``t``), every line read (``read``) and what else the referee saw: it
+    could not start (``error``), it ended (``exit``), it wrote too long a line (``overlong``),
+    or it said nothing in time (``unfinished``: what it wrote without a newline; ``unread``:
+    bytes of the hello it left unread, or null when that cannot be told).  Format 1 has the
+    answer's text in ``line``."""
+
+    bot: str
+    start: Count
+    seat: Seat
+    o: Count | None = None
+    b: Count | None = None
+    slot: Count | None = None
+    limits: m.Limits | None = None
+    t: Seconds | None = None
+    read: list[Heard] | None = None
+    ms: Ms | None = None
+    error: str | None = None
+    exit: Exit | None = None
+    overlong: Overlong | None = None
+    unfinished: str | None = None
+    unread: int | None = None
+    line: str | None = None
+
+
+# -- games and deals ---------------------------------------------------------------------------
+
+
+class Game(_Record, tag="game"):
+    game: Count
+    orientation: Count
+    seating: list[int]
+
+
+class SpecialRecord(Struct, forbid_unknown_fields=True, omit_defaults=True):
+    """A special state a deal is played under (sea_kozel)."""
+
+    kind: str
+    side: int | None = None
+    deal: int | None = None
+    of: int | None = None
+    total: int | None = None
+
+
+class Deal(_Record, tag="deal"):
+    game: Count
+    orientation: Count
+    deal: Count
+    stream: Count
+    hands: list[list[str]]
+    undealt: list[str]
+    void: str | None = None
+    special: SpecialRecord | None = None
+
+
+class Out(_Record, tag="out"):
+    """Bytes written to a seat: the messages of one write, and when it began.  What goes out as
+    the match closes (each process's last ``game_end`` and the ``match_end``) has ``seat`` -1 and
+    the process's label in ``bot``."""
+
+    seat: Seat
+    t: Seconds
+    msgs: list[m.ToBotMessage]
+    bot: str | None = None
+
+
+class In(_Record, tag="in"):
+    """A line read from a seat (see :class:`Heard` for its fields)."""
+
+    seat: Seat
+    t: Seconds
+    line: str | None = None
+    b64: str | None = None
+    size: Count | None = None
+    evidence: str | None = None
+    judged: Judged | None = None
+
+    def heard(self) -> Heard:
+        return Heard(self.t, self.line, self.b64, self.size, self.evidence, self.judged)
+
+
+class Play(_Record, tag="play"):
+    """A play the referee accepted (``as`` is the move in words; ``staged``: made by the referee
+    from the header's opening, no bot asked, no ``ms``)."""
+
+    seat: Seat
+    tile: tuple[int, int] | None
+    end: str | None
+    as_: str = msgspec.field(name="as")
+    ms: Ms | None = None
+    closed: bool = False
+    stop: bool = False
+    declare: str | None = None
+    train: str | None = None
+    place: str | None = None
+    staged: bool = False
+
+
+class Fault(_Record, tag="fault"):
+    """A fault (:class:`referee.faults.Fault`), with what the referee saw of the process
+    (``exit``, ``overlong``); ``charged``: the seat whose next deal a fault found between deals
+    costs."""
+
+    kind: str
+    bot: str
+    seat: Seat
+    game: Count
+    deal: Count
+    detail: str
+    line: str | None = None
+    charged: Seat | None = None
+    exit: Exit | None = None
+    overlong: Overlong | None = None
+
+
+class Forfeit(_Record, tag="forfeit"):
+    bot: str
+    faults: Count
+
+
+class ForfeitedDeal(_Record, tag="forfeited_deal"):
+    seat: Seat
+    bot: str
+
+
+class DealEnd(_Record, tag="deal_end"):
+    game: Count
+    orientation: Count
+    deal: Count
+    reason: str
+    seat: int | None
+    values: list[int]
+    wrote: list[int]
+    totals: list[int]
+    notes: list[str]
+    rule: str | None = None
+
+
+class GameEnd(_Record, tag="game_end"):
+    game: Count
+    orientation: Count
+    totals: list[int]
+    winners: list[int]
+    losers: list[int]
+    dry: list[int]
+    reason: str
+
+
+class Sprt(_Record, tag="sprt"):
+    pairs: Count
+    llr: float
+    lower: float
+    upper: float
+    decision: str | None
+
+
+class Stop(_Record, tag="stop"):
+    reason: str
+    decision: str | None
+    pairs: Count
+    llr: float
+
+
+class Result(MatchSummary, tag="result", tag_field="k", forbid_unknown_fields=True):
+    """The match result: the same object ``--json`` writes, less the deal and game lists."""
+
+
+Record = Header | Hello | Game | Deal | Out | In | Play | Fault | Forfeit | ForfeitedDeal | DealEnd | GameEnd | Sprt | Stop | Result
+
+_decoder = msgspec.json.Decoder(Record)
+_encoder = msgspec.json.Encoder()
+
+
+def encode(record: Record) -> bytes:
+    """One record as a log line, newline included."""
+    return _encoder.encode(record) + b"\n"
+
+
+class Damaged(ValueError):
+    """A line of a log that is not a record of this module: the message names the file and the
+    line in one line."""
+
+
+class CutShort(Damaged):
+    """The log's last line has no newline: the log was cut in the middle of a record."""
+
+    def __init__(self, path: Path, number: int) -> None:
+        super().__init__(f"{path}: line {number} is cut short (no newline)")
+        self.number = number
+
+
+def decode(raw: bytes, path: Path | str = "the log", number: int = 0) -> Record:
+    """One log line as its record.
+
+    Raises:
+        Damaged: not JSON, too deeply nested, or not a record (naming the field that is wrong).
+    """
+    if m.too_deep(raw):
+        raise Damaged(f"{path}: line {number} is JSON nested deeper than {m.MAX_DEPTH} levels")
+    try:
+        return _decoder.decode(raw)
+    except msgspec.ValidationError as exc:
+        kind = _kind(raw)
+        what = f"a {kind!r} record" if kind else "a record"
+        raise Damaged(f"{path}: line {number} is not {what} of a match log: {exc}") from None
+    except msgspec.DecodeError:
+        raise Damaged(f"{path}: line {number} is not JSON") from None
+
+
+def _kind(raw: bytes) -> str | None:
+    try:
+        k = msgspec.json.decode(raw, type=dict[str, Any]).get("k")
+    except msgspec.DecodeError:
+        return None
+    return k if isinstance(k, str) and len(k) <= 20 else None
+
+
+def read_records(path: Path, cut_ok: bool = False) -> Generator[tuple[int, Record, bytes], None, None]:
+    """The records of a log with their line numbers and bytes (newline included).
+
+    Raises:
+        OSError: the file cannot be read.
+        Damaged: a line that is not a record, naming it; with ``cut_ok``, :class:`CutShort` for
+            a last line without its newline, once the lines before it are read.
+    """
+    with open(path, "rb") as f:
+        for number, raw in enumerate(f, start=1):
+            if not raw.endswith(b"\n"):
+                if cut_ok:
+                    raise CutShort(path, number)
+            if not raw.strip():
+                continue
+            yield number, decode(raw, path, number), raw
+
+
+def header_of(path: Path) -> Header:
+    """A log's header (its first line).
+
+    Raises:
+        OSError: the file cannot be read.
+        Damaged: the first line is not a match header.
+    """
+    with open(path, "rb") as f:
+        first = f.readline(1 << 24)
+    record = decode(first, path, 1) if first.strip() else None
+    if not isinstance(record, Header):
+        raise Damaged(f"{path}: line 1 is not a match header: is this a match log?")
+    return record
+
+
+TIMING_FIELDS = frozenset(("t", "ms", "time_ms", "bank_ms"))
+
+
+def strip_timings(obj: Any) -> Any:
+    """A copy of a decoded record (builtins) without the fields that depend on the wall clock."""
+    if isinstance(obj, dict):
+        return {k: strip_timings(v) for k, v in obj.items() if k not in TIMING_FIELDS}
+    if isinstance(obj, list):
+        return [strip_timings(v) for v in obj]
+    return obj
