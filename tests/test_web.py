@@ -10,6 +10,7 @@ replay in the middle of a deal are saved under the test's temporary directory.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import http.server
 import itertools
@@ -19,7 +20,9 @@ import re
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import msgspec
 import pytest
@@ -55,8 +58,9 @@ def referee(*args: str, check: bool = True) -> subprocess.CompletedProcess:
 # -- the browser ----------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def browser():
+def chromium() -> Iterator[playwright_api.Browser]:
+    """Debian's Chromium, launched headless until the generator is closed (a missing browser
+    skips the test, or fails it in CI)."""
     if not CHROMIUM.exists():
         if os.environ.get("CI"):
             pytest.fail(f"{CHROMIUM} is missing: .ci/run installs Debian's chromium")
@@ -67,20 +71,35 @@ def browser():
         b.close()
 
 
-@pytest.fixture
-def page(browser):
-    """A fresh page whose console errors and uncaught exceptions fail the test."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    pg = context.new_page()
+@pytest.fixture(scope="module")
+def browser():
+    yield from chromium()
+
+
+@contextlib.contextmanager
+def watched_page(browser, **context: Any) -> Iterator[playwright_api.Page]:
+    """A fresh page in a context of its own (``context``: Playwright's ``new_context`` arguments,
+    the viewport first), whose console errors and uncaught exceptions fail the test."""
+    ctx = browser.new_context(**context)
+    pg = ctx.new_page()
     errors: list[str] = []
     pg.on("console", lambda m: errors.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
     pg.on("pageerror", lambda e: errors.append(f"page error: {e}"))
     pg.on("dialog", lambda d: (errors.append(f"dialog: {d.message}"), d.dismiss()))
     # Nothing from the internet: every request stays on disk (or the test's own loopback server).
     pg.on("request", lambda r: None if r.url.startswith(("file:", "data:", "http://127.0.0.1:")) else errors.append(f"request: {r.url}"))
-    yield pg
-    context.close()
+    try:
+        yield pg
+    finally:
+        ctx.close()
     assert not errors, "\n".join(errors)
+
+
+@pytest.fixture
+def page(browser):
+    """A fresh page at 1280 x 900 whose console errors and uncaught exceptions fail the test."""
+    with watched_page(browser, viewport={"width": 1280, "height": 900}) as pg:
+        yield pg
 
 
 def url(path: Path, fragment: str = "") -> str:
@@ -561,7 +580,7 @@ def test_the_line_is_laid_without_overlaps_in_every_deal(logs, page, tmp_path):
             assert sorted(sort_tiles(["-".join(sorted(t["tile"].split("-"))) for t in tiles])) == sorted(sort_tiles([p["tile"] for p in placements]))
             check_geometry(tiles, [list(range(len(tiles)))])
             # On a narrow table the arms turn every few tiles: still no overlap.
-            check_geometry(page.evaluate("ps => replay.LAYOUTS.line(ps, 4)", placements), [list(range(len(tiles)))])
+            check_geometry(page.evaluate("ps => replay.LAYOUTS.line(ps, undefined, {line: 4})", placements), [list(range(len(tiles)))])
             deals += 1
     assert deals > 50
 
@@ -574,8 +593,8 @@ def test_the_trains_are_laid_without_overlaps_and_a_long_train_wraps(logs, page,
     assert CliRunner().invoke(app, ["report", str(log), "-o", str(site)]).exit_code == 0
     page.goto(url(site / "g1-o0-d1.html"))
 
-    def laid(placements: list[dict], table: dict) -> list[dict]:
-        tiles = [t for t in page.evaluate("([ps, t]) => replay.LAYOUTS.trains(ps, t)", [placements, table]) if "kind" not in t]
+    def laid(placements: list[dict], table: dict, size: str = "WIDE") -> list[dict]:
+        tiles = [t for t in page.evaluate(f"([ps, t]) => replay.LAYOUTS.trains(ps, t, replay.{size})", [placements, table]) if "kind" not in t]
         # Along a train, each tile touches the one before it unless it starts a new row.
         runs: list[list[int]] = []
         for i, t in enumerate(tiles):
@@ -589,15 +608,60 @@ def test_the_trains_are_laid_without_overlaps_and_a_long_train_wraps(logs, page,
 
     for deal in read_match(log).deals:
         placements = [{"tile": s["tile"], "end": s["end"], "seat": s["seat"]} for s in deal["steps"] if s["kind"] in ("station", "place")]
-        tiles = laid(placements, {**deal["table"], **deal["steps"][-1]["table"]})
-        assert len(tiles) == len(placements)
-    # Sixteen tiles on seat 0's train: they wrap onto a second row, which starts where the first did.
+        for size in ("WIDE", "NARROW"):
+            tiles = laid(placements, {**deal["table"], **deal["steps"][-1]["table"]}, size)
+            assert len(tiles) == len(placements)
+    # Sixteen tiles on seat 0's train: they wrap onto a second row (on a phone's narrow table, a
+    # third), each starting where the first did.
     chain = ["6-5", "5-5", "5-4", "4-4", "4-3", "3-3", "3-2", "2-2", "2-1", "1-1", "1-0", "0-0", "0-2", "2-6", "6-1", "1-3"]
     placements = [{"tile": "6-6", "end": None, "seat": 0}] + [{"tile": t, "end": "seat0", "seat": 0} for t in chain]
-    tiles = laid(placements, {**deal["table"], "markers": ["seat0"], "open": None, "hangs": False})
-    rows = sorted({t["y"] + t["h"] / 2 for t in tiles[1:]})
-    assert len(rows) == 2 and [t["tile"] for t in tiles[1:]] == chain
-    assert min(t["x"] for t in tiles[1:] if t["y"] + t["h"] / 2 == rows[1]) == tiles[1]["x"]
+    for size, count in (("WIDE", 2), ("NARROW", 3)):
+        tiles = laid(placements, {**deal["table"], "markers": ["seat0"], "open": None, "hangs": False}, size)
+        rows = sorted({t["y"] + t["h"] / 2 for t in tiles[1:]})
+        assert len(rows) == count and [t["tile"] for t in tiles[1:]] == chain
+        assert all(min(t["x"] for t in tiles[1:] if t["y"] + t["h"] / 2 == row) == tiles[1]["x"] for row in rows)
+
+
+def test_the_sausage_is_laid_without_overlaps_and_a_narrow_table_breaks_it_into_aligned_bands(logs, page, tmp_path):
+    """Every step of every kolbasa deal, laid wide (one band) and as a phone lays it (bands of
+    five tiles a line): no two tiles overlap; tile k of the top line stands over tile k of the
+    bottom line, in the same band, each line touching tile to tile within a band and every band
+    starting where the first does; a knife stands in its band, across both lines."""
+    from referee.web.data import read_match
+
+    site = tmp_path / "site"
+    log = logs["kolbasa"]
+    assert CliRunner().invoke(app, ["report", str(log), "-o", str(site)]).exit_code == 0
+    page.goto(url(site / "g1-o0-d1.html"))
+    tables = [{**(deal.get("table") or {}), **(step.get("table") or {})} for deal in read_match(log).deals for step in deal["steps"]]
+    tables = [t for t in tables if t.get("start")]
+    assert len(tables) > 100
+    for size, band in (("WIDE", None), ("NARROW", 5)):
+        assert page.evaluate(f"replay.{size}.band") == (band or float("inf"))
+        bands_seen = 0
+        for table, laid in zip(tables, page.evaluate(f"ts => ts.map(t => replay.LAYOUTS.sausage([], t, replay.{size}))", tables)):
+            tiles = [t for t in laid if "kind" not in t]
+            check_geometry(tiles, [])
+            lines = {arm: [t for t in tiles if t.get("arm") == arm] for arm in ("top", "bottom")}
+            for arm, line in lines.items():
+                assert [t["tile"] for t in line] == [f"{a}-{b}" for a, b in table[arm]]
+                rows = [[t for t in line if t["y"] == y] for y in sorted({t["y"] for t in line})]
+                bands_seen = max(bands_seen, len(rows))
+                assert all(len(row) <= (band or len(line)) for row in rows)
+                assert all(row[0]["x"] in (1, 2) for row in rows)  # every band starts where the first does (or after a knife)
+                # Each band's tiles touch, but for the gap a knife opens.
+                cut = table["knife"]["at"] if table.get("knife") else None
+                runs = [[line.index(t) for t in row] for row in rows]
+                runs = [part for run in runs for part in ([[i for i in run if i < cut], [i for i in run if i >= cut]] if cut else [run])]
+                check_geometry(line, runs)
+            for top, bottom in zip(lines["top"], lines["bottom"]):
+                assert (top["x"], top["y"] + 1) == (bottom["x"], bottom["y"])
+            knife = [t for t in tiles if t.get("arm") == "knife"]
+            if knife:
+                k = table["knife"]["at"]
+                before = lines["top"][k - 1] if k else None
+                assert knife[0]["h"] == 2 and (before is None or (knife[0]["x"], knife[0]["y"]) == (before["x"] + 2, before["y"]))
+        assert bands_seen == 1 if band is None else bands_seen >= 3
 
 
 def test_the_cross_renderer_grows_up_and_down_from_the_first_open_double(page, logs, tmp_path):
@@ -633,6 +697,51 @@ def test_the_cross_renderer_grows_up_and_down_from_the_first_open_double(page, l
     top = min(tiles[i]["y"] for i in up)
     assert tiles[up[-1]]["x"] < tiles[line[2]]["x"] and tiles[down[-1]]["x"] > tiles[line[2]]["x"]
     assert top >= tiles[line[2]]["y"] - 10  # it turned instead of growing on
+
+
+#: Every prefix of each deal's placements laid by the cross renderer at ``size``: the steps at
+#: which two tiles overlap, and each deal's table at its end.
+CROSS_STEPS = """([deals, size]) => deals.map((ps) => {
+    const overlap = (p, q) => p.x < q.x + q.w - 1e-9 && q.x < p.x + p.w - 1e-9 && p.y < q.y + q.h - 1e-9 && q.y < p.y + p.h - 1e-9;
+    const bad = [];
+    for (let n = 1; n <= ps.length; n++) {
+        const tiles = replay.LAYOUTS.cross(ps.slice(0, n), undefined, size);
+        if (tiles.some((p, i) => tiles.slice(i + 1).some((q) => overlap(p, q)))) bad.push(n);
+    }
+    return {bad, tiles: replay.LAYOUTS.cross(ps, undefined, size)};
+})"""
+
+
+def test_the_cross_is_laid_without_overlaps_in_every_deal_wide_or_narrow(logs, page, tmp_path):
+    """Every deal of the cross games, at every step, laid as wide as a desktop lays it, as narrow
+    as a phone does and narrower still: the four arms keep to their own quarters (a pinwheel),
+    so no two tiles overlap, each arm touching tile to tile; and the lead stays where the line
+    alone puts it, so the table does not jump when the spinner arrives."""
+    from referee.web.data import read_match
+
+    site = tmp_path / "site"
+    assert CliRunner().invoke(app, ["report", str(logs["osel"]), "-o", str(site)]).exit_code == 0
+    page.goto(url(site / "g1-o0-d1.html"))
+    deals = [[{"tile": s["tile"], "end": s["end"], "seat": s["seat"], "closed": s.get("closed", False)} for s in d["steps"] if s["kind"] == "place"]
+             for game in ("osel", "telephone", "muggins") for d in read_match(logs[game]).deals]
+    assert len(deals) > 40
+    sizes = [page.evaluate("replay.WIDE"), page.evaluate("replay.NARROW"), {"cross": 4, "column": 2}]
+    turned = 0
+    for size in sizes:
+        for ps, got in zip(deals, page.evaluate(CROSS_STEPS, [deals, size])):
+            assert got["bad"] == [], f"overlaps at steps {got['bad']} of {ps}"
+            tiles = got["tiles"]
+            line = [i for i, t in enumerate(tiles) if "arm" not in t]
+            at = {"-".join(sorted(tiles[i]["tile"].split("-"), key=int)): i for i in line}
+            first_double = next((p["tile"] for p in ps if p["end"] in (None, "left", "right") and not p["closed"]
+                                 and len(set(p["tile"].split("-"))) == 1), None)
+            arms = [[i for i, t in enumerate(tiles) if t.get("arm") == a] for a in ("up", "down")]
+            check_geometry(tiles, [line, *([at[first_double], *arm] for arm in arms if arm)])
+            lead = at[ps[0]["tile"]]
+            double = len(set(ps[0]["tile"].split("-"))) == 1
+            assert (tiles[lead]["x"], tiles[lead]["y"]) == ((-0.5, -1) if double else (-1, -0.5))  # where the line alone lays it
+            turned += any(t["w"] == 1 and t["h"] == 2 and t["a"] != t["b"] for t in tiles)  # a corner: an arm turned
+    assert turned > len(deals)  # the narrow sizes turn the arms in most deals
 
 
 def test_points_and_declarations_during_play_become_steps(tmp_path, monkeypatch):
@@ -1016,6 +1125,6 @@ def test_the_readme_screenshots_command(tmp_path, browser):
     r = subprocess.run([sys.executable, "-m", "referee.web.screenshots", "--out", str(out)], capture_output=True, text=True, timeout=600,
                        check=False)
     assert r.returncode == 0, r.stderr
-    for name in ("league.png", "replay.png", "cross.png", "trains.png", "kolbasa.png"):
+    for name in ("league.png", "replay.png", "cross.png", "trains.png", "kolbasa.png", "phone.png"):
         png = (out / name).read_bytes()
         assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 20_000

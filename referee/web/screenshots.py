@@ -2,8 +2,9 @@
 
 Plays the example league (``tournaments/example.toml``, the four sample bots) into a temporary
 database with ``--report`` and a match each of telephone, mexican_train and kolbasa, then
-photographs the league page, a replay in the middle of a deal, a telephone deal at its end, a
-mexican_train round with a hanging double and kolbasa's first knife in headless Chromium
+photographs the league page, a replay in the middle of a deal (on a desktop screen and on a
+phone), a telephone deal at its end, a mexican_train round with a hanging double and kolbasa's
+first knife in headless Chromium
 (Debian's ``/usr/bin/chromium``, driven by Playwright, a test extra: ``pip install -e '.[test]'``).
 The example's seed and bots are deterministic, so the pictures change only when the pages do.
 """
@@ -53,14 +54,15 @@ def first_step(deal: Path, wanted: Callable[[dict[str, Any]], bool]) -> int:
 
 
 def shoot(site: Path, out: Path, chromium: Path = CHROMIUM) -> list[Path]:
-    """Photograph the league page, a mid-deal replay, the end of a cross deal, a mexican_train
-    round at its first hanging double and a kolbasa deal at its first knife of ``site`` into ``out``."""
+    """Photograph the league page, a mid-deal replay (and the same on a 390 x 844 phone), the end
+    of a cross deal, a mexican_train round at its first hanging double and a kolbasa deal at its
+    first knife of ``site`` into ``out``."""
     from playwright.sync_api import sync_playwright
 
     out.mkdir(parents=True, exist_ok=True)
     deal = site / "matches" / REPLAY_MATCH / f"{REPLAY_DEAL}.html"
     steps = len(json.loads(deal.with_suffix(".json").read_text(encoding="utf-8"))["steps"])
-    shots = [out / "league.png", out / "replay.png", out / "cross.png", out / "trains.png", out / "kolbasa.png"]
+    shots = [out / "league.png", out / "replay.png", out / "cross.png", out / "trains.png", out / "kolbasa.png", out / "phone.png"]
     trains = site / "mexican_train" / f"{CROSS_DEAL}.html"
     hangs = first_step(trains, lambda s: bool(s.get("table", {}).get("hangs")))
     sausage = site / "kolbasa" / f"{CROSS_DEAL}.html"
@@ -77,11 +79,12 @@ def shoot(site: Path, out: Path, chromium: Path = CHROMIUM) -> list[Path]:
             page.goto((site / "telephone" / f"{CROSS_DEAL}.html").as_uri() + "#move=999")
             page.screenshot(path=str(shots[2]))
             page.goto(trains.as_uri() + f"#move={hangs}")
-            page.evaluate("window.scrollTo(0, 0)")  # the move list scrolled the page to the current move
             page.screenshot(path=str(shots[3]))
             page.goto(sausage.as_uri() + f"#move={knife}")
-            page.evaluate("window.scrollTo(0, 0)")  # the move list scrolled the page to the current move
             page.screenshot(path=str(shots[4]))
+            phone = browser.new_page(viewport={"width": 390, "height": 844}, device_scale_factor=1, is_mobile=True, has_touch=True)
+            phone.goto(deal.as_uri() + f"#move={steps // 2}")
+            phone.screenshot(path=str(shots[5]))
         finally:
             browser.close()
     return shots

@@ -9,7 +9,8 @@
 // `{tile: "a-b", end: null | "left" | "right" | "up" | "down" | ..., seat}`, and the table's
 // state beyond them (`table`: the deal document's `table` merged with the step's; the trains'
 // markers and open double, kolbasa's sausage as the engine lays it; absent for the line and the
-// cross), to positioned tiles `{tile, x, y, w, h, a, b, arm}` in tile units (a tile is 2 x 1
+// cross) and how wide to lay it (`size`: `WIDE` for a desktop, `NARROW` for a phone), to
+// positioned tiles `{tile, x, y, w, h, a, b, arm}` in tile units (a tile is 2 x 1
 // lying, 1 x 2 standing; `a` is the half drawn left or on top; `tile` is the tile as it lies in
 // the layout's own order and `arm` the branch it lies on, which tests read).  Tiles are returned
 // in the layout's reading order.  A renderer may add marks drawn with them: `{kind: "label" |
@@ -25,12 +26,19 @@
     return name.split("-").map(Number);
   }
 
-  // -- the line: a snake that grows from the lead both ways ---------------------------------
-  const HALF_WIDTH = 11; // tile units from the lead to where an arm turns
-  const COLUMN = 9; // tile units a cross's up or down column grows before it turns
+  // How wide a renderer lays the table, in tile units: `line`, from the lead to where an arm
+  // of the line turns; `cross`, the same for a cross's arms from the spinner, and `column`, how
+  // long its up and down columns grow before they turn; `train`, how long a train's row is
+  // before it wraps; `band`, how many tiles of each of kolbasa's lines a band holds; `least`,
+  // the narrowest and lowest frame.  A phone (the page's narrow layout, style.css) lays the
+  // table about half as wide as a wider screen, so its tiles are drawn about as big as the hands'.
+  const WIDE = { line: 11, cross: 17, column: 9, train: 24, band: Infinity, least: [24, 8] };
+  const NARROW = { line: 5, cross: 7, column: 6, train: 12, band: 5, least: [12, 6] };
 
-  function lineLayout(placements, halfWidth = HALF_WIDTH) {
-    // The line in reading order, each tile oriented as it lies (left value first).
+  // -- the line: a snake that grows from the lead both ways ---------------------------------
+  // The line in reading order, each tile oriented as it lies (left value first), and where the
+  // lead is in it.
+  function chainOf(placements) {
     const chain = [];
     let leadIndex = 0;
     for (const p of placements) {
@@ -49,6 +57,12 @@
         throw new Error(`the line layout has no ${p.end} end`);
       }
     }
+    return { chain, leadIndex };
+  }
+
+  function lineLayout(placements, table, size = WIDE) {
+    const halfWidth = size.line;
+    const { chain, leadIndex } = chainOf(placements);
     if (!chain.length) return [];
     const out = new Array(chain.length);
     const lead = chain[leadIndex];
@@ -94,59 +108,114 @@
     });
   }
 
+  // Lay tiles in rows between x = lo and x = hi, from cursor x on the row centred on y, moving
+  // `dir` (+1 right): where the next tile would leave no room for a corner before the bound, a
+  // standing corner tile turns onto the next row (`rowDir` +1 down, -1 up), which runs back.
+  // Every tile stays within [lo, hi] (on a row too short for a tile, corners stack), so rows
+  // kept between bounds never meet what lies beyond them.  `put(i, {x, y, w, h, a, b})`, `a`
+  // drawn left or on top.
+  function snake(tiles, x, y, dir, rowDir, lo, hi, put) {
+    let afterCorner = false;
+    tiles.forEach(({ near, far }, i) => {
+      const crosswise = near === far && !afterCorner;
+      const w = crosswise ? 1 : 2;
+      const next = x + dir * w;
+      if ((dir > 0 ? hi - next : next - lo) < 1) {
+        put(i, { x: dir > 0 ? x : x - 1, y: rowDir > 0 ? y - 0.5 : y - 1.5, w: 1, h: 2, a: rowDir > 0 ? near : far, b: rowDir > 0 ? far : near });
+        x += dir;
+        dir = -dir;
+        y += rowDir * 2;
+        afterCorner = true;
+        return;
+      }
+      const left = dir > 0 ? x : next;
+      if (crosswise) put(i, { x: left, y: y - 1, w: 1, h: 2, a: near, b: far });
+      else put(i, { x: left, y: y - 0.5, w: 2, h: 1, a: dir > 0 ? near : far, b: dir > 0 ? far : near });
+      x = next;
+      afterCorner = false;
+    });
+  }
+
   // -- the cross: the line, plus up and down through the first open double -------------------
-  // (osel, telephone, muggins; RULES.md §6).  The arms left and right are the line's, wider
-  // before they turn so they rarely meet the columns; `up` and `down` are columns through the
-  // spinner, each tile reading outwards (`tile` is "near-far"), doubles lying across them.
-  function crossLayout(placements) {
+  // (osel, telephone, muggins; RULES.md §6).  The line runs left and right from the spinner
+  // (from the lead until there is one); `up` and `down` are columns through the spinner, each
+  // tile reading outwards (`tile` is "near-far"), doubles lying across them.  Each of the four
+  // arms, once it turns, keeps to its own quarter of the table, a pinwheel: the right arm turns
+  // up, the up column left, the left arm down and the down column right, each row coming back
+  // no nearer the spinner than the columns' edge; so no arm ever meets another.  The whole is
+  // shifted so the lead stays where the line alone would put it: nothing jumps when the
+  // spinner arrives.
+  function crossLayout(placements, table, size = WIDE) {
     const line = placements.filter((p) => p.end === null || p.end === "left" || p.end === "right");
-    const out = lineLayout(line, 17);
+    const { chain, leadIndex } = chainOf(line);
+    if (!chain.length) return [];
     let spinner = null;
-    for (const p of placements) {
+    for (const p of line) {
       const [a, b] = parse(p.tile);
-      if (a === b && !p.closed && p.end !== "up" && p.end !== "down") {
+      if (a === b && !p.closed) {
         spinner = p.tile;
         break;
       }
     }
     const columns = placements.filter((p) => p.end === "up" || p.end === "down");
-    if (!columns.length) return out;
-    const at = out.find((q) => q.tile === spinner);
-    if (!at) throw new Error("a tile on up or down, but no open double to grow from");
-    const cx = at.x + at.w / 2;
-    const value = parse(spinner)[0];
-    for (const dir of ["up", "down"]) {
-      // Up turns left and down turns right once a column is COLUMN units long: a lying
-      // corner tile over the column's end, then a row going away from the column.
-      const sign = dir === "up" ? -1 : 1;
-      const start = dir === "up" ? at.y : at.y + at.h;
-      let edge = start;
-      let near = value;
-      let row = null; // once turned: {x: the row's open edge, y: its centre, dir: -1 left, +1 right}
-      for (const p of columns.filter((q) => q.end === dir)) {
-        const [a, b] = parse(p.tile);
-        const far = a === near ? b : a;
-        const across = a === b;
-        const tile = `${near}-${far}`;
-        if (row === null && Math.abs(edge - start) + (across ? 1 : 2) > COLUMN) {
-          const x = sign < 0 ? cx - 1.5 : cx - 0.5;
-          const y = sign < 0 ? edge - 1 : edge;
-          out.push({ tile, arm: dir, closed: Boolean(p.closed), x, y, w: 2, h: 1, a: sign < 0 ? far : near, b: sign < 0 ? near : far });
-          row = { x: sign < 0 ? x : x + 2, y: y + 0.5, dir: sign < 0 ? -1 : 1 };
-        } else if (row !== null) {
-          const w = across ? 1 : 2;
-          const x = row.dir < 0 ? row.x - w : row.x;
-          if (across) out.push({ tile, arm: dir, closed: Boolean(p.closed), x, y: row.y - 1, w: 1, h: 2, a: near, b: far });
-          else out.push({ tile, arm: dir, closed: Boolean(p.closed), x, y: row.y - 0.5, w: 2, h: 1, a: row.dir < 0 ? far : near, b: row.dir < 0 ? near : far });
-          row.x += row.dir * w;
-        } else {
+    const pivot = spinner === null ? leadIndex : chain.findIndex((t) => t.tile === spinner);
+    if (columns.length && spinner === null) throw new Error("a tile on up or down, but no open double to grow from");
+    const reach = Math.max(4, size.cross); // room on the spinner's row for a tile before its corner
+    const out = new Array(chain.length);
+    const p = chain[pivot];
+    const double = p.left === p.right;
+    const half = double ? 0.5 : 1;
+    out[pivot] = place(p, -half, double ? -1 : -0.5, 2 * half, double ? 2 : 1, p.left, p.right);
+    // The right arm reads outwards left to right and turns up; the left arm outwards right to
+    // left and turns down; both come back no nearer than the columns' edge (x = ±1).
+    const right = chain.slice(pivot + 1);
+    snake(right.map((t) => ({ near: t.left, far: t.right })), half, 0, +1, -1, 1, reach,
+      (i, q) => (out[pivot + 1 + i] = place(right[i], q.x, q.y, q.w, q.h, q.a, q.b)));
+    const left = chain.slice(0, pivot).reverse();
+    snake(left.map((t) => ({ near: t.right, far: t.left })), -half, 0, -1, +1, -reach, -1,
+      (i, q) => (out[pivot - 1 - i] = place(left[i], q.x, q.y, q.w, q.h, q.a, q.b)));
+
+    if (spinner !== null) {
+      const value = parse(spinner)[0];
+      for (const dir of ["up", "down"]) {
+        // A column grows `size.column` units, then a lying corner tile over its end turns it
+        // (up to the left, down to the right) into rows in its own quarter.
+        const sign = dir === "up" ? -1 : 1;
+        const tiles = [];
+        let near = value;
+        for (const q of columns.filter((c) => c.end === dir)) {
+          const [a, b] = parse(q.tile);
+          const far = a === near ? b : a;
+          tiles.push({ tile: `${near}-${far}`, near, far, closed: Boolean(q.closed) });
+          near = far;
+        }
+        const put = (t, q) => out.push({ tile: t.tile, arm: dir, closed: t.closed, ...q });
+        let edge = sign; // the spinner stands from y = -1 to 1
+        let i = 0;
+        for (; i < tiles.length; i++) {
+          const t = tiles[i];
+          const across = t.near === t.far;
           const h = across ? 1 : 2;
-          const y = sign < 0 ? edge - h : edge;
-          out.push({ tile, arm: dir, closed: Boolean(p.closed), x: across ? cx - 1 : cx - 0.5, y, w: across ? 2 : 1, h, a: sign < 0 ? far : near, b: sign < 0 ? near : far });
+          if (Math.abs(edge) - 1 + h > size.column) break;
+          put(t, { x: across ? -1 : -0.5, y: sign < 0 ? edge - h : edge, w: across ? 2 : 1, h, a: sign < 0 ? t.far : t.near, b: sign < 0 ? t.near : t.far });
           edge += sign * h;
         }
-        near = far;
+        if (i === tiles.length) continue;
+        const t = tiles[i];
+        const y = sign < 0 ? edge - 1 : edge;
+        put(t, { x: sign < 0 ? -1.5 : -0.5, y, w: 2, h: 1, a: sign < 0 ? t.far : t.near, b: sign < 0 ? t.near : t.far });
+        const rest = tiles.slice(i + 1);
+        snake(rest, sign < 0 ? -1.5 : 1.5, y + 0.5, sign, sign, sign < 0 ? -reach : 1, sign < 0 ? -1 : reach, (k, q) => put(rest[k], q));
       }
+    }
+    // Keep the lead where the line alone puts it (see lineLayout).
+    const lead = chain[leadIndex];
+    const leadDouble = lead.left === lead.right;
+    const dx = -(leadDouble ? 0.5 : 1) - out[leadIndex].x;
+    const dy = (leadDouble ? -1 : -0.5) - out[leadIndex].y;
+    for (const q of out) {
+      q.x += dx;
+      q.y += dy;
     }
     return out;
   }
@@ -157,9 +226,9 @@
   // marker stands before a train that carries one (MT-6); an uncovered double is flagged `open`
   // ("open" or "hanging", MT-7, MT-8).  A long train wraps onto a second row of its own.
   const TRAIN_X = 3; // where every train's first tile starts (the marker stands before it)
-  const TRAIN_WIDTH = 24; // tile units a train row holds before it wraps
 
-  function trainsLayout(placements, table) {
+  function trainsLayout(placements, table, size = WIDE) {
+    const TRAIN_WIDTH = size.train;
     const station = placements.find((p) => p.end === null); // none yet at the deal's first step
     const trains = table.trains.map((t) => ({ ...t, tiles: [] }));
     const byName = Object.fromEntries(trains.map((t) => [t.name, t]));
@@ -209,26 +278,43 @@
   // line stands over junction i of the other and an aligned pair of junctions reads at a glance
   // (numbered under the bottom line).  While a knife is being laid (`table.knife`), both lines
   // open at its junction, the knife stands in the gap and what it cuts (the start and the tiles
-  // before it) is flagged `cut`; the next step shows the sausage after the cut.
-  function sausageLayout(placements, table) {
+  // before it) is flagged `cut`; the next step shows the sausage after the cut.  A narrow table
+  // (`size.band` tiles a line) breaks a long sausage into bands, one under the other, each
+  // holding both lines' next tiles, so the junctions stay aligned.
+  const BAND_HEIGHT = 3.6; // tile units from one band to the next: two lines and their numbers
+
+  function sausageLayout(placements, table, size = WIDE) {
     if (!table || !table.start) return [];
+    const band = size.band;
+    const first = (b) => (b === 0 ? 0 : b * band); // the first tile of band b (band may be Infinity)
     const knife = table.knife ? table.knife.at : null;
     const cut = (k) => knife !== null && k < knife;
+    // Junction j (between tile j - 1 and tile j of a line) ends the band of tile j - 1.
+    const junction = (j) => {
+      const b = j > 0 ? Math.floor((j - 1) / band) : 0;
+      return { b, x: 1 + 2 * (j - first(b)), y: b * BAND_HEIGHT };
+    };
+    const knifeBand = knife === null ? null : junction(knife).b;
+    const opened = (b, k) => (b === knifeBand && k >= knife ? 1 : 0); // the gap the knife stands in
     const out = [{ tile: table.start.join("-"), x: 0, y: -1, w: 1, h: 2, a: table.start[0], b: table.start[1], cut: knife !== null }];
-    const xOf = (k) => 1 + 2 * k + (knife !== null && k >= knife ? 1 : 0);
+    const bands = Math.max(1, Math.ceil(Math.max(table.top.length, table.bottom.length) / band));
     [["top", -1], ["bottom", 0]].forEach(([arm, y]) => {
-      out.push({ kind: "label", text: arm, x: -0.3, y: y + 0.68, anchor: "end", arm });
+      for (let b = 0; b < bands; b++) out.push({ kind: "label", text: arm, x: -0.3, y: b * BAND_HEIGHT + y + 0.68, anchor: "end", arm });
       table[arm].forEach(([near, far], k) => {
-        out.push({ tile: `${near}-${far}`, arm, x: xOf(k), y, w: 2, h: 1, a: near, b: far, cut: cut(k) });
+        const b = Math.floor(k / band);
+        out.push({ tile: `${near}-${far}`, arm, x: 1 + 2 * (k - first(b)) + opened(b, k), y: b * BAND_HEIGHT + y, w: 2, h: 1, a: near, b: far, cut: cut(k) });
       });
     });
     const aligned = Math.min(table.top.length, table.bottom.length);
     for (let i = 1; i <= aligned; i++) {
-      out.push({ kind: "note", text: String(i), x: xOf(i) - (knife === i ? 0.5 : 0), y: 1.75, anchor: "middle" });
+      const j = junction(i);
+      const x = j.x + (i === knife ? 0.5 : opened(j.b, i));
+      out.push({ kind: "note", text: String(i), x, y: j.y + 1.75, anchor: "middle" });
     }
     if (knife !== null) {
       const [a, b] = table.knife.tile;
-      out.push({ tile: `${a}-${b}`, arm: "knife", x: xOf(knife) - 1, y: -1, w: 1, h: 2, a, b, knife: true });
+      const j = junction(knife);
+      out.push({ tile: `${a}-${b}`, arm: "knife", x: j.x, y: j.y - 1, w: 1, h: 2, a, b, knife: true });
     }
     return out;
   }
@@ -241,6 +327,10 @@
   const layout = LAYOUTS[doc.layout];
   const positions = ["bottom", "left", "top", "right"];
   const seatPos = (s) => (doc.players === 4 ? positions[s] : doc.players === 2 ? ["bottom", "top"][s] : ["bottom", "left", "right"][s]);
+
+  // The page's narrow layout (style.css): hands stacked under the table, their tiles lying.
+  const phone = window.matchMedia("(max-width: 700px)");
+  let size = phone.matches ? NARROW : WIDE;
 
   const seatsBox = document.getElementById("seats");
   const tableBox = document.createElement("div");
@@ -267,7 +357,7 @@
     box.append(head, tiles);
     seatsBox.appendChild(box);
     const pos = seatPos(seat.seat);
-    return { box, meta, tiles, seat, standing: pos === "left" || pos === "right" };
+    return { box, meta, tiles, seat, side: pos === "left" || pos === "right" };
   });
 
   // The table after step n, as the document's layout renderer lays it (mexican_train's station
@@ -275,34 +365,37 @@
   function tableAt(n) {
     const placed = steps.slice(0, n + 1).filter((s) => s.kind === "place" || s.kind === "station");
     const table = doc.table || steps[n].table ? { ...doc.table, ...steps[n].table } : undefined;
-    return layout(placed, table);
+    return layout(placed, table, size);
   }
 
   // A stable frame: the bounding box of every step's table, so nothing jumps while stepping (a
   // knife's cut shrinks kolbasa's table, so the last step is not always the widest).
-  // At least a dozen tiles wide and eight units high around what is drawn, so a short deal is
-  // not drawn huge.
-  let frame = null;
-  if (layout) {
-    for (let n = 0; n <= last; n++) {
-      for (const p of tableAt(n)) {
-        const w = p.w === undefined ? p.text.length * 0.32 : p.w; // text: about a third of a tile unit a letter
-        const x = p.anchor === "end" ? p.x - w : p.anchor === "middle" ? p.x - w / 2 : p.x;
-        const y = p.h === undefined ? p.y - 0.6 : p.y;
-        const h = p.h === undefined ? 0.8 : p.h;
-        frame = frame ? { x0: Math.min(frame.x0, x), y0: Math.min(frame.y0, y), x1: Math.max(frame.x1, x + w), y1: Math.max(frame.y1, y + h) }
-          : { x0: x, y0: y, x1: x + w, y1: y + h };
+  // At least `size.least` units wide and high around what is drawn, so a short deal is not
+  // drawn huge.
+  function frameTable() {
+    let frame = null;
+    if (layout) {
+      for (let n = 0; n <= last; n++) {
+        for (const p of tableAt(n)) {
+          const w = p.w === undefined ? p.text.length * 0.32 : p.w; // text: about a third of a tile unit a letter
+          const x = p.anchor === "end" ? p.x - w : p.anchor === "middle" ? p.x - w / 2 : p.x;
+          const y = p.h === undefined ? p.y - 0.6 : p.y;
+          const h = p.h === undefined ? 0.8 : p.h;
+          frame = frame ? { x0: Math.min(frame.x0, x), y0: Math.min(frame.y0, y), x1: Math.max(frame.x1, x + w), y1: Math.max(frame.y1, y + h) }
+            : { x0: x, y0: y, x1: x + w, y1: y + h };
+        }
       }
     }
+    frame = frame || { x0: 0, y0: 0, x1: 0, y1: 0 };
+    [["x0", "x1"], ["y0", "y1"]].forEach(([lo, hi], i) => {
+      const grow = Math.max(0, size.least[i] - (frame[hi] - frame[lo])) / 2;
+      frame[lo] -= grow;
+      frame[hi] += grow;
+    });
+    const pad = 0.8;
+    tableSvg.setAttribute("viewBox", `${frame.x0 - pad} ${frame.y0 - pad} ${frame.x1 - frame.x0 + 2 * pad} ${frame.y1 - frame.y0 + 2 * pad}`);
   }
-  frame = frame || { x0: 0, y0: 0, x1: 0, y1: 0 };
-  for (const [lo, hi, least] of [["x0", "x1", 24], ["y0", "y1", 8]]) {
-    const grow = Math.max(0, least - (frame[hi] - frame[lo])) / 2;
-    frame[lo] -= grow;
-    frame[hi] += grow;
-  }
-  const pad = 0.8;
-  tableSvg.setAttribute("viewBox", `${frame.x0 - pad} ${frame.y0 - pad} ${frame.x1 - frame.x0 + 2 * pad} ${frame.y1 - frame.y0 + 2 * pad}`);
+  frameTable();
 
   const moves = document.getElementById("moves");
   steps.forEach((s, i) => {
@@ -396,7 +489,7 @@
       h.tiles.classList.toggle("row", Boolean(doc.rows));
       h.tiles.replaceChildren(...tiles.map((t, i) => {
         if (doc.rows) return rowTile(s, seat, t, i, tiles);
-        const svg = R.tileSvg(t, { standing: h.standing });
+        const svg = R.tileSvg(t, { standing: h.side && !phone.matches });
         if (s.kind === "draw" && s.seat === seat && s.tiles.includes(t)) svg.classList.add("drawn");
         return svg;
       }));
@@ -479,8 +572,15 @@
     drawUndealt(s);
     drawResult(at);
     for (const li of moves.children) li.classList.toggle("current", Number(li.dataset.step) === at);
+    // The current move scrolls into view within the list only: the page stays where it is (on
+    // a phone the list is far below the table, and stepping must not carry the page to it).
     const cur = moves.querySelector(".current");
-    if (cur) cur.scrollIntoView({ block: "nearest" });
+    if (cur) {
+      const box = moves.getBoundingClientRect();
+      const r = cur.getBoundingClientRect();
+      if (r.top < box.top) moves.scrollTop -= box.top - r.top;
+      else if (r.bottom > box.bottom) moves.scrollTop += r.bottom - box.bottom;
+    }
     document.getElementById("back").disabled = document.getElementById("first").disabled = at === 0;
     document.getElementById("forward").disabled = document.getElementById("last").disabled = at === last;
     history.replaceState(null, "", `#move=${at}`);
@@ -533,10 +633,16 @@
     else return;
     e.preventDefault();
   });
+  // Turning a phone, or resizing a window across the narrow layout's edge, lays the table again.
+  phone.addEventListener("change", () => {
+    size = phone.matches ? NARROW : WIDE;
+    frameTable();
+    go(at);
+  });
   window.addEventListener("hashchange", () => {
     const n = fromUrl();
     if (n !== at) go(n);
   });
-  window.replay = { go, get at() { return at; }, get step() { return steps[at]; }, last, LAYOUTS };
+  window.replay = { go, get at() { return at; }, get step() { return steps[at]; }, last, LAYOUTS, WIDE, NARROW, get size() { return size; } };
   go(fromUrl());
 })();
