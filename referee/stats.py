@@ -540,7 +540,8 @@ class SprtState(msgspec.Struct, kw_only=True):
         verdict = {"H0": "H0 accepted", "H1": "H1 accepted", None: "continue"}[self.decision]
         if self.decision is None and self.pairs < self.test.min_pairs:
             verdict += f" (no decision before {self.test.min_pairs} pairs)"
-        return f"LLR {signed(self.llr, 3)} ({signed(self.lower, 3)}, {signed(self.upper, 3)}) after {self.pairs} pairs: {verdict}"
+        return (f"LLR {signed(self.llr, 3)} ({signed(self.lower, 3)}, {signed(self.upper, 3)}) after {self.pairs} "
+                f"pair{'' if self.pairs == 1 else 's'}: {verdict}")
 
 
 _SPRT_KEYS = {"elo0", "elo1", "margin0", "margin1", "alpha", "beta", "min_pairs"}

@@ -85,7 +85,8 @@ def test_sprt_stops_the_match_cleanly_and_the_log_verifies(tmp_path):
     checked = run("verify", str(log))
     assert checked.exit_code == 0 and f"stopped by the SPRT after {pairs} pairs: H1 accepted" in " ".join(checked.output.split())
     text = " ".join(res.output.split())
-    for n in range(1, pairs + 1):
+    assert "after 1 pair: continue" in text
+    for n in range(2, pairs + 1):
         assert f"after {n} pairs:" in text  # the LLR and its bounds after every pair
     assert "LLR" in text and "(-2.944, +2.944)" in text and f"Stopped by the SPRT after {pairs} pairs" in text
 
@@ -117,7 +118,7 @@ def test_the_report_says_when_the_minimum_holds_the_decision_back(tmp_path):
     _, _, res = match(tmp_path, GREEDY, RANDOM, "--deals", "4", "--sprt", "margin0=0 margin1=5 min_pairs=4")
     text = " ".join(res.output.split())
     for n in (1, 2, 3):
-        assert f"after {n} pairs: continue (no decision before 4 pairs)" in text
+        assert f"after {n} pair{'s' if n > 1 else ''}: continue (no decision before 4 pairs)" in text
     assert "min_pairs=4" in text and "after 4 pairs: continue (no decision" not in text
 
 

@@ -357,3 +357,16 @@ def test_places_and_elo_agree_on_random_fields():
                 assert r.elo == s.elo
 
     check()
+
+
+def test_the_web_pages_and_league_ratings_print_no_negative_zero():
+    from referee.web.site import _env
+    from tournaments.standings import Row, _flat, _rating_text
+
+    signed = _env().filters["signed"]
+    assert signed(-0.0) == "0" and signed(-0.04, 1) == "0.0" and signed(12.0) == "+12" and signed(2.5) == "+2.5"
+    assert signed(-3) == "-3" and signed("—") == "—"
+    assert _rating_text(Row(rank=1, bot="a", rating=-0.3, rating_low=-40.0, rating_high=39.4)) == "0 ± 40"
+    assert _rating_text(Row(rank=1, bot="ref", rating=-0.0, rating_low=-0.0, rating_high=-0.0)) == "0 (ref.)"
+    flat = _flat(Row(rank=1, bot="a", rating=-0.04, rating_low=-0.01, rating_high=0.02))
+    assert all(math.copysign(1, flat[k]) == 1 for k in ("rating", "rating_low", "rating_high"))
