@@ -228,6 +228,10 @@ def match(
         deals, games = match_length(v, deals, games)
     except RulesError as exc:
         raise fail(str(exc)) from None
+    budget = games if v.to_target else deals
+    if test is not None and budget is not None and budget < test.min_pairs:
+        raise fail(f"--sprt cannot decide within {budget} pairs: it decides nothing before min_pairs={test.min_pairs}; "
+                   f"give more {'--games' if v.to_target else '--deals'} or a smaller min_pairs")
     from referee.match import orientations
 
     try:

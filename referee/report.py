@@ -22,7 +22,7 @@ from rich.text import Text
 
 from referee.engine import variant
 from referee.results import DealResult, GameResult, MatchSummary
-from referee.stats import SprtState, Standing
+from referee.stats import SprtState, Standing, signed
 
 #: Rows of a deal or game table printed at once.
 BLOCK = 500
@@ -83,7 +83,37 @@ def game_row(result: MatchSummary, g: GameResult) -> list[str]:
     res = ", ".join(names[b] for b in g.won_by) + " won" if g.won_by else "drawn"
     if g.dry_bots:
         res += " (dry: " + ", ".join(names[b] for b in g.dry_bots) + ")"
-    return [str(g.game + 1), str(g.orientation), str(g.deals), " / ".join(map(str, g.totals)), escape(f"{res} — {g.reason}")]
+    totals = " / ".join(map(str, g.totals))
+    if (counted := counted_points(result, g)) != g.totals:
+        totals += " → " + " / ".join(map(str, counted))
+    return [str(g.game + 1), str(g.orientation), str(g.deals), totals, escape(f"{res} — {g.reason}")]
+
+
+def counted_points(result: MatchSummary, g: GameResult) -> list[int]:
+    """Per side, the points the game counts for (the margin's and the pairs'): its totals, except
+    where a game won outright counts otherwise (sea_kozel: as reaching 125).  Side ``s``'s first
+    seat is seat ``s`` (pairs: seats 0+2 and 1+3), whose bot's ``points`` are the side's."""
+    seating = result.orientations[g.orientation]
+    return [g.points[seating[s]] for s in range(len(g.totals))]
+
+
+def outright_note(result: MatchSummary, games: Iterable[GameResult]) -> Text | None:
+    """Under the totals, when some game counts otherwise than its totals read (a game won
+    outright: sea_kozel's bald, hundred, 6-6 or svoyak): what it counts as, and how many."""
+    played = changed = 0
+    worth = set()
+    for g in games:
+        played += 1
+        if (counted := counted_points(result, g)) != g.totals:
+            changed += 1
+            worth.add(max(counted))
+    if not changed:
+        return None
+    as_what = f"as reaching {worth.pop()}" if len(worth) == 1 else "as reaching the target"
+    return Text(f"Note: {changed} of the {played} games were won outright (by a deal that wins the match at once); a game "
+                f"won outright counts {as_what} for its winner, whatever its totals read (Games: totals → counted).  "
+                f"The margin and the pairs use the counted points; the totals above add up what was written deal by deal.",
+                style="dim")
 
 
 def games_table(result: MatchSummary) -> Table:
@@ -155,12 +185,17 @@ def totals_table(result: MatchSummary) -> Table:
     t.add_column("faults")
     for row in result.totals:
         faults = ", ".join(f"{k} {v}" for k, v in row.faults.items()) or "none"
-        cells = [escape(row.bot), str(row.points), f"{row.net:+g}", str(row.deals_won)]
+        cells = [escape(row.bot), str(row.points), net_text(row.net), str(row.deals_won)]
         if result.unit == "game":
             cells.append(f"{row.games_won}/{row.games_drawn}/{row.games_lost}")
         cells.append(faults)
         t.add_row(*cells)
     return t
+
+
+def net_text(net: float) -> str:
+    """A total net with its sign: "+2131", "-40", and "0" (never "-0")."""
+    return signed(net, 0) if net == int(net) else signed(net, 2)
 
 
 def pct(confidence: float) -> str:
@@ -178,11 +213,11 @@ def margin_text(result: MatchSummary) -> Text:
         against = names[1] if len(names) == 2 else "the field"
         lines.append(f"Margin per {unit}, {name} − {against}: ", style="bold")
         if ci is None:
-            lines.append(f"{paired.mean:+.2f} (one {unit}: no interval)\n")
+            lines.append(f"{signed(paired.mean, 2)} (one {unit}: no interval)\n")
             continue
         half = (ci[1] - ci[0]) / 2
-        lines.append(f"{paired.mean:+.2f} ± {half:.2f}")
-        lines.append(f"  ({level} interval over {paired.n} paired {unit}s: [{ci[0]:+.2f}, {ci[1]:+.2f}])\n")
+        lines.append(f"{signed(paired.mean, 2)} ± {half:.2f}")
+        lines.append(f"  ({level} interval over {paired.n} paired {unit}s: [{signed(ci[0], 2)}, {signed(ci[1], 2)}])\n")
         if uci is not None:
             uhalf = (uci[1] - uci[0]) / 2
             lines.append(f"  pairing the orientations: ± {half:.2f}; the same {unpaired.n} plays read unpaired: ± {uhalf:.2f}\n", style="dim")
@@ -193,13 +228,17 @@ def _elo_interval(row: Standing) -> str:
     if row.elo_ci is None:
         return "no interval"
     lo, hi = row.elo_ci
-    return f"[{'−∞' if lo is None else f'{lo:+.0f}'}, {'+∞' if hi is None else f'{hi:+.0f}'}]"
+    return f"[{'−∞' if lo is None else signed(lo)}, {'+∞' if hi is None else signed(hi)}]"
 
 
-def _elo_point(row: Standing) -> str:
+def _elo_point(row: Standing, field: bool = False) -> str:
+    """The Elo of a row; null is infinite (two bots: a score of 0 or 1; ``field``, three or more
+    bots: a margin beyond the floats' reach) or, with no spread or no pairs, unknown."""
     if row.elo is None:
+        if field:
+            return "—" if row.elo_ci is None else ("+∞" if row.margin.mean > 0 else "−∞")
         return "—" if row.score is None else ("+∞" if row.score >= 1 else "−∞")
-    return f"{row.elo:+.0f}"
+    return signed(row.elo)
 
 
 def _los(x: float | None) -> str:
@@ -213,6 +252,12 @@ def board_word(result: MatchSummary) -> str:
     if n == 2:
         return f"a {unit} in both orientations" if unit == "deal" else "a game pair (one game in each orientation)"
     return f"a {unit} in all {n} rotations"
+
+
+#: The Elo column of a ranking of three or more bots, in words (printed under the table).
+FIELD_ELO = ("Elo: the margin on the Elo scale, 400·log10(p/(1−p)) with p = Φ(margin ÷ the field's pooled spread of "
+             "pair margins), the chance of winning a pair against the field were pair margins normal; 0 is the field's "
+             "mean, and it orders the bots as their margins do.")
 
 
 def figures_text(result: MatchSummary) -> Text | Table:
@@ -239,12 +284,12 @@ def figures_text(result: MatchSummary) -> Text | Table:
     for r in rows:
         lo, hi = r.places
         ci = r.margin.ci
-        margin = f"{r.margin.mean:+.1f}" + ("" if ci is None else f" ± {(ci[1] - ci[0]) / 2:.1f}")
+        margin = signed(r.margin.mean, 1) + ("" if ci is None else f" ± {(ci[1] - ci[0]) / 2:.1f}")
         table.add_row(f"{r.place}" + (f" ({lo}–{hi})" if lo != hi else ""), escape(r.bot), margin, _los(r.los),
-                      f"{_elo_point(r)} {_elo_interval(r)}", " ".join(map(str, r.classes)))
+                      f"{_elo_point(r, field=True)} {_elo_interval(r)}", " ".join(map(str, r.classes)))
     table.caption = (f"Rule: {rank.rule}.  A pair is {board_word(result)}; pairs 0…{halves}: how many pairs the bot "
                      f"won 0, ½, 1 … {halves // 2} plays of against the field's mean (a level play is half a win).  "
-                     f"place (a–b): the places its {level} intervals allow; LOS: P(margin > 0).")
+                     f"place (a–b): the places its {level} intervals allow; LOS: P(margin > 0).  {FIELD_ELO}")
     table.caption_justify = "left"
     return table
 
@@ -253,8 +298,10 @@ def sprt_text(state: SprtState) -> str:
     test = state.test
     what = "elo" if test.kind == "elo" else "margin"
     verdict = {"H0": "H0 accepted", "H1": "H1 accepted", None: "undecided"}[state.decision]
-    return (f"SPRT {what}0={test.h0:g} {what}1={test.h1:g} alpha={test.alpha:g} beta={test.beta:g}: "
-            f"LLR {state.llr:+.3f} ({state.lower:+.3f}, {state.upper:+.3f}) after {state.pairs} pairs: {verdict}")
+    if state.decision is None and state.pairs < test.min_pairs:
+        verdict += f" (no decision before {test.min_pairs} pairs)"
+    return (f"SPRT {what}0={test.h0 + 0.0:g} {what}1={test.h1 + 0.0:g} alpha={test.alpha:g} beta={test.beta:g} min_pairs={test.min_pairs}: "
+            f"LLR {signed(state.llr, 3)} ({signed(state.lower, 3)}, {signed(state.upper, 3)}) after {state.pairs} pairs: {verdict}")
 
 
 def verdict_text(result: MatchSummary) -> Text:
@@ -294,7 +341,8 @@ def render(result: MatchSummary, deals: Iterable[DealResult], games: Iterable[Ga
     if result.unit == "game":
         for t in blocks(console, lambda: games_table(result), lambda: (game_row(result, g) for g in games)):
             console.print(t)
-    console.print(Group(totals_table(result), margin_text(result), figures_text(result)))
+    note = outright_note(result, games) if result.unit == "game" else None
+    console.print(Group(totals_table(result), *([note] if note else []), margin_text(result), figures_text(result)))
     # One line per fault and the verdict are read by scripts too: never wrapped.
     if result.faults:
         ft = Text("Faults:\n", style="bold red")

@@ -382,7 +382,7 @@ class MatchResult:
             yield sum(row) / len(row)
 
     def bot_totals(self) -> list[BotTotals]:
-        return [BotTotals(bot=name, points=self._points[i], net=self._net[i], games_won=self._games[i][0],
+        return [BotTotals(bot=name, points=self._points[i], net=self._net[i] + 0.0, games_won=self._games[i][0],
                           games_drawn=self._games[i][1], games_lost=self._games[i][2], deals_won=self._deals_won[i],
                           faults=dict(Counter(f.kind for f in self.entries[i].faults)))
                 for i, name in enumerate(self.names)]

@@ -21,12 +21,20 @@ Figures per bot (``i``) against the field:
   positive, ½ when zero, 0 when negative; a board's class is the sum of its plays' scores in
   halves, ``0 … 2n``.  With two bots these are the five pentanomial classes of fastchess and
   fishtest: LL, LD, DD+WL, WD, WW.
-* **Elo** — from the board scores (class / 2n): the mean score ``s`` turned into a logistic Elo
-  difference ``−400 · log10(1/s − 1)``, its interval from ``s ± t · sd/√n`` of the board scores
-  mapped the same way (as fastchess does with pentanomial pairs).
+* **Elo**, two bots — from the board scores (class / 2n): the mean score ``s`` turned into a
+  logistic Elo difference ``−400 · log10(1/s − 1)``, its interval from ``s ± t · sd/√n`` of the
+  board scores mapped the same way (as fastchess does with pentanomial pairs).
+* **Elo**, three or more bots — from the margin (:func:`field_elo`): the logistic Elo of
+  ``Φ(margin / sd)``, ``sd`` the field's pooled spread of board margins.  A score of plays won
+  cannot serve here: a bot can win fewer plays than another by larger margins, and the ranking
+  is by the margin, so such an Elo would put place 2 above place 1.  This one increases with
+  the margin (the ranking's order) and is 0 at the field's mean.
 
 The SPRT is the generalised SPRT (GSPRT) of fishtest and fastchess, see :func:`llr_elo` and
-:func:`llr_margin`.
+:func:`llr_margin`; it decides nothing before its ``min_pairs`` boards (:data:`MIN_PAIRS`).
+
+Figures that round to zero are stored as 0, never as ``-0.0`` (:func:`_clean`), and
+:func:`signed` prints them without a sign.
 """
 
 from __future__ import annotations
@@ -113,6 +121,22 @@ def check_confidence(confidence: float) -> None:
         raise ValueError(f"the confidence level must be between 0 and 1 (e.g. 0.95), not {confidence}")
 
 
+# -- numbers for people and for JSON ------------------------------------------------------------
+
+
+def _clean(x: float) -> float:
+    """``x`` with a negative zero made zero (``-0.0 + 0.0`` is ``0.0``): a figure rounded to
+    zero is stored and printed as 0, never as "-0"."""
+    return x + 0.0
+
+
+def signed(x: float, digits: int = 0) -> str:
+    """``x`` with its sign and ``digits`` decimals ("+4.80", "−" as "-"), and a value that rounds
+    to zero without a sign ("0.00", never "-0.00" or "+0.00")."""
+    text = f"{x:+.{digits}f}"
+    return text[1:] if float(text) == 0 else text
+
+
 # -- means with intervals ----------------------------------------------------------------------
 
 
@@ -138,13 +162,13 @@ class Estimate:
 
     def record(self) -> MeanRecord:
         """The estimate as results give it (rounded to 4 decimals)."""
-        return MeanRecord(mean=round(self.mean, 4), ci95=_interval(self.mean, self.half95), n=self.n, sd=round(self.sd, 4),
+        return MeanRecord(mean=_clean(round(self.mean, 4)), ci95=_interval(self.mean, self.half95), n=self.n, sd=_clean(round(self.sd, 4)),
                           ci=_interval(self.mean, self.half), confidence=self.confidence)
 
     def __str__(self) -> str:
         if not math.isfinite(self.half):
-            return f"{self.mean:+.2f} (one sample, no interval)"
-        return f"{self.mean:+.2f} ± {self.half:.2f}"
+            return f"{signed(self.mean, 2)} (one sample, no interval)"
+        return f"{signed(self.mean, 2)} ± {self.half:.2f}"
 
 
 class MeanRecord(msgspec.Struct, kw_only=True):
@@ -159,7 +183,7 @@ class MeanRecord(msgspec.Struct, kw_only=True):
 
 
 def _interval(mean: float, half: float) -> list[float] | None:
-    return [round(mean - half, 4), round(mean + half, 4)] if math.isfinite(half) else None
+    return [_clean(round(mean - half, 4)), _clean(round(mean + half, 4))] if math.isfinite(half) else None
 
 
 class Moments:
@@ -240,7 +264,7 @@ def score_of_elo(elo: float) -> float:
 
 
 def _finite(x: float, digits: int = 1) -> float | None:
-    return round(x, digits) if math.isfinite(x) else None
+    return _clean(round(x, digits)) if math.isfinite(x) else None
 
 
 # -- pair classes ---------------------------------------------------------------------------------
@@ -363,6 +387,41 @@ def rank_ranges(n: int, better: Callable[[int, int], bool]) -> list[list[int]]:
     return out
 
 
+def elo_of_z(z: float) -> float:
+    """The logistic Elo of the score ``Φ(z)`` (the standard normal distribution function), kept
+    exact in the tails: ``400 · (log10 Φ(z) − log10 Φ(−z))``; ±inf where a tail is below the
+    smallest float.  Odd and increasing in ``z``."""
+    p = 0.5 * math.erfc(-z / math.sqrt(2.0))
+    q = 0.5 * math.erfc(z / math.sqrt(2.0))
+    if p == 0.0:
+        return -math.inf
+    if q == 0.0:
+        return math.inf
+    return _clean(400.0 * (math.log10(p) - math.log10(q)))
+
+
+def pooled_sd(boards: Boards) -> float:
+    """The spread of the bots' board margins, pooled over the field (0 below two boards)."""
+    n = boards.count
+    if n < 2:
+        return 0.0
+    return math.sqrt(sum(m.m2 for m in boards.margin) / (len(boards.margin) * (n - 1)))
+
+
+def field_elo(est: Estimate, sd: float) -> tuple[float | None, list[float | None] | None]:
+    """A bot's Elo against the field from its mean board margin (three or more bots):
+    :func:`elo_of_z` of ``margin / sd``, with ``sd`` the field's pooled spread
+    (:func:`pooled_sd`), and its interval from the margin's.  The same ``sd`` for every bot makes
+    it increase with the margin, so it orders the bots as the ranking does; the margins sum to 0
+    over the field, so 0 is the field's mean.  Null with no spread yet (below two boards, or
+    every board alike)."""
+    if est.n < 2 or sd == 0.0:
+        return None, None
+    elo = _finite(elo_of_z(est.mean / sd))
+    ci = [_finite(elo_of_z(est.low / sd)), _finite(elo_of_z(est.high / sd))] if math.isfinite(est.half) else None
+    return elo, ci
+
+
 def figures(boards: Boards, names: Sequence[str], confidence: float = 0.95, unit: str = "deal") -> Figures:
     """The figures of a match from its finished boards (see the module docstring)."""
     check_confidence(confidence)
@@ -370,16 +429,22 @@ def figures(boards: Boards, names: Sequence[str], confidence: float = 0.95, unit
     n = boards.count
     orient = boards.orientations if n else 0
     t = t_quantile((1 + confidence) / 2, n - 1) if n > 1 else math.inf
+    spread = pooled_sd(boards)
     per_bot = []
     for i in range(k):
         counts = list(boards.classes[i]) if n else [0] * 5
         est = boards.margin[i].estimate(confidence)
+        elo: float | None
+        elo_ci: list[float | None] | None
         if n:
             s = boards.scores[i].mean
             sd = math.sqrt(boards.scores[i].m2 / n)  # of the boards' scores, as fastchess
             half = t * sd / math.sqrt(n)
-            elo: float | None = _finite(elo_of_score(s))
-            elo_ci = ([_finite(elo_of_score(s - half)), _finite(elo_of_score(s + half))] if math.isfinite(half) else None)
+            if k == 2:
+                elo = _finite(elo_of_score(s))
+                elo_ci = ([_finite(elo_of_score(s - half)), _finite(elo_of_score(s + half))] if math.isfinite(half) else None)
+            else:
+                elo, elo_ci = field_elo(est, spread)
             score: float | None = round(s, 4)
         else:
             elo, elo_ci, score = None, None, None
@@ -410,23 +475,37 @@ def figures(boards: Boards, names: Sequence[str], confidence: float = 0.95, unit
 
 
 def _round(x: float | None, digits: int = 4) -> float | None:
-    return None if x is None else round(x, digits)
+    return None if x is None else _clean(round(x, digits))
 
 
 # -- SPRT ----------------------------------------------------------------------------------------
 
 
-class SprtSpec(msgspec.Struct, frozen=True, kw_only=True):
+#: The pairs an SPRT plays before it may decide, unless ``min_pairs=`` says otherwise: below
+#: this the spread of the pairs is no estimate, and the error rates run far above alpha and beta
+#: (``python -m bench.sprt``, docs/sprt.md).
+MIN_PAIRS = 10
+
+
+#: The largest ``min_pairs`` accepted (a million pairs: far beyond any budget worth playing).
+MAX_MIN_PAIRS = 1_000_000
+
+
+class SprtSpec(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     """A sequential test of H0 (``h0``) against H1 (``h1``) with error rates ``alpha`` (accepting
     H1 when H0 holds) and ``beta`` (accepting H0 when H1 holds).  ``kind`` says what ``h0`` and
     ``h1`` measure: ``"elo"`` the logistic Elo difference of the board scores, ``"margin"`` the
-    mean margin per board in points."""
+    mean margin per board in points.  The test decides nothing before ``min_pairs`` boards.
+
+    ``min_pairs`` is left out of the encoding when 0, so that a test from a log written before
+    it existed (no minimum) encodes as it did; every other field is always written."""
 
     kind: str
     h0: float
     h1: float
-    alpha: float = 0.05
-    beta: float = 0.05
+    alpha: float
+    beta: float
+    min_pairs: int = 0
 
     @property
     def lower(self) -> float:
@@ -438,13 +517,17 @@ class SprtSpec(msgspec.Struct, frozen=True, kw_only=True):
         """Accept H1 at or above this LLR: ``ln((1 − β) / α)`` (Wald)."""
         return math.log((1.0 - self.beta) / self.alpha)
 
-    def decide(self, llr: float) -> str | None:
-        """"H1" at or above the upper bound, "H0" at or below the lower, else ``None``."""
+    def decide(self, llr: float, pairs: int | None = None) -> str | None:
+        """"H1" at or above the upper bound, "H0" at or below the lower, else ``None``; always
+        ``None`` below ``min_pairs`` boards (when ``pairs`` is given)."""
+        if pairs is not None and pairs < self.min_pairs:
+            return None
         return "H1" if llr >= self.upper else "H0" if llr <= self.lower else None
 
 
 class SprtState(msgspec.Struct, kw_only=True):
-    """Where the test stands after ``pairs`` boards."""
+    """Where the test stands after ``pairs`` boards (``decision`` stays null below the test's
+    ``min_pairs``, whatever the LLR)."""
 
     test: SprtSpec
     pairs: int
@@ -455,10 +538,13 @@ class SprtState(msgspec.Struct, kw_only=True):
 
     def line(self) -> str:
         verdict = {"H0": "H0 accepted", "H1": "H1 accepted", None: "continue"}[self.decision]
-        return f"LLR {self.llr:+.3f} ({self.lower:+.3f}, {self.upper:+.3f}) after {self.pairs} pairs: {verdict}"
+        if self.decision is None and self.pairs < self.test.min_pairs:
+            verdict += f" (no decision before {self.test.min_pairs} pairs)"
+        return (f"LLR {signed(self.llr, 3)} ({signed(self.lower, 3)}, {signed(self.upper, 3)}) after {self.pairs} "
+                f"pair{'' if self.pairs == 1 else 's'}: {verdict}")
 
 
-_SPRT_KEYS = {"elo0", "elo1", "margin0", "margin1", "alpha", "beta"}
+_SPRT_KEYS = {"elo0", "elo1", "margin0", "margin1", "alpha", "beta", "min_pairs"}
 
 
 def is_sprt_word(word: str) -> bool:
@@ -468,8 +554,9 @@ def is_sprt_word(word: str) -> bool:
 
 
 def parse_sprt(words: Sequence[str]) -> SprtSpec:
-    """``["elo0=0", "elo1=20", "alpha=0.05", "beta=0.05"]`` (or ``margin0=``/``margin1=``) as a
-    test; words may also hold several settings separated by spaces or commas.
+    """``["elo0=0", "elo1=20", "alpha=0.05", "beta=0.05", "min_pairs=20"]`` (or
+    ``margin0=``/``margin1=``) as a test; words may also hold several settings separated by
+    spaces or commas.  ``alpha`` and ``beta`` default to 0.05, ``min_pairs`` to :data:`MIN_PAIRS`.
 
     Raises:
         ValueError: a setting is unknown, repeated, missing, not a number or out of range.
@@ -479,11 +566,12 @@ def parse_sprt(words: Sequence[str]) -> SprtSpec:
         key, sep, value = word.partition("=")
         key = key.strip().lower()
         if not sep or key not in _SPRT_KEYS:
-            raise ValueError(f"SPRT setting {word!r}: write elo0=… elo1=… (or margin0=… margin1=…) and optionally alpha=… beta=…")
+            raise ValueError(f"SPRT setting {word!r}: write elo0=… elo1=… (or margin0=… margin1=…) and optionally alpha=… beta=… "
+                             "min_pairs=…")
         if key in values:
             raise ValueError(f"SPRT setting {key} is given twice")
         try:
-            values[key] = float(value)
+            values[key] = _clean(float(value))
         except ValueError:
             raise ValueError(f"SPRT setting {key}={value!r}: not a number") from None
         if not math.isfinite(values[key]):
@@ -501,23 +589,39 @@ def parse_sprt(words: Sequence[str]) -> SprtSpec:
     alpha, beta = values.get("alpha", 0.05), values.get("beta", 0.05)
     if not (0 < alpha < 1 and 0 < beta < 1 and alpha + beta < 1):
         raise ValueError("SPRT: alpha and beta must be between 0 and 1 and add up to less than 1")
-    return SprtSpec(kind=kind, h0=h0, h1=h1, alpha=alpha, beta=beta)
+    min_pairs = values.get("min_pairs", MIN_PAIRS)
+    if min_pairs != int(min_pairs) or not 0 <= min_pairs <= MAX_MIN_PAIRS:
+        raise ValueError(f"SPRT: min_pairs must be a whole number from 0 to {MAX_MIN_PAIRS:,}, not {min_pairs:g}")
+    return SprtSpec(kind=kind, h0=h0, h1=h1, alpha=alpha, beta=beta, min_pairs=int(min_pairs))
 
 
 def _secular(a: Sequence[float], p: Sequence[float]) -> float:
-    """Solve ``Σ p_i a_i / (1 + x a_i) = 0`` for ``x`` in ``(−1/max a, −1/min a)`` by bisection
-    (the left side falls strictly from +∞ to −∞ there); needs ``min a < 0 < max a``."""
+    """Solve ``Σ p_i a_i / (1 + x a_i) = 0`` for ``x`` in ``(−1/max a, −1/min a)``; needs
+    ``min a < 0 < max a``.  The left side falls strictly from +∞ to −∞ there, so Newton's steps
+    from 0 are kept inside a shrinking bracket (a step leaving it bisects instead) until the
+    root is found to the last bits, as plain bisection finds it in ten times the steps."""
     lo, hi = -1.0 / max(a), -1.0 / min(a)
+    x = 0.0
     for _ in range(300):
-        mid = (lo + hi) / 2.0
-        if mid in (lo, hi):
-            break
-        f = sum(pi * ai / (1.0 + mid * ai) for ai, pi in zip(a, p))
+        f = 0.0
+        df = 0.0
+        for ai, pi in zip(a, p):
+            q = ai / (1.0 + x * ai)
+            f += pi * q
+            df -= pi * q * q
         if f > 0:
-            lo = mid
+            lo = x
+        elif f < 0:
+            hi = x
         else:
-            hi = mid
-    return (lo + hi) / 2.0
+            return x
+        step = x - f / df if df else lo
+        if not lo < step < hi:
+            step = (lo + hi) / 2.0
+        if step == x or step in (lo, hi):
+            break
+        x = step
+    return x
 
 
 def mle_with_mean(values: Sequence[float], probs: Sequence[float], s: float) -> list[float]:
@@ -592,12 +696,17 @@ def llr_margin_of(xs: Moments, m0: float, m1: float) -> float:
     return n / 2.0 * math.log(r0 / r1)
 
 
-def sprt_state(test: SprtSpec, boards: Boards, bot: int = 0) -> SprtState:
-    """The test on ``bot``'s boards against the field (two bots: bot 0 against bot 1)."""
+def sprt_llr(test: SprtSpec, boards: Boards, bot: int = 0) -> float:
+    """The test's log-likelihood ratio on ``bot``'s boards against the field, unrounded."""
     if test.kind == "elo":
-        llr = llr_elo(boards.classes[bot] if boards.count else [0] * 5, test.h0, test.h1)
-    else:
-        llr = llr_margin_of(boards.margin[bot], test.h0, test.h1)
-    return SprtState(test=test, pairs=boards.count, llr=round(llr, 4), lower=round(test.lower, 4), upper=round(test.upper, 4),
-                     decision=test.decide(llr))
+        return llr_elo(boards.classes[bot] if boards.count else [0] * 5, test.h0, test.h1)
+    return llr_margin_of(boards.margin[bot], test.h0, test.h1)
 
+
+def sprt_state(test: SprtSpec, boards: Boards, bot: int = 0) -> SprtState:
+    """The test on ``bot``'s boards against the field (two bots: bot 0 against bot 1).  Pure: the
+    state depends only on ``test`` (its ``min_pairs`` included) and the boards, so a log's
+    ``sprt`` records can be recomputed from its pairs and its header's ``sprt``."""
+    llr = sprt_llr(test, boards, bot)
+    return SprtState(test=test, pairs=boards.count, llr=_clean(round(llr, 4)), lower=round(test.lower, 4),
+                     upper=round(test.upper, 4), decision=test.decide(llr, boards.count))

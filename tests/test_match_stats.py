@@ -4,11 +4,13 @@ the ranking rule with three bots, --confidence, and --sprt stopping a match clea
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from helpers import read_log
 
 from referee import exitcodes as X
+from referee.stats import MIN_PAIRS
 from referee.verify import verify
 from tests.test_match import FIRST, GREEDY, RANDOM, match, one_line_error, run
 
@@ -61,15 +63,16 @@ def test_three_bots_print_the_ranking_rule_and_rank_by_margin(tmp_path):
 
 def test_sprt_stops_the_match_cleanly_and_the_log_verifies(tmp_path):
     budget = 100
-    result, log, res = match(tmp_path, GREEDY, RANDOM, "--deals", str(budget), "--sprt", "elo0=-150", "elo1=0", "alpha=0.05", "beta=0.05")
+    result, log, res = match(tmp_path, GREEDY, RANDOM, "--deals", str(budget), "--sprt", "margin0=0", "margin1=3", "alpha=0.05", "beta=0.05")
     state = result["sprt"]
     assert result["stopped_by"] == "sprt" and state["decision"] == "H1"
-    assert state["test"] == {"kind": "elo", "h0": -150.0, "h1": 0.0, "alpha": 0.05, "beta": 0.05}
+    assert state["test"] == {"kind": "margin", "h0": 0.0, "h1": 3.0, "alpha": 0.05, "beta": 0.05, "min_pairs": MIN_PAIRS}
     pairs = state["pairs"]
-    assert pairs < budget and len(result["deals"]) == 2 * pairs
+    assert MIN_PAIRS <= pairs < budget and len(result["deals"]) == 2 * pairs
     assert result["game_results"] == []  # the sport games stopped before their last deal
     assert state["llr"] >= state["upper"] == pytest.approx(2.9444, abs=1e-4)
     records = [r for _, r in read_log(log)]
+    assert records[0]["sprt"] == state["test"]  # the header: the test, its minimum included
     per_pair = [r for r in records if r["k"] == "sprt"]
     assert [r["pairs"] for r in per_pair] == list(range(1, pairs + 1))
     assert all(r["decision"] is None for r in per_pair[:-1])
@@ -81,9 +84,48 @@ def test_sprt_stops_the_match_cleanly_and_the_log_verifies(tmp_path):
     checked = run("verify", str(log))
     assert checked.exit_code == 0 and f"stopped by the SPRT after {pairs} pairs: H1 accepted" in " ".join(checked.output.split())
     text = " ".join(res.output.split())
-    for n in range(1, pairs + 1):
+    assert "after 1 pair: continue" in text
+    for n in range(2, pairs + 1):
         assert f"after {n} pairs:" in text  # the LLR and its bounds after every pair
     assert "LLR" in text and "(-2.944, +2.944)" in text and f"Stopped by the SPRT after {pairs} pairs" in text
+
+
+def test_the_sprt_plays_its_minimum_of_pairs_though_the_llr_crosses_a_bound_sooner(tmp_path):
+    """With seed 5 four pairs carry the margin test's LLR past the upper bound (+3.45 > +2.94):
+    four margins are no estimate of their spread, and without a minimum the match stopped there
+    (the issue saw the same test accept H0 after 3 pairs).  With it the log shows the LLR beyond
+    the bound with no decision, and the match plays on."""
+    args = (GREEDY, RANDOM, "--deals", "100", "--seed", "5", "--sprt")
+    result, log, res = match(tmp_path, *args, "margin0=0 margin1=5", name="with")
+    per_pair = [r for _, r in read_log(log) if r["k"] == "sprt"]
+    early = [r for r in per_pair if r["pairs"] < MIN_PAIRS]
+    assert len(early) == MIN_PAIRS - 1
+    assert any(r["llr"] >= r["upper"] for r in early)  # beyond the bound, and yet…
+    assert all(r["decision"] is None for r in early)  # …no decision, and the match went on
+    state = result["sprt"]
+    assert state["pairs"] >= MIN_PAIRS and state["decision"] is not None and state["decision"] == per_pair[-1]["decision"]
+    assert len(result["deals"]) == 2 * state["pairs"]
+    assert run("verify", str(log)).exit_code == 0
+    # min_pairs=0 is the test without a minimum (a log from before it existed reads as this one).
+    old, old_log, _ = match(tmp_path, *args, "margin0=0 margin1=5 min_pairs=0", name="without")
+    assert old["sprt"]["decision"] == "H1" and old["sprt"]["pairs"] == 4
+    assert "min_pairs" not in old["sprt"]["test"] and "min_pairs" not in next(read_log(old_log))[1]["sprt"]
+    assert run("verify", str(old_log)).exit_code == 0
+
+
+def test_the_report_says_when_the_minimum_holds_the_decision_back(tmp_path):
+    _, _, res = match(tmp_path, GREEDY, RANDOM, "--deals", "4", "--sprt", "margin0=0 margin1=5 min_pairs=4")
+    text = " ".join(res.output.split())
+    for n in (1, 2, 3):
+        assert f"after {n} pair{'s' if n > 1 else ''}: continue (no decision before 4 pairs)" in text
+    assert "min_pairs=4" in text and "after 4 pairs: continue (no decision" not in text
+
+
+def test_a_budget_below_the_minimum_is_refused():
+    one_line_error(run("match", GREEDY, FIRST, "--deals", "8", "--sprt", "elo0=0 elo1=20"), X.USAGE,
+                   "within 8 pairs", f"min_pairs={MIN_PAIRS}", "--deals")
+    one_line_error(run("match", GREEDY, FIRST, "--variant", "kozel", "--games", "3", "--sprt", "margin0=0 margin1=20 min_pairs=4"),
+                   X.USAGE, "within 3 pairs", "--games")
 
 
 def test_sprt_accepts_h0_on_the_margin_too(tmp_path):
@@ -94,7 +136,7 @@ def test_sprt_accepts_h0_on_the_margin_too(tmp_path):
 
 
 def test_sprt_with_its_budget_spent_says_so(tmp_path):
-    result, log, res = match(tmp_path, GREEDY, RANDOM, "--deals", "4", "--sprt", "elo0=0 elo1=5")
+    result, log, res = match(tmp_path, GREEDY, RANDOM, "--deals", "4", "--sprt", "elo0=0 elo1=5 min_pairs=4")
     assert result["sprt"]["decision"] is None and result["stopped_by"] is None and result["sprt"]["pairs"] == 4
     assert len(result["game_results"]) == 2  # the games ran to their end
     assert "budget ran out before the SPRT decided" in " ".join(res.output.split())
@@ -106,6 +148,7 @@ def test_sprt_with_its_budget_spent_says_so(tmp_path):
     (["--sprt", "elo0=10 elo1=5"], ["less than"]),
     (["--sprt", "alpha=2 elo0=0 elo1=5"], ["alpha"]),
     (["--sprt", "gamma=1"], ["SPRT setting 'gamma=1'"]),
+    (["--sprt", "elo0=0 elo1=5 min_pairs=-3"], ["min_pairs", "whole number"]),
 ])
 def test_bad_sprt_settings_are_refused_in_one_line(args, needles):
     one_line_error(run("match", GREEDY, FIRST, *args), X.USAGE, *needles)
@@ -122,3 +165,53 @@ def test_sprt_stops_games_to_a_target_after_a_game_pair(tmp_path):
     assert result["stopped_by"] == "sprt" and pairs < 30
     assert len(result["game_results"]) == 2 * pairs  # whole games, both orientations, none cut short
     assert verify(log).games == 2 * pairs
+
+
+# -- numbers that explain themselves ----------------------------------------------------------------
+
+NEGATIVE_ZERO = re.compile(r"(?<![\w.])-0(?:\.0*)?(?![\d.])")
+
+
+def test_no_negative_zero_is_printed_or_stored(tmp_path):
+    """Two copies of one deterministic bot: every pair is level, so every margin, interval and Elo
+    is 0, and a score of exactly ½ makes the Elo -400·log10(1) = -0.0 before it is cleaned."""
+    result, log, res = match(tmp_path, FIRST, FIRST, "--deals", "8", "--sprt", "margin0=-1 margin1=1 min_pairs=4")
+    first = result["ranking"]["standings"][0]
+    assert first["score"] == 0.5 and first["elo"] == 0 and result["margin"]["first_bot"]["paired"]["mean"] == 0
+    assert NEGATIVE_ZERO.search("x -0 y") and NEGATIVE_ZERO.search("[-0.00, 1]") and not NEGATIVE_ZERO.search("-0.5 -10 a-0")
+    assert not NEGATIVE_ZERO.search(res.output), res.output
+    assert not NEGATIVE_ZERO.search(log.read_text())
+    assert not NEGATIVE_ZERO.search((tmp_path / "m.json").read_text())
+    assert "Elo difference first_bot − first_bot_2: 0 [0, 0]" in " ".join(res.output.split())
+
+
+def test_sea_kozel_says_that_a_game_won_outright_counts_as_125(tmp_path):
+    result, _, res = match(tmp_path, GREEDY, RANDOM, "--variant", "sea_kozel", "--games", "4")
+    text = " ".join(res.output.split())
+    outright = [g for g in result["game_results"] if 125 in g["points"] and max(g["totals"]) < 125]
+    assert outright, "seed 1 has games won outright"
+    assert f"Note: {len(outright)} of the {len(result['game_results'])} games were won outright" in text
+    assert "counts as reaching 125 for its winner, whatever its totals read" in text
+    for g in outright:  # the game table shows what each such game counted
+        seating = result["orientations"][g["orientation"]]
+        counted = " / ".join(str(g["points"][seating[s]]) for s in range(2))
+        assert f"{' / '.join(map(str, g['totals']))} → {counted}" in text
+    # The margin is the counted points' (per game pair), not the written totals'.
+    pairs: dict[int, list[int]] = {}
+    for g in result["game_results"]:
+        pairs.setdefault(g["game"], []).append(g["points"][0] - g["points"][1])
+    assert result["margin"]["greedy_bot"]["paired"]["mean"] == pytest.approx(sum(sum(d) / 2 for d in pairs.values()) / len(pairs))
+    # kozel counts every game at its totals: no note.
+    _, _, plain = match(tmp_path, GREEDY, RANDOM, "--variant", "kozel", "--games", "2", name="k")
+    assert "won outright" not in plain.output and "→" not in plain.output
+
+
+def test_the_three_bot_elo_orders_the_bots_as_the_ranking_and_says_how(tmp_path):
+    result, _, res = match(tmp_path, GREEDY, FIRST, RANDOM, "--variant", "draw", "--games", "6")
+    rows = result["ranking"]["standings"]
+    elos = [r["elo"] for r in rows]
+    assert None not in elos and elos == sorted(elos, reverse=True)
+    assert all((r["elo"] > 0) == (r["margin"]["mean"] > 0) for r in rows)
+    text = " ".join(res.output.split())
+    assert "Elo: the margin on the Elo scale" in text and "0 is the field's mean" in text
+    assert "orders the bots as their margins do" in text

@@ -196,3 +196,177 @@ def test_running_moments_agree_with_the_two_pass_figures():
         e = S.estimate(xs)
         assert e.low < statistics.fmean(xs) < e.high
     assert S.Moments.of([2.5] * 9).m2 == 0.0 and S.los([2.5] * 9) == 1.0  # no spread: exactly none
+
+
+# -- the SPRT's minimum of pairs ----------------------------------------------------------------
+
+
+def _two_bot_boards(margins: list[float]) -> S.Boards:
+    """Boards whose first bot's margin is the given one in both orientations."""
+    return S.Boards.of([[[m, 0.0], [m, 0.0]] for m in margins])
+
+
+def test_the_sprt_decides_nothing_before_its_minimum_of_pairs():
+    # Three pairs of a tiny spread: the LLR is far below the lower bound (the issue's "H0 after 3 pairs").
+    test = S.parse_sprt(["margin0=0 margin1=5", "min_pairs=10"])
+    boards = _two_bot_boards([0.5, -0.5, 0.0])
+    assert S.sprt_llr(test, boards) < test.lower
+    state = S.sprt_state(test, boards)
+    assert state.decision is None and state.pairs == 3
+    assert "no decision before 10 pairs" in state.line()
+    # The same pairs without a minimum decide at once, as every test did before min_pairs existed.
+    assert S.sprt_state(S.SprtSpec(kind="margin", h0=0, h1=5, alpha=0.05, beta=0.05), boards).decision == "H0"
+    # It decides at the first pair at or past the minimum whose LLR is beyond a bound.
+    boards = _two_bot_boards([0.5, -0.5, 0.0] * 3)
+    assert S.sprt_state(test, boards).decision is None  # 9 pairs
+    boards.add([[0.0, 0.0], [0.0, 0.0]])
+    assert S.sprt_state(test, boards).decision == "H0"  # the 10th
+    assert test.decide(-10.0, 9) is None and test.decide(-10.0, 10) == "H0" and test.decide(10.0, 10) == "H1"
+    assert test.decide(-10.0) == "H0"  # the LLR alone: the bounds only
+
+
+def test_the_default_minimum_and_bad_minimums():
+    assert S.parse_sprt(["elo0=0 elo1=20"]).min_pairs == S.MIN_PAIRS >= 10
+    assert S.parse_sprt(["elo0=0 elo1=20 min_pairs=0"]).min_pairs == 0
+    assert S.is_sprt_word("min_pairs=30")
+    for value in ("-1", "2.5", "x", "1e9", "inf"):
+        with pytest.raises(ValueError, match="min_pairs"):
+            S.parse_sprt(["elo0=0 elo1=20", f"min_pairs={value}"])
+
+
+def test_a_test_without_a_minimum_encodes_as_before_it_existed():
+    """A log's header and result hold the test as ``msgspec.to_builtins(spec)``: a log written
+    before ``min_pairs`` existed has no such field, decodes to no minimum, and encodes back the
+    same (so ``verify`` finds the result it recorded); a new test writes its minimum."""
+    import msgspec
+
+    old = {"kind": "elo", "h0": 0.0, "h1": 20.0, "alpha": 0.05, "beta": 0.05}
+    spec = msgspec.convert(old, S.SprtSpec)
+    assert spec.min_pairs == 0 and msgspec.to_builtins(spec) == old
+    boards = _two_bot_boards([5.0])
+    assert S.sprt_state(spec, boards).decision == spec.decide(S.sprt_llr(spec, boards))
+    new = msgspec.to_builtins(S.parse_sprt(["elo0=0 elo1=20"]))
+    assert new == {**old, "min_pairs": S.MIN_PAIRS}
+    assert msgspec.convert(new, S.SprtSpec).min_pairs == S.MIN_PAIRS
+
+
+def test_the_secular_equation_is_solved_to_the_last_bits():
+    """Newton's steps inside the bracket find the same root as the bisection they replaced."""
+
+    def bisect(a, p):
+        lo, hi = -1.0 / max(a), -1.0 / min(a)
+        for _ in range(300):
+            mid = (lo + hi) / 2.0
+            if mid in (lo, hi):
+                break
+            if sum(pi * ai / (1.0 + mid * ai) for ai, pi in zip(a, p)) > 0:
+                lo = mid
+            else:
+                hi = mid
+        return (lo + hi) / 2.0
+
+    rng = random.Random(5)
+    for _ in range(3000):
+        k = rng.choice([3, 5, 7])
+        counts = [rng.choice([1e-3, 1, 2, 7, 40, 900, 50_000]) for _ in range(k)]
+        n = sum(counts)
+        values = [i / (k - 1) for i in range(k)]
+        s = rng.uniform(0.02, 0.98)
+        a = [v - s for v in values]
+        p = [c / n for c in counts]
+        assert S._secular(a, p) == pytest.approx(bisect(a, p), rel=1e-9, abs=1e-12)
+
+
+# -- no negative zero ---------------------------------------------------------------------------
+
+
+def test_signed_never_writes_a_negative_zero():
+    assert S.signed(-0.0) == "0" and S.signed(-0.4) == "0" and S.signed(0.4) == "0"
+    assert S.signed(-0.004, 2) == "0.00" and S.signed(0.0, 3) == "0.000"
+    assert S.signed(0.6) == "+1" and S.signed(-0.6) == "-1" and S.signed(4.8, 2) == "+4.80" and S.signed(-26.25, 2) == "-26.25"
+
+
+def test_figures_that_round_to_zero_are_stored_as_zero():
+    import msgspec
+
+    # Level pairs: a score of exactly 0.5 is an Elo of -400·log10(1) = -0.0 before it is cleaned.
+    level = S.figures(S.Boards.of([[[3, 0], [0, 3]], [[0, 2], [2, 0]]]), ["a", "b"])
+    tiny = S.figures(S.Boards.of([[[0.00001, 0], [0, 0.00002]], [[0, 0.00001], [0, 0]]]), ["a", "b"])
+    field = S.figures(S.Boards.of([[[1, 1, 1], [2, 2, 2], [0, 0, 0]], [[1, 1, 1], [1, 1, 1], [3, 3, 3]]]), ["a", "b", "c"])
+    for f in (level, tiny, field):
+        text = msgspec.json.encode(f).decode()
+        assert "-0.0," not in text and "-0.0]" not in text and "-0.0}" not in text, text
+    assert level.standings[0].elo == 0.0 and math.copysign(1, level.standings[0].elo) == 1
+    assert math.copysign(1, S.parse_sprt(["margin0=-0 margin1=5"]).h0) == 1
+    llr = S.sprt_state(S.parse_sprt(["margin0=-1 margin1=1 min_pairs=0"]), _two_bot_boards([2.0, -2.0]))
+    assert llr.llr == 0.0 and math.copysign(1, llr.llr) == 1
+
+
+# -- Elo against the field (three or more bots) --------------------------------------------------
+
+
+def _elo_key(row: S.Standing) -> float:
+    if row.elo is not None:
+        return row.elo
+    return math.inf if row.margin.mean > 0 else -math.inf if row.margin.mean < 0 else 0.0
+
+
+def test_with_three_bots_the_elo_column_agrees_with_the_ranking():
+    # a wins most plays by a little, b few by a lot: b has the better margin, a the better score.
+    boards = []
+    for k in range(12):
+        big = 40 + k
+        boards.append([[2, big, 0]] * 3 if k % 3 == 0 else [[3, 0, 1]] * 3)  # [orientation][bot] nets
+    rows = S.figures(S.Boards.of(boards), ["a", "b", "c"], unit="game").standings
+    by = {r.bot: r for r in rows}
+    assert [r.bot for r in rows][0] == "b" and by["a"].score > by["b"].score  # a score-based Elo would put a first
+    assert by["b"].elo > by["a"].elo
+    assert [_elo_key(r) for r in rows] == sorted((_elo_key(r) for r in rows), reverse=True)
+    # 0 is the field's mean: the margins sum to 0, and the Elo has the margin's sign.
+    assert sum(r.margin.mean for r in rows) == pytest.approx(0, abs=1e-3)
+    for r in rows:
+        assert (r.elo > 0) == (r.margin.mean > 0) and r.elo_ci[0] <= r.elo <= r.elo_ci[1]
+
+
+def test_the_field_elo_is_odd_increasing_and_exact_in_the_tails():
+    zs = [-40.0, -9.0, -3.0, -0.5, 0.0, 0.5, 3.0, 9.0, 40.0]
+    elos = [S.elo_of_z(z) for z in zs]
+    assert elos == sorted(elos) and S.elo_of_z(0.0) == 0.0
+    for z in (0.3, 2.0, 8.0):
+        assert S.elo_of_z(-z) == pytest.approx(-S.elo_of_z(z))
+    assert S.elo_of_z(1.0) == pytest.approx(S.elo_of_score(0.8413447460685429), rel=1e-9)
+    assert S.elo_of_z(50.0) == math.inf and S.elo_of_z(-50.0) == -math.inf
+
+
+def test_places_and_elo_agree_on_random_fields():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    nets = st.integers(-150, 150)
+
+    @settings(max_examples=150, deadline=None, derandomize=True)
+    @given(st.integers(3, 5).flatmap(lambda k: st.lists(st.lists(st.lists(nets, min_size=k, max_size=k), min_size=k, max_size=k),
+                                                        min_size=1, max_size=12)))
+    def check(boards):
+        k = len(boards[0][0])
+        rows = S.figures(S.Boards.of(boards), [f"b{i}" for i in range(k)], unit="game").standings
+        keys = [_elo_key(r) for r in rows]
+        assert keys == sorted(keys, reverse=True), [(r.place, r.margin.mean, r.elo) for r in rows]
+        for r, s in zip(rows, rows[1:]):
+            if r.place == s.place:
+                assert r.elo == s.elo
+
+    check()
+
+
+def test_the_web_pages_and_league_ratings_print_no_negative_zero():
+    from referee.web.site import _env
+    from tournaments.standings import Row, _flat, _rating_text
+
+    signed = _env().filters["signed"]
+    assert signed(-0.0) == "0" and signed(-0.04, 1) == "0.0" and signed(12.0) == "+12" and signed(2.5) == "+2.5"
+    assert signed(-3) == "-3" and signed("—") == "—"
+    assert _rating_text(Row(rank=1, bot="a", rating=-0.3, rating_low=-40.0, rating_high=39.4)) == "0 ± 40"
+    assert _rating_text(Row(rank=1, bot="ref", rating=-0.0, rating_low=-0.0, rating_high=-0.0)) == "0 (ref.)"
+    flat = _flat(Row(rank=1, bot="a", rating=-0.04, rating_low=-0.01, rating_high=0.02))
+    assert all(math.copysign(1, flat[k]) == 1 for k in ("rating", "rating_low", "rating_high"))

@@ -31,7 +31,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from referee import faults as F
-from referee.stats import rank_ranges
+from referee.stats import rank_ranges, signed
 from tournaments import ratings
 from tournaments.config import GAUNTLET, League
 from tournaments.store import Store
@@ -161,7 +161,8 @@ def _num(x: float) -> str:
 def _flat(r: Row) -> dict[str, Any]:
     return {"rank": r.rank, "bot": r.bot, "matches": r.matches, "won": r.won, "drawn": r.drawn, "lost": r.lost,
             "points": r.points, "for": r.pts_for, "against": r.pts_against, "diff": r.diff,
-            "rating": round(r.rating, 1), "rating_low": round(r.rating_low, 1), "rating_high": round(r.rating_high, 1),
+            "rating": round(r.rating, 1) + 0.0, "rating_low": round(r.rating_low, 1) + 0.0,  # + 0.0: never -0.0
+            "rating_high": round(r.rating_high, 1) + 0.0,
             "place_low": r.place_low, "place_high": r.place_high,
             **{k: r.faults.get(k, 0) for k in F.KINDS}}
 
@@ -219,8 +220,8 @@ def _cells(r: Row) -> list[str]:
 
 def _rating_text(r: Row) -> str:
     if r.rating_low == r.rating_high:
-        return f"{r.rating:+.0f} (ref.)"  # the gauntlet bot: the reference, no interval
-    return f"{r.rating:+.0f} ± {(r.rating_high - r.rating_low) / 2:.0f}"
+        return f"{signed(r.rating)} (ref.)"  # the gauntlet bot: the reference, no interval
+    return f"{signed(r.rating)} ± {(r.rating_high - r.rating_low) / 2:.0f}"
 
 
 def _places_text(r: Row) -> str:

@@ -25,6 +25,7 @@ from typing import Any
 
 import jinja2
 
+from referee.stats import signed
 from referee.web.data import MatchData, read_match, safe_name
 
 ASSETS = ("style.css", "site.js", "replay.js")
@@ -38,11 +39,20 @@ def _env() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters["signed"] = lambda x: f"{x:+g}" if isinstance(x, (int, float)) else x
+    env.filters["signed"] = _signed
     env.filters["num"] = lambda x: (str(int(x)) if float(x).is_integer() else f"{x:g}") if isinstance(x, (int, float)) else x
     env.filters["option"] = lambda v: ("on" if v else "off") if isinstance(v, bool) else v  # as `referee variants` shows them
     env.globals["nice_ticks"] = nice_ticks
     return env
+
+
+def _signed(x: Any, digits: int | None = None) -> Any:
+    """A number with its sign (``digits`` decimals, or as few as it needs), never "-0"."""
+    if not isinstance(x, (int, float)):
+        return x
+    if digits is None:
+        return signed(x, 0) if float(x).is_integer() else f"{x:+g}"
+    return signed(x, digits)
 
 
 def nice_ticks(lo: float, hi: float) -> list[int]:
