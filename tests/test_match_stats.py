@@ -91,11 +91,11 @@ def test_sprt_stops_the_match_cleanly_and_the_log_verifies(tmp_path):
 
 
 def test_the_sprt_plays_its_minimum_of_pairs_though_the_llr_crosses_a_bound_sooner(tmp_path):
-    """With seed 5 four pairs carry the margin test's LLR past the upper bound (+3.45 > +2.94):
+    """With seed 16 six pairs carry the margin test's LLR past the upper bound:
     four margins are no estimate of their spread, and without a minimum the match stopped there
     (the issue saw the same test accept H0 after 3 pairs).  With it the log shows the LLR beyond
     the bound with no decision, and the match plays on."""
-    args = (GREEDY, RANDOM, "--deals", "100", "--seed", "5", "--sprt")
+    args = (GREEDY, RANDOM, "--deals", "100", "--seed", "16", "--sprt")
     result, log, res = match(tmp_path, *args, "margin0=0 margin1=5", name="with")
     per_pair = [r for _, r in read_log(log) if r["k"] == "sprt"]
     early = [r for r in per_pair if r["pairs"] < MIN_PAIRS]
@@ -108,7 +108,7 @@ def test_the_sprt_plays_its_minimum_of_pairs_though_the_llr_crosses_a_bound_soon
     assert run("verify", str(log)).exit_code == 0
     # min_pairs=0 is the test without a minimum (a log from before it existed reads as this one).
     old, old_log, _ = match(tmp_path, *args, "margin0=0 margin1=5 min_pairs=0", name="without")
-    assert old["sprt"]["decision"] == "H1" and old["sprt"]["pairs"] == 4
+    assert old["sprt"]["decision"] == "H1" and old["sprt"]["pairs"] == 6
     assert "min_pairs" not in old["sprt"]["test"] and "min_pairs" not in next(read_log(old_log))[1]["sprt"]
     assert run("verify", str(old_log)).exit_code == 0
 
