@@ -452,7 +452,7 @@ def replay(
     deal: Annotated[Optional[int], typer.Option(help="Only this deal of each game (from 1).")] = None,
     orientation: Annotated[Optional[int], typer.Option(help="Only this orientation (from 0).")] = None,
 ) -> None:
-    """Print deals move by move: hands, every tile as [a|b], the line of play, and the scores."""
+    """Print deals move by move: hands, every tile as \\[a|b], the line of play, and the scores."""
     from referee.replay import Inconsistent, replay_lines
 
     check_log_path(log)
@@ -487,16 +487,21 @@ def verify(log: Annotated[Path, typer.Argument(help="A match log written by `ref
         out.print(f"stopped by the SPRT after {stop['pairs']} pairs: {stop['decision']} accepted (LLR {stop['llr']:+.3f})", highlight=False, soft_wrap=True)
 
 
-@app.command(epilog="Examples: referee report referee-logs/match-sport-1.jsonl -o site/   ·   referee report tournaments/example.toml -o site/\n\n" + EPILOG)
+@app.command(epilog="Examples: referee report referee-logs/match-sport-1.jsonl -O site/   ·   referee report tournaments/example.toml -O site/\n\n" + EPILOG)
 def report(
     source: Annotated[Path, typer.Argument(help="A match log written by `referee match`, or a league file (.toml).", show_default=False)],
-    output: Annotated[Path, typer.Option("--output", "-o", help="The folder to write the pages into (created if missing).", show_default=False)],
+    output: Annotated[Optional[Path], typer.Option("--output", "-O", help="The folder to write the pages into (created if missing).", show_default=False)] = None,
     db: Annotated[Optional[Path], typer.Option("--db", help="League only: the results database (default: the league file's).")] = None,
+    old_o: Annotated[Optional[str], typer.Option("-o", hidden=True)] = None,
 ) -> None:
     """Write a static web site: a league's standings, ratings and cross-table, every match, and a replay of every deal."""
     from referee.web.data import NotALog
     from referee.web.site import report_log
 
+    if old_o is not None:  # -o was the output folder here once; it is a game option everywhere
+        raise fail(f"-o is --option (a game option) in every command; write the folder as -O {old_o} or --output {old_o}")
+    if output is None:
+        raise fail("give the folder to write the pages into: -O DIR (or --output DIR)")
     if not source.is_file():
         raise fail(f"{source}: no such file")
     if output.exists() and not output.is_dir():

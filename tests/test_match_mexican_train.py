@@ -208,7 +208,7 @@ def test_report_reads_a_four_player_log_naming_the_trains(tmp_path):
     """The web report's documents (replay.js does not draw trains yet) name each play's train,
     the Mexican (train index 4) included, and the station as nobody's tile."""
     _, log = match(tmp_path, RANDOM, GREEDY, FIRST, RANDOM2, "--players", "4", "--seed", "4")
-    res = run("report", str(log), "-o", str(tmp_path / "site"))
+    res = run("report", str(log), "-O", str(tmp_path / "site"))
     assert res.exit_code == 0, res.output
     doc = json.loads((tmp_path / "site" / "g1-o0-d1.json").read_text())
     steps = doc["steps"]
