@@ -104,6 +104,30 @@ def load_deal_file(path: Path, shape) -> list:
         raise fail(f"deal file {path}: {exc}") from None
 
 
+def file_length(v, players: int, opts: dict[str, Any], count: int) -> tuple[int, int | None]:
+    """``--deals-file`` alone, in a game of fixed deals: the deals and games that play every
+    deal of the file (one game of them all, or, where the rules fix a game's length as
+    mexican_train's seven rounds, as many whole games as the file holds)."""
+    try:
+        v.new_game(players, opts, count)
+        return count, None
+    except RulesError as exc:
+        per_game = v.game.default_deals
+        if per_game and count > per_game and count % per_game == 0:
+            return per_game, count // per_game
+        fits = next((n for n in (per_game or 0, *range(count - 1, max(0, count - 64), -1)) if 0 < n < count and _accepts(v, players, opts, n)), None)
+        hint = "" if fits is None else f"; give --deals {fits} to play its first {fits}"
+        raise fail(f"the deal file holds {count} deals, and {exc}{hint}") from None
+
+
+def _accepts(v, players: int, opts: dict[str, Any], deals: int) -> bool:
+    try:
+        v.new_game(players, opts, deals)
+    except RulesError:
+        return False
+    return True
+
+
 def distinct_name(command: str, taken: set[str]) -> str:
     """The bot's name from its command (:func:`referee.process.bot_name`), numbered ``_2``,
     ``_3``… when another bot of the match has it already."""
@@ -140,10 +164,10 @@ STATS_PANEL = "Statistics"
 def match(
     bots: Annotated[list[str], typer.Argument(help="Bots: a path (.py and .js run with python and node) or a quoted command line.", show_default=False)],
     variant_id: Annotated[str, typer.Option("--variant", "-v", help="The game: " + ", ".join(variant_names(refereed=True)) + ".", rich_help_panel=GAME_PANEL)] = "sport",
-    deals: Annotated[Optional[int], typer.Option(help="Deals per orientation, for games of fixed deals (sport: a multiple of 4; default 12).", rich_help_panel=GAME_PANEL)] = None,
-    games: Annotated[Optional[int], typer.Option(help="Whole games per orientation, for games scored to a target (default 1).", rich_help_panel=GAME_PANEL)] = None,
+    deals: Annotated[Optional[int], typer.Option(help="Deals per game, for games of fixed deals (sport: a multiple of 4, default 12; mexican_train: always 7).", rich_help_panel=GAME_PANEL)] = None,
+    games: Annotated[Optional[int], typer.Option(help="Whole games per orientation (default 1); for mexican_train, seven rounds each.", rich_help_panel=GAME_PANEL)] = None,
     seed: Annotated[int, typer.Option(help="Seed of the deal stream (same seed, same deals).", rich_help_panel=GAME_PANEL)] = 1,
-    deals_file: Annotated[Optional[Path], typer.Option("--deals-file", help="Play the deals of this file instead of seeded ones.", rich_help_panel=GAME_PANEL)] = None,
+    deals_file: Annotated[Optional[Path], typer.Option("--deals-file", help="Play the deals of this file instead of seeded ones (without --deals or --games: all of them).", rich_help_panel=GAME_PANEL)] = None,
     option: Annotated[Optional[list[str]], typer.Option("--option", "-o", help="A game option as name=value (repeat); see `referee variants`.", rich_help_panel=GAME_PANEL)] = None,
     players: Annotated[Optional[int], typer.Option(help="Seats at the table (default: the game's usual count, or one per bot).", rich_help_panel=GAME_PANEL)] = None,
     name: Annotated[Optional[list[str]], typer.Option("--name", "-n", help="Display names, one per bot in order.", rich_help_panel=GAME_PANEL)] = None,
@@ -195,16 +219,27 @@ def match(
         opts = v.resolve_options(players, parse_options(option))
     except RulesError as exc:
         raise fail(str(exc)) from None
-    from referee.match import match_length
+    from referee.match import deals_needed, match_length
 
+    deal_list = load_deal_file(deals_file, v.shape(players, opts)) if deals_file else None
+    if deal_list is not None and deals is None and games is None and not v.to_target:
+        deals, games = file_length(v, players, opts, len(deal_list))
     try:
         deals, games = match_length(v, deals, games)
     except RulesError as exc:
         raise fail(str(exc)) from None
+    if deal_list is not None and not v.to_target and len(deal_list) < (deals or 0) * (games or 1):
+        raise fail(f"the deal file holds {len(deal_list)} deals; {deals_needed(deals or 0, games)}")
     from referee.match import orientations
 
     try:
         v.new_game(players, opts, deals)  # checks the deal count (sport: a multiple of 4)
+    except RulesError as exc:
+        per_game = v.game.default_deals
+        hint = (f"; for {deals} deals, give --games {deals // per_game} ({per_game} deals each)"
+                if deals and per_game and games is None and deals > per_game and deals % per_game == 0 else "")
+        raise fail(f"{exc}{hint}") from None
+    try:
         orientations(v, players, opts, len(bots))
     except RulesError as exc:
         raise fail(str(exc)) from None
@@ -230,7 +265,6 @@ def match(
             Confinement(**{field_name: value})  # type: ignore[arg-type]  # one int field at a time
         except ValueError as exc:
             raise fail(str(exc).replace(field_name, option_name, 1)) from None
-    deal_list = load_deal_file(deals_file, v.shape(players, opts)) if deals_file else None
 
     entrants = []
     taken: set[str] = set()
@@ -262,7 +296,7 @@ def match(
                      deal_file_name=str(deals_file) if deals_file else None, tc=tc, max_faults=max_faults,
                      max_line=max_line, log_path=log_path, stderr_dir=stderr_dir, confidence=confidence, sprt=test)
     n_orient = len(orientations(v, players, opts, len(bots)))
-    total = (deals or 0) * n_orient if not v.to_target else (games or 1) * n_orient
+    total = (deals or 0) * (games or 1) * n_orient if not v.to_target else (games or 1) * n_orient
     bar = progress_bar(total, quiet)
     task = None
 

@@ -119,27 +119,34 @@ def orientations(variant: Variant, players: int, options: dict[str, Any], bots: 
 
 def match_length(v: Variant, deals: int | None, games: int | None,
                  names: tuple[str, str] = ("--deals", "--games")) -> tuple[int | None, int | None]:
-    """The deals per orientation (fixed-deal games) or whole games per orientation (games to a
-    target) a match plays, defaults filled in; ``names`` are how the caller spells the two.
+    """The deals per game (fixed-deal games) and whole games per orientation a match plays,
+    defaults filled in; ``names`` are how the caller spells the two.  Games to a target give no
+    deal count; a fixed-deal game plays one game unless games are asked for (``None``: one),
+    each of the deals its rules or ``deals`` set (mexican_train: always seven rounds, so more
+    games are its only way to a longer match).
 
     Raises:
-        BadOption: the wrong one was given, or a count below 1 (or one the game refuses).
+        BadOption: deals for a game to a target, or a count below 1 (or one the game refuses).
     """
     deals_name, games_name = names
+    if games is not None and games < 1:
+        raise BadOption(f"{games_name}: must be at least 1")
     if v.to_target:
         if deals is not None:
             raise BadOption(f"{deals_name}: {v.id} is scored to a target; give {games_name} (whole games per orientation), not deals")
-        games = 1 if games is None else games
-        if games < 1:
-            raise BadOption(f"{games_name}: must be at least 1")
-        return None, games
-    if games is not None:
-        raise BadOption(f"{games_name}: {v.id} plays a fixed number of deals; give {deals_name}, not games")
+        return None, 1 if games is None else games
     deals = v.game.default_deals if deals is None else deals
     assert deals is not None  # a game of a fixed number of deals has a default count
     if deals < 1:
         raise BadOption(f"{deals_name}: must be at least 1")
-    return deals, None
+    return deals, games
+
+
+def deals_needed(deals: int, games: int | None) -> str:
+    """What a fixed-deal match needs of a deal file, in words."""
+    if games is None:
+        return f"the match plays {deals} (--deals {deals})"
+    return f"the match plays {deals * games} ({games} games of {deals} deals)"
 
 
 class Roster:
@@ -211,8 +218,8 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
 
     shape = v.shape(spec.players, spec.options)
     stream = DealStream(shape, spec.seed, spec.deal_file, spec.deal_file_name)
-    if not v.to_target and spec.deal_file is not None and len(spec.deal_file) < (spec.deals or 0):
-        raise BadDeal(f"the deal file holds {len(spec.deal_file)} deals; --deals {spec.deals} needs that many")
+    if not v.to_target and spec.deal_file is not None and len(spec.deal_file) < (spec.deals or 0) * (spec.games or 1):
+        raise BadDeal(f"the deal file holds {len(spec.deal_file)} deals; {deals_needed(spec.deals or 0, spec.games)}")
     now = trio.lowlevel.current_clock().current_time  # trio.current_time(), called twice a move
     t0 = now()
     if observer is None:
@@ -271,28 +278,36 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
         try:
             await table.open()
             if not v.to_target:
-                games = [new_game() for _ in seatings]
-                staged = [deque(spec.opening) for _ in seatings]
-                for o, seating in enumerate(seatings):
-                    log.write({"k": "game", "game": 0, "orientation": o, "seating": list(seating)})
-                for k in range(spec.deals or 0):
-                    if games[0].outcome() is not None:  # a deal limit (every orientation has played as many)
-                        break
+                per_game = spec.deals or 0
+                # Game g takes stream deals g * per_game … in every orientation, deal by deal.
+                for g in range(spec.games or 1):
+                    games = [new_game() for _ in seatings]
+                    staged = [deque(spec.opening) for _ in seatings]
                     for o, seating in enumerate(seatings):
-                        where = {"game": 0, "orientation": o}
-                        rec = await table.play_deal(games[o], seat_players(seating), k, stream[k], 0, where=where, staged=staged[o])
-                        assert rec is not None  # sport never redeals
-                        result.add_deal(rec, games[o], o, 0, k)
-                        if progress:
-                            progress(f"deal {k + 1}/{spec.deals}", 1)
-                    if board_done():
+                        log.write({"k": "game", "game": g, "orientation": o, "seating": list(seating)})
+                    for k in range(per_game):
+                        if games[0].outcome() is not None:  # a deal limit (every orientation has played as many)
+                            break
+                        index = g * per_game + k
+                        for o, seating in enumerate(seatings):
+                            where = {"game": g, "orientation": o}
+                            rec = await table.play_deal(games[o], seat_players(seating), index, stream[index], g, where=where,
+                                                        staged=staged[o])
+                            assert rec is not None  # sport never redeals
+                            result.add_deal(rec, games[o], o, g, index)
+                            if progress:
+                                progress(f"deal {k + 1}/{per_game}" if spec.games is None else
+                                         f"game {g + 1}/{spec.games}, deal {k + 1}/{per_game}", 1)
+                        if board_done():
+                            break
+                    # A sport game the SPRT stopped early has no outcome: its deals are the result.
+                    if result.stopped_by is not None:
                         break
-                # A sport game the SPRT stopped early has no outcome: its deals are the result.
-                for o, game in enumerate(games if result.stopped_by is None else []):
-                    outcome = game.outcome()
-                    assert outcome is not None
-                    table.end_game(outcome, seat_players(seatings[o]), {"game": 0, "orientation": o})
-                    result.add_game(outcome, game, o, 0, game.played)
+                    for o, game in enumerate(games):
+                        outcome = game.outcome()
+                        assert outcome is not None
+                        table.end_game(outcome, seat_players(seatings[o]), {"game": g, "orientation": o})
+                        result.add_game(outcome, game, o, g, game.played)
             else:
                 cursor = 0
                 for g in range(spec.games or 1):

@@ -164,7 +164,7 @@ class LogWalker:
                     stream_index = rec["stream"]
                     if self.strict:
                         assert deals is not None
-                        expected = self._stream_index(v, key, rec, next_stream, cursor)
+                        expected = self._stream_index(v, key, rec, next_stream, cursor, self.header["deals"])
                         if stream_index != expected:
                             raise fail(f"the deal is stream deal {stream_index}; the match takes stream deal {expected} here")
                         try:
@@ -349,12 +349,13 @@ class LogWalker:
 
     @staticmethod
     def _stream_index(v: Variant, key: tuple[int, int], rec: dict[str, Any], next_stream: dict[tuple[int, int], int],
-                      cursor: dict[int, int]) -> int:
-        """The stream index the match driver takes for this deal: deal ``k`` of a fixed-deal
-        game; in games to a target, game ``g`` starts in every orientation where the longest
-        orientation of game ``g - 1`` stopped, and takes the stream in order (redeals too)."""
+                      cursor: dict[int, int], per_game: int | None) -> int:
+        """The stream index the match driver takes for this deal: deal ``k`` of fixed-deal game
+        ``g`` is ``g * per_game + k``; in games to a target, game ``g`` starts in every
+        orientation where the longest orientation of game ``g - 1`` stopped, and takes the stream
+        in order (redeals too)."""
         if not v.to_target:
-            return rec["deal"]
+            return key[0] * (per_game or 0) + rec["deal"]
         g = key[0]
         if key not in next_stream:
             if g not in cursor:

@@ -235,7 +235,7 @@ def one_line_error(res, code: int, *needles: str) -> None:
     [
         (["--variant", "poker"], ["unknown variant 'poker'", "sport"]),
         (["--variant", "sport", "--deals", "10"], ["multiple of 4", "10"]),
-        (["--variant", "sport", "--games", "2"], ["--deals"]),
+        (["--variant", "sport", "--games", "0"], ["--games", "at least 1"]),
         (["--variant", "kozel", "--deals", "4"], ["--games"]),
         (["--variant", "kozel", "-o", "rule13=sometimes"], ["rule13", "drop | hang | remember"]),
         (["--variant", "kozel", "-o", "colour=red"], ["no option 'colour'"]),
@@ -273,6 +273,30 @@ def test_a_bad_deal_file_is_refused_naming_the_line(tmp_path, monkeypatch):
     one_line_error(run("match", GREEDY, FIRST, "--deals-file", str(path), "--deals", "4"), X.USAGE, "holds 2 deals")
     logs = tmp_path / "referee-logs"
     assert not logs.exists() or not list(logs.iterdir()), "a match refused before it began left an empty log behind"
+
+
+def test_a_deal_file_without_deals_plays_all_its_deals(tmp_path):
+    """``--deals-file`` alone plays the file (it once wanted the default --deals 12 of an 8-deal
+    file, "though no --deals was typed"); a count the game refuses says what would play."""
+    path = tmp_path / "deals.jsonl"
+    assert run("deals", "generate", "--variant", "sport", "--seed", "3", "--count", "10", "--output", str(path)).exit_code == 0
+    one_line_error(run("match", GREEDY, FIRST, "--deals-file", str(path)), X.USAGE,
+                   "the deal file holds 10 deals, and sport plays a multiple of 4 deals", "give --deals 8 to play its first 8")
+    eight = tmp_path / "eight.jsonl"
+    eight.write_text("".join(path.read_text().splitlines(keepends=True)[:8]))
+    result, log, _ = match(tmp_path, GREEDY, FIRST, "--deals-file", str(eight))
+    assert result["deals_per_game"] == 8 and len(result["deals"]) == 16 and result["seed"] is None
+    assert verify(log).deals == 16
+    one_line_error(run("match", GREEDY, FIRST, "--deals-file", str(eight), "--deals", "12"), X.USAGE,
+                   "the deal file holds 8 deals; the match plays 12 (--deals 12)")
+
+
+def test_a_fixed_deal_game_plays_several_games_each_from_its_own_deals(tmp_path):
+    result, log, _ = match(tmp_path, GREEDY, FIRST, "--deals", "4", "--games", "2", "--seed", "9")
+    assert result["games"] == 2 and len(result["deals"]) == 16 and len(result["game_results"]) == 4
+    assert {(d["game"], d["deal"], d["stream"]) for d in result["deals"]} == {(g, k, 4 * g + k) for g in range(2) for k in range(4)}
+    assert result["margin"]["greedy_bot"]["paired"]["n"] == 8
+    assert verify(log).games == 4
 
 
 def test_a_bot_that_cannot_start_exits_3_with_its_stderr(tmp_path):
