@@ -11,7 +11,8 @@ import io
 import os
 import stat
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -32,6 +33,8 @@ from referee.log import fresh_path, stderr_dir_of
 from referee.process import Confinement, bot_name, resolve_command
 from referee.sandbox import DEFAULT_PROCESSES, SandboxUnavailable, find_bwrap
 
+#: Rows of the deals (or games) table past which ``referee match`` prints a summary (``--full``: all).
+TABLE_ROWS = 40
 #: The longest --max-line: a bot's line is held in memory whole before it is decoded.
 MAX_LINE = 16 << 20
 
@@ -186,15 +189,19 @@ def match(
     log: Annotated[Optional[Path], typer.Option(help="Where to write the JSON-lines match log (default: referee-logs/match-<variant>-<seed>.jsonl, or -2, -3… if taken).", rich_help_panel=OUTPUT_PANEL)] = None,
     overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace the --log file (and its stderr files) if it exists.", rich_help_panel=OUTPUT_PANEL)] = False,
     json_path: Annotated[Optional[Path], typer.Option("--json", help="Also write the result as a JSON object to this file.", rich_help_panel=OUTPUT_PANEL)] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the verdict line.", rich_help_panel=OUTPUT_PANEL)] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the verdict line (and no running score).", rich_help_panel=OUTPUT_PANEL)] = False,
+    live: Annotated[Optional[bool], typer.Option("--live/--no-live", help="The running score after every pair, on stderr (default: on a terminal, unless -q).", show_default=False, rich_help_panel=OUTPUT_PANEL)] = None,
+    full: Annotated[bool, typer.Option("--full", help=f"Print the whole deals and games tables, however long (past {TABLE_ROWS} rows: the first and last rows and a count).", rich_help_panel=OUTPUT_PANEL)] = False,
     confidence: Annotated[float, typer.Option(help="Confidence level of the intervals; a winner is named only when significant at it.", rich_help_panel=STATS_PANEL)] = 0.95,
     sprt: Annotated[Optional[list[str]], typer.Option(help='Stop as soon as a sequential test decides: "elo0=0 elo1=20 alpha=0.05 beta=0.05" (logistic Elo of the pairs) or "margin0=0 margin1=5" (points per pair); --deals/--games is then the budget.', rich_help_panel=STATS_PANEL)] = None,
 ) -> None:
     """Play a duplicate match: every deal in every orientation, so luck cancels and the margin means skill."""
     from referee.errors import BotStartError
+    from referee.live import score_line
     from referee.match import MatchSpec, run_match
     from referee.report import render, verdict_text
-    from referee.results import write_json
+    from referee.results import MatchResult
+    from referee.signals import Terminated
     from referee.stats import check_confidence, is_sprt_word, parse_sprt
     from referee.table import Bot
 
@@ -304,10 +311,13 @@ def match(
         if bar is not None and task is not None:
             bar.update(task, description=desc, advance=advance)
 
-    def on_board(state) -> None:
-        if not quiet:
-            out.print(state.line(), highlight=False, soft_wrap=True)
+    show_live = live if live is not None else err.is_terminal and not quiet
 
+    def on_board(now) -> None:
+        if show_live:
+            say(err, score_line(now))
+
+    stopped: BaseException | None = None
     try:
         if bar is not None:
             with bar:
@@ -322,22 +332,81 @@ def match(
             _drop_if_empty(log_path)  # the name was claimed for this match, which never began
         raise fail(str(exc)) from None
     except BaseException as exc:
-        if interrupted(exc):
+        if not interrupted(exc):
+            raise
+        # Ctrl-C, SIGTERM, SIGHUP: the bots are ended and the log closed; the finished pairs are the result.
+        stopped = first_of(exc, Terminated)
+        partial = getattr(stopped, "result", None)
+        if not isinstance(partial, MatchResult):
             err.print(f"interrupted; the log so far is in {log_path}", markup=False, highlight=False)
             raise typer.Exit(X.INTERRUPTED) from None
-        raise
-    with result:
+        result = partial
+    with result, held_signals():  # a second Ctrl-C does not cut the result short
         summary = result.summary()
         if json_path is not None:
             try:
-                write_json(json_path, result)
+                write_json_whole(json_path, result)
             except OSError as exc:
                 raise fail(f"cannot write {json_path}: {exc.strerror or exc}") from None
-        if quiet:
-            out.print(verdict_text(summary), soft_wrap=True)
-        else:
-            render(summary, result.deals, result.games, out)
-            out.print(f"log: {log_path}" + (f"   result: {json_path}" if json_path else ""), style="dim", markup=False, soft_wrap=True)
+        try:  # after SIGHUP the terminal may be gone: the --json file and the log have the result
+            if quiet:
+                out.print(verdict_text(summary), soft_wrap=True)
+            else:
+                render(summary, result.deals, result.games, out, limit=None if full else TABLE_ROWS)
+                out.print(f"log: {log_path}" + (f"   result: {json_path}" if json_path else ""), style="dim", markup=False, soft_wrap=True)
+        except OSError:
+            pass
+    if stopped is not None:
+        pairs = result.tally.count
+        say(err, f"interrupted after {pairs} pair{'' if pairs == 1 else 's'} ({stopped}); the log so far is in {log_path}"
+                 + (f", the result in {json_path}" if json_path else ""))
+        raise typer.Exit(X.INTERRUPTED)
+
+
+def say(console: Console, line: str) -> None:
+    """One line as it is (never markup), unwrapped; nothing when the terminal is gone (SIGHUP)."""
+    try:
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
+    except OSError:
+        pass
+
+
+@contextmanager
+def held_signals() -> Iterator[None]:
+    """Ctrl-C, SIGTERM and SIGHUP are ignored in the body (the result of a match is written and
+    printed whole); the handlers before are back after."""
+    import signal
+    import threading
+
+    from referee.signals import STOP_SIGNALS
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = {s: signal.signal(s, signal.SIG_IGN) for s in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for s, handler in before.items():
+            signal.signal(s, handler)
+
+
+def write_json_whole(path: Path, result) -> None:
+    """``--json``, written beside its place and moved there when whole: a reader never sees half
+    a result, and an earlier file stays until the new one is complete.
+
+    Raises:
+        OSError: it cannot be written.
+    """
+    from referee.results import write_json
+
+    part = path.with_name(f".{path.name}.part")
+    try:
+        write_json(part, result)
+        os.replace(part, path)
+    except BaseException:
+        part.unlink(missing_ok=True)
+        raise
 
 
 def _drop_if_empty(path: Path) -> None:

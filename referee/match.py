@@ -43,7 +43,7 @@ from referee.faults import Fault
 from referee.log import MatchLog
 from referee.results import MatchResult
 from referee.signals import cancel_on_signals
-from referee.stats import SprtSpec, SprtState, sprt_state
+from referee.stats import SprtSpec, sprt_state
 from referee.table import Bot, Player, Table
 from referee.transport import BotTransport, Launch, launch_process
 
@@ -186,13 +186,13 @@ class DealStream:
 
 
 async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None = None,
-                    on_board: Callable[[SprtState], None] | None = None, *,
+                    on_board: Callable[[MatchResult], None] | None = None, *,
                     launch: Launch = launch_process, table_type: type[Table] = Table, handle_signals: bool = True,
                     observer: Observer | None = None, block: float | None = None) -> MatchResult:
     """Play the match and return its result.
 
-    ``progress(description, advance)`` is called after every deal; with an SPRT,
-    ``on_board(state)`` after every finished board.  ``launch`` starts the bots (processes
+    ``progress(description, advance)`` is called after every deal, ``on_board(result)`` after
+    every finished board (the SPRT's state already in ``result.sprt``).  ``launch`` starts the bots (processes
     unless a test or benchmark scripts them, see :mod:`referee.transport`); ``table_type`` is
     the table that plays (a benchmark times its ``open`` and ``close``).  Ctrl-C, SIGTERM and
     SIGHUP stop the match (:mod:`referee.signals`) unless ``handle_signals`` is false (a caller
@@ -206,6 +206,8 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
         LogError: the log could not be created or written (the match was stopped, its bots
             ended).
         Terminated: Ctrl-C, SIGTERM or SIGHUP; the bots were ended and the log closed first.
+            Its ``result`` is the match's result so far (``interrupted``: its figures are the
+            finished boards'), for the caller to report and close.
     """
     v = spec.variant
     seatings = orientations(v, spec.players, spec.options, len(spec.bots))
@@ -253,23 +255,23 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
 
     def board_done() -> bool:
         """After every finished board: run the SPRT, if any; True when it has decided."""
-        if spec.sprt is None:
-            return False
-        state = sprt_state(spec.sprt, result.tally)
-        result.sprt = state
-        log.write({"k": "sprt", "pairs": state.pairs, "llr": state.llr, "lower": state.lower, "upper": state.upper,
-                   "decision": state.decision})
+        state = None
+        if spec.sprt is not None:
+            state = result.sprt = sprt_state(spec.sprt, result.tally)
+            log.write({"k": "sprt", "pairs": state.pairs, "llr": state.llr, "lower": state.lower, "upper": state.upper,
+                       "decision": state.decision})
         if on_board is not None:
-            on_board(state)
-        if state.decision is None:
+            on_board(result)
+        if state is None or state.decision is None:
             return False
         result.stopped_by = "sprt"
         log.write({"k": "stop", "reason": "sprt", "decision": state.decision, "pairs": state.pairs, "llr": state.llr})
         return True
 
     failure: Exception | None = None
-    # Ctrl-C, SIGTERM and SIGHUP cancel the match; the cleanup below runs to its end (Terminated after).
-    async with cancel_on_signals(raise_after=True, enabled=handle_signals), trio.open_nursery() as nursery:
+    # Ctrl-C, SIGTERM and SIGHUP cancel the match; the cleanup below runs to its end (Terminated
+    # after, carrying the result so far).
+    async with cancel_on_signals(raise_after=True, enabled=handle_signals, carry=result) as stop, trio.open_nursery() as nursery:
         table = table_type(nursery, list(players.values()), tc=spec.tc, log=log, stderr_dir=spec.stderr_dir,
                            max_line=spec.max_line, max_faults=spec.max_faults, hidden=_hidden(spec), launch=launch,
                            on_fault=None if observer is None else observer.fault,
@@ -333,7 +335,8 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
             result.interrupted = True
         except BaseException:
             result.interrupted = True
-            result.close()
+            if stop.signal is None:  # after a signal the result goes to the caller with Terminated
+                result.close()
             raise
         finally:
             with trio.CancelScope(shield=True):
