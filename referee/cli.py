@@ -556,12 +556,13 @@ def replay(
     orientation: Annotated[Optional[int], typer.Option(help="Only this orientation (from 0).")] = None,
 ) -> None:
     """Print deals move by move: hands, every tile as \\[a|b], the line of play, and the scores."""
-    from referee.replay import Inconsistent, replay_lines
+    from referee.replay import Inconsistent, fold, replay_lines
 
     check_log_path(log)
     try:
         for line in replay_lines(log, game, deal, orientation):
-            out.print(line, highlight=False, markup=False)
+            for part in fold(line, out.width):  # broken between tiles, never inside one
+                out.print(part, highlight=False, markup=False, soft_wrap=True)
     except (Inconsistent, ValueError, KeyError, TypeError) as exc:  # as verify: a damaged record of the right shape
         raise fail(f"cannot replay {log}: {exc}") from None
 

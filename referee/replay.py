@@ -8,6 +8,7 @@ accepted plays and compares what the engine says with what the log says at each 
 from __future__ import annotations
 
 import json
+import re
 from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, closing
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+from rich.cells import cell_len
 
 from protocol import messages as m
 from referee import faults as F
@@ -549,6 +551,42 @@ def _cut(line: str) -> bool:
 def _short(value: Any) -> str:
     text = json.dumps(value, ensure_ascii=False)
     return text if len(text) <= 80 else text[:80] + "…"
+
+
+#: Where a replay line may break: at a space, or between two tiles of a line of play
+#: (``[1|2][2|3]``, a closed double ``[5#5]``, a cross's lead ``{4|4}``); never inside a tile.
+_BREAKS = re.compile(r"(?<=[\]}])(?=[\[{])")
+_TILE = re.compile(r"\[\d[|#]\d\]|\{\d\|\d\}")
+
+
+def fold(text: str, width: int) -> list[str]:
+    """A replay line (one or more physical lines) as lines of at most ``width`` cells, broken at
+    spaces and between tiles, never inside a tile.  A continuation starts under the line's first
+    tile (a hand's tiles stay in their column) when that is in the left half, else two further in
+    than the line.  A piece wider than ``width`` by itself (a long name) stays whole on a line
+    of its own."""
+    out: list[str] = []
+    for line in text.split("\n"):
+        if cell_len(line) <= width:
+            out.append(line)
+            continue
+        body = line.lstrip(" ")
+        indent = line[:len(line) - len(body)]
+        first = _TILE.search(line)
+        hang = " " * cell_len(line[:first.start()]) if first and cell_len(line[:first.start()]) <= width // 2 else indent + "  "
+        cur, fresh = indent, True
+        for word_match in re.finditer(r"(\s*)(\S+)", body):
+            space, word = word_match.groups()
+            for i, piece in enumerate(_BREAKS.split(word)):
+                joined = cur + ("" if fresh or i else space) + piece
+                if not fresh and cell_len(joined) > width:
+                    out.append(cur)
+                    cur = hang + piece
+                else:
+                    cur = joined
+                fresh = False
+        out.append(cur)
+    return out
 
 
 def replay_lines(path: Path, game: int | None = None, deal: int | None = None, orientation: int | None = None) -> Iterator[str]:
