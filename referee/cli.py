@@ -35,6 +35,8 @@ from referee.sandbox import DEFAULT_PROCESSES, SandboxUnavailable, find_bwrap
 
 #: Rows of the deals (or games) table past which ``referee match`` prints a summary (``--full``: all).
 TABLE_ROWS = 40
+#: The longest --name: it names the bot's stderr files and every table and line of the result.
+MAX_NAME = 64
 #: The longest --max-line: a bot's line is held in memory whole before it is decoded.
 MAX_LINE = 16 << 20
 
@@ -91,6 +93,8 @@ def parse_options(pairs: list[str] | None) -> dict[str, str]:
 
 
 def load_deal_file(path: Path, shape) -> list:
+    if path.is_dir():
+        raise fail(f"deal file {path} is a folder; give a file of deals (`referee deals generate` writes one)")
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
@@ -252,6 +256,10 @@ def match(
         raise fail(str(exc)) from None
     if name and len(name) != len(bots):
         raise fail(f"--name was given {len(name)} times for {len(bots)} bots")
+    for display in name or []:
+        if not 0 < len(display) <= MAX_NAME or not display.isprintable() or not display.strip():
+            shown = repr(display) if len(display) <= MAX_NAME else repr(display[:MAX_NAME]) + f"… ({len(display):,} characters)"
+            raise fail(f"--name {shown}: a bot's name is 1 to {MAX_NAME} printable characters, not all spaces")
     if cwd and len(cwd) not in (1, len(bots)):
         raise fail(f"--cwd was given {len(cwd)} times: give one for all bots or one per bot ({len(bots)})")
     for d in cwd or []:
@@ -352,7 +360,7 @@ def match(
             if quiet:
                 out.print(verdict_text(summary), soft_wrap=True)
             else:
-                render(summary, result.deals, result.games, out, limit=None if full else TABLE_ROWS)
+                render(summary, result.deals, result.games, out, limit=None if full else TABLE_ROWS, hints=fault_hints(result))
                 out.print(f"log: {log_path}" + (f"   result: {json_path}" if json_path else ""), style="dim", markup=False, soft_wrap=True)
         except OSError:
             pass
@@ -361,6 +369,13 @@ def match(
         say(err, f"interrupted after {pairs} pair{'' if pairs == 1 else 's'} ({stopped}); the log so far is in {log_path}"
                  + (f", the result in {json_path}" if json_path else ""))
         raise typer.Exit(X.INTERRUPTED)
+
+
+def fault_hints(result) -> list[str | None]:
+    """A hint for each fault of the result, in its order: the fault's own, or its kind's."""
+    from referee.check import KIND_HINTS
+
+    return [f.hint or KIND_HINTS.get(f.kind) for b in result.spec.bots for f in b.faults]
 
 
 def say(console: Console, line: str) -> None:
@@ -564,7 +579,7 @@ def replay(
             for part in fold(line, out.width):  # broken between tiles, never inside one
                 out.print(part, highlight=False, markup=False, soft_wrap=True)
     except (Inconsistent, ValueError, KeyError, TypeError) as exc:  # as verify: a damaged record of the right shape
-        raise fail(f"cannot replay {log}: {exc}") from None
+        raise fail(f"cannot replay {log}: {log_problem(exc)}") from None
 
 
 @app.command()
@@ -606,6 +621,8 @@ def report(
         raise fail(f"-o is --option (a game option) in every command; write the folder as -O {old_o} or --output {old_o}")
     if output is None:
         raise fail("give the folder to write the pages into: -O DIR (or --output DIR)")
+    if source.is_dir():
+        raise fail(f"{source} is a folder; give a match log or a league file (.toml)")
     if not source.is_file():
         raise fail(f"{source}: no such file")
     if output.exists() and not output.is_dir():
@@ -626,7 +643,19 @@ def report(
     out.print(f"wrote {output / 'index.html'} ({where})", highlight=False, soft_wrap=True)
 
 
+def log_problem(exc: Exception) -> str:
+    """What is wrong with a log, in words: a missing field or a field of the wrong type is named
+    as such, not as Python's exception text (``'game'``, ``'int' object is not iterable``)."""
+    if isinstance(exc, KeyError):
+        return f"it is not a match log as `referee match` writes it: a record has no {exc.args[0]!r} field"
+    if isinstance(exc, (TypeError, IndexError)):
+        return "it is not a match log as `referee match` writes it: a record has a field of the wrong type or length"
+    return str(exc)
+
+
 def check_log_path(log: Path) -> None:
+    if log.is_dir():
+        raise fail(f"{log} is a folder; give a match log (a .jsonl file `referee match` wrote)")
     if not log.is_file():
         raise fail(f"{log}: no such file")
 

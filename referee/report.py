@@ -12,7 +12,7 @@ is escaped there (``[perlbot]`` stays visible, ``[/x]`` cannot break the output)
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sized
+from collections.abc import Callable, Iterable, Iterator, Sequence, Sized
 from itertools import islice
 from typing import TypeVar
 
@@ -332,9 +332,10 @@ def print_table(console: Console, make: Callable[[], Table], row: Callable[[T], 
 
 
 def render(result: MatchSummary, deals: Iterable[DealResult], games: Iterable[GameResult], console: Console,
-           limit: int | None = None) -> None:
+           limit: int | None = None, hints: Sequence[str | None] | None = None) -> None:
     """Print the whole result; past ``limit`` rows a deal or game table shows its first and last
-    rows only.  ``deals`` and ``games`` are each read a few times (see :func:`blocks`)."""
+    rows only; ``hints`` go with the faults, in their order.  ``deals`` and ``games`` are each read
+    a few times (see :func:`blocks`)."""
     legend = ", ".join(f"{letter} = {b.name}" for letter, b in zip(letters(result), result.bots))
     head: list[Text | Table] = [Text(f"{result.variant} — {legend}; {result.players} seats, "
                                      + (f"seed {result.seed}" if result.seed is not None else f"deals from {result.deals_file}"))]
@@ -347,10 +348,18 @@ def render(result: MatchSummary, deals: Iterable[DealResult], games: Iterable[Ga
     if result.unit == "game":
         print_table(console, lambda: games_table(result), lambda g: game_row(result, g), games, limit, "games", n)
     console.print(Group(totals_table(result), margin_text(result), figures_text(result)))
-    # One line per fault and the verdict are read by scripts too: never wrapped.
+    # One line per fault and the verdict are read by scripts too: never wrapped.  Under a fault
+    # line, indented: the line the bot wrote, and the hint (once each), as `referee check` gives them.
     if result.faults:
         ft = Text("Faults:\n", style="bold red")
-        for f in result.faults:
+        given: set[str] = set()
+        for i, f in enumerate(result.faults):
             ft.append(f"  {f.bot} game {f.game + 1} deal {f.deal + 1} seat {f.seat}: {f.kind}: {f.detail}\n")
+            if f.line is not None:
+                ft.append(f"      the line: {f.line}\n", style="dim")
+            hint = hints[i] if hints is not None and i < len(hints) else None
+            if hint and hint not in given:
+                given.add(hint)
+                ft.append(f"      hint: {hint[0].upper()}{hint[1:]}.\n", style="dim")
         console.print(ft, soft_wrap=True)
     console.print(verdict_text(result), soft_wrap=True)

@@ -415,6 +415,52 @@ def test_bot_text_that_looks_like_markup_is_printed_as_written(tmp_path):
     assert verdict_text(msgspec.convert(json.loads((tmp_path / "r.json").read_text()), MatchSummary)).plain in res.stdout
 
 
+def test_a_fault_in_play_shows_the_line_and_a_hint(tmp_path):
+    """As ``referee check`` does: under each fault line the line the bot wrote, and the hint once."""
+    res = run("match", f"{FLAWED} illegal", FIRST, "--variant", "block", "--players", "2", "--log", str(tmp_path / "m.jsonl"))
+    assert res.exit_code == X.OK, res.output
+    faults = res.stdout.partition("Faults:\n")[2].partition("\n\n")[0].splitlines()
+    assert faults[0].startswith("  flawed game 1 deal ") and ": illegal: " in faults[0]
+    assert faults[1] == '      the line: {"type": "play", "tile": ' + faults[1].partition('"tile": ')[2]
+    assert faults[2] == "      hint: Any entry of turn.legal, copied as it is, is a legal answer."
+    assert sum(line.startswith("      hint: ") for line in faults) == 1
+    res = run("match", f"{FLAWED} debug_print", FIRST, "--variant", "block", "--players", "2", "--log", str(tmp_path / "d.jsonl"))
+    assert "      the line: my hand: [[" in res.stdout and "hint: Standard output is for protocol lines only" in res.stdout
+
+
+@pytest.mark.parametrize(("name", "shown"), [("x" * 5000, "… (5,000 characters)"), ("", "''"), ("a\nb", "'a\\nb'"), ("   ", "'   '")])
+def test_a_name_that_cannot_be_a_name_is_refused_before_anything_starts(tmp_path, name, shown):
+    """A 5,000-character --name was reported as "a bot could not be started" (its stderr file's
+    name was too long); an empty one printed "No winner:  is ahead"."""
+    res = run("match", GREEDY, FIRST, "--name", name, "--name", "b", "--log", str(tmp_path / "m.jsonl"))
+    one_line_error(res, X.USAGE, "--name ", shown, "a bot's name is 1 to 64 printable characters")
+    assert not (tmp_path / "m.jsonl").exists()
+    result, _, _ = match(tmp_path, GREEDY, FIRST, "--deals", "4", "--name", "n" * 64, "--name", "[b]")
+    assert [b["name"] for b in result["bots"]] == ["n" * 64, "[b]"]
+
+
+def test_a_folder_where_a_file_belongs_is_called_a_folder(tmp_path):
+    for args in (["replay", str(tmp_path)], ["verify", str(tmp_path)]):
+        one_line_error(run(*args), X.USAGE, f"{tmp_path} is a folder; give a match log")
+    one_line_error(run("report", str(tmp_path), "-O", str(tmp_path / "site")), X.USAGE, f"{tmp_path} is a folder")
+    one_line_error(run("deals", "show", str(tmp_path)), X.USAGE, f"deal file {tmp_path} is a folder")
+    one_line_error(run("match", GREEDY, FIRST, "--deals-file", str(tmp_path)), X.USAGE, f"deal file {tmp_path} is a folder")
+
+
+def test_replay_names_a_missing_or_mistyped_field_in_words(tmp_path):
+    _, log, _ = match(tmp_path, GREEDY, FIRST, "--deals", "4")
+    header = log.read_text().splitlines()[0]
+    missing = tmp_path / "missing.jsonl"
+    missing.write_text(header + '\n{"k": "game"}\n')
+    one_line_error(run("replay", str(missing)), X.USAGE, "cannot replay", "is not a match log as `referee match` writes it",
+                   "a record has no 'game' field")
+    typed = tmp_path / "typed.jsonl"
+    typed.write_text(json.dumps({**json.loads(header), "bots": 7}) + "\n" + "\n".join(log.read_text().splitlines()[1:40]) + "\n")
+    res = run("replay", str(typed))
+    one_line_error(res, X.USAGE, "a record has a field of the wrong type")
+    assert "object is not" not in res.output
+
+
 def test_every_bot_is_named_from_its_command(tmp_path):
     """An interpreter names no bot: the file it runs does (every Java bot was called java)."""
     interpreter = sys.executable
