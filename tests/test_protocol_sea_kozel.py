@@ -156,11 +156,9 @@ def test_the_write_off_offer_carries_each_sides_total_as_the_rules_count_it():
 
 def test_protocol_md_write_off_turn_matches_the_wire():
     """PROTOCOL.md's example of the write-off turn: the first seed whose fisherman holds only 0-0."""
-    for seed, state, _, turn in write_off_decisions(2, range(1, 200)):
-        if turn.hand == [(0, 0)]:
-            break
-    else:
-        raise AssertionError("no fisherman holding only 0-0")
+    found = next(((seed, state, turn) for seed, state, _, turn in write_off_decisions(2, range(1, 200)) if turn.hand == [(0, 0)]), None)
+    assert found is not None, "no fisherman holding only 0-0"
+    seed, state, turn = found
     line = m.encode_line(turn).decode().strip()
     assert turn.held is not m.UNSET and turn.held[state.turn] == 25  # the pips of its hand: 0
     assert transcript_block("sea-kozel-write-off") == [f"< {line}"], f"seed {seed}: < {line}"
