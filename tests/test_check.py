@@ -110,7 +110,7 @@ def test_sample_bots_pass(tmp_path, bot, request):
          ["output out of turn", "sent a 'play' message when it was not its turn"]),
         # A line written on match_end is read once the bot has exited: nothing waits for it.
         ("bye_line", ["-v", "block", "--deals", "1"],
-         ["output nobody asked for — 3 times", "PROBLEMS: 3 outputs nobody asked for", "block, 3 players, after the last deal:",
+         ["output nobody asked for — 3 times", "PROBLEMS: 1 output nobody asked for", "block, 3 players, after the last deal:",
           "wrote a line when nothing was asked", 'the line: {"type": "play", "tile": [6, 6], "end": null}']),
     ],
 )
@@ -309,7 +309,8 @@ def test_a_bot_that_never_declares_is_told_so(tmp_path):
                 "a legal choice (a bot that wants the other sends that entry of turn.legal as it is)") in result.stdout
         assert (f"sea_kozel, {players}, staged: a fish decision: offered a fish decision once; it declined to write the fish off "
                 "(SK-12), a legal choice") in result.stdout
-    assert "never" not in result.stdout.partition("Worth knowing")[2]  # information, not a reproach
+    notes = result.stdout.partition("Worth knowing")[2].partition("\n\n")[0]
+    assert "it led 6-6 plainly" in notes and "never" not in notes  # information, not a reproach
     assert last_line(result).startswith("PASS: ")
 
 
