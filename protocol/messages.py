@@ -10,7 +10,7 @@ ends as names, ``"left"`` or ``"right"`` for line games, also ``"up"`` and ``"do
 (osel, telephone, muggins); the lead has ``"end": null``.
 
 Fields that only some games use (``closed``, ``stop``, ``count``, ``continuing``, ``played``,
-``declare``, ``special``, ``rule``; mexican_train's ``train``, ``trains``, ``open_double``,
+``declare``, ``held``, ``special``, ``rule``; mexican_train's ``train``, ``trains``, ``open_double``,
 ``open_trains``, ``station`` and ``round``; kolbasa's ``place``, ``lines`` and ``rows``)
 are *absent* where they do not apply, so a line game's messages are what they always were.
 
@@ -201,7 +201,8 @@ class PlayOption(Struct):
     tile: Annotated[TileJSON | None, Meta(description='the tile to place; null only for a stop, a write_off or a decline')]
     end: Annotated[EndName | None | UnsetType, Meta(description='the end; null for the lead; absent in kolbasa, which names a place')] = UNSET
     closed: Annotated[bool | UnsetType, Meta(description='osel: present and true to lay this double closed')] = UNSET
-    stop: Annotated[bool | UnsetType, Meta(description='present and true for "place nothing more this turn" (osel, after the turn\'s first tile)')] = UNSET
+    stop: Annotated[bool | UnsetType, Meta(description='present and true for "place nothing more this turn" (osel, after the turn\'s '
+                                                       'first tile; sea_kozel and general, instead of the second double)')] = UNSET
     declare: Annotated[Declaration | UnsetType,
                        Meta(description='sea_kozel: "hundred" with the 6-6 lead, or "write_off"/"decline" (with "tile": null) after a fish')] = UNSET
     train: Annotated[TrainName | UnsetType, Meta(description='mexican_train: the train to put the tile on ("end" is null)')] = UNSET
@@ -247,8 +248,13 @@ class Turn(ToBot, tag="turn"):
     count: Annotated[int | UnsetType, Meta(description='telephone, muggins: the sum of the open ends now (RULES.md §6 LAY-6)')] = UNSET
     continuing: Annotated[
         bool | UnsetType,
-        Meta(description='present and true when you are going on with a turn you began (osel\'s extra doubles, or closing the second line end)'),
+        Meta(description='present and true when you are going on with a turn you began: osel\'s extra doubles or closing the second '
+                         'line end; sea_kozel\'s and general\'s second double; a blitz chain'),
     ] = UNSET
+    held: Annotated[list[int] | UnsetType,
+                    Meta(description='sea_kozel, with the write-off decision only: each side\'s total at the fish, by side, as the '
+                                     'rules count the hands (SK-2: a hand of only 0-0 is 25, only 6-6 50, both 75); the offer '
+                                     'comes because your side\'s is the larger and 25 or more')] = UNSET
     trains: Annotated[list[TrainEnd] | UnsetType,
                       Meta(description='mexican_train: every train, the seats\' in seat order and then the Mexican')] = UNSET
     open_double: Annotated[TrainName | None | UnsetType,

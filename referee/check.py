@@ -461,8 +461,9 @@ _KIND_TITLES = {
     "start": "could not start",
 }
 _EXAMPLES = 3  # problems shown in full per kind
-#: Hints by kind, for problems whose fault carries none of its own (see :mod:`referee.faults`).
-_HINTS = {
+#: Hints by kind, for problems whose fault carries none of its own (see :mod:`referee.faults`);
+#: ``referee match`` gives them with its faults too.
+KIND_HINTS = {
     F.ILLEGAL: "any entry of turn.legal, copied as it is, is a legal answer",
     F.OUT_OF_TURN: "answer each hello and each turn with exactly one line, and write nothing else",
     "unsolicited": "answer each hello and each turn with exactly one line, and write nothing else",
@@ -521,12 +522,51 @@ _CROSS_ORDER = ("turns going on", "stop offered", "stop made", "closing offered"
                 "hundred offered", "hundred made", "write-off offered", "write_off made", "decline made",
                 "marked train offered", "marked train made", "hanging double offered",
                 "knife offered", "knife made", "insertion offered", "insertion made")
+#: each of those counts in words, one and many
+_CROSS_WORDS = {
+    "turns going on": ("turn going on", "turns going on"),
+    "stop offered": ("stop offered", "stops offered"),
+    "stop made": ("stop made", "stops made"),
+    "closing offered": ("closed double offered", "closed doubles offered"),
+    "closed made": ("double laid closed", "doubles laid closed"),
+    "hundred offered": ("hundred offered", "hundreds offered"),
+    "hundred made": ("hundred declared", "hundreds declared"),
+    "write-off offered": ("fish to write off offered", "fish to write off offered"),
+    "write_off made": ("fish written off", "fish written off"),
+    "decline made": ("write-off declined", "write-offs declined"),
+    "marked train offered": ("marked train offered", "marked trains offered"),
+    "marked train made": ("marked train played on", "marked trains played on"),
+    "hanging double offered": ("hanging double to cover", "hanging doubles to cover"),
+    "knife offered": ("knife offered", "knives offered"),
+    "knife made": ("knife laid", "knives laid"),
+    "insertion offered": ("double to insert offered", "doubles to insert offered"),
+    "insertion made": ("double inserted", "doubles inserted"),
+}
+#: the problems' kinds counted in a game's line, one and many
+_KIND_COUNTED = {
+    F.TIMEOUT: ("late answer (timeout)", "late answers (timeouts)"),
+    F.ILLEGAL: ("illegal play", "illegal plays"),
+    F.BAD_OUTPUT: ("bad output", "bad outputs"),
+    F.OUT_OF_TURN: ("output out of turn", "outputs out of turn"),
+    F.CRASH: ("crash", "crashes"),
+    F.STARTUP: ("start-up failure", "start-up failures"),
+    "unsolicited": ("output nobody asked for", "outputs nobody asked for"),
+    "start": ("could not start", "could not start"),
+}
+
+
+def _counted(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def _times(n: int) -> str:
+    return "once" if n == 1 else "twice" if n == 2 else f"{n} times"
 
 
 def render(report: CheckReport) -> list[str]:
     """The report as lines of plain text, ending with the PASS or FAIL line."""
     opts = report.options
-    head = (f"referee check {report.bot}: {report.planned} games, {opts.deals} deals in each seating, "
+    head = (f"referee check {report.bot}: {_counted(report.planned, 'game', 'games')}, {_counted(opts.deals, 'deal', 'deals')} in each seating, "
             f"move limit {_ms(opts.tc.move)}, start-up limit {_ms(opts.tc.startup)}, seed {seed_text(opts.seed)}")
     lines = [head]
     if report.not_started is not None:
@@ -547,15 +587,15 @@ def render(report: CheckReport) -> list[str]:
             status = g.skipped
         elif g.problems:
             counts = Counter(p.kind for p in g.problems)
-            status = "PROBLEMS: " + ", ".join(f"{n} {_KIND_TITLES.get(k, k)}" for k, n in counts.items())
+            status = "PROBLEMS: " + ", ".join(_counted(n, *_KIND_COUNTED.get(k, (k, k))) for k, n in counts.items())
             if g.forfeited:
                 status += f" (forfeited the rest after {opts.max_faults} faults)"
         else:
             status = "ok"
         if g.cross:
-            status += " (" + ", ".join(f"{g.cross[k]} {k}" for k in _CROSS_ORDER if g.cross[k]) + ")"
+            status += " (" + ", ".join(_counted(g.cross[k], *_CROSS_WORDS[k]) for k in _CROSS_ORDER if g.cross[k]) + ")"
         against = f" against {', '.join(g.opponents)}" if g.opponents else ""
-        lines.append(f"  {g.setup.title:<{width}} {g.deals:>3} deals{against}: {status}")
+        lines.append(f"  {g.setup.title:<{width}} {g.deals:>3} deal{'' if g.deals == 1 else 's'}{against}: {status}")
 
     problems = report.problems
     if problems:
@@ -565,7 +605,7 @@ def render(report: CheckReport) -> list[str]:
         for p in problems:
             by_kind.setdefault(p.kind, []).append(p)
         for kind, items in by_kind.items():
-            lines.append(f"  {_KIND_TITLES.get(kind, kind)} — {len(items)} time{'s' if len(items) > 1 else ''}")
+            lines.append(f"  {_KIND_TITLES.get(kind, kind)} — {_times(len(items))}")
             shown: set[str] = set()
             for p in items[:_EXAMPLES]:
                 lines += ["    " + s for s in _describe(p, p.stderr in shown)]
@@ -573,7 +613,7 @@ def render(report: CheckReport) -> list[str]:
             if len(items) > _EXAMPLES:
                 games = sorted({p.setup.title for p in items[_EXAMPLES:]})
                 lines.append(f"    … and {len(items) - _EXAMPLES} more like these (in: {'; '.join(games)})")
-            hints = list(dict.fromkeys(p.hint for p in items if p.hint)) or [_HINTS.get(kind, "")]
+            hints = list(dict.fromkeys(p.hint for p in items if p.hint)) or [KIND_HINTS.get(kind, "")]
             for hint in hints:
                 if hint:
                     lines.append(f"    Hint: {hint[0].upper()}{hint[1:]}.")
@@ -592,13 +632,13 @@ def render(report: CheckReport) -> list[str]:
     lines.append(f"logs and stderr of every process: {opts.log_dir}")
     deals = sum(g.deals for g in report.games)
     if report.passed:
-        lines.append(f"PASS: {len(report.games)} games, {deals} deals, nothing wrong")
+        lines.append(f"PASS: {_counted(len(report.games), 'game', 'games')}, {_counted(deals, 'deal', 'deals')}, nothing wrong")
     else:
         skipped = sum(1 for g in report.games if g.skipped)
         bad = sum(1 for g in report.games if g.problems)
-        text = f"FAIL: {len(problems)} problem{'s' if len(problems) != 1 else ''} in {bad} of {len(report.games)} games"
+        text = f"FAIL: {_counted(len(problems), 'problem', 'problems')} in {bad} of {_counted(len(report.games), 'game', 'games')}"
         if skipped:
-            text += f", {skipped} games skipped"
+            text += f", {_counted(skipped, 'game', 'games')} skipped"
         lines.append(text)
     return lines
 
@@ -630,7 +670,7 @@ def _notes(report: CheckReport) -> list[str]:
     notes = []
     remarks: Counter[str] = sum((g.remarks for g in report.games), Counter())
     for remark, n in remarks.most_common():
-        notes.append(f"it {remark}" + (f", {n} times" if n > 1 else ""))
+        notes.append(f"it {remark}" + (f", {_times(n)}" if n > 1 else ""))
     answered = [g for g in report.games if g.answers]
     if answered:
         slow = max(answered, key=lambda g: g.slowest)
@@ -654,11 +694,11 @@ def _notes(report: CheckReport) -> list[str]:
                          f"left the staged line), so its answer to {stage.title} went unchecked")
         elif stage.made is not None and not g.cross[stage.made]:
             n = g.cross[stage.offered]
-            notes.append(f"{g.setup.title}: offered {stage.title} {n} time{'s' if n > 1 else ''}, {stage.never}: legal, "
-                         f"but to take it, a bot sends that entry of turn.legal as it is")
+            notes.append(f"{g.setup.title}: offered {stage.title} {_times(n)}; {'each time ' if n > 1 else ''}{stage.never}, "
+                         f"a legal choice (a bot that wants the other sends that entry of turn.legal as it is)")
     exits: Counter[str] = Counter(e for g in report.games for e in g.exits)
     for e, n in exits.items():
-        notes.append(f"a process {e}" + (f" ({n} times)" if n > 1 else ""))
+        notes.append(f"a process {e}" + (f" ({_times(n)})" if n > 1 else ""))
     return notes
 
 

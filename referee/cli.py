@@ -11,7 +11,8 @@ import io
 import os
 import stat
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -33,6 +34,10 @@ from referee.process import Confinement, bot_name, resolve_command
 from referee.sandbox import DEFAULT_PROCESSES, SandboxUnavailable, find_bwrap
 from referee.seeds import seed_text
 
+#: Rows of the deals (or games) table past which ``referee match`` prints a summary (``--full``: all).
+TABLE_ROWS = 40
+#: The longest --name: it names the bot's stderr files and every table and line of the result.
+MAX_NAME = 64
 #: The longest --max-line: a bot's line is held in memory whole before it is decoded.
 MAX_LINE = 16 << 20
 
@@ -89,6 +94,8 @@ def parse_options(pairs: list[str] | None) -> dict[str, str]:
 
 
 def load_deal_file(path: Path, shape) -> list:
+    if path.is_dir():
+        raise fail(f"deal file {path} is a folder; give a file of deals (`referee deals generate` writes one)")
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
@@ -131,6 +138,30 @@ def file_sha256(path: Path) -> str:
         raise fail(f"deal file {path}: {exc.strerror or exc}") from None
 
 
+def file_length(v, players: int, opts: dict[str, Any], count: int) -> tuple[int, int | None]:
+    """``--deals-file`` alone, in a game of fixed deals: the deals and games that play every
+    deal of the file (one game of them all, or, where the rules fix a game's length as
+    mexican_train's seven rounds, as many whole games as the file holds)."""
+    try:
+        v.new_game(players, opts, count)
+        return count, None
+    except RulesError as exc:
+        per_game = v.game.default_deals
+        if per_game and count > per_game and count % per_game == 0:
+            return per_game, count // per_game
+        fits = next((n for n in (per_game or 0, *range(count - 1, max(0, count - 64), -1)) if 0 < n < count and _accepts(v, players, opts, n)), None)
+        hint = "" if fits is None else f"; give --deals {fits} to play its first {fits}"
+        raise fail(f"the deal file holds {count} deals, and {exc}{hint}") from None
+
+
+def _accepts(v, players: int, opts: dict[str, Any], deals: int) -> bool:
+    try:
+        v.new_game(players, opts, deals)
+    except RulesError:
+        return False
+    return True
+
+
 def distinct_name(command: str, taken: set[str]) -> str:
     """The bot's name from its command (:func:`referee.process.bot_name`), numbered ``_2``,
     ``_3``… when another bot of the match has it already."""
@@ -167,10 +198,10 @@ STATS_PANEL = "Statistics"
 def match(
     bots: Annotated[list[str], typer.Argument(help="Bots: a path (.py and .js run with python and node) or a quoted command line.", show_default=False)],
     variant_id: Annotated[str, typer.Option("--variant", "-v", help="The game: " + ", ".join(variant_names(refereed=True)) + ".", rich_help_panel=GAME_PANEL)] = "sport",
-    deals: Annotated[Optional[int], typer.Option(help="Deals per orientation, for games of fixed deals (sport: a multiple of 4; default 12).", rich_help_panel=GAME_PANEL)] = None,
-    games: Annotated[Optional[int], typer.Option(help="Whole games per orientation, for games scored to a target (default 1).", rich_help_panel=GAME_PANEL)] = None,
+    deals: Annotated[Optional[int], typer.Option(help="Deals per game, for games of fixed deals (sport: a multiple of 4, default 12; mexican_train: always 7).", rich_help_panel=GAME_PANEL)] = None,
+    games: Annotated[Optional[int], typer.Option(help="Whole games per orientation (default 1); for mexican_train, seven rounds each.", rich_help_panel=GAME_PANEL)] = None,
     seed: Annotated[Optional[str], typer.Option(help="Seed of the deal stream (same seed, same deals): decimal, or hexadecimal with 0x.  Default: a fresh secret seed, printed with the result.", rich_help_panel=GAME_PANEL, show_default=False)] = None,
-    deals_file: Annotated[Optional[Path], typer.Option("--deals-file", help="Play the deals of this file instead of seeded ones.", rich_help_panel=GAME_PANEL)] = None,
+    deals_file: Annotated[Optional[Path], typer.Option("--deals-file", help="Play the deals of this file instead of seeded ones (without --deals or --games: all of them).", rich_help_panel=GAME_PANEL)] = None,
     option: Annotated[Optional[list[str]], typer.Option("--option", "-o", help="A game option as name=value (repeat); see `referee variants`.", rich_help_panel=GAME_PANEL)] = None,
     players: Annotated[Optional[int], typer.Option(help="Seats at the table (default: the game's usual count, or one per bot).", rich_help_panel=GAME_PANEL)] = None,
     name: Annotated[Optional[list[str]], typer.Option("--name", "-n", help="Display names, one per bot in order.", rich_help_panel=GAME_PANEL)] = None,
@@ -189,15 +220,19 @@ def match(
     log: Annotated[Optional[Path], typer.Option(help="Where to write the JSON-lines match log (default: referee-logs/match-<variant>-<seed>.jsonl, or -2, -3… if taken).", rich_help_panel=OUTPUT_PANEL)] = None,
     overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace the --log file (and its stderr files) if it exists.", rich_help_panel=OUTPUT_PANEL)] = False,
     json_path: Annotated[Optional[Path], typer.Option("--json", help="Also write the result as a JSON object to this file.", rich_help_panel=OUTPUT_PANEL)] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the verdict line.", rich_help_panel=OUTPUT_PANEL)] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the verdict line (and no running score).", rich_help_panel=OUTPUT_PANEL)] = False,
+    live: Annotated[Optional[bool], typer.Option("--live/--no-live", help="The running score after every pair, on stderr (default: on a terminal, unless -q).", show_default=False, rich_help_panel=OUTPUT_PANEL)] = None,
+    full: Annotated[bool, typer.Option("--full", help=f"Print the whole deals and games tables, however long (past {TABLE_ROWS} rows: the first and last rows and a count).", rich_help_panel=OUTPUT_PANEL)] = False,
     confidence: Annotated[float, typer.Option(help="Confidence level of the intervals; a winner is named only when significant at it.", rich_help_panel=STATS_PANEL)] = 0.95,
     sprt: Annotated[Optional[list[str]], typer.Option(help='Stop as soon as a sequential test decides: "elo0=0 elo1=20 alpha=0.05 beta=0.05" (logistic Elo of the pairs) or "margin0=0 margin1=5" (points per pair); --deals/--games is then the budget.', rich_help_panel=STATS_PANEL)] = None,
 ) -> None:
     """Play a duplicate match: every deal in every orientation, so luck cancels and the margin means skill."""
     from referee.errors import BotStartError
+    from referee.live import score_line
     from referee.match import MatchSpec, run_match
     from referee.report import render, verdict_text
-    from referee.results import write_json
+    from referee.results import MatchResult
+    from referee.signals import Terminated
     from referee.stats import check_confidence, is_sprt_word, parse_sprt
     from referee.table import Bot
 
@@ -222,8 +257,11 @@ def match(
         opts = v.resolve_options(players, parse_options(option))
     except RulesError as exc:
         raise fail(str(exc)) from None
-    from referee.match import match_length
+    from referee.match import deals_needed, match_length
 
+    deal_list = load_deal_file(deals_file, v.shape(players, opts)) if deals_file else None
+    if deal_list is not None and deals is None and games is None and not v.to_target:
+        deals, games = file_length(v, players, opts, len(deal_list))
     try:
         deals, games = match_length(v, deals, games)
     except RulesError as exc:
@@ -232,15 +270,27 @@ def match(
     if test is not None and budget is not None and budget < test.min_pairs:
         raise fail(f"--sprt cannot decide within {budget} pairs: it decides nothing before min_pairs={test.min_pairs}; "
                    f"give more {'--games' if v.to_target else '--deals'} or a smaller min_pairs")
+    if deal_list is not None and not v.to_target and len(deal_list) < (deals or 0) * (games or 1):
+        raise fail(f"the deal file holds {len(deal_list)} deals; {deals_needed(deals or 0, games)}")
     from referee.match import orientations
 
     try:
         v.new_game(players, opts, deals)  # checks the deal count (sport: a multiple of 4)
+    except RulesError as exc:
+        per_game = v.game.default_deals
+        hint = (f"; for {deals} deals, give --games {deals // per_game} ({per_game} deals each)"
+                if deals and per_game and games is None and deals > per_game and deals % per_game == 0 else "")
+        raise fail(f"{exc}{hint}") from None
+    try:
         orientations(v, players, opts, len(bots))
     except RulesError as exc:
         raise fail(str(exc)) from None
     if name and len(name) != len(bots):
         raise fail(f"--name was given {len(name)} times for {len(bots)} bots")
+    for display in name or []:
+        if not 0 < len(display) <= MAX_NAME or not display.isprintable() or not display.strip():
+            shown = repr(display) if len(display) <= MAX_NAME else repr(display[:MAX_NAME]) + f"… ({len(display):,} characters)"
+            raise fail(f"--name {shown}: a bot's name is 1 to {MAX_NAME} printable characters, not all spaces")
     if cwd and len(cwd) not in (1, len(bots)):
         raise fail(f"--cwd was given {len(cwd)} times: give one for all bots or one per bot ({len(bots)})")
     for d in cwd or []:
@@ -261,7 +311,6 @@ def match(
             Confinement(**{field_name: value})  # type: ignore[arg-type]  # one int field at a time
         except ValueError as exc:
             raise fail(str(exc).replace(field_name, option_name, 1)) from None
-    deal_list = load_deal_file(deals_file, v.shape(players, opts)) if deals_file else None
     seed_value = seed_option(seed)
 
     entrants = []
@@ -295,7 +344,7 @@ def match(
                      tc=tc, max_faults=max_faults,
                      max_line=max_line, log_path=log_path, stderr_dir=stderr_dir, confidence=confidence, sprt=test)
     n_orient = len(orientations(v, players, opts, len(bots)))
-    total = (deals or 0) * n_orient if not v.to_target else (games or 1) * n_orient
+    total = (deals or 0) * (games or 1) * n_orient if not v.to_target else (games or 1) * n_orient
     bar = progress_bar(total, quiet)
     task = None
 
@@ -303,10 +352,13 @@ def match(
         if bar is not None and task is not None:
             bar.update(task, description=desc, advance=advance)
 
-    def on_board(state) -> None:
-        if not quiet:
-            out.print(state.line(), highlight=False, soft_wrap=True)
+    show_live = live if live is not None else err.is_terminal and not quiet
 
+    def on_board(now) -> None:
+        if show_live:
+            say(err, score_line(now))
+
+    stopped: BaseException | None = None
     try:
         if bar is not None:
             with bar:
@@ -321,25 +373,91 @@ def match(
             _drop_if_empty(log_path)  # the name was claimed for this match, which never began
         raise fail(str(exc)) from None
     except BaseException as exc:
-        if interrupted(exc):
+        if not interrupted(exc):
+            raise
+        # Ctrl-C, SIGTERM, SIGHUP: the bots are ended and the log closed; the finished pairs are the result.
+        stopped = first_of(exc, Terminated)
+        partial = getattr(stopped, "result", None)
+        if not isinstance(partial, MatchResult):
             err.print(f"interrupted; the log so far is in {log_path}", markup=False, highlight=False)
             raise typer.Exit(X.INTERRUPTED) from None
-        raise
-    with result:
+        result = partial
+    with result, held_signals():  # a second Ctrl-C does not cut the result short
         summary = result.summary()
         if json_path is not None:
             try:
-                write_json(json_path, result)
+                write_json_whole(json_path, result)
             except OSError as exc:
                 raise fail(f"cannot write {json_path}: {exc.strerror or exc}") from None
-        if quiet:
-            out.print(verdict_text(summary), soft_wrap=True)
-        else:
-            render(summary, result.deals, result.games, out)
-            if deals_file is None:
-                out.print(f"seed: {seed_text(seed_value)}   (--seed {seed_text(seed_value)} plays these deals again)", style="dim",
-                          markup=False, soft_wrap=True)
-            out.print(f"log: {log_path}" + (f"   result: {json_path}" if json_path else ""), style="dim", markup=False, soft_wrap=True)
+        try:  # after SIGHUP the terminal may be gone: the --json file and the log have the result
+            if quiet:
+                out.print(verdict_text(summary), soft_wrap=True)
+            else:
+                render(summary, result.deals, result.games, out, limit=None if full else TABLE_ROWS, hints=fault_hints(result))
+                if deals_file is None:
+                    out.print(f"seed: {seed_text(seed_value)}   (--seed {seed_text(seed_value)} plays these deals again)", style="dim",
+                              markup=False, soft_wrap=True)
+                out.print(f"log: {log_path}" + (f"   result: {json_path}" if json_path else ""), style="dim", markup=False, soft_wrap=True)
+        except OSError:
+            pass
+    if stopped is not None:
+        pairs = result.tally.count
+        say(err, f"interrupted after {pairs} pair{'' if pairs == 1 else 's'} ({stopped}); the log so far is in {log_path}"
+                 + (f", the result in {json_path}" if json_path else ""))
+        raise typer.Exit(X.INTERRUPTED)
+
+
+def fault_hints(result) -> list[str | None]:
+    """A hint for each fault of the result, in its order: the fault's own, or its kind's."""
+    from referee.check import KIND_HINTS
+
+    return [f.hint or KIND_HINTS.get(f.kind) for e in result.entries for f in e.faults]
+
+
+def say(console: Console, line: str) -> None:
+    """One line as it is (never markup), unwrapped; nothing when the terminal is gone (SIGHUP)."""
+    try:
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
+    except OSError:
+        pass
+
+
+@contextmanager
+def held_signals() -> Iterator[None]:
+    """Ctrl-C, SIGTERM and SIGHUP are ignored in the body (the result of a match is written and
+    printed whole); the handlers before are back after."""
+    import signal
+    import threading
+
+    from referee.signals import STOP_SIGNALS
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = {s: signal.signal(s, signal.SIG_IGN) for s in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for s, handler in before.items():
+            signal.signal(s, handler)
+
+
+def write_json_whole(path: Path, result) -> None:
+    """``--json``, written beside its place and moved there when whole: a reader never sees half
+    a result, and an earlier file stays until the new one is complete.
+
+    Raises:
+        OSError: it cannot be written.
+    """
+    from referee.results import write_json
+
+    part = path.with_name(f".{path.name}.part")
+    try:
+        write_json(part, result)
+        os.replace(part, path)
+    except BaseException:
+        part.unlink(missing_ok=True)
+        raise
 
 
 def _drop_if_empty(path: Path) -> None:
@@ -488,13 +606,14 @@ def replay(
     deal: Annotated[Optional[int], typer.Option(help="Only this deal of each game (from 1).")] = None,
     orientation: Annotated[Optional[int], typer.Option(help="Only this orientation (from 0).")] = None,
 ) -> None:
-    """Print deals move by move: hands, every tile as [a|b], the line of play, and the scores."""
-    from referee.replay import Broken, replay_lines
+    """Print deals move by move: hands, every tile as \\[a|b], the line of play, and the scores."""
+    from referee.replay import Broken, fold, replay_lines
 
     check_log_path(log)
     try:
         for line in replay_lines(log, game, deal, orientation):
-            out.print(line, highlight=False, markup=False)
+            for part in fold(line, out.width):  # broken between tiles, never inside one
+                out.print(part, highlight=False, markup=False, soft_wrap=True)
     except Broken as exc:
         raise fail(f"cannot replay {exc}") from None
     except OSError as exc:
@@ -533,16 +652,23 @@ def verify(log: Annotated[Path, typer.Argument(help="A match log written by `ref
         out.print(counts.stopped, highlight=False, soft_wrap=True)
 
 
-@app.command(epilog="Examples: referee report referee-logs/match-sport-1.jsonl -o site/   ·   referee report tournaments/example.toml -o site/\n\n" + EPILOG)
+@app.command(epilog="Examples: referee report referee-logs/match-sport-1.jsonl -O site/   ·   referee report tournaments/example.toml -O site/\n\n" + EPILOG)
 def report(
     source: Annotated[Path, typer.Argument(help="A match log written by `referee match`, or a league file (.toml).", show_default=False)],
-    output: Annotated[Path, typer.Option("--output", "-o", help="The folder to write the pages into (created if missing).", show_default=False)],
+    output: Annotated[Optional[Path], typer.Option("--output", "-O", help="The folder to write the pages into (created if missing).", show_default=False)] = None,
     db: Annotated[Optional[Path], typer.Option("--db", help="League only: the results database (default: the league file's).")] = None,
+    old_o: Annotated[Optional[str], typer.Option("-o", hidden=True)] = None,
 ) -> None:
     """Write a static web site: a league's standings, ratings and cross-table, every match, and a replay of every deal."""
     from referee.web.data import NotALog
     from referee.web.site import report_log
 
+    if old_o is not None:  # -o was the output folder here once; it is a game option everywhere
+        raise fail(f"-o is --option (a game option) in every command; write the folder as -O {old_o} or --output {old_o}")
+    if output is None:
+        raise fail("give the folder to write the pages into: -O DIR (or --output DIR)")
+    if source.is_dir():
+        raise fail(f"{source} is a folder; give a match log or a league file (.toml)")
     if not source.is_file():
         raise fail(f"{source}: no such file")
     if output.exists() and not output.is_dir():
@@ -564,6 +690,8 @@ def report(
 
 
 def check_log_path(log: Path) -> None:
+    if log.is_dir():
+        raise fail(f"{log} is a folder; give a match log (a .jsonl file `referee match` wrote)")
     if not log.is_file():
         raise fail(f"{log}: no such file")
 

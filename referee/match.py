@@ -51,7 +51,7 @@ from referee.log import MatchLog
 from referee.results import MatchResult
 from referee.seeds import fresh_seed
 from referee.signals import cancel_on_signals
-from referee.stats import SprtSpec, SprtState, sprt_state
+from referee.stats import SprtSpec, sprt_state
 from referee.table import Bot, Entry, Player, Table, Where
 from referee.transport import BotTransport, Launch, launch_process
 
@@ -132,27 +132,34 @@ def orientations(variant: Variant, players: int, options: dict[str, Any], bots: 
 
 def match_length(v: Variant, deals: int | None, games: int | None,
                  names: tuple[str, str] = ("--deals", "--games")) -> tuple[int | None, int | None]:
-    """The deals per orientation (fixed-deal games) or whole games per orientation (games to a
-    target) a match plays, defaults filled in; ``names`` are how the caller spells the two.
+    """The deals per game (fixed-deal games) and whole games per orientation a match plays,
+    defaults filled in; ``names`` are how the caller spells the two.  Games to a target give no
+    deal count; a fixed-deal game plays one game unless games are asked for (``None``: one),
+    each of the deals its rules or ``deals`` set (mexican_train: always seven rounds, so more
+    games are its only way to a longer match).
 
     Raises:
-        BadOption: the wrong one was given, or a count below 1 (or one the game refuses).
+        BadOption: deals for a game to a target, or a count below 1 (or one the game refuses).
     """
     deals_name, games_name = names
+    if games is not None and games < 1:
+        raise BadOption(f"{games_name}: must be at least 1")
     if v.to_target:
         if deals is not None:
             raise BadOption(f"{deals_name}: {v.id} is scored to a target; give {games_name} (whole games per orientation), not deals")
-        games = 1 if games is None else games
-        if games < 1:
-            raise BadOption(f"{games_name}: must be at least 1")
-        return None, games
-    if games is not None:
-        raise BadOption(f"{games_name}: {v.id} plays a fixed number of deals; give {deals_name}, not games")
+        return None, 1 if games is None else games
     deals = v.game.default_deals if deals is None else deals
     assert deals is not None  # a game of a fixed number of deals has a default count
     if deals < 1:
         raise BadOption(f"{deals_name}: must be at least 1")
-    return deals, None
+    return deals, games
+
+
+def deals_needed(deals: int, games: int | None) -> str:
+    """What a fixed-deal match needs of a deal file, in words."""
+    if games is None:
+        return f"the match plays {deals} (--deals {deals})"
+    return f"the match plays {deals * games} ({games} games of {deals} deals)"
 
 
 class Roster:
@@ -210,14 +217,14 @@ def header(spec: MatchSpec, seatings: list[tuple[int, ...]]) -> R.Header:
 
 
 async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None = None,
-                    on_board: Callable[[SprtState], None] | None = None, *,
+                    on_board: Callable[[MatchResult], None] | None = None, *,
                     launch: Launch = launch_process, table_type: type[Table] = Table, handle_signals: bool = True,
                     observer: Observer | None = None, block: float | None = None,
                     sink: Callable[[bytes], None] | None = None, hear_line: Callable[[bytes], Line] = hear) -> MatchResult:
     """Play the match and return its result.
 
-    ``progress(description, advance)`` is called after every deal; with an SPRT,
-    ``on_board(state)`` after every finished board.  ``launch`` starts the bots (processes
+    ``progress(description, advance)`` is called after every deal, ``on_board(result)`` after
+    every finished board (the SPRT's state already in ``result.sprt``).  ``launch`` starts the bots (processes
     unless a test or benchmark scripts them, see :mod:`referee.transport`); ``table_type`` is
     the table that plays (a benchmark times its ``open`` and ``close``).  Ctrl-C, SIGTERM and
     SIGHUP stop the match (:mod:`referee.signals`) unless ``handle_signals`` is false (a caller
@@ -233,6 +240,8 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
         LogError: the log could not be created or written (the match was stopped, its bots
             ended).
         Terminated: Ctrl-C, SIGTERM or SIGHUP; the bots were ended and the log closed first.
+            Its ``result`` is the match's result so far (``interrupted``: its figures are the
+            finished boards'), for the caller to report and close.
     """
     v = spec.variant
     seatings = orientations(v, spec.players, spec.options, len(spec.bots))
@@ -245,8 +254,8 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
 
     shape = v.shape(spec.players, spec.options)
     stream = DealStream(shape, spec.seed, spec.deal_file, spec.deal_file_name, spec.deals_from)
-    if not v.to_target and spec.deal_file is not None and len(spec.deal_file) < (spec.deals or 0):
-        raise BadDeal(f"the deal file holds {len(spec.deal_file)} deals; --deals {spec.deals} needs that many")
+    if not v.to_target and spec.deal_file is not None and len(spec.deal_file) < (spec.deals or 0) * (spec.games or 1):
+        raise BadDeal(f"the deal file holds {len(spec.deal_file)} deals; {deals_needed(spec.deals or 0, spec.games)}")
     origin = trio.current_time()
     if observer is None:
         log = MatchLog(spec.log_path if sink is None else None, sink=sink)
@@ -270,22 +279,22 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
 
     def board_done() -> bool:
         """After every finished board: run the SPRT, if any; True when it has decided."""
-        if spec.sprt is None:
-            return False
-        state = sprt_state(spec.sprt, result.tally)
-        result.sprt = state
-        log.write(R.Sprt(state.pairs, state.llr, state.lower, state.upper, state.decision))
+        state = None
+        if spec.sprt is not None:
+            state = result.sprt = sprt_state(spec.sprt, result.tally)
+            log.write(R.Sprt(state.pairs, state.llr, state.lower, state.upper, state.decision))
         if on_board is not None:
-            on_board(state)
-        if state.decision is None:
+            on_board(result)
+        if state is None or state.decision is None:
             return False
         result.stopped_by = "sprt"
         log.write(R.Stop("sprt", state.decision, state.pairs, state.llr))
         return True
 
     failure: Exception | None = None
-    # Ctrl-C, SIGTERM and SIGHUP cancel the match; the cleanup below runs to its end (Terminated after).
-    async with cancel_on_signals(raise_after=True, enabled=handle_signals), trio.open_nursery() as nursery:
+    # Ctrl-C, SIGTERM and SIGHUP cancel the match; the cleanup below runs to its end (Terminated
+    # after, carrying the result so far).
+    async with cancel_on_signals(raise_after=True, enabled=handle_signals, carry=result) as stop, trio.open_nursery() as nursery:
         table = table_type(nursery, list(roster.players.values()), tc=spec.tc, log=log, stderr_dir=spec.stderr_dir,
                            max_line=spec.max_line, max_faults=spec.max_faults, hidden=_hidden(spec), launch=launch,
                            on_fault=None if observer is None else observer.fault,
@@ -294,27 +303,34 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
         try:
             await table.open()
             if not v.to_target:
-                games = [new_game() for _ in seatings]
-                staged = [deque(spec.opening) for _ in seatings]
-                for o, seating in enumerate(seatings):
-                    log.write(R.Game(0, o, list(seating)))
-                for k in range(spec.deals or 0):
-                    if games[0].outcome() is not None:  # a deal limit (every orientation has played as many)
+                per_game = spec.deals or 0
+                # Game g takes stream deals g * per_game … in every orientation, deal by deal.
+                for g in range(spec.games or 1):
+                    games = [new_game() for _ in seatings]
+                    staged = [deque(spec.opening) for _ in seatings]
+                    for o, seating in enumerate(seatings):
+                        log.write(R.Game(g, o, list(seating)))
+                    for k in range(per_game):
+                        if games[0].outcome() is not None:  # a deal limit (every orientation has played as many)
+                            break
+                        index = g * per_game + k
+                        for o in range(len(seatings)):
+                            rec = await table.play_deal(games[o], seated(o), index, stream[index], Where(g, o), staged=staged[o])
+                            assert rec is not None  # sport never redeals
+                            result.add_deal(rec, games[o], o, g, index)
+                            if progress:
+                                progress(f"deal {k + 1}/{per_game}" if spec.games is None else
+                                         f"game {g + 1}/{spec.games}, deal {k + 1}/{per_game}", 1)
+                        if board_done():
+                            break
+                    # A sport game the SPRT stopped early has no outcome: its deals are the result.
+                    if result.stopped_by is not None:
                         break
-                    for o in range(len(seatings)):
-                        rec = await table.play_deal(games[o], seated(o), k, stream[k], Where(0, o), staged=staged[o])
-                        assert rec is not None  # sport never redeals
-                        result.add_deal(rec, games[o], o, 0, k)
-                        if progress:
-                            progress(f"deal {k + 1}/{spec.deals}", 1)
-                    if board_done():
-                        break
-                # A sport game the SPRT stopped early has no outcome: its deals are the result.
-                for o, game in enumerate(games if result.stopped_by is None else []):
-                    outcome = game.outcome()
-                    assert outcome is not None
-                    table.end_game(outcome, seated(o), Where(0, o))
-                    result.add_game(outcome, game, o, 0, game.played)
+                    for o, game in enumerate(games):
+                        outcome = game.outcome()
+                        assert outcome is not None
+                        table.end_game(outcome, seated(o), Where(g, o))
+                        result.add_game(outcome, game, o, g, game.played)
             else:
                 cursor = 0
                 for g in range(spec.games or 1):
@@ -340,7 +356,8 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
             result.interrupted = True
         except BaseException:
             result.interrupted = True
-            result.close()
+            if stop.signal is None:  # after a signal the result goes to the caller with Terminated
+                result.close()
             raise
         finally:
             with trio.CancelScope(shield=True):

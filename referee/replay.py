@@ -12,8 +12,11 @@ question (:mod:`referee.verify`), which plays the match again with the referee i
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
+
+from rich.cells import cell_len
 
 from protocol import messages as m
 from referee import records as R
@@ -295,6 +298,42 @@ def trains_text(state: TrainDeal, upto: int, trains: list[int] | None = None) ->
     return lines
 
 
+
+
+#: Where a replay line may break: at a space, or between two tiles of a line of play
+#: (``[1|2][2|3]``, a closed double ``[5#5]``, a cross's lead ``{4|4}``); never inside a tile.
+_BREAKS = re.compile(r"(?<=[\]}])(?=[\[{])")
+_TILE = re.compile(r"\[\d[|#]\d\]|\{\d\|\d\}")
+
+
+def fold(text: str, width: int) -> list[str]:
+    """A replay line (one or more physical lines) as lines of at most ``width`` cells, broken at
+    spaces and between tiles, never inside a tile.  A continuation starts under the line's first
+    tile (a hand's tiles stay in their column) when that is in the left half, else two further in
+    than the line.  A piece wider than ``width`` by itself (a long name) stays whole on a line
+    of its own."""
+    out: list[str] = []
+    for line in text.split("\n"):
+        if cell_len(line) <= width:
+            out.append(line)
+            continue
+        body = line.lstrip(" ")
+        indent = line[:len(line) - len(body)]
+        first = _TILE.search(line)
+        hang = " " * cell_len(line[:first.start()]) if first and cell_len(line[:first.start()]) <= width // 2 else indent + "  "
+        cur, fresh = indent, True
+        for word_match in re.finditer(r"(\s*)(\S+)", body):
+            space, word = word_match.groups()
+            for i, piece in enumerate(_BREAKS.split(word)):
+                joined = cur + ("" if fresh or i else space) + piece
+                if not fresh and cell_len(joined) > width:
+                    out.append(cur)
+                    cur = hang + piece
+                else:
+                    cur = joined
+                fresh = False
+        out.append(cur)
+    return out
 
 
 class TextReplay(Replayer):

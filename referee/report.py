@@ -11,8 +11,10 @@ is escaped there (``[perlbot]`` stays visible, ``[/x]`` cannot break the output)
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence, Sized
 from itertools import islice
+from typing import TypeVar
 
 from rich.cells import cell_len
 from rich.console import Console, Group
@@ -305,15 +307,20 @@ def sprt_text(state: SprtState) -> str:
 
 
 def verdict_text(result: MatchSummary) -> Text:
-    if result.interrupted:
-        return Text("Match interrupted: the figures above cover the finished deals only.", style="bold yellow")
     t = Text()
+    if result.interrupted:
+        pairs = next(iter(result.margin.values())).paired.n if result.margin else 0
+        if not pairs:
+            t.append("Match interrupted before a pair was finished: no result.", style="bold yellow")
+            return t
+        t.append(f"Match interrupted after {pairs} pair{'' if pairs == 1 else 's'}: the figures above cover "
+                 f"{'that pair' if pairs == 1 else 'those pairs'} only.\n", style="bold yellow")
     if result.sprt is not None:
         state = result.sprt
         t.append(sprt_text(state) + "\n", style="bold")
         if result.stopped_by == "sprt":
             t.append(f"Stopped by the SPRT after {state.pairs} pairs.\n", style="bold")
-        else:
+        elif not result.interrupted:
             t.append("The deal budget ran out before the SPRT decided.\n", style="bold yellow")
     level = pct(result.confidence)
     top = result.ranking.standings[0] if result.ranking.standings else None
@@ -328,25 +335,79 @@ def verdict_text(result: MatchSummary) -> Text:
     return t
 
 
-def render(result: MatchSummary, deals: Iterable[DealResult], games: Iterable[GameResult], console: Console) -> None:
-    """Print the whole result.  ``deals`` and ``games`` are each read twice (see :func:`blocks`)."""
+T = TypeVar("T")
+
+
+def shown(items: Iterable[T], limit: int | None, group: int = 1) -> tuple[Callable[[], Iterator[T | None]], int, int]:
+    """The entries of a table to print, as a function giving them afresh each call: all of
+    ``items``, or past ``limit`` of them about the first and last ``limit // 2`` (whole groups of
+    ``group`` rows, a pair's orientations) with ``None`` (a row of "…") between; and how many
+    entries there are and how many are left out.  ``items`` is read again on every call (a
+    spool), never held: only the last rows wait in a queue."""
+    count = len(items) if isinstance(items, Sized) else sum(1 for _ in items)
+    if limit is None or count <= limit:
+        return lambda: iter(items), count, 0
+    head = max(limit // 2 // group * group, 1)
+    tail = head
+
+    def picked() -> Iterator[T | None]:
+        last: deque[T] = deque(maxlen=tail)
+        for i, item in enumerate(items):
+            if i < head:
+                yield item
+            else:
+                last.append(item)
+        yield None
+        yield from last
+
+    return picked, count, count - head - tail
+
+
+def print_table(console: Console, make: Callable[[], Table], row: Callable[[T], list[str]], items: Iterable[T],
+                limit: int | None, what: str, group: int = 1) -> None:
+    """A deal or game table (:func:`blocks`), summarised past ``limit`` rows (:func:`shown`) with
+    a line that says so and how to see every row."""
+    entries, count, left_out = shown(items, limit, group)
+    columns = len(make().columns)
+    for t in blocks(console, make, lambda: (["…"] * columns if e is None else row(e) for e in entries())):
+        console.print(t)
+    if left_out:
+        head = (count - left_out) // 2
+        console.print(Text(f"{count} {what} in all: the first {head} and the last {count - left_out - head} are shown, "
+                           f"{left_out} between them are not; --full prints every row (--json has every {what[:-1]})",
+                           style="dim"), soft_wrap=True)
+
+
+def render(result: MatchSummary, deals: Iterable[DealResult], games: Iterable[GameResult], console: Console,
+           limit: int | None = None, hints: Sequence[str | None] | None = None) -> None:
+    """Print the whole result; past ``limit`` rows a deal or game table shows its first and last
+    rows only; ``hints`` go with the faults, in their order.  ``deals`` and ``games`` are each read
+    a few times (see :func:`blocks`)."""
     legend = ", ".join(f"{letter} = {b.name}" for letter, b in zip(letters(result), result.bots))
     head: list[Text | Table] = [Text(f"{result.variant} — {legend}; {result.players} seats, "
                                      + (f"seed {result.seed}" if result.seed is not None else f"deals from {result.deals_file}"))]
     for o in range(len(result.orientations)):
         head.append(Text(f"  orientation {o}: {seating_text(result, o)}", style="dim"))
     console.print(Group(*head))
-    for t in blocks(console, lambda: deals_table(result), lambda: (deal_row(result, d) for d in deals)):
-        console.print(t)
+    n = len(result.orientations)
+    print_table(console, lambda: deals_table(result), lambda d: deal_row(result, d), deals, limit, "deals",
+                n if result.unit == "deal" else 1)
     if result.unit == "game":
-        for t in blocks(console, lambda: games_table(result), lambda: (game_row(result, g) for g in games)):
-            console.print(t)
+        print_table(console, lambda: games_table(result), lambda g: game_row(result, g), games, limit, "games", n)
     note = outright_note(result, games) if result.unit == "game" else None
     console.print(Group(totals_table(result), *([note] if note else []), margin_text(result), figures_text(result)))
-    # One line per fault and the verdict are read by scripts too: never wrapped.
+    # One line per fault and the verdict are read by scripts too: never wrapped.  Under a fault
+    # line, indented: the line the bot wrote, and the hint (once each), as `referee check` gives them.
     if result.faults:
         ft = Text("Faults:\n", style="bold red")
-        for f in result.faults:
+        given: set[str] = set()
+        for i, f in enumerate(result.faults):
             ft.append(f"  {f.bot} game {f.game + 1} deal {f.deal + 1} seat {f.seat}: {f.kind}: {f.detail}\n")
+            if f.line is not None:
+                ft.append(f"      the line: {f.line}\n", style="dim")
+            hint = hints[i] if hints is not None and i < len(hints) else None
+            if hint and hint not in given:
+                given.add(hint)
+                ft.append(f"      hint: {hint[0].upper()}{hint[1:]}.\n", style="dim")
         console.print(ft, soft_wrap=True)
     console.print(verdict_text(result), soft_wrap=True)

@@ -317,7 +317,7 @@ class MatchResult:
         for i in won_by:
             self._deals_won[i] += 1
         if not v.to_target:
-            self._played(rec.number, o, net)
+            self._played(stream_index, o, net)  # the deal's board: the same stream deal in every orientation
 
     def add_game(self, outcome: GameOutcome, game: Game, o: int, g: int, deals: int) -> None:
         """Record the outcome of game ``g`` in orientation ``o``.

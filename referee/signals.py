@@ -13,6 +13,7 @@ import signal
 import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from typing import Any
 
 import trio
 
@@ -21,7 +22,13 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 class Terminated(Exception):
-    """The run was stopped by one of :data:`STOP_SIGNALS` and cleaned up after itself."""
+    """The run was stopped by one of :data:`STOP_SIGNALS` and cleaned up after itself.
+    ``result`` is what the run had done by then, when it hands that on (a match: its result
+    so far, which the caller reports and closes)."""
+
+    def __init__(self, message: str, result: Any = None) -> None:
+        super().__init__(message)
+        self.result = result
 
 
 class Stop:
@@ -40,11 +47,12 @@ class Stop:
 
 @asynccontextmanager
 async def cancel_on_signals(on_signal: Callable[[Stop], None] | None = None, *, enabled: bool = True,
-                            raise_after: bool = False) -> AsyncIterator[Stop]:
+                            raise_after: bool = False, carry: Any = None) -> AsyncIterator[Stop]:
     """Run the body; the first of :data:`STOP_SIGNALS` cancels it (``on_signal`` is told at
     once), later ones are only counted until the body has finished cleaning up.
 
-    With ``raise_after``, leaving after a signal raises :class:`Terminated`.  Signals can be
+    With ``raise_after``, leaving after a signal raises :class:`Terminated` (its ``result``:
+    ``carry``).  Signals can be
     received only in the main thread; elsewhere (or with ``enabled`` false) the body just runs.
     """
     stop = Stop()
@@ -72,4 +80,4 @@ async def cancel_on_signals(on_signal: Callable[[Stop], None] | None = None, *, 
         finally:
             watcher.cancel_scope.cancel()
     if raise_after and stop.signal is not None:
-        raise Terminated(f"terminated by {stop.name}")
+        raise Terminated(f"terminated by {stop.name}", carry)

@@ -49,7 +49,7 @@ class Stage:
     offered: str
     wanted: Callable[[DealState, list[m.PlayOption]], bool]
     #: for a decision that may be declined: what ``referee check`` counts when the bot takes it,
-    #: and what it says, as a harmless oddity, of a bot that never did
+    #: and what it says, as information (declining is legal), of a bot that never did
     made: str | None = None
     never: str = ""
 
@@ -94,19 +94,19 @@ def _hanging_double(state: DealState, legal: list[m.PlayOption]) -> bool:
 STAGES: dict[str, tuple[Stage, ...]] = {
     "sea_kozel": (
         Stage("hundred", "6-6 for a hundred", "hundred offered", _declares("hundred"),
-              "hundred made", "it never declared one (SK-7)"),
+              "hundred made", "it led 6-6 plainly (SK-7)"),
         Stage("fish", "a fish decision", "write-off offered", _declares("write_off"),
-              "write_off made", "it never wrote one off (SK-12)"),
+              "write_off made", "it declined to write the fish off (SK-12)"),
     ),
     "mexican_train": (
         Stage("markers", "a train with a marker", "marked train offered", _marked_train, "marked train made",
-              "it never played on another seat's train (MT-4)"),
+              "it played on its own train or the Mexican (MT-4)"),
         Stage("hanging", "a hanging double", "hanging double offered", _hanging_double),
     ),
     "kolbasa": (
-        Stage("knife", "a knife", "knife offered", _places("knife"), "knife made", "it never cut with one (KB-3, KB-5)"),
+        Stage("knife", "a knife", "knife offered", _places("knife"), "knife made", "it placed the tile elsewhere (KB-3, KB-5)"),
         Stage("double", "a double to insert", "insertion offered", _places("top", "bottom"), "insertion made",
-              "it never inserted one (KB-4, KB-6)"),
+              "it placed the double at a line's end (KB-4, KB-6)"),
     ),
 }
 

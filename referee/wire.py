@@ -84,8 +84,11 @@ def legal_json(plays: list[Play]) -> list[m.PlayOption]:
 
 def turn_message(state: DealState, time_ms: int, bank_ms: int | None = None, turn_id: int | m.UnsetType = m.UNSET) -> m.Turn:
     count = state.count()
+    plays = state.legal_plays()
+    # sea_kozel's write-off decision (SK-12) carries the sides' totals it is made on
+    held = getattr(state, "held", None) if plays and plays[0] is WRITE_OFF else None
     return m.Turn(
-        legal=legal_json(state.legal_plays()),
+        legal=legal_json(plays),
         hand=hand_json(state.hands[state.turn]),
         ends=ends_json(state),
         counts=[h.bit_count() for h in state.hands],
@@ -95,6 +98,7 @@ def turn_message(state: DealState, time_ms: int, bank_ms: int | None = None, tur
         id=turn_id,
         count=m.UNSET if count is None else count,
         continuing=True if state.continuing else m.UNSET,
+        held=m.UNSET if held is None else list(held),
     )
 
 

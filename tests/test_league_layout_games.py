@@ -17,14 +17,15 @@ from tournaments.store import open_store
 pytestmark = pytest.mark.slow
 
 
-@pytest.mark.parametrize(("variant", "players"), [
-    ("osel", 2), ("telephone", 2), ("muggins", 4), ("sea_kozel", 2), ("general", 4), ("blitz", 4), ("kolbasa", 2),
-    ("mexican_train", 2), ("mexican_train", 4),
+@pytest.mark.parametrize(("variant", "players", "length"), [
+    ("osel", 2, "games = 1"), ("telephone", 2, "games = 1"), ("muggins", 4, "games = 1"), ("sea_kozel", 2, "games = 1"),
+    ("general", 4, "games = 1"), ("blitz", 4, "games = 1"), ("kolbasa", 2, "games = 1"),
+    ("mexican_train", 2, "deals = 7"), ("mexican_train", 4, "deals = 7"),  # seven rounds, always
+    ("mexican_train", 2, "games = 2"),  # two seven-round games per orientation
 ])
-def test_a_league_of_a_layout_game_stores_every_match_with_a_log_that_verifies(tmp_path, variant, players):
+def test_a_league_of_a_layout_game_stores_every_match_with_a_log_that_verifies(tmp_path, variant, players, length):
     bots = "".join(f'[[bot]]\nname = "{name}"\ncommand = "{BOTS / script}"\n'
                    for name, script in (("greedy", "greedy_bot.py"), ("first", "first_bot.py"), ("random", "random_bot.py 5")))
-    length = "deals = 7" if variant == "mexican_train" else "games = 1"  # seven rounds, always
     text = (f'seed = 3\n[game]\nvariant = "{variant}"\nplayers = {players}\n{length}\n'
             f'[clock]\nstartup = 30.0\nmove = 10.0\n{bots}')
     path = write_league(tmp_path, text)
@@ -41,3 +42,5 @@ def test_a_league_of_a_layout_game_stores_every_match_with_a_log_that_verifies(t
         verify = subprocess.run([sys.executable, "-m", "referee", "verify", str(league.db_path.parent / row.log)],
                                 capture_output=True, text=True, timeout=HANG, stdin=subprocess.DEVNULL, check=False)
         assert verify.returncode == 0, verify.stdout + verify.stderr
+        if length == "games = 2":
+            assert "consistent: 4 games, 28 deals" in verify.stdout

@@ -238,7 +238,7 @@ def one_line_error(res, code: int, *needles: str) -> None:
     [
         (["--variant", "poker"], ["unknown variant 'poker'", "sport"]),
         (["--variant", "sport", "--deals", "10"], ["multiple of 4", "10"]),
-        (["--variant", "sport", "--games", "2"], ["--deals"]),
+        (["--variant", "sport", "--games", "0"], ["--games", "at least 1"]),
         (["--variant", "kozel", "--deals", "4"], ["--games"]),
         (["--variant", "kozel", "-o", "rule13=sometimes"], ["rule13", "drop | hang | remember"]),
         (["--variant", "kozel", "-o", "colour=red"], ["no option 'colour'"]),
@@ -276,6 +276,30 @@ def test_a_bad_deal_file_is_refused_naming_the_line(tmp_path, monkeypatch):
     one_line_error(run("match", GREEDY, FIRST, "--deals-file", str(path), "--deals", "4"), X.USAGE, "holds 2 deals")
     logs = tmp_path / "referee-logs"
     assert not logs.exists() or not list(logs.iterdir()), "a match refused before it began left an empty log behind"
+
+
+def test_a_deal_file_without_deals_plays_all_its_deals(tmp_path):
+    """``--deals-file`` alone plays the file (it once wanted the default --deals 12 of an 8-deal
+    file, "though no --deals was typed"); a count the game refuses says what would play."""
+    path = tmp_path / "deals.jsonl"
+    assert run("deals", "generate", "--variant", "sport", "--seed", "3", "--count", "10", "--output", str(path)).exit_code == 0
+    one_line_error(run("match", GREEDY, FIRST, "--deals-file", str(path)), X.USAGE,
+                   "the deal file holds 10 deals, and sport plays a multiple of 4 deals", "give --deals 8 to play its first 8")
+    eight = tmp_path / "eight.jsonl"
+    eight.write_text("".join(path.read_text().splitlines(keepends=True)[:8]))
+    result, log, _ = match(tmp_path, GREEDY, FIRST, "--deals-file", str(eight))
+    assert result["deals_per_game"] == 8 and len(result["deals"]) == 16 and result["seed"] is None
+    assert verify(log).deals == 16
+    one_line_error(run("match", GREEDY, FIRST, "--deals-file", str(eight), "--deals", "12"), X.USAGE,
+                   "the deal file holds 8 deals; the match plays 12 (--deals 12)")
+
+
+def test_a_fixed_deal_game_plays_several_games_each_from_its_own_deals(tmp_path):
+    result, log, _ = match(tmp_path, GREEDY, FIRST, "--deals", "4", "--games", "2", "--seed", "9")
+    assert result["games"] == 2 and len(result["deals"]) == 16 and len(result["game_results"]) == 4
+    assert {(d["game"], d["deal"], d["stream"]) for d in result["deals"]} == {(g, k, 4 * g + k) for g in range(2) for k in range(4)}
+    assert result["margin"]["greedy_bot"]["paired"]["n"] == 8
+    assert verify(log).games == 4
 
 
 def test_a_bot_that_cannot_start_exits_3_with_its_stderr(tmp_path):
@@ -392,6 +416,52 @@ def test_bot_text_that_looks_like_markup_is_printed_as_written(tmp_path):
     assert "A = [/INFO], B = [perlbot]" in res.stdout
     assert "\n[/INFO] " in res.stdout and "\n[perlbot] " in res.stdout  # the totals table
     assert verdict_text(msgspec.convert(json.loads((tmp_path / "r.json").read_text()), MatchSummary)).plain in res.stdout
+
+
+def test_a_fault_in_play_shows_the_line_and_a_hint(tmp_path):
+    """As ``referee check`` does: under each fault line the line the bot wrote, and the hint once."""
+    res = run("match", f"{FLAWED} illegal", FIRST, "--variant", "block", "--players", "2", "--log", str(tmp_path / "m.jsonl"))
+    assert res.exit_code == X.OK, res.output
+    faults = res.stdout.partition("Faults:\n")[2].partition("\n\n")[0].splitlines()
+    assert faults[0].startswith("  flawed game 1 deal ") and ": illegal: " in faults[0]
+    assert faults[1] == '      the line: {"type": "play", "tile": ' + faults[1].partition('"tile": ')[2]
+    assert faults[2] == "      hint: Any entry of turn.legal, copied as it is, is a legal answer."
+    assert sum(line.startswith("      hint: ") for line in faults) == 1
+    res = run("match", f"{FLAWED} debug_print", FIRST, "--variant", "block", "--players", "2", "--log", str(tmp_path / "d.jsonl"))
+    assert "      the line: my hand: [[" in res.stdout and "hint: Standard output is for protocol lines only" in res.stdout
+
+
+@pytest.mark.parametrize(("name", "shown"), [("x" * 5000, "… (5,000 characters)"), ("", "''"), ("a\nb", "'a\\nb'"), ("   ", "'   '")])
+def test_a_name_that_cannot_be_a_name_is_refused_before_anything_starts(tmp_path, name, shown):
+    """A 5,000-character --name was reported as "a bot could not be started" (its stderr file's
+    name was too long); an empty one printed "No winner:  is ahead"."""
+    res = run("match", GREEDY, FIRST, "--name", name, "--name", "b", "--log", str(tmp_path / "m.jsonl"))
+    one_line_error(res, X.USAGE, "--name ", shown, "a bot's name is 1 to 64 printable characters")
+    assert not (tmp_path / "m.jsonl").exists()
+    result, _, _ = match(tmp_path, GREEDY, FIRST, "--deals", "4", "--name", "n" * 64, "--name", "[b]")
+    assert [b["name"] for b in result["bots"]] == ["n" * 64, "[b]"]
+
+
+def test_a_folder_where_a_file_belongs_is_called_a_folder(tmp_path):
+    for args in (["replay", str(tmp_path)], ["verify", str(tmp_path)]):
+        one_line_error(run(*args), X.USAGE, f"{tmp_path} is a folder; give a match log")
+    one_line_error(run("report", str(tmp_path), "-O", str(tmp_path / "site")), X.USAGE, f"{tmp_path} is a folder")
+    one_line_error(run("deals", "show", str(tmp_path)), X.USAGE, f"deal file {tmp_path} is a folder")
+    one_line_error(run("match", GREEDY, FIRST, "--deals-file", str(tmp_path)), X.USAGE, f"deal file {tmp_path} is a folder")
+
+
+def test_replay_names_a_missing_or_mistyped_field_in_words(tmp_path):
+    _, log, _ = match(tmp_path, GREEDY, FIRST, "--deals", "4")
+    header = log.read_text().splitlines()[0]
+    missing = tmp_path / "missing.jsonl"
+    missing.write_text(header + '\n{"k": "game"}\n')
+    one_line_error(run("replay", str(missing)), X.USAGE, "cannot replay", "is not a match log as `referee match` writes it",
+                   "a record has no 'game' field")
+    typed = tmp_path / "typed.jsonl"
+    typed.write_text(json.dumps({**json.loads(header), "bots": 7}) + "\n" + "\n".join(log.read_text().splitlines()[1:40]) + "\n")
+    res = run("replay", str(typed))
+    one_line_error(res, X.USAGE, "a record has a field of the wrong type")
+    assert "object is not" not in res.output
 
 
 def test_every_bot_is_named_from_its_command(tmp_path):

@@ -67,6 +67,39 @@ def test_a_deal_file_is_played_in_every_orientation(tmp_path):
     assert verify(log).plays > 0
 
 
+def test_games_play_seven_round_games_from_the_deal_stream_and_verify(tmp_path):
+    """``--games 3``: three seven-round games in each orientation, game g from stream deals
+    7g … 7g+6, each round its own pair, so the match can become significant; the log verifies
+    and replays, and the same match again gives the same log."""
+    result, log = match(tmp_path, RANDOM, GREEDY, "--players", "2", "--seed", "4", "--games", "3", name="a")
+    _, again = match(tmp_path, RANDOM, GREEDY, "--players", "2", "--seed", "4", "--games", "3", name="b")
+    assert [strip_timings(r) for _, r in read_log(log)] == [strip_timings(r) for _, r in read_log(again)]
+    assert result["games"] == 3 and result["deals_per_game"] == 7 and result["unit"] == "deal"
+    deals = result["deals"]
+    assert len(deals) == 3 * 7 * 2
+    for d in deals:
+        assert d["stream"] == 7 * d["game"] + d["deal"] and d["lead_tile"] == f"{6 - d['deal']}-{6 - d['deal']}"
+    assert sorted((g["game"], g["orientation"]) for g in result["game_results"]) == [(g, o) for g in range(3) for o in range(2)]
+    assert result["margin"]["random_bot"]["paired"]["n"] == 21  # a pair per round
+    assert verify(log).games == 6
+    res = run("verify", str(log))
+    assert res.exit_code == 0 and "consistent: 6 games, 42 deals" in res.output
+    text = run("replay", str(log), "--game", "3", "--deal", "7").output
+    assert "== game 3, orientation 0, deal 7 (stream 20)" in text and "station [0|0]" in text
+
+
+def test_a_deal_file_of_two_games_is_played_whole_without_deals_or_games(tmp_path):
+    deals = tmp_path / "deals.jsonl"
+    assert run("deals", "generate", "--variant", "mexican_train", "--players", "2", "--seed", "5", "--count", "14",
+               "--output", str(deals)).exit_code == 0
+    result, log = match(tmp_path, RANDOM, GREEDY, "--players", "2", "--deals-file", str(deals))
+    assert result["games"] == 2 and len(result["deals"]) == 28 and {d["stream"] for d in result["deals"]} == set(range(14))
+    assert verify(log).deals == 28
+    res = run("match", RANDOM, GREEDY, "--variant", "mexican_train", "--players", "2", "--deals-file", str(deals), "--games", "3",
+              "--log", str(tmp_path / "x.jsonl"))
+    assert res.exit_code == 2 and "the deal file holds 14 deals; the match plays 21 (3 games of 7 deals)" in res.output
+
+
 def _bad_files(tmp_path: Path) -> dict[str, tuple[Path, str]]:
     deals = tmp_path / "good.jsonl"
     assert run("deals", "generate", "--variant", "mexican_train", "--players", "3", "--count", "7", "--output", str(deals)).exit_code == 0
@@ -90,7 +123,7 @@ def _bad_files(tmp_path: Path) -> dict[str, tuple[Path, str]]:
     k = next(i for i, t in enumerate(d["bazaar"]) if t[0] != t[2])
     d["bazaar"][k] = "6-6"  # the station listed, a plain tile missing instead
     bad("other_missing", json.dumps(d), lines[1:], "line 1: the deal must list every tile but one double, the station; missing:")
-    bad("too_few", lines[0], lines[1:5], "the deal file holds 5 deals; --deals 7 needs that many")
+    bad("too_few", lines[0], lines[1:5], "the deal file holds 5 deals, and mexican_train is always 7 rounds (6-6 down to 0-0), not 5")
     return out
 
 
@@ -106,7 +139,8 @@ def test_a_bad_deal_file_is_a_one_line_error(tmp_path, name):
 @pytest.mark.parametrize("args, expected", [
     (["--players", "3", RANDOM, GREEDY], "mexican_train with 3 players takes 3 bots, not 2"),
     (["--deals", "3", RANDOM, GREEDY], "mexican_train is always 7 rounds (6-6 down to 0-0), not 3"),
-    (["--games", "2", RANDOM, GREEDY], "--games: mexican_train plays a fixed number of deals; give --deals, not games"),
+    (["--deals", "14", RANDOM, GREEDY], "mexican_train is always 7 rounds (6-6 down to 0-0), not 14; for 14 deals, give --games 2 (7 deals each)"),
+    (["--games", "0", RANDOM, GREEDY], "--games: must be at least 1"),
     (["--players", "5", RANDOM, GREEDY], "players"),
 ])
 def test_a_match_of_another_shape_is_a_one_line_error(tmp_path, args, expected):
@@ -209,7 +243,7 @@ def test_report_reads_a_four_player_log_naming_the_trains(tmp_path):
     """The web report's documents (replay.js does not draw trains yet) name each play's train,
     the Mexican (train index 4) included, and the station as nobody's tile."""
     _, log = match(tmp_path, RANDOM, GREEDY, FIRST, RANDOM2, "--players", "4", "--seed", "4")
-    res = run("report", str(log), "-o", str(tmp_path / "site"))
+    res = run("report", str(log), "-O", str(tmp_path / "site"))
     assert res.exit_code == 0, res.output
     doc = json.loads((tmp_path / "site" / "g1-o0-d1.json").read_text())
     steps = doc["steps"]

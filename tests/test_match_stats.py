@@ -63,7 +63,8 @@ def test_three_bots_print_the_ranking_rule_and_rank_by_margin(tmp_path):
 
 def test_sprt_stops_the_match_cleanly_and_the_log_verifies(tmp_path):
     budget = 100
-    result, log, res = match(tmp_path, GREEDY, RANDOM, "--deals", str(budget), "--sprt", "margin0=0", "margin1=3", "alpha=0.05", "beta=0.05")
+    result, log, res = match(tmp_path, GREEDY, RANDOM, "--deals", str(budget), "--sprt", "margin0=0", "margin1=3", "alpha=0.05", "beta=0.05",
+                             "--live")
     state = result["sprt"]
     assert result["stopped_by"] == "sprt" and state["decision"] == "H1"
     assert state["test"] == {"kind": "margin", "h0": 0.0, "h1": 3.0, "alpha": 0.05, "beta": 0.05, "min_pairs": MIN_PAIRS}
@@ -83,10 +84,11 @@ def test_sprt_stops_the_match_cleanly_and_the_log_verifies(tmp_path):
     assert verify(log).stopped == f"stopped by the SPRT after {pairs} pairs: H1 accepted (LLR {stop['llr']:+.3f})"
     checked = run("verify", str(log))
     assert checked.exit_code == 0 and f"stopped by the SPRT after {pairs} pairs: H1 accepted" in " ".join(checked.output.split())
-    text = " ".join(res.output.split())
-    assert "after 1 pair: continue" in text
-    for n in range(2, pairs + 1):
-        assert f"after {n} pairs:" in text  # the LLR and its bounds after every pair
+    live = " ".join(res.stderr.split())
+    for n in range(1, pairs + 1):  # the running score: the LLR and its bounds after every pair
+        assert re.search(rf"after {n} pairs?: .*?; LLR [+-]\d+\.\d\d \(-2\.94, \+2\.94\)", live), n
+    assert f"LLR {state['llr']:+.2f} (-2.94, +2.94): H1 accepted" in live
+    text = " ".join(res.stdout.split())
     assert "LLR" in text and "(-2.944, +2.944)" in text and f"Stopped by the SPRT after {pairs} pairs" in text
 
 

@@ -200,3 +200,62 @@ def test_the_check_example_counts_the_games_check_plays(tmp_path):
     protocol_says(f"`{verdict}`")
     games = verdict.split()[1]
     protocol_says(f"referee check mybot: {games} games, 4 deals in each seating")
+
+
+def _turns_and_events(monkeypatch, tmp_path, vid: str, players: int, seeds: range) -> list[dict]:
+    """Every message every bot received in seeded games of ``vid`` played through the table."""
+    seen: list[dict] = []
+    for seed in seeds:
+        for bot in play_recorded(monkeypatch, tmp_path / f"{vid}-{seed}", vid, players, {}, None, seed):
+            seen += messages(bot)
+    return seen
+
+
+@pytest.mark.parametrize(("vid", "stop"), [("sea_kozel", True), ("general", True), ("blitz", False)])
+def test_continuing_and_stop_are_sent_in_the_games_the_tables_name(monkeypatch, tmp_path, vid, stop):
+    protocol_says("| `continuing` | true | osel, sea_kozel, general and blitz: present when you are going on with a turn you began",
+                  "| `stop` | true | optional, osel, sea_kozel and general, where `turn.legal` offers it")
+    turns = [x for x in _turns_and_events(monkeypatch, tmp_path, vid, 4, range(1, 9)) if x["type"] == "turn"]
+    going_on = [t for t in turns if t.get("continuing")]
+    assert going_on, f"no turn going on in {len(turns)} turns of {vid}"
+    stops = [t for t in turns if any(o.get("stop") for o in t["legal"])]
+    assert bool(stops) == stop
+    assert all(t.get("continuing") for t in stops)  # a stop ends a turn that is going on
+
+
+def test_placed_says_closed_for_a_double_laid_closed(monkeypatch, tmp_path):
+    protocol_says("| `closed` | true | osel only: present when the double was laid closed")
+    seen = _turns_and_events(monkeypatch, tmp_path, "osel", 4, range(1, 9))
+    closed = [x for x in seen if x["type"] == "placed" and x.get("closed")]
+    assert closed and all(x["closed"] is True and x["tile"][0] == x["tile"][1] for x in closed)
+    assert all("closed" not in x for x in seen if x["type"] == "placed" and x not in closed)
+
+
+def test_only_the_write_off_decision_carries_held(monkeypatch, tmp_path):
+    protocol_says("That turn's `held` gives each side's total, by side, as the rules count the hands")
+    turns = [x for x in _turns_and_events(monkeypatch, tmp_path, "sea_kozel", 2, range(1, 13)) if x["type"] == "turn"]
+    decisions = [t for t in turns if t["legal"][0].get("declare") == "write_off"]
+    assert decisions, "no write-off decision in these games"
+    assert all(len(t["held"]) == 2 for t in decisions)
+    assert all("held" not in t for t in turns if t not in decisions)
+
+
+def test_two_bots_at_four_seats_of_individuals_alternate_and_each_seat_plays_for_itself(tmp_path):
+    protocol_says("bot A in seats 0 and 2, bot B in 1 and 3, then the same deals again with A and B swapped",
+                  "Each seat plays for itself (`deal.side` is your seat, `deal.partner` is null")
+    log, out = tmp_path / "m.jsonl", tmp_path / "r.json"
+    greedy = str(ROOT / "sample_bots" / "greedy_bot.py")
+    res = CliRunner().invoke(app, ["match", greedy, FIRST, "--variant", "muggins", "--players", "4", "--log", str(log),
+                                   "--json", str(out)])
+    assert res.exit_code == X.OK, res.output
+    result = json.loads(out.read_text())
+    assert result["orientations"] == [[0, 1, 0, 1], [1, 0, 1, 0]]
+    deals = [msg for _, r in read_log(log) if r["k"] == "out" for msg in r["msgs"] if msg["type"] == "deal"]
+    assert {msg["seat"] for msg in deals} == {0, 1, 2, 3}
+    assert all(msg["side"] == msg["seat"] and msg["partner"] is None and len(msg["scores"]) == 4 for msg in deals)
+    hellos = {r["bot"] for _, r in read_log(log) if r["k"] == "hello"}
+    assert {"greedy_bot", "greedy_bot#1", "first_bot", "first_bot#1"} <= hellos  # a process per seat
+    # the bot's points are its two seats' together
+    for d in result["deals"]:
+        seating = result["orientations"][d["orientation"]]
+        assert d["points"] == [sum(w for s, w in enumerate(d["wrote"]) if seating[s] == b) for b in range(2)]

@@ -95,3 +95,70 @@ def test_the_python_bot_library_answers_with_the_declaration():
     state = bot.run(lambda turn, state: turn.legal[0], "lib", infile=io.BytesIO(hello + m.encode_line(start) + m.encode_line(m.MatchEnd())),
                     outfile=io.BytesIO())
     assert state.special == special
+
+
+# -- the write-off decision carries the sides' totals (SK-2, SK-12) ------------------------------
+
+
+def _lone_double_reading(hand: int) -> int:
+    """A hand's value read straight from SK-2: only 0-0 is 25, only 6-6 50, both 75, else pips."""
+    from referee.engine.tiles import DOUBLE, PIPS, bits
+
+    tiles = set(bits(hand))
+    lone = {frozenset({DOUBLE[0]}): 25, frozenset({DOUBLE[6]}): 50, frozenset({DOUBLE[0], DOUBLE[6]}): 75}
+    return lone.get(frozenset(tiles), sum(PIPS[t] for t in tiles))
+
+
+def write_off_decisions(players: int, seeds: range):
+    """Every write-off decision of sea_kozel games played with seeded random moves: the seed,
+    the deal's state, the game and the turn the fisherman is sent."""
+    import random
+
+    for seed in seeds:
+        game = variant("sea_kozel").new_game(players)
+        rng = random.Random(seed)
+        index = 0
+        while game.outcome() is None and index < 40:
+            state = game.start(deal_from_seed(seed, index, game.shape))
+            index += 1
+            if state is None:
+                continue
+            while state.to_move() != TERMINAL:
+                legal = state.legal_plays()
+                turn = turn_message(state, 5000, None, 1)
+                if legal[0].declare == "write_off":
+                    yield seed, state, game, turn
+                else:
+                    assert turn.held is m.UNSET  # only the write-off decision carries it
+                state.apply(rng.choice(legal))
+            game.finish(state)
+
+
+def test_the_write_off_offer_carries_each_sides_total_as_the_rules_count_it():
+    """A lone 0-0 counts 25 (a bot that counted its pips saw 0 and thought it had no fish to write
+    off): ``turn.held`` gives each side's total as SK-2 counts it, and the offer comes exactly when
+    the fisherman's side holds the more and 25 or more (SK-12)."""
+    lone_zero = 0
+    seen = 0
+    for players in (2, 4):
+        for _, state, game, turn in write_off_decisions(players, range(1, 60)):
+            seen += 1
+            reading = [sum(_lone_double_reading(state.hands[s]) for s in seats) for seats in game.sides]
+            assert turn.held == reading
+            mine = game.side_of[state.turn]
+            assert reading[mine] > reading[1 - mine] and reading[mine] >= 25
+            assert [o.declare for o in turn.legal] == ["write_off", "decline"]
+            if players == 2 and turn.hand == [(0, 0)]:
+                lone_zero += 1
+                assert reading[mine] == 25  # its pips are 0
+    assert seen > 20 and lone_zero >= 1
+
+
+def test_protocol_md_write_off_turn_matches_the_wire():
+    """PROTOCOL.md's example of the write-off turn: the first seed whose fisherman holds only 0-0."""
+    found = next(((seed, state, turn) for seed, state, _, turn in write_off_decisions(2, range(1, 200)) if turn.hand == [(0, 0)]), None)
+    assert found is not None, "no fisherman holding only 0-0"
+    seed, state, turn = found
+    line = m.encode_line(turn).decode().strip()
+    assert turn.held is not m.UNSET and turn.held[state.turn] == 25  # the pips of its hand: 0
+    assert transcript_block("sea-kozel-write-off") == [f"< {line}"], f"seed {seed}: < {line}"

@@ -122,7 +122,7 @@ def run(
     db: DbOpt = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No live display; only the summary line.")] = False,
     report_dir: Annotated[Path | None, typer.Option("--report", help="Keep a web report in this folder (see `referee report`), refreshed after each finished match; its league page reloads itself.")] = None,
-    cluster: Annotated[str | None, typer.Option("--cluster", help="Play the matches on a Dask cluster: a scheduler address (tcp://host:8786) or local:N for N worker processes here. Needs pip install 'referee[cluster]'.", show_default=False)] = None,
+    cluster: Annotated[str | None, typer.Option("--cluster", help="Play the matches on a Dask cluster: a scheduler address (tcp://host:8786) or local:N for N worker processes here. Needs pip install 'referee\\[cluster]'.", show_default=False)] = None,
     retry: Annotated[bool, typer.Option("--retry", help="Also play the pairings given up after 3 matches cut short in a row (crashed, hung or stopped).")] = False,
 ) -> None:
     """Play every pairing not yet finished; interrupted runs continue where they stopped."""

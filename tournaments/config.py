@@ -143,7 +143,8 @@ class League:
         return [pair(names[i], names[j]) for j in range(len(names)) for i in range(j)]
 
     def describe(self) -> str:
-        amount = f"{self.deals} deals" if self.deals is not None else f"{self.games} game{'s' if self.games != 1 else ''}"
+        games = f"{self.games} game{'s' if self.games != 1 else ''}"
+        amount = games if self.deals is None else f"{self.deals} deals" if self.games is None else f"{games} of {self.deals} deals"
         sched = "round robin" if self.schedule == ROUND_ROBIN else f"gauntlet of {self.gauntlet}"
         text = f"{self.variant.id}, {self.players} players, {amount} per orientation, seed {self.seed}, {sched}, {len(self.bots)} bots"
         unsandboxed = [b.name for b in self.bots if not b.sandbox]

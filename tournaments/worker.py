@@ -94,7 +94,7 @@ def build_spec(job: dict[str, Any]) -> MatchSpec:
 
 def total_units(spec: MatchSpec) -> int:
     n = len(orientations(spec.variant, spec.players, spec.options, len(spec.bots)))
-    per_orientation = (spec.games or 1) if spec.variant.to_target else (spec.deals or 0)
+    per_orientation = (spec.games or 1) if spec.variant.to_target else (spec.deals or 0) * (spec.games or 1)
     return n * per_orientation
 
 

@@ -10,7 +10,7 @@ Both classes are :class:`~.line.LineDeal` (one line, two ends, the draws, passes
   sea_kozel's extras ride on it: the leader may be offered 6-6 led *for a hundred*
   (:data:`~.line.HUNDRED`, SK-7) beside leading it plainly, the fisherman is the last player who
   laid a non-double (TURN-10), and a fish the game lets be written off (``write_off(state)``
-  answers True) is not over yet: the fisherman answers :data:`~.line.WRITE_OFF` or
+  answers with each side's total, :attr:`held`) is not over yet: the fisherman answers :data:`~.line.WRITE_OFF` or
   :data:`~.line.DECLINE` (SK-12), recorded as a :class:`~.line.Declared` event, and only then is
   :attr:`end` set.  :attr:`last_turn` holds the tiles of the turn that went out (TURN-3: they all
   count for bald, the 6-6 rule and generals).
@@ -56,13 +56,16 @@ class DoublesDeal(LineDeal):
     ``hundred``: the leader may lead 6-6 for a hundred (the game has checked SK-7).
     ``nondouble_fisherman``: the fisherman is the last player who laid a non-double (TURN-10,
     sea_kozel); otherwise the last placer (§5).  ``write_off(state)``: asked at a fish, before
-    :attr:`end` is set, whether the fisherman decides to write it off or decline (SK-12).
+    :attr:`end` is set, whether the fisherman decides to write it off or decline (SK-12): each
+    side's total as the game counts the hands (kept in :attr:`held` for the fisherman, who
+    decides on them), or ``None`` when the fish is not his to decide.
     """
 
     __slots__ = (
         "continuing",
         "deciding",
         "declared",
+        "held",
         "hundred",
         "hundred_declared",
         "last_turn",
@@ -83,7 +86,7 @@ class DoublesDeal(LineDeal):
         keep: int = 0,
         hundred: bool = False,
         nondouble_fisherman: bool = False,
-        write_off: Callable[[DoublesDeal], bool] | None = None,
+        write_off: Callable[[DoublesDeal], tuple[int, ...] | None] | None = None,
     ) -> None:
         self.continuing = False
         self.pair_end = -1  # TURN-2: the end the second double may go on
@@ -94,6 +97,7 @@ class DoublesDeal(LineDeal):
         self.nondouble_placer = -1
         self.write_off = write_off
         self.deciding = False  # the fisherman owes write_off or decline
+        self.held: tuple[int, ...] | None = None  # each side's total at a fish he decides on
         self.turn_tiles: list[Tile] = []
         self.last_turn: tuple[Tile, ...] = ()
         super().__init__(deal, leader=leader, lead_tile=lead_tile, draw=draw, keep=keep)
@@ -219,7 +223,9 @@ class DoublesDeal(LineDeal):
     def _fish(self) -> None:
         if self.nondouble_fisherman and self.nondouble_placer >= 0:
             self.last_placer = self.nondouble_placer  # TURN-10
-        if self.write_off is not None and self.write_off(self):
+        held = self.write_off(self) if self.write_off is not None else None
+        if held is not None:
+            self.held = held
             self.deciding = True
             self.turn = self.last_placer
             return

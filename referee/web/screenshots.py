@@ -43,7 +43,7 @@ def build(site: Path, work: Path) -> None:
         log = work / f"{game}.jsonl"
         subprocess.run([sys.executable, "-m", "referee", "match", str(SAMPLES / "greedy_bot.py"), str(SAMPLES / "random_bot.py"),
                         "--variant", game, "--env", "BOT_SEED=7", "--log", str(log), "-q"], check=True, stdout=subprocess.DEVNULL)
-        subprocess.run([sys.executable, "-m", "referee", "report", str(log), "-o", str(site / game)], check=True,
+        subprocess.run([sys.executable, "-m", "referee", "report", str(log), "-O", str(site / game)], check=True,
                        stdout=subprocess.DEVNULL)
 
 

@@ -131,13 +131,14 @@ class SeaKozel(Game):
         return DoublesDeal(deal, leader=leader, lead_tile=lead_tile, draw=draw, keep=keep, hundred=hundred,
                            nondouble_fisherman=True, write_off=self._may_write_off)
 
-    def _may_write_off(self, state: DoublesDeal) -> bool:
-        """SK-12: a fish with F > O and F ≥ 25 (never inside eggs deals, SK-14)."""
+    def _may_write_off(self, state: DoublesDeal) -> tuple[int, ...] | None:
+        """SK-12: a fish with F > O and F ≥ 25 (never inside eggs deals, SK-14) is the
+        fisherman's to decide: each side's total then (lone doubles counted, SK-2), else None."""
         if self.pending is not None and self.pending[0] == EGGS:
-            return False
+            return None
         f = self.side_of[state.last_placer]
         sides = self.side_values([self.hand_value(h) for h in state.hands])
-        return sides[f] > sides[1 - f] and sides[f] >= WORTH
+        return tuple(sides) if sides[f] > sides[1 - f] and sides[f] >= WORTH else None
 
     # -- scoring -------------------------------------------------------------------------
 
