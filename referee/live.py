@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 
 from referee.results import MatchResult
+from referee.stats import signed
 
 
 def _pairs(n: int) -> str:
@@ -19,7 +20,7 @@ def _pairs(n: int) -> str:
 
 
 def _margin(mean: float, half: float, digits: int) -> str:
-    return f"{mean:+.{digits}f}" + (f" ± {half:.{digits}f}" if math.isfinite(half) else "")
+    return signed(mean, digits) + (f" ± {half:.{digits}f}" if math.isfinite(half) else "")
 
 
 def score_line(result: MatchResult) -> str:
@@ -46,5 +47,6 @@ def score_line(result: MatchResult) -> str:
         line = f"After {_pairs(n)}, margin per {unit} against the field ({level}): " + " · ".join(parts)
     if result.sprt is not None:
         s = result.sprt
-        line += f"; LLR {s.llr:+.2f} ({s.lower:+.2f}, {s.upper:+.2f})" + (f": {s.decision} accepted" if s.decision else "")
+        line += f"; LLR {signed(s.llr, 2)} ({signed(s.lower, 2)}, {signed(s.upper, 2)})" + (
+            f": {s.decision} accepted" if s.decision else f" (no decision before {s.test.min_pairs} pairs)" if s.pairs < s.test.min_pairs else "")
     return line

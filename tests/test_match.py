@@ -455,13 +455,15 @@ def test_replay_names_a_missing_or_mistyped_field_in_words(tmp_path):
     header = log.read_text().splitlines()[0]
     missing = tmp_path / "missing.jsonl"
     missing.write_text(header + '\n{"k": "game"}\n')
-    one_line_error(run("replay", str(missing)), X.USAGE, "cannot replay", "is not a match log as `referee match` writes it",
-                   "a record has no 'game' field")
+    one_line_error(run("replay", str(missing)), X.USAGE, "cannot replay", "line 2 is not a 'game' record of a match log",
+                   "missing required field `game`")
     typed = tmp_path / "typed.jsonl"
     typed.write_text(json.dumps({**json.loads(header), "bots": 7}) + "\n" + "\n".join(log.read_text().splitlines()[1:40]) + "\n")
     res = run("replay", str(typed))
-    one_line_error(res, X.USAGE, "a record has a field of the wrong type")
+    one_line_error(res, X.USAGE, "line 1 is not a 'match' record", "Expected `array`, got `int` - at `$.bots`")
     assert "object is not" not in res.output
+    for command in (["verify", str(typed)], ["report", str(typed), "-O", str(tmp_path / "site")]):  # the same line from each
+        one_line_error(run(*command), X.USAGE, "line 1 is not a 'match' record", "at `$.bots`")
 
 
 def test_every_bot_is_named_from_its_command(tmp_path):

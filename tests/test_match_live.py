@@ -15,10 +15,10 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import read_log
 from test_match import FIRST, GREEDY, RANDOM, run
 
 from referee import exitcodes as X
-from referee.log import read_log
 
 SCORE = re.compile(r"Score of greedy_bot vs random_bot after (\d+) pairs?: ([+-]\d+\.\d\d)(?: ± (\d+\.\d\d))? per deal")
 
@@ -59,10 +59,10 @@ def test_three_bots_see_each_margin_against_the_field(tmp_path):
 
 
 def test_the_running_score_shows_the_sprt(tmp_path):
-    res = run("match", GREEDY, RANDOM, "--deals", "4", "--sprt", "elo0=0 elo1=5", "--live", "--log", str(tmp_path / "m.jsonl"))
+    res = run("match", GREEDY, RANDOM, "--deals", "4", "--sprt", "elo0=0 elo1=5 min_pairs=2", "--live", "--log", str(tmp_path / "m.jsonl"))
     assert res.exit_code == 0, res.output
     for n in (1, 2, 3):
-        assert re.search(rf"after {n} pairs?: .*; LLR [+-]\d\.\d\d \(-2\.94, \+2\.94\)", res.stderr), res.stderr
+        assert re.search(rf"after {n} pairs?: .*; LLR [+-]?\d\.\d\d \(-2\.94, \+2\.94\)", res.stderr), res.stderr
 
 
 def test_on_a_terminal_the_running_score_is_shown_and_q_silences_it(tmp_path):
@@ -120,7 +120,7 @@ def test_a_stopped_match_prints_and_writes_the_result_of_its_finished_pairs(tmp_
     try:
         _wait_for_deals(log, proc, 50)  # past the 40 rows a deals table shows whole
         bots = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True, check=False).stdout.split()
-        assert len(bots) == 4
+        assert len(bots) == 8  # two seats of a pair, in each of two seatings, for each bot
         for name in sig.split("+"):
             proc.send_signal(getattr(signal, name))
         stdout, stderr = proc.communicate(timeout=60)

@@ -116,11 +116,12 @@ def test_the_sprt_plays_its_minimum_of_pairs_though_the_llr_crosses_a_bound_soon
 
 
 def test_the_report_says_when_the_minimum_holds_the_decision_back(tmp_path):
-    _, _, res = match(tmp_path, GREEDY, RANDOM, "--deals", "4", "--sprt", "margin0=0 margin1=5 min_pairs=4")
-    text = " ".join(res.output.split())
-    for n in (1, 2, 3):
-        assert f"after {n} pair{'s' if n > 1 else ''}: continue (no decision before 4 pairs)" in text
-    assert "min_pairs=4" in text and "after 4 pairs: continue (no decision" not in text
+    _, _, res = match(tmp_path, GREEDY, RANDOM, "--deals", "4", "--sprt", "margin0=0 margin1=5 min_pairs=4", "--live")
+    live = " ".join(res.stderr.split())
+    for n in (1, 2, 3):  # the running score, after each pair
+        assert re.search(rf"after {n} pairs?: [^;]*; LLR [+-]?\d\.\d\d \([^)]*\) \(no decision before 4 pairs\)", live), live
+    assert not re.search(r"after 4 pairs: [^;]*; LLR [^(]*\([^)]*\) \(no decision", live)
+    assert "min_pairs=4" in " ".join(res.stdout.split())
 
 
 def test_a_budget_below_the_minimum_is_refused():

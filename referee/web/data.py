@@ -292,7 +292,7 @@ def read_match(log: Path) -> MatchData:
         raise NotALog(f"{log}: {exc.strerror or exc}") from None
     except (Broken, RulesError) as exc:
         if reader.header is None:
-            raise NotALog(f"{log} is not a match log: {exc}") from None
+            raise NotALog(str(exc)) from None  # it names the file and the line
         problem = str(exc)
     header = reader.header
     assert header is not None
