@@ -41,7 +41,7 @@ def test_the_running_score_counts_pairs_won_level_and_lost(tmp_path):
     res = run("match", FIRST, FIRST, "--deals", "4", "--live", "--log", str(tmp_path / "m.jsonl"))
     assert res.exit_code == 0, res.output
     # the same deterministic bot on both sides: every pair is level
-    assert "Score of first_bot vs first_bot_2 after 4 pairs: +0.00 ± 0.00 per deal (95%), pairs won 0, level 4, lost 0" in res.stderr
+    assert "Score of first_bot vs first_bot_2 after 4 pairs: 0.00 ± 0.00 per deal (95%), pairs won 0, level 4, lost 0" in res.stderr
 
 
 def test_no_running_score_when_piped_or_quiet(tmp_path):
