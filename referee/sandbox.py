@@ -80,8 +80,12 @@ SCAN_ENTRIES = 5000
 #: referee's pid + a slot, so two referees never hand out the same uid.
 UID_BASE = 1 << 30
 _SLOTS = 64
-#: Places a command line may name that are never shown: they are the sandbox's own.
-_NEVER_SHOWN = ("/proc", "/dev", "/sys")
+#: Places a command line may name that are never shown, nor anything in them: the sandbox's
+#: own, and /run (its sockets would reach the machine's services).
+_NEVER_SHOWN = ("/proc", "/dev", "/sys", "/run", "/var/run")
+#: Folders a command line may name that are never shown, for what they hold: everything
+#: ("/"), the private /tmp's place, the folders holding those of _NEVER_SHOWN.
+_NEVER_WHOLE = ("/", "/tmp", "/var")
 #: Options whose value is a list of paths, relative ones taken from the working directory (a
 #: JVM's class and module paths); other words count only as absolute paths.
 _PATH_OPTIONS = frozenset(("-cp", "-classpath", "--class-path", "-p", "--module-path", "--upgrade-module-path",
@@ -167,9 +171,10 @@ def bot_files(argv: Sequence[str]) -> list[Path]:
 def named_paths(argv: Sequence[str], cwd: Path | None = None) -> list[Path]:
     """The files and folders a bot's command line names, besides the system's and this
     Python's: every word (or the value after the ``=`` of an ``--option=value`` word, or each
-    part of a ``:``-separated list) that is an absolute path to something that exists, and the
-    parts of a class or module path (``java -cp classes:lib/* Main``) taken from ``cwd`` (the
-    referee's working directory when None) when relative.  A JVM's ``DIR/*`` is ``DIR``.
+    part of a ``:``-separated list) that is an absolute path to a file or folder that exists,
+    and the parts of a class or module path (``java -cp classes:lib/* Main``) taken from ``cwd``
+    (the referee's working directory when None) when relative.  A JVM's ``DIR/*`` is ``DIR``.
+    Never ``/``, ``/tmp`` or ``/var``, nor anything in ``/proc``, ``/dev``, ``/sys`` or ``/run``.
 
     The paths are absolute and as written (not resolved)."""
     base = Path(cwd) if cwd is not None else Path.cwd()
@@ -187,7 +192,8 @@ def named_paths(argv: Sequence[str], cwd: Path | None = None) -> list[Path]:
                 continue
             path = Path(os.path.normpath(base / piece)) if relative and not piece.startswith("/") else Path(piece)
             try:
-                if not path.exists() or _runtime(path) or any(_under(path, Path(d)) for d in _NEVER_SHOWN):
+                if not (path.is_file() or path.is_dir()) or _runtime(path) or str(_real(path)) in _NEVER_WHOLE or any(
+                        _under(p, Path(d)) for p in (path, _real(path)) for d in _NEVER_SHOWN):
                     continue
             except OSError:
                 continue

@@ -26,7 +26,10 @@ Attacks:
   network PORT         connect to PORT on the machine's loopback (where a test listens)
   read PATH...         open and read each file, list each folder (an empty folder counts as
                        refused: a hidden folder is an empty one), reporting each path
-  write PATH...        create a file in each folder, reporting each
+  write [PATH...]      create a file in each folder, reporting each; without paths, in /, /dev,
+                       /dev/shm, /tmp, its own folder and every folder above it, every folder
+                       above its interpreter's, and every folder it finds below / (a few
+                       levels down, the system's folders left out)
   fill LIMIT           fill /tmp until it is full, then memfd_create files and System V shared
                        memory, then allocate (and touch) memory, 16 MiB at a time, reporting
                        the MiB it holds in all after every step, as ``holds N MiB``, until
@@ -208,6 +211,20 @@ def read_paths(paths):
 
 
 def write_paths(paths):
+    if not paths:
+        mine = os.path.dirname(os.path.abspath(__file__))
+        paths = ["/", "/dev", "/dev/shm", "/tmp", mine]
+        for start in (mine, os.path.dirname(sys.executable)):
+            while start != "/":
+                start = os.path.dirname(start)
+                paths.append(start)
+        # and every folder it can find, but in the system's folders, /proc, /sys and /tmp
+        for top, dirs, _ in os.walk("/"):
+            dirs[:] = [d for d in dirs if os.path.join(top, d) not in ("/proc", "/sys", "/usr", "/etc", "/tmp", "/dev")]
+            if top.count("/") >= 6 or len(paths) > 200:
+                dirs[:] = []
+            paths.append(top)
+        paths = list(dict.fromkeys(paths))
     for path in paths:
         target = os.path.join(path, f"attacker-was-here.{os.getpid()}")
         try:
