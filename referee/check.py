@@ -52,7 +52,7 @@ from referee.engine.game import Variant
 from referee.errors import BotStartError
 from referee.match import DealStream, MatchSpec, Observer, Roster, run_match
 from referee.process import Confinement
-from referee.sandbox import DEFAULT_PROCESSES
+from referee.sandbox import DEFAULT_MEMORY_MB, DEFAULT_PROCESSES
 from referee.signals import cancel_on_signals
 from referee.staging import STAGES, Opening, Stage, find_opening
 from referee.table import Bot, Player, _safe
@@ -476,6 +476,10 @@ _SANDBOX_SIGNS = (
      ("it cannot find a class, module or library it loads: the sandbox shows only the system, the bot's own "
       "directory, its working directory and the folders its command line names (absolute paths, or -cp): "
       "name the folder there, or give --cwd")),
+    (("MemoryError", "Cannot allocate memory", "out of memory", "Could not reserve enough space", "Error occurred during "
+      "initialization of VM", "Failed to reserve", "ENOMEM"),
+     (f"it needs more memory than the sandbox's cap ({DEFAULT_MEMORY_MB} MiB by default, its /tmp included; "
+      "referee match --memory-mb and a league's memory_mb raise it; a JVM needs flags: PROTOCOL.md)")),
     (("No such file or directory", "ENOENT", "not found"),
      ("it opens a file outside its own directory (the sandbox shows only the system, the bot's own "
       "directory, its working directory, the paths its command line names, and an empty /tmp): keep what it "

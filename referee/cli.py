@@ -353,7 +353,8 @@ def checked(run_check, *args):
 
 #: After a sandboxed bot failed to start: the sandbox is a likely cause.
 SANDBOX_HINT = ("the sandbox may be why: a bot there sees only the system, its own folder, its --cwd and the paths its command "
-                "line names; try it without --sandbox, or check those paths (referee check --sandbox BOT says more)")
+                f"line names, under a memory cap (--memory-mb, default {DEFAULT_MEMORY_MB} MiB); try it without --sandbox, or check "
+                "those paths and the cap (referee check --sandbox BOT says more)")
 
 
 def check_sandbox(wanted: bool, max_processes: int) -> None:

@@ -145,11 +145,12 @@ async def test_an_earlier_matchs_files_in_the_bots_own_folder_are_hidden(tmp_pat
     home = bots["attacker"].parent
     await play([honest(bots["first"], "first"), honest(bots["quiet"])], home / "m1.jsonl")
     shutil.copy(home / "m1.jsonl", home / "renamed.jsonl")  # a log without its stderr folder beside it
+    shutil.copy(home / "m1.jsonl", folder(home / "archive" / "2024") / "m0.jsonl")  # two folders down
     r = subprocess.run([sys.executable, "-m", "referee", "deals", "generate", "--variant", "sport", "--seed", "3", "--count", "4"],
                        capture_output=True, text=True, cwd=tmp_path, check=True)
     (home / "deals.jsonl").write_text(r.stdout)
     (home / "notes.jsonl").write_text('{"mine": "a data file of the bot that looks like nothing of the referee\'s"}\n')
-    targets = [home / "m1.jsonl", home / "m1.stderr", home / "renamed.jsonl", home / "deals.jsonl"]
+    targets = [home / "m1.jsonl", home / "m1.stderr", home / "renamed.jsonl", home / "deals.jsonl", home / "archive" / "2024" / "m0.jsonl"]
     log = tmp_path / "logs" / "m2.jsonl"
     await play([attacker(bots["attacker"], "read", *targets, home / "notes.jsonl"), honest(bots["quiet"])], log)
     lines = attack_lines(log.with_name("m2.stderr"))
@@ -201,6 +202,19 @@ async def test_a_python_bot_reads_the_data_folder_its_command_line_names(tmp_pat
     bot = Bot("data", [sys.executable, str(code / "data_bot.py"), str(data)], Confinement(sandbox=True))
     result = await play([bot, honest(FIRST)], tmp_path / "m.jsonl")
     assert bot.faults == [], [f.detail for f in bot.faults]
+    assert len(result.deals) == 8
+
+
+async def test_two_bots_share_a_library_both_their_command_lines_name(tmp_path):
+    data = folder(tmp_path / "shared")
+    (data / "book.txt").write_text("6-6 first\n")
+    bots = []
+    for name in ("one", "two"):
+        code = folder(tmp_path / name)
+        (code / "data_bot.py").write_text(DATA_BOT)
+        bots.append(Bot(name, [sys.executable, str(code / "data_bot.py"), str(data)], Confinement(sandbox=True)))
+    result = await play(bots, tmp_path / "m.jsonl")
+    assert [f.detail for b in bots for f in b.faults] == []
     assert len(result.deals) == 8
 
 

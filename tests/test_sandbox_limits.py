@@ -12,6 +12,7 @@ its stderr logs.
 from __future__ import annotations
 
 import functools
+import json
 import os
 import re
 import shutil
@@ -19,6 +20,7 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
+import uuid
 from pathlib import Path
 
 import pytest
@@ -133,6 +135,10 @@ def test_the_memory_cap_counts_tmp_and_shared_memory(referee):
     assert held and max(held) <= 192, lines
     assert any("/tmp: No space left on device" in line for line in lines), lines  # it did fill /tmp...
     assert max(held) >= 100, lines  # ...and then held real memory
+    if referee.user == "ordinary user" and os.geteuid() == 0:  # uid 65534: no cgroup, so an address-space limit
+        assert any("memfd: Function not implemented" in line for line in lines), lines
+        assert any("shmget: Function not implemented" in line for line in lines), lines
+        assert any("MemoryError" in line for line in lines), lines
 
 
 def test_the_default_memory_cap_holds(referee):
@@ -142,19 +148,58 @@ def test_the_default_memory_cap_holds(referee):
     assert max(held) >= S.DEFAULT_MEMORY_MB // 2, lines
 
 
+def play_clean(referee, *bots: str) -> None:
+    """A sandboxed match of ``bots`` under the default cap, without a fault."""
+    log = f"logs/{uuid.uuid4().hex}"
+    r = referee("match", *bots, "--sandbox", "--deals", "8", "--log", f"{log}.jsonl", "--json", f"{log}.json")
+    assert r.returncode == 0, r.stdout + r.stderr
+    result = json.loads((referee.work / f"{log}.json").read_text())
+    assert result["faults"] == [], result["faults"]
+
+
 @pytest.mark.slow
 def test_the_sample_bots_play_in_the_sandbox_under_the_default_cap(referee):
-    """Python and node (whose runtime reserves most address space) sample bots, against each
-    other, under the default cap: no fault."""
+    """Python, node (whose runtime reserves the most address space) and C sample bots."""
     if shutil.which("node") is None:
         pytest.skip("no node here")
-    r = referee("match", "bots/random_bot.js", "bots/random_bot.py", "--sandbox", "--deals", "8", "--log", "logs/s.jsonl", "--json",
-                "logs/s.json")
-    assert r.returncode == 0, r.stdout + r.stderr
-    import json
+    play_clean(referee, "bots/random_bot.js", "bots/random_bot.py")
+    if shutil.which("cc") is not None and shutil.which("make") is not None:
+        subprocess.run(["make", "-s", "-C", str(SAMPLES / "c"), f"OUT={referee.work / 'bots'}"], check=True, timeout=HANG)
+        (referee.work / "bots" / "random_bot").chmod(0o755)
+        play_clean(referee, "bots/random_bot", "bots/first_bot.py")
 
-    result = json.loads((referee.work / "logs" / "s.json").read_text())
-    assert result["faults"] == [], result["faults"]
+
+@pytest.mark.slow
+def test_a_jvm_given_its_flags_plays_under_the_default_cap(referee):
+    """PROTOCOL.md's flags for a JVM where the cap is an address-space limit (and a memory
+    cgroup, where there is one, needs none)."""
+    if shutil.which("javac") is None or shutil.which("java") is None:
+        pytest.skip("no javac and java here (apt-get install default-jdk-headless)")
+    from test_sandbox_fairplay import JAVA_BOT
+
+    classes = referee.work / "bots"
+    (classes / "Main.java").write_text(JAVA_BOT)
+    subprocess.run(["javac", "Main.java"], cwd=classes, check=True, timeout=HANG)
+    for p in classes.iterdir():
+        p.chmod(0o755 if p.is_dir() else 0o644)
+    play_clean(referee, f"java -XX:+UseSerialGC -Xmx256m -XX:CompressedClassSpaceSize=64m -cp {classes} Main", "bots/first_bot.py")
+
+
+def test_check_says_when_the_memory_cap_is_why(tmp_path):
+    from typer.testing import CliRunner
+
+    from referee.cli import app
+
+    (tmp_path / "code").mkdir()
+    for p in (tmp_path, tmp_path / "code"):
+        p.chmod(0o755)
+    bot = tmp_path / "code" / "big.py"
+    big = S.DEFAULT_MEMORY_MB + 128
+    bot.write_text(f"ballast = b'x' * ({big} << 20)\n" + (SAMPLES / "first_bot.py").read_text())
+    r = CliRunner().invoke(app, ["check", str(bot), "--sandbox", "--variant", "sport", "--deals", "1", "--log-dir", str(tmp_path / "check")])
+    assert r.exit_code == 3, r.stdout
+    assert "it fails only because of the sandbox" in r.stdout
+    assert "it needs more memory than the sandbox's cap" in r.stdout, r.stdout
 
 
 async def test_a_partner_cannot_pass_a_note(tmp_path):
