@@ -29,6 +29,7 @@ that lead to it made again inside), so no second name reaches a hidden file.
 
 from __future__ import annotations
 
+import functools
 import os
 import platform
 import shutil
@@ -333,11 +334,23 @@ def _package_dirs() -> list[Path]:
     return [Path(__file__).parent, Path(protocol.__file__).parent]
 
 
+@functools.cache
+def _system_dirs() -> tuple[Path, ...]:
+    """The system directories that exist, resolved (``/bin`` may be ``/usr/bin``)."""
+    return tuple(dict.fromkeys(_real(Path(d)) for d in SYSTEM_DIRS if os.path.isdir(d)))
+
+
+@functools.cache
+def _runtime_roots() -> tuple[str, ...]:
+    """The system directories and this Python's, as written and resolved."""
+    dirs = [*SYSTEM_DIRS, *_python_dirs()]
+    return tuple(dict.fromkeys([*dirs, *(os.path.realpath(d) for d in dirs)]))
+
+
 def _runtime(path: Path) -> bool:
     """Whether ``path`` lies in the system directories or this Python's, which every sandbox shows."""
-    dirs = [*SYSTEM_DIRS, *_python_dirs()]
-    real = _real(path)
-    return any(_under(path, Path(d)) or _under(real, _real(Path(d))) for d in dirs)
+    roots = _runtime_roots()
+    return any(p == r or p.startswith(r + "/") for p in (str(path), os.path.realpath(path)) for r in roots)
 
 
 def _real(path: Path) -> Path:
@@ -557,10 +570,7 @@ def _layout(own: list[Path], named: list[Path], hidden: list[Path]) -> list[str]
         if ruled != _HIDE:
             rules.setdefault(real, _SHOW)
             links.update(met)
-    state: dict[Path, str] = {Path("/tmp"): _PRIVATE}
-    for d in SYSTEM_DIRS:
-        if os.path.isdir(d):
-            state[_real(Path(d))] = _SHOW
+    state: dict[Path, str] = {Path("/tmp"): _PRIVATE, **dict.fromkeys(_system_dirs(), _SHOW)}
     args: list[str] = []
     masks: list[Path] = []
 
