@@ -205,6 +205,19 @@ async def test_a_python_bot_reads_the_data_folder_its_command_line_names(tmp_pat
     assert len(result.deals) == 8
 
 
+def test_check_runs_a_bot_in_its_cwd(tmp_path):
+    """`referee check --cwd DIR`: the command's relative paths are DIR's, the bot runs there,
+    and in the sandbox DIR is shown."""
+    home = folder(tmp_path / "home")
+    (home / "data_bot.py").write_text(DATA_BOT)
+    folder(home / "data")
+    (home / "data" / "book.txt").write_text("6-6 first\n")
+    code, out = check("data_bot.py data", "--cwd", str(home), "--log-dir", str(tmp_path / "check"))
+    assert code == 0, out
+    code, out = check("data_bot.py data", "--cwd", str(tmp_path / "nowhere"), "--log-dir", str(tmp_path / "check2"))
+    assert code == 2
+
+
 async def test_two_bots_share_a_library_both_their_command_lines_name(tmp_path):
     data = folder(tmp_path / "shared")
     (data / "book.txt").write_text("6-6 first\n")
