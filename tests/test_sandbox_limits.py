@@ -141,6 +141,7 @@ def test_the_memory_cap_counts_tmp_and_shared_memory(referee):
         assert any("MemoryError" in line for line in lines), lines
 
 
+@pytest.mark.slow
 def test_the_default_memory_cap_holds(referee):
     lines = match(referee, ["fill", "2048"])
     held = holdings(lines)
@@ -185,6 +186,7 @@ def test_a_jvm_given_its_flags_plays_under_the_default_cap(referee):
     play_clean(referee, f"java -XX:+UseSerialGC -Xmx256m -XX:CompressedClassSpaceSize=64m -cp {classes} Main", "bots/first_bot.py")
 
 
+@pytest.mark.slow
 def test_check_says_when_the_memory_cap_is_why(tmp_path):
     from typer.testing import CliRunner
 
