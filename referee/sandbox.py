@@ -294,7 +294,8 @@ def _sniff(path: str) -> bool:
         head = _head(path, 16)
         return head.startswith((b'{"k":"match"', b'{"deal":'))
     if _is_sqlite(path):
-        head = _head(path, 1 << 15)  # the schema is on the first pages
+        # the schema is on the first pages, or in the write-ahead log until a checkpoint
+        head = _head(path, 1 << 15) + _head(path + "-wal", 1 << 16)
         return b"matches" in head and b"boards" in head
     return False
 

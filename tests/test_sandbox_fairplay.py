@@ -150,9 +150,16 @@ async def test_an_earlier_matchs_files_in_the_bots_own_folder_are_hidden(tmp_pat
                        capture_output=True, text=True, cwd=tmp_path, check=True)
     (home / "deals.jsonl").write_text(r.stdout)
     (home / "notes.jsonl").write_text('{"mine": "a data file of the bot that looks like nothing of the referee\'s"}\n')
-    targets = [home / "m1.jsonl", home / "m1.stderr", home / "renamed.jsonl", home / "deals.jsonl", home / "archive" / "2024" / "m0.jsonl"]
+    from tournaments.store import open_store
+
+    store = open_store(home / "spring.db", create=True)  # a league's database, open (its schema still in its journal)
+    targets = [home / "m1.jsonl", home / "m1.stderr", home / "renamed.jsonl", home / "deals.jsonl", home / "archive" / "2024" / "m0.jsonl",
+               home / "spring.db", home / "spring.db-wal"]
     log = tmp_path / "logs" / "m2.jsonl"
-    await play([attacker(bots["attacker"], "read", *targets, home / "notes.jsonl"), honest(bots["quiet"])], log)
+    try:
+        await play([attacker(bots["attacker"], "read", *targets, home / "notes.jsonl"), honest(bots["quiet"])], log)
+    finally:
+        store.close()
     lines = attack_lines(log.with_name("m2.stderr"))
     assert_refused([x for x in lines if "notes.jsonl" not in x], targets)
     assert any("notes.jsonl: opened" in x for x in lines), lines  # the bot's own files stay its own
