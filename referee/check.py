@@ -54,7 +54,7 @@ from referee.errors import BotStartError
 from referee.lines import from_record
 from referee.match import DealStream, MatchSpec, Observer, Roster, run_match
 from referee.process import Confinement
-from referee.sandbox import DEFAULT_PROCESSES
+from referee.sandbox import DEFAULT_MEMORY_MB, DEFAULT_PROCESSES
 from referee.seeds import fresh_seed, seed_text
 from referee.signals import cancel_on_signals
 from referee.staging import STAGES, Opening, Stage, find_opening
@@ -151,6 +151,8 @@ class CheckOptions:
     max_line: int = 65536
     log_dir: Path = Path("referee-logs/check")
     sandbox: bool = False  # the candidate runs in the sandbox (the sample bots never do)
+    cwd: Path | None = None  # the candidate's working directory (the sample bots keep the referee's)
+    memory_mb: int | None = None  # the candidate's memory cap (in the sandbox: its default when None)
     jobs: int = field(default_factory=lambda: max(1, min(JOBS, os.cpu_count() or 1)))
 
 
@@ -338,7 +340,7 @@ async def check_game(setup: Setup, index: int, name: str, argv: list[str], opts:
         BotStartError: the candidate (or a sample bot) could not be started at all.
     """
     v = variant(setup.variant)
-    bot = Bot(name, argv, Confinement(sandbox=opts.sandbox))
+    bot = Bot(name, argv, Confinement(sandbox=opts.sandbox, cwd=opts.cwd, memory_mb=opts.memory_mb))
     bots = [bot, *_opponents(setup, index, opts.seed)]
     report = GameReport(setup, [b.name.removeprefix("sample ") for b in bots[1:]])
     deals = None if v.to_target else _fixed_deals(v, setup, opts.deals)
@@ -486,9 +488,19 @@ _SANDBOX_SIGNS = (
     (("Permission denied", "EACCES", "not readable by other users"),
      ("it cannot read some of its files as the sandbox's user: make its directory readable by everyone "
       "(chmod -R a+rX DIR), or it opens something outside its own directory")),
+    (("Could not find or load main class", "ClassNotFoundException", "NoClassDefFoundError", "ModuleNotFoundError",
+      "Cannot find module", "No module named", "can't open file", "cannot open shared object file"),
+     ("it cannot find a class, module or library it loads: the sandbox shows only the system, the bot's own "
+      "directory, its working directory and the folders its command line names (absolute paths, or -cp): "
+      "name the folder there, or give --cwd")),
+    (("MemoryError", "Cannot allocate memory", "out of memory", "Could not reserve enough space", "Error occurred during "
+      "initialization of VM", "Failed to reserve", "ENOMEM"),
+     (f"it needs more memory than the sandbox's cap ({DEFAULT_MEMORY_MB} MiB by default, its /tmp included; "
+      "referee match --memory-mb and a league's memory_mb raise it; a JVM needs flags: PROTOCOL.md)")),
     (("No such file or directory", "ENOENT", "not found"),
      ("it opens a file outside its own directory (the sandbox shows only the system, the bot's own "
-      "directory and an empty /tmp): keep what it needs beside it")),
+      "directory, its working directory, the paths its command line names, and an empty /tmp): keep what it "
+      "needs beside it, or name it on its command line")),
 )
 
 
@@ -500,7 +512,8 @@ def sandbox_verdict(sandboxed: CheckReport, plain: CheckReport) -> list[str]:
     text = "\n".join([sandboxed.not_started or ""] + [f"{p.detail}\n{p.stderr}" for p in sandboxed.problems])
     for path in sorted(sandboxed.options.log_dir.glob(f"*.stderr/{_safe(sandboxed.bot)}*.stderr.log")):
         text += "\n" + path.read_text(errors="replace")[-4096:]
-    reasons = [why for signs, why in _SANDBOX_SIGNS if any(s in text for s in signs)]
+    folded = text.casefold()
+    reasons = [why for signs, why in _SANDBOX_SIGNS if any(s.casefold() in folded for s in signs)]
     lines = ["It passes without the sandbox: it fails only because of the sandbox."]
     if reasons:
         lines.append("From what it wrote to stderr, most likely " + ("; or ".join(reasons[:2])) + ".")

@@ -31,7 +31,7 @@ from referee.engine.errors import BadDeal, RulesError
 from referee.errors import BotError, LogError
 from referee.log import fresh_path, stderr_dir_of
 from referee.process import Confinement, bot_name, resolve_command
-from referee.sandbox import DEFAULT_PROCESSES, SandboxUnavailable, find_bwrap
+from referee.sandbox import DEFAULT_MEMORY_MB, DEFAULT_PROCESSES, SandboxUnavailable, find_bwrap
 from referee.seeds import seed_text
 
 #: Rows of the deals (or games) table past which ``referee match`` prints a summary (``--full``: all).
@@ -211,7 +211,7 @@ def match(
     increment: Annotated[float, typer.Option(help="Seconds added to the bank after every move.", rich_help_panel=TC_PANEL)] = 0.0,
     max_faults: Annotated[int, typer.Option(help="Faults after which a bot forfeits the rest of the match.", rich_help_panel=LIMITS_PANEL)] = 3,
     max_line: Annotated[int, typer.Option(help="Longest line accepted from a bot, in bytes.", rich_help_panel=LIMITS_PANEL)] = 65536,
-    memory_mb: Annotated[Optional[int], typer.Option(help="Address-space limit per bot process (RLIMIT_AS), in MiB.", rich_help_panel=LIMITS_PANEL)] = None,
+    memory_mb: Annotated[Optional[int], typer.Option(help=f"Memory cap per bot process, in MiB: its address space (RLIMIT_AS), default none; in the sandbox its memory and its /tmp, default {DEFAULT_MEMORY_MB} (PROTOCOL.md).", rich_help_panel=LIMITS_PANEL, show_default=False)] = None,
     cpu_seconds: Annotated[Optional[int], typer.Option(help="CPU-time limit per bot process (RLIMIT_CPU), in seconds.", rich_help_panel=LIMITS_PANEL)] = None,
     cwd: Annotated[Optional[list[Path]], typer.Option(help="Working directory of the bots: one for all, or one per bot in order.", rich_help_panel=LIMITS_PANEL)] = None,
     env: Annotated[Optional[list[str]], typer.Option(help="An environment variable NAME=VALUE for every bot (repeat); bots get only a few of the referee's own (PROTOCOL.md).", rich_help_panel=LIMITS_PANEL)] = None,
@@ -367,7 +367,7 @@ def match(
         else:
             result = trio.run(run_match, spec, progress, on_board)
     except BotStartError as exc:
-        raise fail(f"a bot could not be started: {exc}", X.BOT_START) from None
+        raise fail(f"a bot could not be started: {exc}" + (f"\n{SANDBOX_HINT}" if sandbox else ""), X.BOT_START) from None
     except (BadDeal, LogError) as exc:
         if log is None:
             _drop_if_empty(log_path)  # the name was claimed for this match, which never began
@@ -505,6 +505,12 @@ def checked(run_check, *args):
         raise
 
 
+#: After a sandboxed bot failed to start: the sandbox is a likely cause.
+SANDBOX_HINT = ("the sandbox may be why: a bot there sees only the system, its own folder, its --cwd and the paths its command "
+                f"line names, under a memory cap (--memory-mb, default {DEFAULT_MEMORY_MB} MiB); try it without --sandbox, or check "
+                "those paths and the cap (referee check --sandbox BOT says more)")
+
+
 def check_sandbox(wanted: bool, max_processes: int) -> None:
     """Refuse a sandbox that cannot be had (no bwrap) or a cap below 2, before anything runs."""
     if max_processes < 2:
@@ -538,6 +544,8 @@ def check(
     log_dir: Annotated[Optional[Path], typer.Option(help="Where the logs and stderr files go (default: referee-logs/check-<bot>, or -2, -3… if taken).", rich_help_panel=OUTPUT_PANEL)] = None,
     overwrite: Annotated[bool, typer.Option("--overwrite", help="Write into --log-dir even if it holds files (an earlier check's are replaced).", rich_help_panel=OUTPUT_PANEL)] = False,
     sandbox: Annotated[bool, typer.Option("--sandbox", help="Run the bot in the sandbox leagues use; if it fails, check it without too and say whether the sandbox is why.", rich_help_panel=LIMITS_PANEL)] = False,
+    cwd: Annotated[Optional[Path], typer.Option(help="The bot's working directory (relative paths on its command line are taken from it).", rich_help_panel=LIMITS_PANEL)] = None,
+    memory_mb: Annotated[Optional[int], typer.Option(help=f"Memory cap of the bot's processes, in MiB: its address space, default none; in the sandbox its memory and its /tmp, default {DEFAULT_MEMORY_MB}.", rich_help_panel=LIMITS_PANEL, show_default=False)] = None,
 ) -> None:
     """Check a bot against the protocol: a few deals of every game against the sample bots, then everything it got wrong, and PASS or FAIL."""
     from referee.check import CheckOptions, missing_samples, render, run_check, setups
@@ -554,10 +562,15 @@ def check(
     check_sandbox(sandbox, DEFAULT_PROCESSES)
     try:
         tc = TimeControl(startup=startup_time, move=move_time)
+        Confinement(memory_mb=memory_mb)
     except ValueError as exc:
-        raise fail(str(exc)) from None
+        raise fail(str(exc).replace("memory_mb", "--memory-mb", 1)) from None
+    if cwd is not None:
+        if not cwd.is_dir():
+            raise fail(f"--cwd {cwd}: no such directory")
+        cwd = cwd.resolve()
     try:
-        argv = resolve_command(bot)
+        argv = resolve_command(bot, cwd)
     except BotError as exc:
         raise fail(str(exc)) from None
     name = bot_name(bot)
@@ -567,7 +580,7 @@ def check(
         raise fail(f"--log-dir {log_dir} holds files already; add --overwrite to write over them (without --log-dir every check gets a folder of its own)")
     elif log_dir.exists() and not log_dir.is_dir():
         raise fail(f"--log-dir {log_dir} is not a folder")
-    opts = CheckOptions(deals=deals, tc=tc, seed=seed_option(seed), only=variant_id, log_dir=log_dir, sandbox=sandbox)
+    opts = CheckOptions(deals=deals, tc=tc, seed=seed_option(seed), only=variant_id, log_dir=log_dir, sandbox=sandbox, cwd=cwd, memory_mb=memory_mb)
     total = len(setups(variant_id))
     bar = progress_bar(total, False)
 

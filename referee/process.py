@@ -39,10 +39,12 @@ import trio
 from .cgroups import BotCgroup, join
 from .errors import BotExited, BotNotFound, LineTooLong
 from .sandbox import (
+    DEFAULT_MEMORY_MB,
     DEFAULT_PROCESSES,
     UIDS,
     SandboxUnavailable,
     Spawn,
+    address_space_mb,
     bot_environment,
     sandboxed,
 )
@@ -284,9 +286,12 @@ class Confinement:
     """Where, under which limits and how shut in a bot runs.  Every field is optional.
 
     ``memory_mb`` caps the address space (``RLIMIT_AS``: virtual memory, so runtimes that
-    reserve a lot up front, such as node or the JVM, need a generous value); in the sandbox,
+    reserve a lot up front, such as node or the JVM, need a generous value); in the sandbox it
+    defaults to :data:`~referee.sandbox.DEFAULT_MEMORY_MB` and counts the private /tmp too:
     where the machine has a memory cgroup the referee may use, it caps the memory the bot uses
-    instead, and going over it reads "out of memory".  ``cpu_seconds`` caps CPU time
+    (its /tmp included: the kernel charges a tmpfs's pages to the cgroup), and going over it
+    reads "out of memory"; elsewhere /tmp takes a fixed part of it and the address space the
+    rest (:func:`~referee.sandbox.address_space_mb`).  ``cpu_seconds`` caps CPU time
     (``RLIMIT_CPU``: SIGXCPU at the limit, SIGKILL a second later).  ``cwd`` is the bot's
     working directory, and ``env`` holds variables added to the few every bot gets
     (:func:`referee.sandbox.bot_environment`).  ``sandbox`` runs the bot under bubblewrap
@@ -308,12 +313,22 @@ class Confinement:
         if self.processes < 2:
             raise ValueError(f"processes must be at least 2 (the sandbox's init counts as one), not {self.processes!r}")
 
+    @property
+    def memory_limit(self) -> int | None:
+        """The memory cap in MiB: ``memory_mb``, else the sandbox's default, else none."""
+        if self.memory_mb is not None:
+            return self.memory_mb
+        return DEFAULT_MEMORY_MB if self.sandbox else None
+
     def _rlimits(self, address_space: bool = True) -> list[tuple[int, tuple[int, int]]]:
         """The limits to set in the child, computed in the parent (the child only calls
         setrlimit).  An unprivileged process cannot raise a hard limit, so stay under it."""
         wanted = []
-        if self.memory_mb is not None and address_space:
-            wanted.append((resource.RLIMIT_AS, self.memory_mb << 20, self.memory_mb << 20))
+        limit = self.memory_limit
+        if limit is not None and address_space:
+            if self.sandbox:
+                limit = address_space_mb(limit)  # the private /tmp has the rest
+            wanted.append((resource.RLIMIT_AS, limit << 20, limit << 20))
         if self.cpu_seconds is not None:
             wanted.append((resource.RLIMIT_CPU, self.cpu_seconds, self.cpu_seconds + 1))
         limits = []
@@ -426,18 +441,28 @@ class BotProcess:
         if stderr_cap < 0:
             raise ValueError(f"stderr_cap must not be negative, not {stderr_cap!r}")
         conf = confinement or Confinement()
+        stderr_path = Path(stderr_path)
+        stderr_path.parent.mkdir(parents=True, exist_ok=True)  # before the sandbox, which hides it
+        memory_mb = conf.memory_limit
+        cgroup = BotCgroup.create(memory_mb if conf.sandbox else None)
+        address_space = cgroup is None or cgroup.memory is None
         if conf.sandbox:
+            assert memory_mb is not None
             try:
-                spawn = sandboxed(argv, cwd=conf.cwd, env=conf.env, processes=conf.processes, hidden=hidden)
+                spawn = sandboxed(argv, cwd=conf.cwd, env=conf.env, processes=conf.processes, hidden=hidden,
+                                  memory_mb=memory_mb, address_space=address_space)
             except SandboxUnavailable as e:
+                if cgroup is not None:
+                    cgroup.remove()
                 raise BotNotFound(f"bot {name!r}: cannot start in the sandbox: {e}", bot=name) from None
         else:
             spawn = Spawn(list(argv), bot_environment(conf.env, sandboxed=False), conf.cwd)
-        cgroup = BotCgroup.create(conf.memory_mb if conf.sandbox else None)
         options: dict = {"start_new_session": True, "env": spawn.env}
         if spawn.cwd is not None:
             options["cwd"] = spawn.cwd
-        limits = conf._rlimits(address_space=cgroup is None or cgroup.memory is None)
+        if spawn.pass_fds:
+            options["pass_fds"] = spawn.pass_fds
+        limits = conf._rlimits(address_space=address_space)
         referee_pid = os.getpid()
         uid = spawn.uid
         join_fds = cgroup.join_files() if cgroup is not None else []
@@ -455,6 +480,7 @@ class BotProcess:
         options["preexec_fn"] = child_setup
 
         def release() -> None:
+            spawn.close_fds()
             for fd in join_fds:
                 os.close(fd)
             if cgroup is not None:
@@ -463,8 +489,6 @@ class BotProcess:
             if uid is not None:
                 UIDS.give_back(uid)
 
-        stderr_path = Path(stderr_path)
-        stderr_path.parent.mkdir(parents=True, exist_ok=True)
         with ExitStack() as on_fail:
             on_fail.callback(release)
             log = open(stderr_path, "ab", buffering=0)  # noqa: SIM115 - closed by kill()
@@ -487,6 +511,7 @@ class BotProcess:
                     raise BotNotFound(f"bot {name!r}: cannot start ({reason})", bot=name) from e
             on_fail.pop_all()
 
+        spawn.close_fds()
         for fd in join_fds:
             os.close(fd)
         bot = cls(_PRIVATE, process, name, in_w,  # type: ignore[arg-type]  # a _Child quacks as a trio Process
@@ -494,7 +519,7 @@ class BotProcess:
         bot._cgroup = cgroup
         bot._uid = uid
         bot._sandboxed = conf.sandbox
-        bot._memory_mb = conf.memory_mb
+        bot._memory_mb = memory_mb
         bot._oom_at_start = oom_at_start
         bot._cpu_limit = conf.cpu_seconds
         try:

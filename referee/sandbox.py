@@ -2,10 +2,10 @@
 every bot gets, sandboxed or not.
 
 It owns the bwrap command line (the namespaces, the filesystem a bot sees, what is hidden from
-it, the cap on processes), the unprivileged uid a sandboxed bot runs as when the referee is
-root, and the clean environment.  It spawns nothing: :mod:`referee.process` runs the
-:class:`Spawn` it returns.  What a bot may expect is written down in PROTOCOL.md ("The bot's
-process").
+it, the caps on processes and on memory kept outside a process's address space), the
+unprivileged uid a sandboxed bot runs as when the referee is root, and the clean environment.
+It spawns nothing: :mod:`referee.process` runs the :class:`Spawn` it returns.  What a bot may
+expect is written down in PROTOCOL.md ("The bot's process").
 
 Two ways of running, told apart by the referee's own uid:
 
@@ -16,25 +16,36 @@ Two ways of running, told apart by the referee's own uid:
   namespace of its own; the PID namespace is what keeps it from seeing or signalling the
   referee and the other bots.
 
-Either way a sandboxed bot has its own PID, network, IPC, UTS and user namespaces, a read-only
-view of the system directories, of its own directory and of its interpreter, a private ``/tmp``,
-and nothing else of the machine's files.
+Either way a sandboxed bot has its own PID, network, IPC, UTS and user namespaces, and sees a
+filesystem made of read-only parts: the system directories, the Python that runs ``.py`` bots
+and the referee's own packages (``referee``, ``protocol``: a Python bot may import them), its
+own directory and working directory, the files and folders its command line names; and one
+writable place, a private ``/tmp`` whose size is taken out of its memory cap (see
+:func:`tmp_mb`).  Inside the places it is shown, the referee's files (logs, stderr logs, deal
+files, league databases) and the other bots' files and folders are hidden.  Every path is
+compared after resolving symlinks, and a folder is mounted at its real path (with the links
+that lead to it made again inside), so no second name reaches a hidden file.
 """
 
 from __future__ import annotations
 
+import functools
 import os
+import platform
 import shutil
 import stat
+import struct
 import sys
 import threading
+from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from referee.errors import RefereeError
 
-__all__ = ["BWRAP", "INSTALL", "SandboxUnavailable", "Spawn", "bot_environment", "bot_files", "find_bwrap", "sandboxed"]
+__all__ = ["BWRAP", "DEFAULT_MEMORY_MB", "INSTALL", "SandboxUnavailable", "Spawn", "address_space_mb", "bot_environment",
+           "bot_files", "bot_home", "find_bwrap", "hidden_from", "named_paths", "referee_files", "sandboxed", "tmp_mb"]
 
 BWRAP = "/usr/bin/bwrap"
 PRLIMIT = "/usr/bin/prlimit"
@@ -50,12 +61,36 @@ SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin"
 SYSTEM_DIRS = ("/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 #: Processes (threads count too) a sandboxed bot may have at once, the sandbox's init included.
 DEFAULT_PROCESSES = 64
-#: Size of the private /tmp, in MiB.
+#: The memory cap of a sandboxed bot process when none is given, in MiB: the private /tmp
+#: included.  Measured: python, node (random_bot.js) and C bots run well under it either way
+#: (a node process reserves about 700 MiB of address space at start); a JVM runs under it
+#: where the cap is a memory cgroup, but where it is an address-space limit a JVM reserves
+#: ~4 GiB at start (its heap, 1 GiB of class space, 240 MiB of code cache) and needs flags
+#: (``-Xmx``, ``-XX:CompressedClassSpaceSize``...) or a larger cap (PROTOCOL.md).
+DEFAULT_MEMORY_MB = 1024
+#: Size of the private /tmp at most, in MiB (less under a small cap: see :func:`tmp_mb`).
 TMP_MB = 256
+#: The referee's default folder of logs (``referee match`` and ``referee check`` without
+#: ``--log``/``--log-dir``): hidden as a whole wherever a bot could see it.
+LOGS_DIR = "referee-logs"
+#: The search for the referee's files in a bot's folders looks this deep and through this many
+#: entries at most, per process start (a folder of the referee's files is never entered).
+SCAN_DEPTH = 3
+SCAN_ENTRIES = 5000
 #: Sandboxed bots of a referee running as root get uids from here on: UID_BASE + 64 × the
 #: referee's pid + a slot, so two referees never hand out the same uid.
 UID_BASE = 1 << 30
 _SLOTS = 64
+#: Places a command line may name that are never shown, nor anything in them: the sandbox's
+#: own, and /run (its sockets would reach the machine's services).
+_NEVER_SHOWN = ("/proc", "/dev", "/sys", "/run", "/var/run")
+#: Folders a command line may name that are never shown, for what they hold: everything
+#: ("/"), the private /tmp's place, the folders holding those of _NEVER_SHOWN.
+_NEVER_WHOLE = ("/", "/tmp", "/var")
+#: Options whose value is a list of paths, relative ones taken from the working directory (a
+#: JVM's class and module paths); other words count only as absolute paths.
+_PATH_OPTIONS = frozenset(("-cp", "-classpath", "--class-path", "-p", "--module-path", "--upgrade-module-path",
+                           "-Djava.class.path", "-Djava.library.path"))
 
 
 class SandboxUnavailable(RefereeError):
@@ -93,19 +128,192 @@ def bot_environment(extra: Mapping[str, str] | None, *, sandboxed: bool, base: M
     return env
 
 
+# -- memory ----------------------------------------------------------------------------------
+
+
+def tmp_mb(memory_mb: int) -> int:
+    """The size of the private /tmp of a bot whose memory cap is ``memory_mb``: an eighth of
+    it, at most :data:`TMP_MB`.  It is part of the cap, not added to it (see
+    :func:`address_space_mb`)."""
+    return max(1, min(TMP_MB, memory_mb // 8))
+
+
+def address_space_mb(memory_mb: int) -> int:
+    """The address-space limit (``RLIMIT_AS``) of a sandboxed bot process whose memory cap is
+    ``memory_mb``, where no memory cgroup holds the cap: what the private /tmp does not take.
+
+    Why split the cap rather than count /tmp in it some other way: without a cgroup the kernel
+    counts a process's memory only as its address space, and files in a tmpfs are in nobody's
+    address space.  So the tmpfs gets a fixed size and the address space the rest, and the
+    two together never exceed the cap.  (With a memory cgroup the kernel charges the tmpfs's
+    pages to the cgroup of the process that wrote them, and the cgroup's limit is the whole
+    cap: /tmp keeps the same size, and anything it holds leaves that much less for the rest.)
+    """
+    return max(1, memory_mb - tmp_mb(memory_mb))
+
+
+# -- paths -----------------------------------------------------------------------------------
+
+
 def bot_files(argv: Sequence[str]) -> list[Path]:
     """The bot's own file named on its command line, as a list of none or one: the first word
     that is an absolute path to an existing file outside the system directories and this
     Python's installation (the program itself, or the script or jar an interpreter runs).
     Its directory is the bot's own directory."""
-    system = [Path(d) for d in SYSTEM_DIRS] + [Path(p) for p in _python_dirs()]
     for word in argv:
         if not word.startswith("/"):
             continue
         path = Path(word)
-        if path.is_file() and not any(path == d or d in path.parents for d in system):
+        if path.is_file() and not _runtime(path):
             return [path]
     return []
+
+
+def named_paths(argv: Sequence[str], cwd: Path | None = None) -> list[Path]:
+    """The files and folders a bot's command line names, besides the system's and this
+    Python's: every word (or the value after the ``=`` of an ``--option=value`` word, or each
+    part of a ``:``-separated list) that is an absolute path to a file or folder that exists,
+    and the parts of a class or module path (``java -cp classes:lib/* Main``) taken from ``cwd``
+    (the referee's working directory when None) when relative.  A JVM's ``DIR/*`` is ``DIR``.
+    Never ``/``, ``/tmp`` or ``/var``, nor anything in ``/proc``, ``/dev``, ``/sys`` or ``/run``.
+
+    The paths are absolute and as written (not resolved)."""
+    base = Path(cwd) if cwd is not None else Path.cwd()
+    found: list[Path] = []
+    for i, word in enumerate(argv):
+        relative = i > 0 and argv[i - 1] in _PATH_OPTIONS
+        value = word
+        if word.startswith("-") and "=" in word:
+            option, _, value = word.partition("=")
+            relative = relative or option in _PATH_OPTIONS
+        for piece in value.split(os.pathsep):
+            if piece.endswith("/*"):
+                piece = piece[:-2] or "/"
+            if not piece or not (piece.startswith("/") or relative):
+                continue
+            path = Path(os.path.normpath(base / piece)) if relative and not piece.startswith("/") else Path(piece)
+            try:
+                if not (path.is_file() or path.is_dir()) or _runtime(path) or str(_real(path)) in _NEVER_WHOLE or any(
+                        _under(p, Path(d)) for p in (path, _real(path)) for d in _NEVER_SHOWN):
+                    continue
+            except OSError:
+                continue
+            if path not in found:
+                found.append(path)
+    return found
+
+
+def bot_home(argv: Sequence[str], cwd: Path | None) -> list[Path]:
+    """A bot's own places: its own file (see :func:`bot_files`) and the directory holding it,
+    and its working directory; for a bot without a file of its own (``java -cp DIR Main``)
+    the first folder its command line names stands for that directory."""
+    own = bot_files(argv)
+    home = [*own, *(f.parent for f in own)]
+    if cwd is not None:
+        home.append(Path(cwd).absolute())
+    if not own:
+        home += [p for p in named_paths(argv, cwd) if p.is_dir()][:1]
+    return home
+
+
+def hidden_from(own: Iterable[tuple[Sequence[str], Path | None]], others: Iterable[tuple[Sequence[str], Path | None]],
+                hidden: Iterable[Path] = ()) -> list[Path]:
+    """What sandboxed bots must not see: ``hidden`` (the referee's files: logs, the deal file,
+    a league's database...), and the places of the bots ``others``: their homes
+    (:func:`bot_home`) unless they are also the home of one of the bots ``own`` (two bots may
+    live in one folder), and what their command lines name (:func:`named_paths`) unless one
+    of ``own`` has it as its home or names it too (a library two bots share).  Naming another
+    bot's home on a command line does not make it one's own.  Each bot is ``(argv, cwd)``;
+    paths are compared after resolving symlinks."""
+    own = list(own)
+    homes = {_real(p) for argv, cwd in own for p in bot_home(argv, cwd)}
+    named = homes | {_real(p) for argv, cwd in own for p in named_paths(argv, cwd)}
+    out = list(hidden)
+    for argv, cwd in others:
+        for p in bot_home(argv, cwd):
+            if _real(p) not in homes and p not in out:
+                out.append(p)
+        for p in named_paths(argv, cwd):
+            if _real(p) not in named and p not in out:
+                out.append(p)
+    return out
+
+
+def referee_files(folders: Iterable[Path]) -> list[Path]:
+    """The referee's files inside ``folders``, found by name and by their first bytes: folders
+    named ``referee-logs``; stderr folders (``X.stderr``) with the log beside each (``X.*``);
+    match logs and deal files (``.jsonl``/``.json`` files beginning like one); league databases
+    (SQLite files holding a league's ``matches`` and ``boards`` tables) with their journals.
+
+    Looks at most :data:`SCAN_DEPTH` folders down and through :data:`SCAN_ENTRIES` entries in
+    all, without following links; the folders it returns are not entered."""
+    found: list[Path] = []
+    budget = SCAN_ENTRIES
+    queue = deque((Path(f), 0) for f in folders)
+    seen: set[Path] = set()
+    while queue and budget > 0:
+        folder, depth = queue.popleft()
+        if folder in seen:
+            continue
+        seen.add(folder)
+        stems: list[str] = []
+        files: list[os.DirEntry[str]] = []
+        try:
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    budget -= 1
+                    if budget < 0:
+                        break
+                    try:
+                        if entry.is_dir(follow_symlinks=False):
+                            if entry.name == LOGS_DIR or entry.name.endswith(".stderr"):
+                                found.append(Path(entry.path))
+                                stems.append(entry.name.removesuffix(".stderr"))
+                            elif depth < SCAN_DEPTH:
+                                queue.append((Path(entry.path), depth + 1))
+                        elif entry.is_file(follow_symlinks=False):
+                            files.append(entry)
+                    except OSError:
+                        continue
+        except OSError:
+            continue
+        for entry in files:
+            name = entry.name
+            if any(name == s or name.startswith(s + ".") for s in stems) or name.endswith(".stderr.log") or _sniff(entry.path):
+                found.append(Path(entry.path))
+        for entry in files:  # a database's journals, beside it
+            if Path(entry.path) in found and _is_sqlite(entry.path):
+                found += [Path(entry.path + s) for s in ("-wal", "-shm", "-journal") if os.path.exists(entry.path + s)]
+    return found
+
+
+def _sniff(path: str) -> bool:
+    """Whether the file at ``path`` begins like a match log, a deal file or a league database."""
+    name = path.rsplit("/", 1)[-1]
+    if name.endswith((".jsonl", ".json")):
+        head = _head(path, 16)
+        return head.startswith((b'{"k":"match"', b'{"deal":'))
+    if _is_sqlite(path):
+        # the schema is on the first pages, or in the write-ahead log until a checkpoint
+        head = _head(path, 1 << 15) + _head(path + "-wal", 1 << 16)
+        return b"matches" in head and b"boards" in head
+    return False
+
+
+def _is_sqlite(path: str) -> bool:
+    return _head(path, 16) == b"SQLite format 3\x00"
+
+
+def _head(path: str, n: int) -> bytes:
+    try:
+        with open(path, "rb") as f:
+            return f.read(n)
+    except OSError:
+        return b""
+
+
+def _under(path: Path, folder: Path) -> bool:
+    return path == folder or path.is_relative_to(folder)
 
 
 def _python_dirs() -> list[str]:
@@ -118,16 +326,87 @@ def _python_dirs() -> list[str]:
     return dirs
 
 
+def _package_dirs() -> list[Path]:
+    """The folders of the referee's packages a Python bot may import (``referee``,
+    ``protocol``): in site-packages, or in the repository of an editable install, where they
+    are shown without the repository around them."""
+    import protocol
+
+    return [Path(__file__).parent, Path(protocol.__file__).parent]
+
+
+@functools.cache
+def _system_dirs() -> tuple[Path, ...]:
+    """The system directories that exist, resolved (``/bin`` may be ``/usr/bin``)."""
+    return tuple(dict.fromkeys(_real(Path(d)) for d in SYSTEM_DIRS if os.path.isdir(d)))
+
+
+@functools.cache
+def _runtime_roots() -> tuple[str, ...]:
+    """The system directories and this Python's, as written and resolved."""
+    dirs = [*SYSTEM_DIRS, *_python_dirs()]
+    return tuple(dict.fromkeys([*dirs, *(os.path.realpath(d) for d in dirs)]))
+
+
+def _runtime(path: Path) -> bool:
+    """Whether ``path`` lies in the system directories or this Python's, which every sandbox shows."""
+    roots = _runtime_roots()
+    return any(p == r or p.startswith(r + "/") for p in (str(path), os.path.realpath(path)) for r in roots)
+
+
+def _real(path: Path) -> Path:
+    return Path(os.path.realpath(path))
+
+
+def _walk(path: Path) -> tuple[Path, list[tuple[Path, str]]]:
+    """``path`` resolved as the kernel would (``..`` after a link goes up from its target),
+    and the links met on the way: ``(where the link is, with its folder resolved; its
+    target)``.  A path looping through links is returned as far as it got."""
+    links: list[tuple[Path, str]] = []
+    parts = list(Path(path).absolute().parts[1:])
+    current = Path("/")
+    while parts and len(links) < 40:
+        name = parts.pop(0)
+        if name in ("", "."):
+            continue
+        if name == "..":
+            current = current.parent
+            continue
+        step = current / name
+        if step.is_symlink():
+            target = os.readlink(step)
+            links.append((step, target))
+            if target.startswith("/"):
+                current = Path("/")
+            parts = [*Path(target).parts[1 if target.startswith("/") else 0:], *parts]
+        else:
+            current = step
+    return current, links
+
+
+# -- the spawn -------------------------------------------------------------------------------
+
+
 @dataclass(frozen=True)
 class Spawn:
     """How to spawn a bot: the argv (bwrap's, in the sandbox), its whole environment, the
-    working directory of the spawn, and the uid the bot runs as in the sandbox when the
-    referee is root (to give back with ``UIDS.give_back`` once every process of it is gone)."""
+    working directory of the spawn, the uid the bot runs as in the sandbox when the referee is
+    root (to give back with ``UIDS.give_back`` once every process of it is gone), and
+    descriptors the spawn must inherit (the seccomp program bwrap reads), which the caller
+    closes once the process is spawned (or failed to be)."""
 
     argv: list[str]
     env: dict[str, str]
     cwd: Path | None
     uid: int | None = None
+    pass_fds: tuple[int, ...] = ()
+
+    def close_fds(self) -> None:
+        for fd in self.pass_fds:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
 
 
 class _Uids:
@@ -160,21 +439,33 @@ def sandboxed(
     env: dict[str, str] | None,
     processes: int = DEFAULT_PROCESSES,
     hidden: Iterable[Path] = (),
+    memory_mb: int = DEFAULT_MEMORY_MB,
+    address_space: bool = True,
 ) -> Spawn:
     """The :class:`Spawn` that runs ``argv`` in the sandbox.
 
     Args:
       argv: the bot's command (absolute program, as from :func:`referee.process.resolve_command`).
       cwd: the bot's working directory as the organiser gave it, or None: the directory of its
-        first own file (see :func:`bot_files`).  Either is shown to the bot read-only.
+        first own file (see :func:`bot_files`), else the folder its relative class path is
+        taken from, else the first folder its command line names.  It is shown read-only.
       env: variables the match or league gives the bot (on top of :func:`bot_environment`).
       processes: the cap on processes and threads in the sandbox (``RLIMIT_NPROC``, counted in
         the sandbox's own user namespace; the sandbox's init counts as one).
       hidden: files and directories the bot must not see even when they lie inside a
         directory it is shown (the match log, the stderr logs, the deal file, the league
-        database, other bots' files): a directory is covered with an empty read-only tmpfs, a
-        file with ``/dev/null`` (which cannot be opened there: bwrap mounts it ``nodev``).
-        Paths that do not exist are skipped.
+        database, other bots' files: see :func:`hidden_from`): a directory is covered with an
+        empty read-only tmpfs, a file with ``/dev/null`` (which cannot be opened there: bwrap
+        mounts it ``nodev``).  Paths that do not exist are skipped.  Besides these, the
+        referee's files in the bot's folders (:func:`referee_files`) and the ``referee-logs``
+        folder of the referee's working directory are hidden.  A hidden folder holding the
+        bot's own directory hides all but that; what the command line names stays hidden
+        when it is hidden or lies in a hidden folder; the bot's own file, directory and
+        working directory are never hidden.
+      memory_mb: the bot's memory cap: its private /tmp gets :func:`tmp_mb` of it.
+      address_space: the cap is an address-space limit (no memory cgroup holds it): then
+        ``memfd_create`` and System V shared memory, whose pages are in no address space,
+        fail with ENOSYS (a seccomp filter, on x86-64 and arm64).
 
     Raises:
       SandboxUnavailable: bwrap is not installed, or no uid is free.
@@ -183,22 +474,37 @@ def sandboxed(
     for tool in (PRLIMIT, SETPRIV):
         if not os.access(tool, os.X_OK):
             raise SandboxUnavailable(f"the sandbox needs {tool} (Debian package util-linux), which is missing")
-    own = bot_files(argv)
-    shown: list[Path] = [f.parent for f in own]
-    workdir = cwd if cwd is not None else (shown[0] if shown else None)
-    if workdir is not None:
-        shown.append(workdir)
-    for python_dir in _python_dirs():
-        shown.append(Path(python_dir))
+    own_files = bot_files(argv)
+    named = named_paths(argv, cwd)
+    home = bot_home(argv, cwd)
+    if cwd is not None:
+        workdir: Path | None = cwd
+    elif own_files:
+        workdir = own_files[0].parent
+    elif _relative_path_option(argv):
+        workdir = Path.cwd()  # where its relative class path leads from (a folder of the sandbox's own)
+    else:
+        workdir = next((p for p in named if p.is_dir()), None)
+    own = [p for p in home if p not in named]  # a JVM's first class folder stays a named path
+    runtime: list[Path] = [Path(d) for d in _python_dirs()] + _package_dirs()
     program = Path(argv[0])
-    if program.is_absolute() and program not in own and not any(program.is_relative_to(d) for d in SYSTEM_DIRS):
-        # an interpreter installed outside the system directories (node from nvm...): its tree
-        shown.append(program.parent.parent if program.parent.name == "bin" else program.parent)
+    for p in (program, _real(program)):
+        if p.is_absolute() and p not in own_files and not _runtime(p):
+            # an interpreter installed outside the system directories (node from nvm...): its tree
+            runtime.append(p.parent.parent if p.parent.name == "bin" else p.parent)
+    hide = [*hidden, Path.cwd() / LOGS_DIR, *referee_files(_real(p) for p in [*own, *named] if p.is_dir())]
 
     root = os.geteuid() == 0
     if root:
-        _check_readable(own, [d for d in shown if d not in own])
-    uid = UIDS.take() if root else None
+        _check_readable([*own, *named])
+    layout = _layout(own + runtime, named, hide)
+    program_bytes = seccomp_program() if address_space else b""
+    pass_fds = (_pipe_with(program_bytes),) if program_bytes else ()
+    try:
+        uid = UIDS.take() if root else None
+    except SandboxUnavailable:
+        Spawn([], {}, None, None, pass_fds).close_fds()
+        raise
     # As root, bwrap runs privileged (so it can show the bot a directory under /root, say) and
     # the bot drops to its own uid inside; otherwise bwrap makes a user namespace.
     args = [bwrap, "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
@@ -210,22 +516,13 @@ def sandboxed(
             args += ["--symlink", os.readlink(system_dir), system_dir]
         elif os.path.isdir(system_dir):
             args += ["--ro-bind", system_dir, system_dir]
-    args += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--size", str(TMP_MB << 20), "--tmpfs", "/tmp"]
-    made: set[Path] = set()
-    for d in _outermost(shown):
-        # bwrap would make the directories above it private to root: the bot could not get by
-        for parent in reversed(d.parents[:-1]):
-            if parent not in made:
-                made.add(parent)
-                args += ["--perms", "0755", "--dir", str(parent)]
-        args += ["--ro-bind", str(d), str(d)]
-    for h in _outermost(Path(p).absolute() for p in hidden):
-        if not any(h == d or h.is_relative_to(d) for d in shown) or any(d.is_relative_to(h) and d != h for d in shown):
-            continue  # not visible anyway (or hiding it would hide the bot itself)
-        if h.is_dir() and not h.is_symlink():
-            args += ["--tmpfs", str(h), "--remount-ro", str(h)]
-        elif h.is_file():
-            args += ["--ro-bind", "/dev/null", str(h)]
+    args += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--size", str(tmp_mb(memory_mb) << 20), "--tmpfs", "/tmp"]
+    args += layout
+    # Nothing but /tmp is writable: not the root bwrap builds, nor the folders it makes for
+    # the parents of what is shown, nor /dev (whose shm folder would be a tmpfs outside the cap).
+    args += ["--remount-ro", "/dev", "--remount-ro", "/"]
+    if pass_fds:
+        args += ["--seccomp", str(pass_fds[0])]
     if workdir is not None:
         args += ["--chdir", str(workdir)]
     # The cap is set inside, where it counts this bot's processes only: those of its own uid,
@@ -233,28 +530,156 @@ def sandboxed(
     args += ["--", PRLIMIT, f"--nproc={processes}:{processes}", "--"]
     if uid is not None:
         args += [SETPRIV, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--"]
-    return Spawn([*args, *argv], bot_environment(env, sandboxed=True), None, uid)
+    return Spawn([*args, *argv], bot_environment(env, sandboxed=True), None, uid, pass_fds)
 
 
-def _check_readable(files: list[Path], dirs: list[Path]) -> None:
+def _relative_path_option(argv: Sequence[str]) -> bool:
+    """Whether the command has a relative class or module path (taken from the working directory)."""
+    for i, word in enumerate(argv[1:], 1):
+        value = word.partition("=")[2] if word.startswith("-") and "=" in word and word.partition("=")[0] in _PATH_OPTIONS else (
+            word if argv[i - 1] in _PATH_OPTIONS else None)
+        if value is not None and any(piece and not piece.startswith("/") for piece in value.split(os.pathsep)):
+            return True
+    return False
+
+
+_SHOW, _HIDE, _PRIVATE, _LINK = "show", "hide", "private", "link"
+
+
+def _layout(own: list[Path], named: list[Path], hidden: list[Path]) -> list[str]:
+    """The bwrap arguments that show ``own`` and ``named`` read-only and hide ``hidden``.
+
+    Every path is taken at its real place (links resolved), and mounted there; the links met
+    on the way to a shown path are made again inside, where the sandbox would not already
+    have them, so the path as written still leads to it.  The deepest rule wins (a path is
+    seen as its nearest ruled ancestor says), except that ``named`` paths never show what
+    ``hidden`` hides, on the path itself or above it; on one path, ``own`` beats ``hidden``.
+    """
+    rules: dict[Path, str] = {}
+    links: dict[Path, str] = {}
+    for paths, rule in ((hidden, _HIDE), (own, _SHOW)):
+        for p in paths:
+            real, met = _walk(Path(p))
+            rules[real] = rule
+            if rule == _SHOW:
+                links.update(met)
+    for p in named:
+        # What a command line names is shown unless it is hidden, or lies in a hidden folder
+        # (another bot's) more closely than in a folder of the bot's own.
+        real, met = _walk(Path(p))
+        ruled = next((rules[a] for a in (real, *real.parents) if a in rules), None)
+        if ruled != _HIDE:
+            rules.setdefault(real, _SHOW)
+            links.update(met)
+    state: dict[Path, str] = {Path("/tmp"): _PRIVATE, **dict.fromkeys(_system_dirs(), _SHOW)}
+    args: list[str] = []
+    masks: list[Path] = []
+
+    def nearest(p: Path) -> tuple[Path | None, str | None]:
+        for a in p.parents:
+            if a in state:
+                return a, state[a]
+        return None, None
+
+    def parents(p: Path, above: Path | None) -> None:
+        for d in reversed(p.parents[:-1]):  # from the top down, "/" left out
+            if (above is None or d.is_relative_to(above) and d != above) and d not in state:
+                state[d] = state.get(d, "")  # made: a plain folder of the sandbox's own
+                args.extend(["--perms", "0755", "--dir", str(d)])
+
+    for p in sorted({*rules, *links}, key=lambda q: (len(q.parts), str(q))):
+        above, seen = nearest(p)
+        if p in links and p not in rules:
+            if seen != _SHOW:
+                parents(p, above)
+                args.extend(["--symlink", links[p], str(p)])
+            state[p] = _LINK
+            continue
+        # A rule is recorded where the sandbox has the path: a hidden path out of sight anyway
+        # leaves no folder behind, and what is shown below it gets its parents made.
+        if rules[p] == _SHOW:
+            if seen == _SHOW:
+                state[p] = _SHOW
+            elif p.exists():
+                parents(p, above)
+                args.extend(["--ro-bind", str(p), str(p)])
+                state[p] = _SHOW
+        elif seen == _SHOW:
+            if p.is_dir():
+                args.extend(["--perms", "0755", "--tmpfs", str(p)])
+                masks.append(p)
+                state[p] = _HIDE
+            elif p.is_file():
+                args.extend(["--ro-bind", "/dev/null", str(p)])
+    for m in masks:
+        args.extend(["--remount-ro", str(m)])
+    return args
+
+
+def _check_readable(paths: list[Path]) -> None:
     """As root the bot runs as a user of its own, who can use only what everyone may: say so
     before the spawn rather than let the bot die of 'Permission denied'."""
-    for path in [*dirs, *files]:
+    for path in paths:
         try:
             mode = path.stat().st_mode
         except OSError:
             continue  # a missing cwd is reported by the spawn
-        need = stat.S_IROTH | (stat.S_IXOTH if path.is_dir() else 0)
+        need = stat.S_IROTH | (stat.S_IXOTH if stat.S_ISDIR(mode) else 0)
         if mode & need != need:
             raise SandboxUnavailable(f"in the sandbox the bot runs as an unprivileged user, and {path} is not readable "
                                      f"by other users: chmod a+rX {path} (or run the bot without the sandbox)")
 
 
-def _outermost(paths: Iterable[Path]) -> list[Path]:
-    """The paths with those inside another one left out, in a stable order."""
-    unique = sorted(set(paths), key=lambda p: (len(p.parts), str(p)))
-    kept: list[Path] = []
-    for p in unique:
-        if not any(p == k or p.is_relative_to(k) for k in kept):
-            kept.append(p)
-    return kept
+# -- seccomp -----------------------------------------------------------------------------------
+
+#: Per machine: (audit arch, system calls refused, refuse every call numbered from here) for
+#: each ABI a process may use.  Refused: memfd_create, shmget (i386's ipc multiplexer too),
+#: memfd_secret; and the whole x32 ABI, whose numbers are x86-64's plus 2^30.
+_REFUSED: dict[str, list[tuple[int, tuple[int, ...], int | None]]] = {
+    "x86_64": [(0xC000003E, (319, 29, 447), 0x40000000), (0x40000003, (356, 395, 117), None)],
+    "aarch64": [(0xC00000B7, (279, 194, 447), None), (0x40000028, (385, 307), None)],
+}
+_ENOSYS = 38
+
+
+def seccomp_program(machine: str | None = None) -> bytes:
+    """The classic BPF program (as bwrap's ``--seccomp`` reads it) that makes the calls of
+    :data:`_REFUSED` fail with ENOSYS, as on a kernel without them (runtimes then fall back to
+    files in /tmp); empty on a machine it does not know."""
+    abis = _REFUSED.get(machine or platform.machine(), [])
+    if not abis:
+        return b""
+    ld_w_abs, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06
+    allow, deny = 0x7FFF0000, 0x00050000 | _ENOSYS
+    blocks: list[list[tuple[int, int, int, int]]] = []
+    for _arch, numbers, from_nr in abis:
+        body: list[tuple[int, int, int, int]] = [(ld_w_abs, 0, 0, 0)]  # the call's number
+        checks = [(jge, n) for n in ([from_nr] if from_nr is not None else [])] + [(jeq, n) for n in numbers]
+        for code, k in checks:
+            body.append((code, 0xFF, 0, k))  # jump to "deny": fixed below
+        body.append((ret, 0, 0, allow))
+        blocks.append(body)
+    program: list[tuple[int, int, int, int]] = [(ld_w_abs, 0, 0, 4)]  # the ABI
+    for (arch, _numbers, _from), body in zip(abis, blocks):
+        program.append((jeq, 0, len(body), arch))
+        program += body
+    program.append((ret, 0, 0, allow))  # an ABI not listed
+    deny_at = len(program)
+    program.append((ret, 0, 0, deny))
+    out = []
+    for i, (code, jt, jf, k) in enumerate(program):
+        if jt == 0xFF:
+            jt = deny_at - i - 1
+        out.append(struct.pack("=HBBI", code, jt, jf, k))
+    return b"".join(out)
+
+
+def _pipe_with(data: bytes) -> int:
+    """The read end of a pipe holding ``data`` (its write end closed); inheritable."""
+    r, w = os.pipe()
+    try:
+        os.write(w, data)  # a few hundred bytes: a pipe holds far more
+    finally:
+        os.close(w)
+    os.set_inheritable(r, True)
+    return r

@@ -35,7 +35,7 @@ from referee.exchange import OPENING, At, Terms, deliver, handshake, new_fault, 
 from referee.lines import Line, hear
 from referee.log import MatchLog, special_record, tile_names
 from referee.process import Confinement
-from referee.sandbox import bot_files
+from referee.sandbox import hidden_from
 from referee.transport import BotTransport, Launch, launch_process
 from referee.wire import deal_end, game_end, wire_for
 
@@ -231,18 +231,11 @@ class Table:
 
     def hidden_from(self, bot: Bot) -> list[Path]:
         """What a sandboxed bot must not see: :attr:`hidden`, and the other bots' files and
-        working directories (two bots may live in one directory)."""
-        own = set(bot_files(bot.argv))
-        own_cwd = bot.confinement.cwd if bot.confinement is not None else None
-        out = list(self.hidden)
-        for other in {id(p.bot): p.bot for p in self.players}.values():
-            if other is bot:
-                continue
-            out += [f for f in bot_files(other.argv) if f not in own]
-            cwd = other.confinement.cwd if other.confinement is not None else None
-            if cwd is not None and cwd != own_cwd:
-                out.append(cwd)
-        return out
+        folders that are not also its own (see :func:`referee.sandbox.hidden_from`)."""
+        def place(b: Bot) -> tuple[list[str], Path | None]:
+            return b.argv, b.confinement.cwd if b.confinement is not None else None
+        others = {id(p.bot): p.bot for p in self.players if p.bot is not bot}.values()
+        return hidden_from([place(bot)], [place(o) for o in others], self.hidden)
 
     async def close(self) -> None:
         """Tell every live process the match is over and end it (politely, then by force).

@@ -46,9 +46,10 @@ import trio
 from referee.errors import BotStartError, LogError
 from referee.process import describe_exit
 from referee.results import MatchRecord
+from referee.sandbox import hidden_from
 from referee.signals import Stop, cancel_on_signals
 from tournaments import worker
-from tournaments.config import League, LeagueError
+from tournaments.config import BotEntry, League, LeagueError
 from tournaments.store import Finished, Store, StoreError, open_store
 
 #: How long a child gets to stop its bots after SIGTERM before it is killed.
@@ -111,9 +112,7 @@ def make_job(league: League, pair: Sequence[str], log: Path, stderr_dir: Path) -
     bots = []
     for name in pair:
         b = league.bot(name)
-        # In the sandbox a bot runs in its own directory unless its cwd is given: the league's
-        # directory, the default otherwise, holds the database and the logs.
-        cwd = b.workdir if not b.sandbox or b.cwd is not None else None
+        cwd = _cwd(b)
         bots.append({"name": b.name, "argv": b.argv, "cwd": None if cwd is None else str(cwd), "env": b.env, "sandbox": b.sandbox})
     tc = league.tc
     return {
@@ -122,17 +121,29 @@ def make_job(league: League, pair: Sequence[str], log: Path, stderr_dir: Path) -
         "tc": {"startup": tc.startup, "move": tc.move, "bank": tc.bank, "increment": tc.increment},
         "max_faults": league.max_faults, "max_line": league.max_line,
         "memory_mb": league.memory_mb, "cpu_seconds": league.cpu_seconds, "max_processes": league.max_processes,
-        "hidden": [str(p) for p in hidden_from_bots(league)],
+        "hidden": [str(p) for p in hidden_from_bots(league, pair)],
         "bots": bots, "log": str(log), "stderr_dir": str(stderr_dir),
     }
 
 
-def hidden_from_bots(league: League) -> list[Path]:
-    """What no sandboxed bot of the league may see, even inside a directory it is shown: the
-    league file (it holds every bot's command and environment), the database and its
-    journal files, and the match logs."""
+def _cwd(b: BotEntry) -> Path | None:
+    """The working directory a league bot is given: in the sandbox a bot runs in its own
+    directory unless its cwd is given (the league's directory, the default otherwise, holds
+    the database and the logs)."""
+    return b.workdir if not b.sandbox or b.cwd is not None else None
+
+
+def hidden_from_bots(league: League, pair: Sequence[str] = ()) -> list[Path]:
+    """What no sandboxed bot of a match between the bots ``pair`` may see, even inside a
+    directory it is shown: the league file (it holds every bot's command and environment),
+    the database and its journal files, the match logs, and the files and folders of every
+    other bot of the league (:func:`referee.sandbox.hidden_from`: those the pair's bots share
+    with it stay theirs; the match hides each of the pair from the other)."""
     db = league.db_path
-    return [league.path.resolve(), db, *(db.with_name(db.name + s) for s in ("-wal", "-shm", "-journal")), league.logs_dir]
+    referee_files = [league.path.resolve(), db, *(db.with_name(db.name + s) for s in ("-wal", "-shm", "-journal")), league.logs_dir]
+    playing = [league.bot(name) for name in pair]
+    others = [b for b in league.bots if b.name not in pair]
+    return hidden_from([(b.argv, _cwd(b)) for b in playing], [(b.argv, _cwd(b)) for b in others], referee_files)
 
 
 def stall_limit(league: League) -> float:

@@ -4,7 +4,8 @@ Used by tests/test_sandbox.py.
 
     attacker.py ATTACK [ARG ...]
 
-It writes nothing anywhere but its pipes: every attack reports on stderr, one line each,
+It writes nothing anywhere but its pipes (and its /tmp, and what ``write``, ``write_own``
+and ``note`` try): every attack reports on stderr, one line each,
 ``attack <name>: refused (<why>)`` or ``attack <name>: SUCCEEDED (<what>)``, so that the tests
 read the outcome in the bot's stderr log (the sandbox shows the bot no writable place the
 tests could read).
@@ -23,6 +24,19 @@ Attacks:
                        sandbox or a cgroup can find it)
   write_own            write a file next to itself (what the sandbox refuses)
   network PORT         connect to PORT on the machine's loopback (where a test listens)
+  read PATH...         open and read each file, list each folder (an empty folder counts as
+                       refused: a hidden folder is an empty one), reporting each path
+  write [PATH...]      create a file in each folder, reporting each; without paths, in /, /dev,
+                       /dev/shm, /tmp, its own folder and every folder above it, every folder
+                       above its interpreter's, and every folder it finds below / (a few
+                       levels down, the system's folders left out)
+  fill LIMIT           fill /tmp until it is full, then memfd_create files and System V shared
+                       memory, then allocate (and touch) memory, 16 MiB at a time, reporting
+                       the MiB it holds in all after every step, as ``holds N MiB``, until
+                       something stops it or it holds LIMIT MiB
+  note                 leave a note (a file named after a token of its own) in $TMPDIR, /tmp,
+                       $HOME, /dev/shm and its folder at its first turn, and look there for a
+                       note of another process at every later turn (its partner in a pair game)
 """
 
 import json
@@ -182,6 +196,129 @@ def network(port):
         raise SystemExit(f"attacker: cannot reach my server: {e.strerror or e}") from None
 
 
+def read_paths(paths):
+    for path in paths:
+        try:
+            if os.path.isdir(path):
+                names = os.listdir(path)
+                report("read", bool(names), f"{path}: lists {sorted(names)[:8]}")
+            else:
+                with open(path, "rb") as f:
+                    data = f.read()
+                report("read", True, f"{path}: opened, read {len(data)} bytes")
+        except OSError as e:
+            report("read", False, f"{path}: {e.strerror}")
+
+
+def write_paths(paths):
+    if not paths:
+        mine = os.path.dirname(os.path.abspath(__file__))
+        paths = ["/", "/dev", "/dev/shm", "/tmp", mine]
+        for start in (mine, os.path.dirname(sys.executable)):
+            while start != "/":
+                start = os.path.dirname(start)
+                paths.append(start)
+        # and every folder it can find, but in the system's folders, /proc, /sys and /tmp
+        for top, dirs, _ in os.walk("/"):
+            dirs[:] = [d for d in dirs if os.path.join(top, d) not in ("/proc", "/sys", "/usr", "/etc", "/tmp", "/dev")]
+            if top.count("/") >= 6 or len(paths) > 200:
+                dirs[:] = []
+            paths.append(top)
+        paths = list(dict.fromkeys(paths))
+    for path in paths:
+        target = os.path.join(path, f"attacker-was-here.{os.getpid()}")
+        try:
+            with open(target, "w") as f:
+                f.write("x")
+            os.unlink(target)
+            report("write", True, f"{path}: wrote {target}")
+        except OSError as e:
+            report("write", False, f"{path}: {e.strerror}")
+
+
+def fill(limit):
+    import ctypes
+    mib, held = 1 << 20, {"tmp": 0, "memfd": 0, "shm": 0, "memory": 0}
+    keep = []
+
+    def room():
+        return sum(held.values()) < limit
+
+    def holds(what):
+        print(f"attack fill: holds {sum(held.values())} MiB ({what}; {held})", file=sys.stderr, flush=True)
+
+    try:
+        with open("/tmp/fill", "wb") as f:
+            while room():
+                f.write(b"x" * mib)
+                f.flush()
+                held["tmp"] += 1
+        holds("/tmp")
+    except OSError as e:
+        holds(f"/tmp: {e.strerror}")
+    try:
+        while room():
+            fd = os.memfd_create("fill")
+            keep.append(fd)
+            for _ in range(16):
+                os.write(fd, b"y" * mib)
+                held["memfd"] += 1
+            holds("memfd")
+    except OSError as e:
+        holds(f"memfd: {e.strerror}")
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.shmat.restype = ctypes.c_void_p
+    while room():
+        shmid = libc.shmget(0, 16 * mib, 0o1600)
+        if shmid < 0:
+            holds(f"shmget: {os.strerror(ctypes.get_errno())}")
+            break
+        address = libc.shmat(shmid, None, 0)
+        if address in (None, ctypes.c_void_p(-1).value):
+            holds(f"shmat: {os.strerror(ctypes.get_errno())}")
+            break
+        ctypes.memset(address, 1, 16 * mib)
+        libc.shmdt(ctypes.c_void_p(address))  # out of the address space, still in memory
+        held["shm"] += 16
+        holds("shm")
+    try:
+        while room():
+            keep.append(bytearray(b"z" * (16 * mib)))
+            held["memory"] += 16
+            holds("memory")
+    except MemoryError:
+        holds("memory: MemoryError")
+    report("fill", not room(), f"holds {sum(held.values())} MiB of the {limit} it tried")
+
+
+NOTE = os.urandom(8).hex()
+
+
+def note_places():
+    return sorted({os.environ.get("TMPDIR", "/tmp"), "/tmp", os.environ.get("HOME", "/tmp"), "/dev/shm",
+                   os.path.dirname(os.path.abspath(__file__))})
+
+
+def leave_notes():
+    for place in note_places():
+        try:
+            with open(os.path.join(place, f"note-{NOTE}"), "w") as f:
+                f.write(NOTE)
+            print(f"attack note: wrote in {place}", file=sys.stderr, flush=True)
+        except OSError as e:
+            print(f"attack note: cannot write in {place}: {e.strerror}", file=sys.stderr, flush=True)
+
+
+def look_for_notes():
+    found = []
+    for place in note_places():
+        try:
+            found += [f"{place}/{n}" for n in os.listdir(place) if n.startswith("note-") and n != f"note-{NOTE}"]
+        except OSError:
+            continue
+    return found
+
+
 ATTACKS = {
     "read_log": lambda: read_log(args[0]),
     "kill_others": kill_others,
@@ -193,12 +330,17 @@ ATTACKS = {
     "write_own": write_own,
     "none": lambda: None,
     "network": lambda: network(int(args[0])),
+    "read": lambda: read_paths(args),
+    "write": lambda: write_paths(args),
+    "fill": lambda: fill(int(args[0])),
+    "note": leave_notes,
 }
 if attack in ("write_own", "network"):  # what a careless bot does at start-up
     ATTACKS[attack]()
     attack = "none"
 
 done = False
+noted = False
 for raw in sys.stdin:
     msg = json.loads(raw)
     kind = msg.get("type")
@@ -208,7 +350,12 @@ for raw in sys.stdin:
         if not done:
             done = True
             ATTACKS[attack]()
+        elif attack == "note" and not noted and (notes := look_for_notes()):
+            noted = True
+            report("note", True, f"found its partner's notes: {notes}")
         first = msg["legal"][0]
         print(json.dumps({"type": "play", "tile": first["tile"], "end": first["end"]}), flush=True)
     elif kind == "match_end":
+        if attack == "note" and not noted:
+            report("note", False, f"no other process's note in {note_places()}")
         break
