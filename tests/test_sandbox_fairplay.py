@@ -208,7 +208,7 @@ async def test_a_python_bot_reads_the_data_folder_its_command_line_names(tmp_pat
     (data / "book.txt").write_text("6-6 first\n")
     bot = Bot("data", [sys.executable, str(code / "data_bot.py"), str(data)], Confinement(sandbox=True))
     result = await play([bot, honest(FIRST)], tmp_path / "m.jsonl")
-    assert bot.faults == [], [f.detail for f in bot.faults]
+    assert result.entries[0].faults == [], [f.detail for f in result.entries[0].faults]
     assert len(result.deals) == 8
 
 
@@ -234,7 +234,7 @@ async def test_two_bots_share_a_library_both_their_command_lines_name(tmp_path):
         (code / "data_bot.py").write_text(DATA_BOT)
         bots.append(Bot(name, [sys.executable, str(code / "data_bot.py"), str(data)], Confinement(sandbox=True)))
     result = await play(bots, tmp_path / "m.jsonl")
-    assert [f.detail for b in bots for f in b.faults] == []
+    assert [f.detail for e in result.entries for f in e.faults] == []
     assert len(result.deals) == 8
 
 
@@ -377,7 +377,7 @@ async def test_a_sandboxed_python_bot_imports_the_referee_and_sees_nothing_else_
         sentinel.unlink()
         if made_logs:
             shutil.rmtree(logs, ignore_errors=True)
-    assert bot.faults == [], [f.detail for f in bot.faults]
+    assert result.entries[0].faults == [], [f.detail for f in result.entries[0].faults]
     assert len(result.deals) == 8
     lines = attack_lines(tmp_path / "m.stderr", "importer")
     assert_refused([x for x in lines if f"({ROOT}:" not in x], targets)
