@@ -30,8 +30,6 @@ import tempfile
 import time
 from pathlib import Path
 
-import trio
-
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "sample_bots"
 
@@ -94,7 +92,7 @@ def run_once(toml: Path, db: Path, concurrency: int, isolate: bool) -> tuple[flo
     league = load_league(toml, db)
     before = os.times()
     t0 = time.perf_counter()
-    report = trio.run(lambda: run_league(league, concurrency, isolate=isolate))
+    report = run_league(league, concurrency, isolate=isolate)
     wall = time.perf_counter() - t0
     after = os.times()
     cpu = sum(after[i] - before[i] for i in range(4))

@@ -16,7 +16,6 @@ import time
 from pathlib import Path
 
 import pytest
-import trio
 from test_league import HANG, done_count, league_toml, referee, start_league, table_json, write_league
 
 from tournaments.cluster import ClusterError, parse_address
@@ -31,7 +30,7 @@ pytestmark = pytest.mark.slow
 def local_db(tmp_path_factory) -> Path:
     """The league played locally (two lanes): what every cluster run must store."""
     path = write_league(tmp_path_factory.mktemp("local"), league_toml())
-    report = trio.run(lambda: run_league(load_league(path), 2))
+    report = run_league(load_league(path), 2)
     assert report.played == 6 and not report.failed
     return path
 

@@ -20,7 +20,6 @@ import time
 from pathlib import Path
 
 import pytest
-import trio
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_league import BOTS as ROOT_BOTS
@@ -31,6 +30,7 @@ from test_league import (
     league_toml,
     referee,
     start_league,
+    within,
     write_league,
 )
 from test_league import (
@@ -108,7 +108,7 @@ def test_a_half_made_schema_left_by_an_older_version_is_completed(tmp_path):
     assert cli("league", "status", str(path)).exit_code == 0
     assert cli("league", "table", str(path)).exit_code == 0
     with open_store(path.with_suffix(".db"), create=True) as store:
-        assert store.matches() == []
+        assert store.tables() == []
 
 
 def test_a_database_of_something_else_is_still_refused(tmp_path):
@@ -153,7 +153,7 @@ def test_bad_league_files_are_refused_in_one_line_naming_the_key(tmp_path, text,
     refused_in_one_line(tmp_path, text, expected)
 
 
-async def test_a_failure_reason_is_the_error_not_a_border_of_its_traceback(tmp_path):
+def test_a_failure_reason_is_the_error_not_a_border_of_its_traceback(tmp_path):
     # A match process that dies of an exception inside trio's nurseries prints the traceback in
     # boxes; its last line is "+------...", which used to become the pairing's reason.
     nested = [sys.executable, "-c", (
@@ -167,8 +167,8 @@ async def test_a_failure_reason_is_the_error_not_a_border_of_its_traceback(tmp_p
         "            inner.start_soon(boom)\n"
         "trio.run(main)\n")]
     path = write_league(tmp_path, league_toml(FOUR[:2]))
-    with trio.fail_after(HANG):
-        report = await run_league(load_league(path), worker_argv=nested)
+    with within():
+        report = run_league(load_league(path), worker_argv=nested)
     [(_, reason)] = report.failed
     assert reason == "the match process exited with code 1: OverflowError: cannot convert float infinity to integer"
     status = cli("league", "status", str(path))
@@ -281,7 +281,7 @@ def _alive(pid: int) -> bool:
         return f.read().rsplit(")", 1)[1].split()[0] != "Z"
 
 
-async def test_a_bot_that_stops_its_match_process_is_ended_recorded_and_given_up_after_three_tries(tmp_path):
+def test_a_bot_that_stops_its_match_process_is_ended_recorded_and_given_up_after_three_tries(tmp_path):
     (tmp_path / "stopper.py").write_text(STOPPER, encoding="utf-8")
     pid_file = tmp_path / "stopper.pid"
     # Only a bot outside the sandbox can reach its match process (tests/test_sandbox.py).
@@ -290,25 +290,25 @@ async def test_a_bot_that_stops_its_match_process_is_ended_recorded_and_given_up
     path = write_league(tmp_path, text)
     league = load_league(path)
     for attempt in (1, 2, 3):
-        with trio.fail_after(HANG):
-            report = await run_league(league, silence=2.0)
+        with within():
+            report = run_league(league, silence=2.0)
         [(_, reason)] = report.failed
         assert "gave no sign of life for 2 s" in reason and "SIGSTOP" in reason
         assert not _alive(int(pid_file.read_text()))  # the bot went with its match process
         status = cli("league", "status", str(path))
         assert (f"(attempt {attempt} of 3)" in status.stdout) == (attempt < 3), status.stdout
     assert "given up greedy vs stopper: cut short 3 times" in status.stdout and "--retry" in status.stdout
-    with trio.fail_after(HANG):
-        report = await run_league(league, silence=2.0)
-    assert report.played == 0 and not report.failed and [p for p, _ in report.given_up] == [("greedy", "stopper")]
+    with within():
+        report = run_league(league, silence=2.0)
+    assert report.played == 0 and not report.failed and [k.bots for k, _ in report.given_up] == [("greedy", "stopper")]
     r = referee("league", "run", str(path))
     assert r.returncode == X.BUG and "given up: greedy vs stopper" in r.stderr, r.stderr
-    with trio.fail_after(HANG):
-        report = await run_league(league, silence=2.0, retry=True)
+    with within():
+        report = run_league(league, silence=2.0, retry=True)
     assert len(report.failed) == 1 and "(attempt 1 of 3)" in cli("league", "status", str(path)).stdout
 
 
-async def test_a_match_that_makes_no_progress_for_longer_than_its_clocks_allow_is_stopped(tmp_path):
+def test_a_match_that_makes_no_progress_for_longer_than_its_clocks_allow_is_stopped(tmp_path):
     # Alive (its heartbeat comes) but no deal ends: the stall limit of the clocks.
     alive = [sys.executable, "-c", (
         "import json, sys, time\n"
@@ -317,8 +317,8 @@ async def test_a_match_that_makes_no_progress_for_longer_than_its_clocks_allow_i
         "    print(json.dumps({'k': 'alive'}), flush=True)\n"
         "    time.sleep(0.2)\n")]
     path = write_league(tmp_path, league_toml(FOUR[:2]))
-    with trio.fail_after(HANG):
-        report = await run_league(load_league(path), worker_argv=alive, stall=1.5, silence=30.0)
+    with within():
+        report = run_league(load_league(path), worker_argv=alive, stall=1.5, silence=30.0)
     [(_, reason)] = report.failed
     assert "made no progress for 1.5 s, longer than its clocks allow" in reason
 
@@ -477,7 +477,7 @@ def test_a_full_disk_stops_the_league_cleanly_and_keeps_every_finished_match(tmp
     assert "File too large" in r.stderr and "keeps every finished match" in r.stderr and "run the same command again" in r.stderr
     conn = sqlite3.connect(db)
     try:
-        assert conn.execute("SELECT bot_a, bot_b, status FROM matches").fetchall() == [("first", "greedy", "done")]
+        assert conn.execute("SELECT round, bots, leg, status FROM matches").fetchall() == [(0, "first,greedy", 0, "done")]
     finally:
         conn.close()
     assert not list(log.parent.glob(".*.part.*"))
@@ -570,8 +570,11 @@ def test_a_damaged_database_gives_a_table_or_one_line(small_db, data):
 @pytest.mark.parametrize("edit, expected", [
     ("UPDATE meta SET value = '{not json' WHERE key = 'settings'", "the settings (meta 'settings') cannot be read"),
     ("UPDATE bots SET identity = 'x' WHERE name = 'first'", "bot 'first' (bots) cannot be read"),
-    ("UPDATE matches SET points_a = 'lots'", "hold values that are not numbers"),
-    ("UPDATE boards SET margin_a = 'x' WHERE board = 0", "hold values that are not numbers"),
+    ("UPDATE seats SET points = 'lots'", "hold a points of 'lots', which no table can have"),
+    ("UPDATE boards SET margin = 'x' WHERE board = 0", "hold a margin of 'x', which no table can have"),
+    ("UPDATE seats SET score = 1e308 WHERE seat = 0", "hold a score of 1e+308, which no table can have"),
+    ("UPDATE seats SET place = 9 WHERE seat = 1", "hold a place of 9"),
+    ("UPDATE boards SET margin = 1e300 WHERE board = 1", "hold a margin of 1e+300"),
 ])
 def test_values_edited_by_hand_are_refused_in_one_line(tmp_path, edit, expected):
     path = played_league(tmp_path)

@@ -7,7 +7,6 @@ import subprocess
 import sys
 
 import pytest
-import trio
 from test_league import BOTS, HANG, write_league
 
 from tournaments.config import load_league
@@ -29,12 +28,12 @@ def test_a_league_of_a_layout_game_stores_every_match_with_a_log_that_verifies(t
             f'[clock]\nstartup = 30.0\nmove = 10.0\n{bots}')
     path = write_league(tmp_path, text)
     league = load_league(path)
-    report = trio.run(lambda: run_league(league, 1))
+    report = run_league(league, 1)
     assert report.played == 3 and not report.failed, report.failed
     store = open_store(league.db_path, create=False)
     assert store is not None
     with store:
-        rows = store.matches()
+        rows = store.tables()
     assert sorted(r.status for r in rows) == ["done"] * 3
     for row in rows:
         assert row.log is not None
