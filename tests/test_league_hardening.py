@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -586,3 +587,67 @@ def test_values_edited_by_hand_are_refused_in_one_line(tmp_path, edit, expected)
         r = cli("league", command, str(path))
         assert r.exit_code == X.USAGE, (command, r.stdout, r.stderr, r.exception)
         assert r.stderr.count("\n") == 1 and expected in r.stderr, r.stderr
+
+
+# -- issue 23 item 10: read-only index files, a full disk on opening, max_line ---------------------------
+
+NO_DAC = ["setpriv", "--inh-caps=-dac_override,-dac_read_search", "--bounding-set=-dac_override,-dac_read_search"]
+
+
+def _as_a_user(*argv: str) -> subprocess.CompletedProcess:
+    """Run ``argv`` subject to file modes: as root, without the capabilities that write through
+    them (a read-only file is read-only to it, as to anyone else)."""
+    prefix = NO_DAC if os.geteuid() == 0 else []
+    return subprocess.run([*prefix, *argv], capture_output=True, text=True, timeout=HANG, stdin=subprocess.DEVNULL, check=False)
+
+
+def test_reading_a_read_only_database_leaves_nothing_that_keeps_a_later_run_from_writing(tmp_path):
+    if os.geteuid() == 0 and shutil.which("setpriv") is None:
+        pytest.skip("as root, the test needs setpriv to be subject to file modes")
+    path = played_league(tmp_path, FOUR[:2])
+    db = path.with_suffix(".db")
+    shm = db.with_name(db.name + "-shm")
+    db.chmod(0o444)
+    r = _as_a_user(sys.executable, "-m", "referee", "league", "table", str(path))
+    assert r.returncode == 0 and "greedy" in r.stdout, r.stderr
+    assert not shm.exists(), oct(shm.stat().st_mode)  # no index file of mode 0444 left beside it
+    # One left read-only by any other reader (sqlite3 itself, or an older version's table) ...
+    r = _as_a_user(sys.executable, "-c", "import sqlite3, sys; sqlite3.connect(sys.argv[1]).execute('SELECT * FROM meta').fetchall()",
+                   str(db))
+    assert r.returncode == 0 and shm.exists() and not shm.stat().st_mode & 0o222, r.stderr
+    # ... does not make the database read-only once it is writable again.
+    db.chmod(0o644)
+    r = _as_a_user(sys.executable, "-m", "referee", "league", "run", str(path))
+    assert r.returncode == 0 and "1 of 1 pairings done" in r.stdout, r.stderr
+
+
+def test_a_full_disk_while_a_database_is_opened_says_so(tmp_path):
+    # RLIMIT_FSIZE: SQLite cannot write the index file (-shm) a WAL database needs to be read.
+    path = played_league(tmp_path, FOUR[:2])
+    for leftover in tmp_path.glob("league.db-*"):
+        leftover.unlink()
+    for command in ("table", "status", "run"):
+        r = subprocess.run([sys.executable, "-m", "referee", "league", command, str(path)], capture_output=True, text=True,
+                           timeout=HANG, stdin=subprocess.DEVNULL, check=False, preexec_fn=_limit_file_size(1024))
+        assert r.returncode == X.USAGE, (command, r.stdout, r.stderr)
+        assert r.stderr.count("\n") == 1 and "not a league database" not in r.stderr, r.stderr
+        assert "disk I/O error" in r.stderr and "may be full" in r.stderr and "free some space" in r.stderr, r.stderr
+        for leftover in tmp_path.glob("league.db-*"):
+            leftover.unlink()
+
+
+def test_a_league_takes_no_longer_line_than_a_match_does():
+    from referee.cli import MAX_LINE as MATCH_MAX_LINE
+    from tournaments.config import MAX_LINE
+
+    assert MAX_LINE == MATCH_MAX_LINE == 16 << 20
+
+
+@pytest.mark.parametrize("max_line, ok", [(16 << 20, True), ((16 << 20) + 1, False), (1 << 30, False)])
+def test_max_line_beyond_what_a_match_takes_is_refused(tmp_path, max_line, ok):
+    path = write_league(tmp_path, league_toml(FOUR[:2], head=f"max_line = {max_line}"))
+    if ok:
+        assert load_league(path).max_line == max_line
+        return
+    with pytest.raises(LeagueError, match=f"max_line: {max_line} is more than this tool accepts \\(at most 16777216\\)"):
+        load_league(path)

@@ -723,7 +723,8 @@ def _upgrade(conn: sqlite3.Connection, path: Path, version: int) -> None:
     its attempts (version 1 had none).  Rows left without their match by hand are dropped.
 
     Raises:
-        StoreError: the database cannot be written (it is left as it was).
+        StoreError: the database cannot be written, or holds values no table can have (it is
+          left as it was).
     """
     tables = _tables(conn)
     _check_old_rows(conn, path, tables)
@@ -759,8 +760,12 @@ def _upgrade(conn: sqlite3.Connection, path: Path, version: int) -> None:
             conn.execute(f"ALTER TABLE new_{new} RENAME TO {new}")
         if conn.execute("PRAGMA foreign_key_check").fetchone() is not None:
             raise sqlite3.IntegrityError("rows without their match after the upgrade")
+        _check_rows(conn, path)  # values no table can have: refused before anything is changed
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         conn.execute("COMMIT")
+    except StoreError:
+        conn.execute("ROLLBACK")
+        raise
     except sqlite3.Error as exc:
         if conn.in_transaction:
             conn.execute("ROLLBACK")
