@@ -533,6 +533,11 @@ def test_the_example_league_file_loads():
     assert len(league.bots) == 4 and league.variant.id == "sport" and league.deals == 4
 
 
+def test_the_example_of_tables_of_three_loads():
+    league = load_league(ROOT / "tournaments" / "example-tables.toml")
+    assert league.per_table == 3 and [len(t.bots) for t in league.pairings()] == [3] * 4
+
+
 def test_a_league_error_names_the_file(tmp_path):
     with pytest.raises(LeagueError, match="league.toml: bot: a league needs"):
         load_league(write_league(tmp_path, "[game]\n"))
