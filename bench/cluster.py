@@ -27,6 +27,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import trio
+
 from bench.league import league_text
 
 
@@ -55,7 +57,7 @@ def run_local(toml: Path, db: Path) -> tuple[float, int]:
 
     league = load_league(toml, db)
     t0 = time.perf_counter()
-    report = run_league(league, 2)
+    report = trio.run(lambda: run_league(league, 2))
     if report.failed:
         raise SystemExit(f"bench.cluster: {len(report.failed)} local matches failed, e.g. {report.failed[0]}")
     return time.perf_counter() - t0, report.played

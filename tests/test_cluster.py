@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
+import trio
 from test_league import BOTS, HANG, done_count, league_toml, referee, start_league, table_json, write_league
 
 from tournaments.cluster import ClusterError, parse_address
@@ -31,7 +32,7 @@ pytestmark = pytest.mark.slow
 def local_db(tmp_path_factory) -> Path:
     """The league played locally (two lanes): what every cluster run must store."""
     path = write_league(tmp_path_factory.mktemp("local"), league_toml())
-    report = run_league(load_league(path), 2)
+    report = trio.run(lambda: run_league(load_league(path), 2))
     assert report.played == 6 and not report.failed
     return path
 
@@ -254,7 +255,7 @@ move = 10.0
 
 def test_a_swiss_league_of_three_bot_tables_on_a_cluster_stores_what_a_local_run_stores(tmp_path):
     local = write_league(tmp_path / "local", N_SEAT_SWISS)
-    report = run_league(load_league(local), 2)
+    report = trio.run(lambda: run_league(load_league(local), 2))
     assert report.played == 2 and not report.failed and report.rounds == 2
     path = write_league(tmp_path / "cl", N_SEAT_SWISS)
     run = referee("league", "run", str(path), "--cluster", "local:2", "-q")

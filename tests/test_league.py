@@ -19,10 +19,10 @@ import sqlite3
 import subprocess
 import sys
 import time
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+import trio
 from typer.testing import CliRunner
 
 from referee import exitcodes as X
@@ -84,21 +84,6 @@ def done_count(db: Path) -> int:
         return 0
     finally:
         conn.close()
-
-
-@contextmanager
-def within(seconds: float = HANG):
-    """Fail a test whose league hangs (SIGALRM raises in the run) instead of waiting for ever."""
-    def hung(_signum, _frame):
-        raise TimeoutError(f"the league did not finish in {seconds:g} s")
-
-    old = signal.signal(signal.SIGALRM, hung)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
 
 
 def start_league(path: Path, *extra: str) -> subprocess.Popen:
@@ -319,32 +304,32 @@ def two_bot_league(tmp_path: Path) -> Path:
     return write_league(tmp_path, league_toml(FOUR[:2]))
 
 
-def test_a_crashing_match_process_is_a_recorded_failure_and_is_played_again(tmp_path):
+async def test_a_crashing_match_process_is_a_recorded_failure_and_is_played_again(tmp_path):
     path = two_bot_league(tmp_path)
     league = load_league(path)
     crash = [sys.executable, "-c", "import os, sys; sys.stdin.readline(); os.kill(os.getpid(), 9)"]
-    with within():
-        report = run_league(league, worker_argv=crash)
+    with trio.fail_after(HANG):
+        report = await run_league(league, worker_argv=crash)
     assert report.played == 0 and len(report.failed) == 1
     assert "SIGKILL" in report.failed[0][1]
     status = cli("league", "status", str(path))
     assert "0 done, 1 failed, 0 pending" in status.stdout and "SIGKILL" in status.stdout
 
-    with within():
-        report = run_league(league)
+    with trio.fail_after(HANG):
+        report = await run_league(league)
     assert report.played == 1 and not report.failed
     assert "1 done, 0 failed" in cli("league", "status", str(path)).stdout
 
 
-def test_a_hung_match_process_is_stopped_and_recorded(tmp_path):
+async def test_a_hung_match_process_is_stopped_and_recorded(tmp_path):
     path = two_bot_league(tmp_path)
     hang = [sys.executable, "-c", "import sys, time; sys.stdin.readline(); time.sleep(600)"]
-    with within():
-        report = run_league(load_league(path), worker_argv=hang, stall=0.5)
+    with trio.fail_after(HANG):
+        report = await run_league(load_league(path), worker_argv=hang, stall=0.5)
     assert report.played == 0 and "no progress" in report.failed[0][1]
 
 
-def test_a_lane_replaces_a_match_process_that_died_and_goes_on(tmp_path):
+async def test_a_lane_replaces_a_match_process_that_died_and_goes_on(tmp_path):
     # A child that plays one match, then dies on the next job: that match fails, the lane starts
     # a new child for the one after, and the next run plays the failed one.
     path = write_league(tmp_path, league_toml(FOUR[:3]))
@@ -356,12 +341,12 @@ def test_a_lane_replaces_a_match_process_that_died_and_goes_on(tmp_path):
         "sys.stdin.readline()\n"
         "os._exit(7)\n")]
     league = load_league(path)
-    with within():
-        report = run_league(league, worker_argv=once)
+    with trio.fail_after(HANG):
+        report = await run_league(league, worker_argv=once)
     assert report.played == 2 and len(report.failed) == 1
     assert "exited with code 7" in report.failed[0][1]
-    with within():
-        report = run_league(league)
+    with trio.fail_after(HANG):
+        report = await run_league(league)
     assert report.played == 1 and not report.failed and report.left == 0
 
 
@@ -454,10 +439,10 @@ def test_a_match_process_whose_league_is_gone_stops_its_bots_and_exits(tmp_path)
             f.close()
 
 
-def test_matches_can_also_run_inside_the_league_process(tmp_path):
+async def test_matches_can_also_run_inside_the_league_process(tmp_path):
     path = two_bot_league(tmp_path)
-    with within():
-        report = run_league(load_league(path), isolate=False)
+    with trio.fail_after(HANG):
+        report = await run_league(load_league(path), isolate=False)
     assert report.played == 1 and not report.failed
     assert table_json(path)["pairings"]["done"] == 1
 

@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 import pytest
+import trio
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_league import BOTS as ROOT_BOTS
@@ -31,7 +32,6 @@ from test_league import (
     league_toml,
     referee,
     start_league,
-    within,
     write_league,
 )
 from test_league import (
@@ -154,7 +154,7 @@ def test_bad_league_files_are_refused_in_one_line_naming_the_key(tmp_path, text,
     refused_in_one_line(tmp_path, text, expected)
 
 
-def test_a_failure_reason_is_the_error_not_a_border_of_its_traceback(tmp_path):
+async def test_a_failure_reason_is_the_error_not_a_border_of_its_traceback(tmp_path):
     # A match process that dies of an exception inside trio's nurseries prints the traceback in
     # boxes; its last line is "+------...", which used to become the pairing's reason.
     nested = [sys.executable, "-c", (
@@ -168,8 +168,8 @@ def test_a_failure_reason_is_the_error_not_a_border_of_its_traceback(tmp_path):
         "            inner.start_soon(boom)\n"
         "trio.run(main)\n")]
     path = write_league(tmp_path, league_toml(FOUR[:2]))
-    with within():
-        report = run_league(load_league(path), worker_argv=nested)
+    with trio.fail_after(HANG):
+        report = await run_league(load_league(path), worker_argv=nested)
     [(_, reason)] = report.failed
     assert reason == "the match process exited with code 1: OverflowError: cannot convert float infinity to integer"
     status = cli("league", "status", str(path))
@@ -282,7 +282,7 @@ def _alive(pid: int) -> bool:
         return f.read().rsplit(")", 1)[1].split()[0] != "Z"
 
 
-def test_a_bot_that_stops_its_match_process_is_ended_recorded_and_given_up_after_three_tries(tmp_path):
+async def test_a_bot_that_stops_its_match_process_is_ended_recorded_and_given_up_after_three_tries(tmp_path):
     (tmp_path / "stopper.py").write_text(STOPPER, encoding="utf-8")
     pid_file = tmp_path / "stopper.pid"
     # Only a bot outside the sandbox can reach its match process (tests/test_sandbox.py).
@@ -291,25 +291,25 @@ def test_a_bot_that_stops_its_match_process_is_ended_recorded_and_given_up_after
     path = write_league(tmp_path, text)
     league = load_league(path)
     for attempt in (1, 2, 3):
-        with within():
-            report = run_league(league, silence=2.0)
+        with trio.fail_after(HANG):
+            report = await run_league(league, silence=2.0)
         [(_, reason)] = report.failed
         assert "gave no sign of life for 2 s" in reason and "SIGSTOP" in reason
         assert not _alive(int(pid_file.read_text()))  # the bot went with its match process
         status = cli("league", "status", str(path))
         assert (f"(attempt {attempt} of 3)" in status.stdout) == (attempt < 3), status.stdout
     assert "given up greedy vs stopper: cut short 3 times" in status.stdout and "--retry" in status.stdout
-    with within():
-        report = run_league(league, silence=2.0)
+    with trio.fail_after(HANG):
+        report = await run_league(league, silence=2.0)
     assert report.played == 0 and not report.failed and [k.bots for k, _ in report.given_up] == [("greedy", "stopper")]
     r = referee("league", "run", str(path))
     assert r.returncode == X.BUG and "given up: greedy vs stopper" in r.stderr, r.stderr
-    with within():
-        report = run_league(league, silence=2.0, retry=True)
+    with trio.fail_after(HANG):
+        report = await run_league(league, silence=2.0, retry=True)
     assert len(report.failed) == 1 and "(attempt 1 of 3)" in cli("league", "status", str(path)).stdout
 
 
-def test_a_match_that_makes_no_progress_for_longer_than_its_clocks_allow_is_stopped(tmp_path):
+async def test_a_match_that_makes_no_progress_for_longer_than_its_clocks_allow_is_stopped(tmp_path):
     # Alive (its heartbeat comes) but no deal ends: the stall limit of the clocks.
     alive = [sys.executable, "-c", (
         "import json, sys, time\n"
@@ -318,8 +318,8 @@ def test_a_match_that_makes_no_progress_for_longer_than_its_clocks_allow_is_stop
         "    print(json.dumps({'k': 'alive'}), flush=True)\n"
         "    time.sleep(0.2)\n")]
     path = write_league(tmp_path, league_toml(FOUR[:2]))
-    with within():
-        report = run_league(load_league(path), worker_argv=alive, stall=1.5, silence=30.0)
+    with trio.fail_after(HANG):
+        report = await run_league(load_league(path), worker_argv=alive, stall=1.5, silence=30.0)
     [(_, reason)] = report.failed
     assert "made no progress for 1.5 s, longer than its clocks allow" in reason
 

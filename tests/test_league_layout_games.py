@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import pytest
+import trio
 from test_league import BOTS, HANG, write_league
 
 from tournaments.config import load_league
@@ -28,7 +29,7 @@ def test_a_league_of_a_layout_game_stores_every_match_with_a_log_that_verifies(t
             f'[clock]\nstartup = 30.0\nmove = 10.0\n{bots}')
     path = write_league(tmp_path, text)
     league = load_league(path)
-    report = run_league(league, 1)
+    report = trio.run(lambda: run_league(league, 1))
     assert report.played == 3 and not report.failed, report.failed
     store = open_store(league.db_path, create=False)
     assert store is not None

@@ -22,10 +22,12 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+import trio
 from test_league import BOTS, HANG, cli, done_count, referee, start_league, wait_for_commit, write_league
 from test_web import browser, page, url  # noqa: F401  (the browser fixtures: chromium, as test_web drives it)
 
 from tournaments.config import load_league
+from tournaments.runner import run_league
 from tournaments.standings import headers, standings
 from tournaments.status import CSV_HEADERS
 from tournaments.store import dump, open_store
@@ -240,6 +242,12 @@ def test_a_four_seat_game_of_individuals_seats_four_bots_at_every_table(tmp_path
     site = tmp_path / "site"
     report = cli("report", str(path), "-o", str(site))
     assert report.exit_code == 0 and "5 of 5 tables played" in report.stdout
+    # Two bots a table would not be comparable with the tables of four played.
+    pairs = write_league(tmp_path, DRAW4.replace("bots = 4", "bots = 2"), "pairs.toml")
+    for command in ("run", "table", "status"):
+        r = cli("league", command, str(pairs), "--db", str(path.with_suffix(".db")))
+        assert r.exit_code == 2 and r.stderr.count("\n") == 1, (command, r.stderr)
+        assert "game.bots is 2 but the results in league.db were played with 4" in r.stderr, r.stderr
 
 
 # -- Swiss ------------------------------------------------------------------------------------------
@@ -343,15 +351,12 @@ def test_a_knockout_final_level_on_every_leg_goes_to_the_better_seed(tmp_path):
 # -- failures and messages ----------------------------------------------------------------------------
 
 
-def test_a_killed_match_process_was_killed(tmp_path):
+async def test_a_killed_match_process_was_killed(tmp_path):
     path = write_league(tmp_path, TRAINS)
     crash = [sys.executable, "-c", "import os, sys; sys.stdin.readline(); os.kill(os.getpid(), 9)"]
-    from test_league import within
 
-    from tournaments.runner import run_league
-
-    with within():
-        report = run_league(load_league(path), worker_argv=crash)
+    with trio.fail_after(HANG):
+        report = await run_league(load_league(path), worker_argv=crash)
     assert report.failed and all(reason == "the match process was killed by SIGKILL" for _, reason in report.failed)
     assert "was killed by SIGKILL" in cli("league", "status", str(path)).stdout
 

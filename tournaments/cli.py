@@ -13,6 +13,7 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
+import trio
 import typer
 from rich.progress import (
     BarColumn,
@@ -175,7 +176,7 @@ def run(
 
             return run_league_on_cluster(league, address, display=display, handle_signals=True, retry=retry,
                                          on_workers=live_display.workers if live_display is not None else _say_workers)
-        return run_league(league, concurrency, display=display, handle_signals=True, retry=retry)
+        return trio.run(lambda: run_league(league, concurrency, display=display, handle_signals=True, retry=retry))
 
     try:
         if progress is not None:

@@ -5,8 +5,8 @@ league safe: it alone holds the league's lock and writes its SQLite database, on
 per finished match, and a match's log is renamed into the league's log folder just before its
 row is committed.  The cluster only plays matches.
 
-**One table, one task.**  The league's one loop (:func:`tournaments.runner.play_league`) hands
-the cluster's executor (:class:`ClusterExecutor`) the tables that can be played now (every table
+**One table, one task.**  The league's one loop (:meth:`tournaments.runner.Session.batches`)
+hands the cluster's executor (:class:`ClusterExecutor`) the tables that can be played now (every table
 of a round robin, one round of a Swiss or knockout league); each is one task (:func:`play_match`).  On a Dask
 worker the task runs the same match process a local lane runs (``python -m tournaments.worker``)
 with the log and the bots' stderr in a private temporary folder, and returns the result together
@@ -66,8 +66,9 @@ from tournaments.runner import (
     Session,
     _remove,
     ended,
+    league_session,
     make_job,
-    play_league,
+    noting_signals,
     stall_limit,
 )
 from tournaments.schedule import TableKey
@@ -425,7 +426,7 @@ def check_bots_everywhere(client: Any, league: League) -> None:
 
 class ClusterExecutor:
     """Plays a league's tables on a Dask cluster: each table one task (:func:`play_match`); the
-    results are stored here, as they come back, by the league's one loop."""
+    results are stored here as they come back."""
 
     def __init__(self, address: Address, *, stall: float | None = None, on_workers=None, connect_timeout: float = 30.0) -> None:
         self.address = address
@@ -466,6 +467,9 @@ class ClusterExecutor:
                     pass
 
     def play(self, session: Session, batch: list[TableKey], stop: Stop) -> None:
+        """Play ``batch``, settling each table as it comes back; return when all are over, the
+        run is stopped (``session.report.stopped``) or a signal came (``stop.signal``: the tasks
+        still out are cancelled)."""
         distributed = _distributed()
         client, league, report = self.client, session.league, session.report
         stall = stall_limit(league) if self.stall is None else self.stall
@@ -508,9 +512,9 @@ def run_league_on_cluster(
     connect_timeout: float = 30.0,
     retry: bool = False,
 ) -> RunReport:
-    """Play every pending table of ``league`` on a Dask cluster; store each result as it
-    comes back (see the module docstring): :func:`tournaments.runner.play_league` with a
-    :class:`ClusterExecutor`.
+    """Play every table of ``league`` that can be played, round after round, on a Dask cluster;
+    store each result as it comes back (see the module docstring): the one loop
+    (:meth:`tournaments.runner.Session.batches`) driven by a :class:`ClusterExecutor`.
 
     Args:
       display: told about every start, deal and finish, as in a local run.
@@ -528,7 +532,14 @@ def run_league_on_cluster(
     """
     _distributed()
     executor = ClusterExecutor(address, stall=stall, on_workers=on_workers, connect_timeout=connect_timeout)
-    return play_league(league, executor, display=display, handle_signals=handle_signals, retry=retry)
+    stop = Stop()
+    with noting_signals(stop, handle_signals), league_session(league, display, retry=retry) as session:
+        with executor.running(session):
+            for batch in session.batches():
+                executor.play(session, batch, stop)
+                if stop.signal is not None:
+                    session.report.interrupted = True
+    return session.report
 
 
 def _drain(queue: Any, display: Display, started: set[TableKey]) -> None:

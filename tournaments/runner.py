@@ -1,13 +1,14 @@
 """Running a league: one loop over its schedule, and the executor that plays its tables here.
 
-**One loop** (:func:`play_league`).  A run asks the league's schedule what can be played now
-(:meth:`Session.next_batch`: every table of a round robin or gauntlet, one round of a Swiss or
-knockout league, drawn from the standings and stored before it is played), hands those tables to
-an *executor*, and asks again once they are all over, until nothing is left to play now.  A
-table that failed is not played again in the same run (the next run does), so a Swiss round with
-a failed table waits for the next run.  Two executors share the loop and the worker protocol
+**One loop** (:meth:`Session.batches`).  A run asks the league's schedule what can be played
+now (every table of a round robin or gauntlet, one round of a Swiss or knockout league, drawn
+from the standings and stored before it is played), hands those tables to an *executor*, and
+asks again once they are all over, until nothing is left to play now.  A table that failed is not
+played again in the same run (the next run does), so a Swiss round with a failed table waits for
+the next run.  Two executors drive the loop and share the worker protocol
 (:mod:`tournaments.worker`, jobs made by :func:`make_job` only): :class:`LocalExecutor` (child
-processes here, below) and :class:`tournaments.cluster.ClusterExecutor` (Dask).
+processes here, below; :func:`run_league`) and :class:`tournaments.cluster.ClusterExecutor`
+(Dask; :func:`tournaments.cluster.run_league_on_cluster`).
 
 **The local executor.**  Matches run in child processes (:mod:`tournaments.worker`), one per
 lane, so matches use every core: the referee is single-threaded under trio, and a match spends a
@@ -379,9 +380,9 @@ def _open(league: League) -> Iterator[Store]:
 
 class Session:
     """One run of a league, whatever plays its tables: the open store, the report, the display,
-    what the schedule has to play now, and how a finished table is stored.  Made by
-    :func:`play_league`; an executor calls :meth:`settle` (or :meth:`stop`) for every table of a
-    batch."""
+    what the schedule has to play now (:meth:`batches`, the one loop), and how a finished table
+    is stored.  Made by :func:`league_session`; an executor plays each batch and calls
+    :meth:`settle` (or :meth:`stop`) for every table of it."""
 
     def __init__(self, league: League, store: Store, display: Display, *, retry: bool = False) -> None:
         """Everything a run does before its first table: check and adopt the league's settings,
@@ -443,6 +444,19 @@ class Session:
         self.tried.update(batch)
         return batch
 
+    def batches(self) -> Iterator[list[TableKey]]:
+        """The league's one loop: the tables that can be played now, batch after batch, until
+        none is left, or the run is interrupted or stopped.  The executor plays each batch (and
+        settles every table of it) before it asks for the next; the display is told the
+        league's size before the first."""
+        report = self.report
+        self.display.begin(report.pairings, report.done_before, len(self.pending))
+        while not report.interrupted and report.stopped is None:
+            batch = self.next_batch()
+            if not batch:
+                return
+            yield batch
+
     def paths(self, key: TableKey) -> tuple[Path, Path]:
         """Where a table's log and its bots' stderr folder go."""
         logs = self.league.logs_dir
@@ -494,58 +508,30 @@ class Session:
         report.given_up = [(k, given_up[k]) for k in self.tables if k in given_up]
 
 
-class Executor(Protocol):
-    """What plays a league's tables: :class:`LocalExecutor` here, ``ClusterExecutor`` on Dask."""
-
-    def running(self, session: Session) -> Any:
-        """A context manager for the whole run (a cluster connects and checks the bots)."""
-        ...
-
-    def play(self, session: Session, batch: list[TableKey], stop: Stop) -> None:
-        """Play ``batch``, settling each table as it ends; return when all are over, the run is
-        stopped (``session.report.stopped``) or a signal came (``stop.signal``)."""
-        ...
-
-
-def play_league(league: League, executor: Executor, *, display: Display | None = None, handle_signals: bool = False,
-                retry: bool = False) -> RunReport:
-    """Play every table of ``league``'s schedule that can be played, round after round, and
-    store each as it finishes: the one loop of every run (see the module docstring).
-
-    ``handle_signals``: SIGINT, SIGTERM and SIGHUP stop the run cleanly (the tables in flight are
-    stopped and lost, and the report says ``interrupted``) instead of raising
-    ``KeyboardInterrupt`` or ending the process.
+@contextmanager
+def league_session(league: League, display: Display | None = None, *, retry: bool = False) -> Iterator[Session]:
+    """A run of ``league``: its lock and database held, its :class:`Session` begun, and finished
+    at the end of the block (``report.seconds`` set).  A database that cannot be written inside
+    the block stops the run (``report.stopped``) rather than raising.
 
     Raises:
       LeagueError: the league's settings or a bot's command differ from the stored results, or
         another run of the league holds its database.
     """
-    display = display or Quiet()
     t0 = time.monotonic()
-    stop = Stop()
-    with _exclusive(league), _open(league) as store, _noting_signals(stop, handle_signals):
-        session = Session(league, store, display, retry=retry)
-        report = session.report
+    with _exclusive(league), _open(league) as store:
+        session = Session(league, store, display or Quiet(), retry=retry)
         try:
-            with executor.running(session):
-                display.begin(report.pairings, report.done_before, len(session.pending))
-                while stop.signal is None and report.stopped is None:
-                    batch = session.next_batch()
-                    if not batch:
-                        break
-                    executor.play(session, batch, stop)
+            yield session
         except StoreError as exc:
             session.stop(str(exc))
-        report.interrupted = report.interrupted or stop.signal is not None
         session.finish()
-    report.seconds = time.monotonic() - t0
-    return report
+    session.report.seconds = time.monotonic() - t0
 
 
 @contextmanager
-def _noting_signals(stop: Stop, enabled: bool) -> Iterator[None]:
-    """Between batches (and on a cluster), a stop signal is noted in ``stop`` for the loop to see;
-    a local batch's trio loop takes the signals over while it runs (:func:`cancel_on_signals`)."""
+def noting_signals(stop: Stop, enabled: bool) -> Iterator[None]:
+    """Outside trio (a cluster run): a stop signal is noted in ``stop`` for the loop to see."""
     if not enabled:
         yield
         return
@@ -564,29 +550,23 @@ def _noting_signals(stop: Stop, enabled: bool) -> Iterator[None]:
 
 
 class LocalExecutor:
-    """Plays the tables in child processes here (:class:`Child`), ``concurrency`` at a time;
-    with ``isolate=False``, all in this process's trio loop."""
+    """Plays a batch of tables in child processes here (:class:`Child`), ``concurrency`` at a
+    time; with ``isolate=False``, all in this process's trio loop."""
 
-    def __init__(self, concurrency: int = 1, *, isolate: bool = True, handle_signals: bool = False,
-                 worker_argv: Sequence[str] = WORKER_ARGV, stall: float | None = None, silence: float = SILENCE) -> None:
+    def __init__(self, concurrency: int = 1, *, isolate: bool = True, worker_argv: Sequence[str] = WORKER_ARGV,
+                 stall: float | None = None, silence: float = SILENCE) -> None:
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
         self.concurrency = concurrency
         self.isolate = isolate
-        self.handle_signals = handle_signals
         self.worker_argv = worker_argv
         self.stall = stall
         self.silence = silence
 
-    @contextmanager
-    def running(self, session: Session) -> Iterator[None]:
-        yield
-
-    def play(self, session: Session, batch: list[TableKey], stop: Stop) -> None:
-        trio.run(self._play, session, batch, stop)
-
-    async def _play(self, session: Session, batch: list[TableKey], stop: Stop) -> None:
-        league, report, display = session.league, session.report, session.display
+    async def play(self, session: Session, batch: list[TableKey]) -> None:
+        """Play ``batch``, settling each table as it ends; a disk or database that cannot take
+        more stops every lane (``session.report.stopped``)."""
+        league, display = session.league, session.display
         stall = stall_limit(league) if self.stall is None else self.stall
         todo = iter(batch)
         lanes_scope = trio.CancelScope()  # cancelled when the disk or the database is full
@@ -657,20 +637,13 @@ class LocalExecutor:
                 for path in parts:
                     _remove(path)
 
-        def interrupted(signalled: Stop) -> None:
-            report.interrupted = True
-            stop.signal = signalled.signal
-
-        # The referee's one signal policy: the first signal cancels the lanes, and later ones
-        # cannot cut their cleanup short.
-        async with cancel_on_signals(interrupted, enabled=self.handle_signals):
-            with lanes_scope:
-                async with trio.open_nursery() as lanes:
-                    for _ in range(min(self.concurrency, len(batch))):
-                        lanes.start_soon(lane)
+        with lanes_scope:
+            async with trio.open_nursery() as lanes:
+                for _ in range(min(self.concurrency, len(batch))):
+                    lanes.start_soon(lane)
 
 
-def run_league(
+async def run_league(
     league: League,
     concurrency: int = 1,
     *,
@@ -682,8 +655,9 @@ def run_league(
     silence: float = SILENCE,
     retry: bool = False,
 ) -> RunReport:
-    """Play every pending table of ``league`` here and store each result as it finishes
-    (:func:`play_league` with a :class:`LocalExecutor`).
+    """Play every table of ``league`` that can be played, round after round, here, and store
+    each result as it finishes: the one loop (:meth:`Session.batches`) driven by a
+    :class:`LocalExecutor`.
 
     Args:
       concurrency: tables at once.
@@ -706,9 +680,18 @@ def run_league(
       LeagueError: the league's settings or a bot's command differ from the stored results, or
         another run of the league holds its database.
     """
-    executor = LocalExecutor(concurrency, isolate=isolate, handle_signals=handle_signals, worker_argv=worker_argv, stall=stall,
-                             silence=silence)
-    return play_league(league, executor, display=display, handle_signals=handle_signals, retry=retry)
+    executor = LocalExecutor(concurrency, isolate=isolate, worker_argv=worker_argv, stall=stall, silence=silence)
+    with league_session(league, display, retry=retry) as session:
+
+        def interrupted(_stop: Stop) -> None:
+            session.report.interrupted = True
+
+        # The referee's one signal policy: the first signal cancels the lanes, and later ones
+        # cannot cut their cleanup short.
+        async with cancel_on_signals(interrupted, enabled=handle_signals):
+            for batch in session.batches():
+                await executor.play(session, batch)
+    return session.report
 
 
 #: In a log folder: the database of the league it belongs to, relative to the folder.

@@ -846,7 +846,7 @@ def _first_difference(old: Any, new: Any, prefix: str = "") -> tuple[str, Any, A
     return None
 
 
-_SETTING_KEYS = {"variant": "game.variant", "players": "game.players", "deals": "game.deals", "games": "game.games"}
+_SETTING_KEYS = {"variant": "game.variant", "players": "game.players", "bots": "game.bots", "deals": "game.deals", "games": "game.games"}
 
 
 def _setting_key(key: str) -> str:
