@@ -124,16 +124,21 @@ def run_once(toml: Path, db: Path, concurrency: int, isolate: bool) -> tuple[flo
     return wall, report.played, cpu
 
 
-def run_cli(tree: Path, toml: Path, db: Path, concurrency: int) -> float:
-    """Wall seconds of ``referee league run`` with the code of ``tree`` (a checkout's root)."""
+def run_cli(tree: Path, toml: Path, db: Path, concurrency: int) -> tuple[float, float]:
+    """Wall and CPU seconds (the run and every process it waited for: workers, bots) of
+    ``referee league run`` with the code of ``tree`` (a checkout's root)."""
+    import resource
+
     env = {**os.environ, "PYTHONPATH": str(tree)}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "referee", "league", "run", str(toml), "--db", str(db), "-j", str(concurrency), "-q"],
                           cwd=tree, env=env, capture_output=True, text=True, check=False)
     wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         raise SystemExit(f"bench.league: the league run with {tree} failed:\n{done.stderr}")
-    return wall
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def compare(args: argparse.Namespace) -> None:
@@ -143,6 +148,7 @@ def compare(args: argparse.Namespace) -> None:
         raise SystemExit(f"bench.league: {baseline} is not a checkout of the referee (no tournaments/runner.py)")
     trees = {"this tree": ROOT, "baseline": baseline}
     walls: dict[str, list[float]] = {name: [] for name in trees}
+    cpus: dict[str, list[float]] = {name: [] for name in trees}
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"cores: {os.cpu_count()}   load average before: {load:.2f}   baseline: {baseline}", file=sys.stderr)
     with tempfile.TemporaryDirectory(prefix="bench-league-") as tmp:
@@ -150,13 +156,18 @@ def compare(args: argparse.Namespace) -> None:
         toml.write_text(league_text(args.deals, args.bots, Path(tmp)), encoding="utf-8")
         for r in range(args.repeat):
             for name, tree in (trees.items() if r % 2 == 0 else reversed(trees.items())):
-                walls[name].append(run_cli(tree, toml, Path(tmp) / f"{name.replace(' ', '-')}-{r}.db", 2))
-                print(f"  {name}: {walls[name][-1]:.2f} s", file=sys.stderr)
-    print(f"{'code':<10} {'best s':>7} {'median s':>8}   (sport, {args.deals} deals per orientation, 6 matches, --concurrency 2)")
+                wall, cpu = run_cli(tree, toml, Path(tmp) / f"{name.replace(' ', '-')}-{r}.db", 2)
+                walls[name].append(wall)
+                cpus[name].append(cpu)
+                print(f"  {name}: {wall:.2f} s, {cpu:.2f} s of CPU", file=sys.stderr)
+    print(f"{'code':<10} {'best s':>7} {'median s':>8} {'CPU s (median)':>14}   (sport, {args.deals} deals per orientation, "
+          f"6 matches, --concurrency 2)")
     for name in trees:
-        print(f"{name:<10} {min(walls[name]):>7.2f} {statistics.median(walls[name]):>8.2f}")
-    print(f"this tree / baseline: best {min(walls['this tree']) / min(walls['baseline']):.3f}, "
-          f"median {statistics.median(walls['this tree']) / statistics.median(walls['baseline']):.3f} (below 1: faster)")
+        print(f"{name:<10} {min(walls[name]):>7.2f} {statistics.median(walls[name]):>8.2f} {statistics.median(cpus[name]):>14.2f}")
+    this, base = "this tree", "baseline"
+    print(f"this tree / baseline: wall best {min(walls[this]) / min(walls[base]):.3f}, median "
+          f"{statistics.median(walls[this]) / statistics.median(walls[base]):.3f}; CPU median "
+          f"{statistics.median(cpus[this]) / statistics.median(cpus[base]):.3f} (below 1: less)")
 
 
 def main(argv: list[str] | None = None) -> None:
