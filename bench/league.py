@@ -1,6 +1,7 @@
 """League throughput: the same league at ``--concurrency 1`` and ``2``, matches per minute and the speed-up.
 
-    python -m bench.league                     # options: --deals N, --repeat N, --in-process
+    python -m bench.league                     # options: --deals N, --repeat N, --in-process, --tables
+    python -m bench.league --baseline DIR      # this tree against another checkout, same league, alternated
 
 The league is ``tournaments/example.toml``'s: the four sample bots (random_bot.js is replaced by
 random_bot.py with another seed when node is missing) at sport, with ``--deals`` deals per
@@ -9,7 +10,14 @@ every run plays all 6 pairings.  ``--repeat`` (default 5) alternates the runs (1
 the figures come from the best run of each (the one least disturbed by other work), with the
 median beside them, because a shared machine's speed drifts by tens of percent.
 ``--in-process`` adds the same two runs with every match in the league's own trio loop instead
-of worker processes.
+of worker processes.  ``--tables`` plays a league of 3-bot tables instead: the same four bots at
+mexican_train for three, every three of them at a table (4 tables, each 7 rounds in each of 3
+rotations), so the figures are tables per minute.
+
+``--baseline DIR`` measures a change instead: the same league played by ``referee league run``
+with this tree's code and with the checkout in ``DIR`` (any version with the same command line),
+alternately, ``--repeat`` times each at ``--concurrency 2``; it prints the best and median wall
+times of each and their ratio, so both see the same machine, however busy.
 
 Before each round it also measures the machine's *two-core ceiling*: the throughput of two
 busy-loop processes over one.  On an idle 2-core machine that is 2.0×; when other work shares
@@ -47,13 +55,26 @@ startup = 10.0
 move = 2.0
 """
 
+TABLES_HEAD = """
+name = "bench-tables"
+seed = 1
+[game]
+variant = "mexican_train"
+players = 3
+bots = 3
+[clock]
+startup = 10.0
+move = 2.0
+"""
+
 
 def bot(name: str, command: Path, seed: int | None = None) -> str:
     return f'[[bot]]\nname = "{name}"\ncommand = "{command}"\n' + (f'env = {{ BOT_SEED = "{seed}" }}\n' if seed is not None else "")
 
 
-def league_text(deals: int, kind: str, tmp: Path) -> str:
-    """The example league's bots (``python``), or the C sample bots built into ``tmp`` (``c``)."""
+def league_text(deals: int, kind: str, tmp: Path, tables: bool = False) -> str:
+    """The example league's bots (``python``), or the C sample bots built into ``tmp`` (``c``);
+    with ``tables``, at 3-bot mexican_train tables."""
     if kind == "c":
         out = tmp / "c"
         out.mkdir()
@@ -65,7 +86,7 @@ def league_text(deals: int, kind: str, tmp: Path) -> str:
         js = shutil.which("node") is not None
         bots = [bot("greedy", BOTS / "greedy_bot.py"), bot("first", BOTS / "first_bot.py"), bot("random", BOTS / "random_bot.py", 7),
                 bot("random-js", BOTS / "random_bot.js", 7) if js else bot("random-2", BOTS / "random_bot.py", 8)]
-    return HEAD.format(deals=deals) + "".join(bots)
+    return (TABLES_HEAD if tables else HEAD.format(deals=deals)) + "".join(bots)
 
 
 BURN = "s = 0\nfor i in range(4_000_000):\n    s += i * i\n"
@@ -103,6 +124,52 @@ def run_once(toml: Path, db: Path, concurrency: int, isolate: bool) -> tuple[flo
     return wall, report.played, cpu
 
 
+def run_cli(tree: Path, toml: Path, db: Path, concurrency: int) -> tuple[float, float]:
+    """Wall and CPU seconds (the run and every process it waited for: workers, bots) of
+    ``referee league run`` with the code of ``tree`` (a checkout's root)."""
+    import resource
+
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "referee", "league", "run", str(toml), "--db", str(db), "-j", str(concurrency), "-q"],
+                          cwd=tree, env=env, capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise SystemExit(f"bench.league: the league run with {tree} failed:\n{done.stderr}")
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def compare(args: argparse.Namespace) -> None:
+    """``--baseline``: this tree against another checkout on the same league, alternated."""
+    baseline = Path(args.baseline).resolve()
+    if not (baseline / "tournaments" / "runner.py").is_file():
+        raise SystemExit(f"bench.league: {baseline} is not a checkout of the referee (no tournaments/runner.py)")
+    trees = {"this tree": ROOT, "baseline": baseline}
+    walls: dict[str, list[float]] = {name: [] for name in trees}
+    cpus: dict[str, list[float]] = {name: [] for name in trees}
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"cores: {os.cpu_count()}   load average before: {load:.2f}   baseline: {baseline}", file=sys.stderr)
+    with tempfile.TemporaryDirectory(prefix="bench-league-") as tmp:
+        toml = Path(tmp) / "bench.toml"
+        toml.write_text(league_text(args.deals, args.bots, Path(tmp)), encoding="utf-8")
+        for r in range(args.repeat):
+            for name, tree in (trees.items() if r % 2 == 0 else reversed(trees.items())):
+                wall, cpu = run_cli(tree, toml, Path(tmp) / f"{name.replace(' ', '-')}-{r}.db", 2)
+                walls[name].append(wall)
+                cpus[name].append(cpu)
+                print(f"  {name}: {wall:.2f} s, {cpu:.2f} s of CPU", file=sys.stderr)
+    print(f"{'code':<10} {'best s':>7} {'median s':>8} {'CPU s (median)':>14}   (sport, {args.deals} deals per orientation, "
+          f"6 matches, --concurrency 2)")
+    for name in trees:
+        print(f"{name:<10} {min(walls[name]):>7.2f} {statistics.median(walls[name]):>8.2f} {statistics.median(cpus[name]):>14.2f}")
+    this, base = "this tree", "baseline"
+    print(f"this tree / baseline: wall best {min(walls[this]) / min(walls[base]):.3f}, median "
+          f"{statistics.median(walls[this]) / statistics.median(walls[base]):.3f}; CPU median "
+          f"{statistics.median(cpus[this]) / statistics.median(cpus[base]):.3f} (below 1: less)")
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m bench.league", description=__doc__.splitlines()[0])
     ap.add_argument("--deals", type=int, default=48,
@@ -112,19 +179,23 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--bots", choices=("python", "c"), default="python",
                     help="python: the example league's bots (default); c: the C sample bots (echo_first and random_bot with 3 seeds)")
     ap.add_argument("--in-process", action="store_true", help="also run concurrency 1 and 2 inside one trio loop (no worker processes)")
+    ap.add_argument("--tables", action="store_true", help="a league of 3-bot mexican_train tables (4 tables) instead of sport pairings")
+    ap.add_argument("--baseline", metavar="DIR", help="compare this tree with the checkout in DIR on the same league, alternated")
     args = ap.parse_args(argv)
+    if args.baseline:
+        compare(args)
+        return
 
     modes = [("worker process per lane", 1, True), ("worker process per lane", 2, True)]
     if args.in_process:
         modes += [("all in one trio loop", 1, False), ("all in one trio loop", 2, False)]
     times: dict[int, list[tuple[float, int, float]]] = {i: [] for i in range(len(modes))}
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    print(f"cores: {os.cpu_count()}   load average before: {load:.2f}   {args.bots} bots, sport, {args.deals} deals per orientation, "
-          "6 matches per league",
-          file=sys.stderr)
+    what = "mexican_train, 3-bot tables, 4 tables" if args.tables else f"sport, {args.deals} deals per orientation, 6 matches"
+    print(f"cores: {os.cpu_count()}   load average before: {load:.2f}   {args.bots} bots, {what} per league", file=sys.stderr)
     with tempfile.TemporaryDirectory(prefix="bench-league-") as tmp:
         toml = Path(tmp) / "bench.toml"
-        toml.write_text(league_text(args.deals, args.bots, Path(tmp)), encoding="utf-8")
+        toml.write_text(league_text(args.deals, args.bots, Path(tmp), args.tables), encoding="utf-8")
         run = 0
         ceilings = []
         for _ in range(args.repeat):

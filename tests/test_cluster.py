@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -17,7 +18,7 @@ from pathlib import Path
 
 import pytest
 import trio
-from test_league import HANG, done_count, league_toml, referee, start_league, table_json, write_league
+from test_league import BOTS, HANG, done_count, league_toml, referee, start_league, table_json, write_league
 
 from tournaments.cluster import ClusterError, parse_address
 from tournaments.config import load_league
@@ -153,12 +154,14 @@ def test_the_coordinator_killed_with_sigkill_resumes_with_nothing_lost_or_double
     try:
         everything = _mid_league(proc, db)
         os.kill(proc.pid, signal.SIGKILL)  # the coordinator alone, not its process group
-        proc.communicate(timeout=HANG)
+        _, err = proc.communicate(timeout=HANG)
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.communicate()
     assert not _wait_gone(everything), "workers, match processes or bots outlived the coordinator"
+    # multiprocessing's resource tracker outlives the coordinator and cleans up after it, silently
+    assert b"leaked semaphore" not in err and b"resource_tracker" not in err, err
     stored = done_count(db)
     assert 1 <= stored < 6
     again = referee("league", "run", str(path), "--cluster", "local:2", "-q")
@@ -231,3 +234,66 @@ def test_sigterm_stops_a_cluster_run_cleanly_and_the_next_run_finishes(local_db,
     again = referee("league", "run", str(path), "--cluster", "local:2", "-q")
     assert again.returncode == 0, again.stderr
     assert dump(db) == dump(local_db.with_suffix(".db"))
+
+
+# -- tables of N bots and Swiss rounds on the cluster --------------------------------------------------
+
+N_SEAT_SWISS = """seed = 5
+schedule = "swiss"
+rounds = 2
+[game]
+variant = "muggins"
+players = 3
+bots = 3
+[clock]
+startup = 30.0
+move = 10.0
+""" + "".join(f'[[bot]]\nname = "{name}"\ncommand = "{BOTS / script}"\n' + (f'env = {{ BOT_SEED = "{seed}" }}\n' if seed else "")
+              for name, script, seed in (("greedy", "greedy_bot.py", None), ("first", "first_bot.py", None), ("r3", "random_bot.py", "3"),
+                                         ("r5", "random_bot.py", "5"), ("r7", "random_bot.py", "7")))
+
+
+def test_a_swiss_league_of_three_bot_tables_on_a_cluster_stores_what_a_local_run_stores(tmp_path):
+    local = write_league(tmp_path / "local", N_SEAT_SWISS)
+    report = trio.run(lambda: run_league(load_league(local), 2))
+    assert report.played == 2 and not report.failed and report.rounds == 2
+    path = write_league(tmp_path / "cl", N_SEAT_SWISS)
+    run = referee("league", "run", str(path), "--cluster", "local:2", "-q")
+    assert run.returncode == 0, run.stderr
+    assert "played 2 tables" in run.stdout and "2 of 2 tables done" in run.stdout
+    assert dump(path.with_suffix(".db")) == dump(local.with_suffix(".db"))
+    assert table_json(path) == table_json(local)
+
+
+# A bot outside the sandbox that kills the Dask worker playing it (its match process's parent) at
+# its first turn: every worker that plays the table dies, as if the machine took it down.
+WORKER_KILLER = """
+import json, os, signal, sys
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["type"] == "hello":
+        print(json.dumps({"type": "hello", "name": "killer", "version": "1", "protocol": 1}), flush=True)
+    elif msg["type"] == "turn":
+        match = os.getppid()
+        with open(f"/proc/{match}/stat") as f:
+            worker = int(f.read().rsplit(")", 1)[1].split()[1])
+        os.kill(worker, signal.SIGKILL)
+    elif msg["type"] == "match_end":
+        break
+"""
+
+
+def test_a_table_whose_workers_died_is_not_counted_as_an_attempt(tmp_path):
+    (tmp_path / "killer.py").write_text(WORKER_KILLER, encoding="utf-8")
+    text = league_toml([("greedy", "greedy_bot.py", None)]) + '[[bot]]\nname = "killer"\ncommand = "killer.py"\nsandbox = false\n'
+    path = write_league(tmp_path, text)
+    run = referee("league", "run", str(path), "--cluster", "local:1", "-q")
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "died 3 times" in run.stderr and "not counted as an attempt" in run.stderr, run.stderr
+    conn = sqlite3.connect(path.with_suffix(".db"))
+    try:
+        assert conn.execute("SELECT status, attempts FROM matches").fetchall() == [("failed", 0)]
+    finally:
+        conn.close()
+    status = referee("league", "status", str(path))
+    assert "failed   greedy vs killer" in status.stdout and "(attempt" not in status.stdout and "given up" not in status.stdout

@@ -124,19 +124,28 @@ def test_a_league_completes_and_the_table_agrees_with_the_stored_matches(played)
     names = [b[0] for b in FOUR]
     conn = sqlite3.connect(db)
     try:
-        rows = conn.execute("SELECT bot_a, bot_b, status, score_a, winner, points_a, points_b, boards, log, result FROM matches").fetchall()
-        boards = conn.execute("SELECT bot_a, bot_b, COUNT(*) FROM boards GROUP BY bot_a, bot_b").fetchall()
+        rows = conn.execute("SELECT round, bots, leg, status, winner, boards, log, result FROM matches").fetchall()
+        seats = conn.execute("SELECT bots, seat, bot, place, score, points FROM seats ORDER BY bots, seat").fetchall()
+        boards = conn.execute("SELECT bots, COUNT(*) FROM boards WHERE seat = 0 GROUP BY bots").fetchall()
+        opposite = conn.execute("SELECT COUNT(*) FROM boards a JOIN boards b USING (round, bots, leg, board) "
+                                "WHERE a.seat = 0 AND b.seat = 1 AND a.margin = -b.margin").fetchone()[0]
     finally:
         conn.close()
-    # every pairing exactly once, all done
-    pairs = sorted((a, b) for a, b, *_ in rows)
+    # every pairing exactly once, all done, in round 0 and leg 0
+    pairs = sorted(tuple(b.split(",")) for _, b, *_ in rows)
     assert pairs == sorted(tuple(sorted((x, y))) for i, x in enumerate(names) for y in names[i + 1:])
-    assert all(status == "done" for _, _, status, *_ in rows)
-    assert {(a, b): n for a, b, n in boards} == dict.fromkeys(pairs, 4)  # 4 deals = 4 boards
-    for a, b, _, score_a, winner, pa, pb, _boards, log, result in rows:
+    assert all((r, leg, status) == (0, 0, "done") for r, _, leg, status, *_ in rows)
+    assert {tuple(b.split(",")): n for b, n in boards} == dict.fromkeys(pairs, 4)  # 4 deals = 4 boards
+    assert opposite == 24  # two bots: B's margin is -A's on every board
+    by_table = {}
+    for bots, seat, bot, place, score, points in seats:
+        by_table.setdefault(bots, []).append((seat, bot, place, score, points))
+    for _, bots, _, _, winner, _boards, log, result in rows:
         res = json.loads(result)
-        assert [x["name"] for x in res["bots"]] == [a, b]
-        assert res["ahead"] == winner and score_a == (0.5 if winner is None else 1.0 if winner == a else 0.0)
+        (_, a, place_a, score_a, pa), (_, b, place_b, score_b, pb) = by_table[bots]
+        assert [x["name"] for x in res["bots"]] == [a, b] == bots.split(",")
+        assert res["ahead"] == winner and score_a == (0.5 if winner is None else 1.0 if winner == a else 0.0) == 1 - score_b
+        assert (place_a, place_b) == ((1, 1) if winner is None else (1, 2) if winner == a else (2, 1))
         assert (pa, pb) == (sum(d["points"][0] for d in res["deals"]), sum(d["points"][1] for d in res["deals"]))
         assert len(res["deals"]) == 8  # 4 deals in each of 2 orientations
         assert (db.parent / log).is_file()
@@ -148,15 +157,14 @@ def test_a_league_completes_and_the_table_agrees_with_the_stored_matches(played)
     st = {r["bot"]: r for r in data["standings"]}
     assert set(st) == set(names)
     for name, r in st.items():
-        mine = [row for row in rows if name in row[:2]]
-        assert r["matches"] == 3 == r["won"] + r["drawn"] + r["lost"] == len(mine)
+        mine = [seat for table in by_table.values() for seat in table if any(x[1] == name for x in table)]
+        own = [x for x in mine if x[1] == name]
+        other = [x for x in mine if x[1] != name]
+        assert r["matches"] == 3 == r["won"] + r["drawn"] + r["lost"] == len(own)
         assert r["points"] == 2 * r["won"] + r["drawn"]
-        pf = sum(row[5] if row[0] == name else row[6] for row in mine)
-        pa = sum(row[6] if row[0] == name else row[5] for row in mine)
+        pf, pa = sum(x[4] for x in own), sum(x[4] for x in other)
         assert (r["for"], r["against"], r["diff"]) == (pf, pa, pf - pa)
-        wins = sum(1 for row in mine if row[4] == name)
-        draws = sum(1 for row in mine if row[4] is None)
-        assert (r["won"], r["drawn"]) == (wins, draws)
+        assert (r["won"], r["drawn"]) == (sum(1 for x in own if x[3] == 1), sum(1 for x in own if x[3] == 0.5))
         assert r["rating_low"] < r["rating"] < r["rating_high"]
         assert all(r[k] == 0 for k in ("timeout", "illegal", "bad_output", "out_of_turn", "crash", "startup"))
     assert sum(r["won"] for r in st.values()) == sum(r["lost"] for r in st.values())
@@ -283,7 +291,7 @@ def test_adding_a_bot_plays_exactly_its_new_pairings(played, tmp_path):
     assert second.returncode == 0, second.stderr
     assert "played 3 matches" in second.stdout
     after = dump(db, timings=True)["matches"]
-    assert [row for row in after if "random-b" not in row[:2]] == before  # old rows untouched, timings included
+    assert [row for row in after if "random-b" not in row[1].split(",")] == before  # old rows untouched, timings included
     assert dump(db) == dump(played.with_suffix(".db"))
     third = referee("league", "run", str(path))
     assert third.returncode == 0 and "played 0 matches" in third.stdout
@@ -455,7 +463,22 @@ BAD = [
     (league_toml(FOUR[:2], head='seed_ = "x"'), "unknown key"),
     (league_toml(FOUR[:1]), "at least two bots"),
     (league_toml(FOUR[:2]).replace("move = 10.0", "move = -1"), "clock"),
-    (league_toml(FOUR[:2], head='schedule = "swiss"'), "schedule"),
+    (league_toml(FOUR[:2], head='schedule = "ladder"'), "schedule: 'ladder' is not a schedule"),
+    # tables of N bots
+    (league_toml(FOUR[:3], game="bots = 3"), "game.bots: sport in pairs takes 2 bots"),
+    (league_toml(FOUR[:3], game="bots = 1"), "game.bots: a table takes at least 2 bots"),
+    (league_toml(FOUR[:3]).replace('variant = "sport"\ndeals = 4', 'variant = "mexican_train"\nplayers = 3'),
+     "game.bots: mexican_train with 3 players takes 3 bots, not 2 (set bots = 3 in [game])"),
+    (league_toml(FOUR[:2]).replace('variant = "sport"\ndeals = 4', 'variant = "draw"\nplayers = 3\nbots = 3'),
+     "a league of tables of 3 needs at least 3 bots"),
+    (league_toml(FOUR[:3], head='rounds = 2'), "rounds: only a Swiss schedule has rounds"),
+    (league_toml(FOUR[:3], head='schedule = "swiss"\nrounds = 4'), "rounds: 4 rounds of 3 bots at tables of 2"),
+    (league_toml(FOUR[:3], head='schedule = "swiss"\nrounds = 0'), "rounds: a Swiss league plays at least 1 round"),
+    (league_toml(FOUR[:3], head='schedule = "knockout"\ntables = 2'), "tables: only a round robin"),
+    (league_toml(FOUR).replace('variant = "sport"\ndeals = 4', 'variant = "draw"\nplayers = 3\nbots = 3').replace(
+        "seed = 1", 'seed = 1\ntables = 2'), "tables: 4 bots at 2 tables of 3 leave a table short; try 3"),
+    (league_toml(FOUR).replace('variant = "sport"\ndeals = 4', 'variant = "draw"\nplayers = 3\nbots = 3').replace(
+        "seed = 1", 'seed = 1\nschedule = "knockout"'), "schedule: a knockout of tables of 3 sends one bot of each table on"),
 ]
 
 
@@ -479,7 +502,7 @@ def test_the_gauntlet_pairs_one_bot_with_all_the_others(tmp_path):
     path = write_league(tmp_path, league_toml(FOUR, head='gauntlet = "first"'))
     league = load_league(path)
     assert league.schedule == GAUNTLET
-    assert sorted(league.pairings()) == [("first", "greedy"), ("first", "random"), ("first", "random-b")]
+    assert sorted(k.bots for k in league.pairings()) == [("first", "greedy"), ("first", "random"), ("first", "random-b")]
 
 
 def test_round_robin_adds_a_new_bots_pairings_at_the_end(tmp_path):
@@ -493,6 +516,11 @@ def test_the_example_league_file_loads():
         pytest.skip("the example enters random_bot.js, which needs node")
     league = load_league(ROOT / "tournaments" / "example.toml")
     assert len(league.bots) == 4 and league.variant.id == "sport" and league.deals == 4
+
+
+def test_the_example_of_tables_of_three_loads():
+    league = load_league(ROOT / "tournaments" / "example-tables.toml")
+    assert league.per_table == 3 and [len(t.bots) for t in league.pairings()] == [3] * 4
 
 
 def test_a_league_error_names_the_file(tmp_path):

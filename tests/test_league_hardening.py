@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -108,7 +109,7 @@ def test_a_half_made_schema_left_by_an_older_version_is_completed(tmp_path):
     assert cli("league", "status", str(path)).exit_code == 0
     assert cli("league", "table", str(path)).exit_code == 0
     with open_store(path.with_suffix(".db"), create=True) as store:
-        assert store.matches() == []
+        assert store.tables() == []
 
 
 def test_a_database_of_something_else_is_still_refused(tmp_path):
@@ -300,7 +301,7 @@ async def test_a_bot_that_stops_its_match_process_is_ended_recorded_and_given_up
     assert "given up greedy vs stopper: cut short 3 times" in status.stdout and "--retry" in status.stdout
     with trio.fail_after(HANG):
         report = await run_league(league, silence=2.0)
-    assert report.played == 0 and not report.failed and [p for p, _ in report.given_up] == [("greedy", "stopper")]
+    assert report.played == 0 and not report.failed and [k.bots for k, _ in report.given_up] == [("greedy", "stopper")]
     r = referee("league", "run", str(path))
     assert r.returncode == X.BUG and "given up: greedy vs stopper" in r.stderr, r.stderr
     with trio.fail_after(HANG):
@@ -477,7 +478,7 @@ def test_a_full_disk_stops_the_league_cleanly_and_keeps_every_finished_match(tmp
     assert "File too large" in r.stderr and "keeps every finished match" in r.stderr and "run the same command again" in r.stderr
     conn = sqlite3.connect(db)
     try:
-        assert conn.execute("SELECT bot_a, bot_b, status FROM matches").fetchall() == [("first", "greedy", "done")]
+        assert conn.execute("SELECT round, bots, leg, status FROM matches").fetchall() == [(0, "first,greedy", 0, "done")]
     finally:
         conn.close()
     assert not list(log.parent.glob(".*.part.*"))
@@ -570,8 +571,11 @@ def test_a_damaged_database_gives_a_table_or_one_line(small_db, data):
 @pytest.mark.parametrize("edit, expected", [
     ("UPDATE meta SET value = '{not json' WHERE key = 'settings'", "the settings (meta 'settings') cannot be read"),
     ("UPDATE bots SET identity = 'x' WHERE name = 'first'", "bot 'first' (bots) cannot be read"),
-    ("UPDATE matches SET points_a = 'lots'", "hold values that are not numbers"),
-    ("UPDATE boards SET margin_a = 'x' WHERE board = 0", "hold values that are not numbers"),
+    ("UPDATE seats SET points = 'lots'", "hold a points of 'lots', which no table can have"),
+    ("UPDATE boards SET margin = 'x' WHERE board = 0", "hold a margin of 'x', which no table can have"),
+    ("UPDATE seats SET score = 1e308 WHERE seat = 0", "hold a score of 1e+308, which no table can have"),
+    ("UPDATE seats SET place = 9 WHERE seat = 1", "hold a place of 9"),
+    ("UPDATE boards SET margin = 1e300 WHERE board = 1", "hold a margin of 1e+300"),
 ])
 def test_values_edited_by_hand_are_refused_in_one_line(tmp_path, edit, expected):
     path = played_league(tmp_path)
@@ -583,3 +587,67 @@ def test_values_edited_by_hand_are_refused_in_one_line(tmp_path, edit, expected)
         r = cli("league", command, str(path))
         assert r.exit_code == X.USAGE, (command, r.stdout, r.stderr, r.exception)
         assert r.stderr.count("\n") == 1 and expected in r.stderr, r.stderr
+
+
+# -- issue 23 item 10: read-only index files, a full disk on opening, max_line ---------------------------
+
+NO_DAC = ["setpriv", "--inh-caps=-dac_override,-dac_read_search", "--bounding-set=-dac_override,-dac_read_search"]
+
+
+def _as_a_user(*argv: str) -> subprocess.CompletedProcess:
+    """Run ``argv`` subject to file modes: as root, without the capabilities that write through
+    them (a read-only file is read-only to it, as to anyone else)."""
+    prefix = NO_DAC if os.geteuid() == 0 else []
+    return subprocess.run([*prefix, *argv], capture_output=True, text=True, timeout=HANG, stdin=subprocess.DEVNULL, check=False)
+
+
+def test_reading_a_read_only_database_leaves_nothing_that_keeps_a_later_run_from_writing(tmp_path):
+    if os.geteuid() == 0 and shutil.which("setpriv") is None:
+        pytest.skip("as root, the test needs setpriv to be subject to file modes")
+    path = played_league(tmp_path, FOUR[:2])
+    db = path.with_suffix(".db")
+    shm = db.with_name(db.name + "-shm")
+    db.chmod(0o444)
+    r = _as_a_user(sys.executable, "-m", "referee", "league", "table", str(path))
+    assert r.returncode == 0 and "greedy" in r.stdout, r.stderr
+    assert not shm.exists(), oct(shm.stat().st_mode)  # no index file of mode 0444 left beside it
+    # One left read-only by any other reader (sqlite3 itself, or an older version's table) ...
+    r = _as_a_user(sys.executable, "-c", "import sqlite3, sys; sqlite3.connect(sys.argv[1]).execute('SELECT * FROM meta').fetchall()",
+                   str(db))
+    assert r.returncode == 0 and shm.exists() and not shm.stat().st_mode & 0o222, r.stderr
+    # ... does not make the database read-only once it is writable again.
+    db.chmod(0o644)
+    r = _as_a_user(sys.executable, "-m", "referee", "league", "run", str(path))
+    assert r.returncode == 0 and "1 of 1 pairings done" in r.stdout, r.stderr
+
+
+def test_a_full_disk_while_a_database_is_opened_says_so(tmp_path):
+    # RLIMIT_FSIZE: SQLite cannot write the index file (-shm) a WAL database needs to be read.
+    path = played_league(tmp_path, FOUR[:2])
+    for leftover in tmp_path.glob("league.db-*"):
+        leftover.unlink()
+    for command in ("table", "status", "run"):
+        r = subprocess.run([sys.executable, "-m", "referee", "league", command, str(path)], capture_output=True, text=True,
+                           timeout=HANG, stdin=subprocess.DEVNULL, check=False, preexec_fn=_limit_file_size(1024))
+        assert r.returncode == X.USAGE, (command, r.stdout, r.stderr)
+        assert r.stderr.count("\n") == 1 and "not a league database" not in r.stderr, r.stderr
+        assert "disk I/O error" in r.stderr and "may be full" in r.stderr and "free some space" in r.stderr, r.stderr
+        for leftover in tmp_path.glob("league.db-*"):
+            leftover.unlink()
+
+
+def test_a_league_takes_no_longer_line_than_a_match_does():
+    from referee.cli import MAX_LINE as MATCH_MAX_LINE
+    from tournaments.config import MAX_LINE
+
+    assert MAX_LINE == MATCH_MAX_LINE == 16 << 20
+
+
+@pytest.mark.parametrize("max_line, ok", [(16 << 20, True), ((16 << 20) + 1, False), (1 << 30, False)])
+def test_max_line_beyond_what_a_match_takes_is_refused(tmp_path, max_line, ok):
+    path = write_league(tmp_path, league_toml(FOUR[:2], head=f"max_line = {max_line}"))
+    if ok:
+        assert load_league(path).max_line == max_line
+        return
+    with pytest.raises(LeagueError, match=f"max_line: {max_line} is more than this tool accepts \\(at most 16777216\\)"):
+        load_league(path)

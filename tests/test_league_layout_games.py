@@ -35,7 +35,7 @@ def test_a_league_of_a_layout_game_stores_every_match_with_a_log_that_verifies(t
     store = open_store(league.db_path, create=False)
     assert store is not None
     with store:
-        rows = store.matches()
+        rows = store.tables()
     assert sorted(r.status for r in rows) == ["done"] * 3
     for row in rows:
         assert row.log is not None

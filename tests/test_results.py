@@ -112,16 +112,19 @@ def test_live_objects_do_not_grow_with_the_deals(tmp_path) -> None:
 def test_a_league_stores_the_result_it_was_handed_and_reads_it_back_the_same(tmp_path) -> None:
     """The league database's result column round-trips through MatchJson, and its other columns
     are the record's fields."""
+    from tournaments.schedule import TableKey
     from tournaments.store import Finished, open_store
+    from tournaments.worker import TableRecord, encode_table
 
     with stub_match(tmp_path, "kozel", None, 2) as result:
-        record = msgspec.json.decode(b"".join(encode_record(result, b'"k":"result",')), type=MatchRecord)
+        record = msgspec.json.decode(b"".join(encode_table(result, b'"k":"result",')), type=TableRecord)
+        assert msgspec.json.decode(b"".join(encode_record(result)), type=MatchRecord).boards == record.boards
     store = open_store(tmp_path / "league.db", create=True)
     assert store is not None
     with store:
-        store.record(Finished("b0", "b1", 1.0, 2.0, "m.jsonl", record))
-        text, deals, games, points_a, boards = store.conn.execute(
-            "SELECT result, deals, games, points_a, boards FROM matches").fetchone()
+        store.record(Finished(TableKey(0, ("b0", "b1")), 1.0, 2.0, "m.jsonl", record))
+        text, deals, games, boards = store.conn.execute("SELECT result, deals, games, boards FROM matches").fetchone()
+        points_a = store.conn.execute("SELECT points FROM seats WHERE seat = 0").fetchone()[0]
     assert text == json.dumps(msgspec.to_builtins(record.result), sort_keys=True, ensure_ascii=False)
     back = msgspec.json.decode(text, type=MatchJson)
     assert back == record.result

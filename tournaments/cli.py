@@ -29,13 +29,14 @@ from referee import exitcodes as X
 from referee.console import Console
 
 if TYPE_CHECKING:
-    from referee.results import MatchRecord
+    from tournaments.schedule import TableKey
+    from tournaments.worker import TableRecord
 
 EPILOG = "Exit codes: 0 done, 1 a match process failed (a referee bug), 2 bad league file or database, 3 a bot could not be started, 130 interrupted (run again to continue)."
 
 league_app = typer.Typer(
-    help="Leagues from a TOML file: every pairing as a duplicate match, results in SQLite, standings with ratings. "
-    "Format: tournaments/README.md.",
+    help="Leagues from a TOML file: tables of 2 or more bots, each a duplicate match, in a round robin, gauntlet, Swiss or "
+    "knockout; results in SQLite, standings with ratings. Format: tournaments/README.md.",
     no_args_is_help=True,
     epilog=EPILOG,
 )
@@ -68,13 +69,13 @@ def _escape(text: str) -> str:
 
 
 class LiveDisplay:
-    """A rich progress display on stderr: the league's bar, one line per match in flight, and a
-    line per finished match."""
+    """A rich progress display on stderr: the league's bar, one line per table in flight, and a
+    line per finished table."""
 
     def __init__(self, progress: Progress) -> None:
         self.p = progress
         self.overall: TaskID | None = None
-        self.tasks: dict[tuple[str, str], TaskID] = {}
+        self.tasks: dict[TableKey, TaskID] = {}
 
     def begin(self, pairings: int, done: int, pending: int) -> None:
         self.overall = self.p.add_task(self.label, total=pairings, completed=done)
@@ -87,32 +88,39 @@ class LiveDisplay:
         if self.overall is not None:
             self.p.update(self.overall, description=self.label)
 
-    def started(self, pair: tuple[str, str]) -> None:
-        self.tasks[pair] = self.p.add_task(_escape(f"  {pair[0]} vs {pair[1]}"), total=None)
+    def started(self, key: TableKey) -> None:
+        self.tasks[key] = self.p.add_task(_escape(f"  {key.label}"), total=None)
 
-    def progress(self, pair: tuple[str, str], done: int, total: int) -> None:
-        task = self.tasks.get(pair)
+    def progress(self, key: TableKey, done: int, total: int) -> None:
+        task = self.tasks.get(key)
         if task is not None:
             self.p.update(task, completed=done, total=total)
 
-    def finished(self, pair: tuple[str, str], record: MatchRecord | None, error: str | None) -> None:
-        task = self.tasks.pop(pair, None)
+    def finished(self, key: TableKey, record: TableRecord | None, error: str | None) -> None:
+        task = self.tasks.pop(key, None)
         if task is not None:
             self.p.remove_task(task)
         if self.overall is not None:
             self.p.advance(self.overall)
-        self.p.console.print(_escape(match_line(pair, record, error)), highlight=False)
+        self.p.console.print(_escape(match_line(key, record, error)), highlight=False)
 
 
-def match_line(pair: tuple[str, str], record: MatchRecord | None, error: str | None) -> str:
-    a, b = pair
+def match_line(key: TableKey, record: TableRecord | None, error: str | None) -> str:
     if record is None:
-        return f"✗ {a} vs {b}: failed: {(error or '').splitlines()[0] if error else 'unknown'}"
+        return f"✗ {key.label}: failed: {(error or '').splitlines()[0] if error else 'unknown'}"
     r = record.result
     t = r.totals
-    who = f"{r.ahead} won" if r.ahead else "drawn"
     faults = len(r.faults)
-    return f"✓ {a} vs {b}: {who}, points {t[0].points}–{t[1].points}" + (f", {faults} fault{'s' if faults != 1 else ''}" if faults else "")
+    more = f", {faults} fault{'s' if faults != 1 else ''}" if faults else ""
+    if len(t) == 2:
+        who = f"{r.ahead} won" if r.ahead else "drawn"
+        return f"✓ {key.label}: {who}, points {t[0].points}–{t[1].points}{more}"
+    places = ", ".join(f"{s.bot} {_ordinal(s.place)}" for s in r.ranking.standings)
+    return f"✓ {key.label}: {places}; points {', '.join(str(x.points) for x in t)}{more}"
+
+
+def _ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 < 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
 
 
 @league_app.command("run", epilog="Example: referee league run tournaments/example.toml --concurrency 2\n\n" + EPILOG)
@@ -180,9 +188,10 @@ def run(
         from tournaments.cluster import BotUnavailable
 
         raise fail(_escape(str(exc)), X.BOT_START if isinstance(exc, BotUnavailable) else X.USAGE) from None
-    summary = (f"{league.name}: played {report.played} match{'es' if report.played != 1 else ''} in {report.seconds:.1f} s"
+    summary = (f"{league.name}: played {report.played} {'match' if league.per_table == 2 else 'table'}"
+               f"{('es' if league.per_table == 2 else 's') if report.played != 1 else ''} in {report.seconds:.1f} s"
                + (f", {len(report.failed)} failed" if report.failed else "")
-               + f"; {report.pairings - report.left} of {report.pairings} pairings done")
+               + f"; {report.pairings - report.left} of {report.pairings} {league.unit}s done")
     if report.stopped is not None:
         raise fail(_escape(f"{report.stopped}; the league stopped and keeps every finished match ({summary}); "
                            f"make room and run the same command again to continue"))
@@ -191,10 +200,10 @@ def run(
                   highlight=False, soft_wrap=True, markup=False)
         raise typer.Exit(X.INTERRUPTED)
     out.print(summary, highlight=False, soft_wrap=True, markup=False)
-    for pair, error in report.failed:
-        err.print(_escape(f"failed: {pair[0]} vs {pair[1]}: {error.splitlines()[0] if error else ''}"), highlight=False, soft_wrap=True)
-    for pair, error in report.given_up:
-        err.print(_escape(f"given up: {pair[0]} vs {pair[1]}: cut short {MAX_ATTEMPTS} times, last: {_first_line(error)} "
+    for key, error in report.failed:
+        err.print(_escape(f"failed: {key.label}: {error.splitlines()[0] if error else ''}"), highlight=False, soft_wrap=True)
+    for key, error in report.given_up:
+        err.print(_escape(f"given up: {key.label}: cut short {MAX_ATTEMPTS} times, last: {_first_line(error)} "
                           f"(--retry plays it again)"), highlight=False, soft_wrap=True)
     if report.failed or report.given_up:
         only_starts = report.bot_start_failures == len(report.failed) and not report.given_up
@@ -207,12 +216,9 @@ def _first_line(text: str | None) -> str:
 
 
 def _cut_short(runs: int, longest: float | None) -> str:
-    """The warning of a league that does not advance: runs cut short before any match ended."""
-    if runs < 2:
-        return ""
-    took = f" (the longest stored match took {longest:.0f} s)" if longest is not None else ""
-    return (f"; the last {runs} runs all ended before a match finished: a run stopped before a match ends loses it, so a "
-            f"league interrupted more often than its longest match lasts never advances{took}")
+    from tournaments.status import cut_short
+
+    return cut_short(runs, longest)
 
 
 class ReportingDisplay:
@@ -237,17 +243,17 @@ class ReportingDisplay:
         if self.inner is not None:
             self.inner.begin(pairings, done, pending)
 
-    def started(self, pair: tuple[str, str]) -> None:
+    def started(self, key: TableKey) -> None:
         if self.inner is not None:
-            self.inner.started(pair)
+            self.inner.started(key)
 
-    def progress(self, pair: tuple[str, str], done: int, total: int) -> None:
+    def progress(self, key: TableKey, done: int, total: int) -> None:
         if self.inner is not None:
-            self.inner.progress(pair, done, total)
+            self.inner.progress(key, done, total)
 
-    def finished(self, pair: tuple[str, str], record: MatchRecord | None, error: str | None) -> None:
+    def finished(self, key: TableKey, record: TableRecord | None, error: str | None) -> None:
         if self.inner is not None:
-            self.inner.finished(pair, record, error)
+            self.inner.finished(key, record, error)
         self.refresh()
 
 
@@ -273,7 +279,8 @@ def write_league_report(path: Path, db: Path | None, folder: Path) -> dict[str, 
         return report_league(league, store, folder)
 def _report_text(path: Path, db: Path | None, folder: Path) -> str:
     doc = write_league_report(path, db, folder)
-    return f"{doc['pairings']['done']} of {doc['pairings']['total']} pairings played"
+    unit = "pairings" if doc.get("bots_per_table", 2) == 2 else "tables"
+    return f"{doc['pairings']['done']} of {doc['pairings']['total']} {unit} played"
 
 
 def register(app: typer.Typer, report_writers: dict[str, Any]) -> None:
@@ -300,7 +307,7 @@ def table(
     fmt: Annotated[Format, typer.Option("--format", "-f", help="table (for people), csv, json or markdown.")] = Format.table,
     db: DbOpt = None,
 ) -> None:
-    """Print the standings: W/D/L, match points, points for and against, ratings with 95% intervals, faults."""
+    """Print the standings: W/D/L (tables of N: places), match points, points for and against, ratings with 95% intervals, faults."""
     from tournaments import standings as S
 
     league = _load(league_file, db)
@@ -313,6 +320,9 @@ def table(
         sys.stdout.write(S.to_json(s))
     elif fmt is Format.markdown:
         sys.stdout.write(S.to_markdown(s))
+    elif s.n > 2 and not out.is_terminal:
+        # Tables of N have more columns than 80: into a file or a pipe, nothing is cut short.
+        Console(width=200).print(S.rich_table(s))
     else:
         out.print(S.rich_table(s))
 
@@ -345,41 +355,23 @@ def _reading(league):
 
 
 @league_app.command("status")
-def status(league_file: LeagueArg, db: DbOpt = None) -> None:
-    """Show which pairings are done, failed (tried again by the next run), given up and pending."""
-    from tournaments.store import MAX_ATTEMPTS
+def status(
+    league_file: LeagueArg,
+    db: DbOpt = None,
+    fmt: Annotated[Format, typer.Option("--format", "-f", help="table (lines for people), csv, json or markdown: one row per table.")] = Format.table,
+) -> None:
+    """Show which tables are done, failed (tried again by the next run), given up and pending, and the rounds drawn."""
+    from tournaments import status as T
 
     league = _load(league_file, db)
     with _reading(league) as store:
-        rows = {m.pair: m for m in store.matches()} if store is not None else {}
-        cut_runs = store.cut_runs() if store is not None else 0
-        longest = store.longest_match() if store is not None else None
-    pairs = league.pairings()
-    done = [p for p in pairs if p in rows and rows[p].status == "done"]
-    failed = [p for p in pairs if p in rows and rows[p].status == "failed"]
-    pending = [p for p in pairs if p not in rows]
-    outside = [p for p in rows if p not in set(pairs)]
-    def w(text: str, **kw) -> None:  # plain text: names and errors may hold "[...]"
-        out.print(text, soft_wrap=True, markup=False, **kw)
-
-    w(f"{league.name}: {league.describe()}", highlight=False)
-    w(f"database: {league.db_path}" + ("" if rows or league.db_path.exists() else " (not created yet)"), highlight=False)
-    w(f"pairings: {len(pairs)}: {len(done)} done, {len(failed)} failed, {len(pending)} pending", highlight=False)
-    for p in done:
-        m = rows[p]
-        res = "drawn" if m.score_a == 0.5 else f"{p[0] if m.score_a == 1 else p[1]} won"
-        w(f"  done     {p[0]} vs {p[1]}: {res}, points {m.points_a}–{m.points_b}", highlight=False)
-    for p in failed:
-        m = rows[p]
-        if (m.attempts or 0) >= MAX_ATTEMPTS:
-            w(f"  given up {p[0]} vs {p[1]}: cut short {m.attempts} times, last: {_first_line(m.error)} "
-              f"(not played again; `league run --retry` does)", highlight=False)
-        else:
-            tries = f" (attempt {m.attempts} of {MAX_ATTEMPTS})" if m.attempts else ""
-            w(f"  failed   {p[0]} vs {p[1]}: {_first_line(m.error)}{tries}", highlight=False)
-    for p in pending:
-        w(f"  pending  {p[0]} vs {p[1]}", highlight=False)
-    if cut_runs >= 2 and pending + failed:
-        w(f"warning{_cut_short(cut_runs, longest)}; let a run go on longer".replace("warning; ", "warning: "), highlight=False)
-    if outside:
-        w(f"({len(outside)} stored match{'es' if len(outside) != 1 else ''} outside the current schedule are kept but not counted)", highlight=False)
+        data = T.status(league, store)
+    if fmt is Format.csv:
+        sys.stdout.write(T.to_csv(data))
+    elif fmt is Format.json:
+        sys.stdout.write(T.to_json(data))
+    elif fmt is Format.markdown:
+        sys.stdout.write(T.to_markdown(data))
+    else:
+        for line in T.to_lines(data):  # plain text: names and errors may hold "[...]"
+            out.print(line, soft_wrap=True, markup=False, highlight=False)

@@ -5,17 +5,22 @@ league safe: it alone holds the league's lock and writes its SQLite database, on
 per finished match, and a match's log is renamed into the league's log folder just before its
 row is committed.  The cluster only plays matches.
 
-**One match, one task.**  Each pending pairing is one task (:func:`play_match`).  On a Dask
+**One table, one task.**  The league's one loop (:meth:`tournaments.runner.Session.batches`)
+hands the cluster's executor (:class:`ClusterExecutor`) the tables that can be played now (every table
+of a round robin, one round of a Swiss or knockout league); each is one task (:func:`play_match`).  On a Dask
 worker the task runs the same match process a local lane runs (``python -m tournaments.worker``)
 with the log and the bots' stderr in a private temporary folder, and returns the result together
 with the log's bytes and the stderr files; the coordinator writes them beside its database.  A
 match therefore needs no shared filesystem for its output, only for the bots' commands.
 
 **Exactly once.**  A task's result reaches the coordinator through its future, which resolves
-once; the coordinator records a pairing only from that result.  When a worker dies in the middle
+once; the coordinator records a table only from that result.  When a worker dies in the middle
 of a match, the scheduler runs the task again on another worker (the dead worker's match process
-sees its input close and stops its bots); the first run left nothing behind, so the pairing is
-still recorded once.  A task that kills :data:`ALLOWED_FAILURES` workers is recorded as failed.
+sees its input close and stops its bots); the first run left nothing behind, so the table is
+still recorded once.  A task whose workers died :data:`ALLOWED_FAILURES` times is recorded as
+failed, but not as an attempt of the table: a worker's death is the machine's doing (a bot runs
+in the sandbox and cannot reach its worker), so the table is played again by the next run and
+never given up for it.
 If the coordinator itself dies, its futures die with its client: nothing was recorded for the
 matches in flight, and the next ``run`` submits them again (a task still running on a remote
 worker finishes for nobody; its result is dropped).
@@ -38,7 +43,6 @@ from __future__ import annotations
 import json
 import os
 import selectors
-import signal
 import subprocess
 import tempfile
 import threading
@@ -52,24 +56,24 @@ from typing import Any
 
 import msgspec
 
-from referee.results import MatchRecord
+from referee.signals import Stop
 from tournaments.config import League, LeagueError
 from tournaments.runner import (
     TERM_GRACE,
     WORKER_ARGV,
     Display,
-    Quiet,
     RunReport,
-    _exclusive,
-    _open,
+    Session,
     _remove,
-    _stem,
+    ended,
+    league_session,
     make_job,
-    prepare,
-    settle,
+    noting_signals,
     stall_limit,
 )
+from tournaments.schedule import TableKey
 from tournaments.store import StoreError
+from tournaments.worker import TableRecord
 
 INSTALL = "pip install 'referee[cluster]'"
 
@@ -145,6 +149,7 @@ def connect(address: Address, *, timeout: float = 30.0) -> Iterator[Any]:
                           "distributed.worker.daemon": False,
                           "distributed.worker.profile.enabled": False}):
         if address.local is not None:
+            _quiet_resource_tracker()
             cluster = distributed.LocalCluster(
                 n_workers=address.local, threads_per_worker=1, processes=True, host="127.0.0.1",
                 dashboard_address="127.0.0.1:0", silence_logs=logging.CRITICAL,
@@ -161,6 +166,26 @@ def connect(address: Address, *, timeout: float = 30.0) -> Iterator[Any]:
                 raise ClusterError(f"--cluster {address}: cannot reach the scheduler: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
             with client:
                 yield client
+
+
+def _quiet_resource_tracker() -> None:
+    """Start multiprocessing's resource tracker with its stderr on ``/dev/null``.
+
+    The local cluster's worker processes register semaphores with it; when the coordinator is
+    killed (even by SIGKILL) the tracker outlives it, removes them, and warns "There appear to
+    be 12 leaked semaphore objects" on the stderr it inherited: the league's terminal, long
+    after the league ended.  It cleans up all the same; only its words go nowhere."""
+    from multiprocessing import resource_tracker
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    saved = os.dup(2)
+    try:
+        os.dup2(devnull, 2)  # the tracker takes this process's stderr as its own
+        resource_tracker.ensure_running()
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
 
 
 def workers(client: Any) -> list[str]:
@@ -279,11 +304,12 @@ def play_match(job: dict[str, Any], stall: float, progress_queue: str | None = N
             queue = distributed.Queue(progress_queue)
     except (ImportError, ValueError):
         pass
-    pair = [b["name"] for b in job["bots"]]
+    table = job.get("table")  # [round, bots, leg]: the key of the table, for the progress queue
     with tempfile.TemporaryDirectory(prefix="referee-match-") as tmp:
         log = Path(tmp) / "match.jsonl"
         stderr_dir = Path(tmp) / "stderr"
         job = dict(job, log=str(log), stderr_dir=str(stderr_dir))
+        job.pop("table", None)
         started = time.time()
         child = _lane_process()
         record = error = kind = None
@@ -312,10 +338,10 @@ def play_match(job: dict[str, Any], stall: float, progress_queue: str | None = N
                 except (ValueError, AttributeError):
                     continue
                 if k == "progress" and queue is not None:
-                    queue.put([pair, msg["done"], msg["total"]])
+                    queue.put([table, msg["done"], msg["total"]])
                 elif k == "result":
                     try:
-                        record = msgspec.json.decode(line, type=MatchRecord)
+                        record = msgspec.json.decode(line, type=TableRecord)
                     except msgspec.ValidationError as exc:
                         error = f"the match process sent a result that does not fit: {exc}"
                     break
@@ -340,13 +366,11 @@ def play_match(job: dict[str, Any], stall: float, progress_queue: str | None = N
 
 
 def _exit_words(child: _MatchProcess) -> str:
-    from referee.process import describe_exit
-
     try:
         code = child.proc.wait(TERM_GRACE)
     except subprocess.TimeoutExpired:
         return "stopped writing"
-    return describe_exit(code)
+    return ended(code)
 
 
 def probe_bots(job: dict[str, Any]) -> list[str]:
@@ -400,6 +424,83 @@ def check_bots_everywhere(client: Any, league: League) -> None:
             raise BotUnavailable(f"on worker {address}: {problems[0].splitlines()[0]}")
 
 
+class ClusterExecutor:
+    """Plays a league's tables on a Dask cluster: each table one task (:func:`play_match`); the
+    results are stored here as they come back."""
+
+    def __init__(self, address: Address, *, stall: float | None = None, on_workers=None, connect_timeout: float = 30.0) -> None:
+        self.address = address
+        self.stall = stall
+        self.on_workers = on_workers
+        self.connect_timeout = connect_timeout
+        self.client: Any = None
+        self.queue: Any = None
+        self.queue_name = ""
+        self.seen = 0
+
+    @contextmanager
+    def running(self, session: Session) -> Iterator[None]:
+        """Connect (or start a local cluster), check every bot on every worker when there is
+        anything to play, and open the progress queue for the run."""
+        distributed = _distributed()
+        address = self.address
+        with connect(address, timeout=self.connect_timeout) as client:
+            if address.local is None:
+                try:
+                    client.wait_for_workers(1, timeout=self.connect_timeout)
+                except (TimeoutError, OSError):
+                    raise ClusterError(f"--cluster {address}: the scheduler has no workers") from None
+            self.client = client
+            self.seen = len(workers(client))
+            if self.on_workers is not None:
+                self.on_workers(self.seen)
+            if session.pending:
+                check_bots_everywhere(client, session.league)
+            self.queue_name = f"referee-progress-{uuid.uuid4().hex}"
+            self.queue = distributed.Queue(self.queue_name, client=client)
+            try:
+                yield
+            finally:
+                try:
+                    self.queue.close()
+                except Exception:  # noqa: BLE001 — the queue's scheduler may already be gone
+                    pass
+
+    def play(self, session: Session, batch: list[TableKey], stop: Stop) -> None:
+        """Play ``batch``, settling each table as it comes back; return when all are over, the
+        run is stopped (``session.report.stopped``) or a signal came (``stop.signal``: the tasks
+        still out are cancelled)."""
+        distributed = _distributed()
+        client, league, report = self.client, session.league, session.report
+        stall = stall_limit(league) if self.stall is None else self.stall
+        futures = {}
+        for key in batch:
+            job = make_job(league, key, Path("match.jsonl"), Path("stderr"))
+            job["table"] = [key.round, list(key.bots), key.leg]
+            fut = client.submit(play_match, job, stall, self.queue_name, key=f"match-{key.stem}-{uuid.uuid4().hex[:8]}", pure=False)
+            futures[fut] = (key, time.time())
+        started: set[TableKey] = set()
+        waiting = set(futures)
+        while waiting and stop.signal is None and report.stopped is None:
+            try:
+                finished_now, waiting = distributed.wait(waiting, timeout=TICK, return_when="FIRST_COMPLETED")
+            except TimeoutError:
+                finished_now = set()
+            _drain(self.queue, session.display, started)
+            n = len(workers(client))
+            if n != self.seen and self.on_workers is not None:
+                self.on_workers(n)
+            self.seen = n
+            for fut in finished_now:
+                key, submitted = futures[fut]
+                if key not in started:
+                    session.display.started(key)
+                    started.add(key)
+                _store(session, key, fut, submitted)
+        if waiting:
+            client.cancel(list(waiting))
+
+
 def run_league_on_cluster(
     league: League,
     address: Address,
@@ -411,134 +512,71 @@ def run_league_on_cluster(
     connect_timeout: float = 30.0,
     retry: bool = False,
 ) -> RunReport:
-    """Play every pending pairing of ``league`` on a Dask cluster; store each result as it
-    comes back (see the module docstring).
+    """Play every table of ``league`` that can be played, round after round, on a Dask cluster;
+    store each result as it comes back (see the module docstring): the one loop
+    (:meth:`tournaments.runner.Session.batches`) driven by a :class:`ClusterExecutor`.
 
     Args:
       display: told about every start, deal and finish, as in a local run.
-      handle_signals: SIGINT, SIGTERM and SIGHUP stop the run cleanly (matches in flight are
+      handle_signals: SIGINT, SIGTERM and SIGHUP stop the run cleanly (tables in flight are
         cancelled and lost; the report says ``interrupted``).
       stall: seconds without progress after which a match is stopped (default :func:`stall_limit`).
       on_workers: called with the number of connected workers whenever it changes.
-      retry: play again the pairings given up after too many failed attempts.
+      retry: play again the tables given up after too many failed attempts.
 
     As in a local run, a log or database that cannot be written (a full disk) stops the run
-    (``report.stopped`` says why) and every match stored before is kept.
+    (``report.stopped`` says why) and every table stored before is kept.
 
     Raises:
       LeagueError: as :func:`tournaments.runner.run_league`; ClusterError for the cluster.
     """
-    distributed = _distributed()
-    display = display or Quiet()
-    stall = stall_limit(league) if stall is None else stall
-    t0 = time.monotonic()
-    stop = {"signal": False}
-    old_handlers: dict[signal.Signals, Any] = {}
-    if handle_signals:
-        def on_signal(_signum, _frame) -> None:
-            stop["signal"] = True
-
-        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-            old_handlers[sig] = signal.signal(sig, on_signal)
-    try:
-        with _exclusive(league), _open(league) as store:
-            report, pending = prepare(league, store, retry=retry)
-            with connect(address, timeout=connect_timeout) as client:
-                if address.local is None:
-                    try:
-                        client.wait_for_workers(1, timeout=connect_timeout)
-                    except (TimeoutError, OSError):
-                        raise ClusterError(f"--cluster {address}: the scheduler has no workers") from None
-                seen = len(workers(client))
-                if on_workers is not None:
-                    on_workers(seen)
-                if pending:
-                    check_bots_everywhere(client, league)
-                display.begin(report.pairings, report.done_before, len(pending))
-                queue_name = f"referee-progress-{uuid.uuid4().hex}"
-                queue = distributed.Queue(queue_name, client=client)
-                futures = {}
-                for pair in pending:
-                    job = make_job(league, pair, Path("match.jsonl"), Path("stderr"))
-                    fut = client.submit(play_match, job, stall, queue_name, key=f"match-{_stem(pair)}-{uuid.uuid4().hex[:8]}",
-                                        pure=False)
-                    futures[fut] = (pair, time.time())
-                started: set[tuple[str, str]] = set()
-                waiting = set(futures)
-                while waiting and not stop["signal"] and report.stopped is None:
-                    try:
-                        finished_now, waiting = distributed.wait(waiting, timeout=TICK, return_when="FIRST_COMPLETED")
-                    except TimeoutError:
-                        finished_now = set()
-                    _drain(queue, display, started)
-                    n = len(workers(client))
-                    if n != seen and on_workers is not None:
-                        on_workers(n)
-                    seen = n
-                    for fut in finished_now:
-                        pair, submitted = futures[fut]
-                        if pair not in started:
-                            display.started(pair)
-                            started.add(pair)
-                        _store(league, store, report, display, pair, fut, submitted)
-                if stop["signal"]:
-                    report.interrupted = True
-                if waiting:
-                    client.cancel(list(waiting))
-                elif pending and report.stopped is None:
-                    try:
-                        store.end_run()
-                    except StoreError as exc:
-                        report.stopped = str(exc)
-                try:
-                    queue.close()
-                except Exception:  # noqa: BLE001 — the queue's scheduler may already be gone
-                    pass
-    finally:
-        for sig, handler in old_handlers.items():
-            signal.signal(sig, handler)
-    report.seconds = time.monotonic() - t0
-    return report
+    _distributed()
+    executor = ClusterExecutor(address, stall=stall, on_workers=on_workers, connect_timeout=connect_timeout)
+    stop = Stop()
+    with noting_signals(stop, handle_signals), league_session(league, display, retry=retry) as session:
+        with executor.running(session):
+            for batch in session.batches():
+                executor.play(session, batch, stop)
+                if stop.signal is not None:
+                    session.report.interrupted = True
+    return session.report
 
 
-def _drain(queue: Any, display: Display, started: set[tuple[str, str]]) -> None:
+def _drain(queue: Any, display: Display, started: set[TableKey]) -> None:
     try:
         items = queue.get(batch=True)
     except Exception:  # noqa: BLE001 — progress is best effort; results never depend on it
         return
-    for pair_list, done, total in items:
-        pair = (pair_list[0], pair_list[1])
-        if pair not in started:
-            display.started(pair)
-            started.add(pair)
-        display.progress(pair, done, total)
+    for table, done, total in items:
+        key = TableKey(table[0], tuple(table[1]), table[2])
+        if key not in started:
+            display.started(key)
+            started.add(key)
+        display.progress(key, done, total)
 
 
-def _store(league: League, store: Any, report: RunReport, display: Display, pair: tuple[str, str], fut: Any,
-           submitted: float) -> None:
-    """Write a finished task's log and stderr beside the database, then record the match; a
+def _store(session: Session, key: TableKey, fut: Any, submitted: float) -> None:
+    """Write a finished task's log and stderr beside the database, then record the table; a
     disk or database that cannot take it stops the run (``report.stopped``)."""
-    logs = league.logs_dir
     try:
         out = fut.result()
-    except Exception as exc:  # noqa: BLE001 — KilledWorker, a task that raised: the pairing failed
-        out = {"record": None, "kind": None, "log": None, "stderr": {},
-               "error": f"the cluster could not play the match: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"}
-    if out.get("kind") == "log":  # the worker's disk is full: every match after this one would fail too
-        report.stopped = report.stopped or f"{out['error']} (on worker {out.get('worker', '?')})"
+    except Exception as exc:  # noqa: BLE001 — KilledWorker, a task that raised: the table failed
+        out = task_failure(exc)
+    if out.get("kind") == "log":  # the worker's disk is full: every table after this one would fail too
+        session.stop(f"{out['error']} (on worker {out.get('worker', '?')})")
         return
+    final_log, final_err = session.paths(key)
     parts: list[Path] = []
     try:
         log = None
         if out["log"] is not None:
-            log = logs / f"{_stem(pair)}.jsonl"
-            part = logs / f".{_stem(pair)}.{os.getpid()}.part.jsonl"
+            log = final_log
+            part = final_log.with_name(f".{key.stem}.{os.getpid()}.part.jsonl")
             parts.append(part)
             part.write_bytes(out["log"])
             os.replace(part, log)
         if out["stderr"]:
-            final_err = logs / f"{_stem(pair)}.stderr"
-            part_err = logs / f".{_stem(pair)}.{os.getpid()}.part.stderr"
+            part_err = final_log.with_name(f".{key.stem}.{os.getpid()}.part.stderr")
             parts.append(part_err)
             part_err.mkdir()
             for name, data in out["stderr"].items():
@@ -546,12 +584,29 @@ def _store(league: League, store: Any, report: RunReport, display: Display, pair
             _remove(final_err)
             os.replace(part_err, final_err)
         parts.clear()
-        settle(league, store, report, display, pair, out.get("started", submitted), out.get("finished", time.time()),
-               out["record"], out["error"], out.get("kind"), log)
+        session.settle(key, out.get("started", submitted), out.get("finished", time.time()), out["record"], out["error"],
+                       out.get("kind"), log)
     except OSError as exc:
-        report.stopped = report.stopped or f"cannot write in {logs}: {exc.strerror or exc}"
+        session.stop(f"cannot write in {session.league.logs_dir}: {exc.strerror or exc}")
     except StoreError as exc:
-        report.stopped = report.stopped or str(exc)
+        session.stop(str(exc))
     finally:
         for path in parts:
             _remove(path)
+
+
+def task_failure(exc: BaseException) -> dict[str, Any]:
+    """What a task that raised instead of returning a result stores: a failure; one whose
+    workers died (``KilledWorker``) is not counted as an attempt of its table (kind
+    ``worker_lost``)."""
+    text = str(exc).splitlines()[0] if str(exc) else ""
+    try:
+        from distributed import KilledWorker
+    except ImportError:  # pragma: no cover - the cluster needs distributed
+        KilledWorker = ()  # type: ignore[assignment,misc]  # noqa: N806
+    if isinstance(exc, KilledWorker):
+        return {"record": None, "kind": "worker_lost", "log": None, "stderr": {},
+                "error": (f"the Dask workers playing it died {ALLOWED_FAILURES} times ({type(exc).__name__}); a worker's death "
+                          f"is not counted as an attempt of the table, which the next run plays again")}
+    return {"record": None, "kind": None, "log": None, "stderr": {},
+            "error": f"the cluster could not play the match: {type(exc).__name__}: {text}"}

@@ -26,10 +26,13 @@ from referee.errors import BotError
 from referee.match import match_length, orientations
 from referee.process import resolve_command
 from referee.sandbox import DEFAULT_PROCESSES
+from tournaments.schedule import Fixed, Knockout, Schedule, State, Swiss, TableKey, knockout_sizes, max_swiss_rounds
 
 ROUND_ROBIN = "round-robin"
 GAUNTLET = "gauntlet"
-SCHEDULES = (ROUND_ROBIN, GAUNTLET)
+SWISS = "swiss"
+KNOCKOUT = "knockout"
+SCHEDULES = (ROUND_ROBIN, GAUNTLET, SWISS, KNOCKOUT)
 
 #: Bot names become parts of file names, so they are kept plain.
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,39}$")
@@ -38,13 +41,15 @@ NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,39}$")
 #: only fail later, inside every match (a clock of 1e308 s overflows the referee's timers, a
 #: memory limit beyond 2**63 bytes cannot be set).
 MAX_SECONDS = 86400.0  # any clock value: a day
-MAX_LINE = 1 << 30  # bytes
+MAX_LINE = 16 << 20  # bytes: `referee match --max-line`'s bound (a bot's line is held in memory whole)
 MAX_MEMORY_MB = 1 << 24  # 16 TiB
 MAX_CPU_SECONDS = 1_000_000
 MAX_DEALS = 1_000_000  # per orientation
 MAX_GAMES = 100_000  # per orientation
 MAX_POINTS = 1e6  # match points, either sign
 MAX_PROCESSES = 1 << 16  # in the sandbox, per bot
+MAX_ROUNDS = 1000  # Swiss rounds
+MAX_TABLES = 100_000  # tables per bot of a balanced design
 
 
 class LeagueError(Exception):
@@ -106,6 +111,9 @@ class League:
     db_path: Path
     logs_dir: Path
     orientations: int = field(default=2)
+    per_table: int = 2  # bots at each table ([game] bots)
+    rounds: int | None = None  # Swiss rounds
+    tables: int | None = None  # tables per bot of a balanced design (round robin, gauntlet)
 
     def bot(self, name: str) -> BotEntry:
         for b in self.bots:
@@ -120,6 +128,7 @@ class League:
         return {
             "variant": self.variant.id,
             "players": self.players,
+            **({"bots": self.per_table} if self.per_table != 2 else {}),  # absent: 2, as before tables of N
             "options": dict(sorted(self.options.items())),
             "deals": self.deals,
             "games": self.games,
@@ -131,22 +140,34 @@ class League:
             "cpu_seconds": self.cpu_seconds,
         }
 
-    def pairings(self) -> list[tuple[str, str]]:
-        """Every match of the schedule, each as ``(a, b)`` with ``a < b`` (so a pairing is the
-        same whatever the order of the bots in the file, and bot ``a`` always takes the first
-        orientation).  Round robin lists the pairings of each bot with those before it in the
-        file, so a bot added at the end only adds pairings at the end."""
+    def plan(self) -> Schedule:
+        """The league's schedule (:mod:`tournaments.schedule`): the bots in the file's order, which
+        is also their seed in a Swiss or knockout schedule."""
         names = [b.name for b in self.bots]
-        if self.schedule == GAUNTLET:
-            assert self.gauntlet is not None
-            return [pair(self.gauntlet, other) for other in names if other != self.gauntlet]
-        return [pair(names[i], names[j]) for j in range(len(names)) for i in range(j)]
+        if self.schedule == SWISS:
+            assert self.rounds is not None
+            return Swiss(names, self.per_table, self.rounds)
+        if self.schedule == KNOCKOUT:
+            return Knockout(names, self.per_table)
+        return Fixed(self.schedule, names, self.per_table, self.seed, anchor=self.gauntlet if self.schedule == GAUNTLET else None,
+                     tables=self.tables)
+
+    def pairings(self) -> list[TableKey]:
+        """The tables of a round robin or gauntlet, in order (a bot added at the end of a complete
+        design only adds tables at the end; a balanced design is drawn afresh)."""
+        return self.plan().plan(State()).tables
+
+    @property
+    def unit(self) -> str:
+        """What the league plays: ``pairing`` (two bots a table) or ``table``."""
+        return "pairing" if self.per_table == 2 else "table"
 
     def describe(self) -> str:
         games = f"{self.games} game{'s' if self.games != 1 else ''}"
         amount = games if self.deals is None else f"{self.deals} deals" if self.games is None else f"{games} of {self.deals} deals"
-        sched = "round robin" if self.schedule == ROUND_ROBIN else f"gauntlet of {self.gauntlet}"
-        text = f"{self.variant.id}, {self.players} players, {amount} per orientation, seed {self.seed}, {sched}, {len(self.bots)} bots"
+        sched = self.plan().describe()
+        tables = f", {self.per_table} bots a table" if self.per_table != 2 else ""
+        text = f"{self.variant.id}, {self.players} players{tables}, {amount} per orientation, seed {self.seed}, {sched}, {len(self.bots)} bots"
         unsandboxed = [b.name for b in self.bots if not b.sandbox]
         if len(unsandboxed) == len(self.bots):
             text += ", NO SANDBOX (sandbox = false)"
@@ -165,6 +186,7 @@ class _Table(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
 class GameTable(_Table):
     variant: str = "sport"
     players: int | None = None
+    bots: int | None = None
     deals: int | None = None
     games: int | None = None
     options: dict[str, Any] = {}
@@ -196,6 +218,8 @@ class LeagueFile(_Table):
     seed: int = 1
     schedule: str | None = None
     gauntlet: str | None = None
+    rounds: int | None = None
+    tables: int | None = None
     max_faults: int = 3
     max_line: int = 65536
     memory_mb: int | None = None
@@ -210,9 +234,6 @@ class LeagueFile(_Table):
     bot: list[BotTable] = []
 
 
-
-def pair(a: str, b: str) -> tuple[str, str]:
-    return (a, b) if a < b else (b, a)
 
 
 
@@ -284,10 +305,14 @@ def load_league(path: Path, db: Path | None = None) -> League:
         v.new_game(players, options, deals)
     except RulesError as exc:
         raise bad(f"game.deals: {exc}") from None
+    per_table = 2 if game.bots is None else game.bots
+    if per_table < 2:
+        raise bad(f"game.bots: a table takes at least 2 bots, not {per_table}")
     try:
-        n_orient = len(orientations(v, players, options, 2))
+        n_orient = len(orientations(v, players, options, per_table))
     except RulesError as exc:
-        raise bad(f"game.players: league matches are between two bots, and {exc}") from None
+        hint = f" (set bots = {players} in [game])" if game.bots is None and players > 2 else ""
+        raise bad(f"game.bots: {exc}{hint}") from None
 
     # -- clocks and limits --
     tc_args = {}
@@ -365,8 +390,9 @@ def load_league(path: Path, db: Path | None = None) -> League:
             raise bad(f"{label}.command: {exc}") from None
         sandbox = doc.sandbox if entry.sandbox is None else entry.sandbox
         bots.append(BotEntry(name, command, cwd, env, argv, workdir, sandbox))
-    if len(bots) < 2:
-        raise bad(f"bot: a league needs at least two bots ([[bot]] tables), found {len(bots)}")
+    if len(bots) < max(2, per_table):
+        raise bad(f"bot: a league of tables of {per_table} needs at least {max(2, per_table)} bots ([[bot]] tables), found {len(bots)}"
+                  if per_table > 2 else f"bot: a league needs at least two bots ([[bot]] tables), found {len(bots)}")
 
     # -- schedule --
     schedule = None if doc.schedule is None else _text(doc.schedule, "schedule", bad)
@@ -377,14 +403,41 @@ def load_league(path: Path, db: Path | None = None) -> League:
     if schedule == "roundrobin":
         schedule = ROUND_ROBIN
     if schedule not in SCHEDULES:
-        raise bad(f"schedule: {schedule!r} is not a schedule; choose {' or '.join(SCHEDULES)}")
+        raise bad(f"schedule: {schedule!r} is not a schedule; choose {', '.join(SCHEDULES[:-1])} or {SCHEDULES[-1]}")
     if schedule == GAUNTLET:
         if gauntlet is None:
             raise bad("gauntlet: a gauntlet schedule needs gauntlet = \"<the bot that plays all the others>\"")
         if gauntlet not in seen:
             raise bad(f"gauntlet: no bot is named {gauntlet!r} (bots: {', '.join(b.name for b in bots)})")
     elif gauntlet is not None:
-        raise bad("gauntlet: given, but schedule is round-robin; remove one of them")
+        raise bad(f"gauntlet: given, but schedule is {schedule}; remove one of them")
+    n = len(bots)
+    rounds = doc.rounds
+    if schedule == SWISS:
+        most = max_swiss_rounds(n, per_table)
+        if rounds is None:
+            rounds = min(most, max(1, math.ceil(math.log2(n))))
+        if rounds < 1:
+            raise bad("rounds: a Swiss league plays at least 1 round")
+        if rounds > most:
+            raise bad(f"rounds: {rounds} rounds of {n} bots at tables of {per_table} would seat bots together again after every "
+                      f"bot has met every other; at most {most}")
+    elif rounds is not None:
+        raise bad(f"rounds: only a Swiss schedule has rounds (schedule is {schedule})")
+    tables = doc.tables
+    if tables is not None:
+        if schedule not in (ROUND_ROBIN, GAUNTLET):
+            raise bad(f"tables: only a round robin or a gauntlet takes tables per bot (schedule is {schedule})")
+        if tables < 1:
+            raise bad("tables: every bot sits at 1 table at least")
+        _at_most(tables, MAX_TABLES, "tables", bad)
+        members, k = (n - 1, per_table - 1) if schedule == GAUNTLET else (n, per_table)
+        if (members * tables) % k:
+            fit = [t for t in range(max(1, tables - k), tables + k + 1) if (members * t) % k == 0][:2]
+            raise bad(f"tables: {members} bots at {tables} tables of {k}{' besides the gauntlet bot' if schedule == GAUNTLET else ''} "
+                      f"leave a table short; try {' or '.join(map(str, fit))}")
+    if schedule == KNOCKOUT and (why := knockout_sizes(n, per_table)) is not None:
+        raise bad(f"schedule: {why}")
 
     # -- where results go --
     league_name = path.stem if doc.name is None else _text(doc.name, "name", bad)
@@ -401,7 +454,7 @@ def load_league(path: Path, db: Path | None = None) -> League:
                   games=games, seed=seed, tc=tc, max_faults=max_faults, max_line=max_line, memory_mb=memory_mb,
                   cpu_seconds=cpu_seconds, sandbox=doc.sandbox, max_processes=max_processes, schedule=schedule,
                   gauntlet=gauntlet, points=points, db_path=db_path,
-                  logs_dir=logs_dir, orientations=n_orient)
+                  logs_dir=logs_dir, orientations=n_orient, per_table=per_table, rounds=rounds, tables=tables)
 
 
 # -- checking helpers ---------------------------------------------------------------------------

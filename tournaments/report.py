@@ -12,32 +12,33 @@ from pathlib import Path
 from typing import Any
 
 from referee import faults as F
-from referee.web.data import NotALog
-from referee.web.site import copy_assets, dump_doc, match_folder, write_atomic, write_match, write_page
+from referee.web.data import NotALog, safe_name
+from referee.web.site import copy_assets, dump_doc, write_atomic, write_match, write_page
 from tournaments import standings as S
+from tournaments.schedule import TableKey
 
 
 def report_league(league: Any, store: Any, out: Path, *, poll: bool = True) -> dict[str, Any]:
-    """A report folder for a league: the league page, and the pages of every stored match whose
-    log is there (a match's pages are rewritten only when its log changed).  ``version.js`` is
+    """A report folder for a league: the league page, and the pages of every stored table whose
+    log is there (a table's pages are rewritten only when its log changed).  ``version.js`` is
     written last, so a polling league page reloads once everything it links to is in place."""
     copy_assets(out)
-    hrefs: dict[tuple[str, str], str] = {}
-    wanted = set(league.pairings())
+    hrefs: dict[TableKey, str] = {}
+    wanted = set(league.plan().plan(S.state_of(league, store)).tables)
     problems: list[str] = []
-    for m in store.matches() if store is not None else []:
-        if m.pair not in wanted or not m.log:
+    for t in store.tables() if store is not None else []:
+        if t.key not in wanted or not t.log:
             continue
-        log = league.db_path.parent / m.log
+        log = league.db_path.parent / t.log
         if not log.is_file():
             continue
-        folder = match_folder(m.pair)
+        folder = safe_name(t.key.stem)
         try:
             write_match(log, out / "matches" / folder, "../../", up={"href": "../../index.html", "label": league.name}, force=False)
         except NotALog as exc:
             problems.append(str(exc))
             continue
-        hrefs[m.pair] = f"matches/{folder}/index.html"
+        hrefs[t.key] = f"matches/{folder}/index.html"
     doc = league_doc(league, store, hrefs)
     doc["problems"] = problems
     write_page(out / "index.html", "league.html", doc, "", up=None, poll=poll)
@@ -46,33 +47,45 @@ def report_league(league: Any, store: Any, out: Path, *, poll: bool = True) -> d
     return doc
 
 
-def league_doc(league: Any, store: Any, match_href: dict[tuple[str, str], str]) -> dict[str, Any]:
+def league_doc(league: Any, store: Any, match_href: dict[TableKey, str]) -> dict[str, Any]:
     """The league page's document: the standings exactly as ``referee league table --format json``
-    gives them, the cross-table, and every stored match of the schedule.
+    gives them, the cross-table, and every stored table of the schedule.
 
-    ``match_href`` maps a pairing to its match page (pairings without a log have none).
+    ``match_href`` maps a table to its match page (tables without a log have none).  Two bots a
+    table: ``cross[a][b]`` is a's last match against b, as before tables of N.  Tables of N (and
+    Swiss and knockout leagues): ``tables`` lists every table with its bots' places and points,
+    and ``head_to_head[a][b]`` counts the tables a finished ahead of, level with and behind b.
     """
     s = S.standings(league, store)
     doc = json.loads(S.to_json(s))
-    wanted = set(league.pairings())
-    rows = [m for m in (store.matches() if store is not None else []) if m.pair in wanted]
+    keys = league.plan().plan(S.state_of(league, store)).tables
+    wanted = set(keys)
+    rows = [t for t in (store.tables() if store is not None else []) if t.key in wanted]
     matches = []
+    tables = []
     cross: dict[str, dict[str, dict[str, Any]]] = {b.name: {} for b in league.bots}
-    for m in rows:
-        href = match_href.get(m.pair)
-        matches.append({"a": m.bot_a, "b": m.bot_b, "status": m.status, "score_a": m.score_a,
-                        "points_a": m.points_a, "points_b": m.points_b, "error": m.error, "href": href})
-        if m.status != "done":
+    for t in rows:
+        href = match_href.get(t.key)
+        seats = {x.bot: x for x in t.seats}
+        a, b = t.key.bots[0], t.key.bots[-1]
+        score_a = seats[a].score if t.status == "done" else None
+        matches.append({"a": a, "b": b, "status": t.status, "score_a": score_a,
+                        "points_a": seats[a].points if a in seats else None, "points_b": seats[b].points if b in seats else None,
+                        "error": t.error, "href": href})
+        tables.append({"label": t.key.label, "round": t.key.round, "bots": list(t.key.bots), "status": t.status, "error": t.error,
+                       "href": href, "places": {x.bot: x.place for x in t.seats}, "points": {x.bot: x.points for x in t.seats}})
+        if t.status != "done" or len(t.key.bots) != 2:
             continue
-        assert m.score_a is not None
-        for me, other, score, pf, pa in ((m.bot_a, m.bot_b, m.score_a, m.points_a, m.points_b),
-                                         (m.bot_b, m.bot_a, 1.0 - m.score_a, m.points_b, m.points_a)):
-            cross[me][other] = {"score": score, "for": pf, "against": pa, "href": href}
-    done = {m.pair for m in rows}
-    pending = [{"a": a, "b": b} for a, b in league.pairings() if (a, b) not in done]
+        for me, other in ((a, b), (b, a)):
+            cross[me][other] = {"score": seats[me].score, "for": seats[me].points, "against": seats[other].points, "href": href}
+    done = {t.key for t in rows}
+    pending = [{"a": k.bots[0], "b": k.bots[-1], "label": k.label} for k in keys if k not in done]
     # The table's cells as `referee league table` prints them, so both show the same figures.
-    doc["table"] = {"headers": S.TEXT_HEADERS, "rows": [S._cells(r) for r in s.rows]}
+    doc["table"] = {"headers": S.text_headers(s), "rows": [S._cells(r, s) for r in s.rows]}
     doc.update(kind="league", sense=league.variant.sense, fault_kinds=list(F.KINDS),
                bots=[b.name for b in league.bots], cross=cross, matches=matches, pending=pending,
-               footnotes=S.footnotes(s))
+               footnotes=S.footnotes(s), tables_of_n=s.n > 2 or league.schedule in ("swiss", "knockout"), tables=tables,
+               unit=league.unit)
+    if doc["tables_of_n"]:
+        doc["head_to_head"] = s.head_to_head
     return doc

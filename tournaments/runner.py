@@ -1,25 +1,37 @@
-"""Running a league: every pending pairing as a duplicate match, ``concurrency`` at a time.
+"""Running a league: one loop over its schedule, and the executor that plays its tables here.
 
-Matches run in child processes (:mod:`tournaments.worker`), one per lane, so matches use every
-core: the referee is single-threaded under trio, and a match spends a large part of its CPU time
-in the referee.  Each child plays its lane's matches one after the other (starting Python and
-importing the referee costs about as much as a short match).  A match whose child crashes, or
-stops reporting progress for longer than any legal match could (:func:`stall_limit`), becomes
-a *failed* pairing; the child is stopped and reaped, never waited on for ever, and the lane
-starts a fresh one.  ``isolate=False`` plays the matches inside this process instead (one trio
-loop; kept for the benchmark's comparison and for debugging).
+**One loop** (:meth:`Session.batches`).  A run asks the league's schedule what can be played
+now (every table of a round robin or gauntlet, one round of a Swiss or knockout league, drawn
+from the standings and stored before it is played), hands those tables to an *executor*, and
+asks again once they are all over, until nothing is left to play now.  A table that failed is not
+played again in the same run (the next run does), so a Swiss round with a failed table waits for
+the next run.  Two executors drive the loop and share the worker protocol
+(:mod:`tournaments.worker`, jobs made by :func:`make_job` only): :class:`LocalExecutor` (child
+processes here, below; :func:`run_league`) and :class:`tournaments.cluster.ClusterExecutor`
+(Dask; :func:`tournaments.cluster.run_league_on_cluster`).
 
-**Resume.**  A match is stored only when it is complete, in one transaction
+**The local executor.**  Matches run in child processes (:mod:`tournaments.worker`), one per
+lane, so matches use every core: the referee is single-threaded under trio, and a match spends a
+large part of its CPU time in the referee.  Each child plays its lane's matches one after the
+other (starting Python and importing the referee costs about as much as a short match).  A
+match whose child crashes, or stops reporting progress for longer than any legal match could
+(:func:`stall_limit`), becomes a *failed* table; the child is stopped and reaped, never waited
+on for ever, and the lane starts a fresh one.  ``isolate=False`` plays the matches inside this
+process instead (one trio loop; kept for the benchmark's comparison and for debugging).
+
+**Resume.**  A table is stored only when it is complete, in one transaction
 (:meth:`Store.record`); its log is written under a temporary name and renamed into place just
 before that commit.  A run that is interrupted (Ctrl-C, SIGTERM, ``kill -9``) loses only the
-matches in flight: the next run plays every pairing of the schedule that has no *done* row,
-from scratch, and leaves finished ones alone.  Failed pairings are tried again, up to
-:data:`~tournaments.store.MAX_ATTEMPTS` matches cut short in a row (then given up until
+tables in flight: the next run plays every table of the schedule that has no *done* row, from
+scratch, and leaves finished ones alone; a drawn Swiss or knockout round is stored before its
+first table is played, so the next run plays the same round.  Failed tables are tried again, up
+to :data:`~tournaments.store.MAX_ATTEMPTS` matches cut short in a row (then given up until
 ``retry``).  A child silent for :data:`SILENCE` seconds (stopped, frozen) is ended by the
 watchdog.  A disk or database that cannot be written stops the run (``report.stopped``).
 
-**Same deals for everyone.**  Every match uses the league seed, so every pairing plays the same
-deal stream.
+**Same deals for everyone.**  Every table uses the league seed, so every table plays the same
+deal stream (a further leg of the same bots plays a stream of its own:
+:func:`tournaments.schedule.leg_seed`).
 """
 
 from __future__ import annotations
@@ -45,12 +57,14 @@ import trio
 
 from referee.errors import BotStartError, LogError
 from referee.process import describe_exit
-from referee.results import MatchRecord
 from referee.sandbox import hidden_from
-from referee.signals import Stop, cancel_on_signals
+from referee.signals import STOP_SIGNALS, Stop, cancel_on_signals
 from tournaments import worker
 from tournaments.config import BotEntry, League, LeagueError
+from tournaments.schedule import TableKey, leg_seed
+from tournaments.standings import state_of
 from tournaments.store import Finished, Store, StoreError, open_store
+from tournaments.worker import TableRecord
 
 #: How long a child gets to stop its bots after SIGTERM before it is killed.
 TERM_GRACE = 5.0
@@ -68,60 +82,64 @@ class Display(Protocol):
     """What a run tells the person watching it (see :mod:`tournaments.cli` for the live one)."""
 
     def begin(self, pairings: int, done: int, pending: int) -> None: ...
-    def started(self, pair: tuple[str, str]) -> None: ...
-    def progress(self, pair: tuple[str, str], done: int, total: int) -> None: ...
-    def finished(self, pair: tuple[str, str], record: MatchRecord | None, error: str | None) -> None: ...
+    def started(self, key: TableKey) -> None: ...
+    def progress(self, key: TableKey, done: int, total: int) -> None: ...
+    def finished(self, key: TableKey, record: TableRecord | None, error: str | None) -> None: ...
 
 
 class Quiet:
     def begin(self, pairings: int, done: int, pending: int) -> None:
         pass
 
-    def started(self, pair: tuple[str, str]) -> None:
+    def started(self, key: TableKey) -> None:
         pass
 
-    def progress(self, pair: tuple[str, str], done: int, total: int) -> None:
+    def progress(self, key: TableKey, done: int, total: int) -> None:
         pass
 
-    def finished(self, pair: tuple[str, str], record: MatchRecord | None, error: str | None) -> None:
+    def finished(self, key: TableKey, record: TableRecord | None, error: str | None) -> None:
         pass
 
 
 @dataclass
 class RunReport:
-    pairings: int  # in the schedule
+    pairings: int  # tables in the schedule (a Swiss or knockout league: as many as it will have)
     done_before: int  # already done when the run started
-    played: int = 0  # matches finished with a result in this run
-    failed: list[tuple[tuple[str, str], str]] = field(default_factory=list)
+    played: int = 0  # tables finished with a result in this run
+    failed: list[tuple[TableKey, str]] = field(default_factory=list)
     interrupted: bool = False
     seconds: float = 0.0
     bot_start_failures: int = 0
-    given_up: list[tuple[tuple[str, str], str]] = field(default_factory=list)  # not played: cut short too often
+    given_up: list[tuple[TableKey, str]] = field(default_factory=list)  # not played: cut short too often
     stopped: str | None = None  # why the run stopped early (the disk or the database), in one line
-    cut_runs: int = 0  # runs before this one, in a row, cut short before they stored a match
-    longest: float | None = None  # seconds of the longest stored match
+    cut_runs: int = 0  # runs before this one, in a row, cut short before they stored a table
+    longest: float | None = None  # seconds of the longest stored table
+    rounds: int = 0  # Swiss or knockout rounds drawn by this run
 
     @property
     def left(self) -> int:
-        return self.pairings - self.done_before - self.played
+        return max(0, self.pairings - self.done_before - self.played)
 
 
-def make_job(league: League, pair: Sequence[str], log: Path, stderr_dir: Path) -> dict[str, Any]:
-    """The JSON job of one match between the bots named in ``pair`` (what
-    :func:`tournaments.worker.build_spec` reads)."""
+def make_job(league: League, table: TableKey | Sequence[str], log: Path, stderr_dir: Path) -> dict[str, Any]:
+    """The JSON job of one table (what :func:`tournaments.worker.build_spec` reads): the only
+    place a job is made, for both executors (and the cluster's check of the bots, with every
+    bot of the league).  ``table`` is a :class:`TableKey` (its bots in seating order, its leg's
+    deal stream) or the bots' names."""
+    key = table if isinstance(table, TableKey) else TableKey(0, tuple(table))
     bots = []
-    for name in pair:
+    for name in key.bots:
         b = league.bot(name)
         cwd = _cwd(b)
         bots.append({"name": b.name, "argv": b.argv, "cwd": None if cwd is None else str(cwd), "env": b.env, "sandbox": b.sandbox})
     tc = league.tc
     return {
         "variant": league.variant.id, "players": league.players, "options": league.options,
-        "deals": league.deals, "games": league.games, "seed": league.seed,
+        "deals": league.deals, "games": league.games, "seed": leg_seed(league.seed, key),
         "tc": {"startup": tc.startup, "move": tc.move, "bank": tc.bank, "increment": tc.increment},
         "max_faults": league.max_faults, "max_line": league.max_line,
         "memory_mb": league.memory_mb, "cpu_seconds": league.cpu_seconds, "max_processes": league.max_processes,
-        "hidden": [str(p) for p in hidden_from_bots(league, pair)],
+        "hidden": [str(p) for p in hidden_from_bots(league, key.bots)],
         "bots": bots, "log": str(log), "stderr_dir": str(stderr_dir),
     }
 
@@ -222,7 +240,7 @@ class Child:
         return line
 
     async def play(self, job: dict[str, Any], report, stall: float,
-                   silence: float = SILENCE) -> tuple[MatchRecord | None, str | None, str | None]:
+                   silence: float = SILENCE) -> tuple[TableRecord | None, str | None, str | None]:
         """Play ``job``, watched: the match must finish a deal (or a game) every ``stall``
         seconds, and the child must write a line (at least its heartbeat, every
         :data:`HEARTBEAT` s) every ``silence`` seconds.  Returns ``(record, error, kind)``:
@@ -261,7 +279,7 @@ class Child:
                 report(msg["done"], msg["total"])
             elif k == "result":
                 try:
-                    return msgspec.json.decode(line, type=MatchRecord), None, None
+                    return msgspec.json.decode(line, type=TableRecord), None, None
                 except msgspec.ValidationError as exc:
                     return None, f"the match process sent a result that does not fit: {exc}", None
             elif k == "error":
@@ -276,7 +294,7 @@ class Child:
                 await _terminate(self.proc)
                 await self.proc.wait()
         await trio.lowlevel.checkpoint()  # let the stderr reader take the last bytes
-        why = f"the match process {describe_exit(self.proc.returncode)}"
+        why = f"the match process {ended(self.proc.returncode)}"
         last = last_words(self._tail.decode("utf-8", "replace"))
         return None, why + (f": {last}" if last else ""), None
 
@@ -289,6 +307,13 @@ class Child:
         if scope.cancelled_caught:
             await _terminate(self.proc)
             await self.proc.wait()
+
+
+def ended(returncode: int | None) -> str:
+    """How a match process ended, to follow "the match process": ``exited with code 1``,
+    ``was killed by SIGKILL``."""
+    words = describe_exit(returncode)
+    return f"was {words}" if words.startswith("killed") else words
 
 
 def last_words(stderr: str) -> str:
@@ -307,7 +332,7 @@ def last_words(stderr: str) -> str:
 _BORDER = set("+-|0123456789 .")
 
 
-async def play_here(job: dict[str, Any], report) -> tuple[MatchRecord | None, str | None, str | None]:
+async def play_here(job: dict[str, Any], report) -> tuple[TableRecord | None, str | None, str | None]:
     """Play ``job`` in this process (no isolation: a referee bug ends the league)."""
     try:
         return await worker.play(job, report), None, None
@@ -318,10 +343,6 @@ async def play_here(job: dict[str, Any], report) -> tuple[MatchRecord | None, st
 
 
 # -- the league -----------------------------------------------------------------------------------
-
-
-def _stem(pair: tuple[str, str]) -> str:
-    return f"{pair[0]}-vs-{pair[1]}"
 
 
 def _remove(path: Path) -> None:
@@ -368,6 +389,271 @@ def _open(league: League) -> Iterator[Store]:
         yield store
 
 
+class Session:
+    """One run of a league, whatever plays its tables: the open store, the report, the display,
+    what the schedule has to play now (:meth:`batches`, the one loop), and how a finished table
+    is stored.  Made by :func:`league_session`; an executor plays each batch and calls
+    :meth:`settle` (or :meth:`stop`) for every table of it."""
+
+    def __init__(self, league: League, store: Store, display: Display, *, retry: bool = False) -> None:
+        """Everything a run does before its first table: check and adopt the league's settings,
+        forget failed attempts (``retry``), claim the log folder and clear what a killed run
+        left in it, draw what must be drawn, and count the run as cut short until it stores a
+        table.
+
+        Raises:
+          LeagueError: settings that differ from the stored results, a log folder of another
+            league, a database or a folder that cannot be written.
+        """
+        self.league = league
+        self.store = store
+        self.display = display
+        self.schedule = league.plan()
+        store.check(league, adopt=True)
+        if retry:
+            store.retry()
+        _claim_logs(league)
+        for leftover in league.logs_dir.glob(".*.part.*"):  # matches a killed run left half-played
+            _remove(leftover)
+        self.tried: set[TableKey] = set()  # tables this run played (a failed one waits for the next run)
+        self.drawn = 0  # rounds this run drew
+        self.pending = self._plan()
+        self.report = RunReport(self.total, len(self.done & set(self.tables)))
+        self.report.cut_runs = store.cut_runs()
+        self.report.longest = store.longest_match()
+        self.began = bool(self.pending)
+        if self.pending:
+            store.begin_run()
+
+    def _plan(self) -> list[TableKey]:
+        """Draw what the schedule can draw now (storing it first), and return the tables that
+        can be played now: not done, not given up, not tried by this run."""
+        state = state_of(self.league, self.store)
+        plan = self.schedule.plan(state, draw=True)
+        if plan.design is not None:
+            self.store.save_design(plan.design)
+        if plan.draw is not None:
+            self.store.save_draw(self.schedule.kind, *plan.draw)
+            self.drawn += 1
+            state = state_of(self.league, self.store)
+        self.tables = plan.tables
+        self.total = max(len(plan.tables), self.schedule.expected(state))
+        self.done = set(state.places)
+        given_up = self.store.given_up()
+        return [k for k in plan.tables if k not in self.done and k not in given_up and k not in self.tried]
+
+    def next_batch(self) -> list[TableKey]:
+        """The tables to play now (the first call's were found when the session began)."""
+        if self.pending:
+            batch, self.pending = self.pending, []
+        else:
+            batch = self._plan()
+            self.report.pairings = self.total
+        if batch and not self.began:
+            self.store.begin_run()
+            self.began = True
+        self.tried.update(batch)
+        return batch
+
+    def batches(self) -> Iterator[list[TableKey]]:
+        """The league's one loop: the tables that can be played now, batch after batch, until
+        none is left, or the run is interrupted or stopped.  The executor plays each batch (and
+        settles every table of it) before it asks for the next; the display is told the
+        league's size before the first."""
+        report = self.report
+        self.display.begin(report.pairings, report.done_before, len(self.pending))
+        while not report.interrupted and report.stopped is None:
+            batch = self.next_batch()
+            if not batch:
+                return
+            yield batch
+
+    def paths(self, key: TableKey) -> tuple[Path, Path]:
+        """Where a table's log and its bots' stderr folder go."""
+        logs = self.league.logs_dir
+        return logs / f"{key.stem}.jsonl", logs / f"{key.stem}.stderr"
+
+    def stop(self, why: str) -> None:
+        """The disk or the database cannot take more: the run stops (what is stored stays)."""
+        if self.report.stopped is None:
+            self.report.stopped = why
+
+    def settle(self, key: TableKey, started: float, finished: float, record: TableRecord | None, error: str | None,
+               kind: str | None, log: Path | None, *, lost: Path | None = None) -> None:
+        """Record one finished table whose log (if any) is already in place at ``log``, and tell
+        the report and the display.  A result without a log is not stored as done: nobody
+        could replay or verify it (``lost`` names where the log was being written).
+
+        Raises:
+          OSError, StoreError: the disk or the database cannot take it (the caller stops the run).
+        """
+        league, report = self.league, self.report
+        if log is None and record is not None:
+            record, kind = None, "log_lost"
+            error = f"its log {lost or 'file'} disappeared while the match was played (was {league.logs_dir} removed?)"
+        log_rel = os.path.relpath(log, league.db_path.parent) if log is not None else None
+        self.store.record(Finished(key, started, finished, log_rel, record, error,
+                                   counts=kind not in ("bot_start", "log_lost", "worker_lost")))
+        if record is not None:
+            report.played += 1
+        else:
+            report.failed.append((key, error or "unknown failure"))
+            if kind == "bot_start":
+                report.bot_start_failures += 1
+        self.display.finished(key, record, error)
+
+    def finish(self) -> None:
+        """A run that played what it could and was neither interrupted nor stopped is no longer
+        cut short."""
+        report = self.report
+        report.rounds = self.drawn
+        if self.began and not report.interrupted and report.stopped is None:
+            try:
+                self.store.end_run()
+            except StoreError as exc:
+                report.stopped = str(exc)
+        try:
+            given_up = self.store.given_up()
+        except StoreError:
+            given_up = {}
+        report.given_up = [(k, given_up[k]) for k in self.tables if k in given_up]
+
+
+@contextmanager
+def league_session(league: League, display: Display | None = None, *, retry: bool = False) -> Iterator[Session]:
+    """A run of ``league``: its lock and database held, its :class:`Session` begun, and finished
+    at the end of the block (``report.seconds`` set).  A database that cannot be written inside
+    the block stops the run (``report.stopped``) rather than raising.
+
+    Raises:
+      LeagueError: the league's settings or a bot's command differ from the stored results, or
+        another run of the league holds its database.
+    """
+    t0 = time.monotonic()
+    with _exclusive(league), _open(league) as store:
+        session = Session(league, store, display or Quiet(), retry=retry)
+        try:
+            yield session
+        except StoreError as exc:
+            session.stop(str(exc))
+        session.finish()
+    session.report.seconds = time.monotonic() - t0
+
+
+@contextmanager
+def noting_signals(stop: Stop, enabled: bool) -> Iterator[None]:
+    """Outside trio (a cluster run): a stop signal is noted in ``stop`` for the loop to see."""
+    if not enabled:
+        yield
+        return
+
+    def note(signum: int, _frame: Any) -> None:
+        stop.count += 1
+        if stop.signal is None:
+            stop.signal = signum
+
+    old = {sig: signal.signal(sig, note) for sig in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
+
+
+class LocalExecutor:
+    """Plays a batch of tables in child processes here (:class:`Child`), ``concurrency`` at a
+    time; with ``isolate=False``, all in this process's trio loop."""
+
+    def __init__(self, concurrency: int = 1, *, isolate: bool = True, worker_argv: Sequence[str] = WORKER_ARGV,
+                 stall: float | None = None, silence: float = SILENCE) -> None:
+        if concurrency < 1:
+            raise ValueError("concurrency must be at least 1")
+        self.concurrency = concurrency
+        self.isolate = isolate
+        self.worker_argv = worker_argv
+        self.stall = stall
+        self.silence = silence
+
+    async def play(self, session: Session, batch: list[TableKey]) -> None:
+        """Play ``batch``, settling each table as it ends; a disk or database that cannot take
+        more stops every lane (``session.report.stopped``)."""
+        league, display = session.league, session.display
+        stall = stall_limit(league) if self.stall is None else self.stall
+        todo = iter(batch)
+        lanes_scope = trio.CancelScope()  # cancelled when the disk or the database is full
+
+        def halt(why: str, parts: list[Path]) -> None:
+            """The disk or the database cannot take more: remove this table's files and stop
+            every lane (what is stored stays)."""
+            for path in parts:
+                _remove(path)
+            parts.clear()
+            session.stop(why)
+            lanes_scope.cancel()
+
+        async def play_one(key: TableKey, child: Child | None, parts: list[Path]) -> None:
+            """Play and store one table.  Its half-written files are listed in ``parts`` until
+            they are renamed; whoever stops the table's process removes what is left."""
+            token = f"{os.getpid()}-{secrets.token_hex(3)}"
+            final_log, final_err = session.paths(key)
+            part_log = final_log.with_name(f".{key.stem}.{token}.part.jsonl")
+            part_err = final_log.with_name(f".{key.stem}.{token}.part.stderr")
+            parts[:] = [part_log, part_err]
+            job = make_job(league, key, part_log, part_err)
+            started = time.time()
+            display.started(key)
+            reporter = partial(display.progress, key)
+            if child is not None:
+                record, error, kind = await child.play(job, reporter, stall, self.silence)
+            else:
+                record, error, kind = await play_here(job, reporter)
+            finished = time.time()
+            if kind == "log":
+                halt(error or "the log could not be written", parts)
+                return
+            try:
+                placed = part_log.exists()
+                if placed:
+                    os.replace(part_log, final_log)
+                if part_err.exists():
+                    _remove(final_err)
+                    os.replace(part_err, final_err)
+                parts.clear()
+                session.settle(key, started, finished, record, error, kind, final_log if placed else None, lost=part_log)
+            except OSError as exc:
+                halt(f"cannot write in {league.logs_dir}: {exc.strerror or exc}", parts)
+            except StoreError as exc:
+                halt(str(exc), parts)
+
+        async def lane() -> None:
+            # One iterator shared by every lane; each lane keeps one child for all its tables
+            # and starts a new one after a crash.  The files of a table cut short are removed
+            # once its process has stopped (the next run would remove them too).
+            parts: list[Path] = []
+            key = next(todo, None)
+            try:
+                while key is not None:
+                    if not self.isolate:
+                        await play_one(key, None, parts)
+                        key = next(todo, None)
+                        continue
+                    async with trio.open_nursery() as nursery:
+                        child = await Child.start(nursery, self.worker_argv)
+                        while key is not None and not child.dead:
+                            await play_one(key, child, parts)
+                            key = next(todo, None)
+                        if not child.dead:
+                            await child.close()
+            finally:
+                for path in parts:
+                    _remove(path)
+
+        with lanes_scope:
+            async with trio.open_nursery() as lanes:
+                for _ in range(min(self.concurrency, len(batch))):
+                    lanes.start_soon(lane)
+
+
 async def run_league(
     league: League,
     concurrency: int = 1,
@@ -380,182 +666,43 @@ async def run_league(
     silence: float = SILENCE,
     retry: bool = False,
 ) -> RunReport:
-    """Play every pending pairing of ``league`` and store each result as it finishes.
+    """Play every table of ``league`` that can be played, round after round, here, and store
+    each result as it finishes: the one loop (:meth:`Session.batches`) driven by a
+    :class:`LocalExecutor`.
 
     Args:
-      concurrency: matches at once.
-      isolate: each match in a child process (default); ``False``: all in this trio loop.
+      concurrency: tables at once.
+      isolate: each table in a child process (default); ``False``: all in this trio loop.
       display: told about every start, deal and finish (default: nothing is shown).
-      handle_signals: stop cleanly on SIGINT/SIGTERM/SIGHUP (the matches in flight are stopped and
+      handle_signals: stop cleanly on SIGINT/SIGTERM/SIGHUP (the tables in flight are stopped and
         lost, and the report says ``interrupted``) instead of raising ``KeyboardInterrupt``.
       worker_argv: the command of the match process (tests pass a crashing one).
       stall: seconds without a deal (or game) finished after which a match process is stopped
         (default :func:`stall_limit`).
       silence: seconds without a line (its heartbeat) after which a match process is ended.
-      retry: play again the pairings given up after :data:`MAX_ATTEMPTS` cut-short matches.
+      retry: play again the tables given up after :data:`MAX_ATTEMPTS` cut-short matches.
 
-    A match process stopped by the watchdog, or that crashed, is a failed pairing; one cut short
+    A match process stopped by the watchdog, or that crashed, is a failed table; one cut short
     :data:`~tournaments.store.MAX_ATTEMPTS` times in a row is given up (``report.given_up``), and
     left alone by later runs unless ``retry``.  A log or database that cannot be written (a full
-    disk) stops the run (``report.stopped`` says why); every match stored before is kept.
+    disk) stops the run (``report.stopped`` says why); every table stored before is kept.
 
     Raises:
       LeagueError: the league's settings or a bot's command differ from the stored results, or
         another run of the league holds its database.
     """
-    if concurrency < 1:
-        raise ValueError("concurrency must be at least 1")
-    display = display or Quiet()
-    stall = stall_limit(league) if stall is None else stall
-    t0 = time.monotonic()
-    with _exclusive(league), _open(league) as store:
-        report, pending = prepare(league, store, retry=retry)
-        logs = league.logs_dir
-        display.begin(report.pairings, report.done_before, len(pending))
-        todo = iter(pending)
+    executor = LocalExecutor(concurrency, isolate=isolate, worker_argv=worker_argv, stall=stall, silence=silence)
+    with league_session(league, display, retry=retry) as session:
 
-        def stop(why: str, parts: list[Path]) -> None:
-            """The disk or the database cannot take more: remove this match's files and stop
-            every lane (what is stored stays)."""
-            for path in parts:
-                _remove(path)
-            parts.clear()
-            if report.stopped is None:
-                report.stopped = why
-            lanes_scope.cancel()
-
-        async def play_one(pair: tuple[str, str], child: Child | None, parts: list[Path]) -> None:
-            """Play and store one match.  Its half-written files are listed in ``parts`` until
-            they are renamed; whoever stops the match's process removes what is left."""
-            token = f"{os.getpid()}-{secrets.token_hex(3)}"
-            part_log = logs / f".{_stem(pair)}.{token}.part.jsonl"
-            part_err = logs / f".{_stem(pair)}.{token}.part.stderr"
-            parts[:] = [part_log, part_err]
-            final_log = logs / f"{_stem(pair)}.jsonl"
-            final_err = logs / f"{_stem(pair)}.stderr"
-            job = make_job(league, pair, part_log, part_err)
-            started = time.time()
-            display.started(pair)
-            reporter = partial(display.progress, pair)
-            if child is not None:
-                record, error, kind = await child.play(job, reporter, stall, silence)
-            else:
-                record, error, kind = await play_here(job, reporter)
-            finished = time.time()
-            if kind == "log":
-                stop(error or "the log could not be written", parts)
-                return
-            try:
-                placed = part_log.exists()
-                if placed:
-                    os.replace(part_log, final_log)
-                if part_err.exists():
-                    _remove(final_err)
-                    os.replace(part_err, final_err)
-                parts.clear()
-                settle(league, store, report, display, pair, started, finished, record, error, kind,
-                       final_log if placed else None, lost=part_log)
-            except OSError as exc:
-                stop(f"cannot write in {logs}: {exc.strerror or exc}", parts)
-            except StoreError as exc:
-                stop(str(exc), parts)
-
-        async def lane() -> None:
-            # One iterator shared by every lane; each lane keeps one child for all its matches
-            # and starts a new one after a crash.  The files of a match cut short are removed
-            # once its process has stopped (the next run would remove them too).
-            parts: list[Path] = []
-            pair = next(todo, None)
-            try:
-                while pair is not None:
-                    if not isolate:
-                        await play_one(pair, None, parts)
-                        pair = next(todo, None)
-                        continue
-                    async with trio.open_nursery() as nursery:
-                        child = await Child.start(nursery, worker_argv)
-                        while pair is not None and not child.dead:
-                            await play_one(pair, child, parts)
-                            pair = next(todo, None)
-                        if not child.dead:
-                            await child.close()
-            finally:
-                for path in parts:
-                    _remove(path)
-
-        lanes_scope = trio.CancelScope()  # cancelled when the disk or the database is full
-
-        def interrupted(stop: Stop) -> None:
-            report.interrupted = True
+        def interrupted(_stop: Stop) -> None:
+            session.report.interrupted = True
 
         # The referee's one signal policy: the first signal cancels the lanes, and later ones
         # cannot cut their cleanup short.
         async with cancel_on_signals(interrupted, enabled=handle_signals):
-            with lanes_scope:
-                async with trio.open_nursery() as lanes:
-                    for _ in range(min(concurrency, len(pending))):
-                        lanes.start_soon(lane)
-        if pending and not report.interrupted and report.stopped is None:
-            try:
-                store.end_run()
-            except StoreError as exc:
-                report.stopped = str(exc)
-    report.seconds = time.monotonic() - t0
-    return report
-
-
-def settle(league: League, store: Store, report: RunReport, display: Display, pair: tuple[str, str], started: float,
-           finished: float, record: MatchRecord | None, error: str | None, kind: str | None, log: Path | None,
-           *, lost: Path | None = None) -> None:
-    """Record one finished match whose log (if any) is already in place at ``log``, and tell the
-    report and the display.  A result without a log is not stored as done: nobody could replay
-    or verify it (``lost`` names where the log was being written).
-
-    Raises:
-      OSError, StoreError: the disk or the database cannot take it (the caller stops the run).
-    """
-    if log is None and record is not None:
-        record, kind = None, "log_lost"
-        error = f"its log {lost or 'file'} disappeared while the match was played (was {league.logs_dir} removed?)"
-    log_rel = os.path.relpath(log, league.db_path.parent) if log is not None else None
-    store.record(Finished(pair[0], pair[1], started, finished, log_rel, record, error,
-                          counts=kind not in ("bot_start", "log_lost")))
-    if record is not None:
-        report.played += 1
-    else:
-        report.failed.append((pair, error or "unknown failure"))
-        if kind == "bot_start":
-            report.bot_start_failures += 1
-    display.finished(pair, record, error)
-
-
-def prepare(league: League, store: Store, *, retry: bool = False) -> tuple[RunReport, list[tuple[str, str]]]:
-    """Everything a run does before its first match: check and adopt the league's settings,
-    forget failed attempts (``retry``), claim the log folder and clear what a killed run left
-    in it, and count the run as cut short until it stores a match.  Returns the report so far
-    and the pairings to play (given-up pairings are in ``report.given_up``).
-
-    Raises:
-      LeagueError: settings that differ from the stored results, a log folder of another
-        league, a database or a folder that cannot be written.
-    """
-    store.check(league, adopt=True)
-    if retry:
-        store.retry()
-    pairings = league.pairings()
-    done = store.done()
-    given_up = store.given_up()
-    pending = [p for p in pairings if p not in done and p not in given_up]
-    report = RunReport(len(pairings), len(done & set(pairings)))
-    report.given_up = [(p, given_up[p]) for p in pairings if p in given_up]
-    report.cut_runs = store.cut_runs()
-    report.longest = store.longest_match()
-    _claim_logs(league)
-    for leftover in league.logs_dir.glob(".*.part.*"):  # matches a killed run left half-played
-        _remove(leftover)
-    if pending:
-        store.begin_run()
-    return report, pending
+            for batch in session.batches():
+                await executor.play(session, batch)
+    return session.report
 
 
 #: In a log folder: the database of the league it belongs to, relative to the folder.

@@ -1,32 +1,49 @@
-"""League results in SQLite (standard library :mod:`sqlite3`): one transaction per finished match.
+"""League results in SQLite (standard library :mod:`sqlite3`): one transaction per finished table.
 
-Tables (``PRAGMA user_version`` = :data:`SCHEMA_VERSION`):
+Tables (``PRAGMA user_version`` = :data:`SCHEMA_VERSION`), every table of the league keyed by its
+round, its bots and its leg (:class:`tournaments.schedule.TableKey`; ``bots`` is the names in
+alphabetical order joined by commas):
 
 ``meta(key, value)``
     ``settings``: the league settings the results were played under, as canonical JSON
     (:meth:`League.settings`); ``created``: when the database was made (a timing field);
-    ``cut_runs``: runs in a row that ended before storing any match (:meth:`Store.cut_runs`).
+    ``cut_runs``: runs in a row that ended before storing any table (:meth:`Store.cut_runs`);
+    ``design``: a round robin's or gauntlet's balanced design, once drawn (JSON);
+    ``schedule``: the kind of schedule whose rounds ``draws`` holds.
 ``bots(name, identity)``
     each bot's command, cwd and env as written in the league file (JSON), fixed once it has
-    a stored match.
-``matches(bot_a, bot_b, ...)``
-    one row per finished pairing, keyed by the two names (``bot_a < bot_b``).  ``status`` is
-    ``done`` (a result) or ``failed`` (no result: ``error`` says why, ``attempts`` counts the
-    matches cut short in a row; the pairing is played again by the next run until
-    :data:`MAX_ATTEMPTS`).  A done row holds bot A's score (1, ½, 0) and the winner, each
-    side's written points and net points (points × the game's sense), the boards (paired
-    units) and games won by each, the deal plays, the log file (relative to the database's
-    directory), the whole result (:class:`referee.results.MatchJson`) as JSON, and the timing fields
-    ``started``, ``finished`` (Unix time) and ``seconds``.
-``boards(bot_a, bot_b, board, margin_a)``
-    bot A's paired margin on every board of a done match (the input of the ratings).
-``faults(bot_a, bot_b, n, bot, kind, game, deal, seat, detail, line)``
-    every fault of a done match, in order.
+    a stored table.
+``matches(round, bots, leg, ...)``
+    one row per finished table.  ``status`` is ``done`` (a result) or ``failed`` (no result:
+    ``error`` says why, ``attempts`` counts the matches cut short in a row; the table is played
+    again by the next run until :data:`MAX_ATTEMPTS`).  A done row holds the bot placed first
+    alone (``winner``, NULL when the first place is shared), the boards (paired units), games
+    and deal plays, the log file (relative to the database's directory), the whole result
+    (:class:`referee.results.MatchJson`) as JSON, and the timing fields ``started``,
+    ``finished`` (Unix time) and ``seconds``.
+``seats(round, bots, leg, seat, bot, place, score, points, net, boards_won, games_won)``
+    every bot of a done table: its place (1 the best paired margin; bots level share it), its
+    score (the bots it finished ahead of, a level one counting half, over ``N − 1``: 1, ½, 0
+    for two bots), the points its sides wrote and its net points (points × the game's sense),
+    the boards on which its margin was above 0, and the games it won.
+``boards(round, bots, leg, board, seat, margin)``
+    every bot's paired margin on every board of a done table (the input of the ratings).
+``faults(round, bots, leg, n, bot, kind, game, deal, seat, detail, line)``
+    every fault of a done table, in order.
+``draws(round, slot, bots)``
+    the rounds of a Swiss or knockout schedule as they were drawn: each slot a table, or one
+    bot (a bye).
 
-A match is written only when it is complete, in one transaction, so a crash or ``kill -9``
-leaves either the whole match or nothing.  Rows never depend on the order matches finished
-in: two runs of the same league with deterministic bots give equal tables apart from the
-timing fields (:data:`TIMING_COLUMNS`).
+A table is written only when it is complete, in one transaction, so a crash or ``kill -9``
+leaves either the whole table or nothing.  Rows never depend on the order tables finished in:
+two runs of the same league with deterministic bots give equal tables apart from the timing
+fields (:data:`TIMING_COLUMNS`).
+
+**Older databases** (version 1 and 2, from before tables of N bots: ``matches`` keyed by
+``bot_a < bot_b`` with A's and B's columns, ``boards.margin_a``) are upgraded in one
+transaction when a run opens them (:func:`_upgrade`), and in a copy in memory when ``status``,
+``table`` or a report reads them, so a read never writes.  An upgraded database holds exactly
+what this version stores for the same matches.
 """
 
 from __future__ import annotations
@@ -36,67 +53,81 @@ import os
 import sqlite3
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
 import msgspec
 
-from referee.results import MatchRecord
 from tournaments.config import League, LeagueError
+from tournaments.schedule import TableKey
 
-SCHEMA_VERSION = 2
+if TYPE_CHECKING:
+    from tournaments.worker import TableRecord
+
+SCHEMA_VERSION = 3
 TIMING_COLUMNS = frozenset(("started", "finished", "seconds"))
 TIMING_META = frozenset(("created", "cut_runs"))
-TABLES = ("meta", "bots", "matches", "boards", "faults")
+TABLES = ("meta", "bots", "matches", "seats", "boards", "faults", "draws")
+#: The key of a table in every table that describes one.
+KEY = "round, bots, leg"
 
 SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (
+CREATE TABLE meta (
     key   TEXT PRIMARY KEY,
     value TEXT NOT NULL
 );
-CREATE TABLE IF NOT EXISTS bots (
+CREATE TABLE bots (
     name     TEXT PRIMARY KEY,
     identity TEXT NOT NULL
 );
-CREATE TABLE IF NOT EXISTS matches (
-    bot_a       TEXT NOT NULL,
-    bot_b       TEXT NOT NULL,
-    status      TEXT NOT NULL CHECK (status IN ('done', 'failed')),
-    error       TEXT,
-    score_a     REAL,
-    winner      TEXT,
-    points_a    INTEGER,
-    points_b    INTEGER,
-    net_a       REAL,
-    net_b       REAL,
-    boards      INTEGER,
-    boards_a    INTEGER,
-    boards_b    INTEGER,
-    games       INTEGER,
-    games_a     INTEGER,
-    games_b     INTEGER,
-    deals       INTEGER,
-    log         TEXT,
-    result      TEXT,
-    started     REAL,
-    finished    REAL,
-    seconds     REAL,
-    attempts    INTEGER,
-    PRIMARY KEY (bot_a, bot_b),
-    CHECK (bot_a < bot_b)
+CREATE TABLE matches (
+    round    INTEGER NOT NULL,
+    bots     TEXT NOT NULL,
+    leg      INTEGER NOT NULL,
+    status   TEXT NOT NULL CHECK (status IN ('done', 'failed')),
+    error    TEXT,
+    winner   TEXT,
+    boards   INTEGER,
+    games    INTEGER,
+    deals    INTEGER,
+    log      TEXT,
+    result   TEXT,
+    started  REAL,
+    finished REAL,
+    seconds  REAL,
+    attempts INTEGER,
+    PRIMARY KEY (round, bots, leg)
 ) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS boards (
-    bot_a    TEXT NOT NULL,
-    bot_b    TEXT NOT NULL,
-    board    INTEGER NOT NULL,
-    margin_a REAL NOT NULL,
-    PRIMARY KEY (bot_a, bot_b, board),
-    FOREIGN KEY (bot_a, bot_b) REFERENCES matches ON DELETE CASCADE
+CREATE TABLE seats (
+    round      INTEGER NOT NULL,
+    bots       TEXT NOT NULL,
+    leg        INTEGER NOT NULL,
+    seat       INTEGER NOT NULL,
+    bot        TEXT NOT NULL,
+    place      INTEGER NOT NULL,
+    score      REAL NOT NULL,
+    points     INTEGER NOT NULL,
+    net        REAL NOT NULL,
+    boards_won INTEGER NOT NULL,
+    games_won  INTEGER NOT NULL,
+    PRIMARY KEY (round, bots, leg, seat),
+    FOREIGN KEY (round, bots, leg) REFERENCES matches ON DELETE CASCADE
 ) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS faults (
-    bot_a  TEXT NOT NULL,
-    bot_b  TEXT NOT NULL,
+CREATE TABLE boards (
+    round  INTEGER NOT NULL,
+    bots   TEXT NOT NULL,
+    leg    INTEGER NOT NULL,
+    board  INTEGER NOT NULL,
+    seat   INTEGER NOT NULL,
+    margin REAL NOT NULL,
+    PRIMARY KEY (round, bots, leg, board, seat),
+    FOREIGN KEY (round, bots, leg) REFERENCES matches ON DELETE CASCADE
+) WITHOUT ROWID;
+CREATE TABLE faults (
+    round  INTEGER NOT NULL,
+    bots   TEXT NOT NULL,
+    leg    INTEGER NOT NULL,
     n      INTEGER NOT NULL,
     bot    TEXT NOT NULL,
     kind   TEXT NOT NULL,
@@ -105,48 +136,67 @@ CREATE TABLE IF NOT EXISTS faults (
     seat   INTEGER,
     detail TEXT,
     line   TEXT,
-    PRIMARY KEY (bot_a, bot_b, n),
-    FOREIGN KEY (bot_a, bot_b) REFERENCES matches ON DELETE CASCADE
+    PRIMARY KEY (round, bots, leg, n),
+    FOREIGN KEY (round, bots, leg) REFERENCES matches ON DELETE CASCADE
+) WITHOUT ROWID;
+CREATE TABLE draws (
+    round INTEGER NOT NULL,
+    slot  INTEGER NOT NULL,
+    bots  TEXT NOT NULL,
+    PRIMARY KEY (round, slot)
 ) WITHOUT ROWID;
 """
 
 
-@dataclass
-class MatchRow:
-    """A stored match, as the standings and the status read it."""
+def key_of(row: Iterable[Any]) -> TableKey:
+    """The :class:`TableKey` of a row that starts with ``round, bots, leg``."""
+    r, bots, leg = list(row)[:3]
+    return TableKey(r, tuple(bots.split(",")), leg)
 
-    bot_a: str
-    bot_b: str
+
+@dataclass
+class Seat:
+    """One bot of a done table."""
+
+    bot: str
+    place: int
+    score: float
+    points: int
+    net: float
+    boards_won: int = 0
+    games_won: int = 0
+
+
+@dataclass
+class TableRow:
+    """A stored table, as the standings and the status read it."""
+
+    key: TableKey
     status: str
     error: str | None
-    score_a: float | None
-    points_a: int | None
-    points_b: int | None
-    net_a: float | None
-    net_b: float | None
+    winner: str | None
     log: str | None
     attempts: int | None = None
+    seats: list[Seat] = field(default_factory=list)  # done tables: in the order of key.bots
 
-    @property
-    def pair(self) -> tuple[str, str]:
-        return (self.bot_a, self.bot_b)
+    def seat(self, bot: str) -> Seat:
+        return next(s for s in self.seats if s.bot == bot)
 
 
 @dataclass
 class Finished:
-    """A match the runner finished: a result, or a failure."""
+    """A table the runner finished: a result, or a failure."""
 
-    bot_a: str
-    bot_b: str
+    key: TableKey
     started: float
     finished: float
     log: str | None
-    record: MatchRecord | None = None  # the match process's: the whole result and bot A's margin per board
+    record: TableRecord | None = None  # the match process's: the whole result and every bot's margin per board
     error: str | None = None
     counts: bool = True  # a failed attempt that counts towards MAX_ATTEMPTS (not a bot that could not start)
 
 
-#: A pairing whose match was cut short (its process crashed, hung or was stopped) this many times
+#: A table whose match was cut short (its process crashed, hung or was stopped) this many times
 #: in a row is not played again by later runs, only by ``league run --retry``.
 MAX_ATTEMPTS = 3
 
@@ -163,11 +213,17 @@ def db_error(path: Path, exc: sqlite3.Error, doing: str) -> StoreError:
         why = "it is read-only (make it writable, or give a copy with --db)"
     elif "full" in text:
         why = f"the disk is full ({text}); free some space and run again"
+    elif "disk I/O error" in text:
+        why = (f"the disk cannot be read or written ({text}): it may be full, or failing; free some space (or check the "
+               f"disk) and run again")
     elif "malformed" in text or "not a database" in text:
         why = f"it is damaged ({text}); restore it from a backup, or start again with another --db"
     else:
         why = text
     return StoreError(f"{path}: cannot {doing} the database: {why}")
+
+
+_TABLE_COLUMNS = f"{KEY}, status, error, winner, log, attempts"
 
 
 class Store:
@@ -190,7 +246,8 @@ class Store:
 
     def check(self, league: League, *, adopt: bool) -> None:
         """Refuse a league whose settings, or a bot whose command, differ from those of the
-        stored results (a database without finished matches takes new settings).  With
+        stored results (a database without finished tables takes new settings), and a Swiss or
+        knockout league whose bots or schedule differ from those of its drawn rounds.  With
         ``adopt``, record the settings and bots (in one transaction).
 
         Raises:
@@ -204,7 +261,8 @@ class Store:
             stored = None  # nothing finished yet: the settings may still change
         if stored is not None:
             old = self._stored_json(stored, "the settings (meta 'settings')")
-            diff = _first_difference(old, settings)
+            old.setdefault("bots", 2)  # written before tables of N: two bots a table
+            diff = _first_difference(old, {"bots": 2, **settings})
             if diff is not None:
                 key, was, now = diff
                 raise LeagueError(
@@ -221,6 +279,23 @@ class Store:
                     f"{where}: bot {bot.name!r}: {key} is {_show(now)} but its stored matches were played with {_show(was)}; "
                     f"enter the new version under a new name (or use another database with --db)"
                 )
+        draws = self.draws()
+        if draws:
+            kind = self.meta("schedule")
+            if kind is not None and kind != league.schedule:
+                raise LeagueError(f"{where}: schedule is {league.schedule!r} but {self.path.name} holds the rounds of a {kind} "
+                                  f"schedule already drawn; restore it, or use another database with --db")
+            drawn = {b for slots in draws.values() for slot in slots for b in slot}
+            names = {b.name for b in league.bots}
+            if drawn != names:
+                added, gone = sorted(names - drawn), sorted(drawn - names)
+                change = "; ".join(x for x in (f"added {', '.join(added)}" if added else "",
+                                                f"removed {', '.join(gone)}" if gone else "") if x)
+                raise LeagueError(f"{where}: the bots of a {kind or league.schedule} league are fixed once its first round is drawn "
+                                  f"({change}); restore them, or start another league with --db")
+            if league.rounds is not None and max(draws) > league.rounds:
+                raise LeagueError(f"{where}: rounds is {league.rounds} but {max(draws)} rounds are drawn already; "
+                                  f"rounds can grow, not shrink")
         if not adopt:
             return
         with self.transaction("write"):
@@ -249,30 +324,71 @@ class Store:
         return None if row is None else row[0]
 
     def bots_with_results(self) -> set[str]:
-        rows = self.conn.execute("SELECT bot_a, bot_b FROM matches WHERE status = 'done'")
-        return {name for pair in rows for name in pair}
+        rows = self.conn.execute("SELECT bot FROM seats JOIN matches USING (round, bots, leg) WHERE status = 'done'")
+        return {name for (name,) in rows}
 
-    # -- matches ---------------------------------------------------------------------------
+    # -- the schedule ------------------------------------------------------------------------
 
-    def matches(self) -> list[MatchRow]:
-        rows = self.conn.execute(
-            "SELECT bot_a, bot_b, status, error, score_a, points_a, points_b, net_a, net_b, log, attempts FROM matches ORDER BY bot_a, bot_b"
-        )
-        return [MatchRow(*row) for row in rows]
+    def draws(self) -> dict[int, list[list[str]]]:
+        """The rounds drawn so far: round → its slots in order (one bot: a bye)."""
+        out: dict[int, list[list[str]]] = {}
+        for r, _slot, bots in self.conn.execute("SELECT round, slot, bots FROM draws ORDER BY round, slot"):
+            out.setdefault(r, []).append(bots.split(","))
+        return out
 
-    def given_up(self) -> dict[tuple[str, str], str]:
-        """Pairings cut short :data:`MAX_ATTEMPTS` times in a row, with the last reason: later
+    def save_draw(self, kind: str, round_: int, slots: list[list[str]]) -> None:
+        """Store a round just drawn (in one transaction, with the kind of schedule)."""
+        with self.transaction("write"):
+            self.conn.execute("INSERT OR REPLACE INTO meta VALUES ('schedule', ?)", (kind,))
+            self.conn.execute("DELETE FROM draws WHERE round = ?", (round_,))
+            self.conn.executemany("INSERT INTO draws VALUES (?, ?, ?)", [(round_, i, ",".join(slot)) for i, slot in enumerate(slots)])
+
+    def design(self) -> dict[str, Any] | None:
+        """The balanced design a run stored (``None``: none, or unreadable: it is drawn again)."""
+        text = self.meta("design")
+        try:
+            value = json.loads(text) if text is not None else None
+        except ValueError:
+            return None
+        return value if isinstance(value, dict) else None
+
+    def save_design(self, design: dict[str, Any]) -> None:
+        with self.transaction("write"):
+            self.conn.execute("INSERT OR REPLACE INTO meta VALUES ('design', ?)", (json.dumps(design, sort_keys=True),))
+
+    # -- tables ----------------------------------------------------------------------------
+
+    def tables(self) -> list[TableRow]:
+        """Every stored table (done tables with their seats), in key order."""
+        rows = {}
+        for row in self.conn.execute(f"SELECT {_TABLE_COLUMNS} FROM matches ORDER BY round, bots, leg"):
+            key = key_of(row)
+            rows[key] = TableRow(key, *row[3:])
+        for row in self.conn.execute(f"SELECT {KEY}, bot, place, score, points, net, boards_won, games_won FROM seats "
+                                     f"ORDER BY round, bots, leg, seat"):
+            table = rows.get(key_of(row))
+            if table is not None and table.status == "done":
+                table.seats.append(Seat(*row[3:]))
+        # a done table whose seats were deleted by hand counts as not played (the next run plays it)
+        return [t for t in rows.values() if t.status != "done" or sorted(s.bot for s in t.seats) == list(t.key.bots)]
+
+    def places(self) -> dict[TableKey, dict[str, int]]:
+        """Each bot's place at every done table."""
+        return {t.key: {s.bot: s.place for s in t.seats} for t in self.tables() if t.status == "done"}
+
+    def given_up(self) -> dict[TableKey, str]:
+        """Tables cut short :data:`MAX_ATTEMPTS` times in a row, with the last reason: later
         runs leave them alone (``league run --retry`` plays them again)."""
-        rows = self.conn.execute("SELECT bot_a, bot_b, error FROM matches WHERE status = 'failed' AND attempts >= ?", (MAX_ATTEMPTS,))
-        return {(a, b): error or "" for a, b, error in rows}
+        rows = self.conn.execute(f"SELECT {KEY}, error FROM matches WHERE status = 'failed' AND attempts >= ?", (MAX_ATTEMPTS,))
+        return {key_of(row): row[3] or "" for row in rows}
 
     def retry(self) -> None:
-        """Forget the failed attempts: every failed pairing is played again."""
+        """Forget the failed attempts: every failed table is played again."""
         with self.transaction("write"):
             self.conn.execute("DELETE FROM matches WHERE status = 'failed'")
 
     def begin_run(self) -> None:
-        """Count this run as cut short until it stores a match or ends (see :meth:`cut_runs`)."""
+        """Count this run as cut short until it stores a table or ends (see :meth:`cut_runs`)."""
         with self.transaction("write"):
             self.conn.execute("INSERT OR REPLACE INTO meta VALUES ('cut_runs', ?)", (str(self.cut_runs() + 1),))
 
@@ -281,89 +397,107 @@ class Store:
             self.conn.execute("DELETE FROM meta WHERE key = 'cut_runs'")
 
     def cut_runs(self) -> int:
-        """Runs in a row that were interrupted or killed before they stored any match."""
+        """Runs in a row that were interrupted or killed before they stored any table."""
         value = self.meta("cut_runs")
         return int(value) if value is not None and value.isdigit() else 0
 
     def longest_match(self) -> float | None:
-        """Seconds the longest stored match took (``None`` before the first)."""
+        """Seconds the longest stored table took (``None`` before the first)."""
         return self.conn.execute("SELECT MAX(seconds) FROM matches WHERE status = 'done'").fetchone()[0]
 
-    def done(self) -> set[tuple[str, str]]:
-        return {(a, b) for a, b in self.conn.execute("SELECT bot_a, bot_b FROM matches WHERE status = 'done'")}
+    def done(self) -> set[TableKey]:
+        return {t.key for t in self.tables() if t.status == "done"}
 
-    def boards(self, pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], list[float]]:
-        wanted = set(pairs)
-        out: dict[tuple[str, str], list[float]] = {}
-        for a, b, margin in self.conn.execute(
-            "SELECT bot_a, bot_b, margin_a FROM boards JOIN matches USING (bot_a, bot_b) WHERE status = 'done' ORDER BY bot_a, bot_b, board"
-        ):
-            if (a, b) in wanted:
-                out.setdefault((a, b), []).append(margin)
+    def boards(self, keys: Iterable[TableKey]) -> dict[TableKey, list[list[float]]]:
+        """Every bot's margin on every board (``[board][seat]``) of the done tables among ``keys``."""
+        wanted = set(keys)
+        out: dict[TableKey, list[list[float]]] = {}
+        for row in self.conn.execute(f"SELECT {KEY}, board, seat, margin FROM boards JOIN matches USING (round, bots, leg) "
+                                     f"WHERE status = 'done' ORDER BY round, bots, leg, board, seat"):
+            key = key_of(row)
+            if key in wanted:
+                board, seat, margin = row[3:]
+                rows = out.setdefault(key, [])
+                if seat == 0 or not rows:
+                    rows.append([])
+                rows[-1].append(margin)
         return out
 
-    def fault_counts(self, pairs: Iterable[tuple[str, str]]) -> dict[str, dict[str, int]]:
-        """bot -> fault kind -> count, over the done matches of ``pairs``."""
-        wanted = set(pairs)
+    def fault_counts(self, keys: Iterable[TableKey]) -> dict[str, dict[str, int]]:
+        """bot -> fault kind -> count, over the done tables among ``keys``."""
+        wanted = set(keys)
         out: dict[str, dict[str, int]] = {}
-        for a, b, bot, kind, count in self.conn.execute(
-            "SELECT bot_a, bot_b, bot, kind, COUNT(*) FROM faults JOIN matches USING (bot_a, bot_b) "
-            "WHERE status = 'done' GROUP BY bot_a, bot_b, bot, kind"
+        for row in self.conn.execute(
+            f"SELECT {KEY}, bot, kind, COUNT(*) FROM faults JOIN matches USING (round, bots, leg) "
+            "WHERE status = 'done' GROUP BY round, bots, leg, bot, kind"
         ):
-            if (a, b) in wanted:
+            if key_of(row) in wanted:
+                bot, kind, count = row[3:]
                 per = out.setdefault(bot, {})
                 per[kind] = per.get(kind, 0) + count
         return out
 
     def record(self, m: Finished) -> None:
-        """Store a finished match (replacing a failed attempt), in one transaction.
+        """Store a finished table (replacing a failed attempt), in one transaction.
 
         Raises:
-            StoreError: the database cannot be written (nothing of this match is stored).
+            StoreError: the database cannot be written (nothing of this table is stored).
         """
-        key = (m.bot_a, m.bot_b)
+        key = (m.key.round, m.key.text, m.key.leg)
         timing = (m.started, m.finished, round(m.finished - m.started, 3))
         with self.transaction("write"):
-            row = self.conn.execute("SELECT attempts FROM matches WHERE bot_a = ? AND bot_b = ? AND status = 'failed'", key).fetchone()
-            # Boards and faults too: rows deleted by hand (with foreign keys off) may have left
-            # them behind, and the new ones would collide with them.
-            for table in ("faults", "boards", "matches"):
-                self.conn.execute(f"DELETE FROM {table} WHERE bot_a = ? AND bot_b = ?", key)
+            row = self.conn.execute(f"SELECT attempts FROM matches WHERE {_WHERE} AND status = 'failed'", key).fetchone()
+            # Seats, boards and faults too: rows deleted by hand (with foreign keys off) may have
+            # left them behind, and the new ones would collide with them.
+            for table in ("faults", "boards", "seats", "matches"):
+                self.conn.execute(f"DELETE FROM {table} WHERE {_WHERE}", key)
             self.conn.execute("DELETE FROM meta WHERE key = 'cut_runs'")  # this run got somewhere
             if m.record is None:
                 attempts = (row[0] or 0 if row else 0) + (1 if m.counts else 0)
                 self.conn.execute(
-                    "INSERT INTO matches (bot_a, bot_b, status, error, log, started, finished, seconds, attempts) "
-                    "VALUES (?, ?, 'failed', ?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO matches (round, bots, leg, status, error, log, started, finished, seconds, attempts) "
+                    "VALUES (?, ?, ?, 'failed', ?, ?, ?, ?, ?, ?)",
                     (*key, m.error, m.log, *timing, attempts),
                 )
                 return
             result = m.record.result
-            if result.names != [m.bot_a, m.bot_b]:
-                raise ValueError(f"the result is for {result.names}, not {list(key)}")
-            a, b = result.totals
-            boards = m.record.boards
-            # A league match goes to the bot ahead on the paired margin, significant or not: match
-            # points count every match, and the ratings' intervals say how sure the table is.
-            winner = result.ahead
-            score_a = 0.5 if winner is None else 1.0 if winner == m.bot_a else 0.0
+            names = list(m.key.bots)
+            if result.names != names:
+                raise ValueError(f"the result is for {result.names}, not {names}")
+            margins = m.record.margins
+            if any(len(board) != len(names) for board in margins) or len(margins) != len(m.record.boards):
+                raise ValueError(f"the result's margins are not one per bot on every board of {m.key.label}")
+            place = {s.bot: s.place for s in result.ranking.standings}
+            # A table goes to the bot ahead on the paired margin, significant or not: match points
+            # count every table, and the ratings' intervals say how sure the table is.
             self.conn.execute(
-                f"INSERT INTO matches VALUES (?, ?, 'done', NULL, {', '.join('?' * 18)}, NULL)",
-                (*key, score_a, winner, a.points, b.points, a.net, b.net,
-                 len(boards), sum(1 for x in boards if x > 0), sum(1 for x in boards if x < 0),
-                 len(result.game_results), a.games_won, b.games_won, len(result.deals), m.log,
+                "INSERT INTO matches VALUES (?, ?, ?, 'done', NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
+                (*key, result.ahead, len(margins), len(result.game_results), len(result.deals), m.log,
                  json.dumps(msgspec.to_builtins(result), sort_keys=True, ensure_ascii=False), *timing),
             )
-            self.conn.executemany("INSERT INTO boards VALUES (?, ?, ?, ?)", [(*key, i, x) for i, x in enumerate(boards)])
+            n = len(names)
+            seats = []
+            for i, (name, totals) in enumerate(zip(names, result.totals)):
+                ahead_of = sum(1 for other in names if place[other] > place[name])
+                level = sum(1 for other in names if other != name and place[other] == place[name])
+                score = (ahead_of + level / 2) / (n - 1)
+                seats.append((*key, i, name, place[name], score, totals.points, totals.net,
+                              sum(1 for board in margins if board[i] > 0), totals.games_won))
+            self.conn.executemany("INSERT INTO seats VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", seats)
+            self.conn.executemany("INSERT INTO boards VALUES (?, ?, ?, ?, ?, ?)",
+                                  [(*key, b, i, x) for b, board in enumerate(margins) for i, x in enumerate(board)])
             self.conn.executemany(
-                "INSERT INTO faults VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [(*key, n, f.bot, f.kind, f.game, f.deal, f.seat, f.detail, f.line) for n, f in enumerate(result.faults)],
+                "INSERT INTO faults VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [(*key, k, f.bot, f.kind, f.game, f.deal, f.seat, f.detail, f.line) for k, f in enumerate(result.faults)],
             )
 
     def transaction(self, doing: str = "write") -> _Transaction:
         """``with store.transaction():`` commits at the end of the block or rolls back; an SQLite
         error becomes a one-line :class:`StoreError`."""
         return _Transaction(self.conn, self.path, doing)
+
+
+_WHERE = "round = ? AND bots = ? AND leg = ?"
 
 
 class _Transaction:
@@ -398,8 +532,10 @@ class _Transaction:
 
 def open_store(path: Path, *, create: bool) -> Store | None:
     """Open (or, with ``create``, make) a league database; ``None`` when it does not exist and
-    ``create`` is false.  Without ``create``, a database in a read-only folder is opened
-    read-only (SQLite cannot make its WAL index there).
+    ``create`` is false.  Without ``create``, a database that this process cannot write (a
+    read-only file or folder) is opened read-only without leaving files beside it, and a
+    database of an older version is upgraded in a copy in memory (a read never writes).  With
+    ``create``, an index file (``-shm``) left read-only by such a reader is made writable again.
 
     Raises:
         LeagueError: the file is not a league database, or cannot be opened; a
@@ -409,10 +545,17 @@ def open_store(path: Path, *, create: bool) -> Store | None:
         return None
     if create and path.exists() and not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)):
         raise StoreError(f"{path}: cannot write the database: it is read-only (make it writable, or give a copy with --db)")
+    if create:
+        _writable_sidecars(path)
     try:
         if create:
             path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(path, isolation_level=None, timeout=30.0)
+        if not create and not os.access(path, os.W_OK) and not _has_wal(path):
+            # Nothing but the file to read: read it as it is, without making a read-only index file
+            # (-shm) beside it that would keep a later run from writing.
+            conn = sqlite3.connect(f"{path.resolve().as_uri()}?immutable=1", uri=True, isolation_level=None)
+        else:
+            conn = sqlite3.connect(path, isolation_level=None, timeout=30.0)
     except (sqlite3.Error, OSError) as exc:
         raise LeagueError(f"{path}: cannot open the database: {exc}") from None
     try:
@@ -425,23 +568,63 @@ def open_store(path: Path, *, create: bool) -> Store | None:
     return _checked(conn, path, create)
 
 
+def _has_wal(path: Path) -> bool:
+    """Whether the database has a write-ahead log with frames in it (commits not yet in the file)."""
+    try:
+        return path.with_name(path.name + "-wal").stat().st_size > 0
+    except OSError:
+        return False
+
+
+def _writable_sidecars(path: Path) -> None:
+    """Make a database's ``-shm`` and ``-wal`` files writable when the database is.
+
+    SQLite makes them with the database file's mode: a reader of a read-only database (mode
+    0444) leaves a read-only ``-shm``, and once the database is writable again SQLite would
+    still refuse to write it ("attempt to write a readonly database").  The run holds the
+    league's lock, so no other run uses them; the ``-shm`` is an index SQLite rebuilds from the
+    log, so one that cannot be made writable is removed."""
+    if not path.exists() or not os.access(path, os.W_OK):
+        return
+    mode = path.stat().st_mode & 0o777
+    for suffix in ("-shm", "-wal"):
+        side = path.with_name(path.name + suffix)
+        if not side.exists() or os.access(side, os.W_OK):
+            continue
+        try:
+            side.chmod(mode | 0o600)
+        except OSError:
+            if suffix == "-shm":
+                try:
+                    side.unlink()
+                except OSError:
+                    pass
+
+
 def _checked(conn: sqlite3.Connection, path: Path, create: bool) -> Store | None:
     """The store of ``conn`` once its pages and schema are checked (made or upgraded if need be)."""
     try:
         conn.execute("PRAGMA foreign_keys = ON")
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         _check_pages(conn, path)
-        if version == SCHEMA_VERSION:
-            _check_rows(conn, path)
         if version == 0 and _unmade(conn):
             if not create:
                 conn.close()
                 return None
             _make_schema(conn)
-        elif version == 1 and "matches" in _tables(conn):
-            _upgrade_from_1(conn, path)
+        elif version in (1, 2) and "matches" in _tables(conn):
+            if create:
+                _upgrade(conn, path, version)
+            else:
+                memory = sqlite3.connect(":memory:", isolation_level=None)
+                conn.backup(memory)
+                conn.close()
+                conn = memory
+                conn.execute("PRAGMA foreign_keys = ON")
+                _upgrade(conn, path, version)
         elif version != SCHEMA_VERSION or "matches" not in _tables(conn):
             raise LeagueError(f"{path}: not a league database of this version (user_version {version})")
+        _check_rows(conn, path)
     except UnicodeDecodeError:  # SQLite's message quotes the damaged bytes of a page
         conn.close()
         raise StoreError(f"{path}: the database is damaged (its schema cannot be read); it was left as it is: restore it "
@@ -450,7 +633,7 @@ def _checked(conn: sqlite3.Connection, path: Path, create: bool) -> Store | None
         conn.close()
         if "unable to open" in str(exc) and not create:
             raise
-        if "malformed" in str(exc) or "readonly" in str(exc) or "full" in str(exc):
+        if any(word in str(exc) for word in ("malformed", "readonly", "full", "disk I/O error")):
             raise db_error(path, exc, "open") from None
         raise LeagueError(f"{path}: not a league database ({exc})") from None
     except LeagueError:
@@ -482,46 +665,147 @@ def _check_pages(conn: sqlite3.Connection, path: Path) -> None:
                          f"or start again with another --db")
 
 
-#: Columns the standings compute with: a value of another type (edited by hand) is refused.
-_NUMBERS = {
-    "matches": ("score_a", "points_a", "points_b", "net_a", "net_b", "boards", "boards_a", "boards_b", "games",
-                "games_a", "games_b", "deals"),
-    "boards": ("board", "margin_a"),
+#: Bounds of what the standings compute with, per table and column: a value outside them (edited
+#: by hand, or damaged) is refused.  Points and margins beyond 10¹⁵ are no score a game can give.
+_BIG = 1e15
+_CHECKS = {
+    "seats": [
+        ("place", "typeof(place) = 'integer' AND place >= 1 AND place <= length(bots) - length(replace(bots, ',', '')) + 1"),
+        ("score", "typeof(score) IN ('integer', 'real') AND score >= 0 AND score <= 1"),
+        ("points", f"typeof(points) = 'integer' AND abs(points) <= {_BIG:.0f}"),
+        ("net", f"typeof(net) IN ('integer', 'real') AND abs(net) <= {_BIG:.0f}"),
+        ("boards_won", "typeof(boards_won) = 'integer' AND boards_won >= 0"),
+        ("games_won", "typeof(games_won) = 'integer' AND games_won >= 0"),
+        ("seat", "typeof(seat) = 'integer' AND seat >= 0 AND seat <= length(bots) - length(replace(bots, ',', ''))"),
+    ],
+    "boards": [
+        ("margin", f"typeof(margin) IN ('integer', 'real') AND abs(margin) <= {_BIG:.0f}"),
+        ("board", "typeof(board) = 'integer' AND board >= 0"),
+        ("seat", "typeof(seat) = 'integer' AND seat >= 0"),
+    ],
+    "matches": [
+        (c, f"typeof({c}) = 'integer' AND {c} >= 0") for c in ("boards", "games", "deals")
+    ],
+    "draws": [("slot", "typeof(slot) = 'integer'"), ("round", "typeof(round) = 'integer' AND round >= 1")],
 }
 
 
 def _check_rows(conn: sqlite3.Connection, path: Path) -> None:
-    """Refuse done rows whose numbers are not numbers (SQLite stores whatever it is given)."""
-    for table, columns in _NUMBERS.items():
-        where = " OR ".join(f"typeof({c}) NOT IN ('integer', 'real')" for c in columns)
+    """Refuse rows of done tables whose values are not what this version writes (SQLite stores
+    whatever it is given): a number that is not one, or out of bounds (a score of 1e308)."""
+    for table, checks in _CHECKS.items():
+        for column, ok in checks:
+            if table == "draws":
+                sql = f"SELECT round, slot, bots FROM draws WHERE NOT ({ok}) LIMIT 1"
+            else:
+                done = "" if table == "matches" else " JOIN matches USING (round, bots, leg)"
+                sql = f"SELECT {KEY}, {column} FROM {table}{done} WHERE status = 'done' AND NOT coalesce({ok}, 0) LIMIT 1"
+            row = conn.execute(sql).fetchone()
+            if row is None:
+                continue
+            if table == "draws":
+                raise StoreError(f"{path}: the draws of round {row[0]} hold values that are not what a run writes (edited by hand?): "
+                                 f"delete that round (DELETE FROM draws WHERE round = {row[0]}) and the next run draws it again")
+            key = key_of(row)
+            raise StoreError(f"{path}: the {table} of {key.label} hold a {column} of {row[3]!r}, which no table can have (edited by "
+                             f"hand?): delete that table (DELETE FROM matches WHERE round = {key.round} AND bots = '{key.text}' "
+                             f"AND leg = {key.leg}) and the next run plays it again")
+
+
+#: The tables of versions 1 and 2, whose rows :func:`_upgrade` carries over.
+_OLD = ("matches", "boards", "faults")
+
+
+def _upgrade(conn: sqlite3.Connection, path: Path, version: int) -> None:
+    """Bring a database of version 1 or 2 (tables of two bots, ``bot_a < bot_b``) to this
+    version in one transaction: every match becomes the table ``(0, 'a,b', 0)`` with a seat per
+    bot (A's columns and B's), both bots' margins on every board (B's is −A's), its faults, and
+    its attempts (version 1 had none).  Rows left without their match by hand are dropped.
+
+    Raises:
+        StoreError: the database cannot be written, or holds values no table can have (it is
+          left as it was).
+    """
+    tables = _tables(conn)
+    _check_old_rows(conn, path, tables)
+    attempts = "attempts" if version >= 2 else "NULL"
+    key = "0, bot_a || ',' || bot_b, 0"
+    try:
+        conn.execute("PRAGMA foreign_keys = OFF")  # the tables are rebuilt (SQLite's ALTER TABLE cannot change a key)
+        conn.execute("BEGIN IMMEDIATE")
+        for statement in SCHEMA.split(";"):
+            if statement.strip() and ("CREATE TABLE meta" not in statement and "CREATE TABLE bots" not in statement):
+                conn.execute(statement.replace("CREATE TABLE ", "CREATE TABLE new_", 1))
+        conn.execute(f"INSERT INTO new_matches SELECT {key}, status, error, winner, boards, games, deals, log, result, "
+                     f"started, finished, seconds, {attempts} FROM matches")
+        for seat, bot, score, points, net, boards, games, place in (
+            (0, "bot_a", "score_a", "points_a", "net_a", "boards_a", "games_a", "CASE WHEN score_a < 0.5 THEN 2 ELSE 1 END"),
+            (1, "bot_b", "1.0 - score_a", "points_b", "net_b", "boards_b", "games_b", "CASE WHEN score_a > 0.5 THEN 2 ELSE 1 END"),
+        ):
+            conn.execute(f"INSERT INTO new_seats SELECT {key}, {seat}, {bot}, {place}, {score}, {points}, {net}, {boards}, {games} "
+                         f"FROM matches WHERE status = 'done'")
+        if "boards" in tables:
+            for seat, margin in ((0, "margin_a"), (1, "-margin_a")):
+                conn.execute(f"INSERT INTO new_boards SELECT {key}, board, {seat}, {margin} FROM boards "
+                             f"WHERE EXISTS (SELECT 1 FROM matches m WHERE m.bot_a = boards.bot_a AND m.bot_b = boards.bot_b "
+                             f"AND m.status = 'done')")
+        if "faults" in tables:
+            conn.execute(f"INSERT INTO new_faults SELECT {key}, n, bot, kind, game, deal, seat, detail, line FROM faults "
+                         f"WHERE EXISTS (SELECT 1 FROM matches m WHERE m.bot_a = faults.bot_a AND m.bot_b = faults.bot_b "
+                         f"AND m.status = 'done')")
+        for old in ("faults", "boards", "matches"):
+            if old in tables:
+                conn.execute(f"DROP TABLE {old}")
+        for new in TABLES[2:]:
+            conn.execute(f"ALTER TABLE new_{new} RENAME TO {new}")
+        if conn.execute("PRAGMA foreign_key_check").fetchone() is not None:
+            raise sqlite3.IntegrityError("rows without their match after the upgrade")
+        _check_rows(conn, path)  # values no table can have: refused before anything is changed
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        conn.execute("COMMIT")
+    except StoreError:
+        conn.execute("ROLLBACK")
+        raise
+    except sqlite3.Error as exc:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        if "no such column" in str(exc) or "IntegrityError" in type(exc).__name__:
+            raise LeagueError(f"{path}: not a league database of version {version} ({exc})") from None
+        raise db_error(path, exc, "upgrade") from None
+    finally:
+        conn.execute("PRAGMA foreign_keys = ON")
+
+
+def _check_old_rows(conn: sqlite3.Connection, path: Path, tables: set[str]) -> None:
+    """Refuse, before upgrading, done rows of version 1 or 2 whose numbers are not numbers."""
+    columns = {"matches": ("score_a", "points_a", "points_b", "net_a", "net_b", "boards", "boards_a", "boards_b", "games",
+                           "games_a", "games_b", "deals"),
+               "boards": ("board", "margin_a")}
+    for table, cols in columns.items():
+        if table not in tables:
+            continue
+        where = " OR ".join(f"typeof({c}) NOT IN ('integer', 'real')" for c in cols)
         done = " AND status = 'done'" if table == "matches" else ""
-        row = conn.execute(f"SELECT bot_a, bot_b FROM {table} WHERE ({where}){done} LIMIT 1").fetchone()
+        try:
+            row = conn.execute(f"SELECT bot_a, bot_b FROM {table} WHERE ({where}){done} LIMIT 1").fetchone()
+        except sqlite3.OperationalError as exc:
+            raise LeagueError(f"{path}: not a league database of this version ({exc})") from None
         if row is not None:
             raise StoreError(f"{path}: the {table} of {row[0]} vs {row[1]} hold values that are not numbers (edited by hand?): "
                              f"delete that match (DELETE FROM matches WHERE bot_a = '{row[0]}' AND bot_b = '{row[1]}') "
                              f"and the next run plays it again")
 
 
-def _upgrade_from_1(conn: sqlite3.Connection, path: Path) -> None:
-    """Version 1 had no ``matches.attempts`` (failed pairings were played again for ever)."""
-    try:
-        conn.execute("BEGIN IMMEDIATE")
-        conn.execute("ALTER TABLE matches ADD COLUMN attempts INTEGER")
-        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-        conn.execute("COMMIT")
-    except sqlite3.Error as exc:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
-        raise db_error(path, exc, "upgrade") from None
-
-
 def _make_schema(conn: sqlite3.Connection) -> None:
     """Make every table and set ``user_version`` in one transaction: a process killed at any
     moment leaves either the whole schema or an empty database, which the next run makes again.
+    Empty tables an older version left (it made them one by one) are made again.
     (``executescript`` would commit before it starts and after every statement.)"""
     conn.execute("PRAGMA journal_mode = WAL")  # cannot change inside a transaction; harmless alone
     conn.execute("BEGIN IMMEDIATE")
     try:
+        for table in reversed(TABLES):
+            conn.execute(f"DROP TABLE IF EXISTS {table}")
         for statement in SCHEMA.split(";"):
             if statement.strip():
                 conn.execute(statement)
@@ -541,7 +825,7 @@ def dump(path: Path, *, timings: bool = False) -> dict[str, list[tuple]]:
         for table in TABLES:
             cols = [r[1] for r in conn.execute(f"PRAGMA table_info({table})")]
             keep = [c for c in cols if timings or c not in TIMING_COLUMNS]
-            rows = conn.execute(f"SELECT {', '.join(keep)} FROM {table} ORDER BY 1, 2" + (", 3" if len(keep) > 2 else "")).fetchall()
+            rows = conn.execute(f"SELECT {', '.join(keep)} FROM {table} ORDER BY {', '.join(str(i + 1) for i in range(min(len(keep), 5)))}").fetchall()
             if table == "meta" and not timings:
                 rows = [r for r in rows if r[0] not in TIMING_META]
             out[table] = rows
@@ -562,7 +846,7 @@ def _first_difference(old: Any, new: Any, prefix: str = "") -> tuple[str, Any, A
     return None
 
 
-_SETTING_KEYS = {"variant": "game.variant", "players": "game.players", "deals": "game.deals", "games": "game.games"}
+_SETTING_KEYS = {"variant": "game.variant", "players": "game.players", "bots": "game.bots", "deals": "game.deals", "games": "game.games"}
 
 
 def _setting_key(key: str) -> str:

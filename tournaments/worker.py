@@ -7,10 +7,12 @@ JSON lines on stdout:
 
 ``{"k": "progress", "done": 3, "total": 8}``   deals (fixed-deal games) or games played, at
                                                most every 0.2 s
-``{"k": "result", "result": {...}, "boards": [...]}``  the match result
-                                               (:class:`referee.results.MatchRecord`: the whole
-                                               result and bot A's paired margin on every board),
-                                               written as it is read from the match's spools
+``{"k": "result", "margins": [...], "result": {...}, "boards": [...]}``  the match result
+                                               (:class:`TableRecord`: every bot's paired margin on
+                                               every board, the whole result, and the first bot's
+                                               margins again as :class:`referee.results.MatchRecord`
+                                               has them), written as it is read from the match's
+                                               spools
 ``{"k": "error", "kind": "bot_start", "message": "..."}``  a bot could not be started; nothing
                                                was played
 ``{"k": "error", "kind": "log", "message": "..."}``  the log or the bots' stderr could not be
@@ -18,7 +20,10 @@ JSON lines on stdout:
 ``{"k": "alive"}``                              every ``job["heartbeat"]`` seconds during a match,
                                                when the job asks for it (the league's watchdog)
 
-Every job ends with exactly one ``result`` or ``error`` line; then the child reads the next job.
+A job is the JSON object :func:`tournaments.runner.make_job` builds (one function, the only
+place jobs are made): the game, the clocks and limits, the seed, and the table's ``bots`` (two
+or more, in seating order: the first takes the first orientation).  Every job ends with exactly
+one ``result`` or ``error`` line; then the child reads the next job.
 It exits with 0 at the end of its input.  A child lives for many matches, because starting
 Python and importing the referee costs about as much CPU as a short match.
 
@@ -43,10 +48,11 @@ import signal
 import sys
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import trio
 
 from referee.clock import TimeControl
@@ -55,8 +61,9 @@ from referee.errors import BotStartError, LogError
 from referee.log import MatchLog
 from referee.match import MatchSpec, orientations, run_match
 from referee.process import Confinement
-from referee.results import MatchRecord, MatchResult, encode_record, record_of
+from referee.results import MatchRecord, MatchResult, encode_record
 from referee.sandbox import DEFAULT_PROCESSES
+from referee.stats import board_margins
 from referee.table import Bot, Entry, Player, Table
 
 EXIT_OK = 0
@@ -74,6 +81,38 @@ DISK_ERRNOS = frozenset((errno.ENOSPC, errno.EFBIG, errno.EDQUOT, errno.EROFS, e
 
 #: Seconds between progress lines.
 PROGRESS_EVERY = 0.2
+
+
+class TableRecord(MatchRecord):
+    """What the league stores of one table: :class:`referee.results.MatchRecord` (the whole
+    result, and the first bot's paired margin on every board) and ``margins``: on every
+    board, every bot's paired margin against the others (its net less their mean, averaged over
+    the rotations), in the order of the table's bots.  With two bots, ``margins[i]`` is
+    ``[boards[i], -boards[i]]``."""
+
+    margins: list[list[float]] = []
+
+
+_encoder = msgspec.json.Encoder()
+
+
+def margins_of(result: MatchResult) -> list[list[float]]:
+    """Every bot's paired margin on every finished board of ``result``."""
+    k = len(result.spec.bots)
+    out = []
+    for board in result.boards():
+        row = []
+        for i in range(k):
+            per = board_margins(board, i)
+            row.append(sum(per) / len(per))
+        out.append(row)
+    return out
+
+
+def encode_table(result: MatchResult, first: bytes = b"") -> Iterator[bytes]:
+    """The result line's object (:class:`TableRecord`, no newline) in pieces, ``first`` its first
+    members."""
+    yield from encode_record(result, first + b'"margins":' + _encoder.encode(margins_of(result)) + b",")
 
 
 def build_spec(job: dict[str, Any]) -> MatchSpec:
@@ -120,10 +159,10 @@ async def play_match(job: dict[str, Any], report: Callable[[int, int], None] | N
     return await run_match(spec, progress, handle_signals=False)
 
 
-async def play(job: dict[str, Any], report: Callable[[int, int], None] | None = None) -> MatchRecord:
+async def play(job: dict[str, Any], report: Callable[[int, int], None] | None = None) -> TableRecord:
     """Play a job's match and return the record the league stores (as :func:`play_match`)."""
     with await play_match(job, report) as result:
-        return record_of(result)
+        return msgspec.json.decode(b"".join(encode_table(result)), type=TableRecord)
 
 
 async def probe(job: dict[str, Any]) -> list[str]:
@@ -165,7 +204,7 @@ def _emit_result(result: MatchResult) -> None:
     """The result line, written piece by piece as the match's spools are read."""
     try:
         out = sys.stdout.buffer
-        for chunk in encode_record(result, b'"k":"result",'):
+        for chunk in encode_table(result, b'"k":"result",'):
             out.write(chunk)
         out.write(b"\n")
         out.flush()

@@ -1,0 +1,182 @@
+"""``referee league status``: what is done, failed, given up and pending, in every format.
+
+:func:`status` gathers it as data, one item per table of the schedule known now (and one per
+Swiss bye); ``to_lines`` (the default, for people), :func:`to_csv`, :func:`to_json` and
+:func:`to_markdown` only format it.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Any
+
+from tournaments.config import KNOCKOUT, SWISS, League
+from tournaments.schedule import TableKey
+from tournaments.standings import state_of
+from tournaments.store import MAX_ATTEMPTS, Store
+
+STATES = ("done", "failed", "given up", "pending")
+
+
+def _ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 < 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
+def _first_line(text: str | None) -> str:
+    lines = (text or "").splitlines()
+    return lines[0] if lines else "unknown"
+
+
+def cut_short(runs: int, longest: float | None) -> str:
+    """The warning of a league that does not advance: runs cut short before any table ended."""
+    if runs < 2:
+        return ""
+    took = f" (the longest stored match took {longest:.0f} s)" if longest is not None else ""
+    return (f"; the last {runs} runs all ended before a match finished: a run stopped before a match ends loses it, so a "
+            f"league interrupted more often than its longest match lasts never advances{took}")
+
+
+def status(league: League, store: Store | None) -> dict[str, Any]:
+    """Everything ``league status`` says, as data."""
+    state = state_of(league, store)
+    keys = league.plan().plan(state).tables
+    rows = {t.key: t for t in store.tables()} if store is not None else {}
+    items: list[dict[str, Any]] = []
+    for key in keys:
+        t = rows.get(key)
+        item: dict[str, Any] = {"round": key.round, "bots": list(key.bots), "leg": key.leg, "label": key.label}
+        if t is None:
+            item["status"] = "pending"
+        elif t.status == "done":
+            item.update(status="done", winner=t.winner, places={s.bot: s.place for s in t.seats},
+                        points={s.bot: s.points for s in t.seats})
+        else:
+            item.update(status="given up" if (t.attempts or 0) >= MAX_ATTEMPTS else "failed", error=_first_line(t.error),
+                        attempts=t.attempts or 0)
+        items.append(item)
+    byes = [{"round": r, "bot": slot[0]} for r, slots in sorted(state.draws.items()) for slot in slots if len(slot) == 1
+            and league.schedule == SWISS]
+    counts = {s: sum(1 for i in items if i["status"] == s) for s in STATES}
+    schedule = league.plan()
+    data: dict[str, Any] = {
+        "league": league.name, "game": league.describe(), "database": str(league.db_path),
+        "created": store is not None or league.db_path.exists(), "unit": league.unit,
+        "counts": {"total": len(items), **counts}, "expected": max(len(items), schedule.expected(state)),
+        "tables": items, "byes": byes,
+        "outside": sum(1 for k in rows if k not in set(keys)),
+    }
+    if league.schedule in (SWISS, KNOCKOUT):
+        data["rounds"] = {"drawn": max(state.draws, default=0), "of": league.rounds if league.schedule == SWISS else None}
+        if league.schedule == KNOCKOUT:
+            plan = schedule.plan(state)
+            final = max(state.draws, default=0)
+            champion = [b for b, (r, _) in schedule.eliminated(state).items() if r > final] if plan.finished else []  # type: ignore[attr-defined]
+            data["champion"] = champion[0] if champion else None
+    runs = store.cut_runs() if store is not None else 0
+    longest = store.longest_match() if store is not None else None
+    left = counts["pending"] + counts["failed"]
+    data["warning"] = (f"warning{cut_short(runs, longest)}; let a run go on longer".replace("warning; ", "warning: ")
+                       if runs >= 2 and left else None)
+    return data
+
+
+def _result(item: dict[str, Any]) -> str:
+    """A done table's result in words: ``greedy won``, ``drawn``, ``a 1st, b 2nd, c 2nd``."""
+    places = item["places"]
+    if len(places) == 2:
+        return f"{item['winner']} won" if item["winner"] else "drawn"
+    return ", ".join(f"{b} {_ordinal(p)}" for b, p in sorted(places.items(), key=lambda x: (x[1], x[0])))
+
+
+def _points(item: dict[str, Any]) -> str:
+    points = [item["points"][b] for b in item["bots"]]
+    return "–".join(map(str, points)) if len(points) == 2 else ", ".join(map(str, points))
+
+
+def _note(item: dict[str, Any]) -> str:
+    if item["status"] == "given up":
+        return f"cut short {item['attempts']} times, last: {item['error']} (not played again; `league run --retry` does)"
+    if item["status"] == "failed":
+        return item["error"] + (f" (attempt {item['attempts']} of {MAX_ATTEMPTS})" if item["attempts"] else "")
+    return ""
+
+
+def to_lines(data: dict[str, Any]) -> list[str]:
+    c = data["counts"]
+    unit = data["unit"]
+    out = [f"{data['league']}: {data['game']}",
+           f"database: {data['database']}" + ("" if data["created"] else " (not created yet)"),
+           f"{unit}s: {c['total']}: {c['done']} done, {c['failed'] + c['given up']} failed, {c['pending']} pending"
+           + (f" (of {data['expected']} in all)" if data["expected"] > c["total"] else "")]
+    if "rounds" in data:
+        r = data["rounds"]
+        out.append(f"rounds: {r['drawn']}" + (f" of {r['of']}" if r["of"] is not None else "") + " drawn"
+                   + (f"; champion: {data['champion']}" if data.get("champion") else ""))
+    for state in STATES:
+        for item in data["tables"]:
+            if item["status"] != state:
+                continue
+            head = f"  {state:<8} {item['label']}"
+            if state == "done":
+                sep = ": " if len(item["bots"]) == 2 else ": "
+                out.append(f"{head}{sep}{_result(item)}{',' if len(item['bots']) == 2 else ';'} points {_points(item)}")
+            elif state == "pending":
+                out.append(head)
+            else:
+                out.append(f"{head}: {_note(item)}")
+    for bye in data["byes"]:
+        out.append(f"  bye      round {bye['round']}: {bye['bot']}")
+    if data["warning"]:
+        out.append(data["warning"])
+    if data["outside"]:
+        n = data["outside"]
+        out.append(f"({n} stored {'match' if unit == 'pairing' else 'table'}{'es' if n != 1 and unit == 'pairing' else 's' if n != 1 else ''} "
+                   f"outside the current schedule {'are' if n != 1 else 'is'} kept but not counted)")
+    return out
+
+
+CSV_HEADERS = ["round", "bots", "leg", "status", "result", "points", "attempts", "error"]
+
+
+def _row(item: dict[str, Any]) -> dict[str, Any]:
+    done = item["status"] == "done"
+    return {"round": item["round"], "bots": " ".join(item["bots"]), "leg": item["leg"], "status": item["status"],
+            "result": _result(item) if done else "", "points": _points(item) if done else "",
+            "attempts": item.get("attempts", ""), "error": item.get("error", "")}
+
+
+def to_csv(data: dict[str, Any]) -> str:
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, CSV_HEADERS, lineterminator="\n")
+    w.writeheader()
+    for item in data["tables"]:
+        w.writerow(_row(item))
+    for bye in data["byes"]:
+        w.writerow({"round": bye["round"], "bots": bye["bot"], "leg": 0, "status": "bye", "result": "", "points": "",
+                    "attempts": "", "error": ""})
+    return buf.getvalue()
+
+
+def to_json(data: dict[str, Any]) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def to_markdown(data: dict[str, Any]) -> str:
+    lines = [f"**{_md(data['league'])}**: {_md(data['game'])}", ""]
+    lines += to_lines(data)[2:3] + ([to_lines(data)[3]] if "rounds" in data else []) + [""]
+    lines += ["| round | table | status | result | points | note |", "|---:|---|---|---|---|---|"]
+    for item in data["tables"]:
+        done = item["status"] == "done"
+        lines.append(f"| {item['round']} | {_md(TableKey(item['round'], tuple(item['bots']), item['leg']).label)} | {item['status']} | "
+                     f"{_md(_result(item)) if done else ''} | {_points(item) if done else ''} | {_md(_note(item))} |")
+    for bye in data["byes"]:
+        lines.append(f"| {bye['round']} | {_md(bye['bot'])} | bye |  |  |  |")
+    if data["warning"]:
+        lines += ["", _md(data["warning"])]
+    return "\n".join(lines) + "\n"
