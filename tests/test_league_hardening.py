@@ -138,7 +138,7 @@ BAD = [
     (league_toml(FOUR[:2], head="max_line = 9223372036854775807"), "max_line: 9223372036854775807 is more than"),
     (league_toml(FOUR[:2], deals=4_000_000_000), "game.deals: 4000000000 is more than"),
     (league_toml(FOUR[:2], head="[points]\nwin = 1e300"), "points.win: 1e+300 is out of bounds"),
-    (league_toml(FOUR[:2], seed='"x"'), "seed: expected an integer, got 'x'"),
+    (league_toml(FOUR[:2], seed='"x"'), "seed: 'x' is not a seed: give a whole number"),
     (league_toml(FOUR[:2], head="max_line = 1.5"), "max_line: expected an integer, got 1.5"),
     (league_toml(FOUR[:2], head="game = 3"), "TOML syntax error"),
     (league_toml(FOUR[:2]).replace("[game]", "game = 3\n[other]"), "game: expected a table"),

@@ -27,6 +27,7 @@ from rich.progress import (
 
 from referee import exitcodes as X
 from referee.console import Console
+from referee.seeds import guessable
 
 if TYPE_CHECKING:
     from tournaments.schedule import TableKey
@@ -139,6 +140,10 @@ def run(
     from tournaments.store import MAX_ATTEMPTS
 
     league = _load(league_file, db)
+    if league.seed is not None and guessable(league.seed):
+        err.print(_escape(f"warning: seed {league.seed} is short: anyone who tries every seed up to it can deal every hand "
+                          f"(leave seed out of {league.path.name}: the first run draws a secret one and keeps it in the database)"),
+                  highlight=False, soft_wrap=True)
     if concurrency < 1:
         raise fail("--concurrency must be at least 1")
     address = None
@@ -263,6 +268,8 @@ def _league_report(league, folder: Path) -> dict[str, Any]:
 
     store = open_store(league.db_path, create=False)
     try:
+        if store is not None:
+            league = store.secret_seed(league, create=False)
         return report_league(league, store, folder)
     finally:
         if store is not None:
@@ -272,8 +279,7 @@ def _league_report(league, folder: Path) -> dict[str, Any]:
 def write_league_report(path: Path, db: Path | None, folder: Path) -> dict[str, Any]:
     """``referee report LEAGUE.toml``: the league's report, its file and store checked as
     ``league table`` checks them."""
-    league = _load(path, db)
-    with _reading(league) as store:
+    with _reading(_load(path, db)) as (league, store):
         from tournaments.report import report_league
 
         return report_league(league, store, folder)
@@ -310,8 +316,7 @@ def table(
     """Print the standings: W/D/L (tables of N: places), match points, points for and against, ratings with 95% intervals, faults."""
     from tournaments import standings as S
 
-    league = _load(league_file, db)
-    with _reading(league) as store:
+    with _reading(_load(league_file, db)) as (league, store):
         s = S.standings(league, store)
     if fmt is Format.csv:
         sys.stdout.write(S.to_csv(s))
@@ -329,7 +334,8 @@ def table(
 
 @contextmanager
 def _reading(league):
-    """The league's store opened for reading (``None`` before any run), checked against the file."""
+    """The league (with its secret seed, once a run has drawn it) and its store opened for
+    reading (``None`` before any run), checked against the file."""
     from tournaments.config import LeagueError
     from tournaments.store import db_error, open_store
 
@@ -340,13 +346,14 @@ def _reading(league):
     try:
         if store is not None:
             try:
+                league = store.secret_seed(league, create=False)
                 store.check(league, adopt=False)
             except LeagueError as exc:
                 raise fail(_escape(str(exc))) from None
             except sqlite3.Error as exc:
                 raise fail(_escape(str(db_error(league.db_path, exc, "read")))) from None
         try:
-            yield store
+            yield league, store
         except sqlite3.Error as exc:
             raise fail(_escape(str(db_error(league.db_path, exc, "read")))) from None
     finally:
@@ -363,8 +370,7 @@ def status(
     """Show which tables are done, failed (tried again by the next run), given up and pending, and the rounds drawn."""
     from tournaments import status as T
 
-    league = _load(league_file, db)
-    with _reading(league) as store:
+    with _reading(_load(league_file, db)) as (league, store):
         data = T.status(league, store)
     if fmt is Format.csv:
         sys.stdout.write(T.to_csv(data))

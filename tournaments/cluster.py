@@ -40,6 +40,7 @@ error naming that command.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import selectors
@@ -410,7 +411,8 @@ def check_bots_everywhere(client: Any, league: League) -> None:
     Raises:
         BotUnavailable: naming the first worker and bot that failed.
     """
-    job = make_job(league, [b.name for b in league.bots], Path("probe.jsonl"), Path("stderr"))
+    # the probe deals nothing: any seed does (a league whose secret seed is not drawn yet has none)
+    job = make_job(dataclasses.replace(league, seed=league.seed or 0), [b.name for b in league.bots], Path("probe.jsonl"), Path("stderr"))
     for attempt in (1, 2):
         try:
             answers = client.run(probe_bots, job)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ from referee.errors import BotError
 from referee.match import match_length, orientations
 from referee.process import resolve_command
 from referee.sandbox import DEFAULT_PROCESSES
+from referee.seeds import parse_seed, seed_text
 from tournaments.schedule import Fixed, Knockout, Schedule, State, Swiss, TableKey, knockout_sizes, max_swiss_rounds
 
 ROUND_ROBIN = "round-robin"
@@ -97,7 +99,9 @@ class League:
     options: dict[str, Any]
     deals: int | None
     games: int | None
-    seed: int
+    #: the deal stream's seed: the file's, or, when the file gives none, the secret one kept in
+    #: the database (:func:`tournaments.store.Store.secret_seed`; ``None`` until it is drawn)
+    seed: int | None
     tc: TimeControl
     max_faults: int
     max_line: int
@@ -149,7 +153,9 @@ class League:
             return Swiss(names, self.per_table, self.rounds)
         if self.schedule == KNOCKOUT:
             return Knockout(names, self.per_table)
-        return Fixed(self.schedule, names, self.per_table, self.seed, anchor=self.gauntlet if self.schedule == GAUNTLET else None,
+        # before its first run a league without a seed of its own has none yet: what status shows
+        # of a balanced design is then drawn from 0 (the run draws it from the secret seed)
+        return Fixed(self.schedule, names, self.per_table, self.seed or 0, anchor=self.gauntlet if self.schedule == GAUNTLET else None,
                      tables=self.tables)
 
     def pairings(self) -> list[TableKey]:
@@ -167,7 +173,8 @@ class League:
         amount = games if self.deals is None else f"{self.deals} deals" if self.games is None else f"{games} of {self.deals} deals"
         sched = self.plan().describe()
         tables = f", {self.per_table} bots a table" if self.per_table != 2 else ""
-        text = f"{self.variant.id}, {self.players} players{tables}, {amount} per orientation, seed {self.seed}, {sched}, {len(self.bots)} bots"
+        seed = "a secret seed" if self.seed is None else f"seed {seed_text(self.seed)}"
+        text = f"{self.variant.id}, {self.players} players{tables}, {amount} per orientation, {seed}, {sched}, {len(self.bots)} bots"
         unsandboxed = [b.name for b in self.bots if not b.sandbox]
         if len(unsandboxed) == len(self.bots):
             text += ", NO SANDBOX (sandbox = false)"
@@ -215,7 +222,7 @@ class BotTable(_Table):
 
 class LeagueFile(_Table):
     name: str | None = None
-    seed: int = 1
+    seed: int | str | None = None  # a number, or a string for one past TOML's 64 bits ("0x…")
     schedule: str | None = None
     gauntlet: str | None = None
     rounds: int | None = None
@@ -235,6 +242,17 @@ class LeagueFile(_Table):
 
 
 
+
+
+def _seed(value: int | str | None, bad: Callable[[str], LeagueError]) -> int | None:
+    """The file's ``seed``: a whole number from 0, as a TOML integer or a string (decimal, or
+    hexadecimal with 0x: a secret one is longer than TOML's integers); ``None`` when absent."""
+    if value is None:
+        return None
+    try:
+        return parse_seed(str(value))
+    except ValueError as exc:
+        raise bad(f"seed: {exc}") from None
 
 
 def load_league(path: Path, db: Path | None = None) -> League:
@@ -327,7 +345,7 @@ def load_league(path: Path, db: Path | None = None) -> League:
         tc = TimeControl(**tc_args)
     except ValueError as exc:
         raise bad(f"clock: {exc}") from None
-    seed = doc.seed
+    seed = _seed(doc.seed, bad)
     max_faults = doc.max_faults
     if max_faults < 1:
         raise bad("max_faults: must be at least 1")

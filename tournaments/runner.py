@@ -133,6 +133,8 @@ def make_job(league: League, table: TableKey | Sequence[str], log: Path, stderr_
         cwd = _cwd(b)
         bots.append({"name": b.name, "argv": b.argv, "cwd": None if cwd is None else str(cwd), "env": b.env, "sandbox": b.sandbox})
     tc = league.tc
+    # a league without a seed of its own plays from the secret one a run draws (Session)
+    assert league.seed is not None, "a job needs the league's seed: open the store first (Store.secret_seed)"
     return {
         "variant": league.variant.id, "players": league.players, "options": league.options,
         "deals": league.deals, "games": league.games, "seed": leg_seed(league.seed, key),
@@ -405,6 +407,7 @@ class Session:
           LeagueError: settings that differ from the stored results, a log folder of another
             league, a database or a folder that cannot be written.
         """
+        league = store.secret_seed(league, create=True)
         self.league = league
         self.store = store
         self.display = display

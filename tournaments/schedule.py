@@ -77,7 +77,7 @@ def leg_seed(seed: int, key: TableKey) -> int:
     if key.leg == 0:
         return seed
     digest = hashlib.sha256(f"referee-league-leg:{seed}:{key.round}:{key.text}:{key.leg}".encode()).digest()
-    return int.from_bytes(digest[:7], "big")
+    return int.from_bytes(digest, "big")  # 256 bits: as secret as the league's seed
 
 
 # -- designs: which N-subsets meet --------------------------------------------------------------

@@ -53,12 +53,13 @@ import os
 import sqlite3
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
 import msgspec
 
+from referee.seeds import fresh_seed
 from tournaments.config import League, LeagueError
 from tournaments.schedule import TableKey
 
@@ -318,6 +319,32 @@ class Store:
             raise StoreError(f"{self.path}: {what} cannot be read (edited by hand?): delete that row and the next run "
                              f"takes the league file's")
         return value
+
+    def secret_seed(self, league: League, *, create: bool) -> League:
+        """``league`` with its deal stream's seed: the file's, or, when the file gives none, the
+        secret one this database keeps (``meta 'seed'``, hexadecimal), drawn from the operating
+        system at the first run (``create``) and the same at every run after, so a league killed
+        and resumed deals the same deals.  A reading command before the first run gets the
+        league as it is (no seed yet).
+
+        Raises:
+            StoreError: the stored seed cannot be read (edited by hand?).
+        """
+        if league.seed is not None:
+            return league
+        text = self.meta("seed")
+        if text is None:
+            if not create:
+                return league
+            text = f"{fresh_seed():x}"
+            with self.transaction("write"):
+                self.conn.execute("INSERT OR IGNORE INTO meta VALUES ('seed', ?)", (text,))
+            text = self.meta("seed") or text
+        try:
+            seed = int(text, 16)
+        except ValueError:
+            raise StoreError(f"{self.path}: the league's secret seed (meta 'seed') cannot be read (edited by hand?)") from None
+        return replace(league, seed=seed)
 
     def meta(self, key: str) -> str | None:
         row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
