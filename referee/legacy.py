@@ -34,10 +34,10 @@ from referee.engine.tiles import parse_tile
 from referee.log import special_record
 from referee.match import DealStream, MatchSpec, opening_moves, orientations
 from referee.results import MatchResult
+from referee.sides import side_for
 from referee.stats import SprtSpec, sprt_state
 from referee.table import Bot, Entry
 from referee.verify import Counts, Incomplete, Inconsistent, stop_text
-from referee.wire import wire_for
 
 
 def read_log(path: Path) -> Generator[tuple[int, dict[str, Any]], None, None]:
@@ -191,7 +191,7 @@ class LogWalker:
                         if msg.get("type") == "turn":
                             if rec["seat"] != state.turn:
                                 raise fail(f"a turn was sent to seat {rec['seat']} but seat {state.turn} is to move")
-                            wire = wire_for(state)
+                            wire = side_for(state)
                             want = [_option(msgspec.to_builtins(wire.play_option(state, p))) for p in state.legal_plays()]
                             got = [_option(x) for x in msg["legal"]]
                             if got != want:
@@ -228,7 +228,7 @@ class LogWalker:
                         if not isinstance(sent, m.Play) or _key(sent) != _key(msg):
                             raise fail(f"the play {rec['tile']} {rec['end']} is not what seat {seat} sent ({raw})")
                     try:
-                        state.push(wire_for(state).engine_play(state, msg), seat)
+                        state.push(side_for(state).engine_play(state, msg), seat)
                     except IllegalPlay as exc:
                         raise fail(f"illegal play by seat {seat}: {exc}") from None
                     self.counts.plays += 1
@@ -386,7 +386,7 @@ class LogWalker:
                 want = F.ILLEGAL
                 if state is not None and state.end is None:
                     try:
-                        legal = wire_for(state).engine_play(state, sent) in state.legal_plays()
+                        legal = side_for(state).engine_play(state, sent) in state.legal_plays()
                     except IllegalPlay:
                         legal = False
                     if legal:

@@ -36,8 +36,9 @@ from referee.lines import Line, hear
 from referee.log import MatchLog, special_record, tile_names
 from referee.process import Confinement
 from referee.sandbox import hidden_from
+from referee.sides import side_for
+from referee.sides.base import deal_end, game_end
 from referee.transport import BotTransport, Launch, launch_process
-from referee.wire import deal_end, game_end, wire_for
 
 REFEREE_NAME = "referee 0.1.0"
 
@@ -386,10 +387,10 @@ class Table:
                     state.forfeit(seat)
                     break
 
-        wire = wire_for(state)
+        side = side_for(state)
         for seat, p in enumerate(seating):
             if p.proc is not None:
-                p.outbox.append(m.encode_line(wire.deal_start(game, deal, state, seat, game_number)))
+                p.outbox.append(m.encode_line(side.deal_start(game, deal, state, seat, game_number)))
         delivered = 0
         if staged and state.end is not None and state.end.reason == FAULT:  # a fault or a forfeit ended it at once
             staged.clear()
@@ -397,17 +398,17 @@ class Table:
         turn_ids = self.turn_ids
         orientation = where.orientation
         while state.end is None:
-            delivered = queue_events(state, delivered, seating, wire)
+            delivered = queue_events(state, delivered, seating, side)
             seat = state.to_move()
             if staged:
                 self._stage(state, seat, *staged.popleft())
                 continue
             turn_ids[orientation] += 1
-            fault = await turn(terms, seating[seat], ats[seat], state, wire, turn_ids[orientation])
+            fault = await turn(terms, seating[seat], ats[seat], state, side, turn_ids[orientation])
             if fault is not None:
                 await self._fault(seating[seat], fault)
                 state.forfeit(seat)
-        queue_events(state, delivered, seating, wire)
+        queue_events(state, delivered, seating, side)
 
         rec = game.finish(state)
         assert rec.end is not None
@@ -426,9 +427,9 @@ class Table:
         """Make a move of the staged opening for ``seat``, which is to move."""
         if staged_seat != seat:
             raise ValueError(f"the staged opening has seat {staged_seat} move where seat {seat} is to move")
-        wire = wire_for(state)
-        played = state.push(wire.engine_play(state, move), seat)
-        self.log.write(play_record(seat, move, None, wire.play_text(state, played)))
+        side = side_for(state)
+        played = state.push(side.engine_play(state, move), seat)
+        self.log.write(play_record(seat, move, None, side.play_text(state, played)))
 
     async def _flush_all(self, seating: list[Player], ats: list[At]) -> None:
         """Deliver every outbox (deal end); a bot that cannot take it faults at its next deal."""

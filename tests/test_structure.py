@@ -186,3 +186,63 @@ def test_importing_one_game_module_first_still_finds_every_game():
     assert out.returncode == 0, out.stderr
     games = Path(ROOT, "referee", "engine", "games")
     assert int(out.stdout) == len([p for p in games.glob("*.py") if p.name != "__init__.py"])
+
+
+# -- every game's side owns what people and bots see of it ----------------------------------------
+
+
+def deal_classes() -> set[str]:
+    """The engine's concrete deal-state classes: every class of the engine that makes moves
+    (``legal_plays`` and ``push``), the :class:`DealState` protocol itself aside."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    import referee.engine
+    from referee.engine.state import DealState
+
+    found = set()
+    for info in pkgutil.walk_packages(referee.engine.__path__, "referee.engine."):
+        for name, cls in inspect.getmembers(importlib.import_module(info.name), inspect.isclass):
+            if cls is not DealState and callable(getattr(cls, "legal_plays", None)) and callable(getattr(cls, "push", None)):
+                found.add(name)
+    return found
+
+
+def names_used(path: Path, names: set[str]) -> list[str]:
+    """Where ``path`` names one of ``names``: a name, an attribute or an imported name."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    hits = []
+    for node in ast.walk(tree):
+        name = (node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None)
+        if name in names:
+            hits.append(f"{path.relative_to(ROOT)}:{node.lineno} names {name}")
+        elif isinstance(node, ast.ImportFrom):
+            hits += [f"{path.relative_to(ROOT)}:{node.lineno} imports {a.name}" for a in node.names if a.name in names]
+    return hits
+
+
+#: Above the engine, only the game side modules name a concrete deal class.  ``referee.legacy``
+#: (the frozen format-1 verifier) would be exempt too, but names none.
+SIDES = ROOT / "referee" / "sides"
+
+
+def test_nothing_above_the_engine_but_the_games_sides_names_a_deal_class() -> None:
+    """Replay, verify, the web report, ``check``, staging, the table, leagues and benchmarks ask a
+    deal's side (:func:`referee.sides.side_for`); a game on a new layout adds a side module and
+    touches none of them."""
+    names = deal_classes()
+    assert {"LineDeal", "CrossDeal", "TrainDeal", "KolbasaDeal"} <= names
+    bad = []
+    for package in ("referee", "tournaments", "bench", "protocol"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            if ROOT / "referee" / "engine" in path.parents or SIDES in path.parents:
+                continue
+            bad += names_used(path, names)
+    assert bad == []
+
+
+def test_the_check_of_deal_class_names_can_fail(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "x.py").write_text("from referee.engine.trains import TrainDeal\nimport referee.engine.kolbasa as k\nk.KolbasaDeal\n")
+    monkeypatch.setitem(globals(), "ROOT", tmp_path)
+    assert sorted(names_used(tmp_path / "x.py", {"TrainDeal", "KolbasaDeal"})) == ["x.py:1 imports TrainDeal", "x.py:3 names KolbasaDeal"]

@@ -33,8 +33,8 @@ from referee.engine import Deal, variant
 from referee.engine.deal import deal_from_seed
 from referee.engine.game import Game
 from referee.log import MatchLog
+from referee.sides.base import TILE_JSON
 from referee.table import Bot, Entry, Player, Table, Where
-from referee.wire import TILE_JSON
 
 GAMES = [("sport", 4, {}), ("kozel", 4, {}), ("kozel", 4, {"teams": "none"}), ("kozel", 2, {}), ("kozel", 3, {}),
          ("draw", 2, {}), ("draw", 3, {}), ("draw", 4, {}), ("block", 2, {}), ("block", 3, {}), ("block", 4, {}),
@@ -47,7 +47,7 @@ TILE_ID = {tuple(pair): t for t, pair in enumerate(TILE_JSON)}
 #: fields holding arrays of plain numbers, which may look like a tile ([6, 6] counts)
 _NUMBERS = frozenset(("counts", "scores", "totals", "values", "wrote", "winners", "losers", "dry", "played"))
 # The originals, wrapped anew for every example (hypothesis runs examples under one monkeypatch).
-REAL_WIRE_FOR = table_module.wire_for
+REAL_WIRE_FOR = table_module.side_for
 REAL_FINISH = Game.finish
 
 
@@ -142,7 +142,7 @@ def play_recorded(monkeypatch, tmp_path: Path, vid: str, players: int, options: 
         truth.ends.append((tuple(state.hands), state.layout_mask()))
         return REAL_FINISH(self, state)
 
-    monkeypatch.setattr(table_module, "wire_for", lambda state: TruthWire(REAL_WIRE_FOR(state)))
+    monkeypatch.setattr(table_module, "side_for", lambda state: TruthWire(REAL_WIRE_FOR(state)))
     monkeypatch.setattr(Game, "finish", finish)
 
     game = variant(vid).new_game(players, options)
