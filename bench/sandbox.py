@@ -34,8 +34,9 @@ import trio
 from referee.clock import TimeControl
 from referee.engine import variant
 from referee.match import MatchSpec, run_match
-from referee.process import BotProcess, Confinement
+from referee.process import BotProcess
 from referee.sandbox import SandboxUnavailable, find_bwrap
+from referee.spawn import Confinement
 from referee.table import Bot
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -53,12 +53,12 @@ from referee.engine.game import Variant
 from referee.errors import BotStartError
 from referee.lines import from_record
 from referee.match import DealStream, MatchSpec, Observer, Roster, run_match
-from referee.process import Confinement
 from referee.sandbox import DEFAULT_MEMORY_MB, DEFAULT_PROCESSES
 from referee.seeds import fresh_seed, seed_text
 from referee.sides import side_of
 from referee.sides.base import GameSide, Stage
 from referee.signals import cancel_on_signals
+from referee.spawn import Confinement
 from referee.staging import STAGES, Opening, find_opening
 from referee.table import Bot, Player, _safe
 from referee.transport import BotTransport

@@ -30,9 +30,9 @@ from referee.engine.deal import format_deal_line, parse_deal_lines
 from referee.engine.errors import BadDeal, RulesError
 from referee.errors import BotError, LogError
 from referee.log import fresh_path, stderr_dir_of
-from referee.process import Confinement, bot_name, resolve_command
 from referee.sandbox import DEFAULT_MEMORY_MB, DEFAULT_PROCESSES, SandboxUnavailable, find_bwrap
 from referee.seeds import seed_text
+from referee.spawn import Confinement, bot_name, resolve_command
 
 #: Rows of the deals (or games) table past which ``referee match`` prints a summary (``--full``: all).
 TABLE_ROWS = 40
@@ -163,7 +163,7 @@ def _accepts(v, players: int, opts: dict[str, Any], deals: int) -> bool:
 
 
 def distinct_name(command: str, taken: set[str]) -> str:
-    """The bot's name from its command (:func:`referee.process.bot_name`), numbered ``_2``,
+    """The bot's name from its command (:func:`referee.spawn.bot_name`), numbered ``_2``,
     ``_3``… when another bot of the match has it already."""
     stem = bot_name(command)
     name, k = stem, 2

@@ -34,10 +34,10 @@ from referee.errors import BotError, BotStartError, LogError
 from referee.exchange import OPENING, At, Terms, deliver, handshake, new_fault, play_record, queue_events, stamp, turn
 from referee.lines import Line, hear
 from referee.log import MatchLog, special_record, tile_names
-from referee.process import Confinement
 from referee.sandbox import hidden_from
 from referee.sides import side_for
 from referee.sides.base import deal_end, game_end
+from referee.spawn import Confinement
 from referee.transport import BotTransport, Launch, launch_process
 
 REFEREE_NAME = "referee 0.1.0"

@@ -27,7 +27,7 @@ import trio
 from referee.clock import TimeControl
 from referee.engine import variant
 from referee.match import MatchSpec, run_match
-from referee.process import resolve_command
+from referee.spawn import resolve_command
 from referee.table import Bot
 from referee.verify import verify
 

@@ -20,7 +20,7 @@ import trio
 from referee.clock import TimeControl
 from referee.engine import variant, variant_names
 from referee.match import MatchSpec, run_match
-from referee.process import resolve_command
+from referee.spawn import resolve_command
 from referee.table import Bot
 
 BOTS = Path(__file__).resolve().parent.parent / "sample_bots"

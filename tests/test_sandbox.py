@@ -30,7 +30,8 @@ from referee.clock import TimeControl
 from referee.engine import variant
 from referee.errors import BotExited, BotNotFound
 from referee.match import MatchSpec, run_match
-from referee.process import BotProcess, Confinement
+from referee.process import BotProcess
+from referee.spawn import Confinement
 from referee.table import Bot
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -23,7 +23,7 @@ from referee import sandbox as S
 from referee.clock import TimeControl
 from referee.engine import variant
 from referee.match import MatchSpec, run_match
-from referee.process import Confinement
+from referee.spawn import Confinement
 from referee.table import Bot
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -43,7 +43,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import selectors
 import subprocess
 import tempfile
 import threading
@@ -57,6 +56,7 @@ from typing import Any
 
 import msgspec
 
+from referee.reader import LineReader
 from referee.signals import Stop
 from tournaments.config import League, LeagueError
 from tournaments.runner import (
@@ -204,10 +204,9 @@ class _MatchProcess:
     def __init__(self, argv: list[str]) -> None:
         self.stderr = tempfile.TemporaryFile()
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr, env=_match_env())
-        self.sel = selectors.DefaultSelector()
         assert self.proc.stdout is not None
-        self.sel.register(self.proc.stdout, selectors.EVENT_READ)
-        self.buf = bytearray()
+        os.set_blocking(self.proc.stdout.fileno(), False)
+        self.lines = LineReader(self.proc.stdout.fileno())  # the file object closes it, in stop()
 
     def alive(self) -> bool:
         return self.proc.poll() is None
@@ -220,18 +219,9 @@ class _MatchProcess:
     def line(self, stall: float) -> bytes | None:
         """The next line; ``None`` at the end of output.  Raises TimeoutError after ``stall``
         seconds without one."""
-        assert self.proc.stdout is not None
-        deadline = time.monotonic() + stall
-        while (i := self.buf.find(b"\n")) < 0:
-            left = deadline - time.monotonic()
-            if left <= 0 or not self.sel.select(left):
-                raise TimeoutError
-            chunk = os.read(self.proc.stdout.fileno(), 65536)
-            if not chunk:
-                return None
-            self.buf.extend(chunk)
-        line = bytes(self.buf[:i])
-        del self.buf[: i + 1]
+        line = self.lines.line_within(stall)
+        if line is None and not self.lines.eof:
+            raise TimeoutError
         return line
 
     def stop(self) -> str:
@@ -251,7 +241,7 @@ class _MatchProcess:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
-        self.sel.close()
+        self.lines.fd = -1  # closed with the file object, next
         self.proc.stdout.close()
         self.stderr.seek(max(0, self.stderr.seek(0, os.SEEK_END) - 4096))
         tail = self.stderr.read().decode("utf-8", "replace")

@@ -25,9 +25,9 @@ from referee.engine.errors import RulesError
 from referee.engine.game import Variant
 from referee.errors import BotError
 from referee.match import match_length, orientations
-from referee.process import resolve_command
 from referee.sandbox import DEFAULT_PROCESSES
 from referee.seeds import parse_seed, seed_text
+from referee.spawn import resolve_command
 from tournaments.schedule import Fixed, Knockout, Schedule, State, Swiss, TableKey, knockout_sizes, max_swiss_rounds
 
 ROUND_ROBIN = "round-robin"

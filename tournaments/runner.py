@@ -56,9 +56,10 @@ import msgspec
 import trio
 
 from referee.errors import BotStartError, LogError
-from referee.process import describe_exit
+from referee.reader import StreamLines
 from referee.sandbox import hidden_from
 from referee.signals import STOP_SIGNALS, Stop, cancel_on_signals
+from referee.spawn import describe_exit
 from tournaments import worker
 from tournaments.config import BotEntry, League, LeagueError
 from tournaments.schedule import TableKey, leg_seed
@@ -205,7 +206,8 @@ class Child:
     def __init__(self, proc: trio.Process) -> None:
         self.proc = proc
         self.dead = False
-        self._buf = bytearray()
+        assert proc.stdout is not None
+        self._lines = StreamLines(proc.stdout)
         self._tail = bytearray()
 
     @classmethod
@@ -230,16 +232,7 @@ class Child:
         Raises:
             trio.TooSlowError: nothing arrived for ``stall`` seconds.
         """
-        assert self.proc.stdout is not None
-        while (i := self._buf.find(b"\n")) < 0:
-            with trio.fail_after(stall):
-                chunk = await self.proc.stdout.receive_some()
-            if not chunk:
-                return None
-            self._buf.extend(chunk)
-        line = bytes(self._buf[:i])
-        del self._buf[: i + 1]
-        return line
+        return await self._lines.read_line(stall)
 
     async def play(self, job: dict[str, Any], report, stall: float,
                    silence: float = SILENCE) -> tuple[TableRecord | None, str | None, str | None]:

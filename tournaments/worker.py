@@ -60,9 +60,10 @@ from referee.engine import variant
 from referee.errors import BotStartError, LogError
 from referee.log import MatchLog
 from referee.match import MatchSpec, orientations, run_match
-from referee.process import Confinement
+from referee.reader import StreamLines
 from referee.results import MatchRecord, MatchResult, encode_record
 from referee.sandbox import DEFAULT_PROCESSES
+from referee.spawn import Confinement
 from referee.stats import board_margins
 from referee.table import Bot, Entry, Player, Table
 
@@ -234,33 +235,22 @@ class _Input:
     """The job lines of stdin."""
 
     def __init__(self, stream: trio.abc.ReceiveStream) -> None:
-        self.stream = stream
-        self.buf = bytearray()
-        self.eof = False
+        self.lines = StreamLines(stream)
+
+    @property
+    def eof(self) -> bool:
+        return self.lines.eof
 
     async def line(self) -> bytes | None:
         """The next line, or ``None`` at the end of the input."""
-        while (i := self.buf.find(b"\n")) < 0:
-            if self.eof:
-                if self.buf.strip():
-                    raise BadJob("the input ended inside a job line")
-                return None
-            await self._fill()
-        line = bytes(self.buf[:i])
-        del self.buf[: i + 1]
+        line = await self.lines.read_line()
+        if line is None and self.lines.buf.strip():
+            raise BadJob("the input ended inside a job line")
         return line
 
     async def until_eof(self) -> None:
         """Return when the input ends (anything that arrives meanwhile is kept for :meth:`line`)."""
-        while not self.eof:
-            await self._fill()
-
-    async def _fill(self) -> None:
-        chunk = await self.stream.receive_some()
-        if chunk:
-            self.buf.extend(chunk)
-        else:
-            self.eof = True
+        await self.lines.until_eof()
 
 
 async def _serve(stdin: trio.abc.ReceiveStream) -> None:
