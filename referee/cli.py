@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
+import msgspec
 import trio
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
@@ -23,23 +24,41 @@ from rich.text import Text
 
 from protocol.messages import MAX_DEPTH, too_deep
 from referee import exitcodes as X
-from referee.clock import TimeControl
 from referee.console import Console
 from referee.engine import refereed_variant, variant, variant_names
-from referee.engine.deal import format_deal_line, parse_deal_lines
+from referee.engine.deal import Deal, format_deal_line, parse_deal_lines
 from referee.engine.errors import BadDeal, RulesError
-from referee.errors import BotError, LogError
+from referee.engine.game import Variant
+from referee.errors import BotError, BotStartError, LogError
+from referee.job import (
+    MAX_NAME,
+    BotJob,
+    BotName,
+    ClockJob,
+    Confidence,
+    Deals,
+    GameJob,
+    Games,
+    LimitsJob,
+    MatchJob,
+    MemoryMb,
+    Processes,
+    bound_problem,
+    within,
+)
+from referee.live import score_line
 from referee.log import fresh_path, stderr_dir_of
+from referee.match import MatchSpec, deals_needed, match_length, orientations, run_match
+from referee.report import render, verdict_text
+from referee.results import MatchResult
 from referee.sandbox import DEFAULT_MEMORY_MB, DEFAULT_PROCESSES, SandboxUnavailable, find_bwrap
 from referee.seeds import seed_text
-from referee.spawn import Confinement, bot_name, resolve_command
+from referee.signals import Terminated
+from referee.spawn import bot_name, resolve_command
+from referee.stats import SprtSpec, is_sprt_word, parse_sprt
 
 #: Rows of the deals (or games) table past which ``referee match`` prints a summary (``--full``: all).
 TABLE_ROWS = 40
-#: The longest --name: it names the bot's stderr files and every table and line of the result.
-MAX_NAME = 64
-#: The longest --max-line: a bot's line is held in memory whole before it is decoded.
-MAX_LINE = 16 << 20
 
 EPILOG = "Exit codes: 0 done (a forfeit is a result), 1 bug, 2 usage or bad input, 3 a bot could not be started, 4 verify found an inconsistency, 5 check found problems, 130 interrupted."
 
@@ -227,38 +246,85 @@ def match(
     sprt: Annotated[Optional[list[str]], typer.Option(help='Stop as soon as a sequential test decides: "elo0=0 elo1=20 alpha=0.05 beta=0.05" (logistic Elo of the pairs) or "margin0=0 margin1=5" (points per pair); --deals/--games is then the budget.', rich_help_panel=STATS_PANEL)] = None,
 ) -> None:
     """Play a duplicate match: every deal in every orientation, so luck cancels and the margin means skill."""
-    from referee.errors import BotStartError
-    from referee.live import score_line
-    from referee.match import MatchSpec, run_match
-    from referee.report import render, verdict_text
-    from referee.results import MatchResult
-    from referee.signals import Terminated
-    from referee.stats import check_confidence, is_sprt_word, parse_sprt
-    from referee.table import Bot
-
-    if sprt is not None:
-        # `--sprt elo0=0 elo1=20 alpha=0.05` unquoted: the settings after the first land among the bots.
-        sprt = [*sprt, *(b for b in bots if is_sprt_word(b))]
-        bots = [b for b in bots if not is_sprt_word(b)]
+    confidence = bounded(confidence, Confidence, "--confidence")
+    bots, test = sprt_test(bots, sprt)
+    v, players, opts = game_of(variant_id, players, option, len(bots))
+    deal_list, deals, games = length_of(v, players, opts, deals, games, deals_file, test)
     try:
-        check_confidence(confidence)
-        test = parse_sprt(sprt) if sprt is not None else None
+        orientations(v, players, opts, len(bots))
+    except RulesError as exc:
+        raise fail(str(exc)) from None
+    names = names_of(name, len(bots))
+    cwds = cwds_of(cwd, len(bots))
+    extra_env = parse_env(env)
+    check_sandbox(sandbox, max_processes)
+    tc = bounded({"startup": startup_time, "move": move_time, "bank": bank, "increment": increment}, ClockJob,
+                 {"startup": "--startup-time", "move": "--move-time", "bank": "--bank", "increment": "--increment"})
+    limits = bounded({"max_faults": max_faults, "max_line": max_line, "memory_mb": memory_mb, "cpu_seconds": cpu_seconds,
+                      "max_processes": max_processes}, LimitsJob,
+                     {"max_faults": "--max-faults", "max_line": "--max-line", "memory_mb": "--memory-mb", "cpu_seconds": "--cpu-seconds",
+                      "max_processes": "--max-processes"})
+    seed_value = seed_option(seed)
+    entrants = entrants_of(bots, names, cwds, extra_env, sandbox)
+    log_path = log_path_of(log, overwrite, json_path, v, seed_value, deals_file)
+    job = MatchJob(game=GameJob(variant=v.id, players=players, options=opts, deals=deals, games=games), tc=tc, limits=limits,
+                   seed=seed_value, bots=entrants, log=str(log_path), stderr_dir=str(stderr_dir_of(log_path)), hidden=[],
+                   confidence=confidence, sprt=test, deals_file=str(deals_file) if deals_file else None,
+                   deals_file_sha256=file_sha256(deals_file) if deals_file else None)
+    spec = job.spec(deal_list)
+    result, stopped = play(spec, quiet=quiet, live=live, sandbox=sandbox, claimed=None if log else log_path)
+    with result, held_signals():  # a second Ctrl-C does not cut the result short
+        show_result(result, quiet=quiet, full=full, json_path=json_path, seed=None if deals_file else seed_value, log_path=log_path)
+    if stopped is not None:
+        pairs = result.tally.count
+        say(err, f"interrupted after {pairs} pair{'' if pairs == 1 else 's'} ({stopped}); the log so far is in {log_path}"
+                 + (f", the result in {json_path}" if json_path else ""))
+        raise typer.Exit(X.INTERRUPTED)
+
+
+def bounded(value: Any, kind: Any, names: str | dict[str, str]) -> Any:
+    """``value`` converted to ``kind`` (a type of :mod:`referee.job`, whose bounds it checks), or
+    a one-line error naming the option (``names``: the option, or the options by field)."""
+    try:
+        return msgspec.convert(value, kind)
+    except msgspec.ValidationError as exc:
+        raise fail(bound_problem(exc, kind, value, names) or f"{names if isinstance(names, str) else 'an option'}: {exc}") from None
+
+
+def sprt_test(bots: list[str], sprt: list[str] | None) -> tuple[list[str], SprtSpec | None]:
+    """``--sprt``'s test, and the bots without its settings (given unquoted, the settings after
+    the first land among the bots: ``--sprt elo0=0 elo1=20 alpha=0.05``)."""
+    if sprt is None:
+        return bots, None
+    sprt = [*sprt, *(b for b in bots if is_sprt_word(b))]
+    bots = [b for b in bots if not is_sprt_word(b)]
+    try:
+        test = parse_sprt(sprt)
     except ValueError as exc:
         raise fail(str(exc)) from None
-    if test is not None and len(bots) != 2:
+    if len(bots) != 2:
         raise fail(f"--sprt tests one bot against another: give 2 bots, not {len(bots)}")
+    return bots, test
+
+
+def game_of(variant_id: str, players: int | None, option: list[str] | None, bots: int) -> tuple[Variant, int, dict[str, Any]]:
+    """The game, its seats (default: the game's usual count, or one per bot) and its options."""
     try:
         v = refereed_variant(variant_id)
     except RulesError as exc:
         raise fail(str(exc)) from None
     if players is None:
-        players = v.default_players if len(bots) <= 2 and v.default_players in v.players else len(bots)
+        players = v.default_players if bots <= 2 and v.default_players in v.players else bots
     try:
-        opts = v.resolve_options(players, parse_options(option))
+        return v, players, v.resolve_options(players, parse_options(option))
     except RulesError as exc:
         raise fail(str(exc)) from None
-    from referee.match import deals_needed, match_length
 
+
+def length_of(v: Variant, players: int, opts: dict[str, Any], deals: int | None, games: int | None, deals_file: Path | None,
+              test: SprtSpec | None) -> tuple[list[Deal] | None, int | None, int | None]:
+    """The deal file's deals, the deals per game and the games per orientation; what the game,
+    the deal file and the SPRT's minimum refuse is refused here."""
     deal_list = load_deal_file(deals_file, v.shape(players, opts)) if deals_file else None
     if deal_list is not None and deals is None and games is None and not v.to_target:
         deals, games = file_length(v, players, opts, len(deal_list))
@@ -266,14 +332,13 @@ def match(
         deals, games = match_length(v, deals, games)
     except RulesError as exc:
         raise fail(str(exc)) from None
+    deals, games = bounded(deals, Deals | None, "--deals"), bounded(games, Games | None, "--games")
     budget = games if v.to_target else deals
     if test is not None and budget is not None and budget < test.min_pairs:
         raise fail(f"--sprt cannot decide within {budget} pairs: it decides nothing before min_pairs={test.min_pairs}; "
                    f"give more {'--games' if v.to_target else '--deals'} or a smaller min_pairs")
     if deal_list is not None and not v.to_target and len(deal_list) < (deals or 0) * (games or 1):
         raise fail(f"the deal file holds {len(deal_list)} deals; {deals_needed(deals or 0, games)}")
-    from referee.match import orientations
-
     try:
         v.new_game(players, opts, deals)  # checks the deal count (sport: a multiple of 4)
     except RulesError as exc:
@@ -281,70 +346,68 @@ def match(
         hint = (f"; for {deals} deals, give --games {deals // per_game} ({per_game} deals each)"
                 if deals and per_game and games is None and deals > per_game and deals % per_game == 0 else "")
         raise fail(f"{exc}{hint}") from None
-    try:
-        orientations(v, players, opts, len(bots))
-    except RulesError as exc:
-        raise fail(str(exc)) from None
-    if name and len(name) != len(bots):
-        raise fail(f"--name was given {len(name)} times for {len(bots)} bots")
-    for display in name or []:
-        if not 0 < len(display) <= MAX_NAME or not display.isprintable() or not display.strip():
+    return deal_list, deals, games
+
+
+def names_of(names: list[str] | None, bots: int) -> list[str] | None:
+    """The ``--name`` values, checked: one per bot, printable, not all spaces, within the bound
+    of a bot's name (it names the bot's stderr files and every table and line of the result)."""
+    if names and len(names) != bots:
+        raise fail(f"--name was given {len(names)} times for {bots} bots")
+    for display in names or []:
+        if not within(display, BotName) or not display.isprintable() or not display.strip():
             shown = repr(display) if len(display) <= MAX_NAME else repr(display[:MAX_NAME]) + f"… ({len(display):,} characters)"
             raise fail(f"--name {shown}: a bot's name is 1 to {MAX_NAME} printable characters, not all spaces")
-    if cwd and len(cwd) not in (1, len(bots)):
-        raise fail(f"--cwd was given {len(cwd)} times: give one for all bots or one per bot ({len(bots)})")
+    return names
+
+
+def cwds_of(cwd: list[Path] | None, bots: int) -> list[Path | None]:
+    """Each bot's working directory (``--cwd``: one for all, or one per bot), resolved."""
+    if cwd and len(cwd) not in (1, bots):
+        raise fail(f"--cwd was given {len(cwd)} times: give one for all bots or one per bot ({bots})")
     for d in cwd or []:
         if not d.is_dir():
             raise fail(f"--cwd {d}: no such directory")
-    extra_env = parse_env(env)
-    check_sandbox(sandbox, max_processes)
-    try:
-        tc = TimeControl(startup=startup_time, move=move_time, bank=bank, increment=increment)
-    except ValueError as exc:
-        raise fail(str(exc)) from None
-    if max_faults < 1:
-        raise fail("--max-faults must be at least 1")
-    if not 256 <= max_line <= MAX_LINE:
-        raise fail(f"--max-line must be from 256 to {MAX_LINE} bytes, not {max_line}")
-    for option_name, field_name, value in (("--memory-mb", "memory_mb", memory_mb), ("--cpu-seconds", "cpu_seconds", cpu_seconds)):
-        try:
-            Confinement(**{field_name: value})  # type: ignore[arg-type]  # one int field at a time
-        except ValueError as exc:
-            raise fail(str(exc).replace(field_name, option_name, 1)) from None
-    seed_value = seed_option(seed)
+    return [(cwd[i] if len(cwd) > 1 else cwd[0]).resolve() if cwd else None for i in range(bots)]
 
+
+def entrants_of(bots: list[str], names: list[str] | None, cwds: list[Path | None], env: dict[str, str], sandbox: bool) -> list[BotJob]:
+    """The bots of the match: each command resolved, each with a name of its own."""
     entrants = []
     taken: set[str] = set()
     for i, command in enumerate(bots):
-        bot_cwd = (cwd[i] if len(cwd) > 1 else cwd[0]).resolve() if cwd else None
         try:
-            argv = resolve_command(command, bot_cwd)
+            argv = resolve_command(command, cwds[i])
         except BotError as exc:
             raise fail(str(exc)) from None
-        display = name[i] if name else distinct_name(command, taken)
+        display = names[i] if names else distinct_name(command, taken)
         if display in taken:
             raise fail(f"two bots are named {display!r}; give distinct --name values")
         taken.add(display)
-        confinement = Confinement(memory_mb=memory_mb, cpu_seconds=cpu_seconds, cwd=bot_cwd, env=extra_env or None,
-                                  sandbox=sandbox, processes=max_processes)
-        entrants.append(Bot(display, argv, confinement))
+        entrants.append(BotJob(name=display, argv=argv, cwd=None if cwds[i] is None else str(cwds[i]), env=env, sandbox=sandbox))
+    return entrants
 
+
+def log_path_of(log: Path | None, overwrite: bool, json_path: Path | None, v: Variant, seed: int, deals_file: Path | None) -> Path:
+    """Where the match log goes: ``--log`` (an existing one only with ``--overwrite``), or a
+    fresh name under ``referee-logs/``, claimed now."""
     for option_name, path in (("--log", log), ("--json", json_path)):
         if path is not None and path.is_dir():
             raise fail(f"{option_name} {path} is a folder; give a file name")
     if log is None:
-        log_path = claim(Path("referee-logs") / f"match-{v.id}-{seed_name(seed_value) if deals_file is None else deals_file.stem}.jsonl")
-    elif log.exists() and not overwrite:
+        return claim(Path("referee-logs") / f"match-{v.id}-{seed_name(seed) if deals_file is None else deals_file.stem}.jsonl")
+    if log.exists() and not overwrite:
         raise fail(f"--log {log} exists; add --overwrite to replace it (without --log every match gets a log of its own)")
-    else:
-        log_path = log
-    stderr_dir = stderr_dir_of(log_path)
-    spec = MatchSpec(v, entrants, players, opts, deals=deals, games=games, seed=seed_value, deal_file=deal_list,
-                     deal_file_name=str(deals_file) if deals_file else None, deal_file_sha256=file_sha256(deals_file) if deals_file else None,
-                     tc=tc, max_faults=max_faults,
-                     max_line=max_line, log_path=log_path, stderr_dir=stderr_dir, confidence=confidence, sprt=test)
-    n_orient = len(orientations(v, players, opts, len(bots)))
-    total = (deals or 0) * (games or 1) * n_orient if not v.to_target else (games or 1) * n_orient
+    return log
+
+
+def play(spec: MatchSpec, *, quiet: bool, live: bool | None, sandbox: bool, claimed: Path | None) -> tuple[MatchResult, BaseException | None]:
+    """Play the match with a progress bar and the running score on a terminal; its result, and
+    what stopped it (Ctrl-C, SIGTERM, SIGHUP) if it was stopped: then the result is its
+    finished pairs'.  ``claimed``: the log, when its name was claimed for this match (dropped
+    if the match never began)."""
+    n_orient = len(orientations(spec.variant, spec.players, spec.options, len(spec.bots)))
+    total = (spec.deals or 0) * (spec.games or 1) * n_orient if not spec.variant.to_target else (spec.games or 1) * n_orient
     bar = progress_bar(total, quiet)
     task = None
 
@@ -354,23 +417,21 @@ def match(
 
     show_live = live if live is not None else err.is_terminal and not quiet
 
-    def on_board(now) -> None:
+    def on_board(now: MatchResult) -> None:
         if show_live:
             say(err, score_line(now))
 
-    stopped: BaseException | None = None
     try:
         if bar is not None:
             with bar:
                 task = bar.add_task("starting bots", total=total)
-                result = trio.run(run_match, spec, progress, on_board)
-        else:
-            result = trio.run(run_match, spec, progress, on_board)
+                return trio.run(run_match, spec, progress, on_board), None
+        return trio.run(run_match, spec, progress, on_board), None
     except BotStartError as exc:
         raise fail(f"a bot could not be started: {exc}" + (f"\n{SANDBOX_HINT}" if sandbox else ""), X.BOT_START) from None
     except (BadDeal, LogError) as exc:
-        if log is None:
-            _drop_if_empty(log_path)  # the name was claimed for this match, which never began
+        if claimed is not None:
+            _drop_if_empty(claimed)  # the name was claimed for this match, which never began
         raise fail(str(exc)) from None
     except BaseException as exc:
         if not interrupted(exc):
@@ -379,32 +440,31 @@ def match(
         stopped = first_of(exc, Terminated)
         partial = getattr(stopped, "result", None)
         if not isinstance(partial, MatchResult):
-            err.print(f"interrupted; the log so far is in {log_path}", markup=False, highlight=False)
+            err.print(f"interrupted; the log so far is in {spec.log_path}", markup=False, highlight=False)
             raise typer.Exit(X.INTERRUPTED) from None
-        result = partial
-    with result, held_signals():  # a second Ctrl-C does not cut the result short
-        summary = result.summary()
-        if json_path is not None:
-            try:
-                write_json_whole(json_path, result)
-            except OSError as exc:
-                raise fail(f"cannot write {json_path}: {exc.strerror or exc}") from None
-        try:  # after SIGHUP the terminal may be gone: the --json file and the log have the result
-            if quiet:
-                out.print(verdict_text(summary), soft_wrap=True)
-            else:
-                render(summary, result.deals, result.games, out, limit=None if full else TABLE_ROWS, hints=fault_hints(result))
-                if deals_file is None:
-                    out.print(f"seed: {seed_text(seed_value)}   (--seed {seed_text(seed_value)} plays these deals again)", style="dim",
-                              markup=False, soft_wrap=True)
-                out.print(f"log: {log_path}" + (f"   result: {json_path}" if json_path else ""), style="dim", markup=False, soft_wrap=True)
-        except OSError:
-            pass
-    if stopped is not None:
-        pairs = result.tally.count
-        say(err, f"interrupted after {pairs} pair{'' if pairs == 1 else 's'} ({stopped}); the log so far is in {log_path}"
-                 + (f", the result in {json_path}" if json_path else ""))
-        raise typer.Exit(X.INTERRUPTED)
+        return partial, stopped
+
+
+def show_result(result: MatchResult, *, quiet: bool, full: bool, json_path: Path | None, seed: int | None, log_path: Path) -> None:
+    """Write ``--json`` and print the result (``-q``: the verdict alone); ``seed``: how to play
+    the deals again, when they came from it."""
+    summary = result.summary()
+    if json_path is not None:
+        try:
+            write_json_whole(json_path, result)
+        except OSError as exc:
+            raise fail(f"cannot write {json_path}: {exc.strerror or exc}") from None
+    try:  # after SIGHUP the terminal may be gone: the --json file and the log have the result
+        if quiet:
+            out.print(verdict_text(summary), soft_wrap=True)
+            return
+        render(summary, result.deals, result.games, out, limit=None if full else TABLE_ROWS, hints=fault_hints(result))
+        if seed is not None:
+            out.print(f"seed: {seed_text(seed)}   (--seed {seed_text(seed)} plays these deals again)", style="dim",
+                      markup=False, soft_wrap=True)
+        out.print(f"log: {log_path}" + (f"   result: {json_path}" if json_path else ""), style="dim", markup=False, soft_wrap=True)
+    except OSError:
+        pass
 
 
 def fault_hints(result) -> list[str | None]:
@@ -512,9 +572,8 @@ SANDBOX_HINT = ("the sandbox may be why: a bot there sees only the system, its o
 
 
 def check_sandbox(wanted: bool, max_processes: int) -> None:
-    """Refuse a sandbox that cannot be had (no bwrap) or a cap below 2, before anything runs."""
-    if max_processes < 2:
-        raise fail("--max-processes must be at least 2 (the sandbox's init counts as one)")
+    """Refuse a sandbox that cannot be had (no bwrap) or a cap out of its bounds, before anything runs."""
+    bounded(max_processes, Processes, "--max-processes")
     if wanted:
         try:
             find_bwrap()
@@ -548,7 +607,8 @@ def check(
     memory_mb: Annotated[Optional[int], typer.Option(help=f"Memory cap of the bot's processes, in MiB: its address space, default none; in the sandbox its memory and its /tmp, default {DEFAULT_MEMORY_MB}.", rich_help_panel=LIMITS_PANEL, show_default=False)] = None,
 ) -> None:
     """Check a bot against the protocol: a few deals of every game against the sample bots, then everything it got wrong, and PASS or FAIL."""
-    from referee.check import CheckOptions, missing_samples, render, run_check, setups
+    from referee.check import CheckOptions, missing_samples, run_check, setups
+    from referee.check import render as render_check
 
     if missing := missing_samples():
         raise fail(f"the check plays against the sample bots, and {', '.join(missing)} is missing")
@@ -560,11 +620,9 @@ def check(
     if deals < 1:
         raise fail("--deals must be at least 1")
     check_sandbox(sandbox, DEFAULT_PROCESSES)
-    try:
-        tc = TimeControl(startup=startup_time, move=move_time)
-        Confinement(memory_mb=memory_mb)
-    except ValueError as exc:
-        raise fail(str(exc).replace("memory_mb", "--memory-mb", 1)) from None
+    tc = bounded({"startup": startup_time, "move": move_time, "bank": None, "increment": 0.0}, ClockJob,
+                 {"startup": "--startup-time", "move": "--move-time"}).time_control()
+    bounded(memory_mb, MemoryMb | None, "--memory-mb")
     if cwd is not None:
         if not cwd.is_dir():
             raise fail(f"--cwd {cwd}: no such directory")
@@ -594,7 +652,7 @@ def check(
             report = checked(run_check, bot, argv, name, opts, progress)
     else:
         report = checked(run_check, bot, argv, name, opts)
-    for line in render(report):
+    for line in render_check(report):
         out.print(line, markup=False, highlight=False, soft_wrap=True)
     if sandbox and not report.passed:
         from dataclasses import replace

@@ -121,9 +121,9 @@ def test_a_line_nested_too_deep_is_measured_outside_strings():
 
 
 @pytest.mark.parametrize(("args", "words"), [
-    (["--move-time", "inf"], ["move=inf", "from 0 to 86400"]),
-    (["--startup-time", "1e308"], ["startup=1e+308", "from 0 to 86400"]),
-    (["--bank", "nan"], ["bank=nan"]),
+    (["--move-time", "inf"], ["--move-time: inf is out of bounds", "at most 86400 s"]),
+    (["--startup-time", "1e308"], ["--startup-time: 1e+308 is out of bounds", "from 0 to 86400 s"]),
+    (["--bank", "nan"], ["--bank: nan is out of bounds"]),
     (["--memory-mb", "0"], ["--memory-mb", "from 1 to"]),
     (["--cpu-seconds", "99999999999"], ["--cpu-seconds", "from 1 to"]),
     (["--max-line", "99999999999999"], ["--max-line", "from 256 to 16777216"]),

@@ -56,6 +56,7 @@ from typing import Any
 
 import msgspec
 
+from referee.job import MatchJob
 from referee.reader import LineReader
 from referee.signals import Stop
 from tournaments.config import League, LeagueError
@@ -211,9 +212,9 @@ class _MatchProcess:
     def alive(self) -> bool:
         return self.proc.poll() is None
 
-    def send(self, job: dict[str, Any]) -> None:
+    def send(self, job: MatchJob) -> None:
         assert self.proc.stdin is not None
-        self.proc.stdin.write(json.dumps(job).encode() + b"\n")
+        self.proc.stdin.write(msgspec.json.encode(job) + b"\n")
         self.proc.stdin.flush()
 
     def line(self, stall: float) -> bytes | None:
@@ -277,7 +278,7 @@ def _files(folder: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()} if folder.is_dir() else {}
 
 
-def play_match(job: dict[str, Any], stall: float, progress_queue: str | None = None) -> dict[str, Any]:
+def play_match(job: MatchJob, stall: float, progress_queue: str | None = None, table: list[Any] | None = None) -> dict[str, Any]:
     """The task: play ``job`` on this worker and return what the coordinator stores.
 
     Returns ``{"record", "error", "kind", "log", "stderr", "worker", "started", "finished"}``:
@@ -295,12 +296,10 @@ def play_match(job: dict[str, Any], stall: float, progress_queue: str | None = N
             queue = distributed.Queue(progress_queue)
     except (ImportError, ValueError):
         pass
-    table = job.get("table")  # [round, bots, leg]: the key of the table, for the progress queue
     with tempfile.TemporaryDirectory(prefix="referee-match-") as tmp:
         log = Path(tmp) / "match.jsonl"
         stderr_dir = Path(tmp) / "stderr"
-        job = dict(job, log=str(log), stderr_dir=str(stderr_dir))
-        job.pop("table", None)
+        job = msgspec.structs.replace(job, log=str(log), stderr_dir=str(stderr_dir))
         started = time.time()
         child = _lane_process()
         record = error = kind = None
@@ -364,16 +363,16 @@ def _exit_words(child: _MatchProcess) -> str:
     return ended(code)
 
 
-def probe_bots(job: dict[str, Any]) -> list[str]:
+def probe_bots(job: MatchJob) -> list[str]:
     """Run on every worker: start each bot of ``job`` and shake hands with it.  Returns one
     line per bot that could not be started here (empty when all answered ``hello``)."""
     with tempfile.TemporaryDirectory(prefix="referee-probe-") as tmp:
-        job = dict(job, log=str(Path(tmp) / "probe.jsonl"), stderr_dir=str(Path(tmp) / "stderr"))
+        job = msgspec.structs.replace(job, log=str(Path(tmp) / "probe.jsonl"), stderr_dir=str(Path(tmp) / "stderr"))
         child = _MatchProcess([*WORKER_ARGV, "--probe"])
         problems: list[str] = []
         try:
             child.send(job)
-            limit = 30.0 + 2 * job["tc"]["startup"]
+            limit = 30.0 + 2 * job.tc.startup
             try:
                 while (line := child.line(limit)) is not None:
                     msg = json.loads(line)
@@ -468,8 +467,8 @@ class ClusterExecutor:
         futures = {}
         for key in batch:
             job = make_job(league, key, Path("match.jsonl"), Path("stderr"))
-            job["table"] = [key.round, list(key.bots), key.leg]
-            fut = client.submit(play_match, job, stall, self.queue_name, key=f"match-{key.stem}-{uuid.uuid4().hex[:8]}", pure=False)
+            fut = client.submit(play_match, job, stall, self.queue_name, [key.round, list(key.bots), key.leg],
+                                key=f"match-{key.stem}-{uuid.uuid4().hex[:8]}", pure=False)
             futures[fut] = (key, time.time())
         started: set[TableKey] = set()
         waiting = set(futures)

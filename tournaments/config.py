@@ -15,15 +15,17 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
+from msgspec import Meta
 
 from referee.clock import TimeControl
 from referee.engine import refereed_variant as find_variant
 from referee.engine.errors import RulesError
 from referee.engine.game import Variant
 from referee.errors import BotError
+from referee.job import CpuSeconds, Deals, Games, MaxFaults, MaxLine, MemoryMb, MoveSeconds, Processes, Seconds, bound_problem
 from referee.match import match_length, orientations
 from referee.sandbox import DEFAULT_PROCESSES
 from referee.seeds import parse_seed, seed_text
@@ -41,15 +43,9 @@ NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,39}$")
 
 #: Bounds of the numbers of a league file: beyond them a value is a typo, not a wish, and would
 #: only fail later, inside every match (a clock of 1e308 s overflows the referee's timers, a
-#: memory limit beyond 2**63 bytes cannot be set).
-MAX_SECONDS = 86400.0  # any clock value: a day
-MAX_LINE = 16 << 20  # bytes: `referee match --max-line`'s bound (a bot's line is held in memory whole)
-MAX_MEMORY_MB = 1 << 24  # 16 TiB
-MAX_CPU_SECONDS = 1_000_000
-MAX_DEALS = 1_000_000  # per orientation
-MAX_GAMES = 100_000  # per orientation
+#: memory limit beyond 2**63 bytes cannot be set).  A match's settings have theirs in their
+#: types (:mod:`referee.job`), the same for ``referee match``; these are the league's own.
 MAX_POINTS = 1e6  # match points, either sign
-MAX_PROCESSES = 1 << 16  # in the sandbox, per bot
 MAX_ROUNDS = 1000  # Swiss rounds
 MAX_TABLES = 100_000  # tables per bot of a balanced design
 
@@ -194,22 +190,25 @@ class GameTable(_Table):
     variant: str = "sport"
     players: int | None = None
     bots: int | None = None
-    deals: int | None = None
-    games: int | None = None
+    deals: Deals | None = None
+    games: Games | None = None
     options: dict[str, Any] = {}
 
 
 class ClockTable(_Table):
-    startup: float | None = None
-    move: float | None = None
-    bank: float | None = None
-    increment: float | None = None
+    startup: Seconds | None = None
+    move: MoveSeconds | None = None
+    bank: Seconds | None = None
+    increment: Seconds | None = None
+
+
+PointsValue = Annotated[float, Meta(ge=-MAX_POINTS, le=MAX_POINTS)]
 
 
 class PointsTable(_Table):
-    win: float = Points.win
-    draw: float = Points.draw
-    loss: float = Points.loss
+    win: PointsValue = Points.win
+    draw: PointsValue = Points.draw
+    loss: PointsValue = Points.loss
 
 
 class BotTable(_Table):
@@ -227,12 +226,12 @@ class LeagueFile(_Table):
     gauntlet: str | None = None
     rounds: int | None = None
     tables: int | None = None
-    max_faults: int = 3
-    max_line: int = 65536
-    memory_mb: int | None = None
-    cpu_seconds: int | None = None
+    max_faults: MaxFaults = 3
+    max_line: MaxLine = 65536
+    memory_mb: MemoryMb | None = None
+    cpu_seconds: CpuSeconds | None = None
     sandbox: bool = True
-    max_processes: int = DEFAULT_PROCESSES
+    max_processes: Processes = DEFAULT_PROCESSES
     database: str | None = None
     logs: str | None = None
     game: GameTable = msgspec.field(default_factory=GameTable)
@@ -317,8 +316,6 @@ def load_league(path: Path, db: Path | None = None) -> League:
         deals, games = match_length(v, game.deals, game.games, ("game.deals", "game.games"))
     except RulesError as exc:
         raise bad(str(exc)) from None
-    _at_most(deals, MAX_DEALS, "game.deals", bad)
-    _at_most(games, MAX_GAMES, "game.games", bad)
     try:
         v.new_game(players, options, deals)
     except RulesError as exc:
@@ -332,42 +329,10 @@ def load_league(path: Path, db: Path | None = None) -> League:
         hint = f" (set bots = {players} in [game])" if game.bots is None and players > 2 else ""
         raise bad(f"game.bots: {exc}{hint}") from None
 
-    # -- clocks and limits --
-    tc_args = {}
-    for key in ClockTable.__struct_fields__:
-        value = getattr(doc.clock, key)
-        if value is not None:
-            _finite(value, f"clock.{key}", bad)
-            if value > MAX_SECONDS:
-                raise bad(f"clock.{key}: {value:g} seconds is more than a day (at most {MAX_SECONDS:g})")
-            tc_args[key] = value
-    try:
-        tc = TimeControl(**tc_args)
-    except ValueError as exc:
-        raise bad(f"clock: {exc}") from None
+    # -- clocks and limits (their bounds are their types') --
+    tc = TimeControl(**{key: value for key in ClockTable.__struct_fields__ if (value := getattr(doc.clock, key)) is not None})
     seed = _seed(doc.seed, bad)
-    max_faults = doc.max_faults
-    if max_faults < 1:
-        raise bad("max_faults: must be at least 1")
-    max_line = doc.max_line
-    if max_line < 256:
-        raise bad("max_line: must be at least 256 bytes")
-    _at_most(max_line, MAX_LINE, "max_line", bad)
-    memory_mb, cpu_seconds = doc.memory_mb, doc.cpu_seconds
-    for key, value, most in (("memory_mb", memory_mb, MAX_MEMORY_MB), ("cpu_seconds", cpu_seconds, MAX_CPU_SECONDS)):
-        if value is not None and value <= 0:
-            raise bad(f"{key}: must be positive")
-        _at_most(value, most, key, bad)
-    max_processes = doc.max_processes
-    if max_processes < 2:
-        raise bad("max_processes: must be at least 2 (the sandbox's init counts as one)")
-    _at_most(max_processes, MAX_PROCESSES, "max_processes", bad)
-
-    for key in PointsTable.__struct_fields__:
-        value = getattr(doc.points, key)
-        _finite(value, f"points.{key}", bad)
-        if abs(value) > MAX_POINTS:
-            raise bad(f"points.{key}: {value:g} is out of bounds (at most {MAX_POINTS:g} either way)")
+    max_faults, max_line, memory_mb, cpu_seconds, max_processes = doc.max_faults, doc.max_line, doc.memory_mb, doc.cpu_seconds, doc.max_processes
     points = Points(doc.points.win, doc.points.draw, doc.points.loss)
 
     # -- bots --
@@ -490,11 +455,6 @@ def _text(value: str, label: str, bad) -> str:
     return _no_nul(value, label, bad)
 
 
-def _finite(value: float, label: str, bad) -> None:
-    if not math.isfinite(value):
-        raise bad(f"{label}: expected a finite number, got {value!r}")
-
-
 def _at_most(value: int | None, most: int, label: str, bad) -> None:
     if value is not None and value > most:
         raise bad(f"{label}: {value} is more than this tool accepts (at most {most})")
@@ -532,6 +492,8 @@ def _explain(exc: msgspec.ValidationError, text: str) -> str:
         key = ".".join([label, *map(str, parts[2:])])
     else:
         number = label = key = table
+    if (problem := bound_problem(exc, LeagueFile, doc, key)) is not None:
+        return problem
     if m := re.fullmatch(r"Object contains unknown field `(.*)`", message):
         known = ", ".join(_TABLES[table].__struct_fields__) if table in _TABLES else ""
         prefix = f"{number}: " if table == "bot" else f"{table}." if table else ""
