@@ -153,6 +153,27 @@ def test_damaged_logs_are_found_out_in_one_line(tmp_path, where, cut, insert):
     path = tmp_path / "log.jsonl"
     path.write_bytes(data[:at] + insert + data[at + cut:])
     assert_clean(cli("verify", path), (X.OK, X.USAGE, X.INCONSISTENT))
+    assert_clean(cli("replay", path), (X.OK, X.USAGE))
+    assert_clean(cli("report", path, "-O", tmp_path / "site"), (X.OK, X.USAGE))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(line=st.integers(0, 400), field=st.text(min_size=1, max_size=8), value=st.one_of(
+    st.none(), st.booleans(), st.integers(-2**70, 2**70), st.floats(allow_nan=False), st.text(max_size=20),
+    st.lists(st.integers(), max_size=3), st.dictionaries(st.text(max_size=3), st.integers(), max_size=2)))
+def test_a_record_with_a_field_changed_is_found_out_in_one_line_by_verify_replay_and_report(tmp_path, line, field, value):
+    """A real log with one field of one record set to anything (or added): each of verify,
+    replay and report answers in one line (verify: 4 when the log is well-formed but wrong),
+    never a traceback."""
+    records = [json.loads(x) for x in real_log(tmp_path).splitlines()]
+    rec = records[line % len(records)]
+    keys = [k for k in rec if k != "k"]
+    rec[keys[sum(map(ord, field)) % len(keys)] if keys and not field.startswith("+") else field] = value
+    path = tmp_path / "log.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    assert_clean(cli("verify", path), (X.OK, X.USAGE, X.INCONSISTENT))
+    assert_clean(cli("replay", path), (X.OK, X.USAGE))
+    assert_clean(cli("report", path, "-O", tmp_path / "site"), (X.OK, X.USAGE))
 
 
 @pytest.mark.parametrize(("field", "value"), [("undealt", [{}]), ("undealt", 7), ("hands", [[{"a": 1}]]), ("hands", "x"),
