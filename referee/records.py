@@ -74,7 +74,7 @@ class OpeningMove(Struct, forbid_unknown_fields=True, omit_defaults=True):
     """A move of a staged opening: the seat and the play's fields."""
 
     seat: Seat
-    tile: tuple[int, int] | None = None
+    tile: m.TileJSON | None = None
     end: str | None = None
     closed: bool | msgspec.UnsetType = msgspec.UNSET
     stop: bool | msgspec.UnsetType = msgspec.UNSET
@@ -225,12 +225,16 @@ class Deal(_Record, tag="deal"):
 class Out(_Record, tag="out"):
     """Bytes written to a seat: the messages of one write, and when it began.  What goes out as
     the match closes (each process's last ``game_end`` and the ``match_end``) has ``seat`` -1 and
-    the process's label in ``bot``."""
+    the process's label in ``bot``.  A write that asks nothing (a deal's end) is logged once it
+    is done, with what the referee saw: ``stuck`` (the bot read none of it for a move's time),
+    or ``exit`` (the process was gone)."""
 
     seat: Seat
     t: Seconds
     msgs: list[m.ToBotMessage]
     bot: str | None = None
+    stuck: bool = False
+    exit: Exit | None = None
 
 
 class In(_Record, tag="in"):
@@ -253,7 +257,7 @@ class Play(_Record, tag="play"):
     from the header's opening, no bot asked, no ``ms``)."""
 
     seat: Seat
-    tile: tuple[int, int] | None
+    tile: m.TileJSON | None
     end: str | None
     as_: str = msgspec.field(name="as")
     ms: Ms | None = None

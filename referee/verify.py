@@ -262,19 +262,17 @@ class ReplayBot:
     # -- the clock --
 
     def now(self) -> float:
+        """The handshake's times, then the time of the log's next ``out`` or ``in`` (the record
+        the referee is about to write with this reading)."""
         if self._times:
             self._last = self._times.popleft()
-        elif not self._shaking:
+        else:
             rec = self.tape.peek()
             if isinstance(rec, (R.Out, R.In)):
                 self._last = rec.t
         return self._last
 
     # -- what the log says happened next --
-
-    def _next_fault(self) -> R.Fault | None:
-        rec = self.tape.peek()
-        return rec if isinstance(rec, R.Fault) else None
 
     def _exited(self, exit: R.Exit) -> BotExited:
         """The end the log records, once its words are found to say its status."""
@@ -326,19 +324,22 @@ class ReplayBot:
         return lines
 
     def write_nowait(self, data: bytes) -> int:
-        fault = self._next_fault()
-        if fault is not None and ((fault.exit is not None and fault.exit.op == "write") or fault.kind == "timeout"):
-            return 0
+        rec = self.tape.peek()
+        if isinstance(rec, R.Fault) and ((rec.exit is not None and rec.exit.op == "write") or rec.kind == "timeout"):
+            return 0  # a turn: its fault says the write went wrong
+        if isinstance(rec, R.Out) and (rec.stuck or rec.exit is not None):
+            return 0  # a write that asks nothing, logged once done: it went wrong
         return len(data)
 
     async def send(self, data: bytes) -> None:
         if self._shaking:
             await trio.lowlevel.checkpoint()
             return
-        fault = self._next_fault()
-        if fault is not None and fault.exit is not None and fault.exit.op == "write":
-            raise self._exited(fault.exit)
-        if fault is not None and fault.kind == "timeout":
+        rec = self.tape.peek()
+        exit = rec.exit if isinstance(rec, (R.Fault, R.Out)) else None
+        if exit is not None and exit.op == "write":
+            raise self._exited(exit)
+        if (isinstance(rec, R.Fault) and rec.kind == "timeout") or (isinstance(rec, R.Out) and rec.stuck):
             await trio.sleep_forever()
         await trio.lowlevel.checkpoint()
 
