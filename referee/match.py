@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections import Counter, deque
 from collections.abc import Callable, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -356,6 +357,8 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
             result.interrupted = True
         except BaseException:
             result.interrupted = True
+            with suppress(LogError):  # a log that has failed says so by itself
+                log.write(R.Interrupted())
             if stop.signal is None:  # after a signal the result goes to the caller with Terminated
                 result.close()
             raise

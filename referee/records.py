@@ -21,7 +21,7 @@ Two formats share the kinds (:attr:`Header.format`):
 
 Record kinds, in the order they appear: ``match`` (:class:`Header`), ``hello``, ``game``,
 ``deal``, ``out``, ``in``, ``play``, ``fault``, ``forfeit``, ``forfeited_deal``, ``deal_end``,
-``game_end``, ``sprt``, ``stop``, ``result``.  PROTOCOL.md ("The match log") explains them for
+``game_end``, ``sprt``, ``stop``, ``interrupted`` (a match stopped before its end), ``result``.  PROTOCOL.md ("The match log") explains them for
 people; the docstrings here are the field reference.
 """
 
@@ -334,11 +334,19 @@ class Stop(_Record, tag="stop"):
     llr: float
 
 
+class Interrupted(_Record, tag="interrupted"):
+    """The match was stopped before its end (Ctrl-C, SIGTERM or SIGHUP, or its caller gave up on
+    it): what follows is only what the referee sent as it closed; there is no result."""
+
+    why: str = "stopped before its end"
+
+
 class Result(MatchSummary, tag="result", tag_field="k", forbid_unknown_fields=True):
     """The match result: the same object ``--json`` writes, less the deal and game lists."""
 
 
-Record = Header | Hello | Game | Deal | Out | In | Play | Fault | Forfeit | ForfeitedDeal | DealEnd | GameEnd | Sprt | Stop | Result
+Record = (Header | Hello | Game | Deal | Out | In | Play | Fault | Forfeit | ForfeitedDeal | DealEnd | GameEnd | Sprt | Stop
+          | Interrupted | Result)
 
 _decoder = msgspec.json.Decoder(Record)
 _encoder = msgspec.json.Encoder()

@@ -48,6 +48,11 @@ class Inconsistent(Exception):
     """The log disagrees with the referee; the message names the line."""
 
 
+class LogInterrupted(BaseException):
+    """The log says the match was stopped here (an ``interrupted`` record): the referee playing
+    it again stops as the one that wrote it did (a BaseException, as a cancellation is)."""
+
+
 class Incomplete(Inconsistent):
     """The log stops before the match's result (cut, or an interrupted match); everything up to
     ``consistent_to`` (a line number) agrees with the referee."""
@@ -160,6 +165,8 @@ class Tape:
         rec = self.peek()
         if rec is None:
             raise self.ended()
+        if isinstance(rec, R.Interrupted) and not data.startswith(b'{"k":"interrupted"'):
+            raise LogInterrupted  # the match was stopped before it wrote this
         number, _, raw = self._ahead.popleft()
         self.number = number
         if raw != data and not _same(rec, data):
@@ -274,6 +281,11 @@ class ReplayBot:
 
     # -- what the log says happened next --
 
+    def _stopped_here(self) -> None:
+        """The match was stopped while the referee waited on this bot."""
+        if isinstance(self.tape.peek(), R.Interrupted):
+            raise LogInterrupted
+
     def _exited(self, exit: R.Exit) -> BotExited:
         """The end the log records, once its words are found to say its status."""
         if not exit_agrees(self.name, exit):
@@ -284,6 +296,7 @@ class ReplayBot:
         return LineTooLong(o.what, bot=self.name, prefix=o.prefix.encode(), limit=0, evidence=o.prefix)
 
     async def read_line(self) -> bytes:
+        self._stopped_here()
         if self._shaking:
             if self._reads:
                 h = self._reads.popleft()
@@ -307,12 +320,14 @@ class ReplayBot:
         raise AssertionError("unreachable")
 
     def line_within(self, seconds: float) -> bytes | None:
+        self._stopped_here()
         rec = self.tape.peek()
         if not self._shaking and isinstance(rec, R.In):
             return self.tape.line_bytes(rec)
         return None
 
     def ready_lines(self) -> list[bytes]:
+        self._stopped_here()
         rec = self.tape.peek()
         if isinstance(rec, R.Fault) and rec.overlong is not None and rec.overlong.op == "ready":
             raise self._overlong(rec.overlong)
@@ -332,6 +347,7 @@ class ReplayBot:
         return len(data)
 
     async def send(self, data: bytes) -> None:
+        self._stopped_here()
         if self._shaking:
             await trio.lowlevel.checkpoint()
             return
@@ -445,6 +461,8 @@ def verify(path: Path) -> Counts:
 
         async def launch(nursery: trio.Nursery, bot: Bot, *, name: str, stderr_path: Path, max_line: int,
                          hidden: Sequence[Path]) -> BotTransport:
+            if isinstance(tape.peek(), R.Interrupted):
+                raise LogInterrupted
             hello = tape.claim_hello(name)
             if hello is None:
                 raise tape.fail(tape.peek_number(), f"the referee starts a process for {name} here; the log has no hello for it")
@@ -462,6 +480,9 @@ def verify(path: Path) -> Counts:
                 raise tape.damaged from None
             if tape.failure is not None:
                 raise tape.failure from None
+            if _find_interrupted(exc):
+                raise Incomplete(f"{path}: the match was stopped before its end (a signal, or its caller); consistent up to "
+                                 f"line {tape.number}", tape.number) from None
             found = _find(exc)
             if found is not None:
                 raise found from None
@@ -482,6 +503,12 @@ def verify(path: Path) -> Counts:
         if tape.cut is not None:
             raise tape.ended()
     return tape.counts
+
+
+def _find_interrupted(exc: BaseException) -> bool:
+    if isinstance(exc, LogInterrupted):
+        return True
+    return isinstance(exc, BaseExceptionGroup) and any(_find_interrupted(e) for e in exc.exceptions)
 
 
 def _find(exc: BaseException) -> Inconsistent | R.Damaged | None:
