@@ -806,6 +806,8 @@ def kolbasa_page(monkeypatch, tmp_path: Path, rows: tuple[str, str], places: lis
         self.on_header(self.header)
         self.seating = [0, 1]
         self.on_deal(R.Deal(0, 0, 0, 0, hands, []), state)
+        for e in state.history:  # the start, turned up and laid before anyone is asked
+            self.on_event(e, None, state)
         for place in places:
             shown = len(state.history)
             state.push(Play(state.up, parse_place(place)), state.to_move())
