@@ -18,8 +18,14 @@ import time
 import uuid
 
 import pytest
+from hypothesis import settings
 
 from referee.sandbox import UID_BASE
+
+# Hypothesis's deadline is about speed, which no test here is about (a loaded machine made some
+# examples slow once and flaky): none.
+settings.register_profile("referee", deadline=None)
+settings.load_profile("referee")
 
 _MARKER_NAME = "REFEREE_TEST_SESSION"
 _MARKER = f"{os.getpid()}-{uuid.uuid4().hex}"

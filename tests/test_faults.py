@@ -28,6 +28,8 @@ from referee.errors import BotStartError
 from referee.match import MatchResult, MatchSpec, run_match
 from referee.table import Bot, Entry
 
+pytestmark = pytest.mark.slow  # matches of real bot processes (or a long property sweep): the full run
+
 ROOT = Path(__file__).resolve().parent.parent
 HOSTILE = Path(__file__).resolve().parent / "hostile_bots" / "hostile.py"
 FIRST = ROOT / "sample_bots" / "first_bot.py"

@@ -114,6 +114,7 @@ def assert_clean(result, codes: tuple[int, ...]) -> None:
     assert "Traceback" not in result.output
 
 
+@pytest.mark.slow  # real matches through the command line, many times
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.one_of(LINE_BYTES, st.binary(max_size=2000)))
 def test_arbitrary_deal_files_are_read_or_refused_in_one_line(tmp_path, data):
@@ -122,6 +123,7 @@ def test_arbitrary_deal_files_are_read_or_refused_in_one_line(tmp_path, data):
     assert_clean(cli("deals", "show", path), (X.OK, X.USAGE))
 
 
+@pytest.mark.slow  # real matches through the command line, many times
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.one_of(LINE_BYTES, st.binary(max_size=2000)))
 def test_arbitrary_logs_are_verified_or_refused_in_one_line(tmp_path, data):
@@ -143,6 +145,7 @@ def real_log(tmp_path: Path) -> bytes:
     return _LOG[0]
 
 
+@pytest.mark.slow  # real matches through the command line, many times
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(where=st.floats(0, 1), cut=st.integers(0, 200), insert=LINE_BYTES)
 def test_damaged_logs_are_found_out_in_one_line(tmp_path, where, cut, insert):
@@ -157,6 +160,7 @@ def test_damaged_logs_are_found_out_in_one_line(tmp_path, where, cut, insert):
     assert_clean(cli("report", path, "-O", tmp_path / "site"), (X.OK, X.USAGE))
 
 
+@pytest.mark.slow  # real matches through the command line, many times
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(line=st.integers(0, 400), field=st.text(min_size=1, max_size=8), value=st.one_of(
     st.none(), st.booleans(), st.integers(-2**70, 2**70), st.floats(allow_nan=False), st.text(max_size=20),

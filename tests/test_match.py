@@ -20,6 +20,8 @@ from referee.report import verdict_text
 from referee.results import MatchSummary
 from referee.verify import Inconsistent, verify
 
+pytestmark = pytest.mark.slow  # matches of real bot processes (or a long property sweep): the full run
+
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "sample_bots"
 GREEDY = str(BOTS / "greedy_bot.py")

@@ -14,6 +14,8 @@ from referee.stats import MIN_PAIRS
 from referee.verify import verify
 from tests.test_match import FIRST, GREEDY, RANDOM, match, one_line_error, run
 
+pytestmark = pytest.mark.slow  # matches of real bot processes (or a long property sweep): the full run
+
 
 def test_a_margin_whose_interval_crosses_zero_names_no_winner(tmp_path):
     # The old rule named greedy_bot the winner here (it wrote more), though the interval crosses 0.

@@ -19,6 +19,8 @@ from referee.cli import app
 from referee.clock import TimeControl
 from referee.engine import Deal
 
+pytestmark = pytest.mark.slow  # matches of real bot processes: the full run
+
 ROOT = Path(__file__).resolve().parent.parent
 FIRST = str(ROOT / "sample_bots" / "first_bot.py")
 
@@ -149,6 +151,7 @@ def test_every_message_to_a_bot_is_in_the_log_the_closing_ones_too(tmp_path):
 
 RECORDER = """\
 import json, os, sys
+
 seen = open(sys.argv[1], "a")
 for line in sys.stdin:
     msg = json.loads(line)
