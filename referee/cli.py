@@ -224,7 +224,7 @@ def match(
     live: Annotated[Optional[bool], typer.Option("--live/--no-live", help="The running score after every pair, on stderr (default: on a terminal, unless -q).", show_default=False, rich_help_panel=OUTPUT_PANEL)] = None,
     full: Annotated[bool, typer.Option("--full", help=f"Print the whole deals and games tables, however long (past {TABLE_ROWS} rows: the first and last rows and a count).", rich_help_panel=OUTPUT_PANEL)] = False,
     confidence: Annotated[float, typer.Option(help="Confidence level of the intervals; a winner is named only when significant at it.", rich_help_panel=STATS_PANEL)] = 0.95,
-    sprt: Annotated[Optional[list[str]], typer.Option(help='Stop as soon as a sequential test decides: "elo0=0 elo1=20 alpha=0.05 beta=0.05" (logistic Elo of the pairs) or "margin0=0 margin1=5" (points per pair); --deals/--games is then the budget.', rich_help_panel=STATS_PANEL)] = None,
+    sprt: Annotated[Optional[list[str]], typer.Option(help='Stop as soon as a sequential test decides: "margin0=0 margin1=3" (mean points per pair) or "elo0=0 elo1=50" (logistic Elo of the pairs), with alpha=, beta= (0.05 each) and min_pairs= (10: nothing is decided before); --deals/--games is then the budget.', rich_help_panel=STATS_PANEL)] = None,
 ) -> None:
     """Play a duplicate match: every deal in every orientation, so luck cancels and the margin means skill."""
     from referee.errors import BotStartError
