@@ -137,7 +137,7 @@
     if (e.tile === null && e.declare === "write_off") return "write the fish off";
     if (e.tile === null && e.declare === "decline") return "decline the fish";
     const parts = withTile ? [tileName(e.tile)] : [];
-    if (e.train) parts.push(e.train === "mexican" ? "on the Mexican train" : `on ${trainOwner(e.train)} train`);
+    if (e.train) parts.push(trainWords(e.train));
     else if (e.place) parts.push(placeWords(e.place));
     else if (e.end === null || e.end === undefined) parts.push("lead it");
     else parts.push(`on the ${e.end}` + (ask.ends[e.end] !== undefined ? ` (${ask.ends[e.end]})` : ""));
@@ -146,9 +146,12 @@
     return parts.join(", ");
   }
 
-  function trainOwner(name) {
+  // Where a train is: "on your train", or, when the person holds two seats, whose it is.
+  function trainWords(name) {
+    if (name === "mexican") return "on the Mexican train";
     const seat = Number(name.replace("seat", ""));
-    return state.mine.includes(seat) ? "your" : `seat ${seat}'s`;
+    if (!state.mine.includes(seat)) return `on seat ${seat}'s train`;
+    return state.mine.length === 1 ? "on your train" : `on seat ${seat}'s train (yours)`;
   }
 
   function placeWords(place) {
