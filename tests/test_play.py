@@ -114,6 +114,11 @@ async def test_a_person_plays_a_match_of_every_game_and_sees_only_their_seats(tm
     asked = [s for s in seen if s["ask"] is not None]
     assert asked, "the person was never asked"
     assert all(s["mine"] and s["ask"]["seat"] in s["mine"] for s in asked)
+    # One bot at a table of four: the person holds two seats (pairs, or individuals opposite),
+    # and sees both hands.
+    assert all(len(s["mine"]) == spec.players // 2 for s in asked)
+    if variant_id != "kolbasa":
+        assert all(t is not None for s in asked for seat in s["mine"] for t in s["deal"]["steps"][-1]["hands"][seat])
     # Every finished deal was shown with its result and every hand left, then left behind.
     ends = [s for s in seen if s["finished"]]
     assert {(s["where"]["game"], s["where"]["orientation"], s["where"]["deal"]) for s in ends} == {(d.game, d.orientation, d.deal) for d in deals}
@@ -322,7 +327,13 @@ def test_no_browser_is_opened_that_would_take_the_terminal(monkeypatch):
         def open(self, url: str, new: int = 0, autoraise: bool = True) -> bool:
             raise AssertionError("a terminal browser was started")
 
+    class Elinks(webbrowser.Elinks):
+        def open(self, url: str, new: int = 0, autoraise: bool = True) -> bool:
+            raise AssertionError("a terminal browser was started")
+
     monkeypatch.setattr(webbrowser, "get", lambda using=None: Inside("lynx"))
+    assert open_in_browser("http://127.0.0.1:1/t/") is False
+    monkeypatch.setattr(webbrowser, "get", lambda using=None: Elinks("elinks"))
     assert open_in_browser("http://127.0.0.1:1/t/") is False
     monkeypatch.setattr(webbrowser, "get", lambda using=None: Beside("xdg-open"))
     assert open_in_browser("http://127.0.0.1:1/t/") is True and opened == ["http://127.0.0.1:1/t/"]

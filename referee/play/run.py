@@ -48,14 +48,18 @@ def render_page(info: dict[str, Any]) -> bytes:
 
 def open_in_browser(url: str) -> bool:
     """Open ``url`` in the person's web browser, if one can show it beside this terminal; whether
-    one was asked to.  A browser that would run inside this terminal (lynx, w3m) is not
-    started: it would take the terminal over."""
+    one was asked to.  A browser that may run inside this terminal (lynx, w3m, elinks, or a
+    command named by $BROWSER, which Python waits for) is not started: it would take the
+    terminal over, or hold the match up until it ends; the person opens the address printed."""
     try:
         browser = webbrowser.get()
     except webbrowser.Error:
         return False
-    if type(browser) is webbrowser.GenericBrowser:  # BackgroundBrowser, its subclass, runs beside us
-        return False
+    if not isinstance(browser, webbrowser.BackgroundBrowser):
+        if isinstance(browser, webbrowser.GenericBrowser):
+            return False
+        if isinstance(browser, webbrowser.UnixBrowser) and not browser.background:
+            return False
     return browser.open(url)
 
 
