@@ -1,5 +1,5 @@
-"""The command line: ``referee match``, ``replay``, ``verify``, ``deals``, ``check``, ``league``,
-``schema`` and ``variants``.
+"""The command line: ``referee match``, ``play``, ``replay``, ``verify``, ``deals``, ``check``,
+``league``, ``schema`` and ``variants``.
 
 Typed errors are caught here, at the edge, and printed as one line on stderr followed by the
 exit code of :mod:`referee.exitcodes`; nothing a user can cause ends in a traceback.
