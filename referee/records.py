@@ -58,16 +58,19 @@ class _Record(Struct, tag_field="k", forbid_unknown_fields=True, omit_defaults=T
 # -- the header --------------------------------------------------------------------------------
 
 
-class HeaderBot(Struct, forbid_unknown_fields=True):
-    name: str
-    command: list[str]
-
-
 class TimeControlRecord(Struct, forbid_unknown_fields=True):
     startup: Annotated[float, Meta(ge=0, le=86400)]
     move: Annotated[float, Meta(ge=0, le=86400)]
     bank: Annotated[float, Meta(ge=0, le=86400)] | None
     increment: Annotated[float, Meta(ge=0, le=86400)]
+
+
+class HeaderBot(Struct, forbid_unknown_fields=True, omit_defaults=True):
+    name: str
+    command: list[str]
+    #: the bot's own time control, where it is not the match's (the person at the table of
+    #: ``referee play``, who has no clock unless given one); absent: the match's
+    time_control: TimeControlRecord | None = None
 
 
 class OpeningMove(Struct, forbid_unknown_fields=True, omit_defaults=True):
