@@ -149,6 +149,8 @@ class Kozel(Game):
         dry = tuple(s for s in winners if self.totals[s] == 0)
         who = " and ".join(self.side_name(s) for s in goats)
         reason = f"{who} reached {limit}: {'goats' if len(goats) > 1 or self.pair_play else 'the goat'}"
+        if not winners:  # every side a goat in the same deal: drawn, and a drawn game names no losers
+            return GameOutcome(tuple(self.totals), (), (), reason + ": drawn")
         if dry:
             reason += f"; {' and '.join(self.side_name(s) for s in dry)} won dry"
         return GameOutcome(tuple(self.totals), winners, goats, reason, dry)
