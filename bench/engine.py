@@ -278,6 +278,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench.engine", description=__doc__.split("\n\n")[0])
     ap.add_argument("--seconds", type=float, default=5.0, help="CPU seconds measured per engine (default 5)")
     ap.add_argument("--seed", type=int, default=1, help="seed of the deals and of the random players (default 1)")
+    ap.add_argument("--only", default="", metavar="WORDS",
+                    help="measure only the rows whose label contains one of these comma-separated words (e.g. sport,kozel,dominoes)")
     args = ap.parse_args(argv)
     if args.seconds <= 0:
         ap.error("--seconds must be positive")
@@ -291,7 +293,10 @@ def main(argv: list[str] | None = None) -> int:
     print()
     rows: list[Row] = []
     players: list[tuple[Row, DealFn]] = []
+    only = [w.strip() for w in args.only.split(",") if w.strip()]
     for label, factory, why in engines(args.seed):
+        if only and not any(w in label for w in only):
+            continue
         rows.append(Row(label, skipped=why))
         if factory is not None:
             players.append((rows[-1], factory()))

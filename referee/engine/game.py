@@ -33,7 +33,7 @@ from .deal import Deal, DealShape
 from .errors import BadOption, UnknownVariant
 from .line import DRAW_UNTIL_FIT, FAULT, NO_DRAW, DealEnd, LineDeal, Scored
 from .state import DealState
-from .tiles import BY_WEIGHT, DOUBLE, DOUBLES, SUIT, Tile, pips_of, tiles_of
+from .tiles import BY_WEIGHT, DOUBLE, DOUBLES, SUIT, Tile, pips_of, tiles_tuple
 
 #: A safety limit for games scored to a target: after this many played deals the game stops
 #: and is recorded as drawn ("deal limit"), so a game can never run for ever.  A game's
@@ -295,6 +295,7 @@ class Game(ABC):
         self._lead: tuple[int, Tile | None] = (0, None)
         #: set by :meth:`score` in games that name the deciding rule (:attr:`DealRecord.rule`)
         self.rule: str | None = None
+        self._shape: DealShape | None = None
 
     # -- hooks for game modules --------------------------------------------------------
 
@@ -358,7 +359,10 @@ class Game(ABC):
 
     @property
     def shape(self) -> DealShape:
-        return self.deal_shape(self.players, self.options)
+        shape = self._shape
+        if shape is None:  # worked out once: players and options are fixed for the game
+            shape = self._shape = self.deal_shape(self.players, self.options)
+        return shape
 
     @property
     def next_number(self) -> int:
@@ -417,7 +421,7 @@ class Game(ABC):
         leader, lead_tile = self._lead
         rec = DealRecord(
             self.played, leader, lead_tile, state.end,
-            tuple(tuple(tiles_of(h)) for h in state.hands), tuple(values),
+            tuple([tiles_tuple(h) for h in state.hands]), tuple(values),
             tuple(wrote), tuple(self.totals), tuple(notes), winner=winner, played=played, rule=self.rule,
         )
         self._record(rec)

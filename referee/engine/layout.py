@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 
-from .tiles import HIGH, IS_DOUBLE, LOW, OTHER, PIPS, Tile, tile
+from .tiles import DOUBLE, HIGH, IS_DOUBLE, LOW, OTHER, PIPS, SUIT, Tile, tile
 
 LEFT, RIGHT, UP, DOWN = 0, 1, 2, 3
 END_NAMES = ("left", "right", "up", "down")
@@ -197,13 +197,13 @@ class Trains(Layout):
         far = OTHER[t][near]
         self.ends[end] = far
         self.laid[end] += 1
-        self.tiles[end] = [*self.tiles[end], (near, far)]  # a new list: copies share the old one
+        self.tiles[end].append((near, far))
 
     def copy(self) -> Trains:
         other = super().copy()
         assert isinstance(other, Trains)
         other.laid = list(self.laid)
-        other.tiles = list(self.tiles)
+        other.tiles = [list(train) for train in self.tiles]
         return other
 
 
@@ -244,13 +244,14 @@ class Sausage(Layout):
     ``lines[0]``/``lines[1]`` hold each line's tiles outward as ``(near, far)``.
     :attr:`ends` is ``[top end, bottom end]`` (``-1`` before the start)."""
 
-    __slots__ = ("lines", "start")
+    __slots__ = ("_fit", "lines", "start")
     names = ("top", "bottom")
 
     def __init__(self) -> None:
         self.ends = [-1, -1]
         self.start: tuple[int, int] = (-1, -1)
         self.lines: tuple[list[tuple[int, int]], list[tuple[int, int]]] = ([], [])
+        self._fit = -1  # fit_mask(), worked out once per layout (-1: not yet)
 
     def copy(self) -> Sausage:
         other = super().copy()
@@ -263,24 +264,50 @@ class Sausage(Layout):
         else the outer half of the line's ``j``-th tile."""
         return self.start[line] if j == 0 else self.lines[line][j - 1][1]
 
+    def _junctions(self, line: int) -> list[int]:
+        """Every junction of ``line`` from 0 (the start's half) to the open end."""
+        return [self.start[line], *[far for _, far in self.lines[line]]]
+
     def places(self, t: Tile) -> list[int]:
         """Every place tile ``t`` may go, in increasing order (KB-3, KB-4, KB-6)."""
         a, b = LOW[t], HIGH[t]
-        out = [e for e in (TOP_END, BOTTOM_END) if self.ends[e] in (a, b)]
+        ends = self.ends
+        out = [e for e in (TOP_END, BOTTOM_END) if ends[e] == a or ends[e] == b]
+        if not self.fit_mask() >> t & 1:
+            return out  # no junction or knife either (the common case for a tile that fits nowhere)
+        top, bottom = self._junctions(0), self._junctions(1)
         if a == b:
-            for line, base in ((0, INSERT_TOP), (1, INSERT_BOTTOM)):
-                out += [base + j for j in range(len(self.lines[line])) if self.junction(line, j) == a]
-        for i in range(1, min(len(self.lines[0]), len(self.lines[1])) + 1):
-            top, bottom = self.junction(0, i), self.junction(1, i)
-            if (top == a and bottom == b) or (top == b and bottom == a):
+            out += [INSERT_TOP + j for j in range(len(top) - 1) if top[j] == a]
+            out += [INSERT_BOTTOM + j for j in range(len(bottom) - 1) if bottom[j] == a]
+        for i in range(1, min(len(top), len(bottom))):
+            x, y = top[i], bottom[i]
+            if (x == a and y == b) or (x == b and y == a):
                 out.append(KNIFE + i)
         return out
+
+    def fit_mask(self) -> int:
+        """Every tile that has some place (:meth:`places` is not empty), as a tile set: the
+        deal's fish test and its turning up ask this for every tile of both rows."""
+        fit = self._fit
+        if fit >= 0:
+            return fit
+        ends = self.ends
+        fit = (SUIT[ends[0]] if ends[0] >= 0 else 0) | (SUIT[ends[1]] if ends[1] >= 0 else 0)
+        if self.start[0] >= 0:
+            top, bottom = self._junctions(0), self._junctions(1)
+            for j in top[:-1] + bottom[:-1]:
+                fit |= 1 << DOUBLE[j]  # KB-6: a double into a junction showing its number
+            for i in range(1, min(len(top), len(bottom))):
+                fit |= 1 << tile(top[i], bottom[i])  # KB-3: a knife matching both junctions
+        self._fit = fit
+        return fit
 
     def place(self, t: Tile, end: int | None, closed: bool = False) -> None:
         self.lay(t, end)
 
     def lay(self, t: Tile, place: int | None) -> tuple[Tile, ...]:
         """Lay ``t`` at ``place`` (``None``: the start); return the sausage a knife cut (else ``()``)."""
+        self._fit = -1
         a, b = LOW[t], HIGH[t]
         if place is None:
             self.start = (a, b)  # KB-2: the lower half on top

@@ -46,10 +46,17 @@ from .line import (
     Play,
     check_turn,
 )
-from .tiles import IS_DOUBLE, LOW, N_TILES, OTHER, SUIT, Tile, TileSet, bits, mask_of, tile_name
+from .tiles import HIGH, IS_DOUBLE, LOW, N_TILES, OTHER, SUIT, Tile, TileSet, mask_of, tile_name
 
 #: ``TRAIN_PLAYS[t][e]``: the interned play of tile ``t`` on train ``e`` (up to 4 seats + Mexican).
 TRAIN_PLAYS: list[list[Play]] = [[Play(t, e) for e in range(5)] for t in range(N_TILES)]
+#: ``_SHOWS[t]``: bit ``v`` set when tile ``t`` shows ``v`` (it fits an end showing ``v``).
+_SHOWS: list[int] = [1 << LOW[t] | 1 << HIGH[t] for t in range(N_TILES)]
+# Events are frozen values: one shared instance per distinct event (as in .line), instead of a
+# new dataclass on every move.
+_PLACED: list[list[list[Placed]]] = [[[Placed(s, t, e) for e in range(5)] for t in range(N_TILES)] for s in range(4)]
+_DREW: list[list[Drew]] = [[Drew(s, (t,), 1) for t in range(N_TILES)] for s in range(4)]
+_PASSED: list[Passed] = [Passed(s) for s in range(4)]
 
 
 def train_play(t: Tile, train: int) -> Play:
@@ -110,28 +117,51 @@ class TrainDeal:
         double is open, only the train it lies on (MT-7, MT-8)."""
         if self.open_train >= 0:
             return [self.open_train]
-        return [e for e in range(self.n + 1) if e == seat or e == self.n or self.markers >> e & 1]
+        n = self.n
+        if not self.markers:
+            return [seat, n]
+        return [e for e in range(n + 1) if e == seat or e == n or self.markers >> e & 1]
+
+    def _fitting(self, seat: int) -> TileSet:
+        """Every tile that fits a train open to ``seat``."""
+        ends = self.ends
+        if self.open_train >= 0:
+            return SUIT[ends[self.open_train]]
+        m = SUIT[ends[seat]] | SUIT[ends[self.n]]
+        marked = self.markers
+        while marked:
+            low = marked & -marked
+            m |= SUIT[ends[low.bit_length() - 1]]
+            marked ^= low
+        return m
 
     def playable(self, seat: int) -> TileSet:
         """The tiles of ``seat``'s hand that fit a train open to it."""
-        m = 0
-        ends = self.ends
-        for e in self.open_trains(seat):
-            m |= SUIT[ends[e]]
-        return self.hands[seat] & m
+        return self.hands[seat] & self._fitting(seat)
 
     def legal_plays(self) -> list[Play]:
         """The moves of the seat to move, by tile id and then train index."""
         seat = self.turn
         if seat < 0:
             return []
-        trains = self.open_trains(seat)
-        ends = self.ends
+        m = self.hands[seat] & self._fitting(seat)
         out: list[Play] = []
-        for t in bits(self.playable(seat)):
-            row = TRAIN_PLAYS[t]
-            for e in trains:
-                if OTHER[t][ends[e]] >= 0:
+        if self.open_train >= 0:  # one train, and every tile of m fits it
+            e = self.open_train
+            while m:
+                low = m & -m
+                out.append(TRAIN_PLAYS[low.bit_length() - 1][e])
+                m ^= low
+            return out
+        ends = self.ends
+        shown = [(e, ends[e]) for e in self.open_trains(seat)]
+        while m:
+            low = m & -m
+            t = low.bit_length() - 1
+            m ^= low
+            fits, row = _SHOWS[t], TRAIN_PLAYS[t]
+            for e, v in shown:
+                if fits >> v & 1:
                     out.append(row[e])
         return out
 
@@ -154,7 +184,7 @@ class TrainDeal:
         assert e is not None
         self.hands[seat] &= ~(1 << t)
         self.layout.place(t, e)
-        self.history.append(Placed(seat, t, e))
+        self.history.append(_PLACED[seat][t][e])
         self.last_placer = seat
         if e == seat:
             self.markers &= ~(1 << seat)  # MT-10
@@ -225,23 +255,25 @@ class TrainDeal:
     def _advance(self, seat: int) -> None:
         """Give the move to ``seat`` or, drawing and passing (MT-5, MT-6), to the first seat
         from it that can place; end the round if it is blocked (MT-11)."""
+        hands = self.hands
         while True:
+            # A seat that can place is never in a blocked round, so it is asked first.
+            if hands[seat] & self._fitting(seat):
+                self.turn = seat
+                return
             if self._blocked():
                 self.end = DealEnd(FISH, self.last_placer)
                 self.turn = TERMINAL
                 return
-            if self.playable(seat):
-                self.turn = seat
-                return
             if self.drawn < len(self.bazaar):
                 t = self.bazaar[self.drawn]
                 self.drawn += 1
-                self.hands[seat] |= 1 << t
-                self.history.append(Drew(seat, (t,), 1))
-                if self.playable(seat):
+                hands[seat] |= 1 << t
+                self.history.append(_DREW[seat][t])
+                if hands[seat] & self._fitting(seat):
                     self.turn = seat  # MT-5: the drawn tile fits and must be placed now
                     return
-            self.history.append(Passed(seat))
+            self.history.append(_PASSED[seat])
             self.markers |= 1 << seat  # MT-6; an open double now hangs for everyone (MT-7)
             seat = (seat + 1) % self.n
 
