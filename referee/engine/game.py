@@ -439,6 +439,10 @@ class Game(ABC):
     # -- helpers shared by game modules ------------------------------------------------------
 
     def side_values(self, values: list[int]) -> list[int]:
+        if self.pair_play:  # the usual cases first: pairs 0+2 and 1+3, or every seat alone
+            return [values[0] + values[2], values[1] + values[3]]
+        if len(self.sides) == len(values):
+            return list(values)
         return [sum(values[s] for s in seats) for seats in self.sides]
 
     def side_name(self, side: int) -> str:

@@ -207,6 +207,11 @@ class Trains(Layout):
         return other
 
 
+#: ``_DOUBLES_SHOWING[v]``: the doubles of the numbers in bit set ``v``; ``_TILE_BIT[a * 7 + b]``:
+#: the tile showing ``a`` and ``b``, as a set.
+_DOUBLES_SHOWING = [sum(1 << DOUBLE[n] for n in range(7) if v >> n & 1) for v in range(128)]
+_TILE_BIT = [1 << tile(a, b) for a in range(7) for b in range(7)]
+
 TOP_END, BOTTOM_END = 0, 1
 INSERT_TOP, INSERT_BOTTOM, KNIFE = 100, 200, 300
 
@@ -244,14 +249,16 @@ class Sausage(Layout):
     ``lines[0]``/``lines[1]`` hold each line's tiles outward as ``(near, far)``.
     :attr:`ends` is ``[top end, bottom end]`` (``-1`` before the start)."""
 
-    __slots__ = ("_fit", "lines", "start")
+    __slots__ = ("_fit", "_juncs", "lines", "start")
     names = ("top", "bottom")
 
     def __init__(self) -> None:
         self.ends = [-1, -1]
         self.start: tuple[int, int] = (-1, -1)
         self.lines: tuple[list[tuple[int, int]], list[tuple[int, int]]] = ([], [])
-        self._fit = -1  # fit_mask(), worked out once per layout (-1: not yet)
+        # worked out once per layout, when first asked (a move asks several times):
+        self._fit = -1  # fit_mask() (-1: not yet)
+        self._juncs: tuple[list[int], list[int]] | None = None  # both lines' junctions
 
     def copy(self) -> Sausage:
         other = super().copy()
@@ -264,9 +271,13 @@ class Sausage(Layout):
         else the outer half of the line's ``j``-th tile."""
         return self.start[line] if j == 0 else self.lines[line][j - 1][1]
 
-    def _junctions(self, line: int) -> list[int]:
-        """Every junction of ``line`` from 0 (the start's half) to the open end."""
-        return [self.start[line], *[far for _, far in self.lines[line]]]
+    def _junctions(self) -> tuple[list[int], list[int]]:
+        """Every junction of each line, from 0 (the start's half) to the open end."""
+        juncs = self._juncs
+        if juncs is None:
+            start, lines = self.start, self.lines
+            juncs = self._juncs = ([start[0], *[far for _, far in lines[0]]], [start[1], *[far for _, far in lines[1]]])
+        return juncs
 
     def places(self, t: Tile) -> list[int]:
         """Every place tile ``t`` may go, in increasing order (KB-3, KB-4, KB-6)."""
@@ -275,7 +286,7 @@ class Sausage(Layout):
         out = [e for e in (TOP_END, BOTTOM_END) if ends[e] == a or ends[e] == b]
         if not self.fit_mask() >> t & 1:
             return out  # no junction or knife either (the common case for a tile that fits nowhere)
-        top, bottom = self._junctions(0), self._junctions(1)
+        top, bottom = self._junctions()
         if a == b:
             out += [INSERT_TOP + j for j in range(len(top) - 1) if top[j] == a]
             out += [INSERT_BOTTOM + j for j in range(len(bottom) - 1) if bottom[j] == a]
@@ -294,11 +305,15 @@ class Sausage(Layout):
         ends = self.ends
         fit = (SUIT[ends[0]] if ends[0] >= 0 else 0) | (SUIT[ends[1]] if ends[1] >= 0 else 0)
         if self.start[0] >= 0:
-            top, bottom = self._junctions(0), self._junctions(1)
-            for j in top[:-1] + bottom[:-1]:
-                fit |= 1 << DOUBLE[j]  # KB-6: a double into a junction showing its number
+            top, bottom = self._junctions()
+            shown = 0
+            for j in top[:-1]:
+                shown |= 1 << j
+            for j in bottom[:-1]:
+                shown |= 1 << j
+            fit |= _DOUBLES_SHOWING[shown]  # KB-6: a double into a junction showing its number
             for i in range(1, min(len(top), len(bottom))):
-                fit |= 1 << tile(top[i], bottom[i])  # KB-3: a knife matching both junctions
+                fit |= _TILE_BIT[top[i] * 7 + bottom[i]]  # KB-3: a knife matching both junctions
         self._fit = fit
         return fit
 
@@ -308,6 +323,7 @@ class Sausage(Layout):
     def lay(self, t: Tile, place: int | None) -> tuple[Tile, ...]:
         """Lay ``t`` at ``place`` (``None``: the start); return the sausage a knife cut (else ``()``)."""
         self._fit = -1
+        self._juncs = None
         a, b = LOW[t], HIGH[t]
         if place is None:
             self.start = (a, b)  # KB-2: the lower half on top

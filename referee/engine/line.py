@@ -112,11 +112,6 @@ _FIT2: list[list[tuple[Play, ...]]] = [
 ]
 
 
-#: legal_plays' memory on a line: the plays for (fitting tiles, left end, right end), bounded.
-_LEGAL2: dict[int, tuple[Play, ...]] = {}
-_LEGAL2_MAX = 1 << 14
-
-
 def _end_text(end: int) -> str:
     """An end index as a bot author reads it: its name, or the raw number when it names none."""
     return repr(END_NAMES[end]) if 0 <= end < len(END_NAMES) else f"end {end!r}"
@@ -362,21 +357,14 @@ class LineDeal:
             return [_LEADS[t] for t in bits(hand)]
         out: list[Play] = []
         if len(ends) == 2:
-            # The line's fast path: the same plays in the same order, from a table, remembered
-            # for the fitting tiles and the two ends (a few tiles fit, so few keys recur).
+            # The line's fast path: the same plays in the same order, from a table.
             a, b = ends
             m = hand & (_END_SUIT[a] | _END_SUIT[b])
-            key = m << 6 | (a + 1) << 3 | (b + 1)
-            known = _LEGAL2.get(key)
-            if known is not None:
-                return list(known)
             row2 = _FIT2[(a + 1) * 8 + b + 1]
             while m:
                 low = m & -m
                 out += row2[low.bit_length() - 1]
                 m ^= low
-            if len(_LEGAL2) < _LEGAL2_MAX:
-                _LEGAL2[key] = tuple(out)
             return out
         for t in bits(hand & self.ends_mask()):
             row = _PLAYS[t]

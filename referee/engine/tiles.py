@@ -136,7 +136,8 @@ def pips_of(mask: TileSet) -> int:
 
 _ZERO_ZERO = 1 << DOUBLE[0]
 _SIX_SIX = 1 << DOUBLE[6]
-_NOT_LONE = ALL_TILES & ~(_ZERO_ZERO | _SIX_SIX)
+#: Every tile but 0-0 and 6-6: a hand holding one of them counts its plain pips (§2.7).
+NOT_LONE = ALL_TILES & ~(_ZERO_ZERO | _SIX_SIX)
 
 
 def lone_double_value(mask: TileSet, *, zero_zero: int = 25, six_six: int = 50, both: int | None = 75) -> int:
@@ -146,7 +147,7 @@ def lone_double_value(mask: TileSet, *, zero_zero: int = 25, six_six: int = 50, 
     0-0 plus 6-6 counts ``both`` (``None``: its plain 12 pips, as Kozel counts it).  Any other
     hand counts its pips.
     """
-    if mask & _NOT_LONE:
+    if mask & NOT_LONE:
         return pips_of(mask)  # the common case: a tile other than 0-0 and 6-6
     if mask == _ZERO_ZERO:
         return zero_zero

@@ -50,8 +50,9 @@ from .tiles import HIGH, IS_DOUBLE, LOW, N_TILES, OTHER, SUIT, Tile, TileSet, ma
 
 #: ``TRAIN_PLAYS[t][e]``: the interned play of tile ``t`` on train ``e`` (up to 4 seats + Mexican).
 TRAIN_PLAYS: list[list[Play]] = [[Play(t, e) for e in range(5)] for t in range(N_TILES)]
-#: ``_SHOWS[t]``: bit ``v`` set when tile ``t`` shows ``v`` (it fits an end showing ``v``).
-_SHOWS: list[int] = [1 << LOW[t] | 1 << HIGH[t] for t in range(N_TILES)]
+#: ``_TRAIN_MOVES[t][trains]``: the plays of tile ``t`` on each train of bit set ``trains``, in order.
+_TRAIN_MOVES: list[list[tuple[Play, ...]]] = [[tuple(TRAIN_PLAYS[t][e] for e in range(5) if s >> e & 1) for s in range(32)]
+                                              for t in range(N_TILES)]
 # Events are frozen values: one shared instance per distinct event (as in .line), instead of a
 # new dataclass on every move.
 _PLACED: list[list[list[Placed]]] = [[[Placed(s, t, e) for e in range(5)] for t in range(N_TILES)] for s in range(4)]
@@ -144,25 +145,41 @@ class TrainDeal:
         seat = self.turn
         if seat < 0:
             return []
-        m = self.hands[seat] & self._fitting(seat)
+        hand = self.hands[seat]
+        ends = self.ends
         out: list[Play] = []
-        if self.open_train >= 0:  # one train, and every tile of m fits it
+        if self.open_train >= 0:  # one train, and every fitting tile fits it (MT-7, MT-8)
             e = self.open_train
+            m = hand & SUIT[ends[e]]
             while m:
                 low = m & -m
                 out.append(TRAIN_PLAYS[low.bit_length() - 1][e])
                 m ^= low
             return out
-        ends = self.ends
-        shown = [(e, ends[e]) for e in self.open_trains(seat)]
+        # by_number[v]: the open trains whose end shows v, as a bit set (MT-4: the seat's own,
+        # the Mexican, the marked ones); a tile's moves are then one lookup of the trains its
+        # two numbers reach, in train order
+        n = self.n
+        by_number = [0] * 7
+        v = ends[seat]
+        by_number[v] = 1 << seat
+        fit = SUIT[v]
+        v = ends[n]
+        by_number[v] |= 1 << n
+        fit |= SUIT[v]
+        marked = self.markers & ~(1 << seat)
+        while marked:
+            low = marked & -marked
+            marked ^= low
+            v = ends[low.bit_length() - 1]
+            by_number[v] |= low
+            fit |= SUIT[v]
+        m = hand & fit
         while m:
             low = m & -m
-            t = low.bit_length() - 1
             m ^= low
-            fits, row = _SHOWS[t], TRAIN_PLAYS[t]
-            for e, v in shown:
-                if fits >> v & 1:
-                    out.append(row[e])
+            t = low.bit_length() - 1
+            out += _TRAIN_MOVES[t][by_number[LOW[t]] | by_number[HIGH[t]]]
         return out
 
     def layout_mask(self) -> TileSet:
@@ -182,15 +199,21 @@ class TrainDeal:
         seat = self.turn
         t, e = p.tile, p.end
         assert e is not None
-        self.hands[seat] &= ~(1 << t)
-        self.layout.place(t, e)
+        hand = self.hands[seat] & ~(1 << t)
+        self.hands[seat] = hand
+        lay = self.layout  # Trains.place, inlined (once a move)
+        ends = self.ends
+        near = ends[e]
+        far = ends[e] = OTHER[t][near]
+        lay.laid[e] += 1
+        lay.tiles[e].append((near, far))
         self.history.append(_PLACED[seat][t][e])
         self.last_placer = seat
         if e == seat:
             self.markers &= ~(1 << seat)  # MT-10
         double = IS_DOUBLE[t]
         self.open_train = e if double else -1  # a double opens; anything else was open to it, or covers it
-        if not self.hands[seat]:
+        if not hand:
             self.end = DealEnd(DOMINO, seat)  # MT-9: also on a double, which stays uncovered
             self.turn = TERMINAL
             return

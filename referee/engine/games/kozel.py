@@ -34,7 +34,7 @@ from ..game import (
 from ..line import DOMINO, DRAW_UNTIL_FIT, NO_DRAW
 from ..scoring import REMEMBER, Carry, Rule13
 from ..state import DealState
-from ..tiles import DOUBLE, Tile, lone_double_value
+from ..tiles import DOUBLE, NOT_LONE, Tile, lone_double_value, pips_of
 
 HEAVIER_TAKES_ALL = "heavier_pair_takes_all"
 EACH_WRITES_OWN = "each_writes_own"
@@ -83,6 +83,8 @@ class Kozel(Game):
         return forced_lead(deal, LOWEST_FIRST)
 
     def hand_value(self, hand: int) -> int:
+        if hand & NOT_LONE:
+            return pips_of(hand)  # the common case, without lone_double_value's call
         return lone_double_value(hand, zero_zero=self.zero_zero, six_six=50, both=None)
 
     def score(self, state: DealState, values: list[int], notes: list[str]) -> tuple[list[int], int | None]:
