@@ -105,15 +105,18 @@ def table_game(k: Knowledge) -> Game:
 def fork_game(game: Game) -> Game:
     """A copy of ``game`` that a deal can be scored on without touching ``game``: its lists and
     score keepers (the rule of 13, carried eggs) are copied, the rest shared."""
-    other = copy.copy(game)
-    for name, value in vars(game).items():
-        if type(value) is list:
-            setattr(other, name, list(value))
-        elif isinstance(value, (Rule13, Carry)):
+    other = object.__new__(type(game))
+    fields = other.__dict__
+    fields.update(game.__dict__)
+    for name, value in fields.items():
+        kind = type(value)
+        if kind is list:
+            fields[name] = list(value)
+        elif kind is Rule13 or kind is Carry:
             kept = copy.copy(value)
-            if isinstance(kept, Rule13):
+            if kind is Rule13:
                 kept.pending = list(kept.pending)
-            setattr(other, name, kept)
+            fields[name] = kept
     return other
 
 
@@ -274,30 +277,34 @@ def _voids_between(voids: list[tuple[float, TileSet]], after: float, before: flo
 
 def _match(cands: list[list[int]], caps: list[int], rng: Rng) -> list[int] | None:
     """Give every item a group among its candidates, no group over its capacity (Kuhn's
-    augmenting paths, so an assignment is found whenever one exists); a free group is chosen at
-    random in proportion to its free room.  ``None`` when there is none."""
+    augmenting paths, so an assignment is found whenever one exists); a group with room is
+    chosen at random in proportion to its room.  ``None`` when there is no assignment."""
     members: list[list[int]] = [[] for _ in caps]
+    room = list(caps)
     where = [-1] * len(cands)
+    rand = rng.random
 
     def augment(i: int, seen: list[bool]) -> bool:
-        free = [(g, caps[g] - len(members[g])) for g in cands[i] if len(members[g]) < caps[g]]
-        if free:
-            total = sum(room for _, room in free)
-            x = rng.random() * total
-            pick = free[-1][0]
-            for g, room in free:
-                x -= room
-                if x < 0:
-                    pick = g
+        total = 0
+        for g in cands[i]:
+            total += room[g]
+        if total:
+            x = rand() * total
+            for g in cands[i]:
+                x -= room[g]
+                if x < 0 and room[g]:
                     break
-            members[pick].append(i)
-            where[i] = pick
+            else:  # rounding: the last group with room
+                g = next(h for h in reversed(cands[i]) if room[h])
+            members[g].append(i)
+            room[g] -= 1
+            where[i] = g
             return True
         for g in cands[i]:
             if seen[g]:
                 continue
             seen[g] = True
-            for j in list(members[g]):
+            for j in members[g]:
                 if augment(j, seen):  # j moved to another group (g is full, so not back here)
                     members[g].remove(j)
                     members[g].append(i)
@@ -394,8 +401,6 @@ def sample_deal(k: Knowledge, rng: Rng, game: Game | None = None) -> Deal | None
     order = sorted(range(len(hidden)), key=lambda x: len(hid[x]))  # the most constrained first
     items: list[Tile] = [t for _, t, _ in placed] + [hidden[x] for x in order]
     cands += [hid[x] for x in order]
-    for c in cands:
-        rng.shuffle(c)
     if sum(caps) != len(items):
         return None
     where = _match(cands, caps, rng)
@@ -418,7 +423,8 @@ def sample_deal(k: Knowledge, rng: Rng, game: Game | None = None) -> Deal | None
             if d.final is not None:
                 bazaar.append(d.final)
     rest = bins[pool]
-    rng.shuffle(rest)
+    if shape.undealt == "bazaar":
+        rng.shuffle(rest)  # the order it will be drawn in (sleeping tiles are never drawn)
     return Deal(tuple(hands), tuple(bazaar + rest))
 
 
