@@ -89,7 +89,7 @@ def pooled_deals(results: list[dict]) -> list[float]:
 def run_row(game: str, players: int, who: str, out: Path, budget: int, mt_matches: int) -> dict:
     stem = out / f"{game}-{who}"
     base = [str(BOTS / "search_bot.py"), str(OPPONENTS[who]), "--variant", game, "--players", str(players),
-            "--env", "BOT_SEED=1", "--overwrite", "-q"]
+            "--env", "BOT_SEED=1", "--env", f"PYTHONPATH={ROOT}", "--overwrite", "-q"]  # the bots import this checkout
     start = time.monotonic()
     if game == "mexican_train":
         results, times = [], []
