@@ -32,6 +32,15 @@ second, so a busy spell of a shared machine slows every engine alike and the rat
   is the choice of a place for the tile turned up (turning up and tails are automatic, not
   moves).  Left out of the ratio table.
 
+* **search, sport / kozel: sample** — what a search bot does before each playout
+  (``referee.engine.sampling``): a deal consistent with what the seat to move knows, drawn by
+  ``sample_deal`` and replayed to that seat's decision by ``replay``, from positions part-way
+  through random deals (a pool of 64, taken in turn).  One sample counts as one deal and one move.
+* **search, sport / kozel: playout** — one playout from such a sampled state: ``copy``, random
+  legal moves to the deal's end, and ``Game.finish`` on ``fork_game`` of the table game (the
+  scoring a search reads).  Its moves are the playout's moves.  These rows are a table of their
+  own: µs per sample and per playout are what a decision's search spends, many times over.
+
 A *move* is a player's decision; chance nodes, forced leads and automatic passes are not moves.
 ``µs/move`` is the whole time (dealing and scoring included) divided by the moves.  Nothing
 here asserts anything: it prints figures for the machine it runs on.
@@ -49,6 +58,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import metadata
+from typing import Any
 
 from referee.engine import TERMINAL, deal_from_seed, variant
 
@@ -95,6 +105,8 @@ CROSS_GAMES = ("osel", "telephone", "muggins")
 KOZEL_FAMILY = ("sea_kozel", "general", "blitz")
 #: The layout games of issue 17: not compared with other engines either.
 TRAINS = ("mexican_train", "kolbasa")
+#: The games whose search primitives (a sample, a playout) are measured (issue 26).
+SEARCHED = ("sport", "kozel")
 
 
 def ours(name: str, seed: int) -> DealFn:
@@ -122,6 +134,83 @@ def ours(name: str, seed: int) -> DealFn:
             state.apply(choice(state.legal_plays()))
             moves += 1
         game.finish(state)
+        return moves
+
+    return one
+
+
+def positions(name: str, seed: int, count: int = 64) -> list[tuple[Any, Any, Any]]:
+    """``count`` decisions part-way through random deals of ``name`` (4 players): for each, what
+    the seat to move knows, the table game for it, and one state sampled at it."""
+    from referee.engine.sampling import Knowledge, sample_state, table_game
+    from referee.engine.view import seen_by
+
+    v = variant(name)
+    rng = random.Random(seed)
+    out: list[tuple[Any, Any, Any]] = []
+    index = 0
+    while len(out) < count:
+        game = v.new_game(4)
+        deal = deal_from_seed(seed, index, v.shape(4))
+        index += 1
+        state = game.start(deal)
+        if state is None:
+            continue
+        for _ in range(rng.randrange(2, 16)):
+            if state.to_move() == TERMINAL:
+                break
+            state.apply(rng.choice(state.legal_plays()))
+        if state.to_move() == TERMINAL:
+            continue
+        seat = state.to_move()
+        k = Knowledge(variant=name, players=4, seat=seat, leader=state.leader, hand=tuple(deal.hands[seat]),
+                      history=tuple(seen_by(e, seat) for e in state.history), options=dict(game.options),
+                      legal=tuple(state.legal_plays()))
+        table = table_game(k)
+        sampled = sample_state(k, rng, table)
+        assert sampled is not None, "the true deal agrees with the seat's knowledge, so a sample exists"
+        out.append((k, table, sampled))
+    return out
+
+
+def sampling(name: str, seed: int) -> DealFn:
+    """One deal drawn and replayed to the seat's decision, from a pool of positions in turn."""
+    from referee.engine.sampling import replay, sample_deal
+
+    pool = positions(name, seed)
+    rng = random.Random(seed)
+    index = 0
+
+    def one() -> int:
+        nonlocal index
+        k, table, _ = pool[index % len(pool)]
+        index += 1
+        deal = sample_deal(k, rng, table)
+        assert deal is not None and replay(k, deal, table) is not None
+        return 1
+
+    return one
+
+
+def playout(name: str, seed: int) -> DealFn:
+    """One random playout from a sampled state to the deal's end, scored on a forked game."""
+    from referee.engine.sampling import fork_game
+
+    pool = positions(name, seed)
+    rng = random.Random(seed)
+    choice = rng.choice
+    index = 0
+
+    def one() -> int:
+        nonlocal index
+        _, table, sampled = pool[index % len(pool)]
+        index += 1
+        state = sampled.copy()
+        moves = 0
+        while state.to_move() != TERMINAL:
+            state.apply(choice(state.legal_plays()))
+            moves += 1
+        fork_game(table).finish(state)
         return moves
 
     return one
@@ -190,6 +279,9 @@ def engines(seed: int) -> list[tuple[str, Callable[[], DealFn] | None, str | Non
     out: list[tuple[str, Callable[[], DealFn] | None, str | None]] = [
         (f"ours, {name}", functools.partial(ours, name, seed), None) for name in LINE_GAMES + CROSS_GAMES + KOZEL_FAMILY + TRAINS
     ]
+    for name in SEARCHED:
+        out.append((f"search, {name}: sample", functools.partial(sampling, name, seed), None))
+        out.append((f"search, {name}: playout", functools.partial(playout, name, seed), None))
     try:
         import open_spiel.python.games  # noqa: F401
         import pyspiel  # noqa: F401
@@ -242,6 +334,19 @@ def measure(players: list[tuple[Row, DealFn]], seconds: float, warmup: float) ->
 # -- printing ------------------------------------------------------------------------------
 
 
+def search_table(rows: list[Row]) -> str:
+    head = f"{'search primitive':<32}{'count':>9}{'per s':>11}{'µs each':>10}{'moves each':>12}{'± rounds':>10}"
+    lines = [head, "-" * len(head)]
+    for r in rows:
+        if r.skipped:
+            lines.append(f"{r.engine:<32}  skipped: {r.skipped}")
+            continue
+        each = r.moves / r.deals if r.engine.endswith("playout") else 0.0
+        lines.append(f"{r.engine:<32}{r.deals:>9,}{r.deals_per_s:>11,.0f}{r.seconds / r.deals * 1e6:>10.1f}"
+                     f"{each:>12.2f}{r.spread:>9.0%} ")
+    return "\n".join(lines)
+
+
 def table(rows: list[Row]) -> str:
     head = f"{'engine':<32}{'deals':>9}{'deals/s':>11}{'moves/s':>11}{'µs/move':>10}{'moves/deal':>12}{'± rounds':>10}"
     lines = [head, "-" * len(head)]
@@ -258,7 +363,7 @@ def table(rows: list[Row]) -> str:
 
 def ratios(rows: list[Row]) -> str:
     mine = [r for r in rows if r.engine.startswith("ours") and r.engine.split(", ")[1] in LINE_GAMES and not r.skipped]
-    theirs = [r for r in rows if not r.engine.startswith("ours")]
+    theirs = [r for r in rows if not r.engine.startswith(("ours", "search"))]
     head = f"{'ours / theirs':<16}" + "".join(f"{r.engine:>34}" for r in theirs)
     lines = [head, "-" * len(head)]
     for m in mine:
@@ -302,14 +407,19 @@ def main(argv: list[str] | None = None) -> int:
             players.append((rows[-1], factory()))
     print(f"  measuring {len(players)} engines for ~{args.seconds * len(players):g} s …", file=sys.stderr, flush=True)
     measure(players, args.seconds, warmup)
-    print(table(rows))
+    searched = [r for r in rows if r.engine.startswith("search")]
+    print(table([r for r in rows if not r.engine.startswith("search")]))
     print()
+    if searched:
+        print(search_table(searched))
+        print()
     print(ratios(rows))
     print()
     print("Times are CPU time of this process.  µs/move = the whole time of the deals (dealing and scoring")
     print("included) over the player moves; 'per move' = their µs/move over ours; '± rounds' = the spread")
     print("(relative standard deviation) of deals/s between rounds.  Issue targets: ≥10× OpenSpiel's")
-    print("deals/s and ahead of the dominoes package.")
+    print("deals/s, and (issue 26) sport and kozel ≥2× the dominoes package's.  A search primitive's")
+    print("'moves each' is a playout's moves (a sample makes none).")
     return 0
 
 
