@@ -37,9 +37,15 @@ import traceback
 from pathlib import Path
 
 try:
+    import protocol.bot  # noqa: F401
     import referee.engine  # noqa: F401
 except ImportError:  # run from a checkout that is not installed
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    try:
+        import protocol.bot  # noqa: F401
+        import referee.engine  # noqa: F401
+    except ImportError as exc:
+        sys.exit(f"search_bot.py needs the referee package (installed, or this repository around sample_bots): {exc}")
 
 from protocol import messages as m
 from protocol.bot import State, log, norm, run

@@ -227,3 +227,21 @@ def test_a_failing_search_costs_a_move_not_the_match(monkeypatch, capsys):
     assert search_bot.Searcher(seed=1, samples=4, budget_ms=1000).choose(turn, state) in turn.legal
     said = capsys.readouterr().err
     assert "the search failed" in said and "a bug in the sampler" in said
+
+
+def test_the_readmes_search_bot_example_plays_a_match(tmp_path, monkeypatch):
+    """README.md's "Writing a search bot" example, run as written (with sample_bots on its path)
+    against first_bot: four sport deals in both orientations, no fault."""
+    readme = (BOTS.parent / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("### Writing a search bot") :]
+    code = section[section.index("```python\n") + len("```python\n") :]
+    code = code[: code.index("```")]
+    assert "sample_state(k, rng, game)" in code and "run(choose" in code
+    bot = tmp_path / "readme_search.py"
+    bot.write_text(f"import sys\nsys.path.insert(0, {str(BOTS)!r})\n" + code)
+    v = variant("sport")
+    spec = MatchSpec(v, [Bot("readme", resolve_command(str(bot))), Bot("first", resolve_command(str(BOTS / "first_bot.py")))],
+                     4, v.resolve_options(4), deals=4, seed=2, tc=TimeControl(startup=30, move=20),
+                     log_path=tmp_path / "r.jsonl", stderr_dir=tmp_path / "r-err")
+    data = msgspec.to_builtins(trio.run(run_match, spec).whole())
+    assert data["faults"] == [] and data["bots"][0]["hello"]["name"] == "my-search"
