@@ -394,9 +394,11 @@ class Game(ABC):
 
     def finish(self, state: DealState) -> DealRecord:
         """Score a finished deal and return its record."""
-        if state.end is None:
+        end = state.end
+        if end is None:
             raise RuntimeError("the deal is not over")
-        values = [self.hand_value(h) for h in state.hands]
+        value = self.hand_value
+        values = [value(h) for h in state.hands]
         notes: list[str] = []
         played: tuple[int, ...] = ()
         self.rule = None
@@ -410,19 +412,20 @@ class Game(ABC):
             played = tuple(during)
             if any(during):
                 notes.append("written during play: " + ", ".join(f"{self.names[s]} {p}" for s, p in enumerate(during) if p))
-        if state.end.reason == FAULT:
-            wrote, winner = self.score_fault(state.end.seat, values, notes)
+        if end.reason == FAULT:
+            wrote, winner = self.score_fault(end.seat, values, notes)
         else:
             wrote, winner = self.score(state, values, notes)
+        totals = self.totals
         for side, points in enumerate(wrote):
-            self.totals[side] += points
+            totals[side] += points
         if played:
             wrote = [w + p for w, p in zip(wrote, played)]
         leader, lead_tile = self._lead
         rec = DealRecord(
-            self.played, leader, lead_tile, state.end,
+            self.played, leader, lead_tile, end,
             tuple([tiles_tuple(h) for h in state.hands]), tuple(values),
-            tuple(wrote), tuple(self.totals), tuple(notes), winner=winner, played=played, rule=self.rule,
+            tuple(wrote), tuple(totals), tuple(notes), winner=winner, played=played, rule=self.rule,
         )
         self._record(rec)
         self.last = rec

@@ -139,11 +139,16 @@ class Kozel(Game):
 
     def _settle(self, raw: list[int], names: list[str], notes: list[str]) -> list[int]:
         """Give carried eggs to the largest write, then apply the rule of 13 side by side."""
-        self.carry.award(raw, names, notes)
-        return [self.rule13.apply(s, raw[s], self.totals[s], names[s], notes) for s in range(len(self.sides))]
+        if self.carry.amount:
+            self.carry.award(raw, names, notes)
+        apply = self.rule13.apply
+        totals = self.totals
+        return [apply(s, raw[s], totals[s], names[s], notes) for s in range(len(raw))]
 
     def game_over(self) -> GameOutcome | None:
         limit = self.target + 1
+        if max(self.totals) < limit:
+            return None  # the common case, without building the goats
         goats = tuple(s for s, t in enumerate(self.totals) if t >= limit)
         if not goats:
             return None
