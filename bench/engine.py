@@ -1,6 +1,6 @@
 """Random-playout throughput of our rules engine against two Python domino engines.
 
-    python -m bench.engine [--seconds S] [--seed N]
+    python -m bench.engine [--seconds S] [--seed N] [--only WORDS] [--against DIR]
 
 Every engine plays whole 4-player deals (sport and kozel in partnership, 7 tiles each, no
 bazaar) with uniformly random legal moves from a seeded :class:`random.Random`, for about ``S`` seconds of CPU time after
@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import importlib.util
 import platform
 import random
 import statistics
@@ -58,6 +59,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 from referee.engine import TERMINAL, deal_from_seed, variant
@@ -109,10 +111,12 @@ TRAINS = ("mexican_train", "kolbasa")
 SEARCHED = ("sport", "kozel")
 
 
-def ours(name: str, seed: int) -> DealFn:
+def ours(name: str, seed: int, engine: Any = None) -> DealFn:
     """Whole deals of our ``name`` game for 4 players (sport and kozel both play in pairs), or
-    the game's usual count where 4 cannot play (kolbasa: 2)."""
-    v = variant(name)
+    the game's usual count where 4 cannot play (kolbasa: 2).  ``engine``: another checkout's
+    ``referee.engine`` (``--against``), measured the same way."""
+    v = (engine.variant if engine is not None else variant)(name)
+    dealt = engine.deal_from_seed if engine is not None else deal_from_seed
     seats = 4 if 4 in v.players else v.default_players  # kolbasa is for two
     shape = v.shape(seats)
     rng = random.Random(seed)
@@ -125,7 +129,7 @@ def ours(name: str, seed: int) -> DealFn:
         while True:
             if game.outcome() is not None:
                 game = v.new_game(seats)
-            state = game.start(deal_from_seed(seed, index, shape))
+            state = game.start(dealt(seed, index, shape))
             index += 1
             if state is not None:
                 break
@@ -274,11 +278,27 @@ def _missing(dist: str, exc: Exception) -> str:
     return f"{dist} does not import: {type(exc).__name__}: {exc}"
 
 
-def engines(seed: int) -> list[tuple[str, Callable[[], DealFn] | None, str | None]]:
-    """(label, factory or None, why it is skipped) for every engine, in table order."""
-    out: list[tuple[str, Callable[[], DealFn] | None, str | None]] = [
-        (f"ours, {name}", functools.partial(ours, name, seed), None) for name in LINE_GAMES + CROSS_GAMES + KOZEL_FAMILY + TRAINS
-    ]
+def other_engine(checkout: Path) -> Any:
+    """Another checkout's rules engine, imported under a name of its own (``_against_engine``):
+    the engine's modules import each other relatively, so both engines live in one process."""
+    root = checkout / "referee" / "engine"
+    spec = importlib.util.spec_from_file_location("_against_engine", root / "__init__.py", submodule_search_locations=[str(root)])
+    if spec is None or spec.loader is None or not root.is_dir():
+        raise SystemExit(f"--against {checkout}: no referee/engine package there")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def engines(seed: int, against: Any = None) -> list[tuple[str, Callable[[], DealFn] | None, str | None]]:
+    """(label, factory or None, why it is skipped) for every engine, in table order; with
+    ``against`` (another checkout's engine) a ``before`` row beside each of ours."""
+    out: list[tuple[str, Callable[[], DealFn] | None, str | None]] = []
+    for name in LINE_GAMES + CROSS_GAMES + KOZEL_FAMILY + TRAINS:
+        out.append((f"ours, {name}", functools.partial(ours, name, seed), None))
+        if against is not None:
+            out.append((f"before, {name}", functools.partial(ours, name, seed, against), None))
     for name in SEARCHED:
         out.append((f"search, {name}: sample", functools.partial(sampling, name, seed), None))
         out.append((f"search, {name}: playout", functools.partial(playout, name, seed), None))
@@ -361,9 +381,19 @@ def table(rows: list[Row]) -> str:
     return "\n".join(lines)
 
 
+def before_after(rows: list[Row]) -> str:
+    """ours ÷ before for every game measured both ways (deals/s, the same run)."""
+    by = {r.engine: r for r in rows if not r.skipped}
+    lines = [f"{'ours / before':<24}{'deals/s':>10}", "-" * 34]
+    for r in rows:
+        if r.engine.startswith("ours, ") and f"before, {r.engine[6:]}" in by and not r.skipped:
+            lines.append(f"{r.engine[6:]:<24}{r.deals_per_s / by['before, ' + r.engine[6:]].deals_per_s:>9.2f}×")
+    return "\n".join(lines)
+
+
 def ratios(rows: list[Row]) -> str:
     mine = [r for r in rows if r.engine.startswith("ours") and r.engine.split(", ")[1] in LINE_GAMES and not r.skipped]
-    theirs = [r for r in rows if not r.engine.startswith(("ours", "search"))]
+    theirs = [r for r in rows if not r.engine.startswith(("ours", "search", "before"))]
     head = f"{'ours / theirs':<16}" + "".join(f"{r.engine:>34}" for r in theirs)
     lines = [head, "-" * len(head)]
     for m in mine:
@@ -385,6 +415,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1, help="seed of the deals and of the random players (default 1)")
     ap.add_argument("--only", default="", metavar="WORDS",
                     help="measure only the rows whose label contains one of these comma-separated words (e.g. sport,kozel,dominoes)")
+    ap.add_argument("--against", type=Path, metavar="DIR",
+                    help="another checkout (e.g. a git worktree of an older commit): its engine's rows, 'before', measured beside ours")
     args = ap.parse_args(argv)
     if args.seconds <= 0:
         ap.error("--seconds must be positive")
@@ -399,7 +431,8 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[Row] = []
     players: list[tuple[Row, DealFn]] = []
     only = [w.strip() for w in args.only.split(",") if w.strip()]
-    for label, factory, why in engines(args.seed):
+    against = other_engine(args.against) if args.against is not None else None
+    for label, factory, why in engines(args.seed, against):
         if only and not any(w in label for w in only):
             continue
         rows.append(Row(label, skipped=why))
@@ -415,6 +448,9 @@ def main(argv: list[str] | None = None) -> int:
         print()
     print(ratios(rows))
     print()
+    if against is not None:
+        print(before_after(rows))
+        print()
     print("Times are CPU time of this process.  µs/move = the whole time of the deals (dealing and scoring")
     print("included) over the player moves; 'per move' = their µs/move over ours; '± rounds' = the spread")
     print("(relative standard deviation) of deals/s between rounds.  Issue targets: ≥10× OpenSpiel's")
