@@ -327,12 +327,15 @@ class Sausage(Layout):
         a, b = LOW[t], HIGH[t]
         if place is None:
             self.start = (a, b)  # KB-2: the lower half on top
-        elif place in (TOP_END, BOTTOM_END):
+        elif place == TOP_END or place == BOTTOM_END:
             near = self.ends[place]
-            self.lines[place].append((near, OTHER[t][near]))
+            far = self.ends[place] = OTHER[t][near]
+            self.lines[place].append((near, far))
+            return ()  # the other line's end is where it was
         elif place < KNIFE:
             line, j = divmod(place - INSERT_TOP, 100)
             self.lines[line].insert(j, (a, a))
+            return ()  # a double shows its number on both sides: every end is where it was
         else:
             i = place - KNIFE
             top = self.junction(0, i)
