@@ -12,7 +12,9 @@ sea_kozel's special state).  From it:
   place nothing held no tile that fitted then, and the tiles it drew before one that fitted
   did not fit either); the counts of hands, draws and the bazaar; the tiles on the table;
   mexican_train's trains and markers (which decide what a seat could place); kolbasa's rows,
-  whose turned-up tiles are public and whose unseen tiles lie in an unknown order.
+  whose turned-up tiles are public and whose unseen tiles lie in an unknown order.  The hidden
+  tiles go, the most constrained first, to a place they may go chosen in proportion to its room
+  left: close to a uniform draw among the agreeing deals, not exactly one.
 * :func:`replay` plays the deal's decisions again on such a deal, with the engine itself, and
   returns the deal state at the seat's decision (a copy of which a search may play on), or
   ``None`` when the deal would not have told the seat the same events.  That is the test of
