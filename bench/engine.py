@@ -34,8 +34,9 @@ second, so a busy spell of a shared machine slows every engine alike and the rat
 
 * **search, sport / kozel: sample** — what a search bot does before each playout
   (``referee.engine.sampling``): a deal consistent with what the seat to move knows, drawn by
-  ``sample_deal`` and replayed to that seat's decision by ``replay``, from positions part-way
-  through random deals (a pool of 64, taken in turn).  One sample counts as one deal and one move.
+  the position's ``Sampler`` (built once, as a search builds one a decision) and replayed to that
+  seat's decision by ``replay``, from positions part-way through random deals (a pool of 64,
+  taken in turn).  One sample counts as one deal and one move.
 * **search, sport / kozel: playout** — one playout from such a sampled state: ``copy``, random
   legal moves to the deal's end, and ``Game.finish`` on ``fork_game`` of the table game (the
   scoring a search reads).  Its moves are the playout's moves.  These rows are a table of their
@@ -178,18 +179,19 @@ def positions(name: str, seed: int, count: int = 64) -> list[tuple[Any, Any, Any
 
 
 def sampling(name: str, seed: int) -> DealFn:
-    """One deal drawn and replayed to the seat's decision, from a pool of positions in turn."""
-    from referee.engine.sampling import replay, sample_deal
+    """One deal drawn and replayed to the seat's decision, from a pool of positions in turn, each
+    with its Sampler (built once, as a search builds one a decision)."""
+    from referee.engine.sampling import Sampler, replay
 
-    pool = positions(name, seed)
+    pool = [(k, table, Sampler(k, table)) for k, table, _ in positions(name, seed)]
     rng = random.Random(seed)
     index = 0
 
     def one() -> int:
         nonlocal index
-        k, table, _ = pool[index % len(pool)]
+        k, table, sampler = pool[index % len(pool)]
         index += 1
-        deal = sample_deal(k, rng, table)
+        deal = sampler.deal(rng)
         assert deal is not None and replay(k, deal, table) is not None
         return 1
 

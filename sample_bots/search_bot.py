@@ -53,7 +53,7 @@ from referee.engine import STOP, TERMINAL, Play, play, variant
 from referee.engine.game import Special
 from referee.engine.layout import END_INDEX, parse_place
 from referee.engine.line import DECLINE, HUNDRED, WRITE_OFF, Cut, Declared, Drew, Event, Passed, Placed, Scored, Tailed, Turned
-from referee.engine.sampling import Knowledge, fork_game, sample_state, table_game
+from referee.engine.sampling import Knowledge, Sampler, fork_game, table_game
 from referee.engine.state import DealState
 from referee.engine.tiles import PIPS, tile
 from referee.engine.trains import train_play
@@ -224,8 +224,9 @@ class Searcher:
         totals = [0.0] * len(legal)
         done = 0
         samples = min(self.samples, max(16, self.playouts // len(legal)))
+        sampler = Sampler(k, game)  # reads the events once for every deal it draws
         for _ in range(samples):
-            sampled = sample_state(k, rng, game, tries=50)
+            sampled = sampler.state(rng, tries=50)
             if sampled is None:
                 break  # fifty deals in a row that do not replay: the rest would not either
             for j, p in enumerate(k.legal):

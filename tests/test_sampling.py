@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from referee.engine import TERMINAL, Deal, Drew, Passed, Placed, check_deal, variant
 from referee.engine.layout import Cross, Line, Trains
 from referee.engine.line import Turned
-from referee.engine.sampling import CROSS_GAMES, Knowledge, fork_game, replay, sample_deal, sample_state, table_game
+from referee.engine.sampling import CROSS_GAMES, Knowledge, Sampler, fork_game, replay, sample_deal, sample_state, table_game
 from referee.engine.tiles import LOW, SUIT, mask_of
 from referee.engine.view import seen_by, view
 
@@ -186,6 +186,16 @@ def test_the_true_deal_replays_and_sample_state_finds_one(spec):
         assert again is not None and again.hands == state.hands and again.history == state.history
         found = sample_state(k, random.Random(seed), table)
         assert found is not None and found.to_move() == seat and found.legal_plays() == state.legal_plays()
+
+
+def test_a_sampler_reads_the_events_once_and_draws_what_sample_deal_draws():
+    """Sampler is sample_deal with the events read once: the same generator, the same deals."""
+    for spec in (("sport", 4, {}), ("draw", 2, {}), ("mexican_train", 3, {}), ("kolbasa", 2, {})):
+        game, deal, state = position(spec, 8, 0.2)
+        k = knowledge_of(game, state, deal, state.to_move())
+        sampler = Sampler(k)
+        one, two = random.Random(4), random.Random(4)
+        assert [sampler.deal(one) for _ in range(5)] == [sample_deal(k, two) for _ in range(5)]
 
 
 def test_sampling_is_reproducible_from_the_generator():

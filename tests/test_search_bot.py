@@ -223,7 +223,7 @@ def test_a_failing_search_costs_a_move_not_the_match(monkeypatch, capsys):
     def broken(*args, **kwargs):
         raise RuntimeError("a bug in the sampler")
 
-    monkeypatch.setattr(search_bot, "sample_state", broken)
+    monkeypatch.setattr(search_bot, "Sampler", broken)
     assert search_bot.Searcher(seed=1, samples=4, budget_ms=1000).choose(turn, state) in turn.legal
     said = capsys.readouterr().err
     assert "the search failed" in said and "a bug in the sampler" in said
@@ -236,7 +236,7 @@ def test_the_readmes_search_bot_example_plays_a_match(tmp_path, monkeypatch):
     section = readme[readme.index("### Writing a search bot") :]
     code = section[section.index("```python\n") + len("```python\n") :]
     code = code[: code.index("```")]
-    assert "sample_state(k, rng, game)" in code and "run(choose" in code
+    assert "sampler.state(rng)" in code and "run(choose" in code
     bot = tmp_path / "readme_search.py"
     bot.write_text(f"import sys\nsys.path.insert(0, {str(BOTS)!r})\n" + code)
     v = variant("sport")

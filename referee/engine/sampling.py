@@ -320,152 +320,198 @@ def _match(cands: list[list[int]], caps: list[int], rng: Rng) -> list[int] | Non
     return where
 
 
+class Sampler:
+    """Draws deals that agree with one seat's knowledge (see the module's account).  The events
+    are read once, here; each draw (:meth:`deal`, :meth:`state`) is then only its random part,
+    so a search drawing many deals for one decision reads them once."""
+
+    def __init__(self, k: Knowledge, game: Game | None = None) -> None:
+        self.k = k
+        self.game = table_game(k) if game is None else game
+        #: the events contradict each other (not from a real deal): no deal agrees with them
+        self.impossible = False
+        self.hidden: list[Tile] = []  # tiles whose place the seat does not know, in id order
+        if k.variant == "kolbasa":
+            self._read_rows()
+        else:
+            self._read_hands()
+
+    def deal(self, rng: Rng) -> Deal | None:
+        """A deal drawn at random among those that agree with the knowledge, or ``None`` when
+        the events leave none."""
+        if self.impossible:
+            return None
+        if self.k.variant == "kolbasa":
+            return self._rows(rng)
+        return self._hands(rng)
+
+    def state(self, rng: Rng, tries: int = 20) -> DealState | None:
+        """A deal state at the seat's decision on a deal drawn by :meth:`deal` that replays to
+        the knowledge (up to ``tries`` draws), or ``None``."""
+        for _ in range(tries):
+            deal = self.deal(rng)
+            if deal is None:
+                return None
+            state = replay(self.k, deal, self.game)
+            if state is not None:
+                return state
+        return None
+
+    # -- the hands and the undealt tiles ----------------------------------------------------
+
+    def _read_hands(self) -> None:
+        k = self.k
+        shape = self.game.shape
+        n, me, told = k.players, k.seat, k.history
+        station = _lead_tile(k) if shape.station else None
+        table = _Table(k, station)
+        chain = k.variant in CHAIN_GAMES
+        groups = [_Group(s, -1.0, shape.hand_size) for s in range(n)]  # group s: seat s's hand as dealt
+        voids: list[list[tuple[float, TileSet]]] = [[] for _ in range(n)]
+        placed: list[tuple[int, Tile, int]] = []  # (seat, tile, event index) of the other seats' tiles
+        drawn: list[_Group | tuple[Tile, ...]] = []  # every draw in order: another seat's group, or my tiles
+        last_draw: dict[int, _Group] = {}  # a seat's draw whose last tile fitted and is placed next
+        seen = mask_of(k.hand)  # tiles whose place is known: my hand and draws, the table
+        drew_total = 0
+        for i, e in enumerate(told):
+            kind = type(e)
+            if kind is Placed:
+                assert isinstance(e, Placed)
+                if e.seat != me and seen >> e.tile & 1:
+                    self.impossible = True  # a tile the seat holds, or one already on the table
+                    return
+                seen |= 1 << e.tile
+                if e.seat != me and not (station is not None and e.end is None):
+                    g = last_draw.pop(e.seat, None)
+                    if g is not None:
+                        g.final = e.tile
+                    else:
+                        placed.append((e.seat, e.tile, i))
+                table.place(e)
+                if chain and e.seat != me:
+                    nxt = told[i + 1] if i + 1 < len(told) else None
+                    if not (type(nxt) is Placed and nxt.seat == e.seat):  # type: ignore[union-attr]
+                        voids[e.seat].append((i + 0.5, table.fits(e.seat)))  # TURN-8: the chain stopped
+            elif kind is Drew:
+                assert isinstance(e, Drew)
+                voids[e.seat].append((float(i), table.fits(e.seat)))
+                drew_total += e.count
+                if e.seat == me:
+                    seen |= mask_of(e.tiles)
+                    drawn.append(e.tiles)
+                else:
+                    nxt = told[i + 1] if i + 1 < len(told) else None
+                    g = _Group(e.seat, i - 0.5, e.count)
+                    if type(nxt) is Placed and nxt.seat == e.seat:  # type: ignore[union-attr]
+                        last_draw[e.seat] = g  # the last tile fitted: it is the placement that follows
+                    groups.append(g)
+                    drawn.append(g)
+            elif kind is Passed:
+                voids[e.seat].append((float(i), table.fits(e.seat)))
+                table.passed(e.seat)
+        if WRITE_OFF in k.legal:  # the deal is blocked: nobody can place anything now
+            for s in range(n):
+                voids[s].append((len(told) + 0.5, table.fits(s)))
+        if station is not None:
+            seen |= 1 << station
+        self.hidden = tiles_of(ALL_TILES & ~seen)
+        # Items to place: the other seats' placed tiles (each in a group of its seat), then the
+        # hidden tiles; groups: the other seats' hands and draws, then the undealt tiles not drawn
+        # (the bazaar's rest, or the sleeping tiles).
+        mine = [g for g in groups if g.owner != me]
+        index = {id(g): x for x, g in enumerate(mine)}
+        caps = [g.size - (g.final is not None) for g in mine]
+        pool = len(caps)
+        caps.append(shape.undealt_count - drew_total)
+        if any(c < 0 for c in caps) or sum(caps) != len(placed) + len(self.hidden):
+            self.impossible = True
+            return
+        self.caps = caps
+        self.placed = [t for _, t, _ in placed]
+        self.placed_cands = [[index[id(g)] for g in mine if g.owner == seat and g.entry < when
+                              and not _voids_between(voids[seat], g.entry, when) >> t & 1] for seat, t, when in placed]
+        allowed = [ALL_TILES & ~_voids_between(voids[g.owner], g.entry, float("inf")) for g in mine]
+        self.cands_of = {t: [*[x for x, a in enumerate(allowed) if a >> t & 1], pool] for t in self.hidden}
+        self.pool = pool
+        self.hand_bins = [-1 if s == me else index[id(groups[s])] for s in range(n)]
+        #: every draw in order: the seat's own tiles, or (another seat's group, its last tile)
+        self.draws: list[tuple[Tile, ...] | tuple[int, Tile | None]] = []
+        self.own_draw: list[bool] = []
+        for d in drawn:
+            self.own_draw.append(isinstance(d, tuple))
+            self.draws.append(d if isinstance(d, tuple) else (index[id(d)], d.final))
+        self.bazaar = shape.undealt == "bazaar"
+
+    def _hands(self, rng: Rng) -> Deal | None:
+        hidden = list(self.hidden)
+        rng.shuffle(hidden)
+        cands_of = self.cands_of
+        order = sorted(hidden, key=lambda t: len(cands_of[t]))  # the most constrained first
+        items: list[Tile] = self.placed + order
+        where = _match(self.placed_cands + [cands_of[t] for t in order], self.caps, rng)
+        if where is None:
+            return None
+        bins: list[list[Tile]] = [[] for _ in self.caps]
+        for x, b in enumerate(where):
+            bins[b].append(items[x])
+        mine = tuple(sorted(self.k.hand))
+        hands = tuple(mine if b < 0 else tuple(sorted(bins[b])) for b in self.hand_bins)
+        bazaar: list[Tile] = []
+        for own, d in zip(self.own_draw, self.draws):
+            if own:
+                bazaar += d  # type: ignore[arg-type]
+            else:
+                b, final = d
+                got = bins[b]  # type: ignore[index]
+                rng.shuffle(got)
+                bazaar += got
+                if final is not None:
+                    bazaar.append(final)
+        rest = bins[self.pool]
+        if self.bazaar:
+            rng.shuffle(rest)  # the order it will be drawn in (sleeping tiles are never drawn)
+        return Deal(hands, tuple(bazaar + rest))
+
+    # -- kolbasa's rows -----------------------------------------------------------------------
+
+    def _read_rows(self) -> None:
+        """kolbasa (KB-7, KB-8, KB-15): each row as dealt.  Its tiles are turned up from the
+        right, so the tiles of the dealt block turned so far are its rightmost, in the order
+        turned; tails and cut sausages go to the left of a row, where they are public and never
+        reach the dealt block.  Every tile never turned up lies somewhere in the two blocks'
+        unturned parts, in an order nobody knows: drawn at random."""
+        rows: list[list[Tile | None]] = [[None] * ROW for _ in range(2)]  # as dealt, left to right
+        left = [ROW, ROW]  # tiles of each dealt block not turned up yet
+        public = 0
+        for e in self.k.history:
+            if type(e) is Turned:
+                public |= 1 << e.tile
+                if left[e.seat]:  # the dealt block is the right of the row until it is used up
+                    left[e.seat] -= 1
+                    rows[e.seat][left[e.seat]] = e.tile
+        self.rows = rows
+        self.left = left
+        self.hidden = tiles_of(ALL_TILES & ~public)
+
+    def _rows(self, rng: Rng) -> Deal:
+        hidden = list(self.hidden)
+        rng.shuffle(hidden)
+        out = []
+        for s in range(2):
+            row = list(self.rows[s])
+            for x in range(self.left[s]):
+                row[x] = hidden.pop()
+            out.append(tuple(t for t in row if t is not None))
+        return Deal(tuple(out), ())
+
+
 def sample_deal(k: Knowledge, rng: Rng, game: Game | None = None) -> Deal | None:
     """A deal drawn at random among those that agree with ``k`` (see the module's account), or
     ``None`` when the events leave none (they contradict each other: not from a real deal)."""
-    game = table_game(k) if game is None else game
-    if k.variant == "kolbasa":
-        return _sample_rows(k, rng)
-    shape = game.shape
-    n, me, told = k.players, k.seat, k.history
-    station = _lead_tile(k) if shape.station else None
-    table = _Table(k, station)
-    chain = k.variant in CHAIN_GAMES
-    groups = [_Group(s, -1.0, shape.hand_size) for s in range(n)]  # group s: seat s's hand as dealt
-    voids: list[list[tuple[float, TileSet]]] = [[] for _ in range(n)]
-    placed: list[tuple[int, Tile, int]] = []  # (seat, tile, event index) of the other seats' tiles
-    drawn: list[_Group | tuple[Tile, ...]] = []  # every draw in order: another seat's group, or my tiles
-    last_draw: dict[int, _Group] = {}  # a seat's draw whose last tile fitted and is placed next
-    seen = mask_of(k.hand)  # tiles whose place is known: my hand and draws, the table
-    drew_total = 0
-    for i, e in enumerate(told):
-        kind = type(e)
-        if kind is Placed:
-            assert isinstance(e, Placed)
-            if e.seat != me and seen >> e.tile & 1:
-                return None  # a tile the seat holds, or one already on the table: not a real deal
-            seen |= 1 << e.tile
-            if e.seat != me and not (station is not None and e.end is None):
-                g = last_draw.pop(e.seat, None)
-                if g is not None:
-                    g.final = e.tile
-                else:
-                    placed.append((e.seat, e.tile, i))
-            table.place(e)
-            if chain and e.seat != me:
-                nxt = told[i + 1] if i + 1 < len(told) else None
-                if not (type(nxt) is Placed and nxt.seat == e.seat):  # type: ignore[union-attr]
-                    voids[e.seat].append((i + 0.5, table.fits(e.seat)))  # TURN-8: the chain stopped
-        elif kind is Drew:
-            assert isinstance(e, Drew)
-            voids[e.seat].append((float(i), table.fits(e.seat)))
-            drew_total += e.count
-            if e.seat == me:
-                seen |= mask_of(e.tiles)
-                drawn.append(e.tiles)
-            else:
-                nxt = told[i + 1] if i + 1 < len(told) else None
-                g = _Group(e.seat, i - 0.5, e.count)
-                if type(nxt) is Placed and nxt.seat == e.seat:  # type: ignore[union-attr]
-                    last_draw[e.seat] = g  # the last tile fitted: it is the placement that follows
-                groups.append(g)
-                drawn.append(g)
-        elif kind is Passed:
-            voids[e.seat].append((float(i), table.fits(e.seat)))
-            table.passed(e.seat)
-    if WRITE_OFF in k.legal:  # the deal is blocked: nobody can place anything now
-        for s in range(n):
-            voids[s].append((len(told) + 0.5, table.fits(s)))
-    if station is not None:
-        seen |= 1 << station
-    hidden = tiles_of(ALL_TILES & ~seen & ~(1 << station if station is not None else 0))
-    # Items: the other seats' placed tiles (each needs a group of its seat), then hidden tiles.
-    mine = [g for g in groups if g.owner != me]
-    index = {id(g): x for x, g in enumerate(mine)}
-    caps = [g.size - (g.final is not None) for g in mine]
-    undealt = shape.undealt_count
-    pool = len(caps)  # the undealt tiles not drawn yet (the bazaar's rest, or the sleeping tiles)
-    caps.append(undealt - drew_total)
-    if caps[-1] < 0 or any(c < 0 for c in caps):
-        return None
-    cands: list[list[int]] = []
-    for seat, t, when in placed:
-        c = [index[id(g)] for g in mine if g.owner == seat and g.entry < when
-             and not _voids_between(voids[seat], g.entry, when) >> t & 1]
-        cands.append(c)
-    allowed = [ALL_TILES & ~_voids_between(voids[g.owner], g.entry, float("inf")) for g in mine]
-    rng.shuffle(hidden)
-    hid: list[list[int]] = []
-    for t in hidden:
-        c = [x for x, a in enumerate(allowed) if a >> t & 1]
-        c.append(pool)
-        hid.append(c)
-    order = sorted(range(len(hidden)), key=lambda x: len(hid[x]))  # the most constrained first
-    items: list[Tile] = [t for _, t, _ in placed] + [hidden[x] for x in order]
-    cands += [hid[x] for x in order]
-    if sum(caps) != len(items):
-        return None
-    where = _match(cands, caps, rng)
-    if where is None:
-        return None
-    bins: list[list[Tile]] = [[] for _ in caps]
-    for x, b in enumerate(where):
-        bins[b].append(items[x])
-    hands: list[tuple[Tile, ...]] = []
-    for s in range(n):
-        hands.append(tuple(sorted(k.hand)) if s == me else tuple(sorted(bins[index[id(groups[s])]])))
-    bazaar: list[Tile] = []
-    for d in drawn:
-        if isinstance(d, tuple):
-            bazaar += d
-        else:
-            got = bins[index[id(d)]]
-            rng.shuffle(got)
-            bazaar += got
-            if d.final is not None:
-                bazaar.append(d.final)
-    rest = bins[pool]
-    if shape.undealt == "bazaar":
-        rng.shuffle(rest)  # the order it will be drawn in (sleeping tiles are never drawn)
-    return Deal(tuple(hands), tuple(bazaar + rest))
-
-
-def _sample_rows(k: Knowledge, rng: Rng) -> Deal:
-    """kolbasa (KB-7, KB-8, KB-15): each row as dealt.  Its tiles are turned up from the right,
-    so the tiles of the dealt block turned so far are its rightmost, in the order turned; tails
-    and cut sausages go to the left of a row, where they are public and never reach the dealt
-    block.  Every tile never turned up lies somewhere in the two blocks' unturned parts, in an
-    order nobody knows: drawn at random."""
-    rows: list[list[Tile | None]] = [[None] * ROW for _ in range(2)]  # as dealt, left to right
-    left = [ROW, ROW]  # tiles of each dealt block not turned up yet
-    public = 0
-    for e in k.history:
-        if type(e) is Turned:
-            public |= 1 << e.tile
-            if left[e.seat]:  # the dealt block is the right of the row until it is used up
-                left[e.seat] -= 1
-                rows[e.seat][left[e.seat]] = e.tile
-    hidden = tiles_of(ALL_TILES & ~public)
-    rng.shuffle(hidden)
-    out = []
-    for s in range(2):
-        row = rows[s]
-        for x in range(left[s]):
-            row[x] = hidden.pop()
-        out.append(tuple(t for t in row if t is not None))
-    return Deal(tuple(out), ())
+    return Sampler(k, game).deal(rng)
 
 
 def sample_state(k: Knowledge, rng: Rng, game: Game | None = None, tries: int = 20) -> DealState | None:
     """A deal state at ``k.seat``'s decision on a deal drawn by :func:`sample_deal` that
     replays to ``k`` (up to ``tries`` draws), or ``None``."""
-    game = table_game(k) if game is None else game
-    for _ in range(tries):
-        deal = sample_deal(k, rng, game)
-        if deal is None:
-            return None
-        state = replay(k, deal, game)
-        if state is not None:
-            return state
-    return None
-
+    return Sampler(k, game).state(rng, tries)
