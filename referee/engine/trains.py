@@ -217,10 +217,13 @@ class TrainDeal:
             self.end = DealEnd(DOMINO, seat)  # MT-9: also on a double, which stays uncovered
             self.turn = TERMINAL
             return
-        if double:
-            self._advance(seat)  # MT-7: the same seat must cover it, as a fresh move
-        else:
-            self._advance((seat + 1) % self.n)
+        if not double:
+            seat = seat + 1 if seat + 1 < self.n else 0
+            if not self.markers:  # _advance's common case, inlined: the next seat can place
+                if self.hands[seat] & (SUIT[ends[seat]] | SUIT[ends[self.n]]):
+                    self.turn = seat
+                    return
+        self._advance(seat)  # after a double (MT-7), the same seat must cover it, as a fresh move
 
     def push(self, p: Play, seat: int | None = None) -> Play:
         self.check(p, seat)
