@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import msgspec
 import pytest
 from helpers import read_log, tiles
 from test_wire_replay import play_recorded
@@ -262,3 +263,23 @@ def test_two_bots_at_four_seats_of_individuals_alternate_and_each_seat_plays_for
     for d in result["deals"]:
         seating = result["orientations"][d["orientation"]]
         assert d["points"] == [sum(w for s, w in enumerate(d["wrote"]) if seating[s] == b) for b in range(2)]
+
+
+@pytest.mark.parametrize("vid, players", [("muggins", 3), ("kozel", 4)])
+def test_a_drawn_game_end_names_no_losers(vid, players):
+    protocol_says("| `losers` | array of integer | the losing sides; empty for a drawn game")
+    from test_games_cross import deal_with
+    from test_games_kozel import end_deal, worth
+
+    from referee import wire
+    from referee.engine import variant
+
+    game = variant(vid).new_game(players, {"fish": "each_writes_own"} if vid == "kozel" else {})
+    if vid == "muggins":  # two seats tie for the highest past 200, the third is under it
+        game.totals[:] = [200, 210, 150]
+        end_deal(game, {1: ("0-1",), 2: ("0-2",)}, "domino", 0, deal_with(3, 5, s0=("0-0",)))
+    else:  # both pairs past 101 in one fish, each writing its own hands
+        game.totals[:] = [90, 90]
+        end_deal(game, {0: worth(20), 1: worth(20)}, "fish", 0)
+    end = msgspec.to_builtins(wire.game_end(game.outcome()))
+    assert end["winners"] == [] and end["losers"] == [], end
