@@ -1,6 +1,6 @@
 """Random-playout throughput of our rules engine against two Python domino engines.
 
-    python -m bench.engine [--seconds S] [--seed N]
+    python -m bench.engine [--seconds S] [--seed N] [--only WORDS] [--against DIR]
 
 Every engine plays whole 4-player deals (sport and kozel in partnership, 7 tiles each, no
 bazaar) with uniformly random legal moves from a seeded :class:`random.Random`, for about ``S`` seconds of CPU time after
@@ -32,6 +32,16 @@ second, so a busy spell of a shared machine slows every engine alike and the rat
   is the choice of a place for the tile turned up (turning up and tails are automatic, not
   moves).  Left out of the ratio table.
 
+* **search, sport / kozel: sample** — what a search bot does before each playout
+  (``referee.engine.sampling``): a deal consistent with what the seat to move knows, drawn by
+  the position's ``Sampler`` (built once, as a search builds one a decision) and replayed to that
+  seat's decision by ``replay``, from positions part-way through random deals (a pool of 64,
+  taken in turn).  One sample counts as one deal and one move.
+* **search, sport / kozel: playout** — one playout from such a sampled state: ``copy``, random
+  legal moves to the deal's end, and ``Game.finish`` on ``fork_game`` of the table game (the
+  scoring a search reads).  Its moves are the playout's moves.  These rows are a table of their
+  own: µs per sample and per playout are what a decision's search spends, many times over.
+
 A *move* is a player's decision; chance nodes, forced leads and automatic passes are not moves.
 ``µs/move`` is the whole time (dealing and scoring included) divided by the moves.  Nothing
 here asserts anything: it prints figures for the machine it runs on.
@@ -41,6 +51,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import importlib.util
 import platform
 import random
 import statistics
@@ -49,6 +60,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import metadata
+from pathlib import Path
+from typing import Any
 
 from referee.engine import TERMINAL, deal_from_seed, variant
 
@@ -95,12 +108,16 @@ CROSS_GAMES = ("osel", "telephone", "muggins")
 KOZEL_FAMILY = ("sea_kozel", "general", "blitz")
 #: The layout games of issue 17: not compared with other engines either.
 TRAINS = ("mexican_train", "kolbasa")
+#: The games whose search primitives (a sample, a playout) are measured (issue 26).
+SEARCHED = ("sport", "kozel")
 
 
-def ours(name: str, seed: int) -> DealFn:
+def ours(name: str, seed: int, engine: Any = None) -> DealFn:
     """Whole deals of our ``name`` game for 4 players (sport and kozel both play in pairs), or
-    the game's usual count where 4 cannot play (kolbasa: 2)."""
-    v = variant(name)
+    the game's usual count where 4 cannot play (kolbasa: 2).  ``engine``: another checkout's
+    ``referee.engine`` (``--against``), measured the same way."""
+    v = (engine.variant if engine is not None else variant)(name)
+    dealt = engine.deal_from_seed if engine is not None else deal_from_seed
     seats = 4 if 4 in v.players else v.default_players  # kolbasa is for two
     shape = v.shape(seats)
     rng = random.Random(seed)
@@ -113,7 +130,7 @@ def ours(name: str, seed: int) -> DealFn:
         while True:
             if game.outcome() is not None:
                 game = v.new_game(seats)
-            state = game.start(deal_from_seed(seed, index, shape))
+            state = game.start(dealt(seed, index, shape))
             index += 1
             if state is not None:
                 break
@@ -122,6 +139,84 @@ def ours(name: str, seed: int) -> DealFn:
             state.apply(choice(state.legal_plays()))
             moves += 1
         game.finish(state)
+        return moves
+
+    return one
+
+
+def positions(name: str, seed: int, count: int = 64) -> list[tuple[Any, Any, Any]]:
+    """``count`` decisions part-way through random deals of ``name`` (4 players): for each, what
+    the seat to move knows, the table game for it, and one state sampled at it."""
+    from referee.engine.sampling import Knowledge, sample_state, table_game
+    from referee.engine.view import seen_by
+
+    v = variant(name)
+    rng = random.Random(seed)
+    out: list[tuple[Any, Any, Any]] = []
+    index = 0
+    while len(out) < count:
+        game = v.new_game(4)
+        deal = deal_from_seed(seed, index, v.shape(4))
+        index += 1
+        state = game.start(deal)
+        if state is None:
+            continue
+        for _ in range(rng.randrange(2, 16)):
+            if state.to_move() == TERMINAL:
+                break
+            state.apply(rng.choice(state.legal_plays()))
+        if state.to_move() == TERMINAL:
+            continue
+        seat = state.to_move()
+        k = Knowledge(variant=name, players=4, seat=seat, leader=state.leader, hand=tuple(deal.hands[seat]),
+                      history=tuple(seen_by(e, seat) for e in state.history), options=dict(game.options),
+                      legal=tuple(state.legal_plays()))
+        table = table_game(k)
+        sampled = sample_state(k, rng, table)
+        assert sampled is not None, "the true deal agrees with the seat's knowledge, so a sample exists"
+        out.append((k, table, sampled))
+    return out
+
+
+def sampling(name: str, seed: int) -> DealFn:
+    """One deal drawn and replayed to the seat's decision, from a pool of positions in turn, each
+    with its Sampler (built once, as a search builds one a decision)."""
+    from referee.engine.sampling import Sampler, replay
+
+    pool = [(k, table, Sampler(k, table)) for k, table, _ in positions(name, seed)]
+    rng = random.Random(seed)
+    index = 0
+
+    def one() -> int:
+        nonlocal index
+        k, table, sampler = pool[index % len(pool)]
+        index += 1
+        deal = sampler.deal(rng)
+        assert deal is not None and replay(k, deal, table) is not None
+        return 1
+
+    return one
+
+
+def playout(name: str, seed: int) -> DealFn:
+    """One random playout from a sampled state to the deal's end, scored on a forked game."""
+    from referee.engine.sampling import fork_game
+
+    pool = positions(name, seed)
+    rng = random.Random(seed)
+    choice = rng.choice
+    index = 0
+
+    def one() -> int:
+        nonlocal index
+        _, table, sampled = pool[index % len(pool)]
+        index += 1
+        state = sampled.copy()
+        moves = 0
+        while state.to_move() != TERMINAL:
+            state.apply(choice(state.legal_plays()))
+            moves += 1
+        fork_game(table).finish(state)
         return moves
 
     return one
@@ -185,11 +280,30 @@ def _missing(dist: str, exc: Exception) -> str:
     return f"{dist} does not import: {type(exc).__name__}: {exc}"
 
 
-def engines(seed: int) -> list[tuple[str, Callable[[], DealFn] | None, str | None]]:
-    """(label, factory or None, why it is skipped) for every engine, in table order."""
-    out: list[tuple[str, Callable[[], DealFn] | None, str | None]] = [
-        (f"ours, {name}", functools.partial(ours, name, seed), None) for name in LINE_GAMES + CROSS_GAMES + KOZEL_FAMILY + TRAINS
-    ]
+def other_engine(checkout: Path) -> Any:
+    """Another checkout's rules engine, imported under a name of its own (``_against_engine``):
+    the engine's modules import each other relatively, so both engines live in one process."""
+    root = checkout / "referee" / "engine"
+    spec = importlib.util.spec_from_file_location("_against_engine", root / "__init__.py", submodule_search_locations=[str(root)])
+    if spec is None or spec.loader is None or not root.is_dir():
+        raise SystemExit(f"--against {checkout}: no referee/engine package there")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def engines(seed: int, against: Any = None) -> list[tuple[str, Callable[[], DealFn] | None, str | None]]:
+    """(label, factory or None, why it is skipped) for every engine, in table order; with
+    ``against`` (another checkout's engine) a ``before`` row beside each of ours."""
+    out: list[tuple[str, Callable[[], DealFn] | None, str | None]] = []
+    for name in LINE_GAMES + CROSS_GAMES + KOZEL_FAMILY + TRAINS:
+        out.append((f"ours, {name}", functools.partial(ours, name, seed), None))
+        if against is not None:
+            out.append((f"before, {name}", functools.partial(ours, name, seed, against), None))
+    for name in SEARCHED:
+        out.append((f"search, {name}: sample", functools.partial(sampling, name, seed), None))
+        out.append((f"search, {name}: playout", functools.partial(playout, name, seed), None))
     try:
         import open_spiel.python.games  # noqa: F401
         import pyspiel  # noqa: F401
@@ -242,6 +356,19 @@ def measure(players: list[tuple[Row, DealFn]], seconds: float, warmup: float) ->
 # -- printing ------------------------------------------------------------------------------
 
 
+def search_table(rows: list[Row]) -> str:
+    head = f"{'search primitive':<32}{'count':>9}{'per s':>11}{'µs each':>10}{'moves each':>12}{'± rounds':>10}"
+    lines = [head, "-" * len(head)]
+    for r in rows:
+        if r.skipped:
+            lines.append(f"{r.engine:<32}  skipped: {r.skipped}")
+            continue
+        each = r.moves / r.deals if r.engine.endswith("playout") else 0.0
+        lines.append(f"{r.engine:<32}{r.deals:>9,}{r.deals_per_s:>11,.0f}{r.seconds / r.deals * 1e6:>10.1f}"
+                     f"{each:>12.2f}{r.spread:>9.0%} ")
+    return "\n".join(lines)
+
+
 def table(rows: list[Row]) -> str:
     head = f"{'engine':<32}{'deals':>9}{'deals/s':>11}{'moves/s':>11}{'µs/move':>10}{'moves/deal':>12}{'± rounds':>10}"
     lines = [head, "-" * len(head)]
@@ -256,9 +383,19 @@ def table(rows: list[Row]) -> str:
     return "\n".join(lines)
 
 
+def before_after(rows: list[Row]) -> str:
+    """ours ÷ before for every game measured both ways (deals/s, the same run)."""
+    by = {r.engine: r for r in rows if not r.skipped}
+    lines = [f"{'ours / before':<24}{'deals/s':>10}", "-" * 34]
+    for r in rows:
+        if r.engine.startswith("ours, ") and f"before, {r.engine[6:]}" in by and not r.skipped:
+            lines.append(f"{r.engine[6:]:<24}{r.deals_per_s / by['before, ' + r.engine[6:]].deals_per_s:>9.2f}×")
+    return "\n".join(lines)
+
+
 def ratios(rows: list[Row]) -> str:
     mine = [r for r in rows if r.engine.startswith("ours") and r.engine.split(", ")[1] in LINE_GAMES and not r.skipped]
-    theirs = [r for r in rows if not r.engine.startswith("ours")]
+    theirs = [r for r in rows if not r.engine.startswith(("ours", "search", "before"))]
     head = f"{'ours / theirs':<16}" + "".join(f"{r.engine:>34}" for r in theirs)
     lines = [head, "-" * len(head)]
     for m in mine:
@@ -278,6 +415,10 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench.engine", description=__doc__.split("\n\n")[0])
     ap.add_argument("--seconds", type=float, default=5.0, help="CPU seconds measured per engine (default 5)")
     ap.add_argument("--seed", type=int, default=1, help="seed of the deals and of the random players (default 1)")
+    ap.add_argument("--only", default="", metavar="WORDS",
+                    help="measure only the rows whose label contains one of these comma-separated words (e.g. sport,kozel,dominoes)")
+    ap.add_argument("--against", type=Path, metavar="DIR",
+                    help="another checkout (e.g. a git worktree of an older commit): its engine's rows, 'before', measured beside ours")
     args = ap.parse_args(argv)
     if args.seconds <= 0:
         ap.error("--seconds must be positive")
@@ -291,20 +432,32 @@ def main(argv: list[str] | None = None) -> int:
     print()
     rows: list[Row] = []
     players: list[tuple[Row, DealFn]] = []
-    for label, factory, why in engines(args.seed):
+    only = [w.strip() for w in args.only.split(",") if w.strip()]
+    against = other_engine(args.against) if args.against is not None else None
+    for label, factory, why in engines(args.seed, against):
+        if only and not any(w in label for w in only):
+            continue
         rows.append(Row(label, skipped=why))
         if factory is not None:
             players.append((rows[-1], factory()))
     print(f"  measuring {len(players)} engines for ~{args.seconds * len(players):g} s …", file=sys.stderr, flush=True)
     measure(players, args.seconds, warmup)
-    print(table(rows))
+    searched = [r for r in rows if r.engine.startswith("search")]
+    print(table([r for r in rows if not r.engine.startswith("search")]))
     print()
+    if searched:
+        print(search_table(searched))
+        print()
     print(ratios(rows))
     print()
+    if against is not None:
+        print(before_after(rows))
+        print()
     print("Times are CPU time of this process.  µs/move = the whole time of the deals (dealing and scoring")
     print("included) over the player moves; 'per move' = their µs/move over ours; '± rounds' = the spread")
     print("(relative standard deviation) of deals/s between rounds.  Issue targets: ≥10× OpenSpiel's")
-    print("deals/s and ahead of the dominoes package.")
+    print("deals/s, and (issue 26) sport and kozel ≥2× the dominoes package's.  A search primitive's")
+    print("'moves each' is a playout's moves (a sample makes none).")
     return 0
 
 

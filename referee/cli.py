@@ -1,5 +1,5 @@
-"""The command line: ``referee match``, ``replay``, ``verify``, ``deals``, ``check``, ``league``,
-``schema`` and ``variants``.
+"""The command line: ``referee match``, ``play``, ``replay``, ``verify``, ``deals``, ``check``,
+``league``, ``schema`` and ``variants``.
 
 Typed errors are caught here, at the edge, and printed as one line on stderr followed by the
 exit code of :mod:`referee.exitcodes`; nothing a user can cause ends in a traceback.
@@ -24,6 +24,7 @@ from rich.text import Text
 
 from protocol.messages import MAX_DEPTH, too_deep
 from referee import exitcodes as X
+from referee.clock import TimeControl
 from referee.console import Console
 from referee.engine import refereed_variant, variant, variant_names
 from referee.engine.deal import Deal, format_deal_line, parse_deal_lines
@@ -54,7 +55,7 @@ from referee.results import MatchResult
 from referee.sandbox import DEFAULT_MEMORY_MB, DEFAULT_PROCESSES, SandboxUnavailable, find_bwrap
 from referee.seeds import seed_text
 from referee.signals import Terminated
-from referee.spawn import bot_name, resolve_command
+from referee.spawn import Confinement, bot_name, resolve_command
 from referee.stats import SprtSpec, is_sprt_word, parse_sprt
 
 #: Rows of the deals (or games) table past which ``referee match`` prints a summary (``--full``: all).
@@ -243,17 +244,12 @@ def match(
     live: Annotated[Optional[bool], typer.Option("--live/--no-live", help="The running score after every pair, on stderr (default: on a terminal, unless -q).", show_default=False, rich_help_panel=OUTPUT_PANEL)] = None,
     full: Annotated[bool, typer.Option("--full", help=f"Print the whole deals and games tables, however long (past {TABLE_ROWS} rows: the first and last rows and a count).", rich_help_panel=OUTPUT_PANEL)] = False,
     confidence: Annotated[float, typer.Option(help="Confidence level of the intervals; a winner is named only when significant at it.", rich_help_panel=STATS_PANEL)] = 0.95,
-    sprt: Annotated[Optional[list[str]], typer.Option(help='Stop as soon as a sequential test decides: "elo0=0 elo1=20 alpha=0.05 beta=0.05" (logistic Elo of the pairs) or "margin0=0 margin1=5" (points per pair); --deals/--games is then the budget.', rich_help_panel=STATS_PANEL)] = None,
+    sprt: Annotated[Optional[list[str]], typer.Option(help='Stop as soon as a sequential test decides: "margin0=0 margin1=3" (mean points per pair) or "elo0=0 elo1=50" (logistic Elo of the pairs), with alpha=, beta= (0.05 each) and min_pairs= (10: nothing is decided before); --deals/--games is then the budget.', rich_help_panel=STATS_PANEL)] = None,
 ) -> None:
     """Play a duplicate match: every deal in every orientation, so luck cancels and the margin means skill."""
     confidence = bounded(confidence, Confidence, "--confidence")
     bots, test = sprt_test(bots, sprt)
-    v, players, opts = game_of(variant_id, players, option, len(bots))
-    deal_list, deals, games = length_of(v, players, opts, deals, games, deals_file, test)
-    try:
-        orientations(v, players, opts, len(bots))
-    except RulesError as exc:
-        raise fail(str(exc)) from None
+    v, players, opts, deal_list, deals, games = game_setup(variant_id, players, option, deals_file, deals, games, len(bots), test)
     names = names_of(name, len(bots))
     cwds = cwds_of(cwd, len(bots))
     extra_env = parse_env(env)
@@ -272,7 +268,7 @@ def match(
                    confidence=confidence, sprt=test, deals_file=str(deals_file) if deals_file else None,
                    deals_file_sha256=file_sha256(deals_file) if deals_file else None)
     spec = job.spec(deal_list)
-    result, stopped = play(spec, quiet=quiet, live=live, sandbox=sandbox, claimed=None if log else log_path)
+    result, stopped = play_watched(spec, quiet=quiet, live=live, sandbox=sandbox, claimed=None if log else log_path)
     with result, held_signals():  # a second Ctrl-C does not cut the result short
         show_result(result, quiet=quiet, full=full, json_path=json_path, seed=None if deals_file else seed_value, log_path=log_path)
     if stopped is not None:
@@ -401,7 +397,7 @@ def log_path_of(log: Path | None, overwrite: bool, json_path: Path | None, v: Va
     return log
 
 
-def play(spec: MatchSpec, *, quiet: bool, live: bool | None, sandbox: bool, claimed: Path | None) -> tuple[MatchResult, BaseException | None]:
+def play_watched(spec: MatchSpec, *, quiet: bool, live: bool | None, sandbox: bool, claimed: Path | None) -> tuple[MatchResult, BaseException | None]:
     """Play the match with a progress bar and the running score on a terminal; its result, and
     what stopped it (Ctrl-C, SIGTERM, SIGHUP) if it was stopped: then the result is its
     finished pairs'.  ``claimed``: the log, when its name was claimed for this match (dropped
@@ -446,23 +442,172 @@ def play(spec: MatchSpec, *, quiet: bool, live: bool | None, sandbox: bool, clai
 
 
 def show_result(result: MatchResult, *, quiet: bool, full: bool, json_path: Path | None, seed: int | None, log_path: Path) -> None:
-    """Write ``--json`` and print the result (``-q``: the verdict alone); ``seed``: how to play
-    the deals again, when they came from it."""
+    """Write ``--json`` and print the result (:func:`print_result`)."""
     summary = result.summary()
     if json_path is not None:
         try:
             write_json_whole(json_path, result)
         except OSError as exc:
             raise fail(f"cannot write {json_path}: {exc.strerror or exc}") from None
+    print_result(result, summary, quiet=quiet, full=full, seed=seed, log_path=log_path, json_path=json_path)
+
+
+@app.command(epilog="Example: referee play sample_bots/greedy_bot.py --variant draw --seat 1\n\n" + EPILOG)
+def play(
+    bots: Annotated[list[str], typer.Argument(help="The bots you play against: a path (.py and .js run with python and node) or a quoted command line.", show_default=False)],
+    variant_id: Annotated[str, typer.Option("--variant", "-v", help="The game: " + ", ".join(variant_names(refereed=True)) + ".", rich_help_panel=GAME_PANEL)] = "sport",
+    seat: Annotated[int, typer.Option(help="Your seat in the first seating (from 0); every seating of the same deals follows.", rich_help_panel=GAME_PANEL)] = 0,
+    deals: Annotated[Optional[int], typer.Option(help="Deals per game, for games of fixed deals (sport: a multiple of 4, default 12; mexican_train: always 7).", rich_help_panel=GAME_PANEL)] = None,
+    games: Annotated[Optional[int], typer.Option(help="Whole games per seating (default 1).", rich_help_panel=GAME_PANEL)] = None,
+    deal_limit: Annotated[Optional[int], typer.Option(help="End every game after this many deals, drawn if no one has won it (a short game to try a bot).", rich_help_panel=GAME_PANEL, show_default=False)] = None,
+    seed: Annotated[Optional[str], typer.Option(help="Seed of the deal stream (same seed, same deals).  Default: a fresh secret seed, printed with the result.", rich_help_panel=GAME_PANEL, show_default=False)] = None,
+    deals_file: Annotated[Optional[Path], typer.Option("--deals-file", help="Play the deals of this file instead of seeded ones.", rich_help_panel=GAME_PANEL)] = None,
+    option: Annotated[Optional[list[str]], typer.Option("--option", "-o", help="A game option as name=value (repeat); see `referee variants`.", rich_help_panel=GAME_PANEL)] = None,
+    players: Annotated[Optional[int], typer.Option(help="Seats at the table (default: the game's usual count, or one per player).", rich_help_panel=GAME_PANEL)] = None,
+    you: Annotated[Optional[str], typer.Option("--name", "-n", help="Your name on the page, in the log and the result (default: your login name).", rich_help_panel=GAME_PANEL, show_default=False)] = None,
+    clock: Annotated[Optional[float], typer.Option(help="Seconds you have for each move (default: no clock; the log says a day).", rich_help_panel=TC_PANEL, show_default=False)] = None,
+    startup_time: Annotated[float, typer.Option(help="Seconds a bot has to answer hello.", rich_help_panel=TC_PANEL)] = 10.0,
+    move_time: Annotated[float, typer.Option(help="Seconds a bot has for each move.", rich_help_panel=TC_PANEL)] = 5.0,
+    sandbox: Annotated[bool, typer.Option("--sandbox", help="Run every bot under bubblewrap (see `referee match --help`).", rich_help_panel=LIMITS_PANEL)] = False,
+    grace: Annotated[float, typer.Option(help="Seconds the match waits for a closed page to come back (or the first page to open) before it ends, interrupted.", rich_help_panel=OUTPUT_PANEL)] = 300.0,
+    no_open: Annotated[bool, typer.Option("--no-open", help="Do not open a browser: only print the table's address.", rich_help_panel=OUTPUT_PANEL)] = False,
+    log: Annotated[Optional[Path], typer.Option(help="Where to write the match log (default: referee-logs/play-<variant>-<seed>.jsonl, or -2, -3… if taken).", rich_help_panel=OUTPUT_PANEL)] = None,
+    overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace the --log file (and its stderr files) if it exists.", rich_help_panel=OUTPUT_PANEL)] = False,
+) -> None:
+    """Play against bots yourself, in your browser: a duplicate match like `referee match`'s, with you in one seat.
+
+    The table is served on 127.0.0.1 only, at an address with a secret token, printed here.  You
+    play every seating of the same deals; the match is logged (and verifies) as any match.
+    """
+    from referee.clock import MAX_SECONDS
+    from referee.errors import BotStartError
+    from referee.match import MatchSpec, orientations
+    from referee.play.run import Abandoned, play_match
+    from referee.play.seat import Person
+    from referee.results import MatchResult
+    from referee.signals import Terminated
+    from referee.table import Bot
+
+    if not bots:
+        raise fail("give at least one bot to play against")
+    v, players, opts, deal_list, deals, games = game_setup(variant_id, players, option, deals_file, deals, games, len(bots) + 1)
+    seatings = orientations(v, players, opts, len(bots) + 1)
+    if not 0 <= seat < players:
+        raise fail(f"--seat {seat}: {v.id} with {players} players has seats 0 to {players - 1}")
+    if deal_limit is not None and deal_limit < 1:
+        raise fail("--deal-limit must be at least 1")
+    if you is None:
+        you = login_name()
+    if not 0 < len(you) <= MAX_NAME or not you.isprintable() or not you.strip():
+        raise fail(f"--name {you[:MAX_NAME]!r}: a name is 1 to {MAX_NAME} printable characters, not all spaces")
+    if not 0 < grace <= MAX_SECONDS:
+        raise fail(f"--grace must be more than 0 and at most {MAX_SECONDS} seconds (a day)")
+    if clock is not None and not 0 < clock <= MAX_SECONDS:
+        raise fail(f"--clock must be more than 0 and at most {MAX_SECONDS} seconds (a day)")
+    check_sandbox(sandbox, DEFAULT_PROCESSES)
+    try:
+        tc = TimeControl(startup=startup_time, move=move_time)
+    except ValueError as exc:
+        raise fail(str(exc)) from None
+    yours = TimeControl(startup=startup_time, move=MAX_SECONDS if clock is None else clock)
+    seed_value = seed_option(seed)
+    me = seatings[0][seat]  # the bot index the first seating puts in your seat
+    taken = {you}
+    entrants = []
+    for command in bots:
+        try:
+            argv = resolve_command(command, None)
+        except BotError as exc:
+            raise fail(str(exc)) from None
+        display = distinct_name(command, taken)
+        taken.add(display)
+        entrants.append(Bot(display, argv, Confinement(sandbox=sandbox, processes=DEFAULT_PROCESSES)))
+    person_bot = Bot(you, [], tc=yours)
+    entrants.insert(me, person_bot)
+    if log is not None and log.is_dir():
+        raise fail(f"--log {log} is a folder; give a file name")
+    if log is None:
+        log_path = claim(Path("referee-logs") / f"play-{v.id}-{seed_name(seed_value) if deals_file is None else deals_file.stem}.jsonl")
+    elif log.exists() and not overwrite:
+        raise fail(f"--log {log} exists; add --overwrite to replace it")
+    else:
+        log_path = log
+    spec = MatchSpec(v, entrants, players, opts, deals=deals, games=games, seed=seed_value, deal_file=deal_list,
+                     deal_file_name=str(deals_file) if deals_file else None, deal_file_sha256=file_sha256(deals_file) if deals_file else None,
+                     tc=tc, log_path=log_path, stderr_dir=stderr_dir_of(log_path), deal_limit=deal_limit)
+    person = Person(you, me, clocked=clock is not None)
+
+    def announce(url: str, opened: bool) -> None:
+        where = "; your browser should show it" if opened else ("" if no_open else "; open it in your browser (none could be opened from here)")
+        say(err, f"Your table is at {url}{where}.  Ctrl-C ends the match.")
+
+    stopped: BaseException | None = None
+    try:
+        result = trio.run(lambda: play_match(spec, person, person_bot, grace=grace, announce=announce, open_browser=not no_open))
+    except BaseException as exc:
+        if (problem := first_of(exc, BotStartError)) is not None:
+            raise fail(f"a bot could not be started: {problem}" + (f"\n{SANDBOX_HINT}" if sandbox else ""), X.BOT_START) from None
+        if (problem := first_of(exc, BadDeal) or first_of(exc, LogError)) is not None:
+            if log is None:
+                _drop_if_empty(log_path)
+            raise fail(str(problem)) from None
+        if (problem := first_of(exc, Abandoned)) is not None:
+            say(err, f"interrupted: {problem}; the log so far is in {log_path}")
+            raise typer.Exit(X.INTERRUPTED) from None
+        if not interrupted(exc):
+            raise
+        stopped = first_of(exc, Terminated)
+        partial = getattr(stopped, "result", None)
+        if not isinstance(partial, MatchResult):
+            err.print(f"interrupted; the log so far is in {log_path}", markup=False, highlight=False)
+            raise typer.Exit(X.INTERRUPTED) from None
+        result = partial
+    with result, held_signals():
+        print_result(result, result.summary(), quiet=False, full=False, seed=seed_value if deals_file is None else None, log_path=log_path,
+                     json_path=None)
+    if stopped is not None:
+        say(err, f"interrupted ({stopped}); the log so far is in {log_path}")
+        raise typer.Exit(X.INTERRUPTED)
+
+
+def login_name() -> str:
+    """The person's login name (``referee play``'s default name for them), or ``person``."""
+    import getpass
+
+    try:
+        name = getpass.getuser()
+    except (OSError, KeyError):
+        return "person"
+    return name if 0 < len(name) <= MAX_NAME and name.isprintable() else "person"
+
+
+def game_setup(variant_id: str, players: int | None, option: list[str] | None, deals_file: Path | None, deals: int | None,
+               games: int | None, bots: int, test: SprtSpec | None = None) -> tuple[Variant, int, dict[str, Any], list[Deal] | None, int | None, int | None]:
+    """The game of a match from the command line (``match``, ``play``), checked: the variant, the
+    seats, the options, the deal file's deals, the deals and games, for ``bots`` bots (and
+    ``test``, ``--sprt``'s, whose minimum the match's length must reach)."""
+    v, players, opts = game_of(variant_id, players, option, bots)
+    deal_list, deals, games = length_of(v, players, opts, deals, games, deals_file, test)
+    try:
+        orientations(v, players, opts, bots)
+    except RulesError as exc:
+        raise fail(str(exc)) from None
+    return v, players, opts, deal_list, deals, games
+
+
+def print_result(result, summary, *, quiet: bool, full: bool, seed: int | None, log_path: Path, json_path: Path | None) -> None:
+    """A match's result on stdout as ``referee match`` prints it: the verdict alone (``quiet``),
+    or the report, the seed that deals the match again (``None``: the deals came from a file)
+    and where the log is."""
     try:  # after SIGHUP the terminal may be gone: the --json file and the log have the result
         if quiet:
             out.print(verdict_text(summary), soft_wrap=True)
-            return
-        render(summary, result.deals, result.games, out, limit=None if full else TABLE_ROWS, hints=fault_hints(result))
-        if seed is not None:
-            out.print(f"seed: {seed_text(seed)}   (--seed {seed_text(seed)} plays these deals again)", style="dim",
-                      markup=False, soft_wrap=True)
-        out.print(f"log: {log_path}" + (f"   result: {json_path}" if json_path else ""), style="dim", markup=False, soft_wrap=True)
+        else:
+            render(summary, result.deals, result.games, out, limit=None if full else TABLE_ROWS, hints=fault_hints(result))
+            if seed is not None:
+                out.print(f"seed: {seed_text(seed)}   (--seed {seed_text(seed)} plays these deals again)", style="dim",
+                          markup=False, soft_wrap=True)
+            out.print(f"log: {log_path}" + (f"   result: {json_path}" if json_path else ""), style="dim", markup=False, soft_wrap=True)
     except OSError:
         pass
 

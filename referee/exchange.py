@@ -383,12 +383,12 @@ async def deliver(terms: Terms, p: Player, at: At) -> F.Fault | None:
     if proc is None or not data:
         return None
     request = b"".join(data)
-    terms.log.out(at.seat, data, request, stamp(terms, proc))
+    begun = stamp(terms, proc)
     # As in turn(): a cancel scope only when the pipe cannot take it all at once.
     await trio.lowlevel.checkpoint_if_cancelled()
     sent = proc.write_nowait(request)
+    failure = None
     if sent < len(request):
-        failure = None
         with trio.move_on_after(terms.tc.move) as scope:
             try:
                 await proc.send(request[sent:])
@@ -396,6 +396,10 @@ async def deliver(terms: Terms, p: Player, at: At) -> F.Fault | None:
                 failure = exited(F.CRASH, p, at, exc, "write")
         if scope.cancelled_caught:
             failure = new_fault(F.TIMEOUT, p, at, "did not read its input (the pipe stayed full)", hint=F.UNREAD)
-        if failure is not None:
-            return failure
+    # logged once done, with what became of it: the fault it makes is charged only at the
+    # bot's next deal, and verify must know now
+    terms.log.out(at.seat, data, request, begun, stuck=failure is not None and failure.kind == F.TIMEOUT,
+                  exit=None if failure is None else failure.exit)
+    if failure is not None:
+        return failure
     return unasked(terms, p, at)

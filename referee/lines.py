@@ -15,7 +15,6 @@ verdict, and what the log keeps of a move stays small whatever a bot sends.
 from __future__ import annotations
 
 import base64
-from dataclasses import dataclass
 from typing import Final
 
 import msgspec
@@ -36,15 +35,34 @@ UNKNOWN: Final = "unknown"
 BAD: Final = "bad"
 
 
-@dataclass(frozen=True, slots=True)
 class Line:
     """A line read from a bot, as the referee acts on it: its judgement, its size in bytes, the
-    start of it for a fault's evidence, and its bytes when the log keeps them whole."""
+    start of it for a fault's evidence, and its bytes when the log keeps them whole.
 
-    judged: Judged
-    size: int
-    evidence: str
-    raw: bytes | None
+    The evidence is worked out only when a fault asks for it (a line kept whole has its bytes;
+    a longer one keeps its evidence from the moment it is read): the usual answer needs none."""
+
+    __slots__ = ("judged", "size", "raw", "_evidence")
+
+    def __init__(self, judged: Judged, size: int, evidence: str | None, raw: bytes | None) -> None:
+        self.judged = judged
+        self.size = size
+        self.raw = raw
+        self._evidence = evidence
+
+    @property
+    def evidence(self) -> str:
+        if self._evidence is None:
+            assert self.raw is not None  # a long line is made with its evidence
+            self._evidence = F.cut(self.raw)
+        return self._evidence
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, Line) and (self.judged, self.size, self.raw) == (other.judged, other.size, other.raw)
+                and self.evidence == other.evidence)
+
+    def __repr__(self) -> str:
+        return f"Line({self.judged!r}, size={self.size})"
 
 
 def judge(raw: bytes) -> Judged:
@@ -68,8 +86,10 @@ def judge(raw: bytes) -> Judged:
 def _bounded(msg: m.FromBotMessage) -> m.FromBotMessage:
     """``msg`` with every string over :data:`LONGEST` characters cut."""
     if type(msg) is m.Play:
-        if any(type(v) is str and len(v) > LONGEST for v in (msg.end, msg.train, msg.place)):
-            return msgspec.structs.replace(msg, end=_cut(msg.end), train=_cut(msg.train), place=_cut(msg.place))
+        end, train, place = msg.end, msg.train, msg.place
+        if ((type(end) is str and len(end) > LONGEST) or (type(train) is str and len(train) > LONGEST)
+                or (type(place) is str and len(place) > LONGEST)):
+            return msgspec.structs.replace(msg, end=_cut(end), train=_cut(train), place=_cut(place))
         return msg
     assert isinstance(msg, m.BotHello)
     if max(len(msg.name), len(msg.version), len(msg.author)) > LONGEST:
@@ -88,7 +108,9 @@ def evidence(raw: bytes) -> str:
 
 def hear(raw: bytes) -> Line:
     """A line as the referee reads it."""
-    return Line(judge(raw), len(raw), evidence(raw), raw if len(raw) <= KEPT else None)
+    if len(raw) <= KEPT:
+        return Line(judge(raw), len(raw), None, raw)
+    return Line(judge(raw), len(raw), evidence(raw), None)
 
 
 def heard(line: Line, t: float | None = None) -> Heard:

@@ -26,7 +26,7 @@ from referee.engine.game import Special
 from referee.engine.tiles import TILE_NAMES
 from referee.errors import LogError
 from referee.lines import Line, heard
-from referee.records import Record, SpecialRecord, encode
+from referee.records import Exit, Record, SpecialRecord, encode
 
 _enc = msgspec.json.Encoder()
 
@@ -92,17 +92,23 @@ class MatchLog:
         if self._sink is not None:
             self._put(encode(record))
 
-    def out(self, seat: int, lines: list[bytes], data: bytes, us: int, bot: str | None = None) -> None:
+    def out(self, seat: int, lines: list[bytes], data: bytes, us: int, bot: str | None = None, *, stuck: bool = False,
+            exit: Exit | None = None) -> None:
         """The lines written to ``seat`` in one write (``data``: them joined), begun ``us``
         microseconds after the match began; ``bot``: the process's label, for what goes out as the
-        match closes (``seat`` -1)."""
+        match closes (``seat`` -1); ``stuck`` or ``exit``: what became of a write that asked
+        nothing (:class:`referee.records.Out`)."""
         if self.on_out is not None:
             self.on_out(seat, lines)
         if self._sink is not None:
             # Each line is encoded JSON whose only newline is its last byte, so the messages
             # joined with commas are the lines joined, with newlines turned into commas.
-            label = b"" if bot is None else b',"bot":' + _enc.encode(bot)
-            self._put(b'{"k":"out","seat":%d,"t":%s,"msgs":[%s]%s}\n' % (seat, seconds(us), data[:-1].replace(b"\n", b","), label))
+            extra = b"" if bot is None else b',"bot":' + _enc.encode(bot)
+            if stuck:
+                extra += b',"stuck":true'
+            if exit is not None:
+                extra += b',"exit":' + _enc.encode(exit)
+            self._put(b'{"k":"out","seat":%d,"t":%s,"msgs":[%s]%s}\n' % (seat, seconds(us), data[:-1].replace(b"\n", b","), extra))
 
     def inp(self, seat: int, line: Line, us: int) -> None:
         """A line read from ``seat``, ``us`` microseconds after the match began."""

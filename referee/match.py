@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections import Counter, deque
 from collections.abc import Callable, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -208,12 +209,15 @@ def header(spec: MatchSpec, seatings: list[tuple[int, ...]]) -> R.Header:
     return R.Header(
         variant=spec.variant.id, players=spec.players, options=spec.options, deals=spec.deals, games=spec.games,
         seed=None if from_file else spec.seed, deals_file=spec.deal_file_name,
-        bots=[R.HeaderBot(b.name, list(b.argv)) for b in spec.bots], orientations=[list(s) for s in seatings],
-        time_control=R.TimeControlRecord(float(tc.startup), float(tc.move), None if tc.bank is None else float(tc.bank),
-                                         float(tc.increment)),
+        bots=[R.HeaderBot(b.name, list(b.argv), None if b.tc is None else tc_record(b.tc)) for b in spec.bots],
+        orientations=[list(s) for s in seatings], time_control=tc_record(tc),
         max_faults=spec.max_faults, max_line=spec.max_line, confidence=float(spec.confidence), sprt=spec.sprt, deal_limit=spec.deal_limit,
         opening=opening_records(spec.opening) or None, format=R.FORMAT, deals_from=spec.deals_from,
         deals_file_sha256=spec.deal_file_sha256 if from_file else None)
+
+
+def tc_record(tc: TimeControl) -> R.TimeControlRecord:
+    return R.TimeControlRecord(float(tc.startup), float(tc.move), None if tc.bank is None else float(tc.bank), float(tc.increment))
 
 
 async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None = None,
@@ -356,6 +360,8 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
             result.interrupted = True
         except BaseException:
             result.interrupted = True
+            with suppress(LogError):  # a log that has failed says so by itself
+                log.write(R.Interrupted())
             if stop.signal is None:  # after a signal the result goes to the caller with Terminated
                 result.close()
             raise

@@ -21,7 +21,7 @@ Two formats share the kinds (:attr:`Header.format`):
 
 Record kinds, in the order they appear: ``match`` (:class:`Header`), ``hello``, ``game``,
 ``deal``, ``out``, ``in``, ``play``, ``fault``, ``forfeit``, ``forfeited_deal``, ``deal_end``,
-``game_end``, ``sprt``, ``stop``, ``result``.  PROTOCOL.md ("The match log") explains them for
+``game_end``, ``sprt``, ``stop``, ``interrupted`` (a match stopped before its end), ``result``.  PROTOCOL.md ("The match log") explains them for
 people; the docstrings here are the field reference.
 """
 
@@ -58,11 +58,6 @@ class _Record(Struct, tag_field="k", forbid_unknown_fields=True, omit_defaults=T
 # -- the header --------------------------------------------------------------------------------
 
 
-class HeaderBot(Struct, forbid_unknown_fields=True):
-    name: str
-    command: list[str]
-
-
 class TimeControlRecord(Struct, forbid_unknown_fields=True):
     startup: Annotated[float, Meta(ge=0, le=86400)]
     move: Annotated[float, Meta(ge=0, le=86400)]
@@ -70,11 +65,19 @@ class TimeControlRecord(Struct, forbid_unknown_fields=True):
     increment: Annotated[float, Meta(ge=0, le=86400)]
 
 
+class HeaderBot(Struct, forbid_unknown_fields=True, omit_defaults=True):
+    name: str
+    command: list[str]
+    #: the bot's own time control, where it is not the match's (the person at the table of
+    #: ``referee play``, who has no clock unless given one); absent: the match's
+    time_control: TimeControlRecord | None = None
+
+
 class OpeningMove(Struct, forbid_unknown_fields=True, omit_defaults=True):
     """A move of a staged opening: the seat and the play's fields."""
 
     seat: Seat
-    tile: tuple[int, int] | None = None
+    tile: m.TileJSON | None = None
     end: str | None = None
     closed: bool | msgspec.UnsetType = msgspec.UNSET
     stop: bool | msgspec.UnsetType = msgspec.UNSET
@@ -225,12 +228,16 @@ class Deal(_Record, tag="deal"):
 class Out(_Record, tag="out"):
     """Bytes written to a seat: the messages of one write, and when it began.  What goes out as
     the match closes (each process's last ``game_end`` and the ``match_end``) has ``seat`` -1 and
-    the process's label in ``bot``."""
+    the process's label in ``bot``.  A write that asks nothing (a deal's end) is logged once it
+    is done, with what the referee saw: ``stuck`` (the bot read none of it for a move's time),
+    or ``exit`` (the process was gone)."""
 
     seat: Seat
     t: Seconds
     msgs: list[m.ToBotMessage]
     bot: str | None = None
+    stuck: bool = False
+    exit: Exit | None = None
 
 
 class In(_Record, tag="in"):
@@ -253,7 +260,7 @@ class Play(_Record, tag="play"):
     from the header's opening, no bot asked, no ``ms``)."""
 
     seat: Seat
-    tile: tuple[int, int] | None
+    tile: m.TileJSON | None
     end: str | None
     as_: str = msgspec.field(name="as")
     ms: Ms | None = None
@@ -330,11 +337,19 @@ class Stop(_Record, tag="stop"):
     llr: float
 
 
+class Interrupted(_Record, tag="interrupted"):
+    """The match was stopped before its end (Ctrl-C, SIGTERM or SIGHUP, or its caller gave up on
+    it): what follows is only what the referee sent as it closed; there is no result."""
+
+    why: str = "stopped before its end"
+
+
 class Result(MatchSummary, tag="result", tag_field="k", forbid_unknown_fields=True):
     """The match result: the same object ``--json`` writes, less the deal and game lists."""
 
 
-Record = Header | Hello | Game | Deal | Out | In | Play | Fault | Forfeit | ForfeitedDeal | DealEnd | GameEnd | Sprt | Stop | Result
+Record = (Header | Hello | Game | Deal | Out | In | Play | Fault | Forfeit | ForfeitedDeal | DealEnd | GameEnd | Sprt | Stop
+          | Interrupted | Result)
 
 _decoder = msgspec.json.Decoder(Record)
 _encoder = msgspec.json.Encoder()

@@ -68,7 +68,13 @@ class Replayer:
         try:
             for number, rec, _ in R.read_records(self.path):
                 self.number = number
-                self.take(rec)
+                try:
+                    self.take(rec)
+                except (RulesError, ValueError, IndexError, KeyError) as exc:
+                    if isinstance(exc, Broken):
+                        raise
+                    # a record of the right shape that no deal can hold (a seat past the table…)
+                    raise self.fail(f"the engine cannot re-play it ({type(exc).__name__}: {exc})") from None
         except R.Damaged as exc:
             raise Broken(str(exc)) from None
         if self.header is None:

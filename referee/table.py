@@ -54,6 +54,9 @@ class Bot:
     name: str
     argv: list[str]
     confinement: Confinement | None = None
+    #: its own time control, where it is not the match's (the person at the table of ``referee
+    #: play``; the log's header keeps it)
+    tc: TimeControl | None = None
 
 
 class Entry:
@@ -69,7 +72,7 @@ class Entry:
         self.faults: list[F.Fault] = []
         self.forfeited = False
         self.hello: m.BotHello | None = None
-        self.clock = Clock(tc)
+        self.clock = Clock(tc if bot.tc is None else bot.tc)
         #: plain-words remarks about harmless oddities (unknown message types…) and how many
         #: times each happened, for ``referee check``
         self.remarks: Counter[str] = Counter()
@@ -158,14 +161,7 @@ class Table:
         self.on_fault = on_fault
         #: sees each process ended by :meth:`close`, with the lines it wrote that nobody read
         self.on_closed = on_closed
-        self.limits = m.Limits(
-            startup_ms=round(tc.startup * 1000),
-            move_ms=round(tc.move * 1000),
-            bank_ms=None if tc.bank is None else round(tc.bank * 1000),
-            increment_ms=round(tc.increment * 1000),
-            max_line=max_line,
-            max_faults=max_faults,
-        )
+        self.limits = self._limits(tc)
         self._hello = m.encode_line(m.Hello(m.PROTOCOL_VERSION, REFEREE_NAME, self.limits))
         #: every turn of an orientation gets the next id of that orientation (a play may echo
         #: it): a process learns nothing of another seating from the ids it sees
@@ -173,6 +169,24 @@ class Table:
         #: what every exchange with a bot is given; ``block`` is 0 when other work shares the
         #: loop (see Terms.block)
         self.terms = Terms(log, tc, trio.current_time() if origin is None else origin, block, hear_line)
+
+    def _limits(self, tc: TimeControl) -> m.Limits:
+        return m.Limits(
+            startup_ms=round(tc.startup * 1000),
+            move_ms=round(tc.move * 1000),
+            bank_ms=None if tc.bank is None else round(tc.bank * 1000),
+            increment_ms=round(tc.increment * 1000),
+            max_line=self.max_line,
+            max_faults=self.max_faults,
+        )
+
+    def _hello_for(self, bot: Bot) -> tuple[m.Limits, bytes]:
+        """The limits in force for ``bot`` and the ``hello`` that tells them: the match's, or
+        its own time control's."""
+        if bot.tc is None:
+            return self.limits, self._hello
+        limits = self._limits(bot.tc)
+        return limits, m.encode_line(m.Hello(m.PROTOCOL_VERSION, REFEREE_NAME, limits))
 
     # -- processes ---------------------------------------------------------------------------
 
@@ -206,7 +220,7 @@ class Table:
 
     def _hello_record(self, p: Player, at: At) -> R.Hello:
         p.starts += 1
-        return R.Hello(p.label, p.starts, at.seat, o=p.orientation, b=p.entry.index, slot=p.slot, limits=self.limits)
+        return R.Hello(p.label, p.starts, at.seat, o=p.orientation, b=p.entry.index, slot=p.slot, limits=self._hello_for(p.bot)[0])
 
     async def _start(self, p: Player, at: At) -> F.Fault | None:
         """Start a fresh process for ``p`` and shake hands, logged as one ``hello`` record; a
@@ -228,7 +242,7 @@ class Table:
             return new_fault(F.STARTUP, p, at, record.error)
         p.outbox = []
         p.unknown = 0
-        return await handshake(self.terms, p, at, self._hello, record)
+        return await handshake(self.terms, p, at, self._hello_for(p.bot)[1], record)
 
     def hidden_from(self, bot: Bot) -> list[Path]:
         """What a sandboxed bot must not see: :attr:`hidden`, and the other bots' files and

@@ -48,6 +48,11 @@ class Inconsistent(Exception):
     """The log disagrees with the referee; the message names the line."""
 
 
+class LogInterrupted(BaseException):
+    """The log says the match was stopped here (an ``interrupted`` record): the referee playing
+    it again stops as the one that wrote it did (a BaseException, as a cancellation is)."""
+
+
 class Incomplete(Inconsistent):
     """The log stops before the match's result (cut, or an interrupted match); everything up to
     ``consistent_to`` (a line number) agrees with the referee."""
@@ -160,6 +165,8 @@ class Tape:
         rec = self.peek()
         if rec is None:
             raise self.ended()
+        if isinstance(rec, R.Interrupted) and not data.startswith(b'{"k":"interrupted"'):
+            raise LogInterrupted  # the match was stopped before it wrote this
         number, _, raw = self._ahead.popleft()
         self.number = number
         if raw != data and not _same(rec, data):
@@ -262,9 +269,11 @@ class ReplayBot:
     # -- the clock --
 
     def now(self) -> float:
+        """The handshake's times, then the time of the log's next ``out`` or ``in`` (the record
+        the referee is about to write with this reading)."""
         if self._times:
             self._last = self._times.popleft()
-        elif not self._shaking:
+        else:
             rec = self.tape.peek()
             if isinstance(rec, (R.Out, R.In)):
                 self._last = rec.t
@@ -272,9 +281,10 @@ class ReplayBot:
 
     # -- what the log says happened next --
 
-    def _next_fault(self) -> R.Fault | None:
-        rec = self.tape.peek()
-        return rec if isinstance(rec, R.Fault) else None
+    def _stopped_here(self) -> None:
+        """The match was stopped while the referee waited on this bot."""
+        if isinstance(self.tape.peek(), R.Interrupted):
+            raise LogInterrupted
 
     def _exited(self, exit: R.Exit) -> BotExited:
         """The end the log records, once its words are found to say its status."""
@@ -286,6 +296,7 @@ class ReplayBot:
         return LineTooLong(o.what, bot=self.name, prefix=o.prefix.encode(), limit=0, evidence=o.prefix)
 
     async def read_line(self) -> bytes:
+        self._stopped_here()
         if self._shaking:
             if self._reads:
                 h = self._reads.popleft()
@@ -309,12 +320,14 @@ class ReplayBot:
         raise AssertionError("unreachable")
 
     def line_within(self, seconds: float) -> bytes | None:
+        self._stopped_here()
         rec = self.tape.peek()
         if not self._shaking and isinstance(rec, R.In):
             return self.tape.line_bytes(rec)
         return None
 
     def ready_lines(self) -> list[bytes]:
+        self._stopped_here()
         rec = self.tape.peek()
         if isinstance(rec, R.Fault) and rec.overlong is not None and rec.overlong.op == "ready":
             raise self._overlong(rec.overlong)
@@ -326,19 +339,23 @@ class ReplayBot:
         return lines
 
     def write_nowait(self, data: bytes) -> int:
-        fault = self._next_fault()
-        if fault is not None and ((fault.exit is not None and fault.exit.op == "write") or fault.kind == "timeout"):
-            return 0
+        rec = self.tape.peek()
+        if isinstance(rec, R.Fault) and ((rec.exit is not None and rec.exit.op == "write") or rec.kind == "timeout"):
+            return 0  # a turn: its fault says the write went wrong
+        if isinstance(rec, R.Out) and (rec.stuck or rec.exit is not None):
+            return 0  # a write that asks nothing, logged once done: it went wrong
         return len(data)
 
     async def send(self, data: bytes) -> None:
+        self._stopped_here()
         if self._shaking:
             await trio.lowlevel.checkpoint()
             return
-        fault = self._next_fault()
-        if fault is not None and fault.exit is not None and fault.exit.op == "write":
-            raise self._exited(fault.exit)
-        if fault is not None and fault.kind == "timeout":
+        rec = self.tape.peek()
+        exit = rec.exit if isinstance(rec, (R.Fault, R.Out)) else None
+        if exit is not None and exit.op == "write":
+            raise self._exited(exit)
+        if (isinstance(rec, R.Fault) and rec.kind == "timeout") or (isinstance(rec, R.Out) and rec.stuck):
             await trio.sleep_forever()
         await trio.lowlevel.checkpoint()
 
@@ -413,15 +430,20 @@ def spec_of(header: R.Header, path: Path, stderr_dir: Path) -> MatchSpec:
     tc = header.time_control
     try:
         spec = MatchSpec(
-            v, [Bot(b.name, list(b.command)) for b in header.bots], header.players, options, deals=header.deals, games=header.games,
+            v, [Bot(b.name, list(b.command), tc=None if b.time_control is None else time_control(b.time_control)) for b in header.bots],
+            header.players, options, deals=header.deals, games=header.games,
             seed=header.seed if header.seed is not None else 0, deals_from=header.deals_from, deal_file=deal_list,
             deal_file_name=header.deals_file, deal_file_sha256=header.deals_file_sha256,
-            tc=TimeControl(tc.startup, tc.move, tc.bank, tc.increment), max_faults=header.max_faults, max_line=header.max_line,
+            tc=time_control(tc), max_faults=header.max_faults, max_line=header.max_line,
             stderr_dir=stderr_dir, confidence=header.confidence, sprt=header.sprt, deal_limit=header.deal_limit,
             opening=opening_moves(header.opening or []))
     except (ValueError, TypeError) as exc:
         raise bad(str(exc)) from None
     return spec
+
+
+def time_control(tc: R.TimeControlRecord) -> TimeControl:
+    return TimeControl(tc.startup, tc.move, tc.bank, tc.increment)
 
 
 def verify(path: Path) -> Counts:
@@ -444,6 +466,8 @@ def verify(path: Path) -> Counts:
 
         async def launch(nursery: trio.Nursery, bot: Bot, *, name: str, stderr_path: Path, max_line: int,
                          hidden: Sequence[Path]) -> BotTransport:
+            if isinstance(tape.peek(), R.Interrupted):
+                raise LogInterrupted
             hello = tape.claim_hello(name)
             if hello is None:
                 raise tape.fail(tape.peek_number(), f"the referee starts a process for {name} here; the log has no hello for it")
@@ -461,6 +485,9 @@ def verify(path: Path) -> Counts:
                 raise tape.damaged from None
             if tape.failure is not None:
                 raise tape.failure from None
+            if _find_interrupted(exc):
+                raise Incomplete(f"{path}: the match was stopped before its end (a signal, or its caller); consistent up to "
+                                 f"line {tape.number}", tape.number) from None
             found = _find(exc)
             if found is not None:
                 raise found from None
@@ -481,6 +508,12 @@ def verify(path: Path) -> Counts:
         if tape.cut is not None:
             raise tape.ended()
     return tape.counts
+
+
+def _find_interrupted(exc: BaseException) -> bool:
+    if isinstance(exc, LogInterrupted):
+        return True
+    return isinstance(exc, BaseExceptionGroup) and any(_find_interrupted(e) for e in exc.exceptions)
 
 
 def _find(exc: BaseException) -> Inconsistent | R.Damaged | None:

@@ -18,8 +18,14 @@ import time
 import uuid
 
 import pytest
+from hypothesis import settings
 
 from referee.sandbox import UID_BASE
+
+# Hypothesis's deadline is about speed, which no test here is about (a loaded machine made some
+# examples slow once and flaky): none.
+settings.register_profile("referee", deadline=None)
+settings.load_profile("referee")
 
 _MARKER_NAME = "REFEREE_TEST_SESSION"
 _MARKER = f"{os.getpid()}-{uuid.uuid4().hex}"
@@ -116,3 +122,56 @@ def no_leaks():
         problems.append("file descriptors left open: " + ", ".join(f"{fd} -> {t}" for fd, t in sorted(leaked_fds.items())))
     if problems:
         pytest.fail("; ".join(problems), pytrace=False)
+
+
+# -- every genuine log of the test suite verifies (issue 22) ---------------------------------------
+
+
+@pytest.fixture(autouse=True)
+def every_log_the_referee_writes_verifies(request):
+    """Each match log the referee writes in this process during a test, left as it wrote it, is
+    played again by ``referee verify`` after the test: consistent, or (a match stopped by a
+    signal, a full disk, a bot that never started) incomplete, never inconsistent.  A test that
+    edits a log writes another file, or changes this one (then its bytes differ and it is left
+    alone); ``@pytest.mark.logs_unverified`` opts a test out, saying why."""
+    import hashlib
+
+    from referee.log import MatchLog
+
+    written: list[tuple[object, str]] = []
+    real_close = MatchLog.close
+
+    def close(self) -> None:
+        had_file = self._file is not None
+        real_close(self)
+        if had_file and self.path is not None:
+            try:
+                written.append((self.path, hashlib.sha256(self.path.read_bytes()).hexdigest()))
+            except OSError:
+                pass
+
+    # A patch of its own, not the test's monkeypatch: the test's patches (a late clock, say) are
+    # undone before this fixture's teardown, so the logs are verified by the referee as it is.
+    patch = pytest.MonkeyPatch()
+    patch.setattr(MatchLog, "close", close)
+    try:
+        yield
+    finally:
+        patch.undo()
+    if request.node.get_closest_marker("logs_unverified") is not None:
+        return
+    from referee.records import Damaged, header_of
+    from referee.verify import Incomplete, Inconsistent, verify
+
+    for path, digest in written:
+        try:
+            if hashlib.sha256(path.read_bytes()).hexdigest() != digest or header_of(path).format < 2:
+                continue
+        except (OSError, Damaged):
+            continue
+        try:
+            verify(path)
+        except Incomplete:
+            pass
+        except Inconsistent as exc:
+            pytest.fail(f"a log the referee wrote in this test does not verify: {exc}", pytrace=False)

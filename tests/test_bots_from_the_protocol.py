@@ -31,6 +31,8 @@ from referee.spawn import resolve_command
 from referee.table import Bot
 from referee.verify import verify
 
+pytestmark = pytest.mark.slow  # matches of real bot processes (or a long property sweep): the full run
+
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_bots"
 READERS = Path(__file__).resolve().parent / "doc_bots"

@@ -109,9 +109,10 @@ def test_sample_bots_pass(tmp_path, bot, request):
          ["late answer (timeout)", "no play within 500 ms", "Hint: Does it flush"]),
         ("extra_line", ["-v", "sport", "--deals", "4"],
          ["output out of turn", "sent a 'play' message when it was not its turn"]),
-        # A line written on match_end is read once the bot has exited: nothing waits for it.
+        # A line written on match_end is read once the bot has exited: nothing waits for it.  Every
+        # seating has processes of its own: 2 + 3 + 4 in the three games of block.
         ("bye_line", ["-v", "block", "--deals", "1"],
-         ["output nobody asked for — 3 times", "PROBLEMS: 1 output nobody asked for", "block, 3 players, after the last deal:",
+         ["output nobody asked for — 9 times", "PROBLEMS: 3 outputs nobody asked for", "block, 3 players, after the last deal:",
           "wrote a line when nothing was asked", 'the line: {"type": "play", "tile": [6, 6], "end": null}']),
     ],
 )

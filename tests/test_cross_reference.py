@@ -143,6 +143,7 @@ def play_games(vid: str, players: int, options: dict, at_least: int, seed: int, 
         outcome = game.outcome()
         assert ref.game_over(), where
         assert ref.winners() == list(outcome.winners), where
+        assert ref.losers() == list(outcome.losers), where  # none for a drawn game
         seen[f"{vid} game{' drawn' if outcome.drawn else ''}"] += 1
     return deals
 

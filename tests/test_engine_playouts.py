@@ -477,8 +477,8 @@ class KozelRef(Ref):
         limit = self.options["target"] + 1
         goats = tuple(i for i, t in enumerate(self.totals) if t >= limit)
         assert goats, "the game ended without a goat"
-        assert out.losers == goats
         winners = tuple(i for i in range(len(self.sides)) if i not in goats)
+        assert out.losers == (goats if winners else ())  # every side a goat: drawn, no losers
         assert out.winners == winners
         assert out.dry == tuple(i for i in winners if self.totals[i] == 0)
 

@@ -114,6 +114,7 @@ def assert_clean(result, codes: tuple[int, ...]) -> None:
     assert "Traceback" not in result.output
 
 
+@pytest.mark.slow  # real matches through the command line, many times
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.one_of(LINE_BYTES, st.binary(max_size=2000)))
 def test_arbitrary_deal_files_are_read_or_refused_in_one_line(tmp_path, data):
@@ -122,6 +123,7 @@ def test_arbitrary_deal_files_are_read_or_refused_in_one_line(tmp_path, data):
     assert_clean(cli("deals", "show", path), (X.OK, X.USAGE))
 
 
+@pytest.mark.slow  # real matches through the command line, many times
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.one_of(LINE_BYTES, st.binary(max_size=2000)))
 def test_arbitrary_logs_are_verified_or_refused_in_one_line(tmp_path, data):
@@ -143,6 +145,7 @@ def real_log(tmp_path: Path) -> bytes:
     return _LOG[0]
 
 
+@pytest.mark.slow  # real matches through the command line, many times
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(where=st.floats(0, 1), cut=st.integers(0, 200), insert=LINE_BYTES)
 def test_damaged_logs_are_found_out_in_one_line(tmp_path, where, cut, insert):
@@ -153,6 +156,28 @@ def test_damaged_logs_are_found_out_in_one_line(tmp_path, where, cut, insert):
     path = tmp_path / "log.jsonl"
     path.write_bytes(data[:at] + insert + data[at + cut:])
     assert_clean(cli("verify", path), (X.OK, X.USAGE, X.INCONSISTENT))
+    assert_clean(cli("replay", path), (X.OK, X.USAGE))
+    assert_clean(cli("report", path, "-O", tmp_path / "site"), (X.OK, X.USAGE))
+
+
+@pytest.mark.slow  # real matches through the command line, many times
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(line=st.integers(0, 400), field=st.text(min_size=1, max_size=8), value=st.one_of(
+    st.none(), st.booleans(), st.integers(-2**70, 2**70), st.floats(allow_nan=False), st.text(max_size=20),
+    st.lists(st.integers(), max_size=3), st.dictionaries(st.text(max_size=3), st.integers(), max_size=2)))
+def test_a_record_with_a_field_changed_is_found_out_in_one_line_by_verify_replay_and_report(tmp_path, line, field, value):
+    """A real log with one field of one record set to anything (or added): each of verify,
+    replay and report answers in one line (verify: 4 when the log is well-formed but wrong),
+    never a traceback."""
+    records = [json.loads(x) for x in real_log(tmp_path).splitlines()]
+    rec = records[line % len(records)]
+    keys = [k for k in rec if k != "k"]
+    rec[keys[sum(map(ord, field)) % len(keys)] if keys and not field.startswith("+") else field] = value
+    path = tmp_path / "log.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    assert_clean(cli("verify", path), (X.OK, X.USAGE, X.INCONSISTENT))
+    assert_clean(cli("replay", path), (X.OK, X.USAGE))
+    assert_clean(cli("report", path, "-O", tmp_path / "site"), (X.OK, X.USAGE))
 
 
 @pytest.mark.parametrize(("field", "value"), [("undealt", [{}]), ("undealt", 7), ("hands", [[{"a": 1}]]), ("hands", "x"),

@@ -176,6 +176,16 @@ def test_telephone_winner_takes_fish_goes_to_fewer_pips():
     rec = end_deal(g, {0: ("0-1",), 1: ("5-6", "0-2")}, FISH, 1, deal_with(2, 7, s0=("2-3",)))
     assert rec.wrote == (5 + 15, 0)  # the lead's 5, then 13 rounded to 15
     rec = end_deal(g, {0: ("0-1",), 1: ("1-0",)}, FISH, 1, deal_with(2, 7, s1=("2-3",)))
+    assert rec.wrote == (0, 0)  # equal totals write nothing
+
+
+@pytest.mark.parametrize("scale, held, wrote", [(1, ("5-6", "0-1"), 10), (1, ("5-6", "0-2"), 15), (5, ("5-6", "0-2"), 3)])
+def test_telephone_winner_takes_fish_write_is_rounded_like_a_dominos(scale, held, wrote):
+    """TEL-7: the side with fewer pips writes the other's total rounded to the nearest 5, as a
+    domino's write is: 12 → 10, 13 → 15; under scale 5, 15 / 5 = 3."""
+    g = game("telephone", 2, endgame="winner_takes", scale=scale)
+    rec = end_deal(g, {0: ("0-0",), 1: held}, FISH, 1, deal_with(2, 7, s1=("2-3",)))
+    assert rec.wrote[0] == wrote
 
 
 def test_telephone_225_wins_and_both_at_225_draw():
@@ -263,6 +273,7 @@ def test_muggins_200_several_the_highest_wins_equal_draw():
     g.totals[:] = [200, 210, 150]
     end_deal(g, {1: ("0-1",), 2: ("0-2",)}, DOMINO, 0, deal_with(3, 5, s0=("0-0",)))
     assert g.outcome().winners == () and g.outcome().drawn
+    assert g.outcome().losers == ()  # X-0: a drawn game names no losers (seat 2's 150 included)
 
 
 # -- osel ----------------------------------------------------------------------------------------
@@ -320,9 +331,9 @@ def test_osel_extra_doubles_one_per_unused_end_then_stop():
     state.push(play(T("3-5")), 0)  # the lead is the turn's one tile
     assert state.continuing and state.to_move() == 0
     legal = state.legal_plays()
-    # No double on the table and the lead was not one: either double may be closed, because the
-    # same player holds the other line end's double too (TURN-6).
-    assert legal == [play(T("3-3"), LEFT), play(T("3-3"), LEFT, True), play(T("5-5"), RIGHT), play(T("5-5"), RIGHT, True), STOP]
+    # No double on the table and the lead was not one, but these are extras: the first is the
+    # cross and lies open (TURN-5); TURN-6's closing is a turn of its own, never extras.
+    assert legal == [play(T("3-3"), LEFT), play(T("5-5"), RIGHT), STOP]
     state.push(play(T("3-3"), LEFT), 0)  # the first double: the cross opens at once
     assert state.ends == [3, 5, 3, 3]
     assert state.legal_plays() == [play(T("5-5"), RIGHT), play(T("5-5"), RIGHT, True), STOP]
@@ -333,6 +344,24 @@ def test_osel_extra_doubles_one_per_unused_end_then_stop():
     assert not state.continuing and state.to_move() == 1  # nothing more could be added: the turn ended
     with pytest.raises(IllegalPlay, match="the right end is closed"):
         state.push(play(T("1-3"), RIGHT), 1)
+
+
+def test_osel_leader_never_closes_both_ends_with_extras():
+    """TURN-6 is a turn of its own: its first double is the turn's one tile.  A leader who led a
+    non-double and holds both line ends' doubles adds them as extras, the first open (the cross),
+    and the deal goes on; the engine offered closing here before RULES.md said otherwise."""
+    _g, state = osel_state(s0=("2-5", "2-2", "5-5"), s1=("1-3",))
+    state.push(play(T("2-5")), 0)
+    assert state.continuing and play(T("2-2"), LEFT, True) not in state.legal_plays()
+    assert play(T("5-5"), RIGHT, True) not in state.legal_plays()
+    with pytest.raises(IllegalPlay, match="closing both line ends is a turn of its own") as exc:
+        state.push(play(T("5-5"), RIGHT, True), 0)
+    assert exc.value.reason == IllegalPlay.CANNOT_CLOSE
+    state.push(play(T("5-5"), RIGHT), 0)  # open: the cross (LAY-4)
+    assert state.ends == [2, 5, 5, 5]
+    assert play(T("2-2"), LEFT, True) in state.legal_plays()  # TURN-5: the cross exists now
+    state.push(play(T("2-2"), LEFT, True), 0)
+    assert state.end is None and state.ends == [-1, 5, 5, 5]
 
 
 def test_osel_one_tile_then_a_double_on_another_end_or_stop():

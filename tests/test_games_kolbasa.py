@@ -148,6 +148,23 @@ def test_a_fish_ends_the_deal_at_once():
     assert d.end is not None and (d.end.reason, d.end.seat) == (FISH, 1) and d.to_move() == TERMINAL
 
 
+def test_kb14_counts_the_automatic_start_and_never_a_tail():
+    """KB-14: 1,000 placements end a deal as a fish; the automatic start is one of them, a tile
+    sent to the tail is not.  Here the start is placement 1, the tails of 1-2 and 5-6 add none,
+    and the deal put 998 placements on has its 1,000th (and last) in seat 0's 0-0."""
+    d = deal_of("0-0 1-2 0-1", "3-3 5-6 1-4")
+    assert d.placements == 1 and d.history[:2] == [Turned(0, T("0-1")), Placed(0, T("0-1"), None, True)]
+    put(d, "1-4", 1)
+    assert d.placements == 2 and [type(e) for e in d.history].count(Tailed) == 2  # two tails, no placement
+    d.placements = 999
+    put(d, "0-0", 0)  # the 1,000th placement; seat 0 still holds 1-2: not out, so a fish
+    assert d.end is not None and (d.end.reason, d.end.seat) == (FISH, 0)
+    d = deal_of("0-0 1-2 0-1", "3-3 5-6 1-4")
+    d.placements = 998
+    put(d, "1-4", 1)  # 999 with the start: the deal goes on
+    assert d.end is None
+
+
 # -- the game ------------------------------------------------------------------------------------
 
 

@@ -331,6 +331,20 @@ def test_several_goats_in_one_deal():
     assert out.losers == (0, 1) and out.winners == (2,) and out.dry == (2,)
 
 
+@pytest.mark.parametrize("players", [4, 3, 2])
+def test_every_side_a_goat_in_one_deal_is_drawn_and_names_no_losers(players):
+    """§5: several sides past the target in the same deal are all goats; when that is every
+    side nobody won, and a drawn game names no losers (X-0)."""
+    game = kozel(players, fish="each_writes_own")
+    sides = len(game.sides)
+    game.totals[:] = [90] * sides
+    held = [worth(20), worth(20), ("0-1",), ("0-2",)] if players == 4 else [worth(20)] * players
+    end_deal(game, dict(enumerate(held)), "fish", 0)
+    out = game.outcome()
+    assert all(t >= 101 for t in out.totals), out.totals
+    assert out.drawn and out.winners == () and out.losers == () and "drawn" in out.reason
+
+
 # -- leads and redeals -----------------------------------------------------------------------------
 
 

@@ -132,7 +132,7 @@ def play_one(game, ref: RefGame, deal: Deal, rng: random.Random, where: str, see
     outcome = game.outcome()
     assert (outcome is not None) == ref.game_over(), f"{where}: the goat differs"
     if outcome is not None:
-        assert list(outcome.losers) == ref.goats() and list(outcome.winners) == ref.winners(), where
+        assert list(outcome.losers) == ref.losers() and list(outcome.winners) == ref.winners(), where
         seen["game"] += 1
 
 

@@ -516,7 +516,7 @@ def test_the_example_league_file_loads():
     if shutil.which("node") is None:
         pytest.skip("the example enters random_bot.js, which needs node")
     league = load_league(ROOT / "tournaments" / "example.toml")
-    assert len(league.bots) == 4 and league.variant.id == "sport" and league.deals == 4
+    assert len(league.bots) == 5 and league.variant.id == "sport" and league.deals == 4
 
 
 def test_the_example_of_tables_of_three_loads():

@@ -167,7 +167,7 @@ def test_table_keys_name_their_files_and_legs_play_other_deals():
     key = TableKey.of(["a", "b"], 2)
     assert leg_seed(7, key) == 7
     legs = {leg_seed(7, TableKey(2, key.bots, leg)) for leg in range(1, 5)}
-    assert len(legs) == 4 and 7 not in legs and all(0 <= s < 2**63 for s in legs)
+    assert len(legs) == 4 and 7 not in legs and all(0 <= s < 2**256 for s in legs)
 
 
 # -- Swiss ----------------------------------------------------------------------------------------

@@ -240,7 +240,7 @@ def test_a_four_seat_game_of_individuals_seats_four_bots_at_every_table(tmp_path
     assert json.loads(out["status-json"])["counts"]["done"] == 5
     assert out["status-table"].count(" 4th") == 5
     site = tmp_path / "site"
-    report = cli("report", str(path), "-o", str(site))
+    report = cli("report", str(path), "-O", str(site))
     assert report.exit_code == 0 and "5 of 5 tables played" in report.stdout
     # Two bots a table would not be comparable with the tables of four played.
     pairs = write_league(tmp_path, DRAW4.replace("bots = 4", "bots = 2"), "pairs.toml")

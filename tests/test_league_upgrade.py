@@ -76,7 +76,7 @@ def test_an_old_database_reads_as_it_did_and_is_left_as_it_is(tmp_path):
     assert r.stdout == (FIXTURE / "status-v2.txt").read_text(encoding="utf-8").replace(OLD_PATH, str(path.parent))
     for fmt in ("json", "csv", "markdown"):
         assert cli("league", "status", str(path), "--format", fmt).exit_code == 0
-    report = cli("report", str(path), "-o", str(tmp_path / "site"))
+    report = cli("report", str(path), "-O", str(tmp_path / "site"))
     assert report.exit_code == 0 and "3 of 10 pairings played" in report.stdout, report.stderr
     assert db.read_bytes() == before and version(db) == 2  # a read never writes
 

@@ -10,9 +10,12 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from referee.cli import app
+
+pytestmark = pytest.mark.slow  # matches of real bot processes: the full run
 
 ROOT = Path(__file__).resolve().parent.parent
 FIRST = ROOT / "sample_bots" / "first_bot.py"
@@ -34,6 +37,7 @@ for line in sys.stdin:
 #: characters (6 bytes each once escaped in JSON), then the answer padded past 1 KiB with them.
 WORST = """\
 import json, sys
+
 for line in sys.stdin:
     msg = json.loads(line)
     if msg["type"] == "hello":

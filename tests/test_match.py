@@ -20,6 +20,8 @@ from referee.report import verdict_text
 from referee.results import MatchSummary
 from referee.verify import Inconsistent, verify
 
+pytestmark = pytest.mark.slow  # matches of real bot processes (or a long property sweep): the full run
+
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "sample_bots"
 GREEDY = str(BOTS / "greedy_bot.py")
@@ -359,7 +361,7 @@ def test_stopping_the_referee_leaves_no_bot_behind(tmp_path, sig):
             assert time.monotonic() < deadline and proc.poll() is None, "the match did not get going"
             time.sleep(0.05)
         bots = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout.split()
-        assert len(bots) == 4
+        assert len(bots) == 8  # two seats of a pair in each of two seatings, for each of two bots
         for name in sig.split("+"):
             proc.send_signal(getattr(signal, name))
         code = proc.wait(timeout=30)

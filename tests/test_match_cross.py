@@ -14,6 +14,8 @@ from test_match import match as whole_match
 
 from referee.verify import Inconsistent, verify
 
+pytestmark = pytest.mark.slow  # matches of real bot processes (or a long property sweep): the full run
+
 RANDOM2 = f"{BOTS / 'random_bot.py'} 8"
 
 

@@ -21,6 +21,8 @@ from referee.engine.tiles import PIPS, parse_tile
 from referee.verify import Inconsistent, verify
 from referee.web.data import read_match
 
+pytestmark = pytest.mark.slow  # matches of real bot processes (or a long property sweep): the full run
+
 
 def test_same_seed_same_log_games_to_the_goat_in_both_orientations(tmp_path):
     result, log1 = match(tmp_path, RANDOM, GREEDY, "--variant", "kolbasa", "--seed", "4", "--games", "2", name="a")

@@ -14,6 +14,8 @@ from test_match_cross import FIRST, GREEDY, RANDOM, match, run
 
 from referee.verify import Inconsistent, verify
 
+pytestmark = pytest.mark.slow  # matches of real bot processes (or a long property sweep): the full run
+
 
 @pytest.mark.parametrize("game, bots, extra", [
     ("sea_kozel", [RANDOM, GREEDY], []),

@@ -20,6 +20,8 @@ from test_match import FIRST, GREEDY, RANDOM, run
 
 from referee import exitcodes as X
 
+pytestmark = pytest.mark.slow  # matches of real bot processes (or a long property sweep): the full run
+
 SCORE = re.compile(r"Score of greedy_bot vs random_bot after (\d+) pairs?: ([+-]\d+\.\d\d)(?: ± (\d+\.\d\d))? per deal")
 
 

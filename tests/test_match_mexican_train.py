@@ -19,6 +19,8 @@ from referee.engine.tiles import IS_DOUBLE
 from referee.replay import Replayer, replay_lines
 from referee.verify import Inconsistent, verify
 
+pytestmark = pytest.mark.slow  # matches of real bot processes (or a long property sweep): the full run
+
 
 def match(tmp_path: Path, *args: str, name: str = "m"):
     """A mexican_train match through the command line: its ``--json`` result and its log."""

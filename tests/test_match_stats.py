@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 from helpers import read_log
@@ -13,6 +14,8 @@ from referee import exitcodes as X
 from referee.stats import MIN_PAIRS
 from referee.verify import verify
 from tests.test_match import FIRST, GREEDY, RANDOM, match, one_line_error, run
+
+pytestmark = pytest.mark.slow  # matches of real bot processes (or a long property sweep): the full run
 
 
 def test_a_margin_whose_interval_crosses_zero_names_no_winner(tmp_path):
@@ -218,3 +221,15 @@ def test_the_three_bot_elo_orders_the_bots_as_the_ranking_and_says_how(tmp_path)
     text = " ".join(res.output.split())
     assert "Elo: the margin on the Elo scale" in text and "0 is the field's mean" in text
     assert "orders the bots as their margins do" in text
+
+
+def test_the_readmes_sprt_example_is_what_the_referee_prints(tmp_path):
+    # The README quotes a run (seed 1, greedy against random_bot.py 7); a change to the deals, the
+    # bots or the test that changes it must change the README with it.
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    block = readme.split("Greedy against random in sport (seed 1, `random_bot.py 7`)")[1].split("```text")[1].split("```")[0]
+    quoted = [" ".join(line.split()) for line in block.splitlines() if line.strip() not in ("", "…")]
+    _, _, res = match(tmp_path, GREEDY, RANDOM, "--variant", "sport", "--deals", "400", "--sprt", "margin0=0 margin1=3")
+    printed = " ".join(res.output.split())
+    for line in quoted:
+        assert line in printed, line

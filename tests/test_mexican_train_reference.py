@@ -119,6 +119,7 @@ def play_games(players: int, games: int, seed: int, seen: Counter) -> None:
         outcome = game.outcome()
         assert outcome is not None and ref.game_over(), f"seed {seed} game {g}"
         assert ref.winners() == list(outcome.winners), f"seed {seed} game {g}"
+        assert ref.losers() == list(outcome.losers), f"seed {seed} game {g}"
         seen["shared win" if len(outcome.winners) > 1 else "game"] += 1
 
 

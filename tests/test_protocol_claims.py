@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import msgspec
 import pytest
 from helpers import read_log, tiles
 from test_wire_replay import play_recorded
@@ -18,6 +19,8 @@ from referee import exitcodes as X
 from referee.cli import app
 from referee.clock import TimeControl
 from referee.engine import Deal
+
+pytestmark = pytest.mark.slow  # matches of real bot processes: the full run
 
 ROOT = Path(__file__).resolve().parent.parent
 FIRST = str(ROOT / "sample_bots" / "first_bot.py")
@@ -149,6 +152,7 @@ def test_every_message_to_a_bot_is_in_the_log_the_closing_ones_too(tmp_path):
 
 RECORDER = """\
 import json, os, sys
+
 seen = open(sys.argv[1], "a")
 for line in sys.stdin:
     msg = json.loads(line)
@@ -234,7 +238,7 @@ def test_placed_says_closed_for_a_double_laid_closed(monkeypatch, tmp_path):
 def test_only_the_write_off_decision_carries_held(monkeypatch, tmp_path):
     protocol_says("That turn's `held` gives each side's total, by side, as the rules count the hands")
     turns = [x for x in _turns_and_events(monkeypatch, tmp_path, "sea_kozel", 2, range(1, 13)) if x["type"] == "turn"]
-    decisions = [t for t in turns if t["legal"][0].get("declare") == "write_off"]
+    decisions = [t for t in turns if any(o.get("declare") == "write_off" for o in t["legal"])]
     assert decisions, "no write-off decision in these games"
     assert all(len(t["held"]) == 2 for t in decisions)
     assert all("held" not in t for t in turns if t not in decisions)
@@ -259,3 +263,23 @@ def test_two_bots_at_four_seats_of_individuals_alternate_and_each_seat_plays_for
     for d in result["deals"]:
         seating = result["orientations"][d["orientation"]]
         assert d["points"] == [sum(w for s, w in enumerate(d["wrote"]) if seating[s] == b) for b in range(2)]
+
+
+@pytest.mark.parametrize("vid, players", [("muggins", 3), ("kozel", 4)])
+def test_a_drawn_game_end_names_no_losers(vid, players):
+    protocol_says("| `losers` | array of integer | the losing sides; empty for a drawn game")
+    from test_games_cross import deal_with
+    from test_games_kozel import end_deal, worth
+
+    from referee import wire
+    from referee.engine import variant
+
+    game = variant(vid).new_game(players, {"fish": "each_writes_own"} if vid == "kozel" else {})
+    if vid == "muggins":  # two seats tie for the highest past 200, the third is under it
+        game.totals[:] = [200, 210, 150]
+        end_deal(game, {1: ("0-1",), 2: ("0-2",)}, "domino", 0, deal_with(3, 5, s0=("0-0",)))
+    else:  # both pairs past 101 in one fish, each writing its own hands
+        game.totals[:] = [90, 90]
+        end_deal(game, {0: worth(20), 1: worth(20)}, "fish", 0)
+    end = msgspec.to_builtins(wire.game_end(game.outcome()))
+    assert end["winners"] == [] and end["losers"] == [], end

@@ -298,7 +298,7 @@ def test_osel_lone_doubles_in_a_losing_hand():
     assert play_chain(g)[-1] == ("deal_end", "domino", [0, 9], [0, 84])
     g.start_deal(*chain_deal(g, 0, "6-6"))
     assert play_chain(g)[-1] == ("deal_end", "domino", [0, 50], [0, 134])
-    assert g.game_over() and g.winners() == [0]  # §3 kozel: 101 or more is the goat
+    assert g.game_over() and g.winners() == [0] and g.losers() == [1]  # §3 kozel: 101 or more is the goat
     with pytest.raises(ValueError, match="game is over"):
         g.start_deal(*chain_deal(g, 0, "6-6"))
 
@@ -364,20 +364,20 @@ def test_layout_count_of_a_lead_non_double():
     assert lay.count() == 2 + 6
 
 
-def test_osel_leader_may_close_both_ends_with_its_extras():
-    # TURN-4: the lead is the turn's one tile and uses no end; TURN-6 may follow at once.
+def test_osel_leader_adds_extras_open_then_may_close_under_turn_5():
+    # TURN-4: the lead is the turn's one tile and uses no end; TURN-6 is a turn of its own, never
+    # extras: the first extra is the cross, open, and only then may a double be closed (TURN-5).
     g = later_game("osel", 2)
     g.start_deal(*deal(g, ["2-5", "2-2", "5-5", "0-1", "0-3", "0-4", "1-3"],
                        ["1-4", "0-6", "3-4", "4-6", "1-6", "0-0", "1-2"]))
     run(g, ("2-5", None))
-    assert g.legal() == [
-        ("place", "2-2", "left", False), ("place", "2-2", "left", True),
-        ("place", "5-5", "right", False), ("place", "5-5", "right", True), ("stop",),
-    ]
-    ev = run(g, ("5-5", "right", True), ("2-2", "left", True))
-    # seat 0 keeps 1 + 3 + 4 + 4 = 12, seat 1 holds 5 + 6 + 7 + 10 + 7 + 0 + 3 = 38
-    assert ev[-1] == ("deal_end", "fish", [0, 50], [0, 50])
-    assert g.next_leader() == 0
+    assert g.legal() == [("place", "2-2", "left", False), ("place", "5-5", "right", False), ("stop",)]
+    run(g, ("5-5", "right"))
+    assert g.layout.spinner == 5
+    assert g.legal() == [("place", "2-2", "left", False), ("place", "2-2", "left", True), ("stop",)]
+    ev = run(g, ("2-2", "left", True))
+    assert ev[0] == ("placed", 0, "2-2", "left", True, False) and ev[-1][0] != "deal_end"
+    assert g.to_move() == 1  # the turn ended (nothing more may be added) and the deal goes on
 
 
 def test_osel_close_both_ends_with_the_last_tile_is_going_out():
@@ -472,11 +472,24 @@ def test_muggins_going_out_writes_10_and_200_wins():
     g.start_deal(*chain_deal(g, 0, "6-6"))
     assert play_chain(g)[-1][3] == [201, 200]
     assert g.game_over() and g.winners() == [0]  # MUG-6: both at 200 or more, the highest wins
+    assert g.losers() == [1]
     g = later_game("muggins", 2)
     g._totals = [185, 195]
     g.start_deal(*chain_deal(g, 0, "6-6"))
     assert play_chain(g)[-1][3] == [200, 200]
-    assert g.game_over() and g.winners() == []  # equal highest: drawn
+    assert g.game_over() and g.winners() == [] and g.losers() == []  # equal highest: drawn (X-0)
+
+
+def test_a_drawn_muggins_game_names_no_losers_even_below_the_target():
+    """MUG-6, X-0: two seats tie for the highest at 200 or more; the third, under 200, has not
+    lost a drawn game either."""
+    g = later_game("muggins", 3)
+    g._totals = [210, 210, 150]
+    g._check_end()
+    assert g.game_over() and g.winners() == [] and g.losers() == []
+    g._totals = [210, 205, 150]
+    g._check_end()
+    assert g.winners() == [0] and g.losers() == [1, 2]
 
 
 # A four-player telephone fish (no bazaar): during play seat 0 writes 10 and 5, seat 3 writes 5;

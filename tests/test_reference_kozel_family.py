@@ -263,7 +263,7 @@ def test_rotten_eggs_draw_the_match():
         g.start_deal(*deal(4))
         ev = _fish_now(g, 0, four(["5-6"], ["5-5", "0-1"], ["0-2"], ["1-1"]))
     assert ev[-1] == ("deal_end", "rotten_eggs", [0, 0], [0, 0])
-    assert g.game_over() and g.winners() == []
+    assert g.game_over() and g.winners() == [] and g.losers() == []
 
 
 def test_an_eggs_deal_fish_is_won_by_fewer_pips():
@@ -342,11 +342,11 @@ def test_general_void_fish_and_its_deal_cap():
     assert ev[-2:] == [("general", 3, 1), ("deal_end", "general", [0, 1], [0, 1])]
     g.start_deal(hands, [])
     ev = _fish_now(g, 0, four(["5-6"], ["0-0"], ["0-1"], ["6-6"]))
-    assert ev[-1][1] == "void_fish" and g.game_over() and g.winners() == [0]  # GEN-6: fewer generals
+    assert ev[-1][1] == "void_fish" and g.game_over() and g.winners() == [0] and g.losers() == [1]  # GEN-6: fewer generals
     g = RefGame("general", 4, {"max_deals": "1"})
     g.start_deal(hands, [])
     _fish_now(g, 0, four(["5-6"], ["0-0"], ["0-1"], ["6-6"]))
-    assert g.game_over() and g.winners() == []  # equal counts draw
+    assert g.game_over() and g.winners() == [] and g.losers() == []  # equal counts draw, no losers
 
 
 def test_options_are_checked():

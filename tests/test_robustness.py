@@ -24,6 +24,8 @@ from typer.testing import CliRunner
 from referee import exitcodes as X
 from referee.cli import app
 
+pytestmark = pytest.mark.slow  # matches of real bot processes (or a long property sweep): the full run
+
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "sample_bots"
 HOSTILE = Path(__file__).resolve().parent / "hostile_bots" / "hostile.py"

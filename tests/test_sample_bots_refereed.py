@@ -23,6 +23,8 @@ from referee.match import MatchSpec, run_match
 from referee.spawn import resolve_command
 from referee.table import Bot
 
+pytestmark = pytest.mark.slow  # matches of real bot processes (or a long property sweep): the full run
+
 BOTS = Path(__file__).resolve().parent.parent / "sample_bots"
 
 

@@ -31,7 +31,8 @@ ATTACKER = Path(__file__).resolve().parent / "hostile_bots" / "attacker.py"
 FIRST = ROOT / "sample_bots" / "first_bot.py"
 HANG = 90
 
-pytestmark = pytest.mark.skipif(not os.access(S.BWRAP, os.X_OK), reason="bubblewrap is not installed (apt-get install bubblewrap)")
+pytestmark = [pytest.mark.skipif(not os.access(S.BWRAP, os.X_OK), reason="bubblewrap is not installed (apt-get install bubblewrap)"),
+              pytest.mark.slow]  # real bot processes
 
 
 def folder(path: Path) -> Path:

@@ -39,7 +39,8 @@ SAMPLES = ROOT / "sample_bots"
 NOBODY = 65534
 HANG = 180
 
-pytestmark = pytest.mark.skipif(not os.access(S.BWRAP, os.X_OK), reason="bubblewrap is not installed (apt-get install bubblewrap)")
+pytestmark = [pytest.mark.skipif(not os.access(S.BWRAP, os.X_OK), reason="bubblewrap is not installed (apt-get install bubblewrap)"),
+              pytest.mark.slow]  # real bot processes
 
 
 @functools.cache

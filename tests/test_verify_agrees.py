@@ -114,7 +114,7 @@ def spec(tmp_path: Path, name: str) -> MatchSpec:
                      log_path=tmp_path / f"{name}.jsonl", stderr_dir=tmp_path / f"{name}.stderr")
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(b=behaviours())
 def test_whatever_an_in_process_bot_writes_the_log_verifies(tmp_path, b):
     launch, _ = scripted({"A": script_of(b)})

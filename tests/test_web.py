@@ -336,7 +336,7 @@ class Logs:
             log = self.folder / f"{game}.jsonl"
             extra = ("--deals", "4") if game == "sport" else ()
             r = referee("match", str(BOTS / "greedy_bot.py"), f"{BOTS / 'random_bot.py'} 7", "--variant", game, "--log", str(log), "-q",
-                        *extra, check=False)
+                        "--seed", "1", *extra, check=False)
             assert r.returncode == 0, r.stderr
             self.played[game] = log
         return self.played[game]
@@ -631,7 +631,7 @@ def test_the_sausage_is_laid_without_overlaps_and_a_narrow_table_breaks_it_into_
 
     site = tmp_path / "site"
     log = logs["kolbasa"]
-    assert CliRunner().invoke(app, ["report", str(log), "-o", str(site)]).exit_code == 0
+    assert CliRunner().invoke(app, ["report", str(log), "-O", str(site)]).exit_code == 0
     page.goto(url(site / "g1-o0-d1.html"))
     tables = [{**(deal.get("table") or {}), **(step.get("table") or {})} for deal in read_match(log).deals for step in deal["steps"]]
     tables = [t for t in tables if t.get("start")]
@@ -720,7 +720,7 @@ def test_the_cross_is_laid_without_overlaps_in_every_deal_wide_or_narrow(logs, p
     from referee.web.data import read_match
 
     site = tmp_path / "site"
-    assert CliRunner().invoke(app, ["report", str(logs["osel"]), "-o", str(site)]).exit_code == 0
+    assert CliRunner().invoke(app, ["report", str(logs["osel"]), "-O", str(site)]).exit_code == 0
     page.goto(url(site / "g1-o0-d1.html"))
     deals = [[{"tile": s["tile"], "end": s["end"], "seat": s["seat"], "closed": s.get("closed", False)} for s in d["steps"] if s["kind"] == "place"]
              for game in ("osel", "telephone", "muggins") for d in read_match(logs[game]).deals]
@@ -806,6 +806,8 @@ def kolbasa_page(monkeypatch, tmp_path: Path, rows: tuple[str, str], places: lis
         self.on_header(self.header)
         self.seating = [0, 1]
         self.on_deal(R.Deal(0, 0, 0, 0, hands, []), state)
+        for e in state.history:  # the start, turned up and laid before anyone is asked
+            self.on_event(e, None, state)
         for place in places:
             shown = len(state.history)
             state.push(Play(state.up, parse_place(place)), state.to_move())

@@ -63,7 +63,7 @@ class Reports:
                         check=False)
             assert r.returncode == 0, r.stderr
             site = self.folder / f"{game}-{players}"
-            result = CliRunner().invoke(app, ["report", str(log), "-o", str(site)])
+            result = CliRunner().invoke(app, ["report", str(log), "-O", str(site)])
             assert result.exit_code == 0, result.output
             self.sites[key] = site
         return self.sites[key]

@@ -36,6 +36,8 @@ from referee.log import MatchLog
 from referee.sides.base import TILE_JSON
 from referee.table import Bot, Entry, Player, Table, Where
 
+pytestmark = pytest.mark.slow  # matches of real bot processes (or a long property sweep): the full run
+
 GAMES = [("sport", 4, {}), ("kozel", 4, {}), ("kozel", 4, {"teams": "none"}), ("kozel", 2, {}), ("kozel", 3, {}),
          ("draw", 2, {}), ("draw", 3, {}), ("draw", 4, {}), ("block", 2, {}), ("block", 3, {}), ("block", 4, {}),
          ("club", 2, {}), ("club", 3, {}), ("club", 4, {}),

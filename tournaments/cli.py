@@ -140,10 +140,6 @@ def run(
     from tournaments.store import MAX_ATTEMPTS
 
     league = _load(league_file, db)
-    if league.seed is not None and guessable(league.seed):
-        err.print(_escape(f"warning: seed {league.seed} is short: anyone who tries every seed up to it can deal every hand "
-                          f"(leave seed out of {league.path.name}: the first run draws a secret one and keeps it in the database)"),
-                  highlight=False, soft_wrap=True)
     if concurrency < 1:
         raise fail("--concurrency must be at least 1")
     address = None
@@ -174,6 +170,9 @@ def run(
             raise fail(f"--report {report_dir}: exists and is not a folder")
         display = ReportingDisplay(league, report_dir, display)
         display.refresh()
+
+    if league.seed is not None and guessable(league.seed):
+        display = SeedWarning(league, display)
 
     def play():
         if address is not None:
@@ -224,6 +223,34 @@ def _cut_short(runs: int, longest: float | None) -> str:
     from tournaments.status import cut_short
 
     return cut_short(runs, longest)
+
+
+class SeedWarning:
+    """Says that the league file's seed is guessable once the run has checked the league and its
+    database and is about to play: a run refused for another reason prints that reason alone."""
+
+    def __init__(self, league, inner: Any) -> None:
+        self.league = league
+        self.inner = inner
+
+    def begin(self, pairings: int, done: int, pending: int) -> None:
+        err.print(_escape(f"warning: seed {self.league.seed} is short: anyone who tries every seed up to it can deal every hand "
+                          f"(leave seed out of {self.league.path.name}: the first run draws a secret one and keeps it in the database)"),
+                  highlight=False, soft_wrap=True)
+        if self.inner is not None:
+            self.inner.begin(pairings, done, pending)
+
+    def started(self, key: TableKey) -> None:
+        if self.inner is not None:
+            self.inner.started(key)
+
+    def progress(self, key: TableKey, done: int, total: int) -> None:
+        if self.inner is not None:
+            self.inner.progress(key, done, total)
+
+    def finished(self, key: TableKey, record: TableRecord | None, error: str | None) -> None:
+        if self.inner is not None:
+            self.inner.finished(key, record, error)
 
 
 class ReportingDisplay:

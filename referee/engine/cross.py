@@ -7,8 +7,10 @@
   as one) the same seat may add doubles, each on an open end not used this turn, or answer
   :data:`~.line.STOP`; ``continuing`` is set meanwhile.  A double placed once the cross exists
   may be laid closed.  While no double is on the table and the lead was not a double, a double
-  may be laid closed on one line end only when the player can close the other end too; that
-  second double is then the only legal move, and the deal ends at once as a fish (TURN-6).
+  may be laid closed on one line end only as the turn's one tile, never as an extra, and only
+  when the player can close the other end too; that second double is then the only legal move,
+  and the deal ends at once as a fish (TURN-6).  A leader who led a non-double adds extras under
+  TURN-5: the first of them is the cross, open.
   The fish test runs when a turn ends (TURN-9).
 * **Points written during play** (telephone, muggins, LAY-6): a deal given a ``writer`` asks it,
   after every placement (the forced lead included, X-2), what the count of the open ends is
@@ -116,13 +118,13 @@ class CrossDeal(LineDeal):
         """May a double laid on ``end`` be closed (TURN-5, TURN-6)?"""
         if self.layout.spinner >= 0:
             return True  # the cross exists: any double may be closed
-        if end > RIGHT:
-            return False
+        if end > RIGHT or self.continuing:
+            return False  # TURN-6 is a turn of its own: its first double is the turn's one tile
         # TURN-6: no double yet and the lead was not one (else it would be the cross): only
         # together with the other line end's double, closed too.
         other = 1 - end
         v = self.ends[other]
-        return v >= 0 and v != self.ends[end] and bool(hand >> DOUBLE[v] & 1) and not self.used >> other & 1
+        return v >= 0 and v != self.ends[end] and bool(hand >> DOUBLE[v] & 1)
 
     def _extras_left(self, seat: int) -> bool:
         hand = self.hands[seat]
@@ -195,6 +197,9 @@ class CrossDeal(LineDeal):
                 raise IllegalPlay("doubles are never laid closed in this game", IllegalPlay.CANNOT_CLOSE)
             if not IS_DOUBLE[p.tile]:
                 raise IllegalPlay(f"only a double can be laid closed, and {tile_name(p.tile)} is not one", IllegalPlay.CANNOT_CLOSE)
+            if self.continuing:
+                raise IllegalPlay("an extra double added before the cross exists is laid open (it becomes the cross); closing "
+                                  "both line ends is a turn of its own, begun with its first double", IllegalPlay.CANNOT_CLOSE)
             raise IllegalPlay("the first double on the table opens the cross and stays open; a line end may be closed before "
                               "that only together with the other line end, each with its double", IllegalPlay.CANNOT_CLOSE)
         raise IllegalPlay(f"{p} is not a legal move here", IllegalPlay.BAD_MOVE)  # pragma: no cover - every case is named above

@@ -33,7 +33,7 @@ from .deal import Deal, DealShape
 from .errors import BadOption, UnknownVariant
 from .line import DRAW_UNTIL_FIT, FAULT, NO_DRAW, DealEnd, LineDeal, Scored
 from .state import DealState
-from .tiles import BY_WEIGHT, DOUBLE, DOUBLES, SUIT, Tile, pips_of, tiles_of
+from .tiles import BY_WEIGHT, DOUBLE, DOUBLES, SUIT, Tile, pips_of, tiles_tuple
 
 #: A safety limit for games scored to a target: after this many played deals the game stops
 #: and is recorded as drawn ("deal limit"), so a game can never run for ever.  A game's
@@ -295,6 +295,7 @@ class Game(ABC):
         self._lead: tuple[int, Tile | None] = (0, None)
         #: set by :meth:`score` in games that name the deciding rule (:attr:`DealRecord.rule`)
         self.rule: str | None = None
+        self._shape: DealShape | None = None
 
     # -- hooks for game modules --------------------------------------------------------
 
@@ -358,7 +359,10 @@ class Game(ABC):
 
     @property
     def shape(self) -> DealShape:
-        return self.deal_shape(self.players, self.options)
+        shape = self._shape
+        if shape is None:  # worked out once: players and options are fixed for the game
+            shape = self._shape = self.deal_shape(self.players, self.options)
+        return shape
 
     @property
     def next_number(self) -> int:
@@ -390,9 +394,11 @@ class Game(ABC):
 
     def finish(self, state: DealState) -> DealRecord:
         """Score a finished deal and return its record."""
-        if state.end is None:
+        end = state.end
+        if end is None:
             raise RuntimeError("the deal is not over")
-        values = [self.hand_value(h) for h in state.hands]
+        value = self.hand_value
+        values = [value(h) for h in state.hands]
         notes: list[str] = []
         played: tuple[int, ...] = ()
         self.rule = None
@@ -406,19 +412,20 @@ class Game(ABC):
             played = tuple(during)
             if any(during):
                 notes.append("written during play: " + ", ".join(f"{self.names[s]} {p}" for s, p in enumerate(during) if p))
-        if state.end.reason == FAULT:
-            wrote, winner = self.score_fault(state.end.seat, values, notes)
+        if end.reason == FAULT:
+            wrote, winner = self.score_fault(end.seat, values, notes)
         else:
             wrote, winner = self.score(state, values, notes)
+        totals = self.totals
         for side, points in enumerate(wrote):
-            self.totals[side] += points
+            totals[side] += points
         if played:
             wrote = [w + p for w, p in zip(wrote, played)]
         leader, lead_tile = self._lead
         rec = DealRecord(
-            self.played, leader, lead_tile, state.end,
-            tuple(tuple(tiles_of(h)) for h in state.hands), tuple(values),
-            tuple(wrote), tuple(self.totals), tuple(notes), winner=winner, played=played, rule=self.rule,
+            self.played, leader, lead_tile, end,
+            tuple([tiles_tuple(h) for h in state.hands]), tuple(values),
+            tuple(wrote), tuple(totals), tuple(notes), winner=winner, played=played, rule=self.rule,
         )
         self._record(rec)
         self.last = rec
@@ -435,6 +442,10 @@ class Game(ABC):
     # -- helpers shared by game modules ------------------------------------------------------
 
     def side_values(self, values: list[int]) -> list[int]:
+        if self.pair_play:  # the usual cases first: pairs 0+2 and 1+3, or every seat alone
+            return [values[0] + values[2], values[1] + values[3]]
+        if len(self.sides) == len(values):
+            return list(values)
         return [sum(values[s] for s in seats) for seats in self.sides]
 
     def side_name(self, side: int) -> str:

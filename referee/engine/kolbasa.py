@@ -34,6 +34,30 @@ from .tiles import N_TILES, Tile, TileSet, mask_of, tile, tile_name
 #: KB-14: a deal that reaches this many placements ends as a fish.
 MAX_PLACEMENTS = 1000
 
+# Plays and events are frozen values: one shared instance per distinct one (as in .line).
+_PLAYS: dict[int, Play] = {}
+_PLACED: dict[int, Placed] = {}
+_TURNED = [[Turned(s, t) for t in range(N_TILES)] for s in range(2)]
+_TAILED = [[Tailed(s, t) for t in range(N_TILES)] for s in range(2)]
+
+
+def _play(t: Tile, place: int) -> Play:
+    key = place * N_TILES + t
+    p = _PLAYS.get(key)
+    if p is None:
+        p = _PLAYS[key] = Play(t, place)
+    return p
+
+
+def _placed(seat: int, t: Tile, place: int | None, forced: bool) -> Placed:
+    if forced or place is None:
+        return Placed(seat, t, place, forced)
+    key = (place * N_TILES + t) * 2 + seat
+    e = _PLACED.get(key)
+    if e is None:
+        e = _PLACED[key] = Placed(seat, t, place)
+    return e
+
 
 class KolbasaDeal:
     """A deal in progress.  Mutable; :meth:`copy` for look-ahead."""
@@ -103,7 +127,7 @@ class KolbasaDeal:
         if self.turn < 0:
             return []
         t = self.rows[self.turn][-1]
-        return [Play(t, p) for p in self.layout.places(t)]
+        return [_play(t, p) for p in self.layout.places(t)]
 
     # -- moves ---------------------------------------------------------------------------
 
@@ -145,7 +169,7 @@ class KolbasaDeal:
         row.pop()
         self.hands[seat] &= ~(1 << t)
         cut = self.layout.lay(t, place)
-        self.history.append(Placed(seat, t, place, forced))
+        self.history.append(_placed(seat, t, place, forced))
         self.last_placer = seat
         self.placements += 1
         if cut:  # KB-5: to the left end of the opponent's row, as one block in this order
@@ -161,27 +185,27 @@ class KolbasaDeal:
             self.turn = TERMINAL
 
     def _turned(self, seat: int, t: Tile) -> None:
-        self.history.append(Turned(seat, t))
+        self.history.append(_TURNED[seat][t])
         if self.unseen[seat]:
             self.unseen[seat] -= 1
 
     def _blocked(self) -> bool:
         """KB-11: no tile of either row fits anywhere."""
-        places = self.layout.places
-        return not any(places(t) for row in self.rows for t in row)
+        return not (self.hands[0] | self.hands[1]) & self.layout.fit_mask()
 
     def _advance(self, seat: int) -> None:
         """Turn up ``seat``'s rightmost tile; send tiles that fit nowhere to the tails (KB-7)
         until one fits (the fish test after every placement guarantees one will)."""
+        fit = self.layout.fit_mask()
         while True:
             row = self.rows[seat]
             t = row[-1]
             self._turned(seat, t)
-            if self.layout.places(t):
+            if fit >> t & 1:
                 self.turn = seat
                 return
             row.insert(0, row.pop())
-            self.history.append(Tailed(seat, t))
+            self.history.append(_TAILED[seat][t])
             seat = 1 - seat
 
     # -- copies --------------------------------------------------------------------------

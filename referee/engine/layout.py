@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 
-from .tiles import HIGH, IS_DOUBLE, LOW, OTHER, PIPS, Tile, tile
+from .tiles import DOUBLE, HIGH, IS_DOUBLE, LOW, OTHER, PIPS, SUIT, Tile, tile
 
 LEFT, RIGHT, UP, DOWN = 0, 1, 2, 3
 END_NAMES = ("left", "right", "up", "down")
@@ -197,15 +197,20 @@ class Trains(Layout):
         far = OTHER[t][near]
         self.ends[end] = far
         self.laid[end] += 1
-        self.tiles[end] = [*self.tiles[end], (near, far)]  # a new list: copies share the old one
+        self.tiles[end].append((near, far))
 
     def copy(self) -> Trains:
         other = super().copy()
         assert isinstance(other, Trains)
         other.laid = list(self.laid)
-        other.tiles = list(self.tiles)
+        other.tiles = [list(train) for train in self.tiles]
         return other
 
+
+#: ``_DOUBLES_SHOWING[v]``: the doubles of the numbers in bit set ``v``; ``_TILE_BIT[a * 7 + b]``:
+#: the tile showing ``a`` and ``b``, as a set.
+_DOUBLES_SHOWING = [sum(1 << DOUBLE[n] for n in range(7) if v >> n & 1) for v in range(128)]
+_TILE_BIT = [1 << tile(a, b) for a in range(7) for b in range(7)]
 
 TOP_END, BOTTOM_END = 0, 1
 INSERT_TOP, INSERT_BOTTOM, KNIFE = 100, 200, 300
@@ -244,13 +249,16 @@ class Sausage(Layout):
     ``lines[0]``/``lines[1]`` hold each line's tiles outward as ``(near, far)``.
     :attr:`ends` is ``[top end, bottom end]`` (``-1`` before the start)."""
 
-    __slots__ = ("lines", "start")
+    __slots__ = ("_fit", "_juncs", "lines", "start")
     names = ("top", "bottom")
 
     def __init__(self) -> None:
         self.ends = [-1, -1]
         self.start: tuple[int, int] = (-1, -1)
         self.lines: tuple[list[tuple[int, int]], list[tuple[int, int]]] = ([], [])
+        # worked out once per layout, when first asked (a move asks several times):
+        self._fit = -1  # fit_mask() (-1: not yet)
+        self._juncs: tuple[list[int], list[int]] | None = None  # both lines' junctions
 
     def copy(self) -> Sausage:
         other = super().copy()
@@ -263,33 +271,71 @@ class Sausage(Layout):
         else the outer half of the line's ``j``-th tile."""
         return self.start[line] if j == 0 else self.lines[line][j - 1][1]
 
+    def _junctions(self) -> tuple[list[int], list[int]]:
+        """Every junction of each line, from 0 (the start's half) to the open end."""
+        juncs = self._juncs
+        if juncs is None:
+            start, lines = self.start, self.lines
+            juncs = self._juncs = ([start[0], *[far for _, far in lines[0]]], [start[1], *[far for _, far in lines[1]]])
+        return juncs
+
     def places(self, t: Tile) -> list[int]:
         """Every place tile ``t`` may go, in increasing order (KB-3, KB-4, KB-6)."""
         a, b = LOW[t], HIGH[t]
-        out = [e for e in (TOP_END, BOTTOM_END) if self.ends[e] in (a, b)]
+        ends = self.ends
+        out = [e for e in (TOP_END, BOTTOM_END) if ends[e] == a or ends[e] == b]
+        if not self.fit_mask() >> t & 1:
+            return out  # no junction or knife either (the common case for a tile that fits nowhere)
+        top, bottom = self._junctions()
         if a == b:
-            for line, base in ((0, INSERT_TOP), (1, INSERT_BOTTOM)):
-                out += [base + j for j in range(len(self.lines[line])) if self.junction(line, j) == a]
-        for i in range(1, min(len(self.lines[0]), len(self.lines[1])) + 1):
-            top, bottom = self.junction(0, i), self.junction(1, i)
-            if (top == a and bottom == b) or (top == b and bottom == a):
+            out += [INSERT_TOP + j for j in range(len(top) - 1) if top[j] == a]
+            out += [INSERT_BOTTOM + j for j in range(len(bottom) - 1) if bottom[j] == a]
+        for i in range(1, min(len(top), len(bottom))):
+            x, y = top[i], bottom[i]
+            if (x == a and y == b) or (x == b and y == a):
                 out.append(KNIFE + i)
         return out
+
+    def fit_mask(self) -> int:
+        """Every tile that has some place (:meth:`places` is not empty), as a tile set: the
+        deal's fish test and its turning up ask this for every tile of both rows."""
+        fit = self._fit
+        if fit >= 0:
+            return fit
+        ends = self.ends
+        fit = (SUIT[ends[0]] if ends[0] >= 0 else 0) | (SUIT[ends[1]] if ends[1] >= 0 else 0)
+        if self.start[0] >= 0:
+            top, bottom = self._junctions()
+            shown = 0
+            for j in top[:-1]:
+                shown |= 1 << j
+            for j in bottom[:-1]:
+                shown |= 1 << j
+            fit |= _DOUBLES_SHOWING[shown]  # KB-6: a double into a junction showing its number
+            for i in range(1, min(len(top), len(bottom))):
+                fit |= _TILE_BIT[top[i] * 7 + bottom[i]]  # KB-3: a knife matching both junctions
+        self._fit = fit
+        return fit
 
     def place(self, t: Tile, end: int | None, closed: bool = False) -> None:
         self.lay(t, end)
 
     def lay(self, t: Tile, place: int | None) -> tuple[Tile, ...]:
         """Lay ``t`` at ``place`` (``None``: the start); return the sausage a knife cut (else ``()``)."""
+        self._fit = -1
+        self._juncs = None
         a, b = LOW[t], HIGH[t]
         if place is None:
             self.start = (a, b)  # KB-2: the lower half on top
-        elif place in (TOP_END, BOTTOM_END):
+        elif place == TOP_END or place == BOTTOM_END:
             near = self.ends[place]
-            self.lines[place].append((near, OTHER[t][near]))
+            far = self.ends[place] = OTHER[t][near]
+            self.lines[place].append((near, far))
+            return ()  # the other line's end is where it was
         elif place < KNIFE:
             line, j = divmod(place - INSERT_TOP, 100)
             self.lines[line].insert(j, (a, a))
+            return ()  # a double shows its number on both sides: every end is where it was
         else:
             i = place - KNIFE
             top = self.junction(0, i)

@@ -100,8 +100,21 @@ def bits(mask: TileSet) -> Iterator[Tile]:
         mask ^= low
 
 
+# The tiles of every subset of 8 consecutive tile ids, in increasing order: a set's tiles are
+# four lookups (a finished deal lists every hand).
+_TILES_BYTE = [[tuple(8 * k + i for i in range(8) if b >> i & 1) for b in range(256)] for k in range(4)]
+
+
 def tiles_of(mask: TileSet) -> list[Tile]:
-    return list(bits(mask))
+    """The tiles of a set in increasing order, as a list."""
+    t0, t1, t2, t3 = _TILES_BYTE
+    return [*t0[mask & 255], *t1[mask >> 8 & 255], *t2[mask >> 16 & 255], *t3[mask >> 24 & 255]]
+
+
+def tiles_tuple(mask: TileSet) -> tuple[Tile, ...]:
+    """The tiles of a set in increasing order, as a tuple."""
+    t0, t1, t2, t3 = _TILES_BYTE
+    return t0[mask & 255] + t1[mask >> 8 & 255] + t2[mask >> 16 & 255] + t3[mask >> 24 & 255]
 
 
 def mask_of(tiles: Iterable[Tile]) -> TileSet:
@@ -123,6 +136,8 @@ def pips_of(mask: TileSet) -> int:
 
 _ZERO_ZERO = 1 << DOUBLE[0]
 _SIX_SIX = 1 << DOUBLE[6]
+#: Every tile but 0-0 and 6-6: a hand holding one of them counts its plain pips (§2.7).
+NOT_LONE = ALL_TILES & ~(_ZERO_ZERO | _SIX_SIX)
 
 
 def lone_double_value(mask: TileSet, *, zero_zero: int = 25, six_six: int = 50, both: int | None = 75) -> int:
@@ -132,6 +147,8 @@ def lone_double_value(mask: TileSet, *, zero_zero: int = 25, six_six: int = 50, 
     0-0 plus 6-6 counts ``both`` (``None``: its plain 12 pips, as Kozel counts it).  Any other
     hand counts its pips.
     """
+    if mask & NOT_LONE:
+        return pips_of(mask)  # the common case: a tile other than 0-0 and 6-6
     if mask == _ZERO_ZERO:
         return zero_zero
     if mask == _SIX_SIX:

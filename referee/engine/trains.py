@@ -46,10 +46,18 @@ from .line import (
     Play,
     check_turn,
 )
-from .tiles import IS_DOUBLE, LOW, N_TILES, OTHER, SUIT, Tile, TileSet, bits, mask_of, tile_name
+from .tiles import HIGH, IS_DOUBLE, LOW, N_TILES, OTHER, SUIT, Tile, TileSet, mask_of, tile_name
 
 #: ``TRAIN_PLAYS[t][e]``: the interned play of tile ``t`` on train ``e`` (up to 4 seats + Mexican).
 TRAIN_PLAYS: list[list[Play]] = [[Play(t, e) for e in range(5)] for t in range(N_TILES)]
+#: ``_TRAIN_MOVES[t][trains]``: the plays of tile ``t`` on each train of bit set ``trains``, in order.
+_TRAIN_MOVES: list[list[tuple[Play, ...]]] = [[tuple(TRAIN_PLAYS[t][e] for e in range(5) if s >> e & 1) for s in range(32)]
+                                              for t in range(N_TILES)]
+# Events are frozen values: one shared instance per distinct event (as in .line), instead of a
+# new dataclass on every move.
+_PLACED: list[list[list[Placed]]] = [[[Placed(s, t, e) for e in range(5)] for t in range(N_TILES)] for s in range(4)]
+_DREW: list[list[Drew]] = [[Drew(s, (t,), 1) for t in range(N_TILES)] for s in range(4)]
+_PASSED: list[Passed] = [Passed(s) for s in range(4)]
 
 
 def train_play(t: Tile, train: int) -> Play:
@@ -110,29 +118,68 @@ class TrainDeal:
         double is open, only the train it lies on (MT-7, MT-8)."""
         if self.open_train >= 0:
             return [self.open_train]
-        return [e for e in range(self.n + 1) if e == seat or e == self.n or self.markers >> e & 1]
+        n = self.n
+        if not self.markers:
+            return [seat, n]
+        return [e for e in range(n + 1) if e == seat or e == n or self.markers >> e & 1]
+
+    def _fitting(self, seat: int) -> TileSet:
+        """Every tile that fits a train open to ``seat``."""
+        ends = self.ends
+        if self.open_train >= 0:
+            return SUIT[ends[self.open_train]]
+        m = SUIT[ends[seat]] | SUIT[ends[self.n]]
+        marked = self.markers
+        while marked:
+            low = marked & -marked
+            m |= SUIT[ends[low.bit_length() - 1]]
+            marked ^= low
+        return m
 
     def playable(self, seat: int) -> TileSet:
         """The tiles of ``seat``'s hand that fit a train open to it."""
-        m = 0
-        ends = self.ends
-        for e in self.open_trains(seat):
-            m |= SUIT[ends[e]]
-        return self.hands[seat] & m
+        return self.hands[seat] & self._fitting(seat)
 
     def legal_plays(self) -> list[Play]:
         """The moves of the seat to move, by tile id and then train index."""
         seat = self.turn
         if seat < 0:
             return []
-        trains = self.open_trains(seat)
+        hand = self.hands[seat]
         ends = self.ends
         out: list[Play] = []
-        for t in bits(self.playable(seat)):
-            row = TRAIN_PLAYS[t]
-            for e in trains:
-                if OTHER[t][ends[e]] >= 0:
-                    out.append(row[e])
+        if self.open_train >= 0:  # one train, and every fitting tile fits it (MT-7, MT-8)
+            e = self.open_train
+            m = hand & SUIT[ends[e]]
+            while m:
+                low = m & -m
+                out.append(TRAIN_PLAYS[low.bit_length() - 1][e])
+                m ^= low
+            return out
+        # by_number[v]: the open trains whose end shows v, as a bit set (MT-4: the seat's own,
+        # the Mexican, the marked ones); a tile's moves are then one lookup of the trains its
+        # two numbers reach, in train order
+        n = self.n
+        by_number = [0] * 7
+        v = ends[seat]
+        by_number[v] = 1 << seat
+        fit = SUIT[v]
+        v = ends[n]
+        by_number[v] |= 1 << n
+        fit |= SUIT[v]
+        marked = self.markers & ~(1 << seat)
+        while marked:
+            low = marked & -marked
+            marked ^= low
+            v = ends[low.bit_length() - 1]
+            by_number[v] |= low
+            fit |= SUIT[v]
+        m = hand & fit
+        while m:
+            low = m & -m
+            m ^= low
+            t = low.bit_length() - 1
+            out += _TRAIN_MOVES[t][by_number[LOW[t]] | by_number[HIGH[t]]]
         return out
 
     def layout_mask(self) -> TileSet:
@@ -152,22 +199,31 @@ class TrainDeal:
         seat = self.turn
         t, e = p.tile, p.end
         assert e is not None
-        self.hands[seat] &= ~(1 << t)
-        self.layout.place(t, e)
-        self.history.append(Placed(seat, t, e))
+        hand = self.hands[seat] & ~(1 << t)
+        self.hands[seat] = hand
+        lay = self.layout  # Trains.place, inlined (once a move)
+        ends = self.ends
+        near = ends[e]
+        far = ends[e] = OTHER[t][near]
+        lay.laid[e] += 1
+        lay.tiles[e].append((near, far))
+        self.history.append(_PLACED[seat][t][e])
         self.last_placer = seat
         if e == seat:
             self.markers &= ~(1 << seat)  # MT-10
         double = IS_DOUBLE[t]
         self.open_train = e if double else -1  # a double opens; anything else was open to it, or covers it
-        if not self.hands[seat]:
+        if not hand:
             self.end = DealEnd(DOMINO, seat)  # MT-9: also on a double, which stays uncovered
             self.turn = TERMINAL
             return
-        if double:
-            self._advance(seat)  # MT-7: the same seat must cover it, as a fresh move
-        else:
-            self._advance((seat + 1) % self.n)
+        if not double:
+            seat = seat + 1 if seat + 1 < self.n else 0
+            if not self.markers:  # _advance's common case, inlined: the next seat can place
+                if self.hands[seat] & (SUIT[ends[seat]] | SUIT[ends[self.n]]):
+                    self.turn = seat
+                    return
+        self._advance(seat)  # after a double (MT-7), the same seat must cover it, as a fresh move
 
     def push(self, p: Play, seat: int | None = None) -> Play:
         self.check(p, seat)
@@ -225,23 +281,25 @@ class TrainDeal:
     def _advance(self, seat: int) -> None:
         """Give the move to ``seat`` or, drawing and passing (MT-5, MT-6), to the first seat
         from it that can place; end the round if it is blocked (MT-11)."""
+        hands = self.hands
         while True:
+            # A seat that can place is never in a blocked round, so it is asked first.
+            if hands[seat] & self._fitting(seat):
+                self.turn = seat
+                return
             if self._blocked():
                 self.end = DealEnd(FISH, self.last_placer)
                 self.turn = TERMINAL
                 return
-            if self.playable(seat):
-                self.turn = seat
-                return
             if self.drawn < len(self.bazaar):
                 t = self.bazaar[self.drawn]
                 self.drawn += 1
-                self.hands[seat] |= 1 << t
-                self.history.append(Drew(seat, (t,), 1))
-                if self.playable(seat):
+                hands[seat] |= 1 << t
+                self.history.append(_DREW[seat][t])
+                if hands[seat] & self._fitting(seat):
                     self.turn = seat  # MT-5: the drawn tile fits and must be placed now
                     return
-            self.history.append(Passed(seat))
+            self.history.append(_PASSED[seat])
             self.markers |= 1 << seat  # MT-6; an open double now hangs for everyone (MT-7)
             seat = (seat + 1) % self.n
 

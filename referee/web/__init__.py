@@ -12,7 +12,8 @@ from disk (``file://``) or from any web server.
   (``page.html`` + ``page.json``) and the assets.  The page embeds the same document in a
   ``<script type="application/json">`` element, because a page opened from disk may not
   ``fetch()`` a file beside it.
-* ``static/replay.js`` draws a deal's replay from its document; ``static/site.js`` draws tiles
+* ``static/replay.js`` draws a deal's replay from its document (its renderers and its board,
+  ``Referee.table``, also draw ``referee play``'s live table: :mod:`referee.play`); ``static/site.js`` draws tiles
   and makes a league page reload itself when ``version.js`` changes.  A browser loads scripts
   beside a page opened from disk, so the poll (it re-loads ``version.js`` as a script every two
   seconds) works both from a served folder and from ``file://``.

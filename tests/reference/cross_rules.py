@@ -25,12 +25,13 @@ four-player games without a bazaar).
   otherwise.
 * ``next_leader()`` is the seat that leads the next deal with any tile, or ``None`` when the next
   deal's lead is a forced search of the hands (the first-deal rule).  ``winners()`` is empty
-  for a drawn game.
+  for a drawn game, and so is ``losers()`` (X-0: a drawn game names no losers).
 
 Readings that RULES.md leaves to the reader, taken here (each also cited where coded):
 
 * osel, TURN-4: a lead uses no end, so after a non-double lead the leader may add a double on
-  ``left`` and another on ``right``; TURN-6 may then start from those extras.
+  ``left`` and another on ``right``; TURN-6 never starts from extras (it is a turn of its own),
+  so the first of them lies open and is the cross, and the second may then be closed (TURN-5).
 * osel, TURN-6: the first closed double is offered only when the player also holds the double
   for the other line end (not yet used this turn); the second closed double is a move of the
   player (the only legal one), not placed automatically.
@@ -39,7 +40,9 @@ Readings that RULES.md leaves to the reader, taken here (each also cited where c
 * osel eggs (§5): they go to the single largest write of the next played deal, before the rule
   of 13; a tied largest write or an eggs deal leaves them waiting, adding up.
 * telephone winner_takes, TEL-7: the fish write is rounded to the nearest 5 as a domino's is.
-* muggins MUG-6 / telephone TEL-4: a drawn game has no winners.
+* muggins MUG-6 / telephone TEL-4: a drawn game has no winners, and no losers (X-0).  A game
+  won by one side: its losers are the other side (telephone), every other seat (muggins), or
+  the goats (osel, §5).
 """
 
 from __future__ import annotations
@@ -293,6 +296,7 @@ class RefGame:
         self.deals_played = 0
         self._over = False
         self._winners: list[int] = []
+        self._losers: list[int] = []
         # the current deal
         self.hands: list[list[str]] = []
         self.bazaar: list[str] = []
@@ -315,6 +319,9 @@ class RefGame:
 
     def winners(self) -> list[int]:
         return list(self._winners)
+
+    def losers(self) -> list[int]:
+        return list(self._losers)
 
     def next_leader(self) -> int | None:
         return None if self._over else self._leader
@@ -433,8 +440,11 @@ class RefGame:
         if self.layout.spinner is not None:
             return True  # TURN-5: any double placed after the cross exists
         # TURN-6: no double on the table, the lead not a double (else it would be the cross):
-        # a double closed on one line end, when the double for the other line end is in hand
-        # too and that end is still free this turn.
+        # a double closed on one line end as the turn's one tile ("a turn of its own", never
+        # extras), when the double for the other line end is in hand too and that end is still
+        # free this turn.
+        if self.phase == "extras":
+            return False
         other = "right" if end == "left" else "left"
         arm = self.layout.arms[other]
         if other in self.used or arm.closed:
@@ -607,6 +617,8 @@ class RefGame:
             if goats:
                 self._over = True
                 self._winners = [i for i in range(n) if i not in goats]
+                # X-0: every side a goat is a drawn game, which names no losers
+                self._losers = goats if self._winners else []
             return
         reached = [i for i in range(n) if t[i] >= self.target]
         if not reached:
@@ -614,10 +626,12 @@ class RefGame:
         self._over = True
         if self.variant == "telephone":
             self._winners = reached if len(reached) == 1 else []  # TEL-4: both: drawn
+            self._losers = [1 - reached[0]] if len(reached) == 1 else []  # X-0: a draw, no losers
             return
         best = max(t[i] for i in reached)  # MUG-6: the highest wins; equal highest draw
         top = [i for i in reached if t[i] == best]
         self._winners = top if len(top) == 1 else []
+        self._losers = [i for i in range(n) if i not in top] if len(top) == 1 else []  # X-0
 
     # -- why a move is refused --------------------------------------------------------------
 

@@ -30,7 +30,8 @@ Notation:
   reason, seat, wrote, totals)`` with reason ``"domino"`` (``seat`` went out) or ``"fish"``
   (``seat`` the fisherman, KB-11, KB-14), ``wrote`` what each seat wrote and ``totals`` the
   totals after it.  ValueError for an illegal move.
-* ``deal_over()``, ``game_over()``, ``totals()``, ``goats()``, ``winners()``, ``next_leader()``.
+* ``deal_over()``, ``game_over()``, ``totals()``, ``goats()``, ``winners()``, ``losers()``,
+  ``next_leader()``.
 
 Readings that RULES.md leaves to the reader, taken here (each also cited where coded):
 
@@ -162,6 +163,10 @@ class RefGame:
 
     def winners(self) -> list[int]:
         return [s for s in range(2) if s not in self._goats] if self._goats else []
+
+    def losers(self) -> list[int]:
+        """The goats, unless both are (a drawn game names no losers, X-0)."""
+        return self.goats() if self.winners() else []
 
     def next_leader(self) -> int | None:
         """KB-10: seat 0 starts the first deal, later deals whoever ended the previous one."""

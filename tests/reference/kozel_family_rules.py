@@ -29,7 +29,9 @@ front), with sea_kozel's decisions and events added:
   ``{"kind": "eggs", "total": t, "deal": k, "of": 3}``.
 
 Sides are pairs (side ``s % 2``) in four-player sea_kozel and general, seats otherwise.
-``winners()`` lists sides and is empty for a drawn game.
+``winners()`` lists sides and is empty for a drawn game; ``losers()`` too (X-0: a drawn game
+names no losers).  A game won by a side is lost by the other (sea_kozel, general) or by the
+goats (blitz, §5).
 
 Readings that RULES.md leaves to the reader, taken here (each also cited where coded):
 
@@ -102,6 +104,7 @@ class RefGame:
         self.deals_played = 0  # deals played to their end (a void blitz deal is not)
         self._over = False
         self._winners: list[int] = []
+        self._losers: list[int] = []
         # the current deal
         self.current: dict | None = None  # the special state this deal is played under
         self.hundred: int | None = None  # the side playing this deal for a hundred
@@ -129,6 +132,9 @@ class RefGame:
 
     def winners(self) -> list[int]:
         return list(self._winners)
+
+    def losers(self) -> list[int]:
+        return list(self._losers)
 
     def next_leader(self) -> int | None:
         return None if self._over or self.variant == "general" else self._leader  # GEN-1: 1-1 forced
@@ -353,12 +359,21 @@ class RefGame:
             self._over = True
             g = self._totals
             self._winners = [] if g[0] == g[1] else [0 if g[0] < g[1] else 1]
+            self._losers = [1 - w for w in self._winners]  # equal counts: drawn, no losers (X-0)
         wrote = [a - b for a, b in zip(self._totals, before)]
         events.append(("deal_end", rule, wrote, self.totals()))
 
-    def _match(self, winners: list[int]) -> None:
+    def _match(self, winners: list[int], losers: list[int] | None = None) -> None:
+        """The game is over: ``winners`` won it; ``losers`` lost it (default: the other side of a
+        two-sided game).  A drawn game (no winners) names no losers (X-0)."""
         self._over = True
         self._winners = winners
+        if not winners:
+            self._losers = []
+        elif losers is not None:
+            self._losers = losers
+        else:
+            self._losers = [1 - winners[0]]
 
     def _end_sea_kozel(self, how: str, seat: int, events: list, decision: str | None) -> str:
         n = self.players
@@ -505,7 +520,7 @@ class RefGame:
             self._totals[s] += amount
         goats = [s for s in range(self.players) if self._totals[s] >= 101]
         if goats:
-            self._match([s for s in range(self.players) if s not in goats])
+            self._match([s for s in range(self.players) if s not in goats], goats)
         return rule
 
     # -- why a move is refused --------------------------------------------------------------

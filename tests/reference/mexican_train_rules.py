@@ -28,7 +28,7 @@ The interface is that of :mod:`reference.cross_rules`, with trains for ends:
   ``"domino"`` or ``"fish"`` (MT-11), ``wrote`` each seat's hand pips (MT-13) and ``totals``
   the totals after it.  ValueError for an illegal move.
 * ``deal_over()``, ``game_over()``, ``totals()``, ``winners()`` (every seat tied for the lowest
-  total, MT-14), ``next_leader()`` (the seat that starts the next round, MT-1; ``None`` once the
+  total, MT-14), ``losers()`` (every other seat), ``next_leader()`` (the seat that starts the next round, MT-1; ``None`` once the
   game is over).
 
 Readings that RULES.md leaves to the reader, taken here (each also cited where coded):
@@ -94,6 +94,7 @@ class RefGame:
         self.rounds_played = 0
         self._over = False
         self._winners: list[int] = []
+        self._losers: list[int] = []
         # the current round
         self.round_index = 0
         self.hands: list[list[str]] = []
@@ -115,6 +116,9 @@ class RefGame:
 
     def winners(self) -> list[int]:
         return list(self._winners)
+
+    def losers(self) -> list[int]:
+        return list(self._losers)
 
     def next_leader(self) -> int | None:
         """MT-1: the seat that starts the next round to be dealt (round k: seat k mod n)."""
@@ -278,6 +282,7 @@ class RefGame:
             self._over = True
             low = min(self._totals)
             self._winners = [s for s, t in enumerate(self._totals) if t == low]
+            self._losers = [s for s, t in enumerate(self._totals) if t != low]
         events.append(("deal_end", reason, wrote, self.totals()))
 
     # -- why a move is refused --------------------------------------------------------------

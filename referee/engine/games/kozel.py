@@ -34,7 +34,7 @@ from ..game import (
 from ..line import DOMINO, DRAW_UNTIL_FIT, NO_DRAW
 from ..scoring import REMEMBER, Carry, Rule13
 from ..state import DealState
-from ..tiles import DOUBLE, Tile, lone_double_value
+from ..tiles import DOUBLE, NOT_LONE, Tile, lone_double_value, pips_of
 
 HEAVIER_TAKES_ALL = "heavier_pair_takes_all"
 EACH_WRITES_OWN = "each_writes_own"
@@ -83,6 +83,8 @@ class Kozel(Game):
         return forced_lead(deal, LOWEST_FIRST)
 
     def hand_value(self, hand: int) -> int:
+        if hand & NOT_LONE:
+            return pips_of(hand)  # the common case, without lone_double_value's call
         return lone_double_value(hand, zero_zero=self.zero_zero, six_six=50, both=None)
 
     def score(self, state: DealState, values: list[int], notes: list[str]) -> tuple[list[int], int | None]:
@@ -137,11 +139,16 @@ class Kozel(Game):
 
     def _settle(self, raw: list[int], names: list[str], notes: list[str]) -> list[int]:
         """Give carried eggs to the largest write, then apply the rule of 13 side by side."""
-        self.carry.award(raw, names, notes)
-        return [self.rule13.apply(s, raw[s], self.totals[s], names[s], notes) for s in range(len(self.sides))]
+        if self.carry.amount:
+            self.carry.award(raw, names, notes)
+        apply = self.rule13.apply
+        totals = self.totals
+        return [apply(s, raw[s], totals[s], names[s], notes) for s in range(len(raw))]
 
     def game_over(self) -> GameOutcome | None:
         limit = self.target + 1
+        if max(self.totals) < limit:
+            return None  # the common case, without building the goats
         goats = tuple(s for s, t in enumerate(self.totals) if t >= limit)
         if not goats:
             return None
@@ -149,6 +156,8 @@ class Kozel(Game):
         dry = tuple(s for s in winners if self.totals[s] == 0)
         who = " and ".join(self.side_name(s) for s in goats)
         reason = f"{who} reached {limit}: {'goats' if len(goats) > 1 or self.pair_play else 'the goat'}"
+        if not winners:  # every side a goat in the same deal: drawn, and a drawn game names no losers (X-0)
+            return GameOutcome(tuple(self.totals), (), (), reason + ": drawn")
         if dry:
             reason += f"; {' and '.join(self.side_name(s) for s in dry)} won dry"
         return GameOutcome(tuple(self.totals), winners, goats, reason, dry)

@@ -11,7 +11,7 @@
 * Going out writes 10 more (MUG-4).  A fish: the fewest pips writes the others' total less their
   own, rounded to the nearest 5; a tie for fewest writes nothing (MUG-5).
 * 200 wins, checked after each deal; several at 200 or more: the highest wins, equal highest
-  draw (MUG-6).  No options.
+  draw, and a drawn game names no losers (MUG-6, X-0).  No options.
 """
 
 from __future__ import annotations
@@ -68,9 +68,9 @@ class Muggins(Draw):
         if top < TARGET:
             return None
         best = tuple(s for s, t in enumerate(self.totals) if t == top)
+        if len(best) > 1:  # a drawn game names no losers (X-0)
+            return GameOutcome(tuple(self.totals), (), (), f"{' and '.join(self.side_name(s) for s in best)} reached {top}: drawn")
         losers = tuple(s for s in range(self.players) if s not in best)
-        if len(best) > 1:
-            return GameOutcome(tuple(self.totals), (), losers, f"{' and '.join(self.side_name(s) for s in best)} reached {top}: drawn")
         return GameOutcome(tuple(self.totals), best, losers, f"{self.side_name(best[0])} reached {TARGET} with {top}")
 
 

@@ -15,7 +15,7 @@ from ..errors import BadOption
 from ..game import Game, GameOutcome, Option, Variant, register
 from ..line import DOMINO
 from ..state import DealState
-from ..tiles import Tile, lone_double_value
+from ..tiles import Tile, lone_double_value, pips_of
 
 DEFAULT_DEALS = 12
 
@@ -29,6 +29,7 @@ class Sport(Game):
         if deals <= 0 or deals % 4:
             raise BadOption(f"sport plays a multiple of 4 deals (4, 8, 12 …) so every seat leads equally often, not {deals}")
         super().__init__(variant, players, options, deals)
+        self.lone_doubles = bool(options["lone_doubles"])
 
     @classmethod
     def deal_shape(cls, players: int, options: dict[str, Any]) -> DealShape:
@@ -38,9 +39,7 @@ class Sport(Game):
         return self.played % 4, None
 
     def hand_value(self, hand: int) -> int:
-        if self.options["lone_doubles"]:
-            return lone_double_value(hand)
-        return super().hand_value(hand)
+        return lone_double_value(hand) if self.lone_doubles else pips_of(hand)
 
     def score(self, state: DealState, values: list[int], notes: list[str]) -> tuple[list[int], int | None]:
         assert state.end is not None  # score is called on a finished deal

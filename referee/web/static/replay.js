@@ -16,11 +16,15 @@
 // in the layout's reading order.  A renderer may add marks drawn with them: `{kind: "label" |
 // "note", text, x, y, anchor}` and `{kind: "marker", arm, x, y, w, h}`.  A new layout is one more
 // entry here plus its name in the game's side (`layout` in referee/sides/); nothing else in the replay changes.
+//
+// `board` (below the renderers) draws a whole deal at one of its steps: the table, the hands,
+// the scores, the undealt tiles and the result.  This page's replay steps through a deal with
+// it, and `referee play`'s live table (play.js) draws each state of a deal in play with it;
+// both reach the renderers and the board as `window.Referee.table`.
 "use strict";
 
 (function () {
   const R = window.Referee;
-  const doc = R.doc();
 
   function parse(name) {
     return name.split("-").map(Number);
@@ -321,244 +325,291 @@
 
   const LAYOUTS = { line: lineLayout, cross: crossLayout, trains: trainsLayout, sausage: sausageLayout };
 
-  // -- the page -------------------------------------------------------------------------------
-  const steps = doc.steps;
-  const last = steps.length - 1;
-  const layout = LAYOUTS[doc.layout];
-  const positions = ["bottom", "left", "top", "right"];
-  const seatPos = (s) => (doc.players === 4 ? positions[s] : doc.players === 2 ? ["bottom", "top"][s] : ["bottom", "left", "right"][s]);
+  // -- a deal's board: the table, the hands, the scores, the undealt tiles and the result -----
+  // `board(doc, nodes)` draws the deal document `doc` at any of its steps into the page's
+  // `nodes` (`seats`, `scores`, `undealt`, `moves`, `result`: elements); `opts.onStep(i)` is
+  // called when a move of the list is clicked, and `opts.bottom` is the seat drawn at the
+  // bottom of the table (0 unless given; the others follow it round the table).  The replay below steps through a finished deal
+  // with it; the live table of `referee play` (play.js) draws each state of a deal in play with a
+  // board of its own.  A hand's tile may be `null`: a tile its viewer may not see, drawn face
+  // down (the undealt tiles too); a deal document of a log never has one.
+  function board(doc, nodes, opts) {
+    opts = opts || {};
+    const steps = doc.steps;
+    const last = steps.length - 1;
+    const layout = LAYOUTS[doc.layout];
+    const positions = ["bottom", "left", "top", "right"];
+    const turned = (s) => (s - (opts.bottom || 0) + doc.players) % doc.players;
+    const seatPos = (s) => (doc.players === 4 ? positions[turned(s)] : doc.players === 2 ? ["bottom", "top"][turned(s)] : ["bottom", "left", "right"][turned(s)]);
 
-  // The page's narrow layout (style.css): hands stacked under the table, their tiles lying.
-  const phone = window.matchMedia("(max-width: 700px)");
-  let size = phone.matches ? NARROW : WIDE;
+    // The page's narrow layout (style.css): hands stacked under the table, their tiles lying.
+    const phone = window.matchMedia("(max-width: 700px)");
+    let size = phone.matches ? NARROW : WIDE;
 
-  const seatsBox = document.getElementById("seats");
-  const tableBox = document.createElement("div");
-  tableBox.id = "table";
-  tableBox.className = "felt";
-  const tableSvg = R.el("svg", { id: "table-svg", role: "img", "aria-label": "the table" });
-  tableBox.appendChild(tableSvg);
-  seatsBox.appendChild(tableBox);
+    const seatsBox = nodes.seats;
+    const tableBox = document.createElement("div");
+    tableBox.id = "table";
+    tableBox.className = "felt";
+    const tableSvg = R.el("svg", { id: "table-svg", role: "img", "aria-label": "the table" });
+    tableBox.appendChild(tableSvg);
+    seatsBox.replaceChildren(tableBox);
 
-  const hands = doc.seats.map((seat) => {
-    const box = document.createElement("section");
-    box.className = `hand pos-${seatPos(seat.seat)} side-${seat.side % 2}`;
-    box.id = `hand-${seat.seat}`;
-    box.dataset.seat = seat.seat;
-    const head = document.createElement("header");
-    const name = document.createElement("span");
-    name.className = "bot";
-    name.textContent = seat.bot;
-    const meta = document.createElement("span");
-    meta.className = "meta";
-    head.append(name, meta);
-    const tiles = document.createElement("div");
-    tiles.className = "tiles";
-    box.append(head, tiles);
-    seatsBox.appendChild(box);
-    const pos = seatPos(seat.seat);
-    return { box, meta, tiles, seat, side: pos === "left" || pos === "right" };
-  });
+    const hands = doc.seats.map((seat) => {
+      const box = document.createElement("section");
+      box.className = `hand pos-${seatPos(seat.seat)} side-${seat.side % 2}`;
+      box.id = `hand-${seat.seat}`;
+      box.dataset.seat = seat.seat;
+      const head = document.createElement("header");
+      const name = document.createElement("span");
+      name.className = "bot";
+      name.textContent = seat.bot;
+      const meta = document.createElement("span");
+      meta.className = "meta";
+      head.append(name, meta);
+      const tiles = document.createElement("div");
+      tiles.className = "tiles";
+      box.append(head, tiles);
+      seatsBox.appendChild(box);
+      const pos = seatPos(seat.seat);
+      return { box, meta, tiles, seat, side: pos === "left" || pos === "right" };
+    });
 
-  // The table after step n, as the document's layout renderer lays it (mexican_train's station
-  // double, nobody's tile, is a step of its own and the placement with no end).
-  function tableAt(n) {
-    const placed = steps.slice(0, n + 1).filter((s) => s.kind === "place" || s.kind === "station");
-    const table = doc.table || steps[n].table ? { ...doc.table, ...steps[n].table } : undefined;
-    return layout(placed, table, size);
-  }
+    // The table after step n, as the document's layout renderer lays it (mexican_train's station
+    // double, nobody's tile, is a step of its own and the placement with no end).
+    function tableAt(n) {
+      const placed = steps.slice(0, n + 1).filter((s) => s.kind === "place" || s.kind === "station");
+      const table = doc.table || steps[n].table ? { ...doc.table, ...steps[n].table } : undefined;
+      return layout(placed, table, size);
+    }
 
-  // A stable frame: the bounding box of every step's table, so nothing jumps while stepping (a
-  // knife's cut shrinks kolbasa's table, so the last step is not always the widest).
-  // At least `size.least` units wide and high around what is drawn, so a short deal is not
-  // drawn huge.
-  function frameTable() {
-    let frame = null;
-    if (layout) {
-      for (let n = 0; n <= last; n++) {
-        for (const p of tableAt(n)) {
-          const w = p.w === undefined ? p.text.length * 0.32 : p.w; // text: about a third of a tile unit a letter
-          const x = p.anchor === "end" ? p.x - w : p.anchor === "middle" ? p.x - w / 2 : p.x;
-          const y = p.h === undefined ? p.y - 0.6 : p.y;
-          const h = p.h === undefined ? 0.8 : p.h;
-          frame = frame ? { x0: Math.min(frame.x0, x), y0: Math.min(frame.y0, y), x1: Math.max(frame.x1, x + w), y1: Math.max(frame.y1, y + h) }
-            : { x0: x, y0: y, x1: x + w, y1: y + h };
+    // A stable frame: the bounding box of every step's table, so nothing jumps while stepping (a
+    // knife's cut shrinks kolbasa's table, so the last step is not always the widest).
+    // At least `size.least` units wide and high around what is drawn, so a short deal is not
+    // drawn huge.
+    function frame() {
+      let box = null;
+      if (layout) {
+        for (let n = 0; n <= last; n++) {
+          for (const p of tableAt(n)) {
+            const w = p.w === undefined ? p.text.length * 0.32 : p.w; // text: about a third of a tile unit a letter
+            const x = p.anchor === "end" ? p.x - w : p.anchor === "middle" ? p.x - w / 2 : p.x;
+            const y = p.h === undefined ? p.y - 0.6 : p.y;
+            const h = p.h === undefined ? 0.8 : p.h;
+            box = box ? { x0: Math.min(box.x0, x), y0: Math.min(box.y0, y), x1: Math.max(box.x1, x + w), y1: Math.max(box.y1, y + h) }
+              : { x0: x, y0: y, x1: x + w, y1: y + h };
+          }
         }
       }
+      box = box || { x0: 0, y0: 0, x1: 0, y1: 0 };
+      [["x0", "x1"], ["y0", "y1"]].forEach(([lo, hi], i) => {
+        const grow = Math.max(0, size.least[i] - (box[hi] - box[lo])) / 2;
+        box[lo] -= grow;
+        box[hi] += grow;
+      });
+      const pad = 0.8;
+      tableSvg.setAttribute("viewBox", `${box.x0 - pad} ${box.y0 - pad} ${box.x1 - box.x0 + 2 * pad} ${box.y1 - box.y0 + 2 * pad}`);
     }
-    frame = frame || { x0: 0, y0: 0, x1: 0, y1: 0 };
-    [["x0", "x1"], ["y0", "y1"]].forEach(([lo, hi], i) => {
-      const grow = Math.max(0, size.least[i] - (frame[hi] - frame[lo])) / 2;
-      frame[lo] -= grow;
-      frame[hi] += grow;
-    });
-    const pad = 0.8;
-    tableSvg.setAttribute("viewBox", `${frame.x0 - pad} ${frame.y0 - pad} ${frame.x1 - frame.x0 + 2 * pad} ${frame.y1 - frame.y0 + 2 * pad}`);
-  }
-  frameTable();
+    frame();
 
+    const moves = nodes.moves;
+    moves.replaceChildren();
+    steps.forEach((s, i) => {
+      if (i === 0) return;
+      const li = document.createElement("li");
+      li.dataset.step = i;
+      li.className = `move kind-${s.kind}`;
+      const seatTag = document.createElement("span");
+      seatTag.className = "seat-tag";
+      seatTag.textContent = s.seat === null || s.seat === undefined ? "" : `seat ${s.seat}`;
+      const text = document.createElement("span");
+      text.textContent = s.text + (s.kind === "draw" && s.tiles.length ? `: ${s.tiles.join(" ")}` : "");
+      li.append(seatTag, text);
+      if (s.wrote) {
+        const w = document.createElement("span");
+        w.className = "wrote";
+        w.textContent = s.wrote.map((x, side) => (x ? `${doc.sides[side]} +${x}` : "")).filter(Boolean).join(", ");
+        text.append(w);
+      }
+      if (typeof s.ms === "number") li.title = `the bot answered in ${s.ms.toFixed(2)} ms`;
+      if (s.fault && s.fault.detail) {
+        const d = document.createElement("span");
+        d.className = "detail";
+        d.textContent = s.fault.detail;
+        text.append(d);
+      }
+      if (opts.onStep) li.addEventListener("click", () => opts.onStep(i));
+      moves.appendChild(li);
+    });
+
+    const scores = nodes.scores;
+    const undealt = nodes.undealt;
+    const result = nodes.result;
+
+    function pipsOf(tiles) {
+      return tiles.reduce((sum, t) => sum + parse(t).reduce((a, b) => a + b, 0), 0);
+    }
+
+    function drawTable(n) {
+      while (tableSvg.firstChild) tableSvg.removeChild(tableSvg.firstChild);
+      if (!layout) {
+        const t = R.el("text", { x: 0, y: 0, "text-anchor": "middle", class: "no-layout" }, tableSvg);
+        t.textContent = `no renderer for the ${doc.layout} layout`;
+        return;
+      }
+      const lastTile = steps[n].kind === "place" ? steps[n].tile : null;
+      for (const p of tableAt(n)) {
+        if (p.kind === "label" || p.kind === "note") {
+          const t = R.el("text", { x: p.x, y: p.y, "text-anchor": p.anchor || "start", class: `table-${p.kind}` }, tableSvg);
+          if (p.arm) t.setAttribute("data-arm", p.arm);
+          t.textContent = p.text;
+          continue;
+        }
+        if (p.kind === "marker") {
+          const m = R.el("g", { class: "marker", "data-marker": p.arm, transform: `translate(${p.x},${p.y})` }, tableSvg);
+          R.el("title", {}, m).textContent = "a marker: this train is open to everyone";
+          R.el("rect", { x: 0, y: 0, width: p.w, height: p.h, rx: 0.18 }, m);
+          R.el("text", { x: p.w / 2, y: p.h * 0.72, "text-anchor": "middle" }, m).textContent = "M";
+          continue;
+        }
+        const g = R.tileGroup(tableSvg, p.x, p.y, p.w, p.h, p.a, p.b);
+        g.setAttribute("data-tile", p.tile);
+        if (p.arm) g.setAttribute("data-arm", p.arm);
+        if (p.open) g.setAttribute("data-open", p.open);
+        if (p.cut) g.classList.add("cut");
+        if (p.knife) g.classList.add("knife");
+        if (p.closed) g.classList.add("closed");
+        const plain = p.tile.split("-").map(Number).sort((a, b) => a - b).join("-");
+        if (plain === lastTile) g.classList.add("last");
+      }
+    }
+
+    // kolbasa's rows lie face down, left to right, even to their owner (KB-8): only the tile
+    // turned up shows, at the row's right end; tiles that just arrived (tailed, cut back) are marked.
+    function rowTile(s, seat, t, i, row) {
+      const up = t !== null && s.up === t && i === row.length - 1;
+      const svg = R.tileSvg(t, { faceDown: !up });
+      if (up) svg.classList.add("up");
+      const arrived = (s.kind === "tail" && s.seat === seat && i === 0) || (s.kind === "cut" && s.to === seat && i < s.tiles.length);
+      if (arrived) svg.classList.add("drawn");
+      return svg;
+    }
+
+    function drawHands(s) {
+      for (const h of hands) {
+        const seat = h.seat.seat;
+        const tiles = s.hands[seat];
+        const hidden = tiles.some((t) => t === null);
+        h.tiles.classList.toggle("row", Boolean(doc.rows));
+        h.tiles.replaceChildren(...tiles.map((t, i) => {
+          if (doc.rows) return rowTile(s, seat, t, i, tiles);
+          const svg = R.tileSvg(t, { standing: h.side && !phone.matches });
+          if (s.kind === "draw" && s.seat === seat && s.tiles.includes(t)) svg.classList.add("drawn");
+          return svg;
+        }));
+        const side = doc.sides[h.seat.side];
+        const where = side === `seat ${seat}` ? side : `seat ${seat} · ${side}`;
+        const count = `${tiles.length} tile${tiles.length === 1 ? "" : "s"}`;
+        h.meta.textContent = doc.rows ? `${where} · a row of ${count} face down${s.up && tiles[tiles.length - 1] === s.up ? `, ${s.up} turned up` : ""}`
+          : `${where} · ${count}` + (hidden ? ", face down" : `, ${pipsOf(tiles)} pips`);
+        h.box.classList.toggle("acting", s.seat === seat);
+      }
+    }
+
+    function drawScores(s) {
+      scores.replaceChildren();
+      const title = document.createElement("h3");
+      title.textContent = "Scores";
+      scores.appendChild(title);
+      doc.sides.forEach((name, side) => {
+        const row = document.createElement("div");
+        row.className = "score";
+        row.dataset.side = side;
+        const label = document.createElement("span");
+        label.textContent = name;
+        const value = document.createElement("strong");
+        value.className = "value";
+        value.textContent = s.scores[side];
+        row.append(label, value);
+        const gained = s.scores[side] - doc.before[side];
+        if (gained) {
+          const g = document.createElement("span");
+          g.className = "gain";
+          g.textContent = `+${gained}`;
+          row.append(g);
+        }
+        scores.appendChild(row);
+      });
+    }
+
+    function drawUndealt(s) {
+      undealt.replaceChildren();
+      if (!doc.undealt.length) return;
+      const title = document.createElement("h3");
+      const left = doc.undealt_kind === "bazaar" ? doc.undealt.slice(doc.undealt.length - s.bazaar) : doc.undealt;
+      title.textContent = doc.undealt_kind === "bazaar" ? `Bazaar: ${left.length} left` : `Sleeping: ${left.length}`;
+      const tiles = document.createElement("div");
+      tiles.className = "tiles small";
+      tiles.replaceChildren(...left.map((t) => R.tileSvg(t)));
+      undealt.append(title, tiles);
+    }
+
+    function drawResult(n) {
+      const r = doc.result;
+      result.hidden = !(r && n === last);
+      if (result.hidden) return;
+      result.replaceChildren();
+      const h = document.createElement("h2");
+      h.textContent = steps[last].text;
+      const table = document.createElement("p");
+      table.className = "figures";
+      table.textContent = `hand values ${r.values.join(" / ")} · wrote ${r.wrote.join(" / ")} (${doc.sides.join(" / ")}) · totals ${r.totals.join(" / ")}`;
+      const notes = document.createElement("ul");
+      notes.className = "notes";
+      for (const note of r.notes || []) {
+        const li = document.createElement("li");
+        li.textContent = note;
+        notes.appendChild(li);
+      }
+      result.append(h, table, notes);
+    }
+
+    // Step n of the deal, drawn whole.
+    function draw(n) {
+      const s = steps[n];
+      drawTable(n);
+      drawHands(s);
+      drawScores(s);
+      drawUndealt(s);
+      drawResult(n);
+      for (const li of moves.children) li.classList.toggle("current", Number(li.dataset.step) === n);
+    }
+
+    // Turning a phone, or resizing a window across the narrow layout's edge: the table is laid
+    // again at the new width (the caller draws its step again).
+    function resize() {
+      size = phone.matches ? NARROW : WIDE;
+      frame();
+    }
+
+    return { draw, resize, phone, steps, last, get size() { return size; } };
+  }
+
+  window.Referee.table = { LAYOUTS, WIDE, NARROW, board };
+
+  // -- the replay page: a finished deal, stepped through ---------------------------------------
+  const doc = R.doc();
+  if (!doc || doc.kind !== "deal") return; // another page (referee play's) uses the renderers only
+  const steps = doc.steps;
+  const last = steps.length - 1;
   const moves = document.getElementById("moves");
-  steps.forEach((s, i) => {
-    if (i === 0) return;
-    const li = document.createElement("li");
-    li.dataset.step = i;
-    li.className = `move kind-${s.kind}`;
-    const seatTag = document.createElement("span");
-    seatTag.className = "seat-tag";
-    seatTag.textContent = s.seat === null || s.seat === undefined ? "" : `seat ${s.seat}`;
-    const text = document.createElement("span");
-    text.textContent = s.text + (s.kind === "draw" && s.tiles.length ? `: ${s.tiles.join(" ")}` : "");
-    li.append(seatTag, text);
-    if (s.wrote) {
-      const w = document.createElement("span");
-      w.className = "wrote";
-      w.textContent = s.wrote.map((x, side) => (x ? `${doc.sides[side]} +${x}` : "")).filter(Boolean).join(", ");
-      text.append(w);
-    }
-    if (typeof s.ms === "number") li.title = `the bot answered in ${s.ms.toFixed(2)} ms`;
-    if (s.fault && s.fault.detail) {
-      const d = document.createElement("span");
-      d.className = "detail";
-      d.textContent = s.fault.detail;
-      text.append(d);
-    }
-    li.addEventListener("click", () => go(i));
-    moves.appendChild(li);
-  });
+  const view = board(doc, {
+    seats: document.getElementById("seats"), scores: document.getElementById("scores"), undealt: document.getElementById("undealt"),
+    moves, result: document.getElementById("result"),
+  }, { onStep: (i) => go(i) });
 
   const counter = document.getElementById("counter");
   const caption = document.getElementById("caption");
-  const scores = document.getElementById("scores");
-  const undealt = document.getElementById("undealt");
-  const result = document.getElementById("result");
   let at = 0;
-
-  function pipsOf(tiles) {
-    return tiles.reduce((sum, t) => sum + parse(t).reduce((a, b) => a + b, 0), 0);
-  }
-
-  function drawTable(n) {
-    while (tableSvg.firstChild) tableSvg.removeChild(tableSvg.firstChild);
-    if (!layout) {
-      const t = R.el("text", { x: 0, y: 0, "text-anchor": "middle", class: "no-layout" }, tableSvg);
-      t.textContent = `no renderer for the ${doc.layout} layout`;
-      return;
-    }
-    const lastTile = steps[n].kind === "place" ? steps[n].tile : null;
-    for (const p of tableAt(n)) {
-      if (p.kind === "label" || p.kind === "note") {
-        const t = R.el("text", { x: p.x, y: p.y, "text-anchor": p.anchor || "start", class: `table-${p.kind}` }, tableSvg);
-        if (p.arm) t.setAttribute("data-arm", p.arm);
-        t.textContent = p.text;
-        continue;
-      }
-      if (p.kind === "marker") {
-        const m = R.el("g", { class: "marker", "data-marker": p.arm, transform: `translate(${p.x},${p.y})` }, tableSvg);
-        R.el("title", {}, m).textContent = "a marker: this train is open to everyone";
-        R.el("rect", { x: 0, y: 0, width: p.w, height: p.h, rx: 0.18 }, m);
-        R.el("text", { x: p.w / 2, y: p.h * 0.72, "text-anchor": "middle" }, m).textContent = "M";
-        continue;
-      }
-      const g = R.tileGroup(tableSvg, p.x, p.y, p.w, p.h, p.a, p.b);
-      g.setAttribute("data-tile", p.tile);
-      if (p.arm) g.setAttribute("data-arm", p.arm);
-      if (p.open) g.setAttribute("data-open", p.open);
-      if (p.cut) g.classList.add("cut");
-      if (p.knife) g.classList.add("knife");
-      if (p.closed) g.classList.add("closed");
-      const plain = p.tile.split("-").map(Number).sort((a, b) => a - b).join("-");
-      if (plain === lastTile) g.classList.add("last");
-    }
-  }
-
-  // kolbasa's rows lie face down, left to right, even to their owner (KB-8): only the tile
-  // turned up shows, at the row's right end; tiles that just arrived (tailed, cut back) are marked.
-  function rowTile(s, seat, t, i, row) {
-    const up = s.up === t && i === row.length - 1;
-    const svg = R.tileSvg(t, { faceDown: !up });
-    if (up) svg.classList.add("up");
-    const arrived = (s.kind === "tail" && s.seat === seat && i === 0) || (s.kind === "cut" && s.to === seat && i < s.tiles.length);
-    if (arrived) svg.classList.add("drawn");
-    return svg;
-  }
-
-  function drawHands(s) {
-    for (const h of hands) {
-      const seat = h.seat.seat;
-      const tiles = s.hands[seat];
-      h.tiles.classList.toggle("row", Boolean(doc.rows));
-      h.tiles.replaceChildren(...tiles.map((t, i) => {
-        if (doc.rows) return rowTile(s, seat, t, i, tiles);
-        const svg = R.tileSvg(t, { standing: h.side && !phone.matches });
-        if (s.kind === "draw" && s.seat === seat && s.tiles.includes(t)) svg.classList.add("drawn");
-        return svg;
-      }));
-      const side = doc.sides[h.seat.side];
-      const where = side === `seat ${seat}` ? side : `seat ${seat} · ${side}`;
-      const count = `${tiles.length} tile${tiles.length === 1 ? "" : "s"}`;
-      h.meta.textContent = doc.rows ? `${where} · a row of ${count} face down${s.up && tiles[tiles.length - 1] === s.up ? `, ${s.up} turned up` : ""}`
-        : `${where} · ${count}, ${pipsOf(tiles)} pips`;
-      h.box.classList.toggle("acting", s.seat === seat);
-    }
-  }
-
-  function drawScores(s) {
-    scores.replaceChildren();
-    const title = document.createElement("h3");
-    title.textContent = "Scores";
-    scores.appendChild(title);
-    doc.sides.forEach((name, side) => {
-      const row = document.createElement("div");
-      row.className = "score";
-      row.dataset.side = side;
-      const label = document.createElement("span");
-      label.textContent = name;
-      const value = document.createElement("strong");
-      value.className = "value";
-      value.textContent = s.scores[side];
-      row.append(label, value);
-      const gained = s.scores[side] - doc.before[side];
-      if (gained) {
-        const g = document.createElement("span");
-        g.className = "gain";
-        g.textContent = `+${gained}`;
-        row.append(g);
-      }
-      scores.appendChild(row);
-    });
-  }
-
-  function drawUndealt(s) {
-    undealt.replaceChildren();
-    if (!doc.undealt.length) return;
-    const title = document.createElement("h3");
-    const left = doc.undealt_kind === "bazaar" ? doc.undealt.slice(doc.undealt.length - s.bazaar) : doc.undealt;
-    title.textContent = doc.undealt_kind === "bazaar" ? `Bazaar: ${left.length} left` : `Sleeping: ${left.length}`;
-    const tiles = document.createElement("div");
-    tiles.className = "tiles small";
-    tiles.replaceChildren(...left.map((t) => R.tileSvg(t)));
-    undealt.append(title, tiles);
-  }
-
-  function drawResult(n) {
-    const r = doc.result;
-    result.hidden = !(r && n === last);
-    if (result.hidden) return;
-    result.replaceChildren();
-    const h = document.createElement("h2");
-    h.textContent = steps[last].text;
-    const table = document.createElement("p");
-    table.className = "figures";
-    table.textContent = `hand values ${r.values.join(" / ")} · wrote ${r.wrote.join(" / ")} (${doc.sides.join(" / ")}) · totals ${r.totals.join(" / ")}`;
-    const notes = document.createElement("ul");
-    notes.className = "notes";
-    for (const note of r.notes || []) {
-      const li = document.createElement("li");
-      li.textContent = note;
-      notes.appendChild(li);
-    }
-    result.append(h, table, notes);
-  }
 
   function go(n) {
     at = Math.max(0, Math.min(last, n));
@@ -566,12 +617,7 @@
     counter.textContent = `move ${at} / ${last}`;
     caption.textContent = at === 0 ? `${doc.seats[doc.leader].bot} (seat ${doc.leader}) leads` : s.text;
     if (s.kind === "fault" && s.fault) caption.textContent += ` — ${s.fault.detail}`;
-    drawTable(at);
-    drawHands(s);
-    drawScores(s);
-    drawUndealt(s);
-    drawResult(at);
-    for (const li of moves.children) li.classList.toggle("current", Number(li.dataset.step) === at);
+    view.draw(at);
     // The current move scrolls into view within the list only: the page stays where it is (on
     // a phone the list is far below the table, and stepping must not carry the page to it).
     const cur = moves.querySelector(".current");
@@ -634,15 +680,14 @@
     e.preventDefault();
   });
   // Turning a phone, or resizing a window across the narrow layout's edge, lays the table again.
-  phone.addEventListener("change", () => {
-    size = phone.matches ? NARROW : WIDE;
-    frameTable();
+  view.phone.addEventListener("change", () => {
+    view.resize();
     go(at);
   });
   window.addEventListener("hashchange", () => {
     const n = fromUrl();
     if (n !== at) go(n);
   });
-  window.replay = { go, get at() { return at; }, get step() { return steps[at]; }, last, LAYOUTS, WIDE, NARROW, get size() { return size; } };
+  window.replay = { go, get at() { return at; }, get step() { return steps[at]; }, last, LAYOUTS, WIDE, NARROW, get size() { return view.size; } };
   go(fromUrl());
 })();

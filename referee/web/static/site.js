@@ -45,13 +45,16 @@
   }
 
   // A tile "a-b" on its own, for hands and the bazaar; `faceDown` draws its back (kolbasa's rows).
+  // A `null` name is a tile the viewer may not see (referee play's hidden hands): its back, and
+  // no `data-tile`.
   function tileSvg(name, opts) {
-    const [a, b] = name.split("-").map(Number);
+    const [a, b] = name === null ? [0, 0] : name.split("-").map(Number);
     const standing = opts && opts.standing;
-    const faceDown = opts && opts.faceDown;
+    const faceDown = (opts && opts.faceDown) || name === null;
     const w = standing ? 1 : 2;
     const h = standing ? 2 : 1;
-    const svg = el("svg", { viewBox: `0 0 ${w} ${h}`, class: "tile-svg" + (standing ? " standing" : "") + (faceDown ? " face-down" : ""), "data-tile": name, role: "img" });
+    const svg = el("svg", { viewBox: `0 0 ${w} ${h}`, class: "tile-svg" + (standing ? " standing" : "") + (faceDown ? " face-down" : ""), role: "img" });
+    if (name !== null) svg.setAttribute("data-tile", name);
     const title = el("title", {}, svg);
     title.textContent = faceDown ? "a tile face down" : `[${a}|${b}]`;
     if (faceDown) {

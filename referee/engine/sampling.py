@@ -1,0 +1,517 @@
+"""Deals consistent with what one seat knows: the hidden tiles, drawn at random for a search.
+
+A seat is told its own hand as dealt and every event of the deal as it may see it (other seats'
+drawn tiles hidden, :func:`~.view.seen_by`).  :class:`Knowledge` holds exactly that, in the
+engine's terms, with the public game state the deal began under (the scores, the deal's number,
+sea_kozel's special state).  From it:
+
+* :func:`sample_deal` draws a :class:`~.deal.Deal` — every hand as dealt and the undealt tiles in
+  their order — at random among deals that agree with the knowledge: the seat's own hand and
+  draws; every tile seen placed, from a hand (or a draw) of the seat that placed it; the voids
+  that passes, draws and ended blitz chains imply (a seat that passed or drew while it could
+  place nothing held no tile that fitted then, and the tiles it drew before one that fitted
+  did not fit either); the counts of hands, draws and the bazaar; the tiles on the table;
+  mexican_train's trains and markers (which decide what a seat could place); kolbasa's rows,
+  whose turned-up tiles are public and whose unseen tiles lie in an unknown order.  The hidden
+  tiles go, the most constrained first, to a place they may go chosen in proportion to its room
+  left: close to a uniform draw among the agreeing deals, not exactly one.
+* :func:`replay` plays the deal's decisions again on such a deal, with the engine itself, and
+  returns the deal state at the seat's decision (a copy of which a search may play on), or
+  ``None`` when the deal would not have told the seat the same events.  That is the test of
+  consistency: a deal from :func:`sample_deal` replays to the same events, the same counts and
+  the same legal moves (``tests/test_sampling.py`` holds it over random games).  It can fail
+  only where the events leave a constraint :func:`sample_deal` does not model (sea_kozel's
+  write-off offer depends on the hands' values); :func:`sample_state` then draws again.
+* :func:`table_game` is a :class:`~.game.Game` set up as far as the seat was told (scores, deal
+  number, special state), on which a deal state is started and a finished one scored;
+  :func:`fork_game` copies it cheaply so that every playout scores on a game of its own.
+
+Pure: no I/O, no clock; randomness comes only from the generator passed in (a seeded
+``random.Random``, or anything with its ``random`` and ``shuffle``).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import MutableSequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from .deal import Deal
+from .game import DealRecord, Game, Special, variant
+from .games.sea_kozel import SeaKozel
+from .layout import Cross, Line, Trains
+from .line import DECLINE, HUNDRED, STOP, TERMINAL, WRITE_OFF, Declared, Drew, Event, Passed, Placed, Play, Turned
+from .scoring import Carry, Rule13
+from .state import DealState
+from .tiles import ALL_TILES, IS_DOUBLE, LOW, SUIT, Tile, TileSet, mask_of, tiles_of
+from .view import seen_by
+
+
+class Rng(Protocol):
+    """What the sampler asks of a random generator (``random.Random`` has it)."""
+
+    def random(self) -> float: ...
+
+    def shuffle(self, x: MutableSequence[Any]) -> None: ...
+
+
+@dataclass(frozen=True)
+class Knowledge:
+    """What seat ``seat`` knows about the deal in progress, in the engine's terms.
+
+    ``hand`` is the seat's hand as dealt (empty in kolbasa, whose rows are face down even to
+    their owner); ``history`` every event of the deal so far as the seat saw it — the engine's
+    :attr:`~.state.DealState.history` through :func:`~.view.seen_by`, mexican_train's station
+    placement included; ``legal`` the seat's legal moves now, when known (the replay then
+    checks them too).  ``scores`` are the totals before the deal, ``deal_number`` the deal's
+    number in the game (void deals not counted), ``special`` sea_kozel's special state."""
+
+    variant: str
+    players: int
+    seat: int
+    leader: int
+    hand: tuple[Tile, ...]
+    history: tuple[Event, ...]
+    options: dict[str, Any] = field(default_factory=dict)
+    legal: tuple[Play, ...] = ()
+    scores: tuple[int, ...] = ()
+    deal_number: int = 0
+    special: Special | None = None
+
+
+# -- the game as the seat knows it -------------------------------------------------------------
+
+
+def table_game(k: Knowledge) -> Game:
+    """A game of ``k``'s variant set up as far as the seat was told: the totals before the deal,
+    the deal's number, the lead as the events show it and sea_kozel's special state.  What the
+    seat was not told (points hanging under the rule of 13, carried eggs) starts empty."""
+    v = variant(k.variant)
+    game = v.new_game(k.players, k.options)
+    if k.scores:
+        game.totals[:] = k.scores
+    game.played = k.deal_number
+    if k.deal_number:
+        # a placeholder for the previous deal: only its existence is read (sea_kozel's hundred)
+        game.last = DealRecord(k.deal_number - 1, -1, None, None, (), (), (), tuple(game.totals), ("told to the seat",))
+    game._lead = (k.leader, _lead_tile(k))
+    if isinstance(game, SeaKozel):  # the special state this deal is played under
+        sp = k.special
+        game.pending = None if sp is None else (sp.kind, -1 if sp.side is None else sp.side, (sp.deal or 1) - 1, sp.total or 0)
+        game.hundred_side = sp.side if sp is not None and sp.kind == "hundred" and sp.side is not None else -1
+    game.keep_records = False
+    return game
+
+
+def fork_game(game: Game) -> Game:
+    """A copy of ``game`` that a deal can be scored on without touching ``game``: its lists and
+    score keepers (the rule of 13, carried eggs) are copied, the rest shared."""
+    other = object.__new__(type(game))
+    fields = other.__dict__
+    fields.update(game.__dict__)
+    for name, value in fields.items():
+        kind = type(value)
+        if kind is list:
+            fields[name] = list(value)
+        elif kind is Rule13 or kind is Carry:
+            kept = copy.copy(value)
+            if kind is Rule13:
+                kept.pending = list(kept.pending)
+            fields[name] = kept
+    return other
+
+
+def _lead_tile(k: Knowledge) -> Tile | None:
+    """The forced lead (or mexican_train's station, kolbasa's start): the first event when the
+    referee placed it."""
+    if k.history and type(k.history[0]) is Placed:
+        first = k.history[0]
+        if first.forced and first.end is None:
+            return first.tile
+    return None
+
+
+# -- replaying a deal ----------------------------------------------------------------------
+
+
+def start_state(k: Knowledge, deal: Deal, game: Game | None = None) -> DealState:
+    """The deal state ``deal`` starts as under ``k``'s game, before any decision."""
+    game = table_game(k) if game is None else game
+    draw, keep = game.draw_rule()
+    lead = _lead_tile(k)
+    if k.variant == "kolbasa":
+        lead = None
+    return game.new_deal(deal, k.leader, lead, draw, keep)
+
+
+def _decision(state: DealState, event: Event, seat: int) -> Play | None:
+    """The move of ``seat`` (to move in ``state``) that makes ``event`` happen, if one does:
+    a placement, a declaration, or the stop that ended a turn the events show is over."""
+    legal = state.legal_plays()
+    kind = type(event)
+    if kind is Placed and event.seat == seat and not event.forced:  # type: ignore[union-attr]
+        for p in legal:
+            if p.tile == event.tile and p.end == event.end and p.closed == event.closed and p.declare is None:  # type: ignore[union-attr]
+                return p
+        return None
+    if kind is Declared and event.seat == seat:  # type: ignore[union-attr]
+        want = {"hundred": HUNDRED, "write_off": WRITE_OFF, "decline": DECLINE}.get(event.what)  # type: ignore[union-attr]
+        return want if want in legal else None
+    if state.continuing and STOP in legal:
+        return STOP  # the turn went on no further: the events go on with someone else
+    return None
+
+
+def replay(k: Knowledge, deal: Deal, game: Game | None = None) -> DealState | None:
+    """The deal state at ``k.seat``'s decision, reached by playing on ``deal`` the decisions
+    ``k.history`` shows; ``None`` when ``deal`` does not give the seat exactly those events
+    (and, when ``k.legal`` is given, those legal moves)."""
+    try:
+        state = start_state(k, deal, game)
+    except ValueError:
+        return None  # e.g. a forced lead the deal does not give the leader
+    seat = k.seat
+    told = k.history
+    i = 0
+    while True:
+        made = state.history
+        while i < len(made):
+            if i >= len(told) or seen_by(made[i], seat) != told[i]:
+                return None
+            i += 1
+        mover = state.to_move()
+        if mover == TERMINAL:
+            return None
+        if i == len(told):
+            if mover == seat:
+                if k.legal and tuple(state.legal_plays()) != k.legal:
+                    return None
+                return state
+            p = STOP if state.continuing and STOP in state.legal_plays() else None
+        else:
+            p = _decision(state, told[i], mover)
+        if p is None:
+            return None
+        state.apply(p)
+
+
+# -- what the events say about hidden tiles --------------------------------------------------
+
+
+class _Table:
+    """The public side of a deal as its events unfold: the layout and, in mexican_train, the
+    markers and the open double; :meth:`fits` is what a seat could place."""
+
+    def __init__(self, k: Knowledge, station: Tile | None) -> None:
+        self.trains: Trains | None = None
+        self.layout: Line | Cross | Trains
+        if k.variant == "mexican_train":
+            assert station is not None
+            self.layout = self.trains = Trains(k.players, LOW[station])
+        elif k.variant in CROSS_GAMES:
+            self.layout = Cross(at_once=CROSS_GAMES[k.variant])
+        else:
+            self.layout = Line()
+        self.n = k.players
+        self.markers = 0
+        self.open_train = -1
+
+    def place(self, e: Placed) -> None:
+        if self.trains is not None:
+            if e.end is None:
+                return  # the station: every train starts from its number already
+            self.trains.place(e.tile, e.end)
+            if e.end == e.seat:
+                self.markers &= ~(1 << e.seat)
+            self.open_train = e.end if IS_DOUBLE[e.tile] else -1
+            return
+        self.layout.place(e.tile, e.end, e.closed)
+
+    def passed(self, seat: int) -> None:
+        self.markers |= 1 << seat
+
+    def fits(self, seat: int) -> TileSet:
+        ends = self.layout.ends
+        if self.trains is not None:
+            if self.open_train >= 0:
+                return SUIT[ends[self.open_train]]
+            m = SUIT[ends[seat]] | SUIT[ends[self.n]]
+            for e in range(self.n):
+                if self.markers >> e & 1:
+                    m |= SUIT[ends[e]]
+            return m
+        m = 0
+        for v in ends:
+            if v >= 0:
+                m |= SUIT[v]
+        return m
+
+
+#: kolbasa's rows as dealt (KB-8).
+ROW = 14
+#: The cross games, and whether the first double opens ``up`` and ``down`` at once.
+CROSS_GAMES = {"osel": True, "telephone": False, "muggins": False}
+#: Games whose turns are compulsory chains: a chain that stopped says its player could not go on.
+CHAIN_GAMES = ("blitz",)
+
+
+@dataclass
+class _Group:
+    """Tiles that joined a hand together: the hand as dealt (``entry`` -1) or one draw (``entry``
+    just before the draw's event).  ``size`` tiles; ``final`` the drawn tile that fitted and was
+    placed at once; ``items`` the indexes of the items the matching put here."""
+
+    owner: int
+    entry: float
+    size: int
+    final: Tile | None = None
+    items: list[int] = field(default_factory=list)
+
+
+def _voids_between(voids: list[tuple[float, TileSet]], after: float, before: float) -> TileSet:
+    m = 0
+    for when, mask in voids:
+        if after < when < before:
+            m |= mask
+    return m
+
+
+def _match(cands: list[list[int]], caps: list[int], rng: Rng) -> list[int] | None:
+    """Give every item a group among its candidates, no group over its capacity (Kuhn's
+    augmenting paths, so an assignment is found whenever one exists); a group with room is
+    chosen at random in proportion to its room.  ``None`` when there is no assignment."""
+    members: list[list[int]] = [[] for _ in caps]
+    room = list(caps)
+    where = [-1] * len(cands)
+    rand = rng.random
+
+    def augment(i: int, seen: list[bool]) -> bool:
+        total = 0
+        for g in cands[i]:
+            total += room[g]
+        if total:
+            x = rand() * total
+            for g in cands[i]:
+                x -= room[g]
+                if x < 0 and room[g]:
+                    break
+            else:  # rounding: the last group with room
+                g = next(h for h in reversed(cands[i]) if room[h])
+            members[g].append(i)
+            room[g] -= 1
+            where[i] = g
+            return True
+        for g in cands[i]:
+            if seen[g]:
+                continue
+            seen[g] = True
+            for j in members[g]:
+                if augment(j, seen):  # j moved to another group (g is full, so not back here)
+                    members[g].remove(j)
+                    members[g].append(i)
+                    where[i] = g
+                    return True
+        return False
+
+    for i in range(len(cands)):
+        if not augment(i, [False] * len(caps)):
+            return None
+    return where
+
+
+class Sampler:
+    """Draws deals that agree with one seat's knowledge (see the module's account).  The events
+    are read once, here; each draw (:meth:`deal`, :meth:`state`) is then only its random part,
+    so a search drawing many deals for one decision reads them once."""
+
+    def __init__(self, k: Knowledge, game: Game | None = None) -> None:
+        self.k = k
+        self.game = table_game(k) if game is None else game
+        #: the events contradict each other (not from a real deal): no deal agrees with them
+        self.impossible = False
+        self.hidden: list[Tile] = []  # tiles whose place the seat does not know, in id order
+        if k.variant == "kolbasa":
+            self._read_rows()
+        else:
+            self._read_hands()
+
+    def deal(self, rng: Rng) -> Deal | None:
+        """A deal drawn at random among those that agree with the knowledge, or ``None`` when
+        the events leave none."""
+        if self.impossible:
+            return None
+        if self.k.variant == "kolbasa":
+            return self._rows(rng)
+        return self._hands(rng)
+
+    def state(self, rng: Rng, tries: int = 20) -> DealState | None:
+        """A deal state at the seat's decision on a deal drawn by :meth:`deal` that replays to
+        the knowledge (up to ``tries`` draws), or ``None``."""
+        for _ in range(tries):
+            deal = self.deal(rng)
+            if deal is None:
+                return None
+            state = replay(self.k, deal, self.game)
+            if state is not None:
+                return state
+        return None
+
+    # -- the hands and the undealt tiles ----------------------------------------------------
+
+    def _read_hands(self) -> None:
+        k = self.k
+        shape = self.game.shape
+        n, me, told = k.players, k.seat, k.history
+        station = _lead_tile(k) if shape.station else None
+        table = _Table(k, station)
+        chain = k.variant in CHAIN_GAMES
+        groups = [_Group(s, -1.0, shape.hand_size) for s in range(n)]  # group s: seat s's hand as dealt
+        voids: list[list[tuple[float, TileSet]]] = [[] for _ in range(n)]
+        placed: list[tuple[int, Tile, int]] = []  # (seat, tile, event index) of the other seats' tiles
+        drawn: list[_Group | tuple[Tile, ...]] = []  # every draw in order: another seat's group, or my tiles
+        last_draw: dict[int, _Group] = {}  # a seat's draw whose last tile fitted and is placed next
+        seen = mask_of(k.hand)  # tiles whose place is known: my hand and draws, the table
+        drew_total = 0
+        for i, e in enumerate(told):
+            kind = type(e)
+            if kind is Placed:
+                assert isinstance(e, Placed)
+                if e.seat != me and seen >> e.tile & 1:
+                    self.impossible = True  # a tile the seat holds, or one already on the table
+                    return
+                seen |= 1 << e.tile
+                if e.seat != me and not (station is not None and e.end is None):
+                    g = last_draw.pop(e.seat, None)
+                    if g is not None:
+                        g.final = e.tile
+                    else:
+                        placed.append((e.seat, e.tile, i))
+                table.place(e)
+                if chain and e.seat != me:
+                    nxt = told[i + 1] if i + 1 < len(told) else None
+                    if not (type(nxt) is Placed and nxt.seat == e.seat):  # type: ignore[union-attr]
+                        voids[e.seat].append((i + 0.5, table.fits(e.seat)))  # TURN-8: the chain stopped
+            elif kind is Drew:
+                assert isinstance(e, Drew)
+                voids[e.seat].append((float(i), table.fits(e.seat)))
+                drew_total += e.count
+                if e.seat == me:
+                    seen |= mask_of(e.tiles)
+                    drawn.append(e.tiles)
+                else:
+                    nxt = told[i + 1] if i + 1 < len(told) else None
+                    g = _Group(e.seat, i - 0.5, e.count)
+                    if type(nxt) is Placed and nxt.seat == e.seat:  # type: ignore[union-attr]
+                        last_draw[e.seat] = g  # the last tile fitted: it is the placement that follows
+                    groups.append(g)
+                    drawn.append(g)
+            elif kind is Passed:
+                voids[e.seat].append((float(i), table.fits(e.seat)))
+                table.passed(e.seat)
+        if WRITE_OFF in k.legal:  # the deal is blocked: nobody can place anything now
+            for s in range(n):
+                voids[s].append((len(told) + 0.5, table.fits(s)))
+        if station is not None:
+            seen |= 1 << station
+        self.hidden = tiles_of(ALL_TILES & ~seen)
+        # Items to place: the other seats' placed tiles (each in a group of its seat), then the
+        # hidden tiles; groups: the other seats' hands and draws, then the undealt tiles not drawn
+        # (the bazaar's rest, or the sleeping tiles).
+        mine = [g for g in groups if g.owner != me]
+        index = {id(g): x for x, g in enumerate(mine)}
+        caps = [g.size - (g.final is not None) for g in mine]
+        pool = len(caps)
+        caps.append(shape.undealt_count - drew_total)
+        if any(c < 0 for c in caps) or sum(caps) != len(placed) + len(self.hidden):
+            self.impossible = True
+            return
+        self.caps = caps
+        self.placed = [t for _, t, _ in placed]
+        self.placed_cands = [[index[id(g)] for g in mine if g.owner == seat and g.entry < when
+                              and not _voids_between(voids[seat], g.entry, when) >> t & 1] for seat, t, when in placed]
+        allowed = [ALL_TILES & ~_voids_between(voids[g.owner], g.entry, float("inf")) for g in mine]
+        self.cands_of = {t: [*[x for x, a in enumerate(allowed) if a >> t & 1], pool] for t in self.hidden}
+        self.pool = pool
+        self.hand_bins = [-1 if s == me else index[id(groups[s])] for s in range(n)]
+        #: every draw in order: the seat's own tiles, or (another seat's group, its last tile)
+        self.draws: list[tuple[Tile, ...] | tuple[int, Tile | None]] = []
+        self.own_draw: list[bool] = []
+        for d in drawn:
+            self.own_draw.append(isinstance(d, tuple))
+            self.draws.append(d if isinstance(d, tuple) else (index[id(d)], d.final))
+        self.bazaar = shape.undealt == "bazaar"
+
+    def _hands(self, rng: Rng) -> Deal | None:
+        hidden = list(self.hidden)
+        rng.shuffle(hidden)
+        cands_of = self.cands_of
+        order = sorted(hidden, key=lambda t: len(cands_of[t]))  # the most constrained first
+        items: list[Tile] = self.placed + order
+        where = _match(self.placed_cands + [cands_of[t] for t in order], self.caps, rng)
+        if where is None:
+            return None
+        bins: list[list[Tile]] = [[] for _ in self.caps]
+        for x, b in enumerate(where):
+            bins[b].append(items[x])
+        mine = tuple(sorted(self.k.hand))
+        hands = tuple(mine if b < 0 else tuple(sorted(bins[b])) for b in self.hand_bins)
+        bazaar: list[Tile] = []
+        for own, d in zip(self.own_draw, self.draws):
+            if own:
+                bazaar += d  # type: ignore[arg-type]
+            else:
+                b, final = d
+                got = bins[b]  # type: ignore[index]
+                rng.shuffle(got)
+                bazaar += got
+                if final is not None:
+                    bazaar.append(final)
+        rest = bins[self.pool]
+        if self.bazaar:
+            rng.shuffle(rest)  # the order it will be drawn in (sleeping tiles are never drawn)
+        return Deal(hands, tuple(bazaar + rest))
+
+    # -- kolbasa's rows -----------------------------------------------------------------------
+
+    def _read_rows(self) -> None:
+        """kolbasa (KB-7, KB-8, KB-15): each row as dealt.  Its tiles are turned up from the
+        right, so the tiles of the dealt block turned so far are its rightmost, in the order
+        turned; tails and cut sausages go to the left of a row, where they are public and never
+        reach the dealt block.  Every tile never turned up lies somewhere in the two blocks'
+        unturned parts, in an order nobody knows: drawn at random."""
+        rows: list[list[Tile | None]] = [[None] * ROW for _ in range(2)]  # as dealt, left to right
+        left = [ROW, ROW]  # tiles of each dealt block not turned up yet
+        public = 0
+        for e in self.k.history:
+            if type(e) is Turned:
+                public |= 1 << e.tile
+                if left[e.seat]:  # the dealt block is the right of the row until it is used up
+                    left[e.seat] -= 1
+                    rows[e.seat][left[e.seat]] = e.tile
+        self.rows = rows
+        self.left = left
+        self.hidden = tiles_of(ALL_TILES & ~public)
+
+    def _rows(self, rng: Rng) -> Deal:
+        hidden = list(self.hidden)
+        rng.shuffle(hidden)
+        out = []
+        for s in range(2):
+            row = list(self.rows[s])
+            for x in range(self.left[s]):
+                row[x] = hidden.pop()
+            out.append(tuple(t for t in row if t is not None))
+        return Deal(tuple(out), ())
+
+
+def sample_deal(k: Knowledge, rng: Rng, game: Game | None = None) -> Deal | None:
+    """A deal drawn at random among those that agree with ``k`` (see the module's account), or
+    ``None`` when the events leave none (they contradict each other: not from a real deal)."""
+    return Sampler(k, game).deal(rng)
+
+
+def sample_state(k: Knowledge, rng: Rng, game: Game | None = None, tries: int = 20) -> DealState | None:
+    """A deal state at ``k.seat``'s decision on a deal drawn by :func:`sample_deal` that
+    replays to ``k`` (up to ``tries`` draws), or ``None``."""
+    return Sampler(k, game).state(rng, tries)
