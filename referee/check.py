@@ -46,21 +46,24 @@ import trio
 from protocol import messages as m
 from referee import faults as F
 from referee import records as R
+from referee.bot import Bot
 from referee.clock import TimeControl
 from referee.engine import variant, variant_names
 from referee.engine.errors import BadOption
 from referee.engine.game import Variant
 from referee.errors import BotStartError
 from referee.lines import from_record
-from referee.match import DealStream, MatchSpec, Observer, Roster, run_match
+from referee.match import DealStream, Observer, Roster, run_match
+from referee.players import Player
 from referee.sandbox import DEFAULT_MEMORY_MB, DEFAULT_PROCESSES
 from referee.seeds import fresh_seed, seed_text
 from referee.sides import side_of
 from referee.sides.base import GameSide, Stage
 from referee.signals import cancel_on_signals
 from referee.spawn import Confinement
+from referee.spec import MatchSpec
 from referee.staging import STAGES, Opening, find_opening
-from referee.table import Bot, Player, _safe
+from referee.table import _safe
 from referee.transport import BotTransport
 
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_bots"

@@ -49,13 +49,14 @@ from referee.job import (
 )
 from referee.live import score_line
 from referee.log import fresh_path, stderr_dir_of
-from referee.match import MatchSpec, deals_needed, match_length, orientations, run_match
+from referee.match import deals_needed, match_length, orientations, run_match
 from referee.report import render, verdict_text
 from referee.results import MatchResult
 from referee.sandbox import DEFAULT_MEMORY_MB, DEFAULT_PROCESSES, SandboxUnavailable, find_bwrap
 from referee.seeds import seed_text
 from referee.signals import Terminated
 from referee.spawn import Confinement, bot_name, resolve_command
+from referee.spec import MatchSpec
 from referee.stats import SprtSpec, is_sprt_word, parse_sprt
 
 #: Rows of the deals (or games) table past which ``referee match`` prints a summary (``--full``: all).
@@ -479,14 +480,15 @@ def play(
     The table is served on 127.0.0.1 only, at an address with a secret token, printed here.  You
     play every seating of the same deals; the match is logged (and verifies) as any match.
     """
+    from referee.bot import Bot
     from referee.clock import MAX_SECONDS
     from referee.errors import BotStartError
-    from referee.match import MatchSpec, orientations
+    from referee.match import orientations
     from referee.play.run import Abandoned, play_match
     from referee.play.seat import Person
     from referee.results import MatchResult
     from referee.signals import Terminated
-    from referee.table import Bot
+    from referee.spec import MatchSpec
 
     if not bots:
         raise fail("give at least one bot to play against")

@@ -41,7 +41,7 @@ from referee.log import MatchLog
 from referee.sides.base import GameSide
 
 if TYPE_CHECKING:
-    from referee.table import Player
+    from referee.players import Player
     from referee.transport import BotTransport
 
 #: Lines of an unknown message type a bot process may write in one move (from its previous

@@ -22,13 +22,13 @@ import msgspec
 import msgspec.inspect as mi
 from msgspec import Meta, Struct
 
+from referee.bot import Bot
 from referee.clock import MAX_SECONDS, TimeControl
 from referee.engine import variant
 from referee.engine.deal import Deal
-from referee.match import MatchSpec
 from referee.spawn import Confinement
+from referee.spec import MatchSpec
 from referee.stats import SprtSpec
-from referee.table import Bot
 
 #: Seconds of a clock: at most a day (longer ones are mistakes, and infinite or huge ones cannot
 #: be sent to a bot in milliseconds).

@@ -23,6 +23,7 @@ import msgspec
 from protocol import messages as m
 from referee import faults as F
 from referee import records as R
+from referee.bot import Bot
 from referee.clock import TimeControl
 from referee.engine import TERMINAL, IllegalPlay, variant
 from referee.engine.deal import Deal, parse_deal_lines
@@ -31,13 +32,14 @@ from referee.engine.game import Game, Variant
 from referee.engine.shuffle import SPLITMIX64
 from referee.engine.state import DealState
 from referee.engine.tiles import parse_tile
+from referee.inconsistency import Counts, Incomplete, Inconsistent, stop_text
 from referee.log import special_record
-from referee.match import DealStream, MatchSpec, opening_moves, orientations
+from referee.match import DealStream, opening_moves, orientations
+from referee.players import Entry
 from referee.results import MatchResult
 from referee.sides import side_for
+from referee.spec import MatchSpec
 from referee.stats import SprtSpec, sprt_state
-from referee.table import Bot, Entry
-from referee.verify import Counts, Incomplete, Inconsistent, stop_text
 
 
 def read_log(path: Path) -> Generator[tuple[int, dict[str, Any]], None, None]:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections import Counter, deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
@@ -25,7 +24,8 @@ import trio
 from protocol import messages as m
 from referee import faults as F
 from referee import records as R
-from referee.clock import Clock, TimeControl
+from referee.bot import Bot
+from referee.clock import TimeControl
 from referee.engine.deal import Deal
 from referee.engine.game import DealRecord, Game, GameOutcome
 from referee.engine.line import FAULT
@@ -34,90 +34,13 @@ from referee.errors import BotError, BotStartError, LogError
 from referee.exchange import OPENING, At, Terms, deliver, handshake, new_fault, play_record, queue_events, stamp, turn
 from referee.lines import Line, hear
 from referee.log import MatchLog, special_record, tile_names
+from referee.players import Player
 from referee.sandbox import hidden_from
 from referee.sides import side_for
 from referee.sides.base import deal_end, game_end
-from referee.spawn import Confinement
 from referee.transport import BotTransport, Launch, launch_process
 
 REFEREE_NAME = "referee 0.1.0"
-
-#: Different remarks kept per bot; the rest are counted under one.
-_REMARKS = 20
-
-
-@dataclass(frozen=True)
-class Bot:
-    """A bot entered in a match: a name, a command line, optional limits.  A value: what one
-    match does to a bot (its faults, its clock…) is its :class:`Entry` of that match."""
-
-    name: str
-    argv: list[str]
-    confinement: Confinement | None = None
-    #: its own time control, where it is not the match's (the person at the table of ``referee
-    #: play``; the log's header keeps it)
-    tc: TimeControl | None = None
-
-
-class Entry:
-    """A bot's part in one match: its faults, whether it forfeited, its hello, its time bank
-    (one for all its processes, as PROTOCOL.md says), and for ``referee check`` the harmless
-    oddities it showed."""
-
-    __slots__ = ("bot", "index", "faults", "forfeited", "hello", "clock", "remarks", "unknown_bytes")
-
-    def __init__(self, bot: Bot, index: int, tc: TimeControl) -> None:
-        self.bot = bot
-        self.index = index
-        self.faults: list[F.Fault] = []
-        self.forfeited = False
-        self.hello: m.BotHello | None = None
-        self.clock = Clock(tc if bot.tc is None else bot.tc)
-        #: plain-words remarks about harmless oddities (unknown message types…) and how many
-        #: times each happened, for ``referee check``
-        self.remarks: Counter[str] = Counter()
-        #: bytes of lines of unknown types so far in the match (see UNKNOWN_PER_MATCH)
-        self.unknown_bytes = 0
-
-    @property
-    def name(self) -> str:
-        return self.bot.name
-
-    def remark(self, text: str) -> None:
-        if text not in self.remarks and len(self.remarks) >= _REMARKS:
-            text = "did other harmless things (ignored)"
-        self.remarks[text] += 1
-
-
-class Player:
-    """One process slot: a bot's seat (``slot`` 0, or 1 for its second seat in a pair game) in
-    one orientation.  Every orientation has slots of its own, so no process ever sees a deal in
-    two seatings.  The process is replaced after a fault; the slot, and its place in the seating,
-    stays."""
-
-    __slots__ = ("entry", "slot", "orientation", "proc", "outbox", "pending", "starts", "unknown")
-
-    def __init__(self, entry: Entry, slot: int, orientation: int = 0) -> None:
-        self.entry = entry
-        self.slot = slot
-        self.orientation = orientation
-        self.proc: BotTransport | None = None
-        self.outbox: list[bytes] = []
-        self.pending: F.Fault | None = None  # a fault found between deals, charged to the next
-        self.starts = 0
-        self.unknown = 0  # lines of unknown types since the last answer (see UNKNOWN_PER_MOVE)
-
-    @property
-    def bot(self) -> Bot:
-        return self.entry.bot
-
-    @property
-    def label(self) -> str:
-        """The process slot in messages and file names: ``A``, ``A#1`` (the second seat of a
-        pair), ``A@1`` (orientation 1)."""
-        name = self.entry.name if self.slot == 0 else f"{self.entry.name}#{self.slot}"
-        return name if self.orientation == 0 else f"{name}@{self.orientation}"
-
 
 class Where(NamedTuple):
     """Which game of the match a deal belongs to: its number and its orientation."""

@@ -23,6 +23,7 @@ from helpers import tiles, transcript_block
 
 from protocol import bot
 from protocol import messages as m
+from referee.bot import Bot
 from referee.clock import TimeControl
 from referee.engine import IllegalPlay, variant
 from referee.engine.deal import Deal, deal_from_seed
@@ -30,8 +31,9 @@ from referee.engine.game import Game
 from referee.engine.tiles import DOUBLE
 from referee.engine.trains import TrainDeal
 from referee.log import MatchLog
+from referee.players import Entry, Player
 from referee.sides import side_for
-from referee.table import Bot, Entry, Player, Table, Where
+from referee.table import Table, Where
 from referee.transport import HELLO, Script, ScriptedBot, first_legal, scripted
 
 #: the documented round: round 0 (6-6 on the station) of a two-player game from this seed

@@ -22,15 +22,16 @@ from typer.testing import CliRunner
 
 from protocol import messages as m
 from protocol.bot import State, to_play
+from referee.bot import Bot
 from referee.cli import app
 from referee.clock import TimeControl
 from referee.engine import TERMINAL, deal_from_seed, variant
 from referee.engine.sampling import Knowledge
 from referee.engine.view import seen_by
 from referee.log import read_log, strip_timings
-from referee.match import MatchSpec, run_match
+from referee.match import run_match
 from referee.process import resolve_command
-from referee.table import Bot
+from referee.spec import MatchSpec
 from referee.wire import wire_for
 
 BOTS = Path(__file__).resolve().parent.parent / "sample_bots"

@@ -13,13 +13,14 @@ import trio
 import trio.testing
 
 from protocol import messages as m
+from referee.bot import Bot
 from referee.engine import TERMINAL, variant
-from referee.match import DealStream, MatchSpec, run_match
+from referee.match import DealStream, run_match
 from referee.records import Damaged
 from referee.replay import replay_lines
 from referee.sides import side_for
+from referee.spec import MatchSpec
 from referee.staging import STAGES, find_opening
-from referee.table import Bot
 from referee.transport import first_legal, scripted
 from referee.verify import Inconsistent, verify
 

@@ -87,6 +87,102 @@ def test_the_checker_sees_a_wrong_arrow(tmp_path: Path, monkeypatch: pytest.Monk
     assert wrong_arrows("referee", {"tournaments"}) == ["referee/x.py:2 imports tournaments", "referee/x.py:2 imports tournaments.cli"]
 
 
+# -- floors, and no circles (issue 24 item 4) ------------------------------------------------------
+
+#: The floors, lowest first; a module imports from its own floor or below, never above:
+#: 0 the engine and ``protocol`` (shared by the referee and bots); 1 the referee at the table:
+#: bots and their processes, the conversation, each game's side, the log's records and the
+#: result's data; 2 the match: the match runner and its result, verify, the reports, ``check``,
+#: ``play`` and the command line; 3 ``tournaments``; 4 ``bench``.  A module of ``referee`` not
+#: named in TABLE_FLOOR is on floor 2.
+TABLE_FLOOR = {"bot", "cgroups", "clock", "console", "errors", "exchange", "exitcodes", "faults", "lines", "log", "pipes",
+               "players", "process", "reader", "records", "sandbox", "seeds", "sides", "signals", "spawn", "stats", "summary",
+               "table", "transport"}
+PACKAGES = ("protocol", "referee", "tournaments", "bench")
+
+
+def floor_of(module: str) -> int:
+    parts = module.split(".")
+    if parts[0] == "protocol" or parts[:2] == ["referee", "engine"]:
+        return 0
+    if parts[0] == "referee":
+        return 1 if len(parts) > 1 and parts[1] in TABLE_FLOOR else 2
+    return {"tournaments": 3, "bench": 4}[parts[0]]
+
+
+def module_graph() -> dict[str, dict[str, int]]:
+    """Every module of the project and the modules of the project it imports (at the top, in a
+    function or under ``TYPE_CHECKING``: a circle of types is a circle still), with a line."""
+    modules = {}
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            name = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+            modules[name.removesuffix(".__init__")] = path
+    graph: dict[str, dict[str, int]] = {}
+    for name, path in modules.items():
+        graph[name] = {}
+        for line, imported in imports(path):
+            while imported and imported not in modules:
+                imported = imported.rpartition(".")[0]
+            # a package's own __init__ is imported with each of its modules: no arrow of its own
+            if imported and imported != name and not name.startswith(imported + "."):
+                graph[name].setdefault(imported, line)
+    return graph
+
+
+def circles(graph: dict[str, dict[str, int]]) -> list[list[str]]:
+    """The import circles: the strongly connected sets of two or more modules (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while (w := stack.pop()) != v:
+                group.append(w)
+            if group:
+                found.append(sorted([v, *group]))
+
+    for v in graph:
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_no_import_circles() -> None:
+    assert circles(module_graph()) == []
+
+
+def test_no_import_runs_back_up_a_floor() -> None:
+    graph = module_graph()
+    up = [f"{a} (floor {floor_of(a)}):{line} imports {b} (floor {floor_of(b)})"
+          for a, edges in graph.items() for b, line in edges.items() if floor_of(b) > floor_of(a)]
+    assert up == []
+
+
+def test_the_checks_of_circles_and_floors_can_fail(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A circle made only of a late import and a ``TYPE_CHECKING`` one is found, and so is an
+    import from the table's floor up to the match's."""
+    (tmp_path / "referee").mkdir()
+    (tmp_path / "referee" / "__init__.py").write_text("")
+    (tmp_path / "referee" / "table.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from referee.match import Spec\n")
+    (tmp_path / "referee" / "match.py").write_text("def f():\n    from referee import table\n")
+    monkeypatch.setitem(globals(), "ROOT", tmp_path)
+    graph = module_graph()
+    assert circles(graph) == [["referee.match", "referee.table"]]
+    assert [(a, b) for a, edges in graph.items() for b in edges if floor_of(b) > floor_of(a)] == [("referee.table", "referee.match")]
+
+
 @pytest.mark.parametrize(("game", "players", "options", "pairs"), [
     ("sport", 4, {}, True), ("kozel", 4, {}, True), ("kozel", 4, {"teams": "none"}, False), ("kozel", 3, {}, False),
     ("telephone", 4, {}, True), ("osel", 4, {}, True), ("draw", 4, {}, False),
@@ -96,11 +192,13 @@ def test_the_report_asks_the_game_whether_seats_play_in_pairs(game: str, players
     telephone and osel in fours play in pairs as sport does."""
     from rich.console import Console
 
+    from referee.bot import Bot
     from referee.engine import variant
-    from referee.match import MatchSpec, orientations
+    from referee.match import orientations
+    from referee.players import Entry
     from referee.report import deals_table
     from referee.results import MatchResult
-    from referee.table import Bot, Entry
+    from referee.spec import MatchSpec
 
     v = variant(game)
     opts = v.resolve_options(players, options)

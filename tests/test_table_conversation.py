@@ -15,6 +15,7 @@ from helpers import read_log
 from protocol import messages as m
 from referee import faults as F
 from referee import records as R
+from referee.bot import Bot
 from referee.clock import TimeControl
 from referee.engine import variant
 from referee.engine.deal import deal_from_seed
@@ -23,9 +24,10 @@ from referee.engine.state import DealState
 from referee.errors import BotStartError
 from referee.exchange import UNKNOWN_PER_MOVE, At, Terms, deliver, handshake, queue_events, turn
 from referee.log import MatchLog
+from referee.players import Entry, Player
 from referee.sides import side_for
 from referee.sides.base import GameSide
-from referee.table import Bot, Entry, Player, Table, Where
+from referee.table import Table, Where
 from referee.transport import HELLO, Script, ScriptedBot, first_legal, play_line, scripted
 
 

@@ -26,6 +26,7 @@ from test_wire_replay import TILE_ID, WireBot, tiles_named
 
 import referee.table as table_module
 from protocol import messages as m
+from referee.bot import Bot
 from referee.clock import TimeControl
 from referee.engine import Deal, variant
 from referee.engine.deal import deal_from_seed
@@ -33,8 +34,9 @@ from referee.engine.game import Game
 from referee.engine.kolbasa import KolbasaDeal
 from referee.engine.line import Turned
 from referee.log import MatchLog
+from referee.players import Entry, Player
 from referee.sides import side_for
-from referee.table import Bot, Entry, Player, Table, Where
+from referee.table import Table, Where
 
 REAL_WIRE_FOR = side_for
 REAL_FINISH = Game.finish

@@ -28,13 +28,15 @@ from hypothesis import strategies as st
 import referee.table as table_module
 from bench.referee import StubBot
 from protocol import messages as m
+from referee.bot import Bot
 from referee.clock import TimeControl
 from referee.engine import Deal, variant
 from referee.engine.deal import deal_from_seed
 from referee.engine.game import Game
 from referee.log import MatchLog
+from referee.players import Entry, Player
 from referee.sides.base import TILE_JSON
-from referee.table import Bot, Entry, Player, Table, Where
+from referee.table import Table, Where
 
 pytestmark = pytest.mark.slow  # matches of real bot processes (or a long property sweep): the full run
 

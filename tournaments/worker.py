@@ -10,7 +10,7 @@ JSON lines on stdout:
 ``{"k": "result", "margins": [...], "result": {...}, "boards": [...]}``  the match result
                                                (:class:`TableRecord`: every bot's paired margin on
                                                every board, the whole result, and the first bot's
-                                               margins again as :class:`referee.results.MatchRecord`
+                                               margins again as :class:`referee.summary.MatchRecord`
                                                has them), written as it is read from the match's
                                                spools
 ``{"k": "error", "kind": "bot_start", "message": "..."}``  a bot could not be started; nothing
@@ -60,11 +60,14 @@ import trio
 from referee.errors import BotStartError, LogError
 from referee.job import MatchJob
 from referee.log import MatchLog
-from referee.match import MatchSpec, orientations, run_match
+from referee.match import orientations, run_match
+from referee.players import Entry, Player
 from referee.reader import StreamLines
-from referee.results import MatchRecord, MatchResult, encode_record
+from referee.results import MatchResult, encode_record
+from referee.spec import MatchSpec
 from referee.stats import board_margins
-from referee.table import Entry, Player, Table
+from referee.summary import MatchRecord
+from referee.table import Table
 
 EXIT_OK = 0
 EXIT_BUG = 1
@@ -84,7 +87,7 @@ PROGRESS_EVERY = 0.2
 
 
 class TableRecord(MatchRecord):
-    """What the league stores of one table: :class:`referee.results.MatchRecord` (the whole
+    """What the league stores of one table: :class:`referee.summary.MatchRecord` (the whole
     result, and the first bot's paired margin on every board) and ``margins``: on every
     board, every bot's paired margin against the others (its net less their mean, averaged over
     the rotations), in the order of the table's bots.  With two bots, ``margins[i]`` is

@@ -16,12 +16,13 @@ from typing import Any
 
 import trio
 
-from referee.match import MatchSpec, orientations, run_match
+from referee.bot import Bot
+from referee.match import orientations, run_match
 from referee.play.seat import Person
 from referee.play.server import PlayApp, start
 from referee.results import MatchResult
 from referee.sides import side_of
-from referee.table import Bot
+from referee.spec import MatchSpec
 from referee.web.data import verdict
 
 

@@ -28,10 +28,10 @@ from referee.engine.line import Event
 from referee.engine.state import DealState
 from referee.engine.tiles import parse_tile, tile_name
 from referee.replay import Broken, Replayer
-from referee.results import MatchSummary
 from referee.seeds import seed_text
 from referee.sides import side_for, side_of
 from referee.sides.base import DealSteps
+from referee.summary import MatchSummary
 
 
 class NotALog(ValueError):
