@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import msgspec
 import trio
@@ -24,6 +24,7 @@ from rich.text import Text
 
 from protocol.messages import MAX_DEPTH, too_deep
 from referee import exitcodes as X
+from referee.bot import Bot
 from referee.clock import TimeControl
 from referee.console import Console
 from referee.engine import refereed_variant, variant, variant_names
@@ -58,6 +59,9 @@ from referee.signals import Terminated
 from referee.spawn import Confinement, bot_name, resolve_command
 from referee.spec import MatchSpec
 from referee.stats import SprtSpec, is_sprt_word, parse_sprt
+
+if TYPE_CHECKING:
+    from referee.play.seat import Person
 
 #: Rows of the deals (or games) table past which ``referee match`` prints a summary (``--full``: all).
 TABLE_ROWS = 40
@@ -385,16 +389,17 @@ def entrants_of(bots: list[str], names: list[str] | None, cwds: list[Path | None
     return entrants
 
 
-def log_path_of(log: Path | None, overwrite: bool, json_path: Path | None, v: Variant, seed: int, deals_file: Path | None) -> Path:
+def log_path_of(log: Path | None, overwrite: bool, json_path: Path | None, v: Variant, seed: int, deals_file: Path | None, *,
+                kind: str = "match", hint: str = " (without --log every match gets a log of its own)") -> Path:
     """Where the match log goes: ``--log`` (an existing one only with ``--overwrite``), or a
-    fresh name under ``referee-logs/``, claimed now."""
+    fresh name under ``referee-logs/`` (``<kind>-<game>-<seed>.jsonl``), claimed now."""
     for option_name, path in (("--log", log), ("--json", json_path)):
         if path is not None and path.is_dir():
             raise fail(f"{option_name} {path} is a folder; give a file name")
     if log is None:
-        return claim(Path("referee-logs") / f"match-{v.id}-{seed_name(seed) if deals_file is None else deals_file.stem}.jsonl")
+        return claim(Path("referee-logs") / f"{kind}-{v.id}-{seed_name(seed) if deals_file is None else deals_file.stem}.jsonl")
     if log.exists() and not overwrite:
-        raise fail(f"--log {log} exists; add --overwrite to replace it (without --log every match gets a log of its own)")
+        raise fail(f"--log {log} exists; add --overwrite to replace it{hint}")
     return log
 
 
@@ -480,32 +485,14 @@ def play(
     The table is served on 127.0.0.1 only, at an address with a secret token, printed here.  You
     play every seating of the same deals; the match is logged (and verifies) as any match.
     """
-    from referee.bot import Bot
     from referee.clock import MAX_SECONDS
-    from referee.errors import BotStartError
-    from referee.match import orientations
-    from referee.play.run import Abandoned, play_match
     from referee.play.seat import Person
-    from referee.results import MatchResult
-    from referee.signals import Terminated
     from referee.spec import MatchSpec
 
     if not bots:
         raise fail("give at least one bot to play against")
     v, players, opts, deal_list, deals, games = game_setup(variant_id, players, option, deals_file, deals, games, len(bots) + 1)
-    seatings = orientations(v, players, opts, len(bots) + 1)
-    if not 0 <= seat < players:
-        raise fail(f"--seat {seat}: {v.id} with {players} players has seats 0 to {players - 1}")
-    if deal_limit is not None and deal_limit < 1:
-        raise fail("--deal-limit must be at least 1")
-    if you is None:
-        you = login_name()
-    if not 0 < len(you) <= MAX_NAME or not you.isprintable() or not you.strip():
-        raise fail(f"--name {you[:MAX_NAME]!r}: a name is 1 to {MAX_NAME} printable characters, not all spaces")
-    if not 0 < grace <= MAX_SECONDS:
-        raise fail(f"--grace must be more than 0 and at most {MAX_SECONDS} seconds (a day)")
-    if clock is not None and not 0 < clock <= MAX_SECONDS:
-        raise fail(f"--clock must be more than 0 and at most {MAX_SECONDS} seconds (a day)")
+    you = player_checks(v, players, seat, deal_limit, login_name() if you is None else you, grace, clock)
     check_sandbox(sandbox, DEFAULT_PROCESSES)
     try:
         tc = TimeControl(startup=startup_time, move=move_time)
@@ -513,7 +500,46 @@ def play(
         raise fail(str(exc)) from None
     yours = TimeControl(startup=startup_time, move=MAX_SECONDS if clock is None else clock)
     seed_value = seed_option(seed)
-    me = seatings[0][seat]  # the bot index the first seating puts in your seat
+    me = orientations(v, players, opts, len(bots) + 1)[0][seat]  # the bot index the first seating puts in your seat
+    entrants = opponents(bots, you, sandbox)
+    person_bot = Bot(you, [], tc=yours)
+    entrants.insert(me, person_bot)
+    log_path = log_path_of(log, overwrite, None, v, seed_value, deals_file, kind="play", hint="")
+    spec = MatchSpec(v, entrants, players, opts, deals=deals, games=games, seed=seed_value, deal_file=deal_list,
+                     deal_file_name=str(deals_file) if deals_file else None, deal_file_sha256=file_sha256(deals_file) if deals_file else None,
+                     tc=tc, log_path=log_path, stderr_dir=stderr_dir_of(log_path), deal_limit=deal_limit)
+    person = Person(you, me, clocked=clock is not None)
+    result, stopped = play_in_browser(spec, person, person_bot, grace=grace, no_open=no_open, sandbox=sandbox,
+                                      claimed=None if log else log_path)
+    with result, held_signals():
+        print_result(result, result.summary(), quiet=False, full=False, seed=seed_value if deals_file is None else None, log_path=log_path,
+                     json_path=None)
+    if stopped is not None:
+        say(err, f"interrupted ({stopped}); the log so far is in {log_path}")
+        raise typer.Exit(X.INTERRUPTED)
+
+
+def player_checks(v: Variant, players: int, seat: int, deal_limit: int | None, you: str, grace: float, clock: float | None) -> str:
+    """``referee play``'s own options, checked: the person's seat and name, the deal limit, the
+    grace period and the person's clock; the person's name."""
+    from referee.clock import MAX_SECONDS
+
+    if not 0 <= seat < players:
+        raise fail(f"--seat {seat}: {v.id} with {players} players has seats 0 to {players - 1}")
+    if deal_limit is not None and deal_limit < 1:
+        raise fail("--deal-limit must be at least 1")
+    if not 0 < len(you) <= MAX_NAME or not you.isprintable() or not you.strip():
+        raise fail(f"--name {you[:MAX_NAME]!r}: a name is 1 to {MAX_NAME} printable characters, not all spaces")
+    if not 0 < grace <= MAX_SECONDS:
+        raise fail(f"--grace must be more than 0 and at most {MAX_SECONDS} seconds (a day)")
+    if clock is not None and not 0 < clock <= MAX_SECONDS:
+        raise fail(f"--clock must be more than 0 and at most {MAX_SECONDS} seconds (a day)")
+    return you
+
+
+def opponents(bots: list[str], you: str, sandbox: bool) -> list[Bot]:
+    """The bots the person plays against: each command resolved, each with a name of its own."""
+
     taken = {you}
     entrants = []
     for command in bots:
@@ -524,52 +550,39 @@ def play(
         display = distinct_name(command, taken)
         taken.add(display)
         entrants.append(Bot(display, argv, Confinement(sandbox=sandbox, processes=DEFAULT_PROCESSES)))
-    person_bot = Bot(you, [], tc=yours)
-    entrants.insert(me, person_bot)
-    if log is not None and log.is_dir():
-        raise fail(f"--log {log} is a folder; give a file name")
-    if log is None:
-        log_path = claim(Path("referee-logs") / f"play-{v.id}-{seed_name(seed_value) if deals_file is None else deals_file.stem}.jsonl")
-    elif log.exists() and not overwrite:
-        raise fail(f"--log {log} exists; add --overwrite to replace it")
-    else:
-        log_path = log
-    spec = MatchSpec(v, entrants, players, opts, deals=deals, games=games, seed=seed_value, deal_file=deal_list,
-                     deal_file_name=str(deals_file) if deals_file else None, deal_file_sha256=file_sha256(deals_file) if deals_file else None,
-                     tc=tc, log_path=log_path, stderr_dir=stderr_dir_of(log_path), deal_limit=deal_limit)
-    person = Person(you, me, clocked=clock is not None)
+    return entrants
+
+
+def play_in_browser(spec: MatchSpec, person: Person, person_bot: Bot, *, grace: float, no_open: bool, sandbox: bool,
+                    claimed: Path | None) -> tuple[MatchResult, BaseException | None]:
+    """Serve the table and play the match (:func:`referee.play.run.play_match`); its result, and
+    what stopped it, as :func:`play_watched`."""
+    from referee.play.run import Abandoned, play_match
 
     def announce(url: str, opened: bool) -> None:
         where = "; your browser should show it" if opened else ("" if no_open else "; open it in your browser (none could be opened from here)")
         say(err, f"Your table is at {url}{where}.  Ctrl-C ends the match.")
 
-    stopped: BaseException | None = None
     try:
-        result = trio.run(lambda: play_match(spec, person, person_bot, grace=grace, announce=announce, open_browser=not no_open))
+        return trio.run(lambda: play_match(spec, person, person_bot, grace=grace, announce=announce, open_browser=not no_open)), None
     except BaseException as exc:
         if (problem := first_of(exc, BotStartError)) is not None:
             raise fail(f"a bot could not be started: {problem}" + (f"\n{SANDBOX_HINT}" if sandbox else ""), X.BOT_START) from None
         if (problem := first_of(exc, BadDeal) or first_of(exc, LogError)) is not None:
-            if log is None:
-                _drop_if_empty(log_path)
+            if claimed is not None:
+                _drop_if_empty(claimed)
             raise fail(str(problem)) from None
         if (problem := first_of(exc, Abandoned)) is not None:
-            say(err, f"interrupted: {problem}; the log so far is in {log_path}")
+            say(err, f"interrupted: {problem}; the log so far is in {spec.log_path}")
             raise typer.Exit(X.INTERRUPTED) from None
         if not interrupted(exc):
             raise
         stopped = first_of(exc, Terminated)
         partial = getattr(stopped, "result", None)
         if not isinstance(partial, MatchResult):
-            err.print(f"interrupted; the log so far is in {log_path}", markup=False, highlight=False)
+            err.print(f"interrupted; the log so far is in {spec.log_path}", markup=False, highlight=False)
             raise typer.Exit(X.INTERRUPTED) from None
-        result = partial
-    with result, held_signals():
-        print_result(result, result.summary(), quiet=False, full=False, seed=seed_value if deals_file is None else None, log_path=log_path,
-                     json_path=None)
-    if stopped is not None:
-        say(err, f"interrupted ({stopped}); the log so far is in {log_path}")
-        raise typer.Exit(X.INTERRUPTED)
+        return partial, stopped
 
 
 def login_name() -> str:

@@ -80,7 +80,10 @@ class LogWalker:
     stop: dict[str, Any] | None = None  # the ``stop`` record of a match an SPRT ended early
     entries: list[Entry] = field(default_factory=list)
 
-    def walk(self) -> Counts:
+    # One function of 225 lines, complexity 73, on purpose: this is the format-1 verifier as it
+    # verified those logs when they were written (the module's docstring); it is frozen, and a
+    # split would be a rewrite of code whose only job is to stay what it was.
+    def walk(self) -> Counts:  # noqa: C901 - frozen with format 1 (see above)
         games: dict[tuple[int, int], Game] = {}
         staged: dict[tuple[int, int], deque[tuple[int, m.Play]]] = {}  # each game's opening moves not yet made
         opening: list[tuple[int, m.Play]] = []

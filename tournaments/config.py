@@ -274,6 +274,35 @@ def load_league(path: Path, db: Path | None = None) -> League:
     def bad(message: str) -> LeagueError:
         return LeagueError(f"{where}: {message}")
 
+    doc = _read(path, bad)
+    base = path.resolve().parent
+    v, players, options, deals, games, per_table, n_orient = _game(doc.game, bad)
+    # clocks and limits: their bounds are their types'
+    tc = TimeControl(**{key: value for key in ClockTable.__struct_fields__ if (value := getattr(doc.clock, key)) is not None})
+    seed = _seed(doc.seed, bad)
+    points = Points(doc.points.win, doc.points.draw, doc.points.loss)
+    bots: list[BotEntry] = []
+    for i, entry in enumerate(doc.bot, start=1):
+        bots.append(_bot(i, entry, bots, base, doc.sandbox, bad))
+    if len(bots) < max(2, per_table):
+        raise bad(f"bot: a league of tables of {per_table} needs at least {max(2, per_table)} bots ([[bot]] tables), found {len(bots)}"
+                  if per_table > 2 else f"bot: a league needs at least two bots ([[bot]] tables), found {len(bots)}")
+    schedule, gauntlet = _schedule(doc, bots, bad)
+    rounds, tables = _rounds_and_tables(doc, schedule, len(bots), per_table, bad)
+    league_name = path.stem if doc.name is None else _text(doc.name, "name", bad)
+    db_path, logs_dir = _places(doc, path, base, db, bad)
+    return League(path=path, name=league_name, bots=bots, variant=v, players=players, options=options, deals=deals,
+                  games=games, seed=seed, tc=tc, max_faults=doc.max_faults, max_line=doc.max_line, memory_mb=doc.memory_mb,
+                  cpu_seconds=doc.cpu_seconds, sandbox=doc.sandbox, max_processes=doc.max_processes, schedule=schedule,
+                  gauntlet=gauntlet, points=points, db_path=db_path,
+                  logs_dir=logs_dir, orientations=n_orient, per_table=per_table, rounds=rounds, tables=tables)
+
+
+Bad = Callable[[str], LeagueError]
+
+
+def _read(path: Path, bad: Bad) -> LeagueFile:
+    """The file, read and decoded into its types (whose bounds it must keep)."""
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
@@ -289,7 +318,7 @@ def load_league(path: Path, db: Path | None = None) -> League:
     except UnicodeDecodeError:
         raise bad("not UTF-8 text") from None
     try:
-        doc = msgspec.toml.decode(text, type=LeagueFile)
+        return msgspec.toml.decode(text, type=LeagueFile)
     except msgspec.ValidationError as exc:
         raise bad(_explain(exc, text)) from None
     except msgspec.DecodeError as exc:
@@ -297,10 +326,9 @@ def load_league(path: Path, db: Path | None = None) -> League:
     except RecursionError:
         raise bad("TOML syntax error: nested too deeply") from None
 
-    base = path.resolve().parent
 
-    # -- the game --
-    game = doc.game
+def _game(game: GameTable, bad: Bad) -> tuple[Variant, int, dict[str, Any], int | None, int | None, int, int]:
+    """``[game]``: the variant, seats, options, deals and games, bots per table and orientations."""
     vid = _text(game.variant, "game.variant", bad)
     try:
         v = find_variant(vid)
@@ -328,56 +356,48 @@ def load_league(path: Path, db: Path | None = None) -> League:
     except RulesError as exc:
         hint = f" (set bots = {players} in [game])" if game.bots is None and players > 2 else ""
         raise bad(f"game.bots: {exc}{hint}") from None
+    return v, players, options, deals, games, per_table, n_orient
 
-    # -- clocks and limits (their bounds are their types') --
-    tc = TimeControl(**{key: value for key in ClockTable.__struct_fields__ if (value := getattr(doc.clock, key)) is not None})
-    seed = _seed(doc.seed, bad)
-    max_faults, max_line, memory_mb, cpu_seconds, max_processes = doc.max_faults, doc.max_line, doc.memory_mb, doc.cpu_seconds, doc.max_processes
-    points = Points(doc.points.win, doc.points.draw, doc.points.loss)
 
-    # -- bots --
-    bots: list[BotEntry] = []
-    seen: set[str] = set()
-    for i, entry in enumerate(doc.bot, start=1):
-        name = entry.name
-        if not NAME_RE.match(name):
-            raise bad(f"bot #{i}.name: {name!r} is not a plain name (letters, digits, '.', '_', '+', '-'; at most 40 characters)")
-        if name in seen:
-            raise bad(f"bot #{i}.name: two bots are named {name!r}")
-        seen.add(name)
-        label = f"bot {name!r}"
-        command = entry.command
-        words = [command] if isinstance(command, str) else command
-        if not words:
-            raise bad(f"{label}.command: expected a command line (a string) or a list of words")
-        for word in words:
-            _no_nul(word, f"{label}.command", bad)
-        cwd = entry.cwd
-        if cwd is not None:
-            _text(cwd, f"{label}.cwd", bad)
-        workdir = base if cwd is None else (base / Path(cwd).expanduser()).resolve()
-        if not workdir.is_dir():
-            raise bad(f"{label}.cwd: {cwd!r} is not a directory")
-        env = {}
-        for key, value in entry.env.items():
-            if not key or "=" in key or "\0" in key:
-                raise bad(f"{label}.env: {key!r} cannot name an environment variable (empty, or with '=' or a NUL byte)")
-            if isinstance(value, bool):
-                value = "1" if value else "0"
-            if not isinstance(value, (str, int, float)):
-                raise bad(f"{label}.env.{key}: expected a string or a number")
-            env[key] = _no_nul(str(value), f"{label}.env.{key}", bad)
-        try:
-            argv = resolve_command(command, workdir)
-        except BotError as exc:
-            raise bad(f"{label}.command: {exc}") from None
-        sandbox = doc.sandbox if entry.sandbox is None else entry.sandbox
-        bots.append(BotEntry(name, command, cwd, env, argv, workdir, sandbox))
-    if len(bots) < max(2, per_table):
-        raise bad(f"bot: a league of tables of {per_table} needs at least {max(2, per_table)} bots ([[bot]] tables), found {len(bots)}"
-                  if per_table > 2 else f"bot: a league needs at least two bots ([[bot]] tables), found {len(bots)}")
+def _bot(i: int, entry: BotTable, before: list[BotEntry], base: Path, sandbox: bool, bad: Bad) -> BotEntry:
+    """The ``i``-th ``[[bot]]`` (from 1), after the bots ``before`` it: its name, command, folder
+    and environment, checked, and its command resolved."""
+    name = entry.name
+    if not NAME_RE.match(name):
+        raise bad(f"bot #{i}.name: {name!r} is not a plain name (letters, digits, '.', '_', '+', '-'; at most 40 characters)")
+    if any(b.name == name for b in before):
+        raise bad(f"bot #{i}.name: two bots are named {name!r}")
+    label = f"bot {name!r}"
+    command = entry.command
+    words = [command] if isinstance(command, str) else command
+    if not words:
+        raise bad(f"{label}.command: expected a command line (a string) or a list of words")
+    for word in words:
+        _no_nul(word, f"{label}.command", bad)
+    cwd = entry.cwd
+    if cwd is not None:
+        _text(cwd, f"{label}.cwd", bad)
+    workdir = base if cwd is None else (base / Path(cwd).expanduser()).resolve()
+    if not workdir.is_dir():
+        raise bad(f"{label}.cwd: {cwd!r} is not a directory")
+    env = {}
+    for key, value in entry.env.items():
+        if not key or "=" in key or "\0" in key:
+            raise bad(f"{label}.env: {key!r} cannot name an environment variable (empty, or with '=' or a NUL byte)")
+        if isinstance(value, bool):
+            value = "1" if value else "0"
+        if not isinstance(value, (str, int, float)):
+            raise bad(f"{label}.env.{key}: expected a string or a number")
+        env[key] = _no_nul(str(value), f"{label}.env.{key}", bad)
+    try:
+        argv = resolve_command(command, workdir)
+    except BotError as exc:
+        raise bad(f"{label}.command: {exc}") from None
+    return BotEntry(name, command, cwd, env, argv, workdir, sandbox if entry.sandbox is None else entry.sandbox)
 
-    # -- schedule --
+
+def _schedule(doc: LeagueFile, bots: list[BotEntry], bad: Bad) -> tuple[str, str | None]:
+    """The schedule, by its canonical name, and the gauntlet's bot."""
     schedule = None if doc.schedule is None else _text(doc.schedule, "schedule", bad)
     gauntlet = None if doc.gauntlet is None else _text(doc.gauntlet, "gauntlet", bad)
     if schedule is None:
@@ -390,11 +410,16 @@ def load_league(path: Path, db: Path | None = None) -> League:
     if schedule == GAUNTLET:
         if gauntlet is None:
             raise bad("gauntlet: a gauntlet schedule needs gauntlet = \"<the bot that plays all the others>\"")
-        if gauntlet not in seen:
+        if all(b.name != gauntlet for b in bots):
             raise bad(f"gauntlet: no bot is named {gauntlet!r} (bots: {', '.join(b.name for b in bots)})")
     elif gauntlet is not None:
         raise bad(f"gauntlet: given, but schedule is {schedule}; remove one of them")
-    n = len(bots)
+    return schedule, gauntlet
+
+
+def _rounds_and_tables(doc: LeagueFile, schedule: str, n: int, per_table: int, bad: Bad) -> tuple[int | None, int | None]:
+    """A Swiss league's rounds, and the tables per bot of a balanced design, for ``n`` bots; a
+    knockout's sizes are checked here too."""
     rounds = doc.rounds
     if schedule == SWISS:
         most = max_swiss_rounds(n, per_table)
@@ -421,23 +446,18 @@ def load_league(path: Path, db: Path | None = None) -> League:
                       f"leave a table short; try {' or '.join(map(str, fit))}")
     if schedule == KNOCKOUT and (why := knockout_sizes(n, per_table)) is not None:
         raise bad(f"schedule: {why}")
+    return rounds, tables
 
-    # -- where results go --
-    league_name = path.stem if doc.name is None else _text(doc.name, "name", bad)
-    if db is None:
-        db_key = None if doc.database is None else _text(doc.database, "database", bad)
-        db_path = base / db_key if db_key else base / f"{path.stem}.db"
-        logs_key = None if doc.logs is None else _text(doc.logs, "logs", bad)
-        logs_dir = base / logs_key if logs_key else db_path.with_name(f"{db_path.stem}-logs")
-    else:
+
+def _places(doc: LeagueFile, path: Path, base: Path, db: Path | None, bad: Bad) -> tuple[Path, Path]:
+    """Where results go: the database and the logs' folder."""
+    if db is not None:
         db_path = db.resolve()
-        logs_dir = db_path.with_name(f"{db_path.stem}-logs")
-
-    return League(path=path, name=league_name, bots=bots, variant=v, players=players, options=options, deals=deals,
-                  games=games, seed=seed, tc=tc, max_faults=max_faults, max_line=max_line, memory_mb=memory_mb,
-                  cpu_seconds=cpu_seconds, sandbox=doc.sandbox, max_processes=max_processes, schedule=schedule,
-                  gauntlet=gauntlet, points=points, db_path=db_path,
-                  logs_dir=logs_dir, orientations=n_orient, per_table=per_table, rounds=rounds, tables=tables)
+        return db_path, db_path.with_name(f"{db_path.stem}-logs")
+    db_key = None if doc.database is None else _text(doc.database, "database", bad)
+    db_path = base / db_key if db_key else base / f"{path.stem}.db"
+    logs_key = None if doc.logs is None else _text(doc.logs, "logs", bad)
+    return db_path, base / logs_key if logs_key else db_path.with_name(f"{db_path.stem}-logs")
 
 
 # -- checking helpers ---------------------------------------------------------------------------
