@@ -34,7 +34,7 @@ from referee.stats import SprtSpec
 #: be sent to a bot in milliseconds).
 Seconds = Annotated[float, Meta(ge=0, le=MAX_SECONDS, extra={"unit": " s"})]
 #: A move's time: more than nothing, at most a day.
-MoveSeconds = Annotated[float, Meta(gt=0, le=MAX_SECONDS, extra={"unit": " s"})]
+MoveSeconds = Annotated[float, Meta(gt=0, le=MAX_SECONDS, extra={"unit": " s", "too_low": "a bot needs some time to move"})]
 #: The longest line a bot may write: a bot's line is held in memory whole before it is decoded.
 MaxLine = Annotated[int, Meta(ge=256, le=16 << 20, extra={"unit": " bytes"})]
 MaxFaults = Annotated[int, Meta(ge=1, le=1_000_000)]
@@ -160,7 +160,7 @@ def bound_problem(exc: msgspec.ValidationError, root: Any, given: Any, names: st
     info: Any = mi.type_info(root)
     value, path = given, []
     for key, index in _PATH.findall(at.rstrip("`").removeprefix("$")):
-        info, unit = _bounded(info)
+        info, _ = _bounded(info)
         part: str | int = int(index) if index else key
         path.append(part)
         if isinstance(part, int):
@@ -173,7 +173,8 @@ def bound_problem(exc: msgspec.ValidationError, root: Any, given: Any, names: st
             value = None
         if info is None:
             return None
-    info, unit = _bounded(info)
+    info, extra = _bounded(info)
+    unit = extra.get("unit", "")
     dotted = ".".join(str(p) for p in path)
     name = names if isinstance(names, str) else names.get(dotted, dotted)
     if isinstance(info, (mi.StrType, mi.ListType)):
@@ -182,19 +183,22 @@ def bound_problem(exc: msgspec.ValidationError, root: Any, given: Any, names: st
     if not isinstance(info, (mi.IntType, mi.FloatType)):
         return None
     shown = f"{value:g}" if isinstance(value, float) else str(value)
-    return f"{name}: {shown} is out of bounds ({_range(info.ge, info.gt, info.le, info.lt, unit)})"
+    low = isinstance(value, (int, float)) and (info.ge is not None and value < info.ge or info.gt is not None and value <= info.gt)
+    why = f": {extra['too_low']}" if low and "too_low" in extra else ""
+    return f"{name}: {shown} is out of bounds ({_range(info.ge, info.gt, info.le, info.lt, unit)}){why}"
 
 
-def _bounded(info: Any) -> tuple[Any, str]:
-    """The type under its metadata and ``| None``, and its unit (``Meta(extra={"unit": …})``)."""
-    unit = ""
+def _bounded(info: Any) -> tuple[Any, dict[str, str]]:
+    """The type under its metadata and ``| None``, and its words (``Meta(extra=…)``: ``unit``,
+    and ``too_low``, why a value under the lower bound is refused)."""
+    extra: dict[str, str] = {}
     while isinstance(info, (mi.Metadata, mi.UnionType)):
         if isinstance(info, mi.Metadata):
-            unit = (info.extra or {}).get("unit", unit)
+            extra = {**(info.extra or {}), **extra}
             info = info.type
         else:
             info = next(t for t in info.types if not isinstance(t, mi.NoneType))
-    return info, unit
+    return info, extra
 
 
 def _range(ge: float | None, gt: float | None, le: float | None, lt: float | None, unit: str) -> str:
