@@ -138,6 +138,7 @@ def make_job(league: League, table: TableKey | Sequence[str], log: Path, stderr_
     return {
         "variant": league.variant.id, "players": league.players, "options": league.options,
         "deals": league.deals, "games": league.games, "seed": leg_seed(league.seed, key),
+        "deals_from": league.deals_from,
         "tc": {"startup": tc.startup, "move": tc.move, "bank": tc.bank, "increment": tc.increment},
         "max_faults": league.max_faults, "max_line": league.max_line,
         "memory_mb": league.memory_mb, "cpu_seconds": league.cpu_seconds, "max_processes": league.max_processes,

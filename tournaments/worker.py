@@ -126,7 +126,7 @@ def build_spec(job: dict[str, Any]) -> MatchSpec:
                                   sandbox=b.get("sandbox", False), processes=job.get("max_processes", DEFAULT_PROCESSES))
         bots.append(Bot(b["name"], list(b["argv"]), confinement))
     return MatchSpec(v, bots, job["players"], dict(job["options"]), deals=job["deals"], games=job["games"],
-                     seed=job["seed"], tc=tc, max_faults=job["max_faults"], max_line=job["max_line"],
+                     seed=job["seed"], deals_from=job["deals_from"], tc=tc, max_faults=job["max_faults"], max_line=job["max_line"],
                      log_path=Path(job["log"]), stderr_dir=Path(job["stderr_dir"]),
                      hidden=tuple(Path(p) for p in job.get("hidden", ())))
 
