@@ -31,6 +31,7 @@ from referee.engine import refereed_variant, variant, variant_names
 from referee.engine.deal import Deal, format_deal_line, parse_deal_lines
 from referee.engine.errors import BadDeal, RulesError
 from referee.engine.game import Variant
+from referee.engine.shuffle import BLAKE2B
 from referee.errors import BotError, BotStartError, LogError
 from referee.job import (
     MAX_NAME,
@@ -269,7 +270,7 @@ def match(
     entrants = entrants_of(bots, names, cwds, extra_env, sandbox)
     log_path = log_path_of(log, overwrite, json_path, v, seed_value, deals_file)
     job = MatchJob(game=GameJob(variant=v.id, players=players, options=opts, deals=deals, games=games), tc=tc, limits=limits,
-                   seed=seed_value, bots=entrants, log=str(log_path), stderr_dir=str(stderr_dir_of(log_path)), hidden=[],
+                   seed=seed_value, deals_from=BLAKE2B, bots=entrants, log=str(log_path), stderr_dir=str(stderr_dir_of(log_path)), hidden=[],
                    confidence=confidence, sprt=test, deals_file=str(deals_file) if deals_file else None,
                    deals_file_sha256=file_sha256(deals_file) if deals_file else None)
     spec = job.spec(deal_list)

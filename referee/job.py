@@ -26,6 +26,7 @@ from referee.bot import Bot
 from referee.clock import MAX_SECONDS, TimeControl
 from referee.engine import variant
 from referee.engine.deal import Deal
+from referee.engine.shuffle import DERIVATIONS
 from referee.spawn import Confinement
 from referee.spec import MatchSpec
 from referee.stats import SprtSpec
@@ -48,6 +49,10 @@ Games = Annotated[int, Meta(ge=1, le=100_000)]  # per orientation
 MAX_NAME = 64
 BotName = Annotated[str, Meta(min_length=1, max_length=MAX_NAME)]
 Confidence = Annotated[float, Meta(gt=0, lt=1)]
+#: How deals come from the seed: one of :data:`referee.engine.shuffle.DERIVATIONS`.  A pattern,
+#: not a Literal: a Literal's value is decoded as the interned constant, which the log's header
+#: (``omit_defaults``, an identity test) would then leave out where a league's tables name it.
+DealsFrom = Annotated[str, Meta(pattern=f"^({'|'.join(DERIVATIONS)})$")]
 
 
 class _Job(Struct, forbid_unknown_fields=True, kw_only=True, frozen=True):
@@ -105,6 +110,9 @@ class MatchJob(_Job, frozen=True):
     tc: ClockJob
     limits: LimitsJob
     seed: Annotated[int, Meta(ge=0)]
+    #: no default: a league whose database was played before deals were keyed deals splitmix64,
+    #: and a job that forgot it would deal its tables something else
+    deals_from: DealsFrom
     bots: list[BotJob]
     log: str
     stderr_dir: str
@@ -129,7 +137,7 @@ class MatchJob(_Job, frozen=True):
                                                      cwd=None if b.cwd is None else Path(b.cwd), env=b.env or None,
                                                      sandbox=b.sandbox, processes=lim.max_processes))
                 for b in self.bots]
-        return MatchSpec(variant(g.variant), bots, g.players, dict(g.options), deals=g.deals, games=g.games, seed=self.seed,
+        return MatchSpec(variant(g.variant), bots, g.players, dict(g.options), deals=g.deals, games=g.games, seed=self.seed, deals_from=self.deals_from,
                          deal_file=deal_file, deal_file_name=self.deals_file, deal_file_sha256=self.deals_file_sha256,
                          tc=self.tc.time_control(), max_faults=lim.max_faults, max_line=lim.max_line, log_path=Path(self.log),
                          stderr_dir=Path(self.stderr_dir), confidence=self.confidence, sprt=self.sprt,

@@ -192,12 +192,23 @@ def test_the_match_process_ends_a_bug_with_one_line_naming_the_exception(tmp_pat
     assert last_words(proc.stderr).startswith("UnknownVariant: ")
 
 
+def test_a_job_names_every_way_deals_come_from_a_seed():
+    """A job's ``deals_from`` is one of the engine's derivations, every one of them."""
+    from referee.engine.shuffle import DERIVATIONS
+    from referee.job import DealsFrom, within
+
+    assert all(within(name, DealsFrom) for name in DERIVATIONS)
+    assert not any(within(name, DealsFrom) for name in ("sha1", "BLAKE2B", "blake2b ", ""))
+
+
 @pytest.mark.parametrize("edit", [
     lambda job: {**job, "bots": [{k: v for k, v in b.items() if k != "sandbox"} for b in job["bots"]]},
     lambda job: {**job, "bots": [{**{k: v for k, v in b.items() if k != "sandbox"}, "sandbx": True} for b in job["bots"]]},
     lambda job: {**job, "limits": {**job["limits"], "max_line": 1 << 30}},
     lambda job: {k: v for k, v in job.items() if k != "tc"},
-], ids=["no sandbox", "sandbox misspelt", "max_line out of bounds", "no clock"])
+    lambda job: {k: v for k, v in job.items() if k != "deals_from"},
+    lambda job: {**job, "deals_from": "sha1"},
+], ids=["no sandbox", "sandbox misspelt", "max_line out of bounds", "no clock", "no deals_from", "unknown deals_from"])
 def test_a_job_that_leaves_out_or_misspells_a_setting_is_refused_not_played(tmp_path, edit):
     """The match process decodes a typed job (referee.job.MatchJob): no key unknown, every bound
     kept, and no default for safety settings, so a job without ``sandbox`` (or with it

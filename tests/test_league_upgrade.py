@@ -21,13 +21,22 @@ import pytest
 from test_league import BOTS, HANG, cli
 
 from referee import exitcodes as X
-from tournaments.store import SCHEMA_VERSION, dump
+from tournaments.store import SCHEMA_VERSION, dump, open_store
 
 pytestmark = pytest.mark.slow  # plays the fixture's league on with real bots
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "league_v2"
 OLD_PATH = "/tmp/leagues-bench/fx"  # where the fixture was played (its status names the database there)
 BROKEN = "import sys\nprint('no opening book', file=sys.stderr)\nsys.exit(1)\n"
+
+
+def meta(db: Path, key: str) -> str | None:
+    conn = sqlite3.connect(db)
+    try:
+        row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    finally:
+        conn.close()
+    return None if row is None else row[0]
 
 
 def old_league(folder: Path) -> Path:
@@ -98,6 +107,11 @@ def test_a_version_1_database_reads_and_upgrades_too(tmp_path):
     assert version(db) == SCHEMA_VERSION
 
 
+def _without_random(rows: list[tuple]) -> list[tuple]:
+    """Rows of tables random_bot did not play (a table's bots are a comma-separated field)."""
+    return [row for row in rows if not any(isinstance(v, str) and "random" in v.split(",") for v in row)]
+
+
 def _without_commands(rows: list[tuple]) -> list[tuple]:
     """Match rows with the bots' command lines taken out of the stored result (they name the
     interpreter and the folder the league was played in)."""
@@ -140,16 +154,30 @@ def test_a_run_upgrades_an_old_database_in_place_to_what_this_version_stores(tmp
     assert set(attempts) == {"broken,first", "broken,greedy", "broken,late", "broken,random"}
     assert set(attempts.values()) == {2}  # a bot that cannot start adds no attempt to the old count
 
-    # The same league played from scratch by this version stores the same done tables.
+    # Its new tables deal as its old ones did (the public splitmix64: it was played before deals
+    # were keyed), so every pairing of the league plays the same deals.
+    assert meta(db, "deals_from") == "splitmix64"
+    headers = [json.loads(p.read_text().splitlines()[0]) for p in sorted((path.parent / "league-logs").glob("*.jsonl"))]
+    assert headers and {h["deals_from"] for h in headers if "deals_from" in h} == {"splitmix64"}
+
+    # The same league played from scratch by this version, in a database that deals as the old
+    # one did, stores the same done tables.
     fresh = old_league(tmp_path / "fresh")
     (fresh.parent / "league.db").unlink()
+    store = open_store(fresh.parent / "league.db", create=True)
+    assert store is not None
+    with store, store.transaction("write"):
+        store.conn.execute("INSERT INTO meta VALUES ('deals_from', 'splitmix64')")
     r = cli("league", "run", str(fresh))
     assert r.exit_code == X.BOT_START and "6 of 10 pairings done" in r.stdout, r.stderr
     upgraded, new = dump(db), dump(fresh.with_suffix(".db"))
+    # random_bot's tables are played again differently: each seating now has processes of its
+    # own, so its seeded random stream starts again where the old version's went on.
     for table in ("seats", "boards", "faults", "bots", "draws"):
-        assert upgraded[table] == new[table], table
-    assert _without_commands([m for m in upgraded["matches"] if m[3] == "done"]) == \
-        _without_commands([m for m in new["matches"] if m[3] == "done"])
+        assert _without_random(upgraded[table]) == _without_random(new[table]), table
+    assert _without_commands(_without_random([m for m in upgraded["matches"] if m[3] == "done"])) == \
+        _without_commands(_without_random([m for m in new["matches"] if m[3] == "done"]))
+    assert any("first,greedy" in row for row in _without_random(new["seats"]))
     assert [m for m in upgraded["meta"] if m[0] == "settings"] == [m for m in new["meta"] if m[0] == "settings"]
 
 

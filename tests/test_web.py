@@ -323,6 +323,11 @@ def step_through(page, log: Path, game: int, orientation: int, deal: int) -> dic
 # -- logs ---------------------------------------------------------------------------------------------
 
 
+#: A seed whose first game has at least two deals in its first seating (the replay test walks the
+#: second); seed 1 is taken where it does.
+SEEDS = {"kolbasa": 3}
+
+
 class Logs:
     """Short matches of greedy against random (seeded, so a log is the same every run), one per
     game, played when a test first asks."""
@@ -336,7 +341,7 @@ class Logs:
             log = self.folder / f"{game}.jsonl"
             extra = ("--deals", "4") if game == "sport" else ()
             r = referee("match", str(BOTS / "greedy_bot.py"), f"{BOTS / 'random_bot.py'} 7", "--variant", game, "--log", str(log), "-q",
-                        "--seed", "1", *extra, check=False)
+                        "--seed", str(SEEDS.get(game, 1)), *extra, check=False)
             assert r.returncode == 0, r.stderr
             self.played[game] = log
         return self.played[game]
@@ -944,7 +949,12 @@ def test_report_refuses_what_is_not_a_log(tmp_path):
     junk.write_text("hello\n")
     r = CliRunner().invoke(app, ["report", str(junk), "-O", str(tmp_path / "site")])
     assert r.exit_code == X.USAGE
-    assert r.stderr.count("\n") == 1 and "not a match log" in r.stderr
+    assert r.stderr.count("\n") == 1 and "line 1 is not JSON" in r.stderr
+    junk.write_text('{"a": 1}\n')
+    r = CliRunner().invoke(app, ["report", str(junk), "-O", str(tmp_path / "site")])
+    assert r.exit_code == X.USAGE
+    assert r.stderr.count("\n") == 1 and "line 1 is not a record of a match log" in r.stderr
+    assert not (tmp_path / "site").exists() or not any((tmp_path / "site").iterdir())
     r = CliRunner().invoke(app, ["report", str(tmp_path / "missing.jsonl"), "-O", str(tmp_path / "site")])
     assert r.exit_code == X.USAGE and "no such file" in r.stderr
 

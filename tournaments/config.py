@@ -24,6 +24,7 @@ from referee.clock import TimeControl
 from referee.engine import refereed_variant as find_variant
 from referee.engine.errors import RulesError
 from referee.engine.game import Variant
+from referee.engine.shuffle import BLAKE2B
 from referee.errors import BotError
 from referee.job import CpuSeconds, Deals, Games, MaxFaults, MaxLine, MemoryMb, MoveSeconds, Processes, Seconds, bound_problem
 from referee.match import match_length, orientations
@@ -114,6 +115,10 @@ class League:
     per_table: int = 2  # bots at each table ([game] bots)
     rounds: int | None = None  # Swiss rounds
     tables: int | None = None  # tables per bot of a balanced design (round robin, gauntlet)
+    #: how the deals come from the seed (:mod:`referee.engine.shuffle`): the keyed ``blake2b``,
+    #: or ``splitmix64`` for a league whose database was played before deals were keyed
+    #: (:meth:`tournaments.store.Store.secret_seed`), so its new tables deal what its old ones did
+    deals_from: str = BLAKE2B
 
     def bot(self, name: str) -> BotEntry:
         for b in self.bots:

@@ -59,6 +59,7 @@ from typing import TYPE_CHECKING, Any, Self
 
 import msgspec
 
+from referee.engine.shuffle import BLAKE2B, DERIVATIONS, SPLITMIX64
 from referee.seeds import fresh_seed
 from tournaments.config import League, LeagueError
 from tournaments.schedule import TableKey
@@ -330,6 +331,7 @@ class Store:
         Raises:
             StoreError: the stored seed cannot be read (edited by hand?).
         """
+        league = self._derivation(league, create=create)
         if league.seed is not None:
             return league
         text = self.meta("seed")
@@ -345,6 +347,29 @@ class Store:
         except ValueError:
             raise StoreError(f"{self.path}: the league's secret seed (meta 'seed') cannot be read (edited by hand?)") from None
         return replace(league, seed=seed)
+
+    def _derivation(self, league: League, *, create: bool) -> League:
+        """``league`` with the derivation its deals come from (``meta 'deals_from'``): a database
+        that holds finished tables and names none was played before deals were keyed, and goes
+        on with ``splitmix64`` so that every pairing of the league plays the same deals; any
+        other is ``blake2b``.  The first run (``create``) writes it down.
+
+        Raises:
+            StoreError: a derivation this version does not know (edited by hand?).
+        """
+        text = self.meta("deals_from")
+        if text is None:
+            old = self.meta("seed") is None and self.conn.execute(
+                "SELECT 1 FROM matches WHERE status = 'done' LIMIT 1").fetchone() is not None
+            text = SPLITMIX64 if old else BLAKE2B
+            if create:
+                with self.transaction("write"):
+                    self.conn.execute("INSERT OR IGNORE INTO meta VALUES ('deals_from', ?)", (text,))
+                text = self.meta("deals_from") or text
+        if text not in DERIVATIONS:
+            raise StoreError(f"{self.path}: the league's deal derivation (meta 'deals_from') is {text!r}, which this version "
+                             f"does not know (edited by hand?)")
+        return replace(league, deals_from=text)
 
     def meta(self, key: str) -> str | None:
         row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()

@@ -114,12 +114,13 @@ def _up_to_date(folder: Path, stamp: dict[str, Any]) -> bool:
     return old.get("source") == stamp
 
 
-def write_match(log: Path, folder: Path, root: str, *, up: dict[str, str] | None = None, force: bool = True) -> dict[str, Any]:
+def write_match(log: Path, folder: Path, root: str, *, up: dict[str, str] | None = None, force: bool = True,
+                data: MatchData | None = None) -> dict[str, Any]:
     """Write the pages of one match log into ``folder``; return the match document.
 
     ``root`` is the relative path from ``folder`` to the report's top (where ``assets/`` is);
     ``up`` a link to the page above (the league), shown in the header.  Unless ``force``, a
-    folder already written from the same log is left alone.
+    folder already written from the same log is left alone.  ``data`` is the log already read.
 
     Raises:
         referee.web.data.NotALog: the file is not a match log.
@@ -127,7 +128,8 @@ def write_match(log: Path, folder: Path, root: str, *, up: dict[str, str] | None
     stamp = _source_stamp(log)
     if not force and _up_to_date(folder, stamp):
         return json.loads((folder / "index.json").read_text(encoding="utf-8"))
-    data: MatchData = read_match(log)
+    if data is None:
+        data = read_match(log)
     match = {**data.match, "source": stamp, "up": up}
     written = set()
     for deal in data.deals:
@@ -142,9 +144,11 @@ def write_match(log: Path, folder: Path, root: str, *, up: dict[str, str] | None
 
 
 def report_log(log: Path, out: Path) -> dict[str, Any]:
-    """A report folder for one match log."""
+    """A report folder for one match log; a file that is not one is refused before anything is
+    written."""
+    data = read_match(log)
     copy_assets(out)
-    return write_match(log, out, "")
+    return write_match(log, out, "", data=data)
 
 
 def match_folder(pair: tuple[str, str]) -> str:
