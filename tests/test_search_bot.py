@@ -31,8 +31,8 @@ from referee.engine.view import seen_by
 from referee.log import read_log, strip_timings
 from referee.match import run_match
 from referee.process import resolve_command
+from referee.sides import side_for
 from referee.spec import MatchSpec
-from referee.wire import wire_for
 
 BOTS = Path(__file__).resolve().parent.parent / "sample_bots"
 sys.path.insert(0, str(BOTS))
@@ -88,7 +88,7 @@ def test_the_bot_knows_exactly_what_the_engine_says_its_seat_knows(vid, players,
         st = game.start(deal)
         if st is None:
             continue
-        wire = wire_for(st)
+        wire = side_for(st)
         for s in range(players):
             states[s].on_deal(msgspec.json.decode(m.encode_line(wire.deal_start(game, deal, st, s, 0)), type=m.DealStart))
         sent = 0
@@ -173,7 +173,7 @@ def position(vid: str, players: int, want: str, seed: int = 1):
         st = game.start(deal)
         if st is None:
             continue
-        wire = wire_for(st)
+        wire = side_for(st)
         states = [State(name=str(s)) for s in range(players)]
         for s in range(players):
             states[s].on_deal(msgspec.json.decode(m.encode_line(wire.deal_start(game, deal, st, s, 0)), type=m.DealStart))
