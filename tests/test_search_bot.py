@@ -18,6 +18,7 @@ from pathlib import Path
 import msgspec
 import pytest
 import trio
+from helpers import read_log, strip_timings
 from typer.testing import CliRunner
 
 from protocol import messages as m
@@ -27,7 +28,6 @@ from referee.clock import TimeControl
 from referee.engine import TERMINAL, deal_from_seed, variant
 from referee.engine.sampling import Knowledge
 from referee.engine.view import seen_by
-from referee.log import read_log, strip_timings
 from referee.match import MatchSpec, run_match
 from referee.process import resolve_command
 from referee.table import Bot
