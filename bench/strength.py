@@ -15,7 +15,8 @@ It prints a Markdown table: the pairs played, search_bot's mean margin per pair 
 and mexican_train, a game elsewhere; its net points less the opponent's, penalties counted
 against it) with its 95% Student-t interval, the referee's verdict (the SPRT's, or whether the
 pooled interval is above 0), and search_bot's time per move as the referee's clock saw it (mean
-and 95th percentile over all its moves, forced ones included).  The logs and JSON results stay
+and 95th percentile over all its moves, forced ones included); on stderr, how many of its
+searches its time bound cut short (their moves depend on the load).  The logs and JSON results stay
 in ``--out``.  Nothing here asserts anything; it is a record of a run, see bench/README.md.
 """
 
@@ -120,10 +121,13 @@ def run_row(game: str, players: int, who: str, out: Path, budget: int, mt_matche
             verdict += "; margin significant"
         times = move_times(log, 0)
     times.sort()
+    # search_bot says on stderr when its time bound cut a search short: its moves then depend on the load.
+    cut = sum(f.read_text(errors="replace").count("the time bound stopped")
+              for f in out.glob(f"{stem.name}*.stderr/search_bot*"))
     return {
         "game": game, "players": players, "against": who, "unit": unit, "n": n, "mean": mean, "half": half,
         "verdict": verdict, "ms_mean": statistics.mean(times), "ms_p95": times[int(0.95 * (len(times) - 1))],
-        "moves": len(times), "wall_s": time.monotonic() - start,
+        "moves": len(times), "cut": cut, "wall_s": time.monotonic() - start,
     }
 
 
@@ -150,7 +154,10 @@ def main(argv: list[str] | None = None) -> int:
                   f"[{r['mean'] - r['half']:+.1f}, {r['mean'] + r['half']:+.1f}] | {r['verdict']} | "
                   f"{r['ms_mean']:.0f} ({r['ms_p95']:.0f}) |", flush=True)
     (args.out / "strength.json").write_text(json.dumps(rows, indent=1))
-    print(f"\nload average at the end: {os.getloadavg()[0]:.1f}; logs and results in {args.out}", file=sys.stderr)
+    cut = sum(r["cut"] for r in rows)
+    print(f"\nsearches the time bound cut short: {cut} of search_bot's {sum(r['moves'] for r in rows)} moves"
+          f"{'' if cut else ' (every move was a full search)'}", file=sys.stderr)
+    print(f"load average at the end: {os.getloadavg()[0]:.1f}; logs and results in {args.out}", file=sys.stderr)
     return 0
 
 

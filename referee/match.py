@@ -446,7 +446,7 @@ def opening_moves(items: Sequence[R.OpeningMove]) -> list[tuple[int, m.Play]]:
         fields = msgspec.to_builtins(item)
         seat = fields.pop("seat")
         try:
-            move = m.decode_from_bot(msgspec.json.encode({"type": "play", **fields}))
+            move = m.decode_from_bot(msgspec.json.encode({"type": "play", "tile": None, **fields}))  # the header omits a null tile
         except msgspec.DecodeError as exc:
             raise ValueError(f"opening move {i} is not a play: {exc}") from None
         if not isinstance(move, m.Play):

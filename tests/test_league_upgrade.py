@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from test_league import BOTS, HANG, cli
+from test_league_hardening import KILL_AT
 
 from referee import exitcodes as X
 from tournaments.store import SCHEMA_VERSION, dump, open_store
@@ -201,31 +202,6 @@ def test_values_no_table_can_have_in_an_old_database_are_refused_in_one_line(tmp
         assert r.exit_code == X.USAGE, (command, r.stdout, r.stderr)
         assert r.stderr.count("\n") == 1 and expected in r.stderr, r.stderr
     assert db.read_bytes() == before and version(db) == 2  # a refused upgrade leaves the database as it was
-
-
-KILL_AT = """
-import os, signal, sqlite3, sys
-from pathlib import Path
-from tournaments import store
-
-at = int(sys.argv[2])
-count = 0
-real = sqlite3.connect
-
-def die_at(statement):
-    global count
-    count += 1
-    if count == at:
-        os.kill(os.getpid(), signal.SIGKILL)
-
-def connect(*args, **kwargs):
-    conn = real(*args, **kwargs)
-    conn.set_trace_callback(die_at)
-    return conn
-
-store.sqlite3.connect = connect
-store.open_store(Path(sys.argv[1]), create=True).close()
-"""
 
 
 def test_an_upgrade_killed_at_any_statement_leaves_the_old_or_the_new_database(tmp_path):

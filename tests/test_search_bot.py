@@ -18,6 +18,7 @@ from pathlib import Path
 import msgspec
 import pytest
 import trio
+from helpers import read_log, strip_timings
 from typer.testing import CliRunner
 
 from protocol import messages as m
@@ -28,10 +29,9 @@ from referee.clock import TimeControl
 from referee.engine import TERMINAL, deal_from_seed, variant
 from referee.engine.sampling import Knowledge
 from referee.engine.view import seen_by
-from referee.log import read_log, strip_timings
 from referee.match import run_match
-from referee.process import resolve_command
 from referee.sides import side_for
+from referee.spawn import resolve_command
 from referee.spec import MatchSpec
 
 BOTS = Path(__file__).resolve().parent.parent / "sample_bots"
@@ -246,3 +246,35 @@ def test_the_readmes_search_bot_example_plays_a_match(tmp_path, monkeypatch):
                      log_path=tmp_path / "r.jsonl", stderr_dir=tmp_path / "r-err")
     data = msgspec.to_builtins(trio.run(run_match, spec).whole())
     assert data["faults"] == [] and data["bots"][0]["hello"]["name"] == "my-search"
+
+
+@pytest.mark.slow
+def test_the_readmes_example_league_table_is_what_the_league_plays(tmp_path):
+    """README.md ("Writing a search bot") quotes the standings of tournaments/example.toml, with
+    search_bot entered: the league played again from the file as it stands must give the same
+    rows.  search_bot repeats its moves only while no decision hits its time bound (half the
+    league's 1 s move clock, or its processor budget); on a machine loaded enough for that, a
+    different table is no evidence and the test says so instead of failing."""
+    import shutil
+    import subprocess
+
+    if shutil.which("node") is None:
+        pytest.skip("the example league enters random_bot.js, which needs node")
+    readme = (BOTS.parent / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("### Writing a search bot") :]
+    block = section[section.index("referee league table tournaments/example.toml") :]
+    quoted = [line for line in block.split("\n\n")[1].splitlines() if line.startswith("|")]
+    assert len(quoted) == 7 and "search" in quoted[2], quoted  # the header, its rule, five bots
+    db = tmp_path / "example.db"
+    league = str(BOTS.parent / "tournaments" / "example.toml")
+    run = subprocess.run([sys.executable, "-m", "referee", "league", "run", league, "--db", str(db), "-j", "2", "-q"],
+                         capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=600)
+    assert run.returncode == 0, run.stderr
+    table = subprocess.run([sys.executable, "-m", "referee", "league", "table", league, "--db", str(db), "-f", "markdown"],
+                           capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120)
+    played = [line for line in table.stdout.splitlines() if line.startswith("|")]
+    if played != quoted:
+        cut = [p for p in (tmp_path / "example-logs").glob("*.stderr/search*") if "time bound stopped" in p.read_text()]
+        if cut:
+            pytest.skip(f"the machine was too loaded to repeat the README's league: a time bound cut search_bot short ({cut[0].name})")
+    assert played == quoted

@@ -200,3 +200,19 @@ def test_a_fault_before_the_staged_position_drops_the_rest_of_the_opening_and_th
     plays = [r for r in rest if r["k"] == "play"]
     assert plays and not any(r.get("staged") for r in plays)  # the bots played the rest of that game
     verify(log)
+
+
+def test_an_opening_with_a_stop_or_a_null_tile_reads_back_as_it_was_written():
+    """The header omits a null tile (a stop, a write-off): read back, the move is the same play,
+    so a staged sea_kozel log with a stop in its opening verifies (it did not: "opening move 4 is
+    not a play")."""
+    import msgspec
+
+    from referee import records as R
+    from referee.match import opening_moves, opening_records
+
+    opening = [(1, m.Play(tile=(0, 1), end="right")), (0, m.Play(tile=None, stop=True)),
+               (2, m.Play(tile=None, declare="write_off"))]
+    header = msgspec.json.decode(msgspec.json.encode(opening_records(opening)), type=list[R.OpeningMove])
+    assert b'"tile"' not in msgspec.json.encode(header[1])
+    assert opening_moves(header) == opening

@@ -225,18 +225,13 @@ def _cut_short(runs: int, longest: float | None) -> str:
     return cut_short(runs, longest)
 
 
-class SeedWarning:
-    """Says that the league file's seed is guessable once the run has checked the league and its
-    database and is about to play: a run refused for another reason prints that reason alone."""
+class PassingOn:
+    """A display that passes everything on to another one (or to none)."""
 
-    def __init__(self, league, inner: Any) -> None:
-        self.league = league
+    def __init__(self, inner: Any) -> None:
         self.inner = inner
 
     def begin(self, pairings: int, done: int, pending: int) -> None:
-        err.print(_escape(f"warning: seed {self.league.seed} is short: anyone who tries every seed up to it can deal every hand "
-                          f"(leave seed out of {self.league.path.name}: the first run draws a secret one and keeps it in the database)"),
-                  highlight=False, soft_wrap=True)
         if self.inner is not None:
             self.inner.begin(pairings, done, pending)
 
@@ -253,14 +248,29 @@ class SeedWarning:
             self.inner.finished(key, record, error)
 
 
-class ReportingDisplay:
+class SeedWarning(PassingOn):
+    """Says that the league file's seed is guessable once the run has checked the league and its
+    database and is about to play: a run refused for another reason prints that reason alone."""
+
+    def __init__(self, league, inner: Any) -> None:
+        super().__init__(inner)
+        self.league = league
+
+    def begin(self, pairings: int, done: int, pending: int) -> None:
+        err.print(_escape(f"warning: seed {self.league.seed} is short: anyone who tries every seed up to it can deal every hand "
+                          f"(leave seed out of {self.league.path.name}: the first run draws a secret one and keeps it in the database)"),
+                  highlight=False, soft_wrap=True)
+        super().begin(pairings, done, pending)
+
+
+class ReportingDisplay(PassingOn):
     """Passes everything on to another display (or none) and rewrites the web report after
     each finished match, so a served report folder follows the league as it runs."""
 
     def __init__(self, league, folder: Path, inner: Any) -> None:
+        super().__init__(inner)
         self.league = league
         self.folder = folder
-        self.inner = inner
 
     def refresh(self) -> None:
         from tournaments.config import LeagueError
@@ -271,21 +281,8 @@ class ReportingDisplay:
             # The league goes on: a report that cannot be written costs no match.
             err.print(_escape(f"warning: the report in {self.folder} was not refreshed: {exc}"), highlight=False, soft_wrap=True)
 
-    def begin(self, pairings: int, done: int, pending: int) -> None:
-        if self.inner is not None:
-            self.inner.begin(pairings, done, pending)
-
-    def started(self, key: TableKey) -> None:
-        if self.inner is not None:
-            self.inner.started(key)
-
-    def progress(self, key: TableKey, done: int, total: int) -> None:
-        if self.inner is not None:
-            self.inner.progress(key, done, total)
-
     def finished(self, key: TableKey, record: TableRecord | None, error: str | None) -> None:
-        if self.inner is not None:
-            self.inner.finished(key, record, error)
+        super().finished(key, record, error)
         self.refresh()
 
 
