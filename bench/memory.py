@@ -44,11 +44,12 @@ def main(argv: list[str] | None = None) -> int:
     from rich.console import Console
 
     from bench.referee import StubBot
+    from referee.bot import Bot
     from referee.engine import variant
-    from referee.match import MatchSpec, run_match
+    from referee.match import run_match
     from referee.report import render
     from referee.results import write_json
-    from referee.table import Bot
+    from referee.spec import MatchSpec
 
     samples: list[tuple[int, float, float]] = []
     played = 0

@@ -133,9 +133,11 @@ def play_match(bot: Path | None, deals: int, work: Path, profiler=None) -> dict:
     :class:`cProfile.Profile`) is enabled for the timed part only."""
     import trio
 
+    from referee.bot import Bot
     from referee.engine import variant
-    from referee.match import MatchSpec, run_match
-    from referee.table import Bot, Table
+    from referee.match import run_match
+    from referee.spec import MatchSpec
+    from referee.table import Table
     from referee.transport import launch_process
 
     marks: dict[str, float] = {}

@@ -31,12 +31,14 @@ from pathlib import Path
 
 import trio
 
+from referee.bot import Bot
 from referee.clock import TimeControl
 from referee.engine import variant
-from referee.match import MatchSpec, run_match
-from referee.process import BotProcess, Confinement
+from referee.match import run_match
+from referee.process import BotProcess
 from referee.sandbox import SandboxUnavailable, find_bwrap
-from referee.table import Bot
+from referee.spawn import Confinement
+from referee.spec import MatchSpec
 
 ROOT = Path(__file__).resolve().parent.parent
 ECHO = "import sys\nfor line in sys.stdin: sys.stdout.write(line); sys.stdout.flush()\n"

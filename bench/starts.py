@@ -31,8 +31,9 @@ import json, sys, time
 from pathlib import Path
 import trio
 from referee.engine import variant
-from referee.match import MatchSpec, run_match
-from referee.table import Bot
+from referee.spec import MatchSpec
+from referee.match import run_match
+from referee.bot import Bot
 bot, deals, work = sys.argv[1], int(sys.argv[2]), Path(sys.argv[3])
 argv = [sys.executable, bot] if bot.endswith(".py") else [bot]
 v = variant("sport")

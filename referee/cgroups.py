@@ -24,6 +24,8 @@ import signal
 import time
 from pathlib import Path
 
+import trio
+
 __all__ = ["BotCgroup"]
 
 _PREFIX = "referee-bot-"
@@ -173,6 +175,18 @@ class BotCgroup:
     def empty(self) -> bool:
         """Whether no process is left in the cgroups."""
         return not any(_pids(d) for d in self.dirs)
+
+    async def drain(self, wait: float) -> int:
+        """Kill every process left in the cgroup (daemons included), wait up to ``wait`` seconds
+        for them to go, and remove it; the processes the kernel killed in it for memory."""
+        with trio.move_on_after(wait):
+            delay = 0.001
+            while not self.empty():
+                self.kill()
+                await trio.sleep(delay)
+                delay = min(delay * 2, 0.05)
+        self.remove()
+        return self.oom_kills()
 
     def remove(self) -> None:
         """Remove the cgroups (one still holding a dying process is left to the next sweep)."""

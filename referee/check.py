@@ -46,19 +46,24 @@ import trio
 from protocol import messages as m
 from referee import faults as F
 from referee import records as R
+from referee.bot import Bot
 from referee.clock import TimeControl
 from referee.engine import variant, variant_names
 from referee.engine.errors import BadOption
 from referee.engine.game import Variant
 from referee.errors import BotStartError
 from referee.lines import from_record
-from referee.match import DealStream, MatchSpec, Observer, Roster, run_match
-from referee.process import Confinement
+from referee.match import DealStream, Observer, Roster, run_match
+from referee.players import Player
 from referee.sandbox import DEFAULT_MEMORY_MB, DEFAULT_PROCESSES
 from referee.seeds import fresh_seed, seed_text
+from referee.sides import side_of
+from referee.sides.base import GameSide, Stage
 from referee.signals import cancel_on_signals
-from referee.staging import STAGES, Opening, Stage, find_opening
-from referee.table import Bot, Player, _safe
+from referee.spawn import Confinement
+from referee.spec import MatchSpec
+from referee.staging import STAGES, Opening, find_opening
+from referee.table import _safe
 from referee.transport import BotTransport
 
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_bots"
@@ -83,6 +88,11 @@ class Setup:
     @property
     def pairs(self) -> bool:
         return variant(self.variant).game.uses_pairs(self.players, self.options)
+
+    @property
+    def side(self) -> GameSide:
+        """The game's side: the decisions it counts (:attr:`GameSide.decisions`)."""
+        return side_of(variant(self.variant), self.players, self.options)
 
     @property
     def title(self) -> str:
@@ -184,15 +194,17 @@ class _Watch(Observer):
         self.candidate = candidate
         self.report = report
         self.on_timeout = on_timeout
+        self.side = report.setup.side
         self.roster: Roster | None = None
         self.seatings: dict[int, list[Player]] = {}  # by orientation, the players in each seat
         self.seating: list[Player] = []  # the players of the deal being played, by seat
         self.orientation = 0
         self.hellos: list[R.Hello] = []
         self.plays: list[tuple[float, str]] = []  # seconds, where
-        #: the moves the candidate was offered and made (multi-tile turns, stop, closing, declarations)
+        #: the moves the candidate was offered and made (multi-tile turns, stop, closing, declarations…:
+        #: the side's :attr:`~referee.sides.base.GameSide.decisions`)
         self.cross: Counter[str] = Counter()
-        self.covering = False  # mexican_train: the candidate's last turn was to cover an open double
+        self.memo: dict[str, Any] = {}  # the side's notes across the candidate's turns
 
     def seated(self, roster: Roster) -> None:
         self.roster = roster
@@ -213,19 +225,7 @@ class _Watch(Observer):
             self.hellos.append(record)
         elif isinstance(record, R.Play) and self._mine(record.seat) and not record.staged:
             self.plays.append(((record.ms or 0.0) / 1000, f"seating {self.orientation + 1}, seat {record.seat}"))
-            for flag in ("closed", "stop"):
-                if getattr(record, flag):
-                    self.cross[f"{flag} made"] += 1
-            if record.declare:
-                self.cross[f"{record.declare} made"] += 1
-            train = record.train or ""
-            if train.startswith("seat") and train != f"seat{record.seat}" and not self.covering:
-                self.cross["marked train made"] += 1
-            place = record.place or ""
-            if place.startswith("knife:"):
-                self.cross["knife made"] += 1
-            elif place.startswith(("top:", "bottom:")):
-                self.cross["insertion made"] += 1
+            self.cross.update(self.side.made(record, self.memo))
 
     def out(self, seat: int, lines: list[bytes]) -> None:
         """The lines sent to ``seat``: what the candidate was offered."""
@@ -235,36 +235,7 @@ class _Watch(Observer):
         turn = msgs[-1]
         if not isinstance(turn, m.Turn):
             return
-        legal = turn.legal
-        if turn.continuing:
-            self.cross["turns going on"] += 1
-        if any(o.stop is True for o in legal):
-            self.cross["stop offered"] += 1
-        if any(o.closed is True for o in legal):
-            self.cross["closing offered"] += 1
-        if any(o.declare == "hundred" for o in legal):
-            self.cross["hundred offered"] += 1
-        if any(o.declare == "write_off" for o in legal):
-            self.cross["write-off offered"] += 1
-        if turn.trains is not None and turn.trains is not m.UNSET:
-            self._trains(seat, msgs, turn)
-        places = [o.place for o in legal if isinstance(o.place, str)]
-        if any(p.startswith("knife:") for p in places):
-            self.cross["knife offered"] += 1
-        if any(p.startswith(("top:", "bottom:")) for p in places):
-            self.cross["insertion offered"] += 1
-
-    def _trains(self, seat: int, msgs: list[m.ToBotMessage], turn: m.Turn) -> None:
-        """mexican_train: whether the turn offers another seat's train (open by its marker), and
-        whether it asks to cover a double that someone else laid and left hanging."""
-        own = f"seat{seat}"
-        self.covering = turn.open_double is not None and turn.open_double is not m.UNSET  # the turn must cover a double
-        if not self.covering and any(isinstance(o.train, str) and o.train.startswith("seat") and o.train != own for o in turn.legal):
-            self.cross["marked train offered"] += 1
-        if self.covering:
-            placed = [x for x in msgs[:-1] if isinstance(x, m.Placed)]
-            if placed and placed[-1].seat != seat:
-                self.cross["hanging double offered"] += 1
+        self.cross.update(self.side.offered(seat, msgs, turn, self.memo))
 
     def fault(self, fault: F.Fault) -> None:
         report = self.report
@@ -530,31 +501,6 @@ def _ms(seconds: float) -> str:
     return f"{seconds * 1000:.0f} ms" if seconds < 10 else f"{seconds:.1f} s"
 
 
-#: how the cross games' moves are listed in a game's line of the report
-_CROSS_ORDER = ("turns going on", "stop offered", "stop made", "closing offered", "closed made",
-                "hundred offered", "hundred made", "write-off offered", "write_off made", "decline made",
-                "marked train offered", "marked train made", "hanging double offered",
-                "knife offered", "knife made", "insertion offered", "insertion made")
-#: each of those counts in words, one and many
-_CROSS_WORDS = {
-    "turns going on": ("turn going on", "turns going on"),
-    "stop offered": ("stop offered", "stops offered"),
-    "stop made": ("stop made", "stops made"),
-    "closing offered": ("closed double offered", "closed doubles offered"),
-    "closed made": ("double laid closed", "doubles laid closed"),
-    "hundred offered": ("hundred offered", "hundreds offered"),
-    "hundred made": ("hundred declared", "hundreds declared"),
-    "write-off offered": ("fish to write off offered", "fish to write off offered"),
-    "write_off made": ("fish written off", "fish written off"),
-    "decline made": ("write-off declined", "write-offs declined"),
-    "marked train offered": ("marked train offered", "marked trains offered"),
-    "marked train made": ("marked train played on", "marked trains played on"),
-    "hanging double offered": ("hanging double to cover", "hanging doubles to cover"),
-    "knife offered": ("knife offered", "knives offered"),
-    "knife made": ("knife laid", "knives laid"),
-    "insertion offered": ("double to insert offered", "doubles to insert offered"),
-    "insertion made": ("double inserted", "doubles inserted"),
-}
 #: the problems' kinds counted in a game's line, one and many
 _KIND_COUNTED = {
     F.TIMEOUT: ("late answer (timeout)", "late answers (timeouts)"),
@@ -606,7 +552,7 @@ def render(report: CheckReport) -> list[str]:
         else:
             status = "ok"
         if g.cross:
-            status += " (" + ", ".join(_counted(g.cross[k], *_CROSS_WORDS[k]) for k in _CROSS_ORDER if g.cross[k]) + ")"
+            status += " (" + ", ".join(_counted(g.cross[d.key], d.one, d.many) for d in g.setup.side.decisions if g.cross[d.key]) + ")"
         against = f" against {', '.join(g.opponents)}" if g.opponents else ""
         lines.append(f"  {g.setup.title:<{width}} {g.deals:>3} deal{'' if g.deals == 1 else 's'}{against}: {status}")
 

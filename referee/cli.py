@@ -14,8 +14,9 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
+import msgspec
 import trio
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
@@ -23,23 +24,48 @@ from rich.text import Text
 
 from protocol.messages import MAX_DEPTH, too_deep
 from referee import exitcodes as X
+from referee.bot import Bot
 from referee.clock import TimeControl
 from referee.console import Console
 from referee.engine import refereed_variant, variant, variant_names
-from referee.engine.deal import format_deal_line, parse_deal_lines
+from referee.engine.deal import Deal, format_deal_line, parse_deal_lines
 from referee.engine.errors import BadDeal, RulesError
-from referee.errors import BotError, LogError
+from referee.engine.game import Variant
+from referee.engine.shuffle import BLAKE2B
+from referee.errors import BotError, BotStartError, LogError
+from referee.job import (
+    MAX_NAME,
+    BotJob,
+    BotName,
+    ClockJob,
+    Confidence,
+    Deals,
+    GameJob,
+    Games,
+    LimitsJob,
+    MatchJob,
+    MemoryMb,
+    Processes,
+    bound_problem,
+    within,
+)
+from referee.live import score_line
 from referee.log import fresh_path, stderr_dir_of
-from referee.process import Confinement, bot_name, resolve_command
+from referee.match import deals_needed, match_length, orientations, run_match
+from referee.report import render, verdict_text
+from referee.results import MatchResult
 from referee.sandbox import DEFAULT_MEMORY_MB, DEFAULT_PROCESSES, SandboxUnavailable, find_bwrap
 from referee.seeds import seed_text
+from referee.signals import Terminated
+from referee.spawn import Confinement, bot_name, resolve_command
+from referee.spec import MatchSpec
+from referee.stats import SprtSpec, is_sprt_word, parse_sprt
+
+if TYPE_CHECKING:
+    from referee.play.seat import Person
 
 #: Rows of the deals (or games) table past which ``referee match`` prints a summary (``--full``: all).
 TABLE_ROWS = 40
-#: The longest --name: it names the bot's stderr files and every table and line of the result.
-MAX_NAME = 64
-#: The longest --max-line: a bot's line is held in memory whole before it is decoded.
-MAX_LINE = 16 << 20
 
 EPILOG = "Exit codes: 0 done (a forfeit is a result), 1 bug, 2 usage or bad input, 3 a bot could not be started, 4 verify found an inconsistency, 5 check found problems, 130 interrupted."
 
@@ -163,7 +189,7 @@ def _accepts(v, players: int, opts: dict[str, Any], deals: int) -> bool:
 
 
 def distinct_name(command: str, taken: set[str]) -> str:
-    """The bot's name from its command (:func:`referee.process.bot_name`), numbered ``_2``,
+    """The bot's name from its command (:func:`referee.spawn.bot_name`), numbered ``_2``,
     ``_3``… when another bot of the match has it already."""
     stem = bot_name(command)
     name, k = stem, 2
@@ -227,92 +253,164 @@ def match(
     sprt: Annotated[Optional[list[str]], typer.Option(help='Stop as soon as a sequential test decides: "margin0=0 margin1=3" (mean points per pair) or "elo0=0 elo1=50" (logistic Elo of the pairs), with alpha=, beta= (0.05 each) and min_pairs= (10: nothing is decided before); --deals/--games is then the budget.', rich_help_panel=STATS_PANEL)] = None,
 ) -> None:
     """Play a duplicate match: every deal in every orientation, so luck cancels and the margin means skill."""
-    from referee.errors import BotStartError
-    from referee.live import score_line
-    from referee.match import MatchSpec, run_match
-    from referee.results import MatchResult
-    from referee.signals import Terminated
-    from referee.stats import check_confidence, is_sprt_word, parse_sprt
-    from referee.table import Bot
+    confidence = bounded(confidence, Confidence, "--confidence")
+    bots, test = sprt_test(bots, sprt)
+    v, players, opts, deal_list, deals, games = game_setup(variant_id, players, option, deals_file, deals, games, len(bots), test)
+    names = names_of(name, len(bots))
+    cwds = cwds_of(cwd, len(bots))
+    extra_env = parse_env(env)
+    check_sandbox(sandbox, max_processes)
+    tc = bounded({"startup": startup_time, "move": move_time, "bank": bank, "increment": increment}, ClockJob,
+                 {"startup": "--startup-time", "move": "--move-time", "bank": "--bank", "increment": "--increment"})
+    limits = bounded({"max_faults": max_faults, "max_line": max_line, "memory_mb": memory_mb, "cpu_seconds": cpu_seconds,
+                      "max_processes": max_processes}, LimitsJob,
+                     {"max_faults": "--max-faults", "max_line": "--max-line", "memory_mb": "--memory-mb", "cpu_seconds": "--cpu-seconds",
+                      "max_processes": "--max-processes"})
+    seed_value = seed_option(seed)
+    entrants = entrants_of(bots, names, cwds, extra_env, sandbox)
+    log_path = log_path_of(log, overwrite, json_path, v, seed_value, deals_file)
+    job = MatchJob(game=GameJob(variant=v.id, players=players, options=opts, deals=deals, games=games), tc=tc, limits=limits,
+                   seed=seed_value, deals_from=BLAKE2B, bots=entrants, log=str(log_path), stderr_dir=str(stderr_dir_of(log_path)), hidden=[],
+                   confidence=confidence, sprt=test, deals_file=str(deals_file) if deals_file else None,
+                   deals_file_sha256=file_sha256(deals_file) if deals_file else None)
+    spec = job.spec(deal_list)
+    result, stopped = play_watched(spec, quiet=quiet, live=live, sandbox=sandbox, claimed=None if log else log_path)
+    with result, held_signals():  # a second Ctrl-C does not cut the result short
+        show_result(result, quiet=quiet, full=full, json_path=json_path, seed=None if deals_file else seed_value, log_path=log_path)
+    if stopped is not None:
+        pairs = result.tally.count
+        say(err, f"interrupted after {pairs} pair{'' if pairs == 1 else 's'} ({stopped}); the log so far is in {log_path}"
+                 + (f", the result in {json_path}" if json_path else ""))
+        raise typer.Exit(X.INTERRUPTED)
 
-    if sprt is not None:
-        # `--sprt elo0=0 elo1=20 alpha=0.05` unquoted: the settings after the first land among the bots.
-        sprt = [*sprt, *(b for b in bots if is_sprt_word(b))]
-        bots = [b for b in bots if not is_sprt_word(b)]
+
+def bounded(value: Any, kind: Any, names: str | dict[str, str]) -> Any:
+    """``value`` converted to ``kind`` (a type of :mod:`referee.job`, whose bounds it checks), or
+    a one-line error naming the option (``names``: the option, or the options by field)."""
     try:
-        check_confidence(confidence)
-        test = parse_sprt(sprt) if sprt is not None else None
+        return msgspec.convert(value, kind)
+    except msgspec.ValidationError as exc:
+        raise fail(bound_problem(exc, kind, value, names) or f"{names if isinstance(names, str) else 'an option'}: {exc}") from None
+
+
+def sprt_test(bots: list[str], sprt: list[str] | None) -> tuple[list[str], SprtSpec | None]:
+    """``--sprt``'s test, and the bots without its settings (given unquoted, the settings after
+    the first land among the bots: ``--sprt elo0=0 elo1=20 alpha=0.05``)."""
+    if sprt is None:
+        return bots, None
+    sprt = [*sprt, *(b for b in bots if is_sprt_word(b))]
+    bots = [b for b in bots if not is_sprt_word(b)]
+    try:
+        test = parse_sprt(sprt)
     except ValueError as exc:
         raise fail(str(exc)) from None
-    if test is not None and len(bots) != 2:
+    if len(bots) != 2:
         raise fail(f"--sprt tests one bot against another: give 2 bots, not {len(bots)}")
-    v, players, opts, deal_list, deals, games = game_setup(variant_id, players, option, deals_file, deals, games, len(bots))
+    return bots, test
+
+
+def game_of(variant_id: str, players: int | None, option: list[str] | None, bots: int) -> tuple[Variant, int, dict[str, Any]]:
+    """The game, its seats (default: the game's usual count, or one per bot) and its options."""
+    try:
+        v = refereed_variant(variant_id)
+    except RulesError as exc:
+        raise fail(str(exc)) from None
+    if players is None:
+        players = v.default_players if bots <= 2 and v.default_players in v.players else bots
+    try:
+        return v, players, v.resolve_options(players, parse_options(option))
+    except RulesError as exc:
+        raise fail(str(exc)) from None
+
+
+def length_of(v: Variant, players: int, opts: dict[str, Any], deals: int | None, games: int | None, deals_file: Path | None,
+              test: SprtSpec | None) -> tuple[list[Deal] | None, int | None, int | None]:
+    """The deal file's deals, the deals per game and the games per orientation; what the game,
+    the deal file and the SPRT's minimum refuse is refused here."""
+    deal_list = load_deal_file(deals_file, v.shape(players, opts)) if deals_file else None
+    if deal_list is not None and deals is None and games is None and not v.to_target:
+        deals, games = file_length(v, players, opts, len(deal_list))
+    try:
+        deals, games = match_length(v, deals, games)
+    except RulesError as exc:
+        raise fail(str(exc)) from None
+    deals, games = bounded(deals, Deals | None, "--deals"), bounded(games, Games | None, "--games")
     budget = games if v.to_target else deals
     if test is not None and budget is not None and budget < test.min_pairs:
         raise fail(f"--sprt cannot decide within {budget} pairs: it decides nothing before min_pairs={test.min_pairs}; "
                    f"give more {'--games' if v.to_target else '--deals'} or a smaller min_pairs")
-    from referee.match import orientations
+    if deal_list is not None and not v.to_target and len(deal_list) < (deals or 0) * (games or 1):
+        raise fail(f"the deal file holds {len(deal_list)} deals; {deals_needed(deals or 0, games)}")
+    try:
+        v.new_game(players, opts, deals)  # checks the deal count (sport: a multiple of 4)
+    except RulesError as exc:
+        per_game = v.game.default_deals
+        hint = (f"; for {deals} deals, give --games {deals // per_game} ({per_game} deals each)"
+                if deals and per_game and games is None and deals > per_game and deals % per_game == 0 else "")
+        raise fail(f"{exc}{hint}") from None
+    return deal_list, deals, games
 
-    if name and len(name) != len(bots):
-        raise fail(f"--name was given {len(name)} times for {len(bots)} bots")
-    for display in name or []:
-        if not 0 < len(display) <= MAX_NAME or not display.isprintable() or not display.strip():
+
+def names_of(names: list[str] | None, bots: int) -> list[str] | None:
+    """The ``--name`` values, checked: one per bot, printable, not all spaces, within the bound
+    of a bot's name (it names the bot's stderr files and every table and line of the result)."""
+    if names and len(names) != bots:
+        raise fail(f"--name was given {len(names)} times for {bots} bots")
+    for display in names or []:
+        if not within(display, BotName) or not display.isprintable() or not display.strip():
             shown = repr(display) if len(display) <= MAX_NAME else repr(display[:MAX_NAME]) + f"… ({len(display):,} characters)"
             raise fail(f"--name {shown}: a bot's name is 1 to {MAX_NAME} printable characters, not all spaces")
-    if cwd and len(cwd) not in (1, len(bots)):
-        raise fail(f"--cwd was given {len(cwd)} times: give one for all bots or one per bot ({len(bots)})")
+    return names
+
+
+def cwds_of(cwd: list[Path] | None, bots: int) -> list[Path | None]:
+    """Each bot's working directory (``--cwd``: one for all, or one per bot), resolved."""
+    if cwd and len(cwd) not in (1, bots):
+        raise fail(f"--cwd was given {len(cwd)} times: give one for all bots or one per bot ({bots})")
     for d in cwd or []:
         if not d.is_dir():
             raise fail(f"--cwd {d}: no such directory")
-    extra_env = parse_env(env)
-    check_sandbox(sandbox, max_processes)
-    try:
-        tc = TimeControl(startup=startup_time, move=move_time, bank=bank, increment=increment)
-    except ValueError as exc:
-        raise fail(str(exc)) from None
-    if max_faults < 1:
-        raise fail("--max-faults must be at least 1")
-    if not 256 <= max_line <= MAX_LINE:
-        raise fail(f"--max-line must be from 256 to {MAX_LINE} bytes, not {max_line}")
-    for option_name, field_name, value in (("--memory-mb", "memory_mb", memory_mb), ("--cpu-seconds", "cpu_seconds", cpu_seconds)):
-        try:
-            Confinement(**{field_name: value})  # type: ignore[arg-type]  # one int field at a time
-        except ValueError as exc:
-            raise fail(str(exc).replace(field_name, option_name, 1)) from None
-    seed_value = seed_option(seed)
+    return [(cwd[i] if len(cwd) > 1 else cwd[0]).resolve() if cwd else None for i in range(bots)]
 
+
+def entrants_of(bots: list[str], names: list[str] | None, cwds: list[Path | None], env: dict[str, str], sandbox: bool) -> list[BotJob]:
+    """The bots of the match: each command resolved, each with a name of its own."""
     entrants = []
     taken: set[str] = set()
     for i, command in enumerate(bots):
-        bot_cwd = (cwd[i] if len(cwd) > 1 else cwd[0]).resolve() if cwd else None
         try:
-            argv = resolve_command(command, bot_cwd)
+            argv = resolve_command(command, cwds[i])
         except BotError as exc:
             raise fail(str(exc)) from None
-        display = name[i] if name else distinct_name(command, taken)
+        display = names[i] if names else distinct_name(command, taken)
         if display in taken:
             raise fail(f"two bots are named {display!r}; give distinct --name values")
         taken.add(display)
-        confinement = Confinement(memory_mb=memory_mb, cpu_seconds=cpu_seconds, cwd=bot_cwd, env=extra_env or None,
-                                  sandbox=sandbox, processes=max_processes)
-        entrants.append(Bot(display, argv, confinement))
+        entrants.append(BotJob(name=display, argv=argv, cwd=None if cwds[i] is None else str(cwds[i]), env=env, sandbox=sandbox))
+    return entrants
 
+
+def log_path_of(log: Path | None, overwrite: bool, json_path: Path | None, v: Variant, seed: int, deals_file: Path | None, *,
+                kind: str = "match", hint: str = " (without --log every match gets a log of its own)") -> Path:
+    """Where the match log goes: ``--log`` (an existing one only with ``--overwrite``), or a
+    fresh name under ``referee-logs/`` (``<kind>-<game>-<seed>.jsonl``), claimed now."""
     for option_name, path in (("--log", log), ("--json", json_path)):
         if path is not None and path.is_dir():
             raise fail(f"{option_name} {path} is a folder; give a file name")
     if log is None:
-        log_path = claim(Path("referee-logs") / f"match-{v.id}-{seed_name(seed_value) if deals_file is None else deals_file.stem}.jsonl")
-    elif log.exists() and not overwrite:
-        raise fail(f"--log {log} exists; add --overwrite to replace it (without --log every match gets a log of its own)")
-    else:
-        log_path = log
-    stderr_dir = stderr_dir_of(log_path)
-    spec = MatchSpec(v, entrants, players, opts, deals=deals, games=games, seed=seed_value, deal_file=deal_list,
-                     deal_file_name=str(deals_file) if deals_file else None, deal_file_sha256=file_sha256(deals_file) if deals_file else None,
-                     tc=tc, max_faults=max_faults,
-                     max_line=max_line, log_path=log_path, stderr_dir=stderr_dir, confidence=confidence, sprt=test)
-    n_orient = len(orientations(v, players, opts, len(bots)))
-    total = (deals or 0) * (games or 1) * n_orient if not v.to_target else (games or 1) * n_orient
+        return claim(Path("referee-logs") / f"{kind}-{v.id}-{seed_name(seed) if deals_file is None else deals_file.stem}.jsonl")
+    if log.exists() and not overwrite:
+        raise fail(f"--log {log} exists; add --overwrite to replace it{hint}")
+    return log
+
+
+def play_watched(spec: MatchSpec, *, quiet: bool, live: bool | None, sandbox: bool, claimed: Path | None) -> tuple[MatchResult, BaseException | None]:
+    """Play the match with a progress bar and the running score on a terminal; its result, and
+    what stopped it (Ctrl-C, SIGTERM, SIGHUP) if it was stopped: then the result is its
+    finished pairs'.  ``claimed``: the log, when its name was claimed for this match (dropped
+    if the match never began)."""
+    n_orient = len(orientations(spec.variant, spec.players, spec.options, len(spec.bots)))
+    total = (spec.deals or 0) * (spec.games or 1) * n_orient if not spec.variant.to_target else (spec.games or 1) * n_orient
     bar = progress_bar(total, quiet)
     task = None
 
@@ -322,23 +420,21 @@ def match(
 
     show_live = live if live is not None else err.is_terminal and not quiet
 
-    def on_board(now) -> None:
+    def on_board(now: MatchResult) -> None:
         if show_live:
             say(err, score_line(now))
 
-    stopped: BaseException | None = None
     try:
         if bar is not None:
             with bar:
                 task = bar.add_task("starting bots", total=total)
-                result = trio.run(run_match, spec, progress, on_board)
-        else:
-            result = trio.run(run_match, spec, progress, on_board)
+                return trio.run(run_match, spec, progress, on_board), None
+        return trio.run(run_match, spec, progress, on_board), None
     except BotStartError as exc:
         raise fail(f"a bot could not be started: {exc}" + (f"\n{SANDBOX_HINT}" if sandbox else ""), X.BOT_START) from None
     except (BadDeal, LogError) as exc:
-        if log is None:
-            _drop_if_empty(log_path)  # the name was claimed for this match, which never began
+        if claimed is not None:
+            _drop_if_empty(claimed)  # the name was claimed for this match, which never began
         raise fail(str(exc)) from None
     except BaseException as exc:
         if not interrupted(exc):
@@ -347,23 +443,20 @@ def match(
         stopped = first_of(exc, Terminated)
         partial = getattr(stopped, "result", None)
         if not isinstance(partial, MatchResult):
-            err.print(f"interrupted; the log so far is in {log_path}", markup=False, highlight=False)
+            err.print(f"interrupted; the log so far is in {spec.log_path}", markup=False, highlight=False)
             raise typer.Exit(X.INTERRUPTED) from None
-        result = partial
-    with result, held_signals():  # a second Ctrl-C does not cut the result short
-        summary = result.summary()
-        if json_path is not None:
-            try:
-                write_json_whole(json_path, result)
-            except OSError as exc:
-                raise fail(f"cannot write {json_path}: {exc.strerror or exc}") from None
-        print_result(result, summary, quiet=quiet, full=full, seed=seed_value if deals_file is None else None, log_path=log_path,
-                     json_path=json_path)
-    if stopped is not None:
-        pairs = result.tally.count
-        say(err, f"interrupted after {pairs} pair{'' if pairs == 1 else 's'} ({stopped}); the log so far is in {log_path}"
-                 + (f", the result in {json_path}" if json_path else ""))
-        raise typer.Exit(X.INTERRUPTED)
+        return partial, stopped
+
+
+def show_result(result: MatchResult, *, quiet: bool, full: bool, json_path: Path | None, seed: int | None, log_path: Path) -> None:
+    """Write ``--json`` and print the result (:func:`print_result`)."""
+    summary = result.summary()
+    if json_path is not None:
+        try:
+            write_json_whole(json_path, result)
+        except OSError as exc:
+            raise fail(f"cannot write {json_path}: {exc.strerror or exc}") from None
+    print_result(result, summary, quiet=quiet, full=full, seed=seed, log_path=log_path, json_path=json_path)
 
 
 @app.command(epilog="Example: referee play sample_bots/greedy_bot.py --variant draw --seat 1\n\n" + EPILOG)
@@ -394,30 +487,13 @@ def play(
     play every seating of the same deals; the match is logged (and verifies) as any match.
     """
     from referee.clock import MAX_SECONDS
-    from referee.errors import BotStartError
-    from referee.match import MatchSpec, orientations
-    from referee.play.run import Abandoned, play_match
     from referee.play.seat import Person
-    from referee.results import MatchResult
-    from referee.signals import Terminated
-    from referee.table import Bot
+    from referee.spec import MatchSpec
 
     if not bots:
         raise fail("give at least one bot to play against")
     v, players, opts, deal_list, deals, games = game_setup(variant_id, players, option, deals_file, deals, games, len(bots) + 1)
-    seatings = orientations(v, players, opts, len(bots) + 1)
-    if not 0 <= seat < players:
-        raise fail(f"--seat {seat}: {v.id} with {players} players has seats 0 to {players - 1}")
-    if deal_limit is not None and deal_limit < 1:
-        raise fail("--deal-limit must be at least 1")
-    if you is None:
-        you = login_name()
-    if not 0 < len(you) <= MAX_NAME or not you.isprintable() or not you.strip():
-        raise fail(f"--name {you[:MAX_NAME]!r}: a name is 1 to {MAX_NAME} printable characters, not all spaces")
-    if not 0 < grace <= MAX_SECONDS:
-        raise fail(f"--grace must be more than 0 and at most {MAX_SECONDS} seconds (a day)")
-    if clock is not None and not 0 < clock <= MAX_SECONDS:
-        raise fail(f"--clock must be more than 0 and at most {MAX_SECONDS} seconds (a day)")
+    you = player_checks(v, players, seat, deal_limit, login_name() if you is None else you, grace, clock)
     check_sandbox(sandbox, DEFAULT_PROCESSES)
     try:
         tc = TimeControl(startup=startup_time, move=move_time)
@@ -425,7 +501,46 @@ def play(
         raise fail(str(exc)) from None
     yours = TimeControl(startup=startup_time, move=MAX_SECONDS if clock is None else clock)
     seed_value = seed_option(seed)
-    me = seatings[0][seat]  # the bot index the first seating puts in your seat
+    me = orientations(v, players, opts, len(bots) + 1)[0][seat]  # the bot index the first seating puts in your seat
+    entrants = opponents(bots, you, sandbox)
+    person_bot = Bot(you, [], tc=yours)
+    entrants.insert(me, person_bot)
+    log_path = log_path_of(log, overwrite, None, v, seed_value, deals_file, kind="play", hint="")
+    spec = MatchSpec(v, entrants, players, opts, deals=deals, games=games, seed=seed_value, deal_file=deal_list,
+                     deal_file_name=str(deals_file) if deals_file else None, deal_file_sha256=file_sha256(deals_file) if deals_file else None,
+                     tc=tc, log_path=log_path, stderr_dir=stderr_dir_of(log_path), deal_limit=deal_limit)
+    person = Person(you, me, clocked=clock is not None)
+    result, stopped = play_in_browser(spec, person, person_bot, grace=grace, no_open=no_open, sandbox=sandbox,
+                                      claimed=None if log else log_path)
+    with result, held_signals():
+        print_result(result, result.summary(), quiet=False, full=False, seed=seed_value if deals_file is None else None, log_path=log_path,
+                     json_path=None)
+    if stopped is not None:
+        say(err, f"interrupted ({stopped}); the log so far is in {log_path}")
+        raise typer.Exit(X.INTERRUPTED)
+
+
+def player_checks(v: Variant, players: int, seat: int, deal_limit: int | None, you: str, grace: float, clock: float | None) -> str:
+    """``referee play``'s own options, checked: the person's seat and name, the deal limit, the
+    grace period and the person's clock; the person's name."""
+    from referee.clock import MAX_SECONDS
+
+    if not 0 <= seat < players:
+        raise fail(f"--seat {seat}: {v.id} with {players} players has seats 0 to {players - 1}")
+    if deal_limit is not None and deal_limit < 1:
+        raise fail("--deal-limit must be at least 1")
+    if not 0 < len(you) <= MAX_NAME or not you.isprintable() or not you.strip():
+        raise fail(f"--name {you[:MAX_NAME]!r}: a name is 1 to {MAX_NAME} printable characters, not all spaces")
+    if not 0 < grace <= MAX_SECONDS:
+        raise fail(f"--grace must be more than 0 and at most {MAX_SECONDS} seconds (a day)")
+    if clock is not None and not 0 < clock <= MAX_SECONDS:
+        raise fail(f"--clock must be more than 0 and at most {MAX_SECONDS} seconds (a day)")
+    return you
+
+
+def opponents(bots: list[str], you: str, sandbox: bool) -> list[Bot]:
+    """The bots the person plays against: each command resolved, each with a name of its own."""
+
     taken = {you}
     entrants = []
     for command in bots:
@@ -436,52 +551,39 @@ def play(
         display = distinct_name(command, taken)
         taken.add(display)
         entrants.append(Bot(display, argv, Confinement(sandbox=sandbox, processes=DEFAULT_PROCESSES)))
-    person_bot = Bot(you, [], tc=yours)
-    entrants.insert(me, person_bot)
-    if log is not None and log.is_dir():
-        raise fail(f"--log {log} is a folder; give a file name")
-    if log is None:
-        log_path = claim(Path("referee-logs") / f"play-{v.id}-{seed_name(seed_value) if deals_file is None else deals_file.stem}.jsonl")
-    elif log.exists() and not overwrite:
-        raise fail(f"--log {log} exists; add --overwrite to replace it")
-    else:
-        log_path = log
-    spec = MatchSpec(v, entrants, players, opts, deals=deals, games=games, seed=seed_value, deal_file=deal_list,
-                     deal_file_name=str(deals_file) if deals_file else None, deal_file_sha256=file_sha256(deals_file) if deals_file else None,
-                     tc=tc, log_path=log_path, stderr_dir=stderr_dir_of(log_path), deal_limit=deal_limit)
-    person = Person(you, me, clocked=clock is not None)
+    return entrants
+
+
+def play_in_browser(spec: MatchSpec, person: Person, person_bot: Bot, *, grace: float, no_open: bool, sandbox: bool,
+                    claimed: Path | None) -> tuple[MatchResult, BaseException | None]:
+    """Serve the table and play the match (:func:`referee.play.run.play_match`); its result, and
+    what stopped it, as :func:`play_watched`."""
+    from referee.play.run import Abandoned, play_match
 
     def announce(url: str, opened: bool) -> None:
         where = "; your browser should show it" if opened else ("" if no_open else "; open it in your browser (none could be opened from here)")
         say(err, f"Your table is at {url}{where}.  Ctrl-C ends the match.")
 
-    stopped: BaseException | None = None
     try:
-        result = trio.run(lambda: play_match(spec, person, person_bot, grace=grace, announce=announce, open_browser=not no_open))
+        return trio.run(lambda: play_match(spec, person, person_bot, grace=grace, announce=announce, open_browser=not no_open)), None
     except BaseException as exc:
         if (problem := first_of(exc, BotStartError)) is not None:
             raise fail(f"a bot could not be started: {problem}" + (f"\n{SANDBOX_HINT}" if sandbox else ""), X.BOT_START) from None
         if (problem := first_of(exc, BadDeal) or first_of(exc, LogError)) is not None:
-            if log is None:
-                _drop_if_empty(log_path)
+            if claimed is not None:
+                _drop_if_empty(claimed)
             raise fail(str(problem)) from None
         if (problem := first_of(exc, Abandoned)) is not None:
-            say(err, f"interrupted: {problem}; the log so far is in {log_path}")
+            say(err, f"interrupted: {problem}; the log so far is in {spec.log_path}")
             raise typer.Exit(X.INTERRUPTED) from None
         if not interrupted(exc):
             raise
         stopped = first_of(exc, Terminated)
         partial = getattr(stopped, "result", None)
         if not isinstance(partial, MatchResult):
-            err.print(f"interrupted; the log so far is in {log_path}", markup=False, highlight=False)
+            err.print(f"interrupted; the log so far is in {spec.log_path}", markup=False, highlight=False)
             raise typer.Exit(X.INTERRUPTED) from None
-        result = partial
-    with result, held_signals():
-        print_result(result, result.summary(), quiet=False, full=False, seed=seed_value if deals_file is None else None, log_path=log_path,
-                     json_path=None)
-    if stopped is not None:
-        say(err, f"interrupted ({stopped}); the log so far is in {log_path}")
-        raise typer.Exit(X.INTERRUPTED)
+        return partial, stopped
 
 
 def login_name() -> str:
@@ -496,37 +598,12 @@ def login_name() -> str:
 
 
 def game_setup(variant_id: str, players: int | None, option: list[str] | None, deals_file: Path | None, deals: int | None,
-               games: int | None, bots: int) -> tuple[Any, int, dict[str, Any], list | None, int | None, int | None]:
+               games: int | None, bots: int, test: SprtSpec | None = None) -> tuple[Variant, int, dict[str, Any], list[Deal] | None, int | None, int | None]:
     """The game of a match from the command line (``match``, ``play``), checked: the variant, the
-    seats, the options, the deal file's deals, the deals and games, for ``bots`` bots."""
-    from referee.match import deals_needed, match_length, orientations
-
-    try:
-        v = refereed_variant(variant_id)
-    except RulesError as exc:
-        raise fail(str(exc)) from None
-    if players is None:
-        players = v.default_players if bots <= 2 and v.default_players in v.players else bots
-    try:
-        opts = v.resolve_options(players, parse_options(option))
-    except RulesError as exc:
-        raise fail(str(exc)) from None
-    deal_list = load_deal_file(deals_file, v.shape(players, opts)) if deals_file else None
-    if deal_list is not None and deals is None and games is None and not v.to_target:
-        deals, games = file_length(v, players, opts, len(deal_list))
-    try:
-        deals, games = match_length(v, deals, games)
-    except RulesError as exc:
-        raise fail(str(exc)) from None
-    if deal_list is not None and not v.to_target and len(deal_list) < (deals or 0) * (games or 1):
-        raise fail(f"the deal file holds {len(deal_list)} deals; {deals_needed(deals or 0, games)}")
-    try:
-        v.new_game(players, opts, deals)  # checks the deal count (sport: a multiple of 4)
-    except RulesError as exc:
-        per_game = v.game.default_deals
-        hint = (f"; for {deals} deals, give --games {deals // per_game} ({per_game} deals each)"
-                if deals and per_game and games is None and deals > per_game and deals % per_game == 0 else "")
-        raise fail(f"{exc}{hint}") from None
+    seats, the options, the deal file's deals, the deals and games, for ``bots`` bots (and
+    ``test``, ``--sprt``'s, whose minimum the match's length must reach)."""
+    v, players, opts = game_of(variant_id, players, option, bots)
+    deal_list, deals, games = length_of(v, players, opts, deals, games, deals_file, test)
     try:
         orientations(v, players, opts, bots)
     except RulesError as exc:
@@ -538,8 +615,6 @@ def print_result(result, summary, *, quiet: bool, full: bool, seed: int | None, 
     """A match's result on stdout as ``referee match`` prints it: the verdict alone (``quiet``),
     or the report, the seed that deals the match again (``None``: the deals came from a file)
     and where the log is."""
-    from referee.report import render, verdict_text
-
     try:  # after SIGHUP the terminal may be gone: the --json file and the log have the result
         if quiet:
             out.print(verdict_text(summary), soft_wrap=True)
@@ -658,9 +733,8 @@ SANDBOX_HINT = ("the sandbox may be why: a bot there sees only the system, its o
 
 
 def check_sandbox(wanted: bool, max_processes: int) -> None:
-    """Refuse a sandbox that cannot be had (no bwrap) or a cap below 2, before anything runs."""
-    if max_processes < 2:
-        raise fail("--max-processes must be at least 2 (the sandbox's init counts as one)")
+    """Refuse a sandbox that cannot be had (no bwrap) or a cap out of its bounds, before anything runs."""
+    bounded(max_processes, Processes, "--max-processes")
     if wanted:
         try:
             find_bwrap()
@@ -694,7 +768,8 @@ def check(
     memory_mb: Annotated[Optional[int], typer.Option(help=f"Memory cap of the bot's processes, in MiB: its address space, default none; in the sandbox its memory and its /tmp, default {DEFAULT_MEMORY_MB}.", rich_help_panel=LIMITS_PANEL, show_default=False)] = None,
 ) -> None:
     """Check a bot against the protocol: a few deals of every game against the sample bots, then everything it got wrong, and PASS or FAIL."""
-    from referee.check import CheckOptions, missing_samples, render, run_check, setups
+    from referee.check import CheckOptions, missing_samples, run_check, setups
+    from referee.check import render as render_check
 
     if missing := missing_samples():
         raise fail(f"the check plays against the sample bots, and {', '.join(missing)} is missing")
@@ -706,11 +781,9 @@ def check(
     if deals < 1:
         raise fail("--deals must be at least 1")
     check_sandbox(sandbox, DEFAULT_PROCESSES)
-    try:
-        tc = TimeControl(startup=startup_time, move=move_time)
-        Confinement(memory_mb=memory_mb)
-    except ValueError as exc:
-        raise fail(str(exc).replace("memory_mb", "--memory-mb", 1)) from None
+    tc = bounded({"startup": startup_time, "move": move_time, "bank": None, "increment": 0.0}, ClockJob,
+                 {"startup": "--startup-time", "move": "--move-time"}).time_control()
+    bounded(memory_mb, MemoryMb | None, "--memory-mb")
     if cwd is not None:
         if not cwd.is_dir():
             raise fail(f"--cwd {cwd}: no such directory")
@@ -740,7 +813,7 @@ def check(
             report = checked(run_check, bot, argv, name, opts, progress)
     else:
         report = checked(run_check, bot, argv, name, opts)
-    for line in render(report):
+    for line in render_check(report):
         out.print(line, markup=False, highlight=False, soft_wrap=True)
     if sandbox and not report.passed:
         from dataclasses import replace

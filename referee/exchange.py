@@ -38,10 +38,10 @@ from referee.engine.state import DealState
 from referee.errors import BotExited, LineTooLong
 from referee.lines import BAD, MESSAGE, Line, hear
 from referee.log import MatchLog
-from referee.wire import GameWire
+from referee.sides.base import GameSide
 
 if TYPE_CHECKING:
-    from referee.table import Player
+    from referee.players import Player
     from referee.transport import BotTransport
 
 #: Lines of an unknown message type a bot process may write in one move (from its previous
@@ -251,7 +251,7 @@ def answer(p: Player, at: At, line: Line) -> tuple[m.FromBotMessage | None, F.Fa
     return None, None if too_much is None else new_fault(F.BAD_OUTPUT, p, at, too_much, line)
 
 
-async def turn(terms: Terms, p: Player, at: At, state: DealState, wire: GameWire, turn_id: int) -> F.Fault | None:
+async def turn(terms: Terms, p: Player, at: At, state: DealState, side: GameSide, turn_id: int) -> F.Fault | None:
     """Ask ``at.seat`` (player ``p``) for a play in ``state``, turn ``turn_id`` of its game, and
     make it; a fault if anything goes wrong.  The turn goes out with what waits in the player's
     outbox, in one write."""
@@ -265,7 +265,7 @@ async def turn(terms: Terms, p: Player, at: At, state: DealState, wire: GameWire
     allowance = clock.allowance()
     bank = None if clock.bank is None else clock.bank // 1000
     data = p.outbox
-    data.append(m.encode_line(wire.turn_message(state, allowance // 1000, bank, turn_id)))
+    data.append(m.encode_line(side.turn_message(state, allowance // 1000, bank, turn_id)))
     p.outbox = []
     request = b"".join(data)
     log = terms.log
@@ -331,11 +331,11 @@ async def turn(terms: Terms, p: Player, at: At, state: DealState, wire: GameWire
     if msg.turn is not None and msg.turn is not m.UNSET and msg.turn != turn_id:
         return new_fault(F.OUT_OF_TURN, p, at, f"the play answers turn {msg.turn}, but this is turn {turn_id}", line)
     try:
-        played = state.push(wire.engine_play(state, msg), seat)
+        played = state.push(side.engine_play(state, msg), seat)
     except IllegalPlay as exc:
-        legal = ", ".join(wire.play_text(state, x) for x in state.legal_plays()[:12])
+        legal = ", ".join(side.play_text(state, x) for x in state.legal_plays()[:12])
         return new_fault(F.ILLEGAL, p, at, f"{exc} (legal: {legal})", line)
-    log.write(play_record(seat, msg, elapsed, wire.play_text(state, played)))
+    log.write(play_record(seat, msg, elapsed, side.play_text(state, played)))
     return None
 
 
@@ -360,7 +360,7 @@ _NO_EXTRAS = (m.UNSET,) * len(m.PLAY_EXTRAS) if len(m.PLAY_EXTRAS) > 1 else m.UN
 # -- events and deliveries -------------------------------------------------------------------
 
 
-def queue_events(state: DealState, delivered: int, seating: list[Player], wire: GameWire) -> int:
+def queue_events(state: DealState, delivered: int, seating: list[Player], side: GameSide) -> int:
     """Put ``state``'s events from ``delivered`` on into every seat's outbox; the new count
     delivered."""
     history = state.history
@@ -368,7 +368,7 @@ def queue_events(state: DealState, delivered: int, seating: list[Player], wire: 
         return delivered
     n = len(seating)
     for event in history[delivered:]:
-        for p, line in zip(seating, wire.event_lines(state, event, n)):
+        for p, line in zip(seating, side.event_lines(state, event, n)):
             p.outbox.append(line)
     return len(history)
 

@@ -23,6 +23,7 @@ import msgspec
 from protocol import messages as m
 from referee import faults as F
 from referee import records as R
+from referee.bot import Bot
 from referee.clock import TimeControl
 from referee.engine import TERMINAL, IllegalPlay, variant
 from referee.engine.deal import Deal, parse_deal_lines
@@ -31,13 +32,14 @@ from referee.engine.game import Game, Variant
 from referee.engine.shuffle import SPLITMIX64
 from referee.engine.state import DealState
 from referee.engine.tiles import parse_tile
+from referee.inconsistency import Counts, Incomplete, Inconsistent, stop_text
 from referee.log import special_record
-from referee.match import DealStream, MatchSpec, opening_moves, orientations
+from referee.match import DealStream, opening_moves, orientations
+from referee.players import Entry
 from referee.results import MatchResult
+from referee.sides import side_for
+from referee.spec import MatchSpec
 from referee.stats import SprtSpec, sprt_state
-from referee.table import Bot, Entry
-from referee.verify import Counts, Incomplete, Inconsistent, stop_text
-from referee.wire import wire_for
 
 
 def read_log(path: Path) -> Generator[tuple[int, dict[str, Any]], None, None]:
@@ -78,7 +80,10 @@ class LogWalker:
     stop: dict[str, Any] | None = None  # the ``stop`` record of a match an SPRT ended early
     entries: list[Entry] = field(default_factory=list)
 
-    def walk(self) -> Counts:
+    # One function of 225 lines, complexity 73, on purpose: this is the format-1 verifier as it
+    # verified those logs when they were written (the module's docstring); it is frozen, and a
+    # split would be a rewrite of code whose only job is to stay what it was.
+    def walk(self) -> Counts:  # noqa: C901 - frozen with format 1 (see above)
         games: dict[tuple[int, int], Game] = {}
         staged: dict[tuple[int, int], deque[tuple[int, m.Play]]] = {}  # each game's opening moves not yet made
         opening: list[tuple[int, m.Play]] = []
@@ -191,7 +196,7 @@ class LogWalker:
                         if msg.get("type") == "turn":
                             if rec["seat"] != state.turn:
                                 raise fail(f"a turn was sent to seat {rec['seat']} but seat {state.turn} is to move")
-                            wire = wire_for(state)
+                            wire = side_for(state)
                             want = [_option(msgspec.to_builtins(wire.play_option(state, p))) for p in state.legal_plays()]
                             got = [_option(x) for x in msg["legal"]]
                             if got != want:
@@ -228,7 +233,7 @@ class LogWalker:
                         if not isinstance(sent, m.Play) or _key(sent) != _key(msg):
                             raise fail(f"the play {rec['tile']} {rec['end']} is not what seat {seat} sent ({raw})")
                     try:
-                        state.push(wire_for(state).engine_play(state, msg), seat)
+                        state.push(side_for(state).engine_play(state, msg), seat)
                     except IllegalPlay as exc:
                         raise fail(f"illegal play by seat {seat}: {exc}") from None
                     self.counts.plays += 1
@@ -386,7 +391,7 @@ class LogWalker:
                 want = F.ILLEGAL
                 if state is not None and state.end is None:
                     try:
-                        legal = wire_for(state).engine_play(state, sent) in state.legal_plays()
+                        legal = side_for(state).engine_play(state, sent) in state.legal_plays()
                     except IllegalPlay:
                         legal = False
                     if legal:

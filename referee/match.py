@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections import Counter, deque
 from collections.abc import Callable, Sequence
 from contextlib import suppress
-from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -49,48 +49,13 @@ from referee.errors import BotStartError, LogError
 from referee.faults import Fault
 from referee.lines import Line, hear
 from referee.log import MatchLog
+from referee.players import Entry, Player
 from referee.results import MatchResult
-from referee.seeds import fresh_seed
 from referee.signals import cancel_on_signals
-from referee.stats import SprtSpec, sprt_state
-from referee.table import Bot, Entry, Player, Table, Where
+from referee.spec import MatchSpec
+from referee.stats import sprt_state
+from referee.table import Table, Where
 from referee.transport import BotTransport, Launch, launch_process
-
-
-@dataclass
-class MatchSpec:
-    """Everything a match needs; built by the CLI or a league."""
-
-    variant: Variant
-    bots: list[Bot]
-    players: int
-    options: dict[str, Any]
-    deals: int | None = None  # fixed-deal games: deals per orientation
-    games: int | None = None  # games to a target: games per orientation
-    #: the seed of the deal stream: a fresh secret one unless given
-    seed: int = field(default_factory=fresh_seed)
-    #: how deals come from the seed (:mod:`referee.engine.shuffle`)
-    deals_from: str = BLAKE2B
-    deal_file: list[Deal] | None = None
-    deal_file_name: str | None = None
-    #: the deal file's SHA-256 (hex), written in the header so that verify knows the file
-    deal_file_sha256: str | None = None
-    tc: TimeControl = field(default_factory=TimeControl)
-    max_faults: int = 3
-    max_line: int = 65536
-    log_path: Path | None = None
-    stderr_dir: Path = Path("referee-logs")
-    confidence: float = 0.95  # the level of the intervals and of the winner's significance
-    sprt: SprtSpec | None = None  # stop as soon as this test decides (two bots)
-    #: besides the log, the stderr logs and the deal file: what no sandboxed bot may see
-    hidden: tuple[Path, ...] = ()
-    #: a game still going after this many played deals ends drawn (``referee check`` keeps its
-    #: games short); ``None``: the engine's own limit (games to a target) or none
-    deal_limit: int | None = None
-    #: a staged opening: ``(seat, play)`` moves the referee makes itself at the start of every
-    #: game, in every orientation, before any bot is asked (``referee check`` stages a position
-    #: where a bot must make a given decision; see :mod:`referee.staging`)
-    opening: list[tuple[int, m.Play]] = field(default_factory=list)
 
 
 class Observer:
@@ -261,40 +226,10 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
     if not v.to_target and spec.deal_file is not None and len(spec.deal_file) < (spec.deals or 0) * (spec.games or 1):
         raise BadDeal(f"the deal file holds {len(spec.deal_file)} deals; {deals_needed(spec.deals or 0, spec.games)}")
     origin = trio.current_time()
-    if observer is None:
-        log = MatchLog(spec.log_path if sink is None else None, sink=sink)
-    else:
-        log = MatchLog(spec.log_path if sink is None else None, on_record=observer.record, on_out=observer.out, sink=sink)
-    log.write(header(spec, seatings))
-    try:
-        spec.stderr_dir.mkdir(parents=True, exist_ok=True)
-        for stale in spec.stderr_dir.glob("*.stderr.log"):  # a rerun of the same log name starts afresh
-            stale.unlink()
-    except OSError as exc:
-        log.close()
-        raise LogError(f"cannot write the bots' stderr files in {spec.stderr_dir}: {exc.strerror or exc}") from None
+    log = _open_log(spec, seatings, observer, sink)
 
-    def new_game() -> Game:
-        game = v.new_game(spec.players, spec.options, spec.deals)
-        game.keep_records = False  # memory flat in the number of deals (bench.memory)
-        if spec.deal_limit is not None:
-            game.deal_limit = spec.deal_limit
-        return game
-
-    def board_done() -> bool:
-        """After every finished board: run the SPRT, if any; True when it has decided."""
-        state = None
-        if spec.sprt is not None:
-            state = result.sprt = sprt_state(spec.sprt, result.tally)
-            log.write(R.Sprt(state.pairs, state.llr, state.lower, state.upper, state.decision))
-        if on_board is not None:
-            on_board(result)
-        if state is None or state.decision is None:
-            return False
-        result.stopped_by = "sprt"
-        log.write(R.Stop("sprt", state.decision, state.pairs, state.llr))
-        return True
-
+    new_game = partial(_new_game, spec)
+    board_done = partial(_board_done, spec, result, log, on_board)
     failure: Exception | None = None
     # Ctrl-C, SIGTERM and SIGHUP cancel the match; the cleanup below runs to its end (Terminated
     # after, carrying the result so far).
@@ -307,52 +242,9 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
         try:
             await table.open()
             if not v.to_target:
-                per_game = spec.deals or 0
-                # Game g takes stream deals g * per_game … in every orientation, deal by deal.
-                for g in range(spec.games or 1):
-                    games = [new_game() for _ in seatings]
-                    staged = [deque(spec.opening) for _ in seatings]
-                    for o, seating in enumerate(seatings):
-                        log.write(R.Game(g, o, list(seating)))
-                    for k in range(per_game):
-                        if games[0].outcome() is not None:  # a deal limit (every orientation has played as many)
-                            break
-                        index = g * per_game + k
-                        for o in range(len(seatings)):
-                            rec = await table.play_deal(games[o], seated(o), index, stream[index], Where(g, o), staged=staged[o])
-                            assert rec is not None  # sport never redeals
-                            result.add_deal(rec, games[o], o, g, index)
-                            if progress:
-                                progress(f"deal {k + 1}/{per_game}" if spec.games is None else
-                                         f"game {g + 1}/{spec.games}, deal {k + 1}/{per_game}", 1)
-                        if board_done():
-                            break
-                    # A sport game the SPRT stopped early has no outcome: its deals are the result.
-                    if result.stopped_by is not None:
-                        break
-                    for o, game in enumerate(games):
-                        outcome = game.outcome()
-                        assert outcome is not None
-                        table.end_game(outcome, seated(o), Where(g, o))
-                        result.add_game(outcome, game, o, g, game.played)
+                await _play_fixed_deals(spec, table, log, seatings, seated, new_game, stream, result, progress, board_done)
             else:
-                cursor = 0
-                for g in range(spec.games or 1):
-
-                    def dealt(rec: DealRecord, game: Game, o: int, index: int, g: int = g) -> None:
-                        result.add_deal(rec, game, o, g, index)
-                        if progress:
-                            progress(f"game {g + 1}/{spec.games or 1}, deal {rec.number + 1}", 0)
-
-                    def ended(outcome: GameOutcome, game: Game, o: int, g: int = g) -> None:
-                        result.add_game(outcome, game, o, g, game.played)
-                        if progress:
-                            progress(f"game {g + 1}/{spec.games or 1}", 1)
-
-                    cursor = await play_board(table, log, seatings, seated, new_game, stream.__getitem__, g, cursor,
-                                              on_deal=dealt, on_game=ended, opening=spec.opening)
-                    if board_done():
-                        break
+                await _play_whole_games(spec, table, log, seatings, seated, new_game, stream, result, progress, board_done)
         except (BotStartError, BadDeal, LogError) as exc:
             # Raised outside the nursery below, so callers see the error itself rather than an
             # exception group.
@@ -380,6 +272,111 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
         result.close()
         raise failure
     return result
+
+
+def _new_game(spec: MatchSpec) -> Game:
+    """A game of the match, as every orientation starts one."""
+    game = spec.variant.new_game(spec.players, spec.options, spec.deals)
+    game.keep_records = False  # memory flat in the number of deals (bench.memory)
+    if spec.deal_limit is not None:
+        game.deal_limit = spec.deal_limit
+    return game
+
+
+def _board_done(spec: MatchSpec, result: MatchResult, log: MatchLog, on_board: Callable[[MatchResult], None] | None) -> bool:
+    """After every finished board: run the SPRT, if any; True when it has decided."""
+    state = None
+    if spec.sprt is not None:
+        state = result.sprt = sprt_state(spec.sprt, result.tally)
+        log.write(R.Sprt(state.pairs, state.llr, state.lower, state.upper, state.decision))
+    if on_board is not None:
+        on_board(result)
+    if state is None or state.decision is None:
+        return False
+    result.stopped_by = "sprt"
+    log.write(R.Stop("sprt", state.decision, state.pairs, state.llr))
+    return True
+
+
+def _open_log(spec: MatchSpec, seatings: list[tuple[int, ...]], observer: Observer | None, sink: Callable[[bytes], None] | None) -> MatchLog:
+    """The match's log, its header written, and the bots' stderr folder made (emptied of a
+    rerun's files).
+
+    Raises:
+        LogError: the log or the folder could not be written.
+    """
+    if observer is None:
+        log = MatchLog(spec.log_path if sink is None else None, sink=sink)
+    else:
+        log = MatchLog(spec.log_path if sink is None else None, on_record=observer.record, on_out=observer.out, sink=sink)
+    log.write(header(spec, seatings))
+    try:
+        spec.stderr_dir.mkdir(parents=True, exist_ok=True)
+        for stale in spec.stderr_dir.glob("*.stderr.log"):  # a rerun of the same log name starts afresh
+            stale.unlink()
+    except OSError as exc:
+        log.close()
+        raise LogError(f"cannot write the bots' stderr files in {spec.stderr_dir}: {exc.strerror or exc}") from None
+    return log
+
+
+async def _play_fixed_deals(spec: MatchSpec, table: Table, log: MatchLog, seatings: list[tuple[int, ...]],
+                            seated: Callable[[int], list[Player]], new_game: Callable[[], Game], stream: DealStream,
+                            result: MatchResult, progress: Callable[[str, int], None] | None, board_done: Callable[[], bool]) -> None:
+    """Games of a fixed number of deals: deal ``k`` in every orientation, then deal ``k+1``; the
+    board is the deal."""
+    per_game = spec.deals or 0
+    # Game g takes stream deals g * per_game … in every orientation, deal by deal.
+    for g in range(spec.games or 1):
+        games = [new_game() for _ in seatings]
+        staged = [deque(spec.opening) for _ in seatings]
+        for o, seating in enumerate(seatings):
+            log.write(R.Game(g, o, list(seating)))
+        for k in range(per_game):
+            if games[0].outcome() is not None:  # a deal limit (every orientation has played as many)
+                break
+            index = g * per_game + k
+            for o in range(len(seatings)):
+                rec = await table.play_deal(games[o], seated(o), index, stream[index], Where(g, o), staged=staged[o])
+                assert rec is not None  # sport never redeals
+                result.add_deal(rec, games[o], o, g, index)
+                if progress:
+                    progress(f"deal {k + 1}/{per_game}" if spec.games is None else
+                             f"game {g + 1}/{spec.games}, deal {k + 1}/{per_game}", 1)
+            if board_done():
+                break
+        # A sport game the SPRT stopped early has no outcome: its deals are the result.
+        if result.stopped_by is not None:
+            break
+        for o, game in enumerate(games):
+            outcome = game.outcome()
+            assert outcome is not None
+            table.end_game(outcome, seated(o), Where(g, o))
+            result.add_game(outcome, game, o, g, game.played)
+
+
+async def _play_whole_games(spec: MatchSpec, table: Table, log: MatchLog, seatings: list[tuple[int, ...]],
+                            seated: Callable[[int], list[Player]], new_game: Callable[[], Game], stream: DealStream,
+                            result: MatchResult, progress: Callable[[str, int], None] | None, board_done: Callable[[], bool]) -> None:
+    """Games to a target: game ``g`` in every orientation from the same point of the deal stream;
+    the board is the game."""
+    cursor = 0
+    for g in range(spec.games or 1):
+
+        def dealt(rec: DealRecord, game: Game, o: int, index: int, g: int = g) -> None:
+            result.add_deal(rec, game, o, g, index)
+            if progress:
+                progress(f"game {g + 1}/{spec.games or 1}, deal {rec.number + 1}", 0)
+
+        def ended(outcome: GameOutcome, game: Game, o: int, g: int = g) -> None:
+            result.add_game(outcome, game, o, g, game.played)
+            if progress:
+                progress(f"game {g + 1}/{spec.games or 1}", 1)
+
+        cursor = await play_board(table, log, seatings, seated, new_game, stream.__getitem__, g, cursor,
+                                  on_deal=dealt, on_game=ended, opening=spec.opening)
+        if board_done():
+            break
 
 
 async def play_board(table: Table, log: MatchLog, seatings: list[tuple[int, ...]],

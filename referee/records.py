@@ -36,8 +36,8 @@ import msgspec
 from msgspec import Meta, Struct
 
 from protocol import messages as m
-from referee.results import MatchSummary
 from referee.stats import SprtSpec
+from referee.summary import MatchSummary
 
 #: The newest log format, the one :class:`referee.log.MatchLog` writes.
 FORMAT: Final = 2

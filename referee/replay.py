@@ -21,18 +21,13 @@ from rich.cells import cell_len
 from protocol import messages as m
 from referee import records as R
 from referee.engine import IllegalPlay, variant
-from referee.engine.cross import CrossDeal, arms
 from referee.engine.deal import Deal
 from referee.engine.errors import RulesError
 from referee.engine.game import Game, Variant
-from referee.engine.kolbasa import KolbasaDeal
-from referee.engine.layout import DOWN, LEFT, RIGHT, UP
-from referee.engine.line import END_NAMES, Declared, Drew, Event, Passed, Placed, Scored, line_of
+from referee.engine.line import Event
 from referee.engine.state import DealState
-from referee.engine.tiles import IS_DOUBLE, parse_tile, tile_text
-from referee.engine.trains import TrainDeal
-from referee.replay_kolbasa import event_lines as kolbasa_event_lines
-from referee.wire import wire_for
+from referee.engine.tiles import parse_tile, tile_text
+from referee.sides import side_for
 
 
 class Broken(ValueError):
@@ -171,7 +166,7 @@ class Replayer:
             raise self.fail("a play outside a deal")
         msg = m.Play(rec.tile, rec.end, **{k: v for k in m.PLAY_EXTRAS if (v := getattr(rec, k)) not in (None, False)})
         try:
-            state.push(wire_for(state).engine_play(state, msg), rec.seat)
+            state.push(side_for(state).engine_play(state, msg), rec.seat)
         except IllegalPlay as exc:
             raise self.fail(f"illegal play by seat {rec.seat}: {exc}") from None
         self.on_play(rec, state)
@@ -224,10 +219,6 @@ class Replayer:
     def on_result(self, rec: R.Result) -> None: ...
 
 
-DECLARED_TEXT = {"hundred": "declares a hundred, leading 6-6", "write_off": "writes off the fish",
-                 "decline": "declines to write off the fish"}
-
-
 def special_text(sp: R.SpecialRecord, names: list[str], seating: list[int], players: int) -> str:
     """A sea_kozel special state for people: "for a hundred: pair A", "eggs (24 waiting), deal 2 of 3"."""
     side = sp.side
@@ -241,69 +232,6 @@ def special_text(sp: R.SpecialRecord, names: list[str], seating: list[int], play
     if sp.kind == "write_off":
         return f"{whose} is writing off its fish, deal {sp.deal} of {sp.of}"
     return f"eggs ({sp.total} waiting), deal {sp.deal} of {sp.of}"
-
-
-def layout_text(state: DealState, upto: int) -> str:
-    """The layout after the first ``upto`` events, as one line for people.
-
-    A line: its tiles left to right.  A cross: the line left to right with the lead in braces,
-    and once the cross has opened a second line with the ``up`` and ``down`` arms outward; a
-    closed double is shown ``[5#5]``.
-    """
-    history = state.history[:upto]
-    if not isinstance(state, CrossDeal):
-        return "".join(f"[{a}|{b}]" for a, b in line_of(history))
-    a = arms(history)
-
-    def tile(near: int, far: int, closed: bool, outward: bool = True) -> str:
-        x, y = (near, far) if outward else (far, near)
-        return f"[{x}{'#' if closed else '|'}{y}]"
-
-    lead = a.get(None)
-    if not lead:
-        return ""
-    lo, hi, _ = lead[0]
-    line = ("".join(tile(n, f, c, outward=False) for n, f, c in reversed(a.get(LEFT, [])))
-            + f"{{{lo}|{hi}}}" + "".join(tile(n, f, c) for n, f, c in a.get(RIGHT, [])))
-    if a.get(UP) or a.get(DOWN) or state.layout.opened:
-        line += "\n      " + "   ".join(f"{name}: " + ("".join(tile(n, f, c) for n, f, c in a.get(e, [])) or "-")
-                                       for e, name in ((UP, "up"), (DOWN, "down")))
-    return line
-
-
-def trains_at(state: TrainDeal, upto: int) -> tuple[list[int], int, int, bool]:
-    """After the first ``upto`` events: the tiles on each train, the markers (a bitmask of
-    seats), the train with an uncovered double (or -1) and whether that double hangs (its
-    player passed, MT-8)."""
-    laid = [0] * (state.n + 1)
-    markers = 0
-    open_train = -1
-    hangs = False
-    for e in state.history[:upto]:
-        if type(e) is Passed:
-            markers |= 1 << e.seat
-            hangs = open_train >= 0
-        elif type(e) is Placed and e.end is not None:
-            laid[e.end] += 1
-            if e.end == e.seat:
-                markers &= ~(1 << e.seat)
-            open_train = e.end if IS_DOUBLE[e.tile] else -1
-            hangs = False
-    return laid, markers, open_train, hangs
-
-
-def trains_text(state: TrainDeal, upto: int, trains: list[int] | None = None) -> list[str]:
-    """mexican_train's trains after the first ``upto`` events, one line each (``trains``: only
-    those), tiles outward from the station: ``seat1    [5|6][6|6]  marker, open double``."""
-    laid, markers, open_train, hangs = trains_at(state, upto)
-    lines = []
-    for t in range(state.n + 1) if trains is None else trains:
-        tiles = "".join(f"[{near}|{far}]" for near, far in state.layout.tiles[t][:laid[t]]) or "-"
-        notes = (["marker"] if markers >> t & 1 else []) + ([f"{'hanging' if hangs else 'open'} double"] if t == open_train else [])
-        lines.append(f"{state.train_name(t):<8} {tiles}" + (f"  ({', '.join(notes)})" if notes else ""))
-    return lines
-
-
 
 
 #: Where a replay line may break: at a space, or between two tiles of a line of play
@@ -369,8 +297,8 @@ class TextReplay(Replayer):
         out.append("")
         out.append(f"== game {rec.game + 1}, orientation {rec.orientation}, deal {rec.deal + 1} (stream {rec.stream})"
                    + (f" — void: {rec.void}, redealt" if rec.void else ""))
-        if isinstance(state, KolbasaDeal):
-            out.append("   the rows, left to right (the rightmost is turned up first):")
+        if state is not None:
+            out.extend(side_for(state).replay_deal(state))
         for s, hand in enumerate(rec.hands):
             out.append(f"   {self.seat_text(s):<24} " + " ".join(tile_text(parse_tile(t)) for t in hand))
         if rec.undealt:
@@ -387,37 +315,9 @@ class TextReplay(Replayer):
         # The events of the deal so far, this one included: counted, because equal events (a
         # seat's second knock) would make history.index() find the first.
         self.events += 1
-        upto = self.events
-        out = self.out
-        who = self.seat_text
         # what the play took, or that the referee made it (a staged opening)
         ms = "" if play is None else " (staged)" if play.staged else f"  {play.ms:.1f} ms" if play.ms is not None else ""
-        if isinstance(state, KolbasaDeal):
-            out.extend(kolbasa_event_lines(e, who, state, ms))
-        elif type(e) is Placed and isinstance(state, TrainDeal):
-            if e.end is None:
-                out.append(f"   station {tile_text(e.tile)}; {who(e.seat)} starts")
-                return
-            out.append(f"   {who(e.seat)} plays {tile_text(e.tile)} on {state.train_name(e.end)}{ms}")
-            out.append(f"      {trains_text(state, upto, [e.end])[0]}")
-        elif type(e) is Passed and isinstance(state, TrainDeal):
-            _, _, open_train, _ = trains_at(state, upto)
-            hangs = f"; the double on {state.train_name(open_train)} hangs" if open_train >= 0 else ""
-            out.append(f"   {who(e.seat)} knocks: a marker goes on {state.train_name(e.seat)}{hangs}")
-        elif type(e) is Placed:
-            where = "leads" if e.end is None else f"plays on the {END_NAMES[e.end]}"
-            forced = " (forced)" if e.forced else ""
-            closed = " closed" if e.closed else ""
-            out.append(f"   {who(e.seat)} {where} {tile_text(e.tile)}{closed}{forced}{ms}")
-            out.append(f"      {layout_text(state, upto)}")
-        elif type(e) is Scored:
-            out.append(f"      the ends add up to {e.count}: {who(e.seat)} writes {e.points}")
-        elif type(e) is Declared:
-            out.append(f"   {who(e.seat)} {DECLARED_TEXT[e.what]}")
-        elif type(e) is Drew:
-            out.append(f"   {who(e.seat)} draws {e.count}: " + " ".join(tile_text(t) for t in e.tiles))
-        elif type(e) is Passed:
-            out.append(f"   {who(e.seat)} knocks")
+        self.out.extend(side_for(state).replay_event(e, state, self.events, self.seat_text, ms))
 
     def on_play(self, rec: R.Play, state: DealState) -> None:
         if self.selected and rec.stop:
@@ -431,9 +331,7 @@ class TextReplay(Replayer):
         if not self.selected:
             return
         out = self.out
-        if isinstance(state, TrainDeal):
-            out.append("   the trains:")
-            out.extend(f"      {line}" for line in trains_text(state, len(state.history)))
+        out.extend(side_for(state).replay_deal_end(state))
         how = {"domino": "goes out", "fish": "is the fisherman", "fault": "faulted"}.get(rec.reason, rec.reason)
         rule = f" (rule: {rec.rule})" if rec.rule else ""
         out.append(f"   -- {rec.reason}: {self.seat_text(rec.seat) if rec.seat is not None else 'nobody'} {how}{rule}")

@@ -4,7 +4,7 @@ every bot gets, sandboxed or not.
 It owns the bwrap command line (the namespaces, the filesystem a bot sees, what is hidden from
 it, the caps on processes and on memory kept outside a process's address space), the
 unprivileged uid a sandboxed bot runs as when the referee is root, and the clean environment.
-It spawns nothing: :mod:`referee.process` runs the :class:`Spawn` it returns.  What a bot may
+It spawns nothing: :mod:`referee.spawn` runs the :class:`Spawn` it returns.  What a bot may
 expect is written down in PROTOCOL.md ("The bot's process").
 
 Two ways of running, told apart by the referee's own uid:
@@ -445,7 +445,7 @@ def sandboxed(
     """The :class:`Spawn` that runs ``argv`` in the sandbox.
 
     Args:
-      argv: the bot's command (absolute program, as from :func:`referee.process.resolve_command`).
+      argv: the bot's command (absolute program, as from :func:`referee.spawn.resolve_command`).
       cwd: the bot's working directory as the organiser gave it, or None: the directory of its
         first own file (see :func:`bot_files`), else the folder its relative class path is
         taken from, else the first folder its command line names.  It is shown read-only.
@@ -555,22 +555,7 @@ def _layout(own: list[Path], named: list[Path], hidden: list[Path]) -> list[str]
     seen as its nearest ruled ancestor says), except that ``named`` paths never show what
     ``hidden`` hides, on the path itself or above it; on one path, ``own`` beats ``hidden``.
     """
-    rules: dict[Path, str] = {}
-    links: dict[Path, str] = {}
-    for paths, rule in ((hidden, _HIDE), (own, _SHOW)):
-        for p in paths:
-            real, met = _walk(Path(p))
-            rules[real] = rule
-            if rule == _SHOW:
-                links.update(met)
-    for p in named:
-        # What a command line names is shown unless it is hidden, or lies in a hidden folder
-        # (another bot's) more closely than in a folder of the bot's own.
-        real, met = _walk(Path(p))
-        ruled = next((rules[a] for a in (real, *real.parents) if a in rules), None)
-        if ruled != _HIDE:
-            rules.setdefault(real, _SHOW)
-            links.update(met)
+    rules, links = _rules(own, named, hidden)
     state: dict[Path, str] = {Path("/tmp"): _PRIVATE, **dict.fromkeys(_system_dirs(), _SHOW)}
     args: list[str] = []
     masks: list[Path] = []
@@ -614,6 +599,28 @@ def _layout(own: list[Path], named: list[Path], hidden: list[Path]) -> list[str]
     for m in masks:
         args.extend(["--remount-ro", str(m)])
     return args
+
+
+def _rules(own: list[Path], named: list[Path], hidden: list[Path]) -> tuple[dict[Path, str], dict[Path, str]]:
+    """What :func:`_layout` does with each real path (shown or hidden), and the links met on the
+    way to the shown ones (where each points)."""
+    rules: dict[Path, str] = {}
+    links: dict[Path, str] = {}
+    for paths, rule in ((hidden, _HIDE), (own, _SHOW)):
+        for p in paths:
+            real, met = _walk(Path(p))
+            rules[real] = rule
+            if rule == _SHOW:
+                links.update(met)
+    for p in named:
+        # What a command line names is shown unless it is hidden, or lies in a hidden folder
+        # (another bot's) more closely than in a folder of the bot's own.
+        real, met = _walk(Path(p))
+        ruled = next((rules[a] for a in (real, *real.parents) if a in rules), None)
+        if ruled != _HIDE:
+            rules.setdefault(real, _SHOW)
+            links.update(met)
+    return rules, links
 
 
 def _check_readable(paths: list[Path]) -> None:

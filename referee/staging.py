@@ -11,8 +11,9 @@ before any bot is asked, so whichever bot holds that seat gets the decision.  Th
 written into the log's header and each staged move into the log as a ``play`` with
 ``"staged": true``, so a staged game replays and verifies like any other.
 
-Pure: the engine and the wire's encoding of moves, no I/O; the same arguments give the same
-opening.
+Which decisions a game stages, and how a position that offers one is recognised, is its side's
+(:attr:`referee.sides.base.GameSide.stages`).  Pure: the engine and the sides' encoding of moves,
+no I/O; the same arguments give the same opening.
 """
 
 from __future__ import annotations
@@ -25,10 +26,8 @@ from protocol import messages as m
 from referee.engine import TERMINAL
 from referee.engine.deal import Deal
 from referee.engine.game import Variant
-from referee.engine.line import Placed
-from referee.engine.state import DealState
-from referee.engine.trains import TrainDeal
-from referee.wire import wire_for
+from referee.sides import every_side, side_for
+from referee.sides.base import Stage
 
 #: games of random moves tried before a search gives up
 TRIES = 300
@@ -39,22 +38,6 @@ WITHIN_DEALS = 8
 
 
 @dataclass(frozen=True)
-class Stage:
-    """A decision to stage: ``wanted(state, legal)`` says whether the position with these legal
-    moves (as bots are sent them) is one; ``offered`` is the name ``referee check`` counts the
-    offers under (:mod:`referee.check`)."""
-
-    name: str  # short, for file names: "hundred"
-    title: str  # in words: "6-6 for a hundred"
-    offered: str
-    wanted: Callable[[DealState, list[m.PlayOption]], bool]
-    #: for a decision that may be declined: what ``referee check`` counts when the bot takes it,
-    #: and what it says, as information (declining is legal), of a bot that never did
-    made: str | None = None
-    never: str = ""
-
-
-@dataclass(frozen=True)
 class Opening:
     """The moves that lead to a staged position, and the deal it comes in (deals played before)."""
 
@@ -62,53 +45,8 @@ class Opening:
     deal: int
 
 
-def _declares(what: str) -> Callable[[DealState, list[m.PlayOption]], bool]:
-    return lambda state, legal: any(o.declare == what for o in legal)
-
-
-def _places(*kinds: str) -> Callable[[DealState, list[m.PlayOption]], bool]:
-    """kolbasa: a place of one of these kinds is offered (``knife:i``; ``top:j``/``bottom:j``, a
-    double inserted into a junction)."""
-    return lambda state, legal: any(isinstance(o.place, str) and o.place.partition(":")[0] in kinds and ":" in o.place
-                                    for o in legal)
-
-
-def _marked_train(state: DealState, legal: list[m.PlayOption]) -> bool:
-    """mexican_train: the seat may play on another seat's train, open to it by a marker (MT-4, MT-6)."""
-    if not isinstance(state, TrainDeal) or state.open_train >= 0:  # an open double's train is open to all
-        return False
-    own = f"seat{state.to_move()}"
-    return any(isinstance(o.train, str) and o.train.startswith("seat") and o.train != own for o in legal)
-
-
-def _hanging_double(state: DealState, legal: list[m.PlayOption]) -> bool:
-    """mexican_train: a double someone else laid and could not cover hangs, and this seat must
-    cover it (MT-7, MT-8)."""
-    if not isinstance(state, TrainDeal) or state.open_train < 0:
-        return False
-    laid = next(e for e in reversed(state.history) if type(e) is Placed)
-    return laid.seat != state.to_move()
-
-
-#: The decisions ``referee check`` stages, by game.
-STAGES: dict[str, tuple[Stage, ...]] = {
-    "sea_kozel": (
-        Stage("hundred", "6-6 for a hundred", "hundred offered", _declares("hundred"),
-              "hundred made", "it led 6-6 plainly (SK-7)"),
-        Stage("fish", "a fish decision", "write-off offered", _declares("write_off"),
-              "write_off made", "it declined to write the fish off (SK-12)"),
-    ),
-    "mexican_train": (
-        Stage("markers", "a train with a marker", "marked train offered", _marked_train, "marked train made",
-              "it played on its own train or the Mexican (MT-4)"),
-        Stage("hanging", "a hanging double", "hanging double offered", _hanging_double),
-    ),
-    "kolbasa": (
-        Stage("knife", "a knife", "knife offered", _places("knife"), "knife made", "it placed the tile elsewhere (KB-3, KB-5)"),
-        Stage("double", "a double to insert", "insertion offered", _places("top", "bottom"), "insertion made",
-              "it placed the double at a line's end (KB-4, KB-6)"),
-    ),
-}
+#: The decisions ``referee check`` stages, by game: each side's (:attr:`~referee.sides.base.GameSide.stages`).
+STAGES: dict[str, tuple[Stage, ...]] = {vid: stages for side in every_side() for vid, stages in side.stages.items()}
 
 
 def find_opening(v: Variant, players: int, options: dict, deals: int | None, deal_at: Callable[[int], Deal],
@@ -144,10 +82,10 @@ def _playout(v: Variant, players: int, options: dict, deals: int | None, deal_at
         index += 1
         if state is None:
             continue
-        wire = wire_for(state)
+        side = side_for(state)
         while (seat := state.to_move()) != TERMINAL:
             plays = state.legal_plays()
-            legal = [wire.play_option(state, p) for p in plays]
+            legal = [side.play_option(state, p) for p in plays]
             if stage.wanted(state, legal):
                 return Opening(moves, game.played)
             k = rng.randrange(len(plays))

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections import Counter, deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
@@ -25,7 +24,8 @@ import trio
 from protocol import messages as m
 from referee import faults as F
 from referee import records as R
-from referee.clock import Clock, TimeControl
+from referee.bot import Bot
+from referee.clock import TimeControl
 from referee.engine.deal import Deal
 from referee.engine.game import DealRecord, Game, GameOutcome
 from referee.engine.line import FAULT
@@ -34,89 +34,13 @@ from referee.errors import BotError, BotStartError, LogError
 from referee.exchange import OPENING, At, Terms, deliver, handshake, new_fault, play_record, queue_events, stamp, turn
 from referee.lines import Line, hear
 from referee.log import MatchLog, special_record, tile_names
-from referee.process import Confinement
+from referee.players import Player
 from referee.sandbox import hidden_from
+from referee.sides import side_for
+from referee.sides.base import deal_end, game_end
 from referee.transport import BotTransport, Launch, launch_process
-from referee.wire import deal_end, game_end, wire_for
 
 REFEREE_NAME = "referee 0.1.0"
-
-#: Different remarks kept per bot; the rest are counted under one.
-_REMARKS = 20
-
-
-@dataclass(frozen=True)
-class Bot:
-    """A bot entered in a match: a name, a command line, optional limits.  A value: what one
-    match does to a bot (its faults, its clock…) is its :class:`Entry` of that match."""
-
-    name: str
-    argv: list[str]
-    confinement: Confinement | None = None
-    #: its own time control, where it is not the match's (the person at the table of ``referee
-    #: play``; the log's header keeps it)
-    tc: TimeControl | None = None
-
-
-class Entry:
-    """A bot's part in one match: its faults, whether it forfeited, its hello, its time bank
-    (one for all its processes, as PROTOCOL.md says), and for ``referee check`` the harmless
-    oddities it showed."""
-
-    __slots__ = ("bot", "index", "faults", "forfeited", "hello", "clock", "remarks", "unknown_bytes")
-
-    def __init__(self, bot: Bot, index: int, tc: TimeControl) -> None:
-        self.bot = bot
-        self.index = index
-        self.faults: list[F.Fault] = []
-        self.forfeited = False
-        self.hello: m.BotHello | None = None
-        self.clock = Clock(tc if bot.tc is None else bot.tc)
-        #: plain-words remarks about harmless oddities (unknown message types…) and how many
-        #: times each happened, for ``referee check``
-        self.remarks: Counter[str] = Counter()
-        #: bytes of lines of unknown types so far in the match (see UNKNOWN_PER_MATCH)
-        self.unknown_bytes = 0
-
-    @property
-    def name(self) -> str:
-        return self.bot.name
-
-    def remark(self, text: str) -> None:
-        if text not in self.remarks and len(self.remarks) >= _REMARKS:
-            text = "did other harmless things (ignored)"
-        self.remarks[text] += 1
-
-
-class Player:
-    """One process slot: a bot's seat (``slot`` 0, or 1 for its second seat in a pair game) in
-    one orientation.  Every orientation has slots of its own, so no process ever sees a deal in
-    two seatings.  The process is replaced after a fault; the slot, and its place in the seating,
-    stays."""
-
-    __slots__ = ("entry", "slot", "orientation", "proc", "outbox", "pending", "starts", "unknown")
-
-    def __init__(self, entry: Entry, slot: int, orientation: int = 0) -> None:
-        self.entry = entry
-        self.slot = slot
-        self.orientation = orientation
-        self.proc: BotTransport | None = None
-        self.outbox: list[bytes] = []
-        self.pending: F.Fault | None = None  # a fault found between deals, charged to the next
-        self.starts = 0
-        self.unknown = 0  # lines of unknown types since the last answer (see UNKNOWN_PER_MOVE)
-
-    @property
-    def bot(self) -> Bot:
-        return self.entry.bot
-
-    @property
-    def label(self) -> str:
-        """The process slot in messages and file names: ``A``, ``A#1`` (the second seat of a
-        pair), ``A@1`` (orientation 1)."""
-        name = self.entry.name if self.slot == 0 else f"{self.entry.name}#{self.slot}"
-        return name if self.orientation == 0 else f"{name}@{self.orientation}"
-
 
 class Where(NamedTuple):
     """Which game of the match a deal belongs to: its number and its orientation."""
@@ -400,10 +324,10 @@ class Table:
                     state.forfeit(seat)
                     break
 
-        wire = wire_for(state)
+        side = side_for(state)
         for seat, p in enumerate(seating):
             if p.proc is not None:
-                p.outbox.append(m.encode_line(wire.deal_start(game, deal, state, seat, game_number)))
+                p.outbox.append(m.encode_line(side.deal_start(game, deal, state, seat, game_number)))
         delivered = 0
         if staged and state.end is not None and state.end.reason == FAULT:  # a fault or a forfeit ended it at once
             staged.clear()
@@ -411,17 +335,17 @@ class Table:
         turn_ids = self.turn_ids
         orientation = where.orientation
         while state.end is None:
-            delivered = queue_events(state, delivered, seating, wire)
+            delivered = queue_events(state, delivered, seating, side)
             seat = state.to_move()
             if staged:
                 self._stage(state, seat, *staged.popleft())
                 continue
             turn_ids[orientation] += 1
-            fault = await turn(terms, seating[seat], ats[seat], state, wire, turn_ids[orientation])
+            fault = await turn(terms, seating[seat], ats[seat], state, side, turn_ids[orientation])
             if fault is not None:
                 await self._fault(seating[seat], fault)
                 state.forfeit(seat)
-        queue_events(state, delivered, seating, wire)
+        queue_events(state, delivered, seating, side)
 
         rec = game.finish(state)
         assert rec.end is not None
@@ -440,9 +364,9 @@ class Table:
         """Make a move of the staged opening for ``seat``, which is to move."""
         if staged_seat != seat:
             raise ValueError(f"the staged opening has seat {staged_seat} move where seat {seat} is to move")
-        wire = wire_for(state)
-        played = state.push(wire.engine_play(state, move), seat)
-        self.log.write(play_record(seat, move, None, wire.play_text(state, played)))
+        side = side_for(state)
+        played = state.push(side.engine_play(state, move), seat)
+        self.log.write(play_record(seat, move, None, side.play_text(state, played)))
 
     async def _flush_all(self, seating: list[Player], ats: list[At]) -> None:
         """Deliver every outbox (deal end); a bot that cannot take it faults at its next deal."""

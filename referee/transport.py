@@ -20,7 +20,7 @@ from protocol import messages as m
 from referee.errors import BotExited
 
 if TYPE_CHECKING:
-    from referee.table import Bot
+    from referee.bot import Bot
 
 
 class BotTransport(Protocol):

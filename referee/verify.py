@@ -24,7 +24,6 @@ import tempfile
 from collections import deque
 from collections.abc import Generator, Sequence
 from contextlib import closing
-from dataclasses import dataclass
 from pathlib import Path
 
 import msgspec
@@ -33,45 +32,22 @@ import trio.testing
 
 from protocol import messages as m
 from referee import records as R
+from referee.bot import Bot
 from referee.clock import TimeControl
 from referee.engine import variant
 from referee.engine.deal import Deal, parse_deal_lines
 from referee.engine.errors import BadDeal, RulesError
 from referee.errors import BotError, BotExited, BotStartError, LineTooLong, LogError
+from referee.inconsistency import Counts, Incomplete, Inconsistent, stop_text
 from referee.lines import Line, from_record, hear
-from referee.match import MatchSpec, opening_moves, run_match
-from referee.table import Bot
+from referee.match import opening_moves, run_match
+from referee.spec import MatchSpec
 from referee.transport import BotTransport
-
-
-class Inconsistent(Exception):
-    """The log disagrees with the referee; the message names the line."""
 
 
 class LogInterrupted(BaseException):
     """The log says the match was stopped here (an ``interrupted`` record): the referee playing
     it again stops as the one that wrote it did (a BaseException, as a cancellation is)."""
-
-
-class Incomplete(Inconsistent):
-    """The log stops before the match's result (cut, or an interrupted match); everything up to
-    ``consistent_to`` (a line number) agrees with the referee."""
-
-    def __init__(self, message: str, consistent_to: int) -> None:
-        super().__init__(message)
-        self.consistent_to = consistent_to
-
-
-@dataclass
-class Counts:
-    games: int = 0
-    deals: int = 0
-    plays: int = 0
-    faults: int = 0
-    turns_checked: int = 0
-    lines: int = 0
-    #: the SPRT's stop, in words, when it ended the match
-    stopped: str | None = None
 
 
 class Tape:
@@ -210,10 +186,6 @@ class Tape:
             if n == number:
                 return _kind(rec)
         return None
-
-
-def stop_text(pairs: int, decision: str | None, llr: float) -> str:
-    return f"stopped by the SPRT after {pairs} pairs: {decision} accepted (LLR {llr:+.3f})"
 
 
 def _kind(rec: R.Record) -> str:

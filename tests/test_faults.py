@@ -22,11 +22,13 @@ from helpers import alive
 from typer.testing import CliRunner
 
 from referee import faults as F
+from referee.bot import Bot
 from referee.clock import TimeControl
 from referee.engine import variant
 from referee.errors import BotStartError
-from referee.match import MatchResult, MatchSpec, run_match
-from referee.table import Bot, Entry
+from referee.match import MatchResult, run_match
+from referee.players import Entry
+from referee.spec import MatchSpec
 
 pytestmark = pytest.mark.slow  # matches of real bot processes (or a long property sweep): the full run
 

@@ -20,12 +20,14 @@ from typer.testing import CliRunner
 from protocol import messages as m
 from referee import exitcodes as X
 from referee import faults as F
+from referee.bot import Bot
 from referee.cli import app
 from referee.clock import TimeControl
 from referee.engine import variant
 from referee.engine.deal import deal_from_seed
 from referee.log import MatchLog
-from referee.table import Bot, Entry, Player, Table, Where
+from referee.players import Entry, Player
+from referee.table import Table, Where
 from referee.transport import HELLO, first_legal, play_line, scripted
 
 ROOT = Path(__file__).resolve().parent.parent

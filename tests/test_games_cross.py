@@ -453,9 +453,10 @@ def test_a_bot_that_breaks_the_cross_rules_gets_the_fault_and_the_reason(mode, k
 
     import trio
 
+    from referee.bot import Bot
     from referee.clock import TimeControl
-    from referee.match import MatchSpec, run_match
-    from referee.table import Bot
+    from referee.match import run_match
+    from referee.spec import MatchSpec
 
     v = variant("telephone")
     first = [sys.executable, str(__import__("pathlib").Path(__file__).resolve().parent.parent / "sample_bots" / "first_bot.py")]

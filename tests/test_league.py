@@ -21,6 +21,7 @@ import sys
 import time
 from pathlib import Path
 
+import msgspec
 import pytest
 import trio
 from typer.testing import CliRunner
@@ -336,7 +337,7 @@ async def test_a_lane_replaces_a_match_process_that_died_and_goes_on(tmp_path):
     once = [sys.executable, "-c", (
         "import json, os, sys, msgspec, trio\n"
         "from tournaments import worker\n"
-        "record = trio.run(worker.play, json.loads(sys.stdin.readline()))\n"
+        "record = trio.run(worker.play, worker.decode_job(sys.stdin.readline().encode()))\n"
         "print(json.dumps({'k': 'result', **msgspec.to_builtins(record)}), flush=True)\n"
         "sys.stdin.readline()\n"
         "os._exit(7)\n")]
@@ -421,11 +422,11 @@ def test_a_match_process_whose_league_is_gone_stops_its_bots_and_exits(tmp_path)
 
     league = load_league(two_bot_league(tmp_path))
     job = make_job(league, league.pairings()[0], tmp_path / "log.jsonl", tmp_path / "stderr")
-    job["deals"] = 400
+    job = msgspec.structs.replace(job, game=msgspec.structs.replace(job.game, deals=400))
     proc = subprocess.Popen([sys.executable, "-m", "tournaments.worker"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE)
     try:
-        proc.stdin.write(json.dumps(job).encode() + b"\n")
+        proc.stdin.write(msgspec.json.encode(job) + b"\n")
         proc.stdin.flush()
         first = json.loads(proc.stdout.readline())
         assert first["k"] == "progress"

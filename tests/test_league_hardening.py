@@ -20,6 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import msgspec
 import pytest
 import trio
 from hypothesis import HealthCheck, given, settings
@@ -39,7 +40,8 @@ from test_league import (
 )
 
 from referee import exitcodes as X
-from tournaments.config import MAX_SECONDS, LeagueError, load_league
+from referee.job import MatchJob
+from tournaments.config import LeagueError, load_league
 from tournaments.runner import last_words, make_job, run_league
 from tournaments.store import SCHEMA_VERSION, TABLES, open_store
 
@@ -130,13 +132,13 @@ BAD = [
     (league_toml(FOUR[1:3]).replace('env = {', 'env = { "" = "x",'), "cannot name an environment variable"),
     (league_toml([FOUR[0], ("random", "random_bot.py", "3\\u0000")]), "bot 'random'.env.BOT_SEED: contains a NUL byte"),
     (league_toml(FOUR[:2]).replace('greedy_bot.py"', 'greedy_bot.py\\u0000"'), "bot 'greedy'.command: contains a NUL byte"),
-    (league_toml(FOUR[:2]).replace("startup = 30.0", "startup = 1e308"), "clock.startup: 1e+308 seconds is more than a day"),
-    (league_toml(FOUR[:2]).replace("move = 10.0", "move = inf"), "clock.move: expected a finite number"),
-    (league_toml(FOUR[:2]).replace("move = 10.0", "move = 10.0\nbank = nan"), "clock.bank: expected a finite number"),
-    (league_toml(FOUR[:2], head="memory_mb = 9223372036854775807"), "memory_mb: 9223372036854775807 is more than"),
-    (league_toml(FOUR[:2], head="cpu_seconds = 9223372036854775807"), "cpu_seconds: 9223372036854775807 is more than"),
-    (league_toml(FOUR[:2], head="max_line = 9223372036854775807"), "max_line: 9223372036854775807 is more than"),
-    (league_toml(FOUR[:2], deals=4_000_000_000), "game.deals: 4000000000 is more than"),
+    (league_toml(FOUR[:2]).replace("startup = 30.0", "startup = 1e308"), "clock.startup: 1e+308 is out of bounds (from 0 to 86400 s)"),
+    (league_toml(FOUR[:2]).replace("move = 10.0", "move = inf"), "clock.move: inf is out of bounds"),
+    (league_toml(FOUR[:2]).replace("move = 10.0", "move = 10.0\nbank = nan"), "clock.bank: nan is out of bounds"),
+    (league_toml(FOUR[:2], head="memory_mb = 9223372036854775807"), "memory_mb: 9223372036854775807 is out of bounds"),
+    (league_toml(FOUR[:2], head="cpu_seconds = 9223372036854775807"), "cpu_seconds: 9223372036854775807 is out of bounds"),
+    (league_toml(FOUR[:2], head="max_line = 9223372036854775807"), "max_line: 9223372036854775807 is out of bounds"),
+    (league_toml(FOUR[:2], deals=4_000_000_000), "game.deals: 4000000000 is out of bounds"),
     (league_toml(FOUR[:2], head="[points]\nwin = 1e300"), "points.win: 1e+300 is out of bounds"),
     (league_toml(FOUR[:2], seed='"x"'), "seed: 'x' is not a seed: give a whole number"),
     (league_toml(FOUR[:2], head="max_line = 1.5"), "max_line: expected an integer, got 1.5"),
@@ -177,13 +179,47 @@ async def test_a_failure_reason_is_the_error_not_a_border_of_its_traceback(tmp_p
     assert "+--" not in status.stdout
 
 
-def test_the_match_process_ends_a_bug_with_one_line_naming_the_exception():
-    proc = subprocess.run([sys.executable, "-m", "tournaments.worker"], input='{"variant": "sport"}\n', capture_output=True,
-                          text=True, timeout=60, check=False)
+def test_the_match_process_ends_a_bug_with_one_line_naming_the_exception(tmp_path):
+    league = load_league(write_league(tmp_path, league_toml(FOUR[:2])))
+    job = msgspec.structs.replace(make_job(league, league.pairings()[0], tmp_path / "m.jsonl", tmp_path / "stderr"),
+                                  game=msgspec.structs.replace(make_job(league, league.pairings()[0], tmp_path, tmp_path).game,
+                                                               variant="nonsense"))
+    proc = subprocess.run([sys.executable, "-m", "tournaments.worker"], input=msgspec.json.encode(job).decode() + "\n",
+                          capture_output=True, text=True, timeout=60, check=False)
     assert proc.returncode == 1
     last = proc.stderr.strip().splitlines()[-1]
-    assert last == "tournaments.worker: bug: KeyError: 'tc'", proc.stderr
-    assert last_words(proc.stderr) == "KeyError: 'tc'"
+    assert last.startswith("tournaments.worker: bug: UnknownVariant: unknown variant 'nonsense'"), proc.stderr
+    assert last_words(proc.stderr).startswith("UnknownVariant: ")
+
+
+def test_a_job_names_every_way_deals_come_from_a_seed():
+    """A job's ``deals_from`` is one of the engine's derivations, every one of them."""
+    from referee.engine.shuffle import DERIVATIONS
+    from referee.job import DealsFrom, within
+
+    assert all(within(name, DealsFrom) for name in DERIVATIONS)
+    assert not any(within(name, DealsFrom) for name in ("sha1", "BLAKE2B", "blake2b ", ""))
+
+
+@pytest.mark.parametrize("edit", [
+    lambda job: {**job, "bots": [{k: v for k, v in b.items() if k != "sandbox"} for b in job["bots"]]},
+    lambda job: {**job, "bots": [{**{k: v for k, v in b.items() if k != "sandbox"}, "sandbx": True} for b in job["bots"]]},
+    lambda job: {**job, "limits": {**job["limits"], "max_line": 1 << 30}},
+    lambda job: {k: v for k, v in job.items() if k != "tc"},
+    lambda job: {k: v for k, v in job.items() if k != "deals_from"},
+    lambda job: {**job, "deals_from": "sha1"},
+], ids=["no sandbox", "sandbox misspelt", "max_line out of bounds", "no clock", "no deals_from", "unknown deals_from"])
+def test_a_job_that_leaves_out_or_misspells_a_setting_is_refused_not_played(tmp_path, edit):
+    """The match process decodes a typed job (referee.job.MatchJob): no key unknown, every bound
+    kept, and no default for safety settings, so a job without ``sandbox`` (or with it
+    misspelt) is refused rather than played with its bots unconfined."""
+    league = load_league(write_league(tmp_path, league_toml(FOUR[:2])))
+    job = msgspec.to_builtins(make_job(league, league.pairings()[0], tmp_path / "m.jsonl", tmp_path / "stderr"))
+    proc = subprocess.run([sys.executable, "-m", "tournaments.worker"], input=json.dumps(edit(job)) + "\n",
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.startswith("tournaments.worker: bad job: "), proc.stderr
+    assert not (tmp_path / "m.jsonl").exists()
 
 
 # -- fuzzing: whatever the file holds, one line --------------------------------------------------------
@@ -223,11 +259,12 @@ def _assert_one_line_or_league(tmp: str, content: bytes) -> None:
         assert not set(message.removeprefix(f"{path}: ")) <= set("+-| "), message
         return
     # What loads must be playable: nothing a match process or exec() would choke on.
-    json.dumps(make_job(league, league.pairings()[0], path, path), allow_nan=False)
+    job = make_job(league, league.pairings()[0], path, path)
+    assert msgspec.json.decode(msgspec.json.encode(job), type=MatchJob) == job  # what the match process decodes
     for bot in league.bots:
         assert all("\0" not in word for word in bot.argv)
         assert all(key and "=" not in key and "\0" not in key + value for key, value in bot.env.items())
-    assert all(0 <= x <= MAX_SECONDS for x in (league.tc.startup, league.tc.move, league.tc.bank or 0, league.tc.increment))
+    assert all(0 <= x <= 86400 for x in (league.tc.startup, league.tc.move, league.tc.bank or 0, league.tc.increment))
 
 
 @settings(max_examples=300, deadline=None)
@@ -638,11 +675,18 @@ def test_a_full_disk_while_a_database_is_opened_says_so(tmp_path):
             leftover.unlink()
 
 
-def test_a_league_takes_no_longer_line_than_a_match_does():
-    from referee.cli import MAX_LINE as MATCH_MAX_LINE
-    from tournaments.config import MAX_LINE
+def test_a_league_takes_no_longer_line_than_a_match_does(tmp_path):
+    """One bound, in one type (referee.job.MaxLine), for both front doors: the same value is
+    refused by ``referee match`` and by a league file in the same words."""
+    from test_robustness import cli as match_cli
 
-    assert MAX_LINE == MATCH_MAX_LINE == 16 << 20
+    from tournaments.config import LeagueFile
+
+    assert msgspec.inspect.type_info(LeagueFile).fields[[f.name for f in msgspec.inspect.type_info(LeagueFile).fields].index("max_line")].type \
+        == msgspec.inspect.type_info(MatchJob).fields[[f.name for f in msgspec.inspect.type_info(MatchJob).fields].index("limits")].type.fields[1].type
+    refused = match_cli("match", ROOT_BOTS / "first_bot.py", ROOT_BOTS / "first_bot.py", "--max-line", str((16 << 20) + 1),
+                        "--log", tmp_path / "m.jsonl")
+    assert refused.exit_code == X.USAGE and f"--max-line: {(16 << 20) + 1} is out of bounds (from 256 to 16777216 bytes)" in refused.stderr
 
 
 @pytest.mark.parametrize("max_line, ok", [(16 << 20, True), ((16 << 20) + 1, False), (1 << 30, False)])
@@ -651,5 +695,5 @@ def test_max_line_beyond_what_a_match_takes_is_refused(tmp_path, max_line, ok):
     if ok:
         assert load_league(path).max_line == max_line
         return
-    with pytest.raises(LeagueError, match=f"max_line: {max_line} is more than this tool accepts \\(at most 16777216\\)"):
+    with pytest.raises(LeagueError, match=f"max_line: {max_line} is out of bounds \\(from 256 to 16777216 bytes\\)"):
         load_league(path)

@@ -20,7 +20,8 @@ import trio
 from helpers import alive
 
 from referee.errors import BotExited, BotNotFound, LineTooLong, RefereeError
-from referee.process import BotProcess, Confinement, bot_name, describe_exit, resolve_command
+from referee.process import BotProcess
+from referee.spawn import Confinement, bot_name, describe_exit, resolve_command
 
 HANG = 20  # seconds after which a step counts as hung
 
@@ -135,14 +136,14 @@ async def test_ten_megabyte_line_is_not_buffered(tmp_path):
             with trio.fail_after(HANG):
                 with pytest.raises(LineTooLong) as info:
                     await bot.read_line()
-                assert len(bot._buf) <= max_line
+                assert len(bot._out.buf) <= max_line
                 assert info.value.prefix == b"x" * 200
                 assert "\n" not in str(info.value)
                 assert await bot.read_line() == b"ok"
             _, peak = tracemalloc.get_traced_memory()
         finally:
             tracemalloc.stop()
-        assert len(bot._buf) <= max_line
+        assert len(bot._out.buf) <= max_line
         assert peak < 2 << 20, f"reading a 10 MB line peaked at {peak} bytes"
 
 
@@ -507,7 +508,7 @@ async def test_spawn_failure_raises_bot_not_found_and_leaks_nothing(tmp_path):
 
 def test_no_public_constructor():
     with pytest.raises(TypeError, match="BotProcess.start"):
-        BotProcess(None, None, "x", 0, 0, 0, None, 0, 0)  # type: ignore[arg-type]
+        BotProcess(None, None, "x", 0, 0, None, None)  # type: ignore[arg-type]
 
 
 async def test_sandbox_cwd_and_env(tmp_path):
@@ -740,4 +741,4 @@ async def test_line_within_takes_each_shape_of_output_as_read_line_would(tmp_pat
 
 def readable(bot: BotProcess) -> None:
     """Wait (blocking, at most HANG seconds) until the bot's stdout has something to read."""
-    assert select.select([bot._stdout], [], [], HANG)[0]
+    assert select.select([bot._out.fd], [], [], HANG)[0]

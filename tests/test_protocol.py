@@ -15,10 +15,10 @@ from protocol import bot
 from protocol import messages as m
 from protocol.schema import PATH as SCHEMA_PATH
 from protocol.schema import render
-from referee import wire
 from referee.engine import TERMINAL, deal_from_seed, variant
 from referee.engine.line import END_NAMES, Drew, Placed
 from referee.engine.tiles import HIGH, IS_DOUBLE, LOW, PIPS, tiles_of
+from referee.sides.base import GameSide
 
 ROOT = Path(__file__).resolve().parent.parent
 PROTOCOL_MD = ROOT / "PROTOCOL.md"
@@ -424,24 +424,34 @@ def test_library_returns_at_end_of_input():
 
 
 class _OtherDeal:
-    """A deal state of a game with messages of its own (for the dispatch test)."""
+    """A deal state of a game with a side of its own (for the dispatch test)."""
 
 
-class _OtherWire(wire.GameWire):
-    pass
+class _NewerDeal(_OtherDeal):
+    """A deal state no side names, whose base class one does."""
 
 
-WIRE = _OtherWire()
+class _OtherSide(GameSide):
+    deals = (f"{__name__}._OtherDeal",)
 
 
-def test_wire_for_dispatches_on_the_deal_states_class(monkeypatch):
-    """The line and cross games share the module-level encoding; a class named in GAME_WIRES is
-    encoded by that module's WIRE, imported when first met, and the choice is kept."""
-    for vid, players in (("sport", 4), ("osel", 3)):
+def test_side_for_dispatches_on_the_deal_states_class(monkeypatch):
+    """Every game's side names the deal-state classes it shows; the line games' side is the
+    default, the cross games have theirs, a class takes the side of its nearest named base, and
+    the choice is kept."""
+    from referee import sides
+    from referee.sides import cross, line
+
+    for vid, players, side in (("sport", 4, line.SIDE), ("sea_kozel", 4, line.SIDE), ("osel", 3, cross.SIDE)):
         game = variant(vid).new_game(players, {})
         state = game.start(deal_from_seed(1, 0, game.shape))
-        assert wire.wire_for(state) is wire.LINE_WIRE
-    monkeypatch.setitem(wire.GAME_WIRES, f"{__name__}._OtherDeal", __name__)
-    monkeypatch.setattr(wire, "_WIRE_OF", {})
-    assert wire.wire_for(_OtherDeal()) is WIRE
-    assert wire._WIRE_OF[_OtherDeal] is WIRE
+        assert sides.side_for(state) is side
+        assert sides.side_of(variant(vid), players, variant(vid).resolve_options(players)) is side
+    other = _OtherSide()
+    sides.every_side()
+    monkeypatch.setitem(sides._BY_CLASS_NAME, f"{__name__}._OtherDeal", other)
+    monkeypatch.setattr(sides, "_OF_CLASS", {})
+    assert sides.side_for(_OtherDeal()) is other
+    assert sides.side_for(_NewerDeal()) is other
+    assert sides._OF_CLASS[_NewerDeal] is other
+    assert sides.side_for(object()) is line.SIDE  # type: ignore[arg-type]

@@ -271,8 +271,8 @@ def test_a_drawn_game_end_names_no_losers(vid, players):
     from test_games_cross import deal_with
     from test_games_kozel import end_deal, worth
 
-    from referee import wire
     from referee.engine import variant
+    from referee.sides.base import game_end
 
     game = variant(vid).new_game(players, {"fish": "each_writes_own"} if vid == "kozel" else {})
     if vid == "muggins":  # two seats tie for the highest past 200, the third is under it
@@ -281,5 +281,5 @@ def test_a_drawn_game_end_names_no_losers(vid, players):
     else:  # both pairs past 101 in one fish, each writing its own hands
         game.totals[:] = [90, 90]
         end_deal(game, {0: worth(20), 1: worth(20)}, "fish", 0)
-    end = msgspec.to_builtins(wire.game_end(game.outcome()))
+    end = msgspec.to_builtins(game_end(game.outcome()))
     assert end["winners"] == [] and end["losers"] == [], end

@@ -14,7 +14,7 @@ from helpers import transcript_block
 
 from protocol import messages as m
 from referee.engine import TERMINAL, deal_from_seed, variant
-from referee.wire import deal_end, deal_start, engine_play, event_lines, turn_message
+from referee.sides.base import deal_end, deal_start, engine_play, event_lines, turn_message
 
 SEED, INDEX, SEAT = 1, 1, 0
 

@@ -1,5 +1,5 @@
 """PROTOCOL.md's worked transcript of a kolbasa deal, regenerated from the rules engine and the
-wire's own message builders (:mod:`referee.wire_kolbasa`, through :func:`referee.wire.wire_for`),
+wire's own message builders (:mod:`referee.sides.kolbasa`, through :func:`referee.sides.side_for`),
 so the document cannot drift from what the referee sends.
 
 The first deal of a kolbasa game from seed :data:`SEED`, seen from seat :data:`SEAT`: both seats
@@ -21,7 +21,8 @@ from protocol import messages as m
 from referee.engine import TERMINAL, deal_from_seed, variant
 from referee.engine.layout import KNIFE
 from referee.engine.line import Play
-from referee.wire import deal_end, wire_for
+from referee.sides import side_for
+from referee.sides.base import deal_end
 
 PROTOCOL_MD = Path(__file__).resolve().parent.parent / "PROTOCOL.md"
 FENCE = re.compile(r"^```([^\n]*)\n(.*?)^```", re.M | re.S)
@@ -38,7 +39,7 @@ def kolbasa_transcript(seed: int = SEED, seat: int = SEAT) -> list[str]:
     deal = deal_from_seed(seed, 0, game.shape)
     state = game.start(deal)
     assert state is not None
-    wire = wire_for(state)
+    wire = side_for(state)
     out = [f"< {m.encode_line(wire.deal_start(game, deal, state, seat, 0)).decode().strip()}"]
     told = 0
     turn_id = 0

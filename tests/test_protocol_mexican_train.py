@@ -23,6 +23,7 @@ from helpers import tiles, transcript_block
 
 from protocol import bot
 from protocol import messages as m
+from referee.bot import Bot
 from referee.clock import TimeControl
 from referee.engine import IllegalPlay, variant
 from referee.engine.deal import Deal, deal_from_seed
@@ -30,9 +31,10 @@ from referee.engine.game import Game
 from referee.engine.tiles import DOUBLE
 from referee.engine.trains import TrainDeal
 from referee.log import MatchLog
-from referee.table import Bot, Entry, Player, Table, Where
+from referee.players import Entry, Player
+from referee.sides import side_for
+from referee.table import Table, Where
 from referee.transport import HELLO, Script, ScriptedBot, first_legal, scripted
-from referee.wire import wire_for
 
 #: the documented round: round 0 (6-6 on the station) of a two-player game from this seed
 SEED, PLAYERS = 228, 2
@@ -232,13 +234,13 @@ def test_a_play_without_a_known_train_is_refused_saying_why(play, reason, words)
     state = _state()
     msg = m.from_bot_decoder.decode(json.dumps({"type": "play", **play}).encode())
     with pytest.raises(IllegalPlay) as e:
-        wire_for(state).engine_play(state, msg)
+        side_for(state).engine_play(state, msg)
     assert e.value.reason == reason and words in str(e.value)
 
 
 def test_stop_and_declarations_reach_the_deal_which_refuses_them():
     state = _state()
-    w = wire_for(state)
+    w = side_for(state)
     for line in ('{"type":"play","tile":null,"stop":true}', '{"type":"play","tile":null,"declare":"write_off"}'):
         with pytest.raises(IllegalPlay):
             state.check(w.engine_play(state, m.from_bot_decoder.decode(line.encode())))

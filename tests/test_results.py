@@ -16,8 +16,9 @@ import trio
 from rich.console import Console
 
 from bench.referee import StubBot
+from referee.bot import Bot
 from referee.engine import variant
-from referee.match import MatchSpec, run_match
+from referee.match import run_match
 from referee.report import blocks, deal_row, deals_table, game_row, games_table, render
 from referee.results import (
     JSON_KEYS,
@@ -30,7 +31,7 @@ from referee.results import (
     json_chunks,
     record_of,
 )
-from referee.table import Bot
+from referee.spec import MatchSpec
 
 
 def stub_match(tmp_path: Path, game: str = "sport", deals: int | None = 8, games: int | None = None, players: int = 4,

@@ -123,9 +123,9 @@ def test_a_line_nested_too_deep_is_measured_outside_strings():
 
 
 @pytest.mark.parametrize(("args", "words"), [
-    (["--move-time", "inf"], ["move=inf", "from 0 to 86400"]),
-    (["--startup-time", "1e308"], ["startup=1e+308", "from 0 to 86400"]),
-    (["--bank", "nan"], ["bank=nan"]),
+    (["--move-time", "inf"], ["--move-time: inf is out of bounds", "at most 86400 s"]),
+    (["--startup-time", "1e308"], ["--startup-time: 1e+308 is out of bounds", "from 0 to 86400 s"]),
+    (["--bank", "nan"], ["--bank: nan is out of bounds"]),
     (["--memory-mb", "0"], ["--memory-mb", "from 1 to"]),
     (["--cpu-seconds", "99999999999"], ["--cpu-seconds", "from 1 to"]),
     (["--max-line", "99999999999999"], ["--max-line", "from 256 to 16777216"]),
@@ -180,11 +180,12 @@ async def test_a_full_disk_mid_match_raises_a_log_error_and_ends_every_bot(tmp_p
     import io
 
     import referee.log
+    from referee.bot import Bot
     from referee.clock import TimeControl
     from referee.engine import variant
     from referee.errors import LogError
-    from referee.match import MatchSpec, run_match
-    from referee.table import Bot
+    from referee.match import run_match
+    from referee.spec import MatchSpec
 
     class Full(io.RawIOBase):
         written = 0
@@ -247,10 +248,11 @@ def late_referee(monkeypatch, step: float) -> None:
 
 
 async def play_two(tmp_path, game: str = "draw", move: float = 0.5, startup: float = 5.0):
+    from referee.bot import Bot
     from referee.clock import TimeControl
     from referee.engine import variant
-    from referee.match import MatchSpec, run_match
-    from referee.table import Bot
+    from referee.match import run_match
+    from referee.spec import MatchSpec
 
     v = variant(game)
     bots = [Bot("first", [sys.executable, str(BOTS / "first_bot.py")]), Bot("greedy", [sys.executable, str(BOTS / "greedy_bot.py")])]
@@ -458,10 +460,11 @@ def test_a_match_keeps_one_deal_record_per_game(tmp_path, monkeypatch):
     from functools import partial
 
     from bench.referee import StubBot
+    from referee.bot import Bot
     from referee.engine import variant
     from referee.engine.game import Variant
-    from referee.match import MatchSpec, run_match
-    from referee.table import Bot
+    from referee.match import run_match
+    from referee.spec import MatchSpec
 
     games = []
     real = Variant.new_game

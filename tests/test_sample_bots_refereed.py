@@ -17,11 +17,12 @@ import msgspec
 import pytest
 import trio
 
+from referee.bot import Bot
 from referee.clock import TimeControl
 from referee.engine import variant, variant_names
-from referee.match import MatchSpec, run_match
-from referee.process import resolve_command
-from referee.table import Bot
+from referee.match import run_match
+from referee.spawn import resolve_command
+from referee.spec import MatchSpec
 
 pytestmark = pytest.mark.slow  # matches of real bot processes (or a long property sweep): the full run
 

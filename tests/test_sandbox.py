@@ -25,13 +25,15 @@ from typer.testing import CliRunner
 
 from referee import faults as F
 from referee import sandbox as S
+from referee.bot import Bot
 from referee.cgroups import BotCgroup
 from referee.clock import TimeControl
 from referee.engine import variant
 from referee.errors import BotExited, BotNotFound
-from referee.match import MatchSpec, run_match
-from referee.process import BotProcess, Confinement
-from referee.table import Bot
+from referee.match import run_match
+from referee.process import BotProcess
+from referee.spawn import Confinement
+from referee.spec import MatchSpec
 
 ROOT = Path(__file__).resolve().parent.parent
 ATTACKER = Path(__file__).resolve().parent / "hostile_bots" / "attacker.py"

@@ -27,11 +27,12 @@ import pytest
 import trio
 
 from referee import sandbox as S
+from referee.bot import Bot
 from referee.clock import TimeControl
 from referee.engine import variant
-from referee.match import MatchSpec, run_match
-from referee.process import Confinement
-from referee.table import Bot
+from referee.match import run_match
+from referee.spawn import Confinement
+from referee.spec import MatchSpec
 
 ROOT = Path(__file__).resolve().parent.parent
 ATTACKER = Path(__file__).resolve().parent / "hostile_bots" / "attacker.py"

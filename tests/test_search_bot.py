@@ -23,15 +23,16 @@ from typer.testing import CliRunner
 
 from protocol import messages as m
 from protocol.bot import State, to_play
+from referee.bot import Bot
 from referee.cli import app
 from referee.clock import TimeControl
 from referee.engine import TERMINAL, deal_from_seed, variant
 from referee.engine.sampling import Knowledge
 from referee.engine.view import seen_by
-from referee.match import MatchSpec, run_match
-from referee.process import resolve_command
-from referee.table import Bot
-from referee.wire import wire_for
+from referee.match import run_match
+from referee.sides import side_for
+from referee.spawn import resolve_command
+from referee.spec import MatchSpec
 
 BOTS = Path(__file__).resolve().parent.parent / "sample_bots"
 sys.path.insert(0, str(BOTS))
@@ -87,7 +88,7 @@ def test_the_bot_knows_exactly_what_the_engine_says_its_seat_knows(vid, players,
         st = game.start(deal)
         if st is None:
             continue
-        wire = wire_for(st)
+        wire = side_for(st)
         for s in range(players):
             states[s].on_deal(msgspec.json.decode(m.encode_line(wire.deal_start(game, deal, st, s, 0)), type=m.DealStart))
         sent = 0
@@ -172,7 +173,7 @@ def position(vid: str, players: int, want: str, seed: int = 1):
         st = game.start(deal)
         if st is None:
             continue
-        wire = wire_for(st)
+        wire = side_for(st)
         states = [State(name=str(s)) for s in range(players)]
         for s in range(players):
             states[s].on_deal(msgspec.json.decode(m.encode_line(wire.deal_start(game, deal, st, s, 0)), type=m.DealStart))

@@ -13,15 +13,16 @@ import trio
 import trio.testing
 
 from protocol import messages as m
+from referee.bot import Bot
 from referee.engine import TERMINAL, variant
-from referee.match import DealStream, MatchSpec, run_match
+from referee.match import DealStream, run_match
 from referee.records import Damaged
 from referee.replay import replay_lines
+from referee.sides import side_for
+from referee.spec import MatchSpec
 from referee.staging import STAGES, find_opening
-from referee.table import Bot
 from referee.transport import first_legal, scripted
 from referee.verify import Inconsistent, verify
-from referee.wire import wire_for
 
 SEA_KOZEL = variant("sea_kozel")
 #: every staged decision, with each player count of its game
@@ -56,7 +57,7 @@ def test_the_opening_leads_the_engine_to_the_wanted_decision(vid, players, stage
         index += 1
         if state is None:  # a void deal: the driver takes the next
             continue
-        wire = wire_for(state)
+        wire = side_for(state)
         while state.to_move() != TERMINAL:
             move = next(moves, None)
             if move is None:

@@ -87,6 +87,102 @@ def test_the_checker_sees_a_wrong_arrow(tmp_path: Path, monkeypatch: pytest.Monk
     assert wrong_arrows("referee", {"tournaments"}) == ["referee/x.py:2 imports tournaments", "referee/x.py:2 imports tournaments.cli"]
 
 
+# -- floors, and no circles (issue 24 item 4) ------------------------------------------------------
+
+#: The floors, lowest first; a module imports from its own floor or below, never above:
+#: 0 the engine and ``protocol`` (shared by the referee and bots); 1 the referee at the table:
+#: bots and their processes, the conversation, each game's side, the log's records and the
+#: result's data; 2 the match: the match runner and its result, verify, the reports, ``check``,
+#: ``play`` and the command line; 3 ``tournaments``; 4 ``bench``.  A module of ``referee`` not
+#: named in TABLE_FLOOR is on floor 2.
+TABLE_FLOOR = {"bot", "cgroups", "clock", "console", "errors", "exchange", "exitcodes", "faults", "lines", "log", "pipes",
+               "players", "process", "reader", "records", "sandbox", "seeds", "sides", "signals", "spawn", "stats", "summary",
+               "table", "transport"}
+PACKAGES = ("protocol", "referee", "tournaments", "bench")
+
+
+def floor_of(module: str) -> int:
+    parts = module.split(".")
+    if parts[0] == "protocol" or parts[:2] == ["referee", "engine"]:
+        return 0
+    if parts[0] == "referee":
+        return 1 if len(parts) > 1 and parts[1] in TABLE_FLOOR else 2
+    return {"tournaments": 3, "bench": 4}[parts[0]]
+
+
+def module_graph() -> dict[str, dict[str, int]]:
+    """Every module of the project and the modules of the project it imports (at the top, in a
+    function or under ``TYPE_CHECKING``: a circle of types is a circle still), with a line."""
+    modules = {}
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            name = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+            modules[name.removesuffix(".__init__")] = path
+    graph: dict[str, dict[str, int]] = {}
+    for name, path in modules.items():
+        graph[name] = {}
+        for line, imported in imports(path):
+            while imported and imported not in modules:
+                imported = imported.rpartition(".")[0]
+            # a package's own __init__ is imported with each of its modules: no arrow of its own
+            if imported and imported != name and not name.startswith(imported + "."):
+                graph[name].setdefault(imported, line)
+    return graph
+
+
+def circles(graph: dict[str, dict[str, int]]) -> list[list[str]]:
+    """The import circles: the strongly connected sets of two or more modules (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while (w := stack.pop()) != v:
+                group.append(w)
+            if group:
+                found.append(sorted([v, *group]))
+
+    for v in graph:
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_no_import_circles() -> None:
+    assert circles(module_graph()) == []
+
+
+def test_no_import_runs_back_up_a_floor() -> None:
+    graph = module_graph()
+    up = [f"{a} (floor {floor_of(a)}):{line} imports {b} (floor {floor_of(b)})"
+          for a, edges in graph.items() for b, line in edges.items() if floor_of(b) > floor_of(a)]
+    assert up == []
+
+
+def test_the_checks_of_circles_and_floors_can_fail(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A circle made only of a late import and a ``TYPE_CHECKING`` one is found, and so is an
+    import from the table's floor up to the match's."""
+    (tmp_path / "referee").mkdir()
+    (tmp_path / "referee" / "__init__.py").write_text("")
+    (tmp_path / "referee" / "table.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from referee.match import Spec\n")
+    (tmp_path / "referee" / "match.py").write_text("def f():\n    from referee import table\n")
+    monkeypatch.setitem(globals(), "ROOT", tmp_path)
+    graph = module_graph()
+    assert circles(graph) == [["referee.match", "referee.table"]]
+    assert [(a, b) for a, edges in graph.items() for b in edges if floor_of(b) > floor_of(a)] == [("referee.table", "referee.match")]
+
+
 @pytest.mark.parametrize(("game", "players", "options", "pairs"), [
     ("sport", 4, {}, True), ("kozel", 4, {}, True), ("kozel", 4, {"teams": "none"}, False), ("kozel", 3, {}, False),
     ("telephone", 4, {}, True), ("osel", 4, {}, True), ("draw", 4, {}, False),
@@ -96,11 +192,13 @@ def test_the_report_asks_the_game_whether_seats_play_in_pairs(game: str, players
     telephone and osel in fours play in pairs as sport does."""
     from rich.console import Console
 
+    from referee.bot import Bot
     from referee.engine import variant
-    from referee.match import MatchSpec, orientations
+    from referee.match import orientations
+    from referee.players import Entry
     from referee.report import deals_table
     from referee.results import MatchResult
-    from referee.table import Bot, Entry
+    from referee.spec import MatchSpec
 
     v = variant(game)
     opts = v.resolve_options(players, options)
@@ -186,3 +284,63 @@ def test_importing_one_game_module_first_still_finds_every_game():
     assert out.returncode == 0, out.stderr
     games = Path(ROOT, "referee", "engine", "games")
     assert int(out.stdout) == len([p for p in games.glob("*.py") if p.name != "__init__.py"])
+
+
+# -- every game's side owns what people and bots see of it ----------------------------------------
+
+
+def deal_classes() -> set[str]:
+    """The engine's concrete deal-state classes: every class of the engine that makes moves
+    (``legal_plays`` and ``push``), the :class:`DealState` protocol itself aside."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    import referee.engine
+    from referee.engine.state import DealState
+
+    found = set()
+    for info in pkgutil.walk_packages(referee.engine.__path__, "referee.engine."):
+        for name, cls in inspect.getmembers(importlib.import_module(info.name), inspect.isclass):
+            if cls is not DealState and callable(getattr(cls, "legal_plays", None)) and callable(getattr(cls, "push", None)):
+                found.add(name)
+    return found
+
+
+def names_used(path: Path, names: set[str]) -> list[str]:
+    """Where ``path`` names one of ``names``: a name, an attribute or an imported name."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    hits = []
+    for node in ast.walk(tree):
+        name = (node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None)
+        if name in names:
+            hits.append(f"{path.relative_to(ROOT)}:{node.lineno} names {name}")
+        elif isinstance(node, ast.ImportFrom):
+            hits += [f"{path.relative_to(ROOT)}:{node.lineno} imports {a.name}" for a in node.names if a.name in names]
+    return hits
+
+
+#: Above the engine, only the game side modules name a concrete deal class.  ``referee.legacy``
+#: (the frozen format-1 verifier) would be exempt too, but names none.
+SIDES = ROOT / "referee" / "sides"
+
+
+def test_nothing_above_the_engine_but_the_games_sides_names_a_deal_class() -> None:
+    """Replay, verify, the web report, ``check``, staging, the table, leagues and benchmarks ask a
+    deal's side (:func:`referee.sides.side_for`); a game on a new layout adds a side module and
+    touches none of them."""
+    names = deal_classes()
+    assert {"LineDeal", "CrossDeal", "TrainDeal", "KolbasaDeal"} <= names
+    bad = []
+    for package in ("referee", "tournaments", "bench", "protocol"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            if ROOT / "referee" / "engine" in path.parents or SIDES in path.parents:
+                continue
+            bad += names_used(path, names)
+    assert bad == []
+
+
+def test_the_check_of_deal_class_names_can_fail(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "x.py").write_text("from referee.engine.trains import TrainDeal\nimport referee.engine.kolbasa as k\nk.KolbasaDeal\n")
+    monkeypatch.setitem(globals(), "ROOT", tmp_path)
+    assert sorted(names_used(tmp_path / "x.py", {"TrainDeal", "KolbasaDeal"})) == ["x.py:1 imports TrainDeal", "x.py:3 names KolbasaDeal"]

@@ -15,6 +15,7 @@ from helpers import read_log
 from protocol import messages as m
 from referee import faults as F
 from referee import records as R
+from referee.bot import Bot
 from referee.clock import TimeControl
 from referee.engine import variant
 from referee.engine.deal import deal_from_seed
@@ -23,9 +24,11 @@ from referee.engine.state import DealState
 from referee.errors import BotStartError
 from referee.exchange import UNKNOWN_PER_MOVE, At, Terms, deliver, handshake, queue_events, turn
 from referee.log import MatchLog
-from referee.table import Bot, Entry, Player, Table, Where
+from referee.players import Entry, Player
+from referee.sides import side_for
+from referee.sides.base import GameSide
+from referee.table import Table, Where
 from referee.transport import HELLO, Script, ScriptedBot, first_legal, play_line, scripted
-from referee.wire import GameWire, wire_for
 
 
 def thinking(seconds: float) -> Script:
@@ -224,11 +227,11 @@ def records(terms: Terms) -> list[dict]:
     return [rec for _, rec in read_log(terms.log.path)]
 
 
-def draw_deal() -> tuple[DealState, GameWire]:
+def draw_deal() -> tuple[DealState, GameSide]:
     game = variant("draw").new_game(2, {})
     state = game.start(deal_from_seed(3, 0, game.shape))
     assert state is not None
-    return state, wire_for(state)
+    return state, side_for(state)
 
 
 def answering(*replies: tuple[float, bytes | None]) -> Script:
@@ -365,7 +368,7 @@ def test_queued_events_reach_every_seat_and_only_the_drawer_sees_its_tiles():
             state.push(state.legal_plays()[0])
         if any(type(e) is Drew for e in state.history):
             break
-    wire = wire_for(state)
+    wire = side_for(state)
     seating = [Player(Entry(Bot("A", ["a"]), 0, TimeControl()), 0), Player(Entry(Bot("B", ["b"]), 1, TimeControl()), 0)]
     assert queue_events(state, 0, seating, wire) == len(state.history)
     drew = next(e for e in state.history if type(e) is Drew)

@@ -20,10 +20,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from protocol import messages as m
+from referee.bot import Bot
 from referee.clock import TimeControl
 from referee.engine import variant
-from referee.match import MatchSpec, run_match
-from referee.table import Bot
+from referee.match import run_match
+from referee.spec import MatchSpec
 from referee.transport import first_legal, play_line, scripted
 from referee.verify import verify
 

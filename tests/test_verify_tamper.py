@@ -82,10 +82,11 @@ def staged_log(path: Path) -> Path:
     import trio
     import trio.testing
 
+    from referee.bot import Bot
     from referee.engine import variant
-    from referee.match import DealStream, MatchSpec, run_match
+    from referee.match import DealStream, run_match
+    from referee.spec import MatchSpec
     from referee.staging import STAGES, find_opening
-    from referee.table import Bot
     from referee.transport import scripted
 
     v = variant("sea_kozel")

@@ -26,6 +26,7 @@ from test_wire_replay import TILE_ID, WireBot, tiles_named
 
 import referee.table as table_module
 from protocol import messages as m
+from referee.bot import Bot
 from referee.clock import TimeControl
 from referee.engine import Deal, variant
 from referee.engine.deal import deal_from_seed
@@ -33,10 +34,11 @@ from referee.engine.game import Game
 from referee.engine.kolbasa import KolbasaDeal
 from referee.engine.line import Turned
 from referee.log import MatchLog
-from referee.table import Bot, Entry, Player, Table, Where
-from referee.wire import wire_for
+from referee.players import Entry, Player
+from referee.sides import side_for
+from referee.table import Table, Where
 
-REAL_WIRE_FOR = wire_for
+REAL_WIRE_FOR = side_for
 REAL_FINISH = Game.finish
 
 
@@ -80,7 +82,7 @@ def play_kolbasa(monkeypatch, tmp_path: Path, seed: int, deals: list[Deal] | Non
         truth.ends.append(([list(r) for r in state.rows], seen(state)))
         return REAL_FINISH(self, state)
 
-    monkeypatch.setattr(table_module, "wire_for", lambda state: TruthWire(REAL_WIRE_FOR(state)))
+    monkeypatch.setattr(table_module, "side_for", lambda state: TruthWire(REAL_WIRE_FOR(state)))
     monkeypatch.setattr(Game, "finish", finish)
     game = variant("kolbasa").new_game(2)
     stream = iter(deals) if deals is not None else (deal_from_seed(seed, i, game.shape) for i in range(10_000))
@@ -200,7 +202,7 @@ def test_any_play_is_legal_or_an_illegal_move_that_says_why(seed, moves, place, 
         return
     fields = {"stop": {"stop": True}, "closed": {"closed": True}, "declare": {"declare": "hundred"}, "": {}}[extra]
     msg = m.Play(tile=halves, end=end, place=place, **fields)  # type: ignore[arg-type]
-    wire = wire_for(state)
+    wire = side_for(state)
     try:
         state.copy().push(wire.engine_play(state, msg), state.turn)
     except IllegalPlay as exc:

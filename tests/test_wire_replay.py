@@ -28,13 +28,15 @@ from hypothesis import strategies as st
 import referee.table as table_module
 from bench.referee import StubBot
 from protocol import messages as m
+from referee.bot import Bot
 from referee.clock import TimeControl
 from referee.engine import Deal, variant
 from referee.engine.deal import deal_from_seed
 from referee.engine.game import Game
 from referee.log import MatchLog
-from referee.table import Bot, Entry, Player, Table, Where
-from referee.wire import TILE_JSON
+from referee.players import Entry, Player
+from referee.sides.base import TILE_JSON
+from referee.table import Table, Where
 
 pytestmark = pytest.mark.slow  # matches of real bot processes (or a long property sweep): the full run
 
@@ -49,7 +51,7 @@ TILE_ID = {tuple(pair): t for t, pair in enumerate(TILE_JSON)}
 #: fields holding arrays of plain numbers, which may look like a tile ([6, 6] counts)
 _NUMBERS = frozenset(("counts", "scores", "totals", "values", "wrote", "winners", "losers", "dry", "played"))
 # The originals, wrapped anew for every example (hypothesis runs examples under one monkeypatch).
-REAL_WIRE_FOR = table_module.wire_for
+REAL_WIRE_FOR = table_module.side_for
 REAL_FINISH = Game.finish
 
 
@@ -144,7 +146,7 @@ def play_recorded(monkeypatch, tmp_path: Path, vid: str, players: int, options: 
         truth.ends.append((tuple(state.hands), state.layout_mask()))
         return REAL_FINISH(self, state)
 
-    monkeypatch.setattr(table_module, "wire_for", lambda state: TruthWire(REAL_WIRE_FOR(state)))
+    monkeypatch.setattr(table_module, "side_for", lambda state: TruthWire(REAL_WIRE_FOR(state)))
     monkeypatch.setattr(Game, "finish", finish)
 
     game = variant(vid).new_game(players, options)

@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 from referee.engine import play
 from referee.engine.line import HUNDRED, STOP, WRITE_OFF, Play
 from referee.engine.tiles import ALL_TILES, N_TILES, bits
-from referee.wire import LINE_WIRE, TILE_JSON, hand_json, legal_json, play_option
+from referee.sides.base import TILE_JSON, hand_json, legal_json, play_option
+from referee.sides.line import SIDE as LINE_SIDE
 
 
 @given(st.integers(0, ALL_TILES))
@@ -36,4 +37,4 @@ def test_a_line_play_is_named_as_str_names_it_interned_or_not():
     fresh = [Play(9, 1), Play(9, 1, True), Play(27, None, False, "hundred"), Play(-1, None)]
     for _ in range(2):
         for p in [*interned, STOP, HUNDRED, WRITE_OFF, *fresh]:
-            assert LINE_WIRE.play_text(state, p) == str(p)  # type: ignore[arg-type]
+            assert LINE_SIDE.play_text(state, p) == str(p)  # type: ignore[arg-type]

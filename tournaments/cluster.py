@@ -43,7 +43,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import selectors
 import subprocess
 import tempfile
 import threading
@@ -57,6 +56,8 @@ from typing import Any
 
 import msgspec
 
+from referee.job import MatchJob
+from referee.reader import LineReader
 from referee.signals import Stop
 from tournaments.config import League, LeagueError
 from tournaments.runner import (
@@ -204,34 +205,24 @@ class _MatchProcess:
     def __init__(self, argv: list[str]) -> None:
         self.stderr = tempfile.TemporaryFile()
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr, env=_match_env())
-        self.sel = selectors.DefaultSelector()
         assert self.proc.stdout is not None
-        self.sel.register(self.proc.stdout, selectors.EVENT_READ)
-        self.buf = bytearray()
+        os.set_blocking(self.proc.stdout.fileno(), False)
+        self.lines = LineReader(self.proc.stdout.fileno())  # the file object closes it, in stop()
 
     def alive(self) -> bool:
         return self.proc.poll() is None
 
-    def send(self, job: dict[str, Any]) -> None:
+    def send(self, job: MatchJob) -> None:
         assert self.proc.stdin is not None
-        self.proc.stdin.write(json.dumps(job).encode() + b"\n")
+        self.proc.stdin.write(msgspec.json.encode(job) + b"\n")
         self.proc.stdin.flush()
 
     def line(self, stall: float) -> bytes | None:
         """The next line; ``None`` at the end of output.  Raises TimeoutError after ``stall``
         seconds without one."""
-        assert self.proc.stdout is not None
-        deadline = time.monotonic() + stall
-        while (i := self.buf.find(b"\n")) < 0:
-            left = deadline - time.monotonic()
-            if left <= 0 or not self.sel.select(left):
-                raise TimeoutError
-            chunk = os.read(self.proc.stdout.fileno(), 65536)
-            if not chunk:
-                return None
-            self.buf.extend(chunk)
-        line = bytes(self.buf[:i])
-        del self.buf[: i + 1]
+        line = self.lines.line_within(stall)
+        if line is None and not self.lines.eof:
+            raise TimeoutError
         return line
 
     def stop(self) -> str:
@@ -251,7 +242,7 @@ class _MatchProcess:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
-        self.sel.close()
+        self.lines.fd = -1  # closed with the file object, next
         self.proc.stdout.close()
         self.stderr.seek(max(0, self.stderr.seek(0, os.SEEK_END) - 4096))
         tail = self.stderr.read().decode("utf-8", "replace")
@@ -287,7 +278,7 @@ def _files(folder: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()} if folder.is_dir() else {}
 
 
-def play_match(job: dict[str, Any], stall: float, progress_queue: str | None = None) -> dict[str, Any]:
+def play_match(job: MatchJob, stall: float, progress_queue: str | None = None, table: list[Any] | None = None) -> dict[str, Any]:
     """The task: play ``job`` on this worker and return what the coordinator stores.
 
     Returns ``{"record", "error", "kind", "log", "stderr", "worker", "started", "finished"}``:
@@ -305,12 +296,10 @@ def play_match(job: dict[str, Any], stall: float, progress_queue: str | None = N
             queue = distributed.Queue(progress_queue)
     except (ImportError, ValueError):
         pass
-    table = job.get("table")  # [round, bots, leg]: the key of the table, for the progress queue
     with tempfile.TemporaryDirectory(prefix="referee-match-") as tmp:
         log = Path(tmp) / "match.jsonl"
         stderr_dir = Path(tmp) / "stderr"
-        job = dict(job, log=str(log), stderr_dir=str(stderr_dir))
-        job.pop("table", None)
+        job = msgspec.structs.replace(job, log=str(log), stderr_dir=str(stderr_dir))
         started = time.time()
         child = _lane_process()
         record = error = kind = None
@@ -374,16 +363,16 @@ def _exit_words(child: _MatchProcess) -> str:
     return ended(code)
 
 
-def probe_bots(job: dict[str, Any]) -> list[str]:
+def probe_bots(job: MatchJob) -> list[str]:
     """Run on every worker: start each bot of ``job`` and shake hands with it.  Returns one
     line per bot that could not be started here (empty when all answered ``hello``)."""
     with tempfile.TemporaryDirectory(prefix="referee-probe-") as tmp:
-        job = dict(job, log=str(Path(tmp) / "probe.jsonl"), stderr_dir=str(Path(tmp) / "stderr"))
+        job = msgspec.structs.replace(job, log=str(Path(tmp) / "probe.jsonl"), stderr_dir=str(Path(tmp) / "stderr"))
         child = _MatchProcess([*WORKER_ARGV, "--probe"])
         problems: list[str] = []
         try:
             child.send(job)
-            limit = 30.0 + 2 * job["tc"]["startup"]
+            limit = 30.0 + 2 * job.tc.startup
             try:
                 while (line := child.line(limit)) is not None:
                     msg = json.loads(line)
@@ -478,8 +467,8 @@ class ClusterExecutor:
         futures = {}
         for key in batch:
             job = make_job(league, key, Path("match.jsonl"), Path("stderr"))
-            job["table"] = [key.round, list(key.bots), key.leg]
-            fut = client.submit(play_match, job, stall, self.queue_name, key=f"match-{key.stem}-{uuid.uuid4().hex[:8]}", pure=False)
+            fut = client.submit(play_match, job, stall, self.queue_name, [key.round, list(key.bots), key.leg],
+                                key=f"match-{key.stem}-{uuid.uuid4().hex[:8]}", pure=False)
             futures[fut] = (key, time.time())
         started: set[TableKey] = set()
         waiting = set(futures)

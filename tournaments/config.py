@@ -15,9 +15,10 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
+from msgspec import Meta
 
 from referee.clock import TimeControl
 from referee.engine import refereed_variant as find_variant
@@ -25,10 +26,11 @@ from referee.engine.errors import RulesError
 from referee.engine.game import Variant
 from referee.engine.shuffle import BLAKE2B
 from referee.errors import BotError
+from referee.job import CpuSeconds, Deals, Games, MaxFaults, MaxLine, MemoryMb, MoveSeconds, Processes, Seconds, bound_problem
 from referee.match import match_length, orientations
-from referee.process import resolve_command
 from referee.sandbox import DEFAULT_PROCESSES
 from referee.seeds import parse_seed, seed_text
+from referee.spawn import resolve_command
 from tournaments.schedule import Fixed, Knockout, Schedule, State, Swiss, TableKey, knockout_sizes, max_swiss_rounds
 
 ROUND_ROBIN = "round-robin"
@@ -42,15 +44,9 @@ NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,39}$")
 
 #: Bounds of the numbers of a league file: beyond them a value is a typo, not a wish, and would
 #: only fail later, inside every match (a clock of 1e308 s overflows the referee's timers, a
-#: memory limit beyond 2**63 bytes cannot be set).
-MAX_SECONDS = 86400.0  # any clock value: a day
-MAX_LINE = 16 << 20  # bytes: `referee match --max-line`'s bound (a bot's line is held in memory whole)
-MAX_MEMORY_MB = 1 << 24  # 16 TiB
-MAX_CPU_SECONDS = 1_000_000
-MAX_DEALS = 1_000_000  # per orientation
-MAX_GAMES = 100_000  # per orientation
+#: memory limit beyond 2**63 bytes cannot be set).  A match's settings have theirs in their
+#: types (:mod:`referee.job`), the same for ``referee match``; these are the league's own.
 MAX_POINTS = 1e6  # match points, either sign
-MAX_PROCESSES = 1 << 16  # in the sandbox, per bot
 MAX_ROUNDS = 1000  # Swiss rounds
 MAX_TABLES = 100_000  # tables per bot of a balanced design
 
@@ -199,22 +195,25 @@ class GameTable(_Table):
     variant: str = "sport"
     players: int | None = None
     bots: int | None = None
-    deals: int | None = None
-    games: int | None = None
+    deals: Deals | None = None
+    games: Games | None = None
     options: dict[str, Any] = {}
 
 
 class ClockTable(_Table):
-    startup: float | None = None
-    move: float | None = None
-    bank: float | None = None
-    increment: float | None = None
+    startup: Seconds | None = None
+    move: MoveSeconds | None = None
+    bank: Seconds | None = None
+    increment: Seconds | None = None
+
+
+PointsValue = Annotated[float, Meta(ge=-MAX_POINTS, le=MAX_POINTS)]
 
 
 class PointsTable(_Table):
-    win: float = Points.win
-    draw: float = Points.draw
-    loss: float = Points.loss
+    win: PointsValue = Points.win
+    draw: PointsValue = Points.draw
+    loss: PointsValue = Points.loss
 
 
 class BotTable(_Table):
@@ -232,12 +231,12 @@ class LeagueFile(_Table):
     gauntlet: str | None = None
     rounds: int | None = None
     tables: int | None = None
-    max_faults: int = 3
-    max_line: int = 65536
-    memory_mb: int | None = None
-    cpu_seconds: int | None = None
+    max_faults: MaxFaults = 3
+    max_line: MaxLine = 65536
+    memory_mb: MemoryMb | None = None
+    cpu_seconds: CpuSeconds | None = None
     sandbox: bool = True
-    max_processes: int = DEFAULT_PROCESSES
+    max_processes: Processes = DEFAULT_PROCESSES
     database: str | None = None
     logs: str | None = None
     game: GameTable = msgspec.field(default_factory=GameTable)
@@ -280,6 +279,35 @@ def load_league(path: Path, db: Path | None = None) -> League:
     def bad(message: str) -> LeagueError:
         return LeagueError(f"{where}: {message}")
 
+    doc = _read(path, bad)
+    base = path.resolve().parent
+    v, players, options, deals, games, per_table, n_orient = _game(doc.game, bad)
+    # clocks and limits: their bounds are their types'
+    tc = TimeControl(**{key: value for key in ClockTable.__struct_fields__ if (value := getattr(doc.clock, key)) is not None})
+    seed = _seed(doc.seed, bad)
+    points = Points(doc.points.win, doc.points.draw, doc.points.loss)
+    bots: list[BotEntry] = []
+    for i, entry in enumerate(doc.bot, start=1):
+        bots.append(_bot(i, entry, bots, base, doc.sandbox, bad))
+    if len(bots) < max(2, per_table):
+        raise bad(f"bot: a league of tables of {per_table} needs at least {max(2, per_table)} bots ([[bot]] tables), found {len(bots)}"
+                  if per_table > 2 else f"bot: a league needs at least two bots ([[bot]] tables), found {len(bots)}")
+    schedule, gauntlet = _schedule(doc, bots, bad)
+    rounds, tables = _rounds_and_tables(doc, schedule, len(bots), per_table, bad)
+    league_name = path.stem if doc.name is None else _text(doc.name, "name", bad)
+    db_path, logs_dir = _places(doc, path, base, db, bad)
+    return League(path=path, name=league_name, bots=bots, variant=v, players=players, options=options, deals=deals,
+                  games=games, seed=seed, tc=tc, max_faults=doc.max_faults, max_line=doc.max_line, memory_mb=doc.memory_mb,
+                  cpu_seconds=doc.cpu_seconds, sandbox=doc.sandbox, max_processes=doc.max_processes, schedule=schedule,
+                  gauntlet=gauntlet, points=points, db_path=db_path,
+                  logs_dir=logs_dir, orientations=n_orient, per_table=per_table, rounds=rounds, tables=tables)
+
+
+Bad = Callable[[str], LeagueError]
+
+
+def _read(path: Path, bad: Bad) -> LeagueFile:
+    """The file, read and decoded into its types (whose bounds it must keep)."""
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
@@ -295,7 +323,7 @@ def load_league(path: Path, db: Path | None = None) -> League:
     except UnicodeDecodeError:
         raise bad("not UTF-8 text") from None
     try:
-        doc = msgspec.toml.decode(text, type=LeagueFile)
+        return msgspec.toml.decode(text, type=LeagueFile)
     except msgspec.ValidationError as exc:
         raise bad(_explain(exc, text)) from None
     except msgspec.DecodeError as exc:
@@ -303,10 +331,9 @@ def load_league(path: Path, db: Path | None = None) -> League:
     except RecursionError:
         raise bad("TOML syntax error: nested too deeply") from None
 
-    base = path.resolve().parent
 
-    # -- the game --
-    game = doc.game
+def _game(game: GameTable, bad: Bad) -> tuple[Variant, int, dict[str, Any], int | None, int | None, int, int]:
+    """``[game]``: the variant, seats, options, deals and games, bots per table and orientations."""
     vid = _text(game.variant, "game.variant", bad)
     try:
         v = find_variant(vid)
@@ -322,8 +349,6 @@ def load_league(path: Path, db: Path | None = None) -> League:
         deals, games = match_length(v, game.deals, game.games, ("game.deals", "game.games"))
     except RulesError as exc:
         raise bad(str(exc)) from None
-    _at_most(deals, MAX_DEALS, "game.deals", bad)
-    _at_most(games, MAX_GAMES, "game.games", bad)
     try:
         v.new_game(players, options, deals)
     except RulesError as exc:
@@ -336,88 +361,48 @@ def load_league(path: Path, db: Path | None = None) -> League:
     except RulesError as exc:
         hint = f" (set bots = {players} in [game])" if game.bots is None and players > 2 else ""
         raise bad(f"game.bots: {exc}{hint}") from None
+    return v, players, options, deals, games, per_table, n_orient
 
-    # -- clocks and limits --
-    tc_args = {}
-    for key in ClockTable.__struct_fields__:
-        value = getattr(doc.clock, key)
-        if value is not None:
-            _finite(value, f"clock.{key}", bad)
-            if value > MAX_SECONDS:
-                raise bad(f"clock.{key}: {value:g} seconds is more than a day (at most {MAX_SECONDS:g})")
-            tc_args[key] = value
+
+def _bot(i: int, entry: BotTable, before: list[BotEntry], base: Path, sandbox: bool, bad: Bad) -> BotEntry:
+    """The ``i``-th ``[[bot]]`` (from 1), after the bots ``before`` it: its name, command, folder
+    and environment, checked, and its command resolved."""
+    name = entry.name
+    if not NAME_RE.match(name):
+        raise bad(f"bot #{i}.name: {name!r} is not a plain name (letters, digits, '.', '_', '+', '-'; at most 40 characters)")
+    if any(b.name == name for b in before):
+        raise bad(f"bot #{i}.name: two bots are named {name!r}")
+    label = f"bot {name!r}"
+    command = entry.command
+    words = [command] if isinstance(command, str) else command
+    if not words:
+        raise bad(f"{label}.command: expected a command line (a string) or a list of words")
+    for word in words:
+        _no_nul(word, f"{label}.command", bad)
+    cwd = entry.cwd
+    if cwd is not None:
+        _text(cwd, f"{label}.cwd", bad)
+    workdir = base if cwd is None else (base / Path(cwd).expanduser()).resolve()
+    if not workdir.is_dir():
+        raise bad(f"{label}.cwd: {cwd!r} is not a directory")
+    env = {}
+    for key, value in entry.env.items():
+        if not key or "=" in key or "\0" in key:
+            raise bad(f"{label}.env: {key!r} cannot name an environment variable (empty, or with '=' or a NUL byte)")
+        if isinstance(value, bool):
+            value = "1" if value else "0"
+        if not isinstance(value, (str, int, float)):
+            raise bad(f"{label}.env.{key}: expected a string or a number")
+        env[key] = _no_nul(str(value), f"{label}.env.{key}", bad)
     try:
-        tc = TimeControl(**tc_args)
-    except ValueError as exc:
-        raise bad(f"clock: {exc}") from None
-    seed = _seed(doc.seed, bad)
-    max_faults = doc.max_faults
-    if max_faults < 1:
-        raise bad("max_faults: must be at least 1")
-    max_line = doc.max_line
-    if max_line < 256:
-        raise bad("max_line: must be at least 256 bytes")
-    _at_most(max_line, MAX_LINE, "max_line", bad)
-    memory_mb, cpu_seconds = doc.memory_mb, doc.cpu_seconds
-    for key, value, most in (("memory_mb", memory_mb, MAX_MEMORY_MB), ("cpu_seconds", cpu_seconds, MAX_CPU_SECONDS)):
-        if value is not None and value <= 0:
-            raise bad(f"{key}: must be positive")
-        _at_most(value, most, key, bad)
-    max_processes = doc.max_processes
-    if max_processes < 2:
-        raise bad("max_processes: must be at least 2 (the sandbox's init counts as one)")
-    _at_most(max_processes, MAX_PROCESSES, "max_processes", bad)
+        argv = resolve_command(command, workdir)
+    except BotError as exc:
+        raise bad(f"{label}.command: {exc}") from None
+    return BotEntry(name, command, cwd, env, argv, workdir, sandbox if entry.sandbox is None else entry.sandbox)
 
-    for key in PointsTable.__struct_fields__:
-        value = getattr(doc.points, key)
-        _finite(value, f"points.{key}", bad)
-        if abs(value) > MAX_POINTS:
-            raise bad(f"points.{key}: {value:g} is out of bounds (at most {MAX_POINTS:g} either way)")
-    points = Points(doc.points.win, doc.points.draw, doc.points.loss)
 
-    # -- bots --
-    bots: list[BotEntry] = []
-    seen: set[str] = set()
-    for i, entry in enumerate(doc.bot, start=1):
-        name = entry.name
-        if not NAME_RE.match(name):
-            raise bad(f"bot #{i}.name: {name!r} is not a plain name (letters, digits, '.', '_', '+', '-'; at most 40 characters)")
-        if name in seen:
-            raise bad(f"bot #{i}.name: two bots are named {name!r}")
-        seen.add(name)
-        label = f"bot {name!r}"
-        command = entry.command
-        words = [command] if isinstance(command, str) else command
-        if not words:
-            raise bad(f"{label}.command: expected a command line (a string) or a list of words")
-        for word in words:
-            _no_nul(word, f"{label}.command", bad)
-        cwd = entry.cwd
-        if cwd is not None:
-            _text(cwd, f"{label}.cwd", bad)
-        workdir = base if cwd is None else (base / Path(cwd).expanduser()).resolve()
-        if not workdir.is_dir():
-            raise bad(f"{label}.cwd: {cwd!r} is not a directory")
-        env = {}
-        for key, value in entry.env.items():
-            if not key or "=" in key or "\0" in key:
-                raise bad(f"{label}.env: {key!r} cannot name an environment variable (empty, or with '=' or a NUL byte)")
-            if isinstance(value, bool):
-                value = "1" if value else "0"
-            if not isinstance(value, (str, int, float)):
-                raise bad(f"{label}.env.{key}: expected a string or a number")
-            env[key] = _no_nul(str(value), f"{label}.env.{key}", bad)
-        try:
-            argv = resolve_command(command, workdir)
-        except BotError as exc:
-            raise bad(f"{label}.command: {exc}") from None
-        sandbox = doc.sandbox if entry.sandbox is None else entry.sandbox
-        bots.append(BotEntry(name, command, cwd, env, argv, workdir, sandbox))
-    if len(bots) < max(2, per_table):
-        raise bad(f"bot: a league of tables of {per_table} needs at least {max(2, per_table)} bots ([[bot]] tables), found {len(bots)}"
-                  if per_table > 2 else f"bot: a league needs at least two bots ([[bot]] tables), found {len(bots)}")
-
-    # -- schedule --
+def _schedule(doc: LeagueFile, bots: list[BotEntry], bad: Bad) -> tuple[str, str | None]:
+    """The schedule, by its canonical name, and the gauntlet's bot."""
     schedule = None if doc.schedule is None else _text(doc.schedule, "schedule", bad)
     gauntlet = None if doc.gauntlet is None else _text(doc.gauntlet, "gauntlet", bad)
     if schedule is None:
@@ -430,11 +415,16 @@ def load_league(path: Path, db: Path | None = None) -> League:
     if schedule == GAUNTLET:
         if gauntlet is None:
             raise bad("gauntlet: a gauntlet schedule needs gauntlet = \"<the bot that plays all the others>\"")
-        if gauntlet not in seen:
+        if all(b.name != gauntlet for b in bots):
             raise bad(f"gauntlet: no bot is named {gauntlet!r} (bots: {', '.join(b.name for b in bots)})")
     elif gauntlet is not None:
         raise bad(f"gauntlet: given, but schedule is {schedule}; remove one of them")
-    n = len(bots)
+    return schedule, gauntlet
+
+
+def _rounds_and_tables(doc: LeagueFile, schedule: str, n: int, per_table: int, bad: Bad) -> tuple[int | None, int | None]:
+    """A Swiss league's rounds, and the tables per bot of a balanced design, for ``n`` bots; a
+    knockout's sizes are checked here too."""
     rounds = doc.rounds
     if schedule == SWISS:
         most = max_swiss_rounds(n, per_table)
@@ -461,23 +451,18 @@ def load_league(path: Path, db: Path | None = None) -> League:
                       f"leave a table short; try {' or '.join(map(str, fit))}")
     if schedule == KNOCKOUT and (why := knockout_sizes(n, per_table)) is not None:
         raise bad(f"schedule: {why}")
+    return rounds, tables
 
-    # -- where results go --
-    league_name = path.stem if doc.name is None else _text(doc.name, "name", bad)
-    if db is None:
-        db_key = None if doc.database is None else _text(doc.database, "database", bad)
-        db_path = base / db_key if db_key else base / f"{path.stem}.db"
-        logs_key = None if doc.logs is None else _text(doc.logs, "logs", bad)
-        logs_dir = base / logs_key if logs_key else db_path.with_name(f"{db_path.stem}-logs")
-    else:
+
+def _places(doc: LeagueFile, path: Path, base: Path, db: Path | None, bad: Bad) -> tuple[Path, Path]:
+    """Where results go: the database and the logs' folder."""
+    if db is not None:
         db_path = db.resolve()
-        logs_dir = db_path.with_name(f"{db_path.stem}-logs")
-
-    return League(path=path, name=league_name, bots=bots, variant=v, players=players, options=options, deals=deals,
-                  games=games, seed=seed, tc=tc, max_faults=max_faults, max_line=max_line, memory_mb=memory_mb,
-                  cpu_seconds=cpu_seconds, sandbox=doc.sandbox, max_processes=max_processes, schedule=schedule,
-                  gauntlet=gauntlet, points=points, db_path=db_path,
-                  logs_dir=logs_dir, orientations=n_orient, per_table=per_table, rounds=rounds, tables=tables)
+        return db_path, db_path.with_name(f"{db_path.stem}-logs")
+    db_key = None if doc.database is None else _text(doc.database, "database", bad)
+    db_path = base / db_key if db_key else base / f"{path.stem}.db"
+    logs_key = None if doc.logs is None else _text(doc.logs, "logs", bad)
+    return db_path, base / logs_key if logs_key else db_path.with_name(f"{db_path.stem}-logs")
 
 
 # -- checking helpers ---------------------------------------------------------------------------
@@ -493,11 +478,6 @@ def _text(value: str, label: str, bad) -> str:
     if not value.strip():
         raise bad(f"{label}: must not be empty")
     return _no_nul(value, label, bad)
-
-
-def _finite(value: float, label: str, bad) -> None:
-    if not math.isfinite(value):
-        raise bad(f"{label}: expected a finite number, got {value!r}")
 
 
 def _at_most(value: int | None, most: int, label: str, bad) -> None:
@@ -537,6 +517,8 @@ def _explain(exc: msgspec.ValidationError, text: str) -> str:
         key = ".".join([label, *map(str, parts[2:])])
     else:
         number = label = key = table
+    if (problem := bound_problem(exc, LeagueFile, doc, key)) is not None:
+        return problem
     if m := re.fullmatch(r"Object contains unknown field `(.*)`", message):
         known = ", ".join(_TABLES[table].__struct_fields__) if table in _TABLES else ""
         prefix = f"{number}: " if table == "bot" else f"{table}." if table else ""

@@ -122,6 +122,30 @@ def fit_orders(names: Sequence[str], orders: Iterable[tuple[Sequence[Sequence[st
     k = len(names)
     if k == 0:
         return {}
+    counted = _counted(orders, index)
+    chosen, sets, games = _choices(counted, k)
+    p = _strengths(chosen, sets, k, prior, tol, max_iter)
+    cov = _inverse(_information(p, sets, prior))
+    theta = [math.log(x) for x in p]
+    ref = names.index(anchor) if anchor is not None else None
+    mean = sum(theta) / k if ref is None else theta[ref]
+    out = {}
+    for i, name in enumerate(names):
+        # Var(θ_i − mean θ) = (e_i − 1/k)ᵀ C (e_i − 1/k); with an anchor, (e_i − e_a)ᵀ C (e_i − e_a)
+        if ref is None:
+            c = [(1.0 if j == i else 0.0) - 1.0 / k for j in range(k)]
+        else:
+            c = [(1.0 if j == i else 0.0) - (1.0 if j == ref else 0.0) for j in range(k)]
+        var = sum(c[r] * cov[r][s] * c[s] for r in range(k) for s in range(k))
+        se = math.sqrt(max(var, 0.0))
+        r = ELO * (theta[i] - mean)
+        out[name] = Rating(name, r, r - Z95 * ELO * se, r + Z95 * ELO * se, games[i])
+    return out
+
+
+def _counted(orders: Iterable[tuple[Sequence[Sequence[str]], float]], index: dict[str, int]) -> dict[tuple[tuple[int, ...], ...], float]:
+    """The orders checked, as places of bot indexes, and the weight of each (the same order
+    given twice counts twice).  Raises ValueError as :func:`fit_orders` says."""
     counted: dict[tuple[tuple[int, ...], ...], float] = {}
     for places, weight in orders:
         if weight < 0 or not math.isfinite(weight):
@@ -138,6 +162,12 @@ def fit_orders(names: Sequence[str], orders: Iterable[tuple[Sequence[Sequence[st
             raise ValueError(f"an order names a bot twice: {places!r}")
         if len(members) >= 2 and weight > 0:
             counted[tuple(groups)] = counted.get(tuple(groups), 0.0) + weight
+    return counted
+
+
+def _choices(counted: dict[tuple[tuple[int, ...], ...], float], k: int) -> tuple[list[float], list[tuple[tuple[int, ...], float]], list[float]]:
+    """An order as its choices (Plackett-Luce): the weight of the places each bot won, every set
+    of bots left at a choice with its weight, and each bot's boards."""
     chosen = [0.0] * k  # the weight of the choices of a place each bot won
     stages: dict[tuple[int, ...], float] = {}  # the bots left at a choice -> its weight
     games = [0.0] * k
@@ -153,8 +183,13 @@ def fit_orders(names: Sequence[str], orders: Iterable[tuple[Sequence[Sequence[st
                 left = tuple(sorted(order[j:]))
                 stages[left] = stages.get(left, 0.0) + share
                 chosen[order[j]] += share
-    sets = list(stages.items())
+    return chosen, list(stages.items()), games
 
+
+def _strengths(chosen: list[float], sets: list[tuple[tuple[int, ...], float]], k: int, prior: float, tol: float,
+               max_iter: int) -> list[float]:
+    """The bots' strengths by the minorize-maximize iteration, with ``prior`` virtual draws
+    against a bot of strength 1."""
     half = prior / 2.0
     scored = [c + half for c in chosen]
     p = [1.0] * k
@@ -169,8 +204,12 @@ def fit_orders(names: Sequence[str], orders: Iterable[tuple[Sequence[Sequence[st
         p = new
         if change < tol:
             break
+    return p
 
-    # Observed information in θ = ln p (prior included), then the covariance.
+
+def _information(p: list[float], sets: list[tuple[tuple[int, ...], float]], prior: float) -> list[list[float]]:
+    """The observed information in θ = ln p (prior included)."""
+    k = len(p)
     info = [[0.0] * k for _ in range(k)]
     for i in range(k):
         share = p[i] / (p[i] + 1.0)
@@ -183,22 +222,7 @@ def fit_orders(names: Sequence[str], orders: Iterable[tuple[Sequence[Sequence[st
             for j in left:
                 if i != j:
                     info[i][j] -= weight * q[i] * q[j]
-    cov = _inverse(info)
-    theta = [math.log(x) for x in p]
-    ref = names.index(anchor) if anchor is not None else None
-    mean = sum(theta) / k if ref is None else theta[ref]
-    out = {}
-    for i, name in enumerate(names):
-        # Var(θ_i − mean θ) = (e_i − 1/k)ᵀ C (e_i − 1/k); with an anchor, (e_i − e_a)ᵀ C (e_i − e_a)
-        if ref is None:
-            c = [(1.0 if j == i else 0.0) - 1.0 / k for j in range(k)]
-        else:
-            c = [(1.0 if j == i else 0.0) - (1.0 if j == ref else 0.0) for j in range(k)]
-        var = sum(c[r] * cov[r][s] * c[s] for r in range(k) for s in range(k))
-        se = math.sqrt(max(var, 0.0))
-        r = ELO * (theta[i] - mean)
-        out[name] = Rating(name, r, r - Z95 * ELO * se, r + Z95 * ELO * se, games[i])
-    return out
+    return info
 
 
 def _inverse(m: list[list[float]]) -> list[list[float]]:

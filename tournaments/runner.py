@@ -56,9 +56,11 @@ import msgspec
 import trio
 
 from referee.errors import BotStartError, LogError
-from referee.process import describe_exit
+from referee.job import BotJob, ClockJob, GameJob, LimitsJob, MatchJob
+from referee.reader import StreamLines
 from referee.sandbox import hidden_from
 from referee.signals import STOP_SIGNALS, Stop, cancel_on_signals
+from referee.spawn import describe_exit
 from tournaments import worker
 from tournaments.config import BotEntry, League, LeagueError
 from tournaments.schedule import TableKey, leg_seed
@@ -121,30 +123,28 @@ class RunReport:
         return max(0, self.pairings - self.done_before - self.played)
 
 
-def make_job(league: League, table: TableKey | Sequence[str], log: Path, stderr_dir: Path) -> dict[str, Any]:
-    """The JSON job of one table (what :func:`tournaments.worker.build_spec` reads): the only
-    place a job is made, for both executors (and the cluster's check of the bots, with every
-    bot of the league).  ``table`` is a :class:`TableKey` (its bots in seating order, its leg's
-    deal stream) or the bots' names."""
+def make_job(league: League, table: TableKey | Sequence[str], log: Path, stderr_dir: Path) -> MatchJob:
+    """The job of one table (:class:`referee.job.MatchJob`, what ``tournaments.worker`` plays):
+    the only place a league makes one, for both executors (and the cluster's check of the bots,
+    with every bot of the league).  ``table`` is a :class:`TableKey` (its bots in seating order,
+    its leg's deal stream) or the bots' names."""
     key = table if isinstance(table, TableKey) else TableKey(0, tuple(table))
     bots = []
     for name in key.bots:
         b = league.bot(name)
         cwd = _cwd(b)
-        bots.append({"name": b.name, "argv": b.argv, "cwd": None if cwd is None else str(cwd), "env": b.env, "sandbox": b.sandbox})
+        bots.append(BotJob(name=b.name, argv=list(b.argv), cwd=None if cwd is None else str(cwd), env=dict(b.env), sandbox=b.sandbox))
     tc = league.tc
     # a league without a seed of its own plays from the secret one a run draws (Session)
     assert league.seed is not None, "a job needs the league's seed: open the store first (Store.secret_seed)"
-    return {
-        "variant": league.variant.id, "players": league.players, "options": league.options,
-        "deals": league.deals, "games": league.games, "seed": leg_seed(league.seed, key),
-        "deals_from": league.deals_from,
-        "tc": {"startup": tc.startup, "move": tc.move, "bank": tc.bank, "increment": tc.increment},
-        "max_faults": league.max_faults, "max_line": league.max_line,
-        "memory_mb": league.memory_mb, "cpu_seconds": league.cpu_seconds, "max_processes": league.max_processes,
-        "hidden": [str(p) for p in hidden_from_bots(league, key.bots)],
-        "bots": bots, "log": str(log), "stderr_dir": str(stderr_dir),
-    }
+    return MatchJob(
+        game=GameJob(variant=league.variant.id, players=league.players, options=dict(league.options), deals=league.deals, games=league.games),
+        tc=ClockJob(startup=tc.startup, move=tc.move, bank=tc.bank, increment=tc.increment),
+        limits=LimitsJob(max_faults=league.max_faults, max_line=league.max_line, memory_mb=league.memory_mb,
+                         cpu_seconds=league.cpu_seconds, max_processes=league.max_processes),
+        seed=leg_seed(league.seed, key), deals_from=league.deals_from, bots=bots, log=str(log), stderr_dir=str(stderr_dir),
+        hidden=[str(p) for p in hidden_from_bots(league, key.bots)],
+    )
 
 
 def _cwd(b: BotEntry) -> Path | None:
@@ -206,7 +206,8 @@ class Child:
     def __init__(self, proc: trio.Process) -> None:
         self.proc = proc
         self.dead = False
-        self._buf = bytearray()
+        assert proc.stdout is not None
+        self._lines = StreamLines(proc.stdout)
         self._tail = bytearray()
 
     @classmethod
@@ -231,18 +232,9 @@ class Child:
         Raises:
             trio.TooSlowError: nothing arrived for ``stall`` seconds.
         """
-        assert self.proc.stdout is not None
-        while (i := self._buf.find(b"\n")) < 0:
-            with trio.fail_after(stall):
-                chunk = await self.proc.stdout.receive_some()
-            if not chunk:
-                return None
-            self._buf.extend(chunk)
-        line = bytes(self._buf[:i])
-        del self._buf[: i + 1]
-        return line
+        return await self._lines.read_line(stall)
 
-    async def play(self, job: dict[str, Any], report, stall: float,
+    async def play(self, job: MatchJob, report, stall: float,
                    silence: float = SILENCE) -> tuple[TableRecord | None, str | None, str | None]:
         """Play ``job``, watched: the match must finish a deal (or a game) every ``stall``
         seconds, and the child must write a line (at least its heartbeat, every
@@ -253,7 +245,7 @@ class Child:
         assert self.proc.stdin is not None
         self._tail.clear()
         try:
-            await self.proc.stdin.send_all(json.dumps({**job, "heartbeat": HEARTBEAT}).encode() + b"\n")
+            await self.proc.stdin.send_all(msgspec.json.encode(msgspec.structs.replace(job, heartbeat=HEARTBEAT)) + b"\n")
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             return await self._crashed()
         progressed = trio.current_time()
@@ -335,7 +327,7 @@ def last_words(stderr: str) -> str:
 _BORDER = set("+-|0123456789 .")
 
 
-async def play_here(job: dict[str, Any], report) -> tuple[TableRecord | None, str | None, str | None]:
+async def play_here(job: MatchJob, report) -> tuple[TableRecord | None, str | None, str | None]:
     """Play ``job`` in this process (no isolation: a referee bug ends the league)."""
     try:
         return await worker.play(job, report), None, None

@@ -147,37 +147,12 @@ def balanced_design(n: int, k: int, per_bot: int, seed: int) -> list[tuple[int, 
     for step in range(steps):
         if best == least:
             break
-        x = rng.randrange(n)
-        if rng.random() < 0.5:  # bring x together with a bot it has met least
-            row = meet[x]
-            low = min(row[z] for z in range(n) if z != x)
-            if low >= q and rng.random() < 0.5:
-                continue
-            fewest = [z for z in range(n) if z != x and row[z] == low]
-            y = fewest[rng.randrange(len(fewest))]
-            bi, bj = where[x][rng.randrange(per_bot)], where[y][rng.randrange(per_bot)]
-            b1, b2 = blocks[bi], blocks[bj]
-            if bi == bj or y in b1:
-                continue
-            leaving = [w for w in b1 if w != x and w not in b2]
-            if not leaving:
-                continue
-            x = leaving[rng.randrange(len(leaving))]
-        else:
-            bi, bj = rng.randrange(len(blocks)), rng.randrange(len(blocks))
-            b1, b2 = blocks[bi], blocks[bj]
-            x, y = b1[rng.randrange(k)], b2[rng.randrange(k)]
-            if bi == bj or x in b2 or y in b1:
-                continue
-        change: dict[tuple[int, int], int] = {}  # x (in b1) and y (in b2) swap blocks
-        for z in b1:
-            if z != x:
-                change[(x, z)] = change.get((x, z), 0) - 1
-                change[(y, z)] = change.get((y, z), 0) + 1
-        for z in b2:
-            if z != y:
-                change[(y, z)] = change.get((y, z), 0) - 1
-                change[(x, z)] = change.get((x, z), 0) + 1
+        swap = _pick_swap(rng, blocks, meet, where, q, per_bot)
+        if swap is None:
+            continue
+        bi, bj, x, y = swap
+        b1, b2 = blocks[bi], blocks[bj]
+        change = _swap_change(b1, b2, x, y)
         d = sum((meet[a][b] + v) ** 2 - meet[a][b] ** 2 for (a, b), v in change.items() if v)
         temperature = hot * (cold / hot) ** (step / steps)
         if d <= 0 or rng.random() < math.exp(-d / temperature):
@@ -192,6 +167,51 @@ def balanced_design(n: int, k: int, per_bot: int, seed: int) -> list[tuple[int, 
             if cost < best:
                 best, best_blocks = cost, [b[:] for b in blocks]
     return [tuple(sorted(b)) for b in best_blocks]
+
+
+def _pick_swap(rng: random.Random, blocks: list[list[int]], meet: list[list[int]], where: list[list[int]], q: int,
+               per_bot: int) -> tuple[int, int, int, int] | None:
+    """A swap :func:`balanced_design` may try: member ``x`` of block ``bi`` for member ``y`` of
+    block ``bj``; ``None`` when the draw gives none (the random draws are the design's: their
+    order is part of what a seed deals).  Half the swaps bring a member together with one it
+    has met least, half are random."""
+    n, k = len(meet), len(blocks[0])
+    x = rng.randrange(n)
+    if rng.random() < 0.5:  # bring x together with a bot it has met least
+        row = meet[x]
+        low = min(row[z] for z in range(n) if z != x)
+        if low >= q and rng.random() < 0.5:
+            return None
+        fewest = [z for z in range(n) if z != x and row[z] == low]
+        y = fewest[rng.randrange(len(fewest))]
+        bi, bj = where[x][rng.randrange(per_bot)], where[y][rng.randrange(per_bot)]
+        b1, b2 = blocks[bi], blocks[bj]
+        if bi == bj or y in b1:
+            return None
+        leaving = [w for w in b1 if w != x and w not in b2]
+        if not leaving:
+            return None
+        return bi, bj, leaving[rng.randrange(len(leaving))], y
+    bi, bj = rng.randrange(len(blocks)), rng.randrange(len(blocks))
+    b1, b2 = blocks[bi], blocks[bj]
+    x, y = b1[rng.randrange(k)], b2[rng.randrange(k)]
+    if bi == bj or x in b2 or y in b1:
+        return None
+    return bi, bj, x, y
+
+
+def _swap_change(b1: list[int], b2: list[int], x: int, y: int) -> dict[tuple[int, int], int]:
+    """How the meetings change when ``x`` (in ``b1``) and ``y`` (in ``b2``) swap blocks."""
+    change: dict[tuple[int, int], int] = {}
+    for z in b1:
+        if z != x:
+            change[(x, z)] = change.get((x, z), 0) - 1
+            change[(y, z)] = change.get((y, z), 0) + 1
+    for z in b2:
+        if z != y:
+            change[(y, z)] = change.get((y, z), 0) - 1
+            change[(x, z)] = change.get((x, z), 0) + 1
+    return change
 
 
 def _design_steps(blocks: int) -> int:

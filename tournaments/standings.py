@@ -42,6 +42,7 @@ import csv
 import io
 import json
 import math
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -49,7 +50,7 @@ from referee import faults as F
 from referee.stats import estimate, rank_ranges, signed
 from tournaments import ratings
 from tournaments.config import GAUNTLET, KNOCKOUT, SWISS, League
-from tournaments.schedule import Knockout, State, TableKey
+from tournaments.schedule import Knockout, Schedule, State, TableKey
 from tournaments.store import Store, TableRow
 
 FORMATS = ("table", "csv", "json", "markdown")
@@ -141,10 +142,35 @@ def standings(league: League, store: Store | None) -> Standings:
     rows = {b: Row(0, b, faults=dict.fromkeys(F.KINDS, 0), finishes=[0] * n, seed=i + 1) for i, b in enumerate(names)}
     tables = [t for t in (store.tables() if store else []) if t.key in wanted]
     done = [t for t in tables if t.status == "done"]
+    head = _count_tables(league, done, rows)
+    if league.schedule == SWISS:  # byes and the Buchholz score
+        for rnd in state.draws.values():
+            for slot in rnd:
+                if len(slot) == 1 and slot[0] in rows:
+                    rows[slot[0]].byes += 1
+                    rows[slot[0]].points += bye_points(league)
+        for b, r in rows.items():
+            r.buchholz = sum(rows[o].points * cell["meetings"] for o, cell in head[b].items() if o in rows)
+    anchor = league.gauntlet if league.schedule == GAUNTLET else None
+    _rate(rows, names, store.boards(wanted) if store else {}, anchor)
+    for bot, counts in (store.fault_counts(wanted) if store else {}).items():
+        if bot in rows:
+            for kind, c in counts.items():
+                rows[bot].faults[kind] = rows[bot].faults.get(kind, 0) + c
+    order = _ranked(league, schedule, state, rows)
+    return Standings(league, order, len(keys), len(done), sum(1 for t in tables if t.status == "failed"),
+                     method=ratings.method(anchor, n), reference=anchor, rule=rank_rule(league),
+                     head_to_head=head, expected=max(len(keys), schedule.expected(state)))
+
+
+def _count_tables(league: League, done: list[TableRow], rows: dict[str, Row]) -> dict[str, dict[str, dict[str, int]]]:
+    """Every finished table counted into its bots' rows (meetings won, drawn and lost, finishes,
+    points, table points); the head-to-head counts, by bot and opponent."""
+    n = league.per_table
     sense = league.variant.sense
-    places: dict[str, list[float]] = {b: [] for b in names}
-    per_table: dict[str, list[float]] = {b: [] for b in names}
-    head: dict[str, dict[str, dict[str, int]]] = {a: {} for a in names}
+    places: dict[str, list[float]] = {b: [] for b in rows}
+    per_table: dict[str, list[float]] = {b: [] for b in rows}
+    head: dict[str, dict[str, dict[str, int]]] = {a: {} for a in rows}
     for t in done:
         for s in t.seats:
             if s.bot not in rows:
@@ -179,24 +205,18 @@ def standings(league: League, store: Store | None) -> Standings:
             _interval(r, "finish", places[b])
             _interval(r, "per_table", per_table[b])
             r.diff = round(r.diff, 6)
-    # Swiss: byes and the Buchholz score
-    if league.schedule == SWISS:
-        for rnd in state.draws.values():
-            for slot in rnd:
-                if len(slot) == 1 and slot[0] in rows:
-                    rows[slot[0]].byes += 1
-                    rows[slot[0]].points += bye_points(league)
-        for b, r in rows.items():
-            r.buchholz = sum(rows[o].points * cell["meetings"] for o, cell in head[b].items() if o in rows)
-    # ratings: the finishing order of every board
+    return head
+
+
+def _rate(rows: dict[str, Row], names: list[str], boards: dict[TableKey, list[list[float]]], anchor: str | None) -> None:
+    """The ratings, from the finishing order of every board, and the places they allow."""
     orders = []
-    for key, boards in (store.boards(wanted) if store else {}).items():
-        for margins in boards:
+    for key, margins_of_boards in boards.items():
+        for margins in margins_of_boards:
             orders.append((_order(key, margins), 1.0))
             for b in key.bots:
                 if b in rows:
                     rows[b].boards += 1
-    anchor = league.gauntlet if league.schedule == GAUNTLET else None
     fitted = ratings.fit_orders(names, orders, anchor=anchor)
     for b, r in rows.items():
         r.rating, r.rating_low, r.rating_high = fitted[b].rating, fitted[b].low, fitted[b].high
@@ -204,11 +224,11 @@ def standings(league: League, store: Store | None) -> Standings:
     ranges = rank_ranges(len(listed), lambda a, b: listed[a].rating_low > listed[b].rating_high)
     for r, (low, high) in zip(listed, ranges):
         r.place_low, r.place_high = low, high
-    for bot, counts in (store.fault_counts(wanted) if store else {}).items():
-        if bot in rows:
-            for kind, c in counts.items():
-                rows[bot].faults[kind] = rows[bot].faults.get(kind, 0) + c
-    # the order
+
+
+def _ranked(league: League, schedule: Schedule, state: State, rows: dict[str, Row]) -> list[Row]:
+    """The rows in the league's order, each with its rank (level rows share one)."""
+    level_on: Callable[[Row], tuple]
     if league.schedule == KNOCKOUT:
         assert isinstance(schedule, Knockout)
         out = schedule.eliminated(state)
@@ -238,9 +258,7 @@ def standings(league: League, store: Store | None) -> Standings:
             return (r.points, r.diff)
     for i, r in enumerate(order):
         r.rank = order[i - 1].rank if i and level_on(r) == level_on(order[i - 1]) else i + 1
-    return Standings(league, order, len(keys), len(done), sum(1 for t in tables if t.status == "failed"),
-                     method=ratings.method(anchor, n), reference=anchor, rule=rank_rule(league),
-                     head_to_head=head, expected=max(len(keys), schedule.expected(state)))
+    return order
 
 
 def _order(key: TableKey, margins: list[float]) -> list[list[str]]:

@@ -10,19 +10,22 @@ JSON lines on stdout:
 ``{"k": "result", "margins": [...], "result": {...}, "boards": [...]}``  the match result
                                                (:class:`TableRecord`: every bot's paired margin on
                                                every board, the whole result, and the first bot's
-                                               margins again as :class:`referee.results.MatchRecord`
+                                               margins again as :class:`referee.summary.MatchRecord`
                                                has them), written as it is read from the match's
                                                spools
 ``{"k": "error", "kind": "bot_start", "message": "..."}``  a bot could not be started; nothing
                                                was played
 ``{"k": "error", "kind": "log", "message": "..."}``  the log or the bots' stderr could not be
                                                written (a full disk); the match was stopped
-``{"k": "alive"}``                              every ``job["heartbeat"]`` seconds during a match,
+``{"k": "alive"}``                              every ``job.heartbeat`` seconds during a match,
                                                when the job asks for it (the league's watchdog)
 
-A job is the JSON object :func:`tournaments.runner.make_job` builds (one function, the only
-place jobs are made): the game, the clocks and limits, the seed, and the table's ``bots`` (two
-or more, in seating order: the first takes the first orientation).  Every job ends with exactly
+A job is a :class:`referee.job.MatchJob` as JSON, which :func:`tournaments.runner.make_job`
+builds (one function, the only place a league makes jobs): the game, the clocks and limits,
+the seed, and the table's ``bots`` (two or more, in seating order: the first takes the first
+orientation).  It is decoded as that type: a key it does not know, a value out of its bounds or
+a setting left out (a bot's ``sandbox`` has no default) refuses the job (exit 2), and nothing
+is played.  Every job ends with exactly
 one ``result`` or ``error`` line; then the child reads the next job.
 It exits with 0 at the end of its input.  A child lives for many matches, because starting
 Python and importing the referee costs about as much CPU as a short match.
@@ -49,22 +52,22 @@ import sys
 import time
 import traceback
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import msgspec
 import trio
 
-from referee.clock import TimeControl
-from referee.engine import variant
 from referee.errors import BotStartError, LogError
+from referee.job import MatchJob
 from referee.log import MatchLog
-from referee.match import MatchSpec, orientations, run_match
-from referee.process import Confinement
-from referee.results import MatchRecord, MatchResult, encode_record
-from referee.sandbox import DEFAULT_PROCESSES
+from referee.match import orientations, run_match
+from referee.players import Entry, Player
+from referee.reader import StreamLines
+from referee.results import MatchResult, encode_record
+from referee.spec import MatchSpec
 from referee.stats import board_margins
-from referee.table import Bot, Entry, Player, Table
+from referee.summary import MatchRecord
+from referee.table import Table
 
 EXIT_OK = 0
 EXIT_BUG = 1
@@ -84,7 +87,7 @@ PROGRESS_EVERY = 0.2
 
 
 class TableRecord(MatchRecord):
-    """What the league stores of one table: :class:`referee.results.MatchRecord` (the whole
+    """What the league stores of one table: :class:`referee.summary.MatchRecord` (the whole
     result, and the first bot's paired margin on every board) and ``margins``: on every
     board, every bot's paired margin against the others (its net less their mean, averaged over
     the rotations), in the order of the table's bots.  With two bots, ``margins[i]`` is
@@ -115,29 +118,13 @@ def encode_table(result: MatchResult, first: bytes = b"") -> Iterator[bytes]:
     yield from encode_record(result, first + b'"margins":' + _encoder.encode(margins_of(result)) + b",")
 
 
-def build_spec(job: dict[str, Any]) -> MatchSpec:
-    """The :class:`MatchSpec` of a job (see :func:`tournaments.runner.make_job`)."""
-    v = variant(job["variant"])
-    tc = TimeControl(**job["tc"])
-    bots = []
-    for b in job["bots"]:
-        confinement = Confinement(memory_mb=job.get("memory_mb"), cpu_seconds=job.get("cpu_seconds"),
-                                  cwd=None if b["cwd"] is None else Path(b["cwd"]), env=b["env"] or None,
-                                  sandbox=b.get("sandbox", False), processes=job.get("max_processes", DEFAULT_PROCESSES))
-        bots.append(Bot(b["name"], list(b["argv"]), confinement))
-    return MatchSpec(v, bots, job["players"], dict(job["options"]), deals=job["deals"], games=job["games"],
-                     seed=job["seed"], deals_from=job["deals_from"], tc=tc, max_faults=job["max_faults"], max_line=job["max_line"],
-                     log_path=Path(job["log"]), stderr_dir=Path(job["stderr_dir"]),
-                     hidden=tuple(Path(p) for p in job.get("hidden", ())))
-
-
 def total_units(spec: MatchSpec) -> int:
     n = len(orientations(spec.variant, spec.players, spec.options, len(spec.bots)))
     per_orientation = (spec.games or 1) if spec.variant.to_target else (spec.deals or 0) * (spec.games or 1)
     return n * per_orientation
 
 
-async def play_match(job: dict[str, Any], report: Callable[[int, int], None] | None = None) -> MatchResult:
+async def play_match(job: MatchJob, report: Callable[[int, int], None] | None = None) -> MatchResult:
     """Play a job's match and return its result (close it when done with it).
 
     ``report(done, total)`` is called after every deal (or game, in games to a target).
@@ -145,7 +132,7 @@ async def play_match(job: dict[str, Any], report: Callable[[int, int], None] | N
     Raises:
         BotStartError: a bot could not be started (nothing was played).
     """
-    spec = build_spec(job)
+    spec = job.spec()
     total = total_units(spec)
     done = 0
 
@@ -159,16 +146,16 @@ async def play_match(job: dict[str, Any], report: Callable[[int, int], None] | N
     return await run_match(spec, progress, handle_signals=False)
 
 
-async def play(job: dict[str, Any], report: Callable[[int, int], None] | None = None) -> TableRecord:
+async def play(job: MatchJob, report: Callable[[int, int], None] | None = None) -> TableRecord:
     """Play a job's match and return the record the league stores (as :func:`play_match`)."""
     with await play_match(job, report) as result:
         return msgspec.json.decode(b"".join(encode_table(result)), type=TableRecord)
 
 
-async def probe(job: dict[str, Any]) -> list[str]:
+async def probe(job: MatchJob) -> list[str]:
     """Start every bot of ``job`` and shake hands with it, then stop them; one line per bot that
     could not be started (what a cluster checks on every worker before a league)."""
-    spec = build_spec(job)
+    spec = job.spec()
     spec.stderr_dir.mkdir(parents=True, exist_ok=True)
     failures: list[str] = []
     log = MatchLog(spec.log_path)
@@ -216,6 +203,19 @@ class BadJob(Exception):
     pass
 
 
+def decode_job(line: bytes) -> MatchJob:
+    """A job line as the :class:`MatchJob` it must be (every key known, every bound kept, no
+    safety setting left out).
+
+    Raises:
+        BadJob: it is not one, with msgspec's reason (the key and what is wrong with it).
+    """
+    try:
+        return msgspec.json.decode(line, type=MatchJob)
+    except msgspec.DecodeError as exc:
+        raise BadJob(str(exc)) from None
+
+
 class _Progress:
     """Writes a progress line at most every :data:`PROGRESS_EVERY` seconds: with fast bots a
     line per deal would cost the league a tenth of a core just to read them."""
@@ -234,33 +234,22 @@ class _Input:
     """The job lines of stdin."""
 
     def __init__(self, stream: trio.abc.ReceiveStream) -> None:
-        self.stream = stream
-        self.buf = bytearray()
-        self.eof = False
+        self.lines = StreamLines(stream)
+
+    @property
+    def eof(self) -> bool:
+        return self.lines.eof
 
     async def line(self) -> bytes | None:
         """The next line, or ``None`` at the end of the input."""
-        while (i := self.buf.find(b"\n")) < 0:
-            if self.eof:
-                if self.buf.strip():
-                    raise BadJob("the input ended inside a job line")
-                return None
-            await self._fill()
-        line = bytes(self.buf[:i])
-        del self.buf[: i + 1]
+        line = await self.lines.read_line()
+        if line is None and self.lines.buf.strip():
+            raise BadJob("the input ended inside a job line")
         return line
 
     async def until_eof(self) -> None:
         """Return when the input ends (anything that arrives meanwhile is kept for :meth:`line`)."""
-        while not self.eof:
-            await self._fill()
-
-    async def _fill(self) -> None:
-        chunk = await self.stream.receive_some()
-        if chunk:
-            self.buf.extend(chunk)
-        else:
-            self.eof = True
+        await self.lines.until_eof()
 
 
 async def _serve(stdin: trio.abc.ReceiveStream) -> None:
@@ -277,16 +266,10 @@ async def _serve(stdin: trio.abc.ReceiveStream) -> None:
     while (line := await jobs.line()) is not None:
         if not line.strip():
             continue
-        try:
-            job = json.loads(line)
-        except ValueError as exc:
-            raise BadJob(f"not JSON: {exc}") from None
-        if not isinstance(job, dict):
-            raise BadJob("a job is a JSON object")
-        await _play_job(jobs, job)
+        await _play_job(jobs, decode_job(line))
 
 
-async def _play_job(jobs: _Input, job: dict[str, Any]) -> None:
+async def _play_job(jobs: _Input, job: MatchJob) -> None:
     """Play one job while watching the input for its end; write its result or error line."""
     outcome: dict[str, Any] = {}
     async with trio.open_nursery() as nursery:
@@ -316,8 +299,8 @@ async def _play_job(jobs: _Input, job: dict[str, Any]) -> None:
 
         nursery.start_soon(watch_parent)
         nursery.start_soon(match)
-        if job.get("heartbeat"):
-            nursery.start_soon(heartbeat, float(job["heartbeat"]))
+        if job.heartbeat:
+            nursery.start_soon(heartbeat, job.heartbeat)
     if "result" in outcome:
         with outcome["result"] as result:
             _emit_result(result)
@@ -353,9 +336,9 @@ async def _main() -> int:
 def _probe_main() -> int:
     """``--probe``: one job line on stdin, one ``{"k": "probed", "failures": [...]}`` line out."""
     try:
-        job = json.loads(sys.stdin.readline())
-    except ValueError as exc:
-        print(f"tournaments.worker: bad job: not JSON: {exc}", file=sys.stderr)
+        job = decode_job(sys.stdin.readline().encode())
+    except BadJob as exc:
+        print(f"tournaments.worker: bad job: {exc}", file=sys.stderr)
         return EXIT_REFUSED
     failures = trio.run(probe, job)
     _emit({"k": "probed", "failures": failures})

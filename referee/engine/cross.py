@@ -171,6 +171,20 @@ class CrossDeal(LineDeal):
             return
         if self.closing >= 0:
             raise IllegalPlay(self._closing_text(), IllegalPlay.MUST_PLAY)
+        self._check_end(p)
+        assert p.end is not None  # _check_end refuses a play without one
+        if self.continuing:
+            if not IS_DOUBLE[p.tile]:
+                raise IllegalPlay("after the turn's first tile only doubles may be added, or stop", IllegalPlay.BAD_MOVE)
+            if self.used >> p.end & 1:
+                raise IllegalPlay(f"the {END_NAMES[p.end]} end was already used this turn (one double per end), or stop", IllegalPlay.BAD_MOVE)
+        if p.closed:
+            self._refuse_closed(p)
+        raise IllegalPlay(f"{p} is not a legal move here", IllegalPlay.BAD_MOVE)  # pragma: no cover - every case is named above
+
+    def _check_end(self, p: Play) -> None:
+        """Raise :class:`IllegalPlay` unless ``p`` names an open end its tile matches."""
+        lay = self.layout
         ends = self.ends
         open_names = ", ".join(END_NAMES[e] for e, v in enumerate(ends) if v >= 0) or "none"
         if p.end is None or not 0 <= p.end < len(ends):
@@ -187,22 +201,18 @@ class CrossDeal(LineDeal):
             fits = [END_NAMES[e] for e, v in enumerate(ends) if v >= 0 and OTHER[p.tile][v] >= 0]
             hint = f"; it fits the {fits[0]} end" if fits else ""
             raise IllegalPlay(f"{tile_name(p.tile)} does not match the {name} end ({ends[p.end]}){hint}", IllegalPlay.NO_MATCH)
+
+    def _refuse_closed(self, p: Play) -> None:
+        """Raise :class:`IllegalPlay`, saying why ``p`` cannot be laid closed here."""
+        if not self.extras:
+            raise IllegalPlay("doubles are never laid closed in this game", IllegalPlay.CANNOT_CLOSE)
+        if not IS_DOUBLE[p.tile]:
+            raise IllegalPlay(f"only a double can be laid closed, and {tile_name(p.tile)} is not one", IllegalPlay.CANNOT_CLOSE)
         if self.continuing:
-            if not IS_DOUBLE[p.tile]:
-                raise IllegalPlay("after the turn's first tile only doubles may be added, or stop", IllegalPlay.BAD_MOVE)
-            if self.used >> p.end & 1:
-                raise IllegalPlay(f"the {name} end was already used this turn (one double per end), or stop", IllegalPlay.BAD_MOVE)
-        if p.closed:
-            if not self.extras:
-                raise IllegalPlay("doubles are never laid closed in this game", IllegalPlay.CANNOT_CLOSE)
-            if not IS_DOUBLE[p.tile]:
-                raise IllegalPlay(f"only a double can be laid closed, and {tile_name(p.tile)} is not one", IllegalPlay.CANNOT_CLOSE)
-            if self.continuing:
-                raise IllegalPlay("an extra double added before the cross exists is laid open (it becomes the cross); closing "
-                                  "both line ends is a turn of its own, begun with its first double", IllegalPlay.CANNOT_CLOSE)
-            raise IllegalPlay("the first double on the table opens the cross and stays open; a line end may be closed before "
-                              "that only together with the other line end, each with its double", IllegalPlay.CANNOT_CLOSE)
-        raise IllegalPlay(f"{p} is not a legal move here", IllegalPlay.BAD_MOVE)  # pragma: no cover - every case is named above
+            raise IllegalPlay("an extra double added before the cross exists is laid open (it becomes the cross); closing "
+                              "both line ends is a turn of its own, begun with its first double", IllegalPlay.CANNOT_CLOSE)
+        raise IllegalPlay("the first double on the table opens the cross and stays open; a line end may be closed before "
+                          "that only together with the other line end, each with its double", IllegalPlay.CANNOT_CLOSE)
 
     def _closing_text(self) -> str:
         e = self.closing

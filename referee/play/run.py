@@ -16,12 +16,14 @@ from typing import Any
 
 import trio
 
-from referee.match import MatchSpec, orientations, run_match
+from referee.bot import Bot
+from referee.match import orientations, run_match
 from referee.play.seat import Person
 from referee.play.server import PlayApp, start
 from referee.results import MatchResult
-from referee.table import Bot
-from referee.web.data import layout_of, verdict
+from referee.sides import side_of
+from referee.spec import MatchSpec
+from referee.web.data import verdict
 
 
 class Abandoned(Exception):
@@ -33,7 +35,7 @@ def page_info(spec: MatchSpec, person: Person) -> dict[str, Any]:
     """The page's facts that never change during the match (the page's ``doc``)."""
     v = spec.variant
     return {
-        "kind": "play", "variant": v.id, "title": v.title, "layout": layout_of(v.id), "players": spec.players,
+        "kind": "play", "variant": v.id, "title": v.title, "layout": side_of(v, spec.players, spec.options).layout, "players": spec.players,
         "bots": [b.name for b in spec.bots], "me": person.me, "you": person.name,
         "seatings": [list(s) for s in orientations(v, spec.players, spec.options, len(spec.bots))],
         "games": spec.games or 1, "deals": spec.deals, "to_target": v.to_target, "clocked": person.clocked,

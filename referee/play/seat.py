@@ -31,7 +31,7 @@ from referee.play.view import LiveView, seen
 from referee.transport import BotTransport, Launch, launch_process, play_line
 
 if TYPE_CHECKING:
-    from referee.table import Bot
+    from referee.bot import Bot
 
 
 @dataclass

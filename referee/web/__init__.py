@@ -3,7 +3,7 @@
 HTML, CSS, JavaScript and SVG only; nothing is fetched from the internet, and the folder opens
 from disk (``file://``) or from any web server.
 
-* :mod:`referee.web.data` turns a match log (read through :class:`referee.replay.LogWalker`,
+* :mod:`referee.web.data` turns a match log (read through :class:`referee.replay.Replayer`,
   which re-plays it through the engine) into *documents*: plain JSON, one per page;
   :mod:`tournaments.report` builds the league page's document from the league's database
   (the referee imports nothing from ``tournaments``).
@@ -18,23 +18,24 @@ from disk (``file://``) or from any web server.
   beside a page opened from disk, so the poll (it re-loads ``version.js`` as a script every two
   seconds) works both from a served folder and from ``file://``.
 
-**Layouts.**  A deal document names its ``layout`` (:data:`referee.web.data.LAYOUTS`, by game;
-``line`` unless named there) and lists its steps: the deal as dealt, then
+**Layouts.**  A deal document names its ``layout`` (its game's side's,
+:attr:`referee.sides.base.GameSide.layout`: ``line`` unless the side says otherwise) and lists
+its steps, which the side makes (:meth:`~referee.sides.base.GameSide.web_event`): the deal as dealt, then
 each engine event (a tile placed on a named end, tiles drawn, a pass, a fault, the end), each
 with the hands, bazaar count and scores after it.  The replay draws the table with the
 renderer of that name in ``replay.js``'s ``LAYOUTS``: a function from the placements so far
 (``{tile, end, seat}``) and the step's ``table`` (below) to positioned tiles and their marks.  Adding a layout is adding one renderer and naming
-it for its games, nothing else:
+it in the games' side, nothing else:
 
 * **the cross** (osel, telephone, muggins, issue 11): ``cross`` in ``replay.js``
   lays ``left``/``right`` as the line does and ``up``/``down`` (names the engine has in
-  ``END_NAMES``) as columns through the first open double, and ``LAYOUTS`` names it for those
-  games;
+  ``END_NAMES``) as columns through the first open double, and the cross games' side
+  (:mod:`referee.sides.cross`) names it;
 * **trains** (mexican_train): the placement's ``end`` names the train (``seat0`` …
   ``mexican``) and the station double is a ``station`` step with no end; ``trains`` lays a
   labelled row per train from the station.  What the placements do not say, each step's
   ``table`` does: the markers and the open double with whether it hangs, as the text replay
-  reads them (:func:`referee.replay.trains_at`).
+  reads them (:func:`referee.sides.trains.trains_at`).
 * **kolbasa's sausage**: a knife cuts tiles off the table, so the placements alone are not the
   table; each step's ``table`` is the sausage as the engine's own :class:`~referee.engine.layout.Sausage`
   lays it (the start, each line outward, and a knife being laid), ``sausage`` draws it, and the

@@ -375,6 +375,8 @@ class RefGame:
         else:
             self._losers = [1 - winners[0]]
 
+    # One function of about 100 lines: SK-9 to SK-17 read in the book's order, one after the
+    # other, as a second reading meant to be checked against the book (see pyproject.toml).
     def _end_sea_kozel(self, how: str, seat: int, events: list, decision: str | None) -> str:
         n = self.players
         tot = self._side_sum([sea_value(h) for h in self.hands])  # SK-2

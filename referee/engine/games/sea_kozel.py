@@ -181,40 +181,7 @@ class SeaKozel(Game):
             notes.append(f"seat {seat} faulted: {names[winner]} wins the deal, worth {worth}")
             self.next_leader = (seat + 1) % self.players
         else:
-            f = self.side_of[seat]
-            big_f, big_o = sides[f], sides[1 - f]
-            notes.append(f"fish, seat {seat} the fisherman: {names[f]} holds {big_f}, {names[1 - f]} {big_o}")
-            if kind == EGGS:
-                if big_f != big_o:
-                    winner = f if big_f < big_o else 1 - f
-                    worth = sides[1 - winner]
-                    notes.append(f"in an eggs deal the fewer pips win: {names[winner]}, worth {worth}")
-            elif declared == "write_off":
-                rule = WRITE_OFF
-                new = (WRITE_OFF, f, 0, 0)
-                self.writer_seat = seat
-                notes.append(f"seat {seat} writes off the fish: nothing is scored, and leads the next deals (SK-12)")
-            elif declared == "decline":
-                rule = "declined"
-                winner = 1 - f
-                worth = big_f
-                notes.append(f"seat {seat} declines to write off the fish: {names[winner]} wins, worth {worth}")
-            elif big_f == big_o:
-                rule = EGGS
-                new = (EGGS, -1, 0, sum(sides))
-                notes.append(f"eggs: equal totals; the {sum(sides)} wait for the next deals, led with 1-1")
-            elif big_f < WORTH <= big_o:
-                rule = "fish_hundred"
-                winner, worth = f, big_o
-                new = (HUNDRED, f, 0, 0)
-                notes.append(f"{names[f]} holds under 25 and the other side 25 or more: {names[f]} wins, worth {worth}, "
-                             "and plays the next deal for a hundred (SK-11)")
-            else:
-                winner = f if big_f < big_o else 1 - f
-                worth = sides[1 - winner]
-                notes.append(f"{names[winner]} holds fewer pips and wins, worth {worth}")
-            won = winner == f or winner is None
-            self.next_leader = seat if won else (seat + 1) % self.players  # SK-17
+            winner, worth, rule, new = self._fish(seat, sides, kind, declared, notes)
         # -- bald, then the hundred, then the 6-6 rule, then normal scoring (SK-9)
         if reason == DOMINO and DOUBLE[0] in last_turn:
             assert winner is not None
@@ -237,23 +204,7 @@ class SeaKozel(Game):
             notes.append(f"{names[winner]} went out with 6-6, the losers holding under 25: "
                          f"{names[winner]} plays the next deal for a hundred")
         if winner is not None:
-            amount = worth + eggs
-            if eggs:
-                notes.append(f"{names[winner]} takes the eggs: {eggs} + {worth}")
-            if amount >= WORTH:
-                loser = 1 - winner
-                if self.totals[loser] > 0:
-                    wrote[loser] = -self.totals[loser]
-                    notes.append(f"{names[winner]}'s {amount} wipes the {self.totals[loser]} of {names[loser]}")
-                    rule = rule or "wipe"
-                else:
-                    wrote[winner] = amount
-                    rule = rule or "write"
-            else:
-                notes.append(f"worth {amount}, under 25: nothing is written")
-                rule = rule or "under_25"
-            if eggs:
-                rule = "eggs_taken" if rule in ("write", "wipe", "under_25", "fault") else rule
+            rule = self._write(winner, worth, eggs, rule, wrote, notes)
         # -- the special state for the next deal (SK-10)
         after = None
         if kind == EGGS and winner is None and new is None:
@@ -283,6 +234,74 @@ class SeaKozel(Game):
         self.pending = new if new is not None else after
         self.rule = rule
         return wrote, winner
+
+    def _fish(self, seat: int, sides: list[int], kind: str | None, declared: str | None,
+              notes: list[str]) -> tuple[int | None, int, str, tuple[str, int, int, int] | None]:
+        """A fished deal, ``seat`` the fisherman (SK-11, SK-12, eggs): the side that wins it
+        (``None``: none), what it is worth, the rule and the special state it starts."""
+        names = self.names
+        new: tuple[str, int, int, int] | None = None
+        winner: int | None = None
+        worth = 0
+        rule = ""
+        f = self.side_of[seat]
+        big_f, big_o = sides[f], sides[1 - f]
+        notes.append(f"fish, seat {seat} the fisherman: {names[f]} holds {big_f}, {names[1 - f]} {big_o}")
+        if kind == EGGS:
+            if big_f != big_o:
+                winner = f if big_f < big_o else 1 - f
+                worth = sides[1 - winner]
+                notes.append(f"in an eggs deal the fewer pips win: {names[winner]}, worth {worth}")
+        elif declared == "write_off":
+            rule = WRITE_OFF
+            new = (WRITE_OFF, f, 0, 0)
+            self.writer_seat = seat
+            notes.append(f"seat {seat} writes off the fish: nothing is scored, and leads the next deals (SK-12)")
+        elif declared == "decline":
+            rule = "declined"
+            winner = 1 - f
+            worth = big_f
+            notes.append(f"seat {seat} declines to write off the fish: {names[winner]} wins, worth {worth}")
+        elif big_f == big_o:
+            rule = EGGS
+            new = (EGGS, -1, 0, sum(sides))
+            notes.append(f"eggs: equal totals; the {sum(sides)} wait for the next deals, led with 1-1")
+        elif big_f < WORTH <= big_o:
+            rule = "fish_hundred"
+            winner, worth = f, big_o
+            new = (HUNDRED, f, 0, 0)
+            notes.append(f"{names[f]} holds under 25 and the other side 25 or more: {names[f]} wins, worth {worth}, "
+                         "and plays the next deal for a hundred (SK-11)")
+        else:
+            winner = f if big_f < big_o else 1 - f
+            worth = sides[1 - winner]
+            notes.append(f"{names[winner]} holds fewer pips and wins, worth {worth}")
+        won = winner == f or winner is None
+        self.next_leader = seat if won else (seat + 1) % self.players  # SK-17
+        return winner, worth, rule, new
+
+    def _write(self, winner: int, worth: int, eggs: int, rule: str, wrote: list[int], notes: list[str]) -> str:
+        """Normal scoring of a won deal worth ``worth`` (and the eggs waiting): 25 or more is
+        written, or wipes the losers' total; the rule it was scored by."""
+        names = self.names
+        amount = worth + eggs
+        if eggs:
+            notes.append(f"{names[winner]} takes the eggs: {eggs} + {worth}")
+        if amount >= WORTH:
+            loser = 1 - winner
+            if self.totals[loser] > 0:
+                wrote[loser] = -self.totals[loser]
+                notes.append(f"{names[winner]}'s {amount} wipes the {self.totals[loser]} of {names[loser]}")
+                rule = rule or "wipe"
+            else:
+                wrote[winner] = amount
+                rule = rule or "write"
+        else:
+            notes.append(f"worth {amount}, under 25: nothing is written")
+            rule = rule or "under_25"
+        if eggs:
+            rule = "eggs_taken" if rule in ("write", "wipe", "under_25", "fault") else rule
+        return rule
 
     def _match(self, side: int, rule: str, text: str, notes: list[str]) -> tuple[list[int], int | None]:
         notes.append(text)

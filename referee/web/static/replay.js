@@ -15,7 +15,7 @@
 // the layout's own order and `arm` the branch it lies on, which tests read).  Tiles are returned
 // in the layout's reading order.  A renderer may add marks drawn with them: `{kind: "label" |
 // "note", text, x, y, anchor}` and `{kind: "marker", arm, x, y, w, h}`.  A new layout is one more
-// entry here plus its name in `referee.web.data.LAYOUTS`; nothing else in the replay changes.
+// entry here plus its name in the game's side (`layout` in referee/sides/); nothing else in the replay changes.
 //
 // `board` (below the renderers) draws a whole deal at one of its steps: the table, the hands,
 // the scores, the undealt tiles and the result.  This page's replay steps through a deal with

@@ -1,0 +1,80 @@
+"""Who sits at the table: a bot's part in one match (:class:`Entry`: its faults, its hello, its
+time bank) and a process slot of it (:class:`Player`: a seat in one orientation, and the process
+that holds it now).  Below the table and the exchanges, which both play with them."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import TYPE_CHECKING
+
+from protocol import messages as m
+from referee import faults as F
+from referee.bot import Bot
+from referee.clock import Clock, TimeControl
+
+if TYPE_CHECKING:
+    from referee.transport import BotTransport
+
+#: Different remarks kept per bot; the rest are counted under one.
+_REMARKS = 20
+
+
+
+class Entry:
+    """A bot's part in one match: its faults, whether it forfeited, its hello, its time bank
+    (one for all its processes, as PROTOCOL.md says), and for ``referee check`` the harmless
+    oddities it showed."""
+
+    __slots__ = ("bot", "index", "faults", "forfeited", "hello", "clock", "remarks", "unknown_bytes")
+
+    def __init__(self, bot: Bot, index: int, tc: TimeControl) -> None:
+        self.bot = bot
+        self.index = index
+        self.faults: list[F.Fault] = []
+        self.forfeited = False
+        self.hello: m.BotHello | None = None
+        self.clock = Clock(tc if bot.tc is None else bot.tc)
+        #: plain-words remarks about harmless oddities (unknown message types…) and how many
+        #: times each happened, for ``referee check``
+        self.remarks: Counter[str] = Counter()
+        #: bytes of lines of unknown types so far in the match (see UNKNOWN_PER_MATCH)
+        self.unknown_bytes = 0
+
+    @property
+    def name(self) -> str:
+        return self.bot.name
+
+    def remark(self, text: str) -> None:
+        if text not in self.remarks and len(self.remarks) >= _REMARKS:
+            text = "did other harmless things (ignored)"
+        self.remarks[text] += 1
+
+
+class Player:
+    """One process slot: a bot's seat (``slot`` 0, or 1 for its second seat in a pair game) in
+    one orientation.  Every orientation has slots of its own, so no process ever sees a deal in
+    two seatings.  The process is replaced after a fault; the slot, and its place in the seating,
+    stays."""
+
+    __slots__ = ("entry", "slot", "orientation", "proc", "outbox", "pending", "starts", "unknown")
+
+    def __init__(self, entry: Entry, slot: int, orientation: int = 0) -> None:
+        self.entry = entry
+        self.slot = slot
+        self.orientation = orientation
+        self.proc: BotTransport | None = None
+        self.outbox: list[bytes] = []
+        self.pending: F.Fault | None = None  # a fault found between deals, charged to the next
+        self.starts = 0
+        self.unknown = 0  # lines of unknown types since the last answer (see UNKNOWN_PER_MOVE)
+
+    @property
+    def bot(self) -> Bot:
+        return self.entry.bot
+
+    @property
+    def label(self) -> str:
+        """The process slot in messages and file names: ``A``, ``A#1`` (the second seat of a
+        pair), ``A@1`` (orientation 1)."""
+        name = self.entry.name if self.slot == 0 else f"{self.entry.name}#{self.slot}"
+        return name if self.orientation == 0 else f"{name}@{self.orientation}"

@@ -1,0 +1,434 @@
+"""How a command becomes a bot's process: the command line resolved and checked, the process
+spawned in its own session and process group under a :class:`Confinement` (limits, environment,
+and optionally the sandbox of :mod:`referee.sandbox`) and, where the machine allows, in a cgroup
+of its own (:mod:`referee.cgroups`), with three fresh pipes; and how an exit status reads in
+words (:func:`describe_exit`).
+
+:func:`spawn` gives the running child with the referee's ends of its pipes; what the referee then
+does with them, and how it ends the bot, is :class:`referee.process.BotProcess`'s.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import re
+import resource
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+from collections.abc import Sequence
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+import trio
+
+from referee.cgroups import BotCgroup, join
+from referee.errors import BotNotFound
+from referee.sandbox import (
+    DEFAULT_MEMORY_MB,
+    DEFAULT_PROCESSES,
+    UIDS,
+    SandboxUnavailable,
+    Spawn,
+    address_space_mb,
+    bot_environment,
+    sandboxed,
+)
+
+_PR_SET_PDEATHSIG = 1
+try:
+    _prctl = ctypes.CDLL(None, use_errno=True).prctl if sys.platform.startswith("linux") else None
+except (OSError, AttributeError):
+    _prctl = None
+
+
+# -- command resolution ------------------------------------------------------------------------
+
+
+class Child:
+    """A bot's process, spawned from the referee's own thread and awaited through a pidfd.
+
+    ``trio.lowlevel.open_process`` spawns from a worker thread, and ``PR_SET_PDEATHSIG`` fires
+    when the *thread* that spawned a child ends: trio retires idle worker threads after a few
+    seconds, which would kill every bot mid-match.  Spawning here (a fork and exec, a few
+    milliseconds with the loop blocked) ties the signal to the thread that runs the referee.
+    """
+
+    def __init__(self, argv: list[str], **popen_options) -> None:
+        self._popen = subprocess.Popen(argv, **popen_options)
+        self.pid = self._popen.pid
+        try:
+            self._pidfd = os.pidfd_open(self.pid)
+        except OSError:  # no pidfds (old kernel): wait() polls instead
+            self._pidfd = -1
+        self._lock = trio.Lock()
+
+    @property
+    def returncode(self) -> int | None:
+        return self._popen.poll()
+
+    async def wait(self) -> int:
+        """Wait for the exit and reap it; several tasks may wait at once."""
+        async with self._lock:  # one task at a time may wait on the pidfd
+            while self._popen.poll() is None:
+                if self._pidfd >= 0:
+                    await trio.lowlevel.wait_readable(self._pidfd)
+                else:
+                    await trio.sleep(0.01)
+            if self._pidfd >= 0:
+                trio.lowlevel.notify_closing(self._pidfd)
+                os.close(self._pidfd)
+                self._pidfd = -1
+        return self._popen.returncode
+
+
+def resolve_command(command: str | Sequence[str], cwd: Path | None = None) -> list[str]:
+    """The argv that runs a bot, checked before anything is spawned.
+
+    Args:
+      command: a command line (split like a POSIX shell would, without running one) or an argv.
+        A first word ending in ``.py`` runs with this Python, one ending in ``.js`` with
+        ``node``; a first word containing ``/`` must be an executable file; any other must be a
+        program on ``PATH``.
+      cwd: the directory relative paths are taken from (default: the current directory).
+
+    Returns:
+      The argv, with the program (or the script) as an absolute path when it is a file.
+
+    Raises:
+      BotNotFound: the command is empty or cannot be split, the file does not exist or is not
+        executable, the program is not on ``PATH``, or ``node`` is needed and missing.
+    """
+    shown = command if isinstance(command, str) else shlex.join(command)
+
+    def fail(reason: str) -> BotNotFound:
+        return BotNotFound(f"bot {shown!r}: {reason}", bot=shown)
+
+    if isinstance(command, str):
+        try:
+            argv = shlex.split(command)
+        except ValueError as e:
+            raise fail(f"cannot split the command line ({e})") from None
+    else:
+        argv = list(command)
+    if not argv or not argv[0]:
+        raise fail("empty command")
+    first, rest = argv[0], argv[1:]
+    base = Path.cwd() if cwd is None else Path(cwd)
+    path = base / os.path.expanduser(first)
+
+    if first.endswith((".py", ".js")):
+        if not path.is_file():
+            raise fail("no such file" if not path.exists() else "not a file")
+        if first.endswith(".py"):
+            return [sys.executable, str(path.resolve()), *rest]
+        node = shutil.which("node")
+        if node is None:
+            raise fail("'node' is not on PATH")
+        return [node, str(path.resolve()), *rest]
+
+    if "/" in first:
+        if not path.exists():
+            raise fail("no such file")
+        if not path.is_file():
+            raise fail("not a file")
+        if not os.access(path, os.X_OK):
+            raise fail("not executable (chmod +x?)")
+        if (missing := missing_interpreter(path)) is not None:
+            raise fail(missing)
+        return [str(path.resolve()), *rest]
+
+    found = shutil.which(first)
+    if found is None:
+        hint = f" (did you mean './{first}'?)" if (base / first).is_file() else ""
+        raise fail(f"{first!r} is not on PATH{hint}")
+    return [found, *rest]
+
+
+#: Programs that run a bot kept in another file (an interpreter, a VM, a wrapper): a bot run by
+#: one is named after what it runs, so that ``java -jar a.jar`` and ``java -jar b.jar`` are a and b.
+_RUNNER = re.compile(
+    r"(python|pypy|node|nodejs|deno|bun|java|perl|ruby|tclsh|wish|jimsh|bash|sh|dash|zsh|ksh|php|lua|luajit|rscript"
+    r"|julia|dotnet|mono|guile|racket|sbcl|swipl|escript|elixir|runghc|runhaskell|scala|kotlin|groovy|env|nice|stdbuf)"
+    r"[\d.]*(\.exe)?",
+    re.IGNORECASE,
+)
+#: Runner options whose value is the next word (and does not name the bot).
+_OPTION_VALUES = frozenset(("-cp", "-classpath", "--class-path", "-p", "--module-path", "-I", "-X", "-W", "-o", "-i"))
+
+
+def bot_name(command: str | Sequence[str]) -> str:
+    """A display name for a bot, from its command line: the stem of the program, or of the file
+    or module an interpreter runs (``python3 -u bot.py``, ``java -jar bot.jar``, ``perl bot.pl``,
+    ``python -m bot``: each is ``bot``).  Never empty."""
+    if isinstance(command, str):
+        try:
+            words = shlex.split(command)
+        except ValueError:
+            words = command.split()
+    else:
+        words = list(command)
+    i = 0
+    while i < len(words) and _RUNNER.fullmatch(Path(words[i]).name):
+        i += 1
+        while i < len(words) and (words[i].startswith("-") or "=" in words[i]):
+            option = words[i]
+            i += 1
+            if option in ("-jar", "-m") and i < len(words):
+                return Path(words[i]).stem if option == "-jar" else words[i]
+            if option in _OPTION_VALUES:
+                i += 1
+    word = words[i] if i < len(words) else (words[0] if words else "")
+    return Path(word).stem or "bot"
+
+
+def missing_interpreter(path: Path) -> str | None:
+    """What is missing when the script ``path`` names, on its ``#!`` line, an interpreter that
+    does not exist (the kernel then says "No such file" as if the script itself were missing),
+    or ``None``."""
+    try:
+        with open(path, "rb") as f:
+            first = f.readline(256)
+    except OSError:
+        return None
+    if not first.startswith(b"#!"):
+        return None
+    words = first[2:].decode("utf-8", "replace").split()
+    if not words:
+        return "its #! line names no interpreter"
+    interpreter = words[0]
+    if not os.path.isfile(interpreter):
+        return f"its interpreter {interpreter} (from its #! line) does not exist"
+    if not os.access(interpreter, os.X_OK):
+        return f"its interpreter {interpreter} (from its #! line) is not executable"
+    if Path(interpreter).name == "env":
+        program = next((w for w in words[1:] if not w.startswith("-")), None)
+        if program is not None and "=" not in program and shutil.which(program) is None:
+            return f"its #! line runs {program!r} through env, and {program!r} is not on PATH"
+    return None
+
+
+def oom_kills() -> int | None:
+    """How many processes the kernel has killed for lack of memory since it booted (the
+    ``oom_kill`` line of /proc/vmstat, which counts cgroup limits too), or ``None``."""
+    try:
+        with open("/proc/vmstat", "rb") as f:
+            for line in f:
+                if line.startswith(b"oom_kill "):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+# -- exit statuses -----------------------------------------------------------------------------
+
+_SIGNAL_HINTS = {
+    signal.SIGXCPU: "CPU time limit",
+    signal.SIGSEGV: "crashed: segmentation fault",
+    signal.SIGBUS: "crashed: bus error",
+    signal.SIGILL: "illegal instruction: built for another CPU?",
+    signal.SIGFPE: "crashed: arithmetic error",
+    signal.SIGABRT: "aborted",
+    signal.SIGPIPE: "wrote to a closed pipe",
+}
+
+
+def describe_exit(returncode: int | None, why_killed: str | None = None) -> str:
+    """How a process ended, in words: ``exited with code 3``, ``killed by SIGSEGV (crashed: ...)``.
+
+    ``returncode`` follows :attr:`subprocess.Popen.returncode`: negative for a signal, ``None``
+    while the process runs.  A SIGKILL can come from anyone, so it gets a hint only from the
+    caller, who may know (``why_killed``: the kernel ran out of memory meanwhile, a CPU limit).
+    """
+    if returncode is None:
+        return "is still running"
+    if returncode >= 0:
+        return f"exited with code {returncode}"
+    try:
+        sig = signal.Signals(-returncode)
+    except ValueError:
+        return f"killed by signal {-returncode}"
+    hint = why_killed if sig == signal.SIGKILL else _SIGNAL_HINTS.get(sig)
+    return f"killed by {sig.name} ({hint})" if hint else f"killed by {sig.name}"
+
+
+# -- confinement ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Confinement:
+    """Where, under which limits and how shut in a bot runs.  Every field is optional.
+
+    ``memory_mb`` caps the address space (``RLIMIT_AS``: virtual memory, so runtimes that
+    reserve a lot up front, such as node or the JVM, need a generous value); in the sandbox it
+    defaults to :data:`~referee.sandbox.DEFAULT_MEMORY_MB` and counts the private /tmp too:
+    where the machine has a memory cgroup the referee may use, it caps the memory the bot uses
+    (its /tmp included: the kernel charges a tmpfs's pages to the cgroup), and going over it
+    reads "out of memory"; elsewhere /tmp takes a fixed part of it and the address space the
+    rest (:func:`~referee.sandbox.address_space_mb`).  ``cpu_seconds`` caps CPU time
+    (``RLIMIT_CPU``: SIGXCPU at the limit, SIGKILL a second later).  ``cwd`` is the bot's
+    working directory, and ``env`` holds variables added to the few every bot gets
+    (:func:`referee.sandbox.bot_environment`).  ``sandbox`` runs the bot under bubblewrap
+    (:mod:`referee.sandbox`), where ``processes`` caps its processes and threads.
+    """
+
+    memory_mb: int | None = None
+    cpu_seconds: int | None = None
+    cwd: Path | None = None
+    env: dict[str, str] | None = None
+    sandbox: bool = False
+    processes: int = DEFAULT_PROCESSES
+
+    def __post_init__(self) -> None:
+        for name, unit in (("memory_mb", "MiB"), ("cpu_seconds", "seconds")):
+            value = getattr(self, name)
+            if value is not None and not 0 < value < 1 << 31:
+                raise ValueError(f"{name} must be a whole number of {unit} from 1 to {(1 << 31) - 1}, not {value!r}")
+        if self.processes < 2:
+            raise ValueError(f"processes must be at least 2 (the sandbox's init counts as one), not {self.processes!r}")
+
+    @property
+    def memory_limit(self) -> int | None:
+        """The memory cap in MiB: ``memory_mb``, else the sandbox's default, else none."""
+        if self.memory_mb is not None:
+            return self.memory_mb
+        return DEFAULT_MEMORY_MB if self.sandbox else None
+
+    def _rlimits(self, address_space: bool = True) -> list[tuple[int, tuple[int, int]]]:
+        """The limits to set in the child, computed in the parent (the child only calls
+        setrlimit).  An unprivileged process cannot raise a hard limit, so stay under it."""
+        wanted = []
+        limit = self.memory_limit
+        if limit is not None and address_space:
+            if self.sandbox:
+                limit = address_space_mb(limit)  # the private /tmp has the rest
+            wanted.append((resource.RLIMIT_AS, limit << 20, limit << 20))
+        if self.cpu_seconds is not None:
+            wanted.append((resource.RLIMIT_CPU, self.cpu_seconds, self.cpu_seconds + 1))
+        limits = []
+        for which, soft, hard in wanted:
+            _, current_hard = resource.getrlimit(which)
+            if current_hard != resource.RLIM_INFINITY:
+                soft, hard = min(soft, current_hard), min(hard, current_hard)
+            limits.append((which, (soft, hard)))
+        return limits
+
+
+# -- spawning ----------------------------------------------------------------------------------
+
+
+@dataclass
+class Spawned:
+    """A bot's process just started: the child, the referee's ends of its pipes (non-blocking;
+    the child's ends are closed here), the file its stderr is copied to, and what the process
+    holds that must be given back when it ends (its cgroup, the sandbox's uid)."""
+
+    child: Child
+    stdin: int
+    stdout: int
+    stderr: int
+    log: IO[bytes]
+    cgroup: BotCgroup | None
+    uid: int | None
+    memory_mb: int | None
+
+
+async def spawn(argv: Sequence[str], *, name: str, stderr_path: Path, confinement: Confinement,
+                hidden: Sequence[Path] = ()) -> Spawned:
+    """Spawn a bot in its own session and process group, confined as ``confinement`` says, its
+    stderr to be copied to ``stderr_path`` (opened for appending; its folder must exist).
+
+    Raises:
+      BotNotFound: the spawn failed (no such program, not executable, bad interpreter, missing
+        working directory, a limit that could not be set), or the sandbox cannot run it (no
+        bwrap, files it could not read as its own user).
+      OSError: the stderr log cannot be opened.
+    """
+    conf = confinement
+    memory_mb = conf.memory_limit
+    cgroup = BotCgroup.create(memory_mb if conf.sandbox else None)
+    address_space = cgroup is None or cgroup.memory is None
+    if conf.sandbox:
+        assert memory_mb is not None
+        try:
+            plan = sandboxed(argv, cwd=conf.cwd, env=conf.env, processes=conf.processes, hidden=hidden,
+                             memory_mb=memory_mb, address_space=address_space)
+        except SandboxUnavailable as e:
+            if cgroup is not None:
+                cgroup.remove()
+            raise BotNotFound(f"bot {name!r}: cannot start in the sandbox: {e}", bot=name) from None
+    else:
+        plan = Spawn(list(argv), bot_environment(conf.env, sandboxed=False), conf.cwd)
+    options: dict = {"start_new_session": True, "env": plan.env}
+    if plan.cwd is not None:
+        options["cwd"] = plan.cwd
+    if plan.pass_fds:
+        options["pass_fds"] = plan.pass_fds
+    limits = conf._rlimits(address_space=address_space)
+    referee_pid = os.getpid()
+    uid = plan.uid
+    join_fds = cgroup.join_files() if cgroup is not None else []
+
+    def child_setup() -> None:
+        join(join_fds)  # first: every process the bot starts stays in its cgroup
+        for which, values in limits:
+            resource.setrlimit(which, values)
+        # Die with the referee, even if it is killed with SIGKILL and cannot clean up.
+        if _prctl is not None:
+            _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+            if os.getppid() != referee_pid:  # the referee died before prctl took effect
+                os._exit(1)
+
+    options["preexec_fn"] = child_setup
+
+    def release() -> None:
+        plan.close_fds()
+        for fd in join_fds:
+            os.close(fd)
+        if cgroup is not None:
+            cgroup.kill()
+            cgroup.remove()
+        if uid is not None:
+            UIDS.give_back(uid)
+
+    with ExitStack() as on_fail:
+        on_fail.callback(release)
+        log = open(stderr_path, "ab", buffering=0)  # noqa: SIM115 - closed by the bot's kill()
+        on_fail.callback(log.close)
+        # The child gets its own copies of its ends; ours must go, or EOF never arrives.
+        with ExitStack() as child_ends:
+            in_w, in_r = _pipe(child_ends, on_fail, ours_writes=True)
+            out_r, out_w = _pipe(child_ends, on_fail, ours_writes=False)
+            err_r, err_w = _pipe(child_ends, on_fail, ours_writes=False)
+            await trio.lowlevel.checkpoint()
+            try:
+                child = Child(plan.argv, stdin=in_r, stdout=out_w, stderr=err_w, **options)
+            except (OSError, subprocess.SubprocessError) as e:
+                reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+                if isinstance(e, FileNotFoundError) and e.filename == argv[0] and os.path.isfile(argv[0]):
+                    # The file is there: what is missing is what runs it.
+                    reason = missing_interpreter(Path(argv[0])) or (
+                        f"{argv[0]} exists, but the loader it needs does not (built for another system?)")
+                raise BotNotFound(f"bot {name!r}: cannot start ({reason})", bot=name) from e
+        on_fail.pop_all()
+
+    plan.close_fds()
+    for fd in join_fds:
+        os.close(fd)
+    return Spawned(child, in_w, out_r, err_r, log, cgroup, uid, memory_mb)
+
+
+def _pipe(child_ends: ExitStack, on_fail: ExitStack, *, ours_writes: bool) -> tuple[int, int]:
+    """A pipe as (our end, non-blocking; the child's end), each registered for closing."""
+    r, w = os.pipe()
+    ours, theirs = (w, r) if ours_writes else (r, w)
+    child_ends.callback(os.close, theirs)
+    on_fail.callback(os.close, ours)
+    os.set_blocking(ours, False)
+    return ours, theirs
