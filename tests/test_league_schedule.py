@@ -11,7 +11,7 @@ import random
 from collections import Counter
 
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from tournaments import ratings
@@ -56,6 +56,7 @@ def designs(draw):
 
 @settings(max_examples=60, deadline=None)
 @given(designs())
+@example((13, 4, 8, 1899231))  # one pass of the search stopped at λ 1..3 here: found by Hypothesis in CI
 def test_a_balanced_design_seats_every_bot_at_the_same_number_of_tables_and_evens_out_meetings(case):
     n, k, t, seed = case
     blocks = balanced_design(n, k, t, seed)
