@@ -31,7 +31,8 @@ pytestmark = pytest.mark.slow  # plays a dozen matches with real processes
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "sample_bots"
 HOSTILE = Path(__file__).resolve().parent / "hostile_bots" / "hostile.py"
-GREEDY, RANDOM, FIRST = BOTS / "greedy_bot.py", BOTS / "random_bot.py", BOTS / "first_bot.py"
+GREEDY, FIRST = BOTS / "greedy_bot.py", BOTS / "first_bot.py"
+RANDOM = f"{BOTS / 'random_bot.py'} 7"  # seeded: every run the same moves, so the same special deals and decisions
 
 
 def cli(*args):
