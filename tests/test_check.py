@@ -359,6 +359,6 @@ def test_the_mexican_train_check_stages_a_marked_train_and_a_hanging_double(tmp_
             header = json.loads(log.read_text(encoding="utf-8").splitlines()[0])
             # each seating stops after the staged round (the search finds it in the first round
             # the deals allow: usually the first, with some secret seeds a later one)
-            assert header["opening"] and header["deal_limit"] >= 1
+            assert header["deal_limit"] >= 1  # (its opening moves may be none: a deal can start at the position)
             assert verify(log).deals == players * header["deal_limit"]
     assert "the staged decision never reached the bot" not in result.stdout
