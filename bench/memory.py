@@ -44,12 +44,12 @@ def main(argv: list[str] | None = None) -> int:
     from rich.console import Console
 
     from bench.referee import StubBot
-    from referee.bot import Bot
+    from referee.bots.bot import Bot
     from referee.engine import variant
-    from referee.match import run_match
-    from referee.report import render
-    from referee.results import write_json
-    from referee.spec import MatchSpec
+    from referee.matches.match import run_match
+    from referee.matches.report import render
+    from referee.matches.results import write_json
+    from referee.matches.spec import MatchSpec
 
     samples: list[tuple[int, float, float]] = []
     played = 0

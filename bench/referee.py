@@ -5,7 +5,7 @@ C bot that answers every turn at once with the first legal play) and ``bench/pip
 trivial C driver) into ``bench/out/``, then measures, in the same run, alternating:
 
 * **referee** — a real sport match, echo_first against echo_first (4 bot processes), ``N``
-  deals per orientation, played in a fresh Python process by :func:`referee.match.run_match`
+  deals per orientation, played in a fresh Python process by :func:`referee.matches.match.run_match`
   with the match log written as the CLI writes it.  The clock runs from the end of
   ``Table.open`` (every bot started and greeted) to the start of ``Table.close``;
   ``µs/move`` = that wall time over the plays made.  It is everything the referee does per
@@ -46,7 +46,7 @@ from pathlib import Path
 
 import msgspec
 
-from referee.transport import ScriptedBot
+from referee.bots.transport import ScriptedBot
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "bench" / "out"
@@ -81,10 +81,10 @@ class _StubMessage(msgspec.Struct):
 
 
 class StubBot(ScriptedBot):
-    """Stands in for a :class:`~referee.process.BotProcess` running echo_first, inside the
+    """Stands in for a :class:`~referee.bots.process.BotProcess` running echo_first, inside the
     referee's process: no pipes, no other process.  It answers ``hello`` and each ``turn`` (the
     last line of a write) with the first legal play, as echo_first does, at once: the scripted
-    bot of :mod:`referee.transport` with its decoding cut to what echo_first reads."""
+    bot of :mod:`referee.bots.transport` with its decoding cut to what echo_first reads."""
 
     HELLO = b'{"type":"hello","name":"stub","version":"1.0","author":"bench","protocol":1}\n'
 
@@ -96,7 +96,7 @@ class StubBot(ScriptedBot):
 
     @classmethod
     async def launch(cls, nursery: object, bot: object, **kwargs: object) -> StubBot:
-        """A :class:`~referee.transport.Launch`: the stub stands in for every bot."""
+        """A :class:`~referee.bots.transport.Launch`: the stub stands in for every bot."""
         return cls()
 
     def write_nowait(self, data: bytes) -> int:
@@ -133,12 +133,12 @@ def play_match(bot: Path | None, deals: int, work: Path, profiler=None) -> dict:
     :class:`cProfile.Profile`) is enabled for the timed part only."""
     import trio
 
-    from referee.bot import Bot
+    from referee.bots.bot import Bot
+    from referee.bots.transport import launch_process
+    from referee.conversation.table import Table
     from referee.engine import variant
-    from referee.match import run_match
-    from referee.spec import MatchSpec
-    from referee.table import Table
-    from referee.transport import launch_process
+    from referee.matches.match import run_match
+    from referee.matches.spec import MatchSpec
 
     marks: dict[str, float] = {}
 

@@ -11,7 +11,7 @@ alternating plain and sandboxed so that a slow spell of the machine falls on bot
   line written, the line read back; µs per round trip.  The pipes are the same inside the
   sandbox, so this says whether anything else is in the way.
 * **match** — a sport match, greedy_bot against first_bot (4 processes), ``N`` deals per
-  orientation, through :func:`referee.match.run_match` as the CLI plays it; wall seconds and
+  orientation, through :func:`referee.matches.match.run_match` as the CLI plays it; wall seconds and
   µs per move, start-ups included.
 
 Figures are medians over ``R`` repeats; the last column is sandboxed ÷ plain.  Nothing here
@@ -31,14 +31,14 @@ from pathlib import Path
 
 import trio
 
-from referee.bot import Bot
-from referee.clock import TimeControl
+from referee.bots.bot import Bot
+from referee.bots.process import BotProcess
+from referee.bots.sandbox import SandboxUnavailable, find_bwrap
+from referee.bots.spawn import Confinement
+from referee.conversation.clock import TimeControl
 from referee.engine import variant
-from referee.match import run_match
-from referee.process import BotProcess
-from referee.sandbox import SandboxUnavailable, find_bwrap
-from referee.spawn import Confinement
-from referee.spec import MatchSpec
+from referee.matches.match import run_match
+from referee.matches.spec import MatchSpec
 
 ROOT = Path(__file__).resolve().parent.parent
 ECHO = "import sys\nfor line in sys.stdin: sys.stdout.write(line); sys.stdout.flush()\n"

@@ -31,9 +31,9 @@ import json, sys, time
 from pathlib import Path
 import trio
 from referee.engine import variant
-from referee.spec import MatchSpec
-from referee.match import run_match
-from referee.bot import Bot
+from referee.matches.spec import MatchSpec
+from referee.matches.match import run_match
+from referee.bots.bot import Bot
 bot, deals, work = sys.argv[1], int(sys.argv[2]), Path(sys.argv[3])
 argv = [sys.executable, bot] if bot.endswith(".py") else [bot]
 v = variant("sport")

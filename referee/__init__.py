@@ -1,16 +1,18 @@
 """referee: a command-line referee and tournament runner for domino bots.
 
-Packages and modules, with arrows pointing one way (tournaments → match → referee → engine;
-``protocol`` is shared by the referee and bots):
+Packages, with arrows pointing one way (tournaments → match → table → engine; ``protocol`` is
+shared by the referee and bots; README.md, "Layout", says what each module owns):
 
 * :mod:`referee.engine` — the pure rules engine (no I/O, no clocks, no unseeded randomness).
-* :mod:`referee.transport`, :mod:`referee.process`, :mod:`referee.clock`, :mod:`referee.faults`,
-  :mod:`referee.table` — the referee proper: the seam to a bot (a process, or a scripted bot in
-  tests), clocks, faults, and the conversation at the table.
-* :mod:`referee.match`, :mod:`referee.results`, :mod:`referee.signals`, :mod:`referee.log`,
-  :mod:`referee.replay`, :mod:`referee.report` — the match runner: deals, orientations, the
-  typed results (spooled, so a match's memory is flat in its deals), the signal policy, logs
-  that replay and verify.
+* :mod:`referee.bots` — a bot and its process: spawned, sandboxed, its pipes and lines, and the
+  transport seam (a process, or a scripted bot in tests).
+* :mod:`referee.conversation` — the referee at the table: exchanges, seats, clocks, faults, the
+  judgement of a bot's line.
+* :mod:`referee.sides` — what bots and people see of each game family.
+* :mod:`referee.logs` — the log's records, replay and verify.
+* :mod:`referee.matches` — the match runner: deals, orientations, settings, the typed results
+  (spooled, so a match's memory is flat in its deals), statistics and the printed report.
+* :mod:`referee.web`, :mod:`referee.play` — the web report and playing in the browser.
 * :mod:`referee.cli` — the ``referee`` command.  ``tournaments`` adds ``league`` (and the report
   of a league file) through the ``referee.commands`` entry point: the referee never imports it.
 """

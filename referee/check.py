@@ -12,14 +12,14 @@ closed doubles the bot was offered and made, and in sea_kozel, general and blitz
 doubles, chains and declarations (a hundred, writing off or declining a fish), so an author sees
 that those paths were exercised.
 
-Decisions too rare to wait for are *staged* (:mod:`referee.staging`): for each, an extra game
+Decisions too rare to wait for are *staged* (:mod:`referee.matches.staging`): for each, an extra game
 begins with moves the referee makes itself up to a position where a seat must make it, so the
 bot is asked in one of the seatings for certain (sea_kozel: 6-6 led for a hundred, and a fish
 to write off or decline; mexican_train: another seat's train open by its marker, and a double
 left hanging; kolbasa: a knife, and a double to insert into a junction).  A bot that is offered such a choice and never takes it is told so as
 a harmless oddity.
 
-Each game is a match played by the driver of ``referee match`` (:func:`~referee.match.run_match`),
+Each game is a match played by the driver of ``referee match`` (:func:`~referee.matches.match.run_match`),
 which the check watches, so its log replays and verifies.  A game still going after ``deals``
 deals in a seating is stopped there, drawn (its ``game_end`` says "deal limit"), so that the
 whole check takes seconds.  Output written after the last turn is found when the bot has exited (its
@@ -44,27 +44,27 @@ from typing import Any
 import trio
 
 from protocol import messages as m
-from referee import faults as F
-from referee import records as R
-from referee.bot import Bot
-from referee.clock import TimeControl
+from referee.bots.bot import Bot
+from referee.bots.sandbox import DEFAULT_MEMORY_MB, DEFAULT_PROCESSES
+from referee.bots.spawn import Confinement
+from referee.bots.transport import BotTransport
+from referee.conversation import faults as F
+from referee.conversation.clock import TimeControl
+from referee.conversation.lines import from_record
+from referee.conversation.players import Player
+from referee.conversation.table import _safe
 from referee.engine import variant, variant_names
 from referee.engine.errors import BadOption
 from referee.engine.game import Variant
 from referee.errors import BotStartError
-from referee.lines import from_record
-from referee.match import DealStream, Observer, Roster, run_match
-from referee.players import Player
-from referee.sandbox import DEFAULT_MEMORY_MB, DEFAULT_PROCESSES
+from referee.logs import records as R
+from referee.matches.match import DealStream, Observer, Roster, run_match
+from referee.matches.spec import MatchSpec
+from referee.matches.staging import STAGES, Opening, find_opening
 from referee.seeds import fresh_seed, seed_text
 from referee.sides import side_of
 from referee.sides.base import GameSide, Stage
 from referee.signals import cancel_on_signals
-from referee.spawn import Confinement
-from referee.spec import MatchSpec
-from referee.staging import STAGES, Opening, find_opening
-from referee.table import _safe
-from referee.transport import BotTransport
 
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_bots"
 #: The opponents, in the order they are taken.
@@ -78,7 +78,7 @@ SLOW = 0.5  # an answer or start-up over this share of its limit is worth a note
 class Setup:
     """One game of the check: a variant with a number of players (default options); a staged
     one begins with the moves that lead to the position its ``stage`` wants
-    (:mod:`referee.staging`)."""
+    (:mod:`referee.matches.staging`)."""
 
     variant: str
     players: int
@@ -185,7 +185,7 @@ class CheckReport:
 
 
 class _Watch(Observer):
-    """What the check sees of one game's match as :func:`~referee.match.run_match` plays it:
+    """What the check sees of one game's match as :func:`~referee.matches.match.run_match` plays it:
     the candidate's handshakes, its answers with their times, the moves it was offered and made,
     its faults (with the tail of its stderr), and at the end the lines it wrote that nobody
     asked for and how its processes ended."""
@@ -302,7 +302,7 @@ async def check_game(setup: Setup, index: int, name: str, argv: list[str], opts:
                      on_timeout: Callable[[], None] = lambda: None) -> GameReport:
     """Play ``setup`` with the candidate against sample bots, every seating, and report.
 
-    The game is a match of :func:`~referee.match.run_match`, the driver of ``referee match``,
+    The game is a match of :func:`~referee.matches.match.run_match`, the driver of ``referee match``,
     watched as it is played; its log verifies.  A game still going after ``opts.deals`` deals in
     a seating is stopped there, drawn (a deal limit: the log's header says so, and the game's
     ``game_end``); a staged game stops after the deal of its staged position.
@@ -434,7 +434,7 @@ _KIND_TITLES = {
     "start": "could not start",
 }
 _EXAMPLES = 3  # problems shown in full per kind
-#: Hints by kind, for problems whose fault carries none of its own (see :mod:`referee.faults`);
+#: Hints by kind, for problems whose fault carries none of its own (see :mod:`referee.conversation.faults`);
 #: ``referee match`` gives them with its faults too.
 KIND_HINTS = {
     F.ILLEGAL: "any entry of turn.legal, copied as it is, is a legal answer",

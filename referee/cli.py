@@ -24,16 +24,19 @@ from rich.text import Text
 
 from protocol.messages import MAX_DEPTH, too_deep
 from referee import exitcodes as X
-from referee.bot import Bot
-from referee.clock import TimeControl
+from referee.bots.bot import Bot
+from referee.bots.sandbox import DEFAULT_MEMORY_MB, DEFAULT_PROCESSES, SandboxUnavailable, find_bwrap
+from referee.bots.spawn import Confinement, bot_name, resolve_command
 from referee.console import Console
+from referee.conversation.clock import TimeControl
 from referee.engine import refereed_variant, variant, variant_names
 from referee.engine.deal import Deal, format_deal_line, parse_deal_lines
 from referee.engine.errors import BadDeal, RulesError
 from referee.engine.game import Variant
 from referee.engine.shuffle import BLAKE2B
 from referee.errors import BotError, BotStartError, LogError
-from referee.job import (
+from referee.logs.log import fresh_path, stderr_dir_of
+from referee.matches.job import (
     MAX_NAME,
     BotJob,
     BotName,
@@ -49,17 +52,14 @@ from referee.job import (
     bound_problem,
     within,
 )
-from referee.live import score_line
-from referee.log import fresh_path, stderr_dir_of
-from referee.match import deals_needed, match_length, orientations, run_match
-from referee.report import render, verdict_text
-from referee.results import MatchResult
-from referee.sandbox import DEFAULT_MEMORY_MB, DEFAULT_PROCESSES, SandboxUnavailable, find_bwrap
+from referee.matches.live import score_line
+from referee.matches.match import deals_needed, match_length, orientations, run_match
+from referee.matches.report import render, verdict_text
+from referee.matches.results import MatchResult
+from referee.matches.spec import MatchSpec
+from referee.matches.stats import SprtSpec, is_sprt_word, parse_sprt
 from referee.seeds import seed_text
 from referee.signals import Terminated
-from referee.spawn import Confinement, bot_name, resolve_command
-from referee.spec import MatchSpec
-from referee.stats import SprtSpec, is_sprt_word, parse_sprt
 
 if TYPE_CHECKING:
     from referee.play.seat import Person
@@ -189,7 +189,7 @@ def _accepts(v, players: int, opts: dict[str, Any], deals: int) -> bool:
 
 
 def distinct_name(command: str, taken: set[str]) -> str:
-    """The bot's name from its command (:func:`referee.spawn.bot_name`), numbered ``_2``,
+    """The bot's name from its command (:func:`referee.bots.spawn.bot_name`), numbered ``_2``,
     ``_3``… when another bot of the match has it already."""
     stem = bot_name(command)
     name, k = stem, 2
@@ -199,7 +199,7 @@ def distinct_name(command: str, taken: set[str]) -> str:
 
 
 def claim(path: Path, *, directory: bool = False) -> Path:
-    """A fresh log (or folder) at ``path`` or numbered beside it (:func:`referee.log.fresh_path`)."""
+    """A fresh log (or folder) at ``path`` or numbered beside it (:func:`referee.logs.log.fresh_path`)."""
     try:
         return fresh_path(path, directory=directory)
     except OSError as exc:
@@ -285,7 +285,7 @@ def match(
 
 
 def bounded(value: Any, kind: Any, names: str | dict[str, str]) -> Any:
-    """``value`` converted to ``kind`` (a type of :mod:`referee.job`, whose bounds it checks), or
+    """``value`` converted to ``kind`` (a type of :mod:`referee.matches.job`, whose bounds it checks), or
     a one-line error naming the option (``names``: the option, or the options by field)."""
     try:
         return msgspec.convert(value, kind)
@@ -486,9 +486,9 @@ def play(
     The table is served on 127.0.0.1 only, at an address with a secret token, printed here.  You
     play every seating of the same deals; the match is logged (and verifies) as any match.
     """
-    from referee.clock import MAX_SECONDS
+    from referee.conversation.clock import MAX_SECONDS
+    from referee.matches.spec import MatchSpec
     from referee.play.seat import Person
-    from referee.spec import MatchSpec
 
     if not bots:
         raise fail("give at least one bot to play against")
@@ -523,7 +523,7 @@ def play(
 def player_checks(v: Variant, players: int, seat: int, deal_limit: int | None, you: str, grace: float, clock: float | None) -> str:
     """``referee play``'s own options, checked: the person's seat and name, the deal limit, the
     grace period and the person's clock; the person's name."""
-    from referee.clock import MAX_SECONDS
+    from referee.conversation.clock import MAX_SECONDS
 
     if not 0 <= seat < players:
         raise fail(f"--seat {seat}: {v.id} with {players} players has seats 0 to {players - 1}")
@@ -670,7 +670,7 @@ def write_json_whole(path: Path, result) -> None:
     Raises:
         OSError: it cannot be written.
     """
-    from referee.results import write_json
+    from referee.matches.results import write_json
 
     part = path.with_name(f".{path.name}.part")
     try:
@@ -839,7 +839,7 @@ def replay(
     orientation: Annotated[Optional[int], typer.Option(help="Only this orientation (from 0).")] = None,
 ) -> None:
     """Print deals move by move: hands, every tile as \\[a|b], the line of play, and the scores."""
-    from referee.replay import Broken, fold, replay_lines
+    from referee.logs.replay import Broken, fold, replay_lines
 
     check_log_path(log)
     try:
@@ -855,9 +855,9 @@ def replay(
 @app.command()
 def verify(log: Annotated[Path, typer.Argument(help="A match log written by `referee match`.")]) -> None:
     """Play the log's match again with the referee itself (every deal from its seed or deal file, every line each bot wrote, at the time it was read) and compare every line of the log with what the referee writes; say whether it is consistent (a cut log is incomplete)."""
-    from referee.records import Damaged, header_of
-    from referee.verify import Incomplete, Inconsistent
-    from referee.verify import verify as verify_log
+    from referee.logs.records import Damaged, header_of
+    from referee.logs.verify import Incomplete, Inconsistent
+    from referee.logs.verify import verify as verify_log
 
     check_log_path(log)
     try:

@@ -4,9 +4,9 @@ Processes are found four ways: children of this process (zombies included: an un
 a leak too); live processes carrying this session's marker in their environment, which every
 descendant inherits unless the referee gave it a clean one (bots get one); and live processes of
 a bot of a referee that is ours (this process, or a referee command it ran, which carries the
-marker): those in the bot's cgroup (referee.cgroups, named after the referee's pid), which
+marker): those in the bot's cgroup (referee.bots.cgroups, named after the referee's pid), which
 holds every descendant of a bot, even one that called setsid() to leave its bot's process
-group, and those running as one of the referee's sandbox uids (referee.sandbox, as root).
+group, and those running as one of the referee's sandbox uids (referee.bots.sandbox, as root).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import uuid
 import pytest
 from hypothesis import settings
 
-from referee.sandbox import UID_BASE
+from referee.bots.sandbox import UID_BASE
 
 # Hypothesis's deadline is about speed, which no test here is about (a loaded machine made some
 # examples slow once and flaky): none.
@@ -136,7 +136,7 @@ def every_log_the_referee_writes_verifies(request):
     alone); ``@pytest.mark.logs_unverified`` opts a test out, saying why."""
     import hashlib
 
-    from referee.log import MatchLog
+    from referee.logs.log import MatchLog
 
     written: list[tuple[object, str]] = []
     real_close = MatchLog.close
@@ -160,8 +160,8 @@ def every_log_the_referee_writes_verifies(request):
         patch.undo()
     if request.node.get_closest_marker("logs_unverified") is not None:
         return
-    from referee.records import Damaged, header_of
-    from referee.verify import Incomplete, Inconsistent, verify
+    from referee.logs.records import Damaged, header_of
+    from referee.logs.verify import Incomplete, Inconsistent, verify
 
     for path, digest in written:
         try:

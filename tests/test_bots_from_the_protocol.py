@@ -24,13 +24,13 @@ import msgspec
 import pytest
 import trio
 
-from referee.bot import Bot
-from referee.clock import TimeControl
+from referee.bots.bot import Bot
+from referee.bots.spawn import resolve_command
+from referee.conversation.clock import TimeControl
 from referee.engine import variant
-from referee.match import run_match
-from referee.spawn import resolve_command
-from referee.spec import MatchSpec
-from referee.verify import verify
+from referee.logs.verify import verify
+from referee.matches.match import run_match
+from referee.matches.spec import MatchSpec
 
 pytestmark = pytest.mark.slow  # matches of real bot processes (or a long property sweep): the full run
 

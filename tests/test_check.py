@@ -20,8 +20,8 @@ from typer.testing import CliRunner
 from referee import exitcodes as X
 from referee.check import setups
 from referee.cli import app
-from referee.replay import replay_lines
-from referee.verify import verify
+from referee.logs.replay import replay_lines
+from referee.logs.verify import verify
 
 pytestmark = pytest.mark.slow  # each check plays every game against the sample bots
 

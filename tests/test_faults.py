@@ -21,14 +21,14 @@ import trio
 from helpers import alive
 from typer.testing import CliRunner
 
-from referee import faults as F
-from referee.bot import Bot
-from referee.clock import TimeControl
+from referee.bots.bot import Bot
+from referee.conversation import faults as F
+from referee.conversation.clock import TimeControl
+from referee.conversation.players import Entry
 from referee.engine import variant
 from referee.errors import BotStartError
-from referee.match import MatchResult, run_match
-from referee.players import Entry
-from referee.spec import MatchSpec
+from referee.matches.match import MatchResult, run_match
+from referee.matches.spec import MatchSpec
 
 pytestmark = pytest.mark.slow  # matches of real bot processes (or a long property sweep): the full run
 

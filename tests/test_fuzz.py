@@ -2,7 +2,7 @@
 end in a fault charged to the bot or a one-line error, never an exception out of the referee.
 
 The bot's lines go through the table's own line handling (a scripted in-process bot on trio's
-mock clock, :mod:`referee.transport`), so hundreds of conversations cost seconds.  League files
+mock clock, :mod:`referee.bots.transport`), so hundreds of conversations cost seconds.  League files
 are fuzzed by tests/test_league_hardening.py.
 """
 
@@ -19,16 +19,16 @@ from typer.testing import CliRunner
 
 from protocol import messages as m
 from referee import exitcodes as X
-from referee import faults as F
-from referee.bot import Bot
+from referee.bots.bot import Bot
+from referee.bots.transport import HELLO, first_legal, play_line, scripted
 from referee.cli import app
-from referee.clock import TimeControl
+from referee.conversation import faults as F
+from referee.conversation.clock import TimeControl
+from referee.conversation.players import Entry, Player
+from referee.conversation.table import Table, Where
 from referee.engine import variant
 from referee.engine.deal import deal_from_seed
-from referee.log import MatchLog
-from referee.players import Entry, Player
-from referee.table import Table, Where
-from referee.transport import HELLO, first_legal, play_line, scripted
+from referee.logs.log import MatchLog
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "sample_bots"

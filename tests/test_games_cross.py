@@ -453,10 +453,10 @@ def test_a_bot_that_breaks_the_cross_rules_gets_the_fault_and_the_reason(mode, k
 
     import trio
 
-    from referee.bot import Bot
-    from referee.clock import TimeControl
-    from referee.match import run_match
-    from referee.spec import MatchSpec
+    from referee.bots.bot import Bot
+    from referee.conversation.clock import TimeControl
+    from referee.matches.match import run_match
+    from referee.matches.spec import MatchSpec
 
     v = variant("telephone")
     first = [sys.executable, str(__import__("pathlib").Path(__file__).resolve().parent.parent / "sample_bots" / "first_bot.py")]

@@ -180,7 +180,7 @@ def test_a_league_completes_and_the_table_agrees_with_the_stored_matches(played)
 
 
 def test_a_stored_log_replays_through_the_engine(played):
-    from referee.verify import verify
+    from referee.logs.verify import verify
 
     log = next((played.parent / "league-logs").glob("*.jsonl"))
     counts = verify(log)

@@ -40,7 +40,7 @@ from test_league import (
 )
 
 from referee import exitcodes as X
-from referee.job import MatchJob
+from referee.matches.job import MatchJob
 from tournaments.config import LeagueError, load_league
 from tournaments.runner import last_words, make_job, run_league
 from tournaments.store import SCHEMA_VERSION, TABLES, open_store
@@ -195,7 +195,7 @@ def test_the_match_process_ends_a_bug_with_one_line_naming_the_exception(tmp_pat
 def test_a_job_names_every_way_deals_come_from_a_seed():
     """A job's ``deals_from`` is one of the engine's derivations, every one of them."""
     from referee.engine.shuffle import DERIVATIONS
-    from referee.job import DealsFrom, within
+    from referee.matches.job import DealsFrom, within
 
     assert all(within(name, DealsFrom) for name in DERIVATIONS)
     assert not any(within(name, DealsFrom) for name in ("sha1", "BLAKE2B", "blake2b ", ""))
@@ -210,7 +210,7 @@ def test_a_job_names_every_way_deals_come_from_a_seed():
     lambda job: {**job, "deals_from": "sha1"},
 ], ids=["no sandbox", "sandbox misspelt", "max_line out of bounds", "no clock", "no deals_from", "unknown deals_from"])
 def test_a_job_that_leaves_out_or_misspells_a_setting_is_refused_not_played(tmp_path, edit):
-    """The match process decodes a typed job (referee.job.MatchJob): no key unknown, every bound
+    """The match process decodes a typed job (referee.matches.job.MatchJob): no key unknown, every bound
     kept, and no default for safety settings, so a job without ``sandbox`` (or with it
     misspelt) is refused rather than played with its bots unconfined."""
     league = load_league(write_league(tmp_path, league_toml(FOUR[:2])))
@@ -676,7 +676,7 @@ def test_a_full_disk_while_a_database_is_opened_says_so(tmp_path):
 
 
 def test_a_league_takes_no_longer_line_than_a_match_does(tmp_path):
-    """One bound, in one type (referee.job.MaxLine), for both front doors: the same value is
+    """One bound, in one type (referee.matches.job.MaxLine), for both front doors: the same value is
     refused by ``referee match`` and by a league file in the same words."""
     from test_robustness import cli as match_cli
 

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from referee import exitcodes as X
 from referee.cli import app
-from referee.records import header_of
+from referee.logs.records import header_of
 from referee.web.data import read_match
 
 FIXTURES = sorted((Path(__file__).resolve().parent / "fixtures" / "format1").glob("*.jsonl.gz"))

@@ -16,9 +16,9 @@ from typer.testing import CliRunner
 
 from referee import exitcodes as X
 from referee.cli import app
-from referee.report import verdict_text
-from referee.results import MatchSummary
-from referee.verify import Inconsistent, verify
+from referee.logs.verify import Inconsistent, verify
+from referee.matches.report import verdict_text
+from referee.matches.results import MatchSummary
 
 pytestmark = pytest.mark.slow  # matches of real bot processes (or a long property sweep): the full run
 

@@ -18,7 +18,7 @@ from referee.cli import app
 from referee.engine import Deal, deal_from_seed, variant
 from referee.engine.shuffle import BLAKE2B
 from referee.engine.tiles import PIPS, parse_tile
-from referee.verify import Inconsistent, verify
+from referee.logs.verify import Inconsistent, verify
 from referee.web.data import read_match
 
 pytestmark = pytest.mark.slow  # matches of real bot processes (or a long property sweep): the full run

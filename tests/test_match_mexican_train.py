@@ -16,8 +16,8 @@ from test_match_cross import match as cross_match
 
 from referee.engine.line import Passed, Placed
 from referee.engine.tiles import IS_DOUBLE
-from referee.replay import Replayer, replay_lines
-from referee.verify import Inconsistent, verify
+from referee.logs.replay import Replayer, replay_lines
+from referee.logs.verify import Inconsistent, verify
 
 pytestmark = pytest.mark.slow  # matches of real bot processes (or a long property sweep): the full run
 

@@ -30,10 +30,10 @@ from playwright import sync_api as playwright_api
 from test_play import listening
 from test_web import chromium
 
-from referee import records as R
 from referee.engine import variant_names
-from referee.report import verdict_text
-from referee.verify import Incomplete, verify
+from referee.logs import records as R
+from referee.logs.verify import Incomplete, verify
+from referee.matches.report import verdict_text
 
 pytestmark = pytest.mark.slow  # each test plays a match through Chromium
 

@@ -19,9 +19,9 @@ import pytest
 import trio
 from helpers import alive
 
+from referee.bots.process import BotProcess
+from referee.bots.spawn import Confinement, bot_name, describe_exit, resolve_command
 from referee.errors import BotExited, BotNotFound, LineTooLong, RefereeError
-from referee.process import BotProcess
-from referee.spawn import Confinement, bot_name, describe_exit, resolve_command
 
 HANG = 20  # seconds after which a step counts as hung
 
@@ -638,10 +638,10 @@ async def test_sigkill_from_someone_else_is_not_called_out_of_memory(tmp_path):
 
 
 async def test_sigkill_while_the_kernel_killed_for_memory_says_so(tmp_path, monkeypatch):
-    import referee.process
+    import referee.bots.process
 
     kills = iter([7, 8])  # /proc/vmstat's oom_kill at the start, and after the death
-    monkeypatch.setattr(referee.process, "oom_kills", lambda: next(kills))
+    monkeypatch.setattr(referee.bots.process, "oom_kills", lambda: next(kills))
     snippet = """
         import os, signal
         os.kill(os.getpid(), signal.SIGKILL)

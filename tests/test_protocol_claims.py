@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from referee import exitcodes as X
 from referee.cli import app
-from referee.clock import TimeControl
+from referee.conversation.clock import TimeControl
 from referee.engine import Deal
 
 pytestmark = pytest.mark.slow  # matches of real bot processes: the full run

@@ -5,7 +5,7 @@ so the document cannot drift from what the referee sends.
 The first deal of a kolbasa game from seed :data:`SEED`, seen from seat :data:`SEAT`: both seats
 take a knife when one is offered (the one that cuts the most), otherwise the first legal place;
 seat 0 echoes each turn's id.  The ``text kolbasa-transcript`` block of PROTOCOL.md must equal it
-line for line, and the same deal played through the real :class:`~referee.table.Table` must send
+line for line, and the same deal played through the real :class:`~referee.conversation.table.Table` must send
 seat 0 exactly those lines.  The deal has tails, inserted doubles, a knife that cuts the sausage
 into the opponent's row and rows whose returned tiles are public.
 """

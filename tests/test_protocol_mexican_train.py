@@ -1,6 +1,6 @@
 """mexican_train on the wire (PROTOCOL.md, "mexican_train: trains, markers and doubles").
 
-* The worked transcript in PROTOCOL.md is what the real :class:`~referee.table.Table` sends seat
+* The worked transcript in PROTOCOL.md is what the real :class:`~referee.conversation.table.Table` sends seat
   0 for its seed, byte for byte (in-process scripted bots, no processes).
 * What a seat is told is enough to follow the trains: the Python library's :class:`State`, fed
   only the ``deal`` and the events, agrees with every ``turn``'s ``ends``, markers and open double
@@ -23,18 +23,18 @@ from helpers import tiles, transcript_block
 
 from protocol import bot
 from protocol import messages as m
-from referee.bot import Bot
-from referee.clock import TimeControl
+from referee.bots.bot import Bot
+from referee.bots.transport import HELLO, Script, ScriptedBot, first_legal, scripted
+from referee.conversation.clock import TimeControl
+from referee.conversation.players import Entry, Player
+from referee.conversation.table import Table, Where
 from referee.engine import IllegalPlay, variant
 from referee.engine.deal import Deal, deal_from_seed
 from referee.engine.game import Game
 from referee.engine.tiles import DOUBLE
 from referee.engine.trains import TrainDeal
-from referee.log import MatchLog
-from referee.players import Entry, Player
+from referee.logs.log import MatchLog
 from referee.sides import side_for
-from referee.table import Table, Where
-from referee.transport import HELLO, Script, ScriptedBot, first_legal, scripted
 
 #: the documented round: round 0 (6-6 on the station) of a two-player game from this seed
 SEED, PLAYERS = 228, 2

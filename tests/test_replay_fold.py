@@ -11,7 +11,7 @@ from test_match import GREEDY, RANDOM, run
 from typer.testing import CliRunner
 
 from referee.cli import app
-from referee.replay import fold
+from referee.logs.replay import fold
 
 TILE = re.compile(r"\[\d[|#]\d\]|\{\d\|\d\}")
 PIECE = re.compile(r"[\[{]|\d[|#]\d|[\]}]")

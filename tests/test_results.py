@@ -1,4 +1,4 @@
-"""Typed results (referee.results): ``--json`` and a league's stored result round-trip through the
+"""Typed results (referee.matches.results): ``--json`` and a league's stored result round-trip through the
 structs unchanged, the printed tables are the same a block at a time, and a match keeps no
 per-deal objects (issue 9 item 5: memory flat in the number of deals)."""
 
@@ -16,11 +16,11 @@ import trio
 from rich.console import Console
 
 from bench.referee import StubBot
-from referee.bot import Bot
+from referee.bots.bot import Bot
 from referee.engine import variant
-from referee.match import run_match
-from referee.report import blocks, deal_row, deals_table, game_row, games_table, render
-from referee.results import (
+from referee.matches.match import run_match
+from referee.matches.report import blocks, deal_row, deals_table, game_row, games_table, render
+from referee.matches.results import (
     JSON_KEYS,
     SPOOL_MEMORY,
     DealResult,
@@ -31,7 +31,7 @@ from referee.results import (
     json_chunks,
     record_of,
 )
-from referee.spec import MatchSpec
+from referee.matches.spec import MatchSpec
 
 
 def stub_match(tmp_path: Path, game: str = "sport", deals: int | None = 8, games: int | None = None, players: int = 4,

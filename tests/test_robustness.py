@@ -179,13 +179,13 @@ async def test_a_full_disk_mid_match_raises_a_log_error_and_ends_every_bot(tmp_p
     import errno
     import io
 
-    import referee.log
-    from referee.bot import Bot
-    from referee.clock import TimeControl
+    import referee.logs.log
+    from referee.bots.bot import Bot
+    from referee.conversation.clock import TimeControl
     from referee.engine import variant
     from referee.errors import LogError
-    from referee.match import run_match
-    from referee.spec import MatchSpec
+    from referee.matches.match import run_match
+    from referee.matches.spec import MatchSpec
 
     class Full(io.RawIOBase):
         written = 0
@@ -199,7 +199,7 @@ async def test_a_full_disk_mid_match_raises_a_log_error_and_ends_every_bot(tmp_p
             self.written += len(data)
             return len(data)
 
-    monkeypatch.setattr(referee.log, "open", lambda *a, **k: io.BufferedWriter(Full(), 1 << 16), raising=False)
+    monkeypatch.setattr(referee.logs.log, "open", lambda *a, **k: io.BufferedWriter(Full(), 1 << 16), raising=False)
     v = variant("sport")
     bots = [Bot("first", [sys.executable, str(BOTS / "first_bot.py")]), Bot("greedy", [sys.executable, str(BOTS / "greedy_bot.py")])]
     spec = MatchSpec(v, bots, 4, v.resolve_options(4, {}), deals=400, tc=TimeControl(startup=30, move=10),
@@ -222,8 +222,7 @@ def late_referee(monkeypatch, step: float) -> None:
     """Every reading of the referee's clock comes ``step`` seconds after the one before (on top
     of the real time): as if the referee were always busy that long between reading a bot's
     line and looking at the clock.  Whatever the scheduling, each line is then read late."""
-    from referee import table as table_module
-
+    from referee.conversation import table as table_module
     real_init = table_module.Table.__init__
     calls = [0]
 
@@ -248,11 +247,11 @@ def late_referee(monkeypatch, step: float) -> None:
 
 
 async def play_two(tmp_path, game: str = "draw", move: float = 0.5, startup: float = 5.0):
-    from referee.bot import Bot
-    from referee.clock import TimeControl
+    from referee.bots.bot import Bot
+    from referee.conversation.clock import TimeControl
     from referee.engine import variant
-    from referee.match import run_match
-    from referee.spec import MatchSpec
+    from referee.matches.match import run_match
+    from referee.matches.spec import MatchSpec
 
     v = variant(game)
     bots = [Bot("first", [sys.executable, str(BOTS / "first_bot.py")]), Bot("greedy", [sys.executable, str(BOTS / "greedy_bot.py")])]
@@ -460,11 +459,11 @@ def test_a_match_keeps_one_deal_record_per_game(tmp_path, monkeypatch):
     from functools import partial
 
     from bench.referee import StubBot
-    from referee.bot import Bot
+    from referee.bots.bot import Bot
     from referee.engine import variant
     from referee.engine.game import Variant
-    from referee.match import run_match
-    from referee.spec import MatchSpec
+    from referee.matches.match import run_match
+    from referee.matches.spec import MatchSpec
 
     games = []
     real = Variant.new_game

@@ -23,17 +23,17 @@ import trio
 from helpers import alive
 from typer.testing import CliRunner
 
-from referee import faults as F
-from referee import sandbox as S
-from referee.bot import Bot
-from referee.cgroups import BotCgroup
-from referee.clock import TimeControl
+from referee.bots import sandbox as S
+from referee.bots.bot import Bot
+from referee.bots.cgroups import BotCgroup
+from referee.bots.process import BotProcess
+from referee.bots.spawn import Confinement
+from referee.conversation import faults as F
+from referee.conversation.clock import TimeControl
 from referee.engine import variant
 from referee.errors import BotExited, BotNotFound
-from referee.match import run_match
-from referee.process import BotProcess
-from referee.spawn import Confinement
-from referee.spec import MatchSpec
+from referee.matches.match import run_match
+from referee.matches.spec import MatchSpec
 
 ROOT = Path(__file__).resolve().parent.parent
 ATTACKER = Path(__file__).resolve().parent / "hostile_bots" / "attacker.py"

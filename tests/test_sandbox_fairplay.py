@@ -19,13 +19,13 @@ import pytest
 import trio
 from typer.testing import CliRunner
 
-from referee import sandbox as S
-from referee.bot import Bot
-from referee.clock import TimeControl
+from referee.bots import sandbox as S
+from referee.bots.bot import Bot
+from referee.bots.spawn import Confinement
+from referee.conversation.clock import TimeControl
 from referee.engine import variant
-from referee.match import run_match
-from referee.spawn import Confinement
-from referee.spec import MatchSpec
+from referee.matches.match import run_match
+from referee.matches.spec import MatchSpec
 
 ROOT = Path(__file__).resolve().parent.parent
 ATTACKER = Path(__file__).resolve().parent / "hostile_bots" / "attacker.py"

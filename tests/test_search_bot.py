@@ -23,16 +23,16 @@ from typer.testing import CliRunner
 
 from protocol import messages as m
 from protocol.bot import State, to_play
-from referee.bot import Bot
+from referee.bots.bot import Bot
+from referee.bots.spawn import resolve_command
 from referee.cli import app
-from referee.clock import TimeControl
+from referee.conversation.clock import TimeControl
 from referee.engine import TERMINAL, deal_from_seed, variant
 from referee.engine.sampling import Knowledge
 from referee.engine.view import seen_by
-from referee.match import run_match
+from referee.matches.match import run_match
+from referee.matches.spec import MatchSpec
 from referee.sides import side_for
-from referee.spawn import resolve_command
-from referee.spec import MatchSpec
 
 BOTS = Path(__file__).resolve().parent.parent / "sample_bots"
 sys.path.insert(0, str(BOTS))

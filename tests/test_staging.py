@@ -1,4 +1,4 @@
-"""Staged openings (referee/staging.py, issue 12): the search finds a position where a seat must
+"""Staged openings (referee/matches/staging.py, issue 12): the search finds a position where a seat must
 make a rare decision, the match driver plays the game from there with the bots, and the log
 verifies and replays; a log whose staged moves were tampered with does not.  Scripted bots on
 trio's mock clock: no processes."""
@@ -13,16 +13,16 @@ import trio
 import trio.testing
 
 from protocol import messages as m
-from referee.bot import Bot
+from referee.bots.bot import Bot
+from referee.bots.transport import first_legal, scripted
 from referee.engine import TERMINAL, variant
-from referee.match import DealStream, run_match
-from referee.records import Damaged
-from referee.replay import replay_lines
+from referee.logs.records import Damaged
+from referee.logs.replay import replay_lines
+from referee.logs.verify import Inconsistent, verify
+from referee.matches.match import DealStream, run_match
+from referee.matches.spec import MatchSpec
+from referee.matches.staging import STAGES, find_opening
 from referee.sides import side_for
-from referee.spec import MatchSpec
-from referee.staging import STAGES, find_opening
-from referee.transport import first_legal, scripted
-from referee.verify import Inconsistent, verify
 
 SEA_KOZEL = variant("sea_kozel")
 #: every staged decision, with each player count of its game
@@ -208,8 +208,8 @@ def test_an_opening_with_a_stop_or_a_null_tile_reads_back_as_it_was_written():
     not a play")."""
     import msgspec
 
-    from referee import records as R
-    from referee.match import opening_moves, opening_records
+    from referee.logs import records as R
+    from referee.matches.match import opening_moves, opening_records
 
     opening = [(1, m.Play(tile=(0, 1), end="right")), (0, m.Play(tile=None, stop=True)),
                (2, m.Play(tile=None, declare="write_off"))]

@@ -69,12 +69,13 @@ def test_the_engine_imports_nothing_above_it() -> None:
 
 def test_errors_come_from_the_errors_modules() -> None:
     """Code above the referee catches its errors from ``referee.errors``, never from the module
-    that happens to raise them (``referee.table``, ``referee.process``)."""
+    that happens to raise them (``referee.conversation.table``, ``referee.bots.process``)."""
     bad = []
     for path in sorted((ROOT / "tournaments").rglob("*.py")):
         for line, module in imports(path):
             name = module.rsplit(".", 1)[-1]
-            if module.startswith(("referee.table.", "referee.process.", "referee.match.")) and name.endswith(("Error", "Exited", "NotFound")):
+            raisers = ("referee.conversation.table.", "referee.bots.process.", "referee.matches.match.")
+            if module.startswith(raisers) and name.endswith(("Error", "Exited", "NotFound")):
                 bad.append(f"{path.relative_to(ROOT)}:{line} imports {module}")
     assert bad == []
 
@@ -97,7 +98,7 @@ def test_the_checker_sees_a_wrong_arrow(tmp_path: Path, monkeypatch: pytest.Monk
 #: named in TABLE_FLOOR is on floor 2.
 TABLE_FLOOR = {"bot", "cgroups", "clock", "console", "errors", "exchange", "exitcodes", "faults", "lines", "log", "pipes",
                "players", "process", "reader", "records", "sandbox", "seeds", "sides", "signals", "spawn", "stats", "summary",
-               "table", "transport"}
+               "table", "transport", "bots", "conversation"}  # two folders wholly on it
 PACKAGES = ("protocol", "referee", "tournaments", "bench")
 
 
@@ -105,8 +106,10 @@ def floor_of(module: str) -> int:
     parts = module.split(".")
     if parts[0] == "protocol" or parts[:2] == ["referee", "engine"]:
         return 0
-    if parts[0] == "referee":
-        return 1 if len(parts) > 1 and parts[1] in TABLE_FLOOR else 2
+    if parts[:2] in (["referee", "logs"], ["referee", "matches"]) and len(parts) == 2:
+        return 1  # a folder's __init__ holds only its docstring: importing a module of it is no arrow up
+    if parts[0] == "referee":  # a module's name decides, in its folder or not (referee.logs.records: 1)
+        return 1 if any(p in TABLE_FLOOR for p in parts[1:3]) else 2
     return {"tournaments": 3, "bench": 4}[parts[0]]
 
 
@@ -175,12 +178,16 @@ def test_the_checks_of_circles_and_floors_can_fail(tmp_path: Path, monkeypatch: 
     import from the table's floor up to the match's."""
     (tmp_path / "referee").mkdir()
     (tmp_path / "referee" / "__init__.py").write_text("")
-    (tmp_path / "referee" / "table.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from referee.match import Spec\n")
-    (tmp_path / "referee" / "match.py").write_text("def f():\n    from referee import table\n")
+    for package in ("conversation", "matches"):
+        (tmp_path / "referee" / package).mkdir()
+        (tmp_path / "referee" / package / "__init__.py").write_text("")
+    (tmp_path / "referee" / "conversation" / "table.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from referee.matches.match import Spec\n")
+    (tmp_path / "referee" / "matches" / "match.py").write_text("def f():\n    from referee.conversation import table\n")
     monkeypatch.setitem(globals(), "ROOT", tmp_path)
     graph = module_graph()
-    assert circles(graph) == [["referee.match", "referee.table"]]
-    assert [(a, b) for a, edges in graph.items() for b in edges if floor_of(b) > floor_of(a)] == [("referee.table", "referee.match")]
+    assert circles(graph) == [["referee.conversation.table", "referee.matches.match"]]
+    assert [(a, b) for a, edges in graph.items() for b in edges if floor_of(b) > floor_of(a)] == [("referee.conversation.table", "referee.matches.match")]
 
 
 @pytest.mark.parametrize(("game", "players", "options", "pairs"), [
@@ -192,13 +199,13 @@ def test_the_report_asks_the_game_whether_seats_play_in_pairs(game: str, players
     telephone and osel in fours play in pairs as sport does."""
     from rich.console import Console
 
-    from referee.bot import Bot
+    from referee.bots.bot import Bot
+    from referee.conversation.players import Entry
     from referee.engine import variant
-    from referee.match import orientations
-    from referee.players import Entry
-    from referee.report import deals_table
-    from referee.results import MatchResult
-    from referee.spec import MatchSpec
+    from referee.matches.match import orientations
+    from referee.matches.report import deals_table
+    from referee.matches.results import MatchResult
+    from referee.matches.spec import MatchSpec
 
     v = variant(game)
     opts = v.resolve_options(players, options)
@@ -262,7 +269,7 @@ def test_result_entries_are_structs_whose_fields_the_docs_name_in_order(struct: 
 
     import msgspec
 
-    import referee.results as M
+    import referee.matches.results as M
 
     cls = getattr(M, struct)
     fields = [f.name for f in msgspec.structs.fields(cls)]
@@ -320,7 +327,7 @@ def names_used(path: Path, names: set[str]) -> list[str]:
     return hits
 
 
-#: Above the engine, only the game side modules name a concrete deal class.  ``referee.legacy``
+#: Above the engine, only the game side modules name a concrete deal class.  ``referee.logs.legacy``
 #: (the frozen format-1 verifier) would be exempt too, but names none.
 SIDES = ROOT / "referee" / "sides"
 

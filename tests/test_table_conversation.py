@@ -1,5 +1,5 @@
 """The table's conversation with bots, without processes: scripted in-process bots
-(:mod:`referee.transport`) on trio's mock clock, so thinking times are exact and cost no real
+(:mod:`referee.bots.transport`) on trio's mock clock, so thinking times are exact and cost no real
 time.  The time bank and the increment are read back from the very ``turn`` messages the table
 sent, and the faults from what the table recorded."""
 
@@ -13,22 +13,22 @@ import trio
 from helpers import read_log
 
 from protocol import messages as m
-from referee import faults as F
-from referee import records as R
-from referee.bot import Bot
-from referee.clock import TimeControl
+from referee.bots.bot import Bot
+from referee.bots.transport import HELLO, Script, ScriptedBot, first_legal, play_line, scripted
+from referee.conversation import faults as F
+from referee.conversation.clock import TimeControl
+from referee.conversation.exchange import UNKNOWN_PER_MOVE, At, Terms, deliver, handshake, queue_events, turn
+from referee.conversation.players import Entry, Player
+from referee.conversation.table import Table, Where
 from referee.engine import variant
 from referee.engine.deal import deal_from_seed
 from referee.engine.line import Drew
 from referee.engine.state import DealState
 from referee.errors import BotStartError
-from referee.exchange import UNKNOWN_PER_MOVE, At, Terms, deliver, handshake, queue_events, turn
-from referee.log import MatchLog
-from referee.players import Entry, Player
+from referee.logs import records as R
+from referee.logs.log import MatchLog
 from referee.sides import side_for
 from referee.sides.base import GameSide
-from referee.table import Table, Where
-from referee.transport import HELLO, Script, ScriptedBot, first_legal, play_line, scripted
 
 
 def thinking(seconds: float) -> Script:
@@ -194,8 +194,7 @@ def test_each_exchange_takes_its_seat_game_and_deal_as_arguments():
     other's coordinates into a fault), and the table keeps no such fields either."""
     import inspect
 
-    from referee import exchange
-
+    from referee.conversation import exchange
     for fn in (exchange.handshake, exchange.silent_start, exchange.turn, exchange.unasked, exchange.answer,
                exchange.deliver, exchange.new_fault):
         assert "at" in inspect.signature(fn).parameters, fn.__name__

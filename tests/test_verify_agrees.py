@@ -20,13 +20,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from protocol import messages as m
-from referee.bot import Bot
-from referee.clock import TimeControl
+from referee.bots.bot import Bot
+from referee.bots.transport import first_legal, play_line, scripted
+from referee.conversation.clock import TimeControl
 from referee.engine import variant
-from referee.match import run_match
-from referee.spec import MatchSpec
-from referee.transport import first_legal, play_line, scripted
-from referee.verify import verify
+from referee.logs.verify import verify
+from referee.matches.match import run_match
+from referee.matches.spec import MatchSpec
 
 ROOT = Path(__file__).resolve().parent.parent
 LINE_BOT = Path(__file__).resolve().parent / "fair_bots" / "line_bot.py"

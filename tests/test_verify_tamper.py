@@ -2,7 +2,7 @@
 (exit 4, naming the line), and a log cut short is incomplete, never consistent.
 
 ``verify`` plays the match again with the referee itself and compares every line
-(:mod:`referee.verify`), so every edit below that changes what happened is caught wherever it
+(:mod:`referee.logs.verify`), so every edit below that changes what happened is caught wherever it
 is: the header's settings and seed, a process start, a message sent, a line read or its time, a
 play, a fault and its evidence, a forfeit, a deal or game result, an SPRT record, the stop, the
 result; in sport, kozel, sea_kozel (special states), osel (closed doubles, stops), mexican_train
@@ -83,12 +83,12 @@ def staged_log(path: Path) -> Path:
     import trio
     import trio.testing
 
-    from referee.bot import Bot
+    from referee.bots.bot import Bot
+    from referee.bots.transport import scripted
     from referee.engine import variant
-    from referee.match import DealStream, run_match
-    from referee.spec import MatchSpec
-    from referee.staging import STAGES, find_opening
-    from referee.transport import scripted
+    from referee.matches.match import DealStream, run_match
+    from referee.matches.spec import MatchSpec
+    from referee.matches.staging import STAGES, find_opening
 
     v = variant("sea_kozel")
     opts = v.resolve_options(2)

@@ -31,15 +31,15 @@ from playwright import sync_api as playwright_api
 from typer.testing import CliRunner
 
 from referee import exitcodes as X
-from referee import records as R
 from referee.cli import app
 from referee.engine import variant, variant_names
 from referee.engine.layout import KNIFE, Sausage
 from referee.engine.line import Cut, Drew, Passed, Placed, Play, Scored, Tailed, Turned, line_of
 from referee.engine.tiles import HIGH, IS_DOUBLE, LOW, OTHER, parse_tile, tile_name
-from referee.replay import Replayer
-from referee.report import verdict_text
-from referee.results import MatchSummary
+from referee.logs import records as R
+from referee.logs.replay import Replayer
+from referee.matches.report import verdict_text
+from referee.matches.results import MatchSummary
 
 pytestmark = pytest.mark.slow  # every test plays matches and most drive chromium
 

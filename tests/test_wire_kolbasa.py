@@ -1,6 +1,6 @@
 """kolbasa on the wire: what a seat is sent is exactly what KB-15 lets it see.
 
-Whole games are played through the real :class:`~referee.table.Table` with the in-process bots
+Whole games are played through the real :class:`~referee.conversation.table.Table` with the in-process bots
 of ``test_wire_replay`` (each records every byte it is sent and answers a ``turn`` with a random
 entry of ``legal``).  Each seat's bytes are then followed the way PROTOCOL.md tells a kolbasa bot
 to (``deal.rows``, then ``turned``, ``placed``, ``tailed`` and ``cut``), and compared at each
@@ -24,19 +24,19 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_wire_replay import TILE_ID, WireBot, tiles_named
 
-import referee.table as table_module
+import referee.conversation.table as table_module
 from protocol import messages as m
-from referee.bot import Bot
-from referee.clock import TimeControl
+from referee.bots.bot import Bot
+from referee.conversation.clock import TimeControl
+from referee.conversation.players import Entry, Player
+from referee.conversation.table import Table, Where
 from referee.engine import Deal, variant
 from referee.engine.deal import deal_from_seed
 from referee.engine.game import Game
 from referee.engine.kolbasa import KolbasaDeal
 from referee.engine.line import Turned
-from referee.log import MatchLog
-from referee.players import Entry, Player
+from referee.logs.log import MatchLog
 from referee.sides import side_for
-from referee.table import Table, Where
 
 REAL_WIRE_FOR = side_for
 REAL_FINISH = Game.finish

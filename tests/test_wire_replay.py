@@ -2,7 +2,7 @@
 
 A bot is told its hand once, in the ``deal`` message, and then keeps track of it from the events
 (PROTOCOL.md, "The conversation").  These tests play whole games through the real
-:class:`~referee.table.Table` with in-process bots that record every byte written to them, then
+:class:`~referee.conversation.table.Table` with in-process bots that record every byte written to them, then
 replay each seat's bytes the way PROTOCOL.md tells a bot author to, and compare with the engine's
 truth taken at the moment of each ``turn`` and each ``deal_end``:
 
@@ -25,18 +25,18 @@ from helpers import tiles
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import referee.table as table_module
+import referee.conversation.table as table_module
 from bench.referee import StubBot
 from protocol import messages as m
-from referee.bot import Bot
-from referee.clock import TimeControl
+from referee.bots.bot import Bot
+from referee.conversation.clock import TimeControl
+from referee.conversation.players import Entry, Player
+from referee.conversation.table import Table, Where
 from referee.engine import Deal, variant
 from referee.engine.deal import deal_from_seed
 from referee.engine.game import Game
-from referee.log import MatchLog
-from referee.players import Entry, Player
+from referee.logs.log import MatchLog
 from referee.sides.base import TILE_JSON
-from referee.table import Table, Where
 
 pytestmark = pytest.mark.slow  # matches of real bot processes (or a long property sweep): the full run
 

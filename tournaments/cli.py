@@ -151,7 +151,7 @@ def run(
         except LeagueError as exc:
             raise fail(_escape(str(exc))) from None
     if any(b.sandbox for b in league.bots):
-        from referee.sandbox import SandboxUnavailable, find_bwrap
+        from referee.bots.sandbox import SandboxUnavailable, find_bwrap
 
         try:
             find_bwrap()

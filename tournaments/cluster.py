@@ -56,8 +56,8 @@ from typing import Any
 
 import msgspec
 
-from referee.job import MatchJob
-from referee.reader import LineReader
+from referee.bots.reader import LineReader
+from referee.matches.job import MatchJob
 from referee.signals import Stop
 from tournaments.config import League, LeagueError
 from tournaments.runner import (

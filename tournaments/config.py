@@ -20,17 +20,17 @@ from typing import Annotated, Any
 import msgspec
 from msgspec import Meta
 
-from referee.clock import TimeControl
+from referee.bots.sandbox import DEFAULT_PROCESSES
+from referee.bots.spawn import resolve_command
+from referee.conversation.clock import TimeControl
 from referee.engine import refereed_variant as find_variant
 from referee.engine.errors import RulesError
 from referee.engine.game import Variant
 from referee.engine.shuffle import BLAKE2B
 from referee.errors import BotError
-from referee.job import CpuSeconds, Deals, Games, MaxFaults, MaxLine, MemoryMb, MoveSeconds, Processes, Seconds, bound_problem
-from referee.match import match_length, orientations
-from referee.sandbox import DEFAULT_PROCESSES
+from referee.matches.job import CpuSeconds, Deals, Games, MaxFaults, MaxLine, MemoryMb, MoveSeconds, Processes, Seconds, bound_problem
+from referee.matches.match import match_length, orientations
 from referee.seeds import parse_seed, seed_text
-from referee.spawn import resolve_command
 from tournaments.schedule import Fixed, Knockout, Schedule, State, Swiss, TableKey, knockout_sizes, max_swiss_rounds
 
 ROUND_ROBIN = "round-robin"
@@ -45,7 +45,7 @@ NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,39}$")
 #: Bounds of the numbers of a league file: beyond them a value is a typo, not a wish, and would
 #: only fail later, inside every match (a clock of 1e308 s overflows the referee's timers, a
 #: memory limit beyond 2**63 bytes cannot be set).  A match's settings have theirs in their
-#: types (:mod:`referee.job`), the same for ``referee match``; these are the league's own.
+#: types (:mod:`referee.matches.job`), the same for ``referee match``; these are the league's own.
 MAX_POINTS = 1e6  # match points, either sign
 MAX_ROUNDS = 1000  # Swiss rounds
 MAX_TABLES = 100_000  # tables per bot of a balanced design

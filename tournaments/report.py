@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from referee import faults as F
+from referee.conversation import faults as F
 from referee.web.data import NotALog, safe_name
 from referee.web.site import copy_assets, dump_doc, write_atomic, write_match, write_page
 from tournaments import standings as S

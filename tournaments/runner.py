@@ -55,12 +55,12 @@ from typing import Any, Protocol
 import msgspec
 import trio
 
+from referee.bots.reader import StreamLines
+from referee.bots.sandbox import hidden_from
+from referee.bots.spawn import describe_exit
 from referee.errors import BotStartError, LogError
-from referee.job import BotJob, ClockJob, GameJob, LimitsJob, MatchJob
-from referee.reader import StreamLines
-from referee.sandbox import hidden_from
+from referee.matches.job import BotJob, ClockJob, GameJob, LimitsJob, MatchJob
 from referee.signals import STOP_SIGNALS, Stop, cancel_on_signals
-from referee.spawn import describe_exit
 from tournaments import worker
 from tournaments.config import BotEntry, League, LeagueError
 from tournaments.schedule import TableKey, leg_seed
@@ -124,7 +124,7 @@ class RunReport:
 
 
 def make_job(league: League, table: TableKey | Sequence[str], log: Path, stderr_dir: Path) -> MatchJob:
-    """The job of one table (:class:`referee.job.MatchJob`, what ``tournaments.worker`` plays):
+    """The job of one table (:class:`referee.matches.job.MatchJob`, what ``tournaments.worker`` plays):
     the only place a league makes one, for both executors (and the cluster's check of the bots,
     with every bot of the league).  ``table`` is a :class:`TableKey` (its bots in seating order,
     its leg's deal stream) or the bots' names."""
@@ -158,7 +158,7 @@ def hidden_from_bots(league: League, pair: Sequence[str] = ()) -> list[Path]:
     """What no sandboxed bot of a match between the bots ``pair`` may see, even inside a
     directory it is shown: the league file (it holds every bot's command and environment),
     the database and its journal files, the match logs, and the files and folders of every
-    other bot of the league (:func:`referee.sandbox.hidden_from`: those the pair's bots share
+    other bot of the league (:func:`referee.bots.sandbox.hidden_from`: those the pair's bots share
     with it stay theirs; the match hides each of the pair from the other)."""
     db = league.db_path
     referee_files = [league.path.resolve(), db, *(db.with_name(db.name + s) for s in ("-wal", "-shm", "-journal")), league.logs_dir]

@@ -1,7 +1,7 @@
 """Schedules: which tables a league plays, and in which rounds.
 
 A *table* is one duplicate match of N bots (the league's ``[game] bots``, 2 by default): one
-:func:`referee.match.run_match` with every rotation of its seating on the same deals
+:func:`referee.matches.match.run_match` with every rotation of its seating on the same deals
 (RULES.md §4).  It is named by a :class:`TableKey`: its round, its bots and its leg.
 
 * **round-robin**: every N-subset of the bots (the *complete design*: with two bots, every

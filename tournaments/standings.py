@@ -5,13 +5,13 @@ a gauntlet or an older balanced design, stay in the database but not in the tabl
 
 **Every table is a set of head-to-head results.**  At a table of N bots each bot finishes ahead
 of, level with or behind each of the N − 1 others (its place is its paired margin against them:
-:mod:`referee.stats`).  Match points are ``win`` for every bot it finished ahead of, ``draw``
+:mod:`referee.matches.stats`).  Match points are ``win`` for every bot it finished ahead of, ``draw``
 for every one level with it and ``loss`` for every one ahead of it (the file's ``[points]``):
 with two bots, win, draw or loss of the match, as always.
 
 Columns, two bots a table: rank, bot, matches, won/drawn/lost, match points, points for and
 against and their difference, the rating with its 95% interval (:mod:`tournaments.ratings`),
-the places the rating allows, and the fault counts by kind (:mod:`referee.faults`).  Tables of
+the places the rating allows, and the fault counts by kind (:mod:`referee.conversation.faults`).  Tables of
 N > 2 bots have, instead of won/drawn/lost, the times the bot finished 1st, 2nd, … (bots level
 share the better place), its mean place and its match points per table, each with a 95%
 interval (Student's t over its tables); ``against`` is then the mean of what the others at its
@@ -29,7 +29,7 @@ match points of every bot met, once per meeting) after the points and the seed (
 order) last; a knockout ranks by the stage reached, then the place at the table that put the
 bot out.  Beside it, every bot gets the *places* its rating allows: ``[1 + the bots whose 95%
 rating interval lies wholly above its own, n − those wholly below]``
-(:func:`referee.stats.rank_ranges`); bots whose intervals overlap are statistically tied and
+(:func:`referee.matches.stats.rank_ranges`); bots whose intervals overlap are statistically tied and
 share places.  In a gauntlet the ratings are relative to the gauntlet bot.
 
 :func:`standings` computes the figures as data; the ``to_*`` functions and :func:`rich_table`
@@ -46,8 +46,8 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from referee import faults as F
-from referee.stats import estimate, rank_ranges, signed
+from referee.conversation import faults as F
+from referee.matches.stats import estimate, rank_ranges, signed
 from tournaments import ratings
 from tournaments.config import GAUNTLET, KNOCKOUT, SWISS, League
 from tournaments.schedule import Knockout, Schedule, State, TableKey

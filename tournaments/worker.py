@@ -2,7 +2,7 @@
 
 The league runs its matches in child processes so that they use every core (the referee is
 single-threaded under trio).  Each child serves one lane of the league: it reads *jobs* on
-stdin, one JSON object per line, plays each with :func:`referee.match.run_match`, and writes
+stdin, one JSON object per line, plays each with :func:`referee.matches.match.run_match`, and writes
 JSON lines on stdout:
 
 ``{"k": "progress", "done": 3, "total": 8}``   deals (fixed-deal games) or games played, at
@@ -10,7 +10,7 @@ JSON lines on stdout:
 ``{"k": "result", "margins": [...], "result": {...}, "boards": [...]}``  the match result
                                                (:class:`TableRecord`: every bot's paired margin on
                                                every board, the whole result, and the first bot's
-                                               margins again as :class:`referee.summary.MatchRecord`
+                                               margins again as :class:`referee.matches.summary.MatchRecord`
                                                has them), written as it is read from the match's
                                                spools
 ``{"k": "error", "kind": "bot_start", "message": "..."}``  a bot could not be started; nothing
@@ -20,7 +20,7 @@ JSON lines on stdout:
 ``{"k": "alive"}``                              every ``job.heartbeat`` seconds during a match,
                                                when the job asks for it (the league's watchdog)
 
-A job is a :class:`referee.job.MatchJob` as JSON, which :func:`tournaments.runner.make_job`
+A job is a :class:`referee.matches.job.MatchJob` as JSON, which :func:`tournaments.runner.make_job`
 builds (one function, the only place a league makes jobs): the game, the clocks and limits,
 the seed, and the table's ``bots`` (two or more, in seating order: the first takes the first
 orientation).  It is decoded as that type: a key it does not know, a value out of its bounds or
@@ -57,17 +57,17 @@ from typing import Any
 import msgspec
 import trio
 
+from referee.bots.reader import StreamLines
+from referee.conversation.players import Entry, Player
+from referee.conversation.table import Table
 from referee.errors import BotStartError, LogError
-from referee.job import MatchJob
-from referee.log import MatchLog
-from referee.match import orientations, run_match
-from referee.players import Entry, Player
-from referee.reader import StreamLines
-from referee.results import MatchResult, encode_record
-from referee.spec import MatchSpec
-from referee.stats import board_margins
-from referee.summary import MatchRecord
-from referee.table import Table
+from referee.logs.log import MatchLog
+from referee.matches.job import MatchJob
+from referee.matches.match import orientations, run_match
+from referee.matches.results import MatchResult, encode_record
+from referee.matches.spec import MatchSpec
+from referee.matches.stats import board_margins
+from referee.matches.summary import MatchRecord
 
 EXIT_OK = 0
 EXIT_BUG = 1
@@ -87,7 +87,7 @@ PROGRESS_EVERY = 0.2
 
 
 class TableRecord(MatchRecord):
-    """What the league stores of one table: :class:`referee.summary.MatchRecord` (the whole
+    """What the league stores of one table: :class:`referee.matches.summary.MatchRecord` (the whole
     result, and the first bot's paired margin on every board) and ``margins``: on every
     board, every bot's paired margin against the others (its net less their mean, averaged over
     the rotations), in the order of the table's bots.  With two bots, ``margins[i]`` is

@@ -1,7 +1,7 @@
 """``referee play``'s match: the server, the page, the browser, and the match itself, with a
 person in one seat.
 
-The match is :func:`referee.match.run_match`'s, with one more kind of transport for the person's
+The match is :func:`referee.matches.match.run_match`'s, with one more kind of transport for the person's
 seats (:mod:`referee.play.seat`): its log is written, and verifies, as any match's.  Around it,
 the server (:mod:`referee.play.server`) shows the page for as long as the match lasts, and a
 watch ends the match as interrupted once no page has been open for the grace period.
@@ -16,13 +16,13 @@ from typing import Any
 
 import trio
 
-from referee.bot import Bot
-from referee.match import orientations, run_match
+from referee.bots.bot import Bot
+from referee.matches.match import orientations, run_match
+from referee.matches.results import MatchResult
+from referee.matches.spec import MatchSpec
 from referee.play.seat import Person
 from referee.play.server import PlayApp, start
-from referee.results import MatchResult
 from referee.sides import side_of
-from referee.spec import MatchSpec
 from referee.web.data import verdict
 
 
@@ -74,7 +74,7 @@ async def play_match(spec: MatchSpec, person: Person, bot: Bot, *, grace: float,
 
     Raises:
         Abandoned: no page was open for ``grace`` seconds.
-        Terminated, BotStartError, BadDeal, LogError: as :func:`~referee.match.run_match`.
+        Terminated, BotStartError, BadDeal, LogError: as :func:`~referee.matches.match.run_match`.
     """
     token = secrets.token_urlsafe(24)
     app = PlayApp(person, token, render_page(page_info(spec, person)))

@@ -1,13 +1,13 @@
-"""The person's seat: a :class:`~referee.transport.BotTransport` whose bot is a person at a web
+"""The person's seat: a :class:`~referee.bots.transport.BotTransport` whose bot is a person at a web
 page, and :class:`Person`, what the page shows and what it answers.
 
 The table treats the person as any bot: it starts a "process" for each of the person's slots
-(:class:`PersonSeat`, one per seat and seating, as :class:`~referee.match.Roster` has it), sends
+(:class:`PersonSeat`, one per seat and seating, as :class:`~referee.matches.match.Roster` has it), sends
 it the protocol's lines and reads its answers by its clock, judges them with the engine and logs
 them.  A seat answers the referee's ``hello`` at once (a person needs no start-up time) and
 hands every ``turn`` to :class:`Person`, which shows it on the page; the person's choice, one of
 the turn's own ``legal`` entries, comes back as the ``play`` line a bot would write
-(:func:`~referee.transport.play_line`).  Only one seat of the match is ever asked at a time, so
+(:func:`~referee.bots.transport.play_line`).  Only one seat of the match is ever asked at a time, so
 one page serves them all.  What the page draws comes not from these lines but from the log's
 records (:mod:`referee.play.view`), as the web report's replays do.
 """
@@ -24,14 +24,14 @@ from typing import TYPE_CHECKING, Any
 import trio
 
 from protocol import messages as m
-from referee import records as R
+from referee.bots.transport import BotTransport, Launch, launch_process, play_line
 from referee.errors import BotExited
-from referee.match import Observer
+from referee.logs import records as R
+from referee.matches.match import Observer
 from referee.play.view import LiveView, seen
-from referee.transport import BotTransport, Launch, launch_process, play_line
 
 if TYPE_CHECKING:
-    from referee.bot import Bot
+    from referee.bots.bot import Bot
 
 
 @dataclass
@@ -127,7 +127,7 @@ class Person:
         return launch
 
     def observer(self) -> Observer:
-        """What :func:`~referee.match.run_match` is given to show the person the match."""
+        """What :func:`~referee.matches.match.run_match` is given to show the person the match."""
         person = self
 
         class Watching(Observer):

@@ -29,7 +29,7 @@ from referee.engine.game import DealRecord, Game, GameOutcome
 from referee.engine.line import DECLINE, HUNDRED, WRITE_OFF, Declared, Drew, Event, Passed, Placed, Scored, line_of
 from referee.engine.state import DealState
 from referee.engine.tiles import HIGH, LOW, N_TILES, tile, tile_name, tile_text
-from referee.records import Play as PlayRecord
+from referee.logs.records import Play as PlayRecord
 
 TILE_JSON: list[tuple[int, int]] = [(LOW[t], HIGH[t]) for t in range(N_TILES)]
 _OPTIONS: dict[Play, m.PlayOption] = {}
@@ -244,7 +244,7 @@ class Decision:
 
 @dataclass(frozen=True)
 class Stage:
-    """A decision ``referee check`` stages (:mod:`referee.staging`): ``wanted(state, legal)`` says
+    """A decision ``referee check`` stages (:mod:`referee.matches.staging`): ``wanted(state, legal)`` says
     whether the position with these legal moves (as bots are sent them) is one; ``offered`` is
     the :class:`Decision` the check counts the offers under."""
 

@@ -38,7 +38,7 @@ from referee.engine.layout import BOTTOM_END, INSERT_TOP, KNIFE, TOP_END, Sausag
 from referee.engine.line import Cut, Event, Placed, Play, Tailed, Turned
 from referee.engine.state import DealState
 from referee.engine.tiles import OTHER, parse_tile, tile, tile_name, tile_text
-from referee.records import Play as PlayRecord
+from referee.logs.records import Play as PlayRecord
 from referee.sides.base import TILE_JSON, DealSteps, Decision, GameSide, Stage, Who
 
 START = "start"

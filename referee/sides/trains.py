@@ -33,7 +33,7 @@ from referee.engine.line import STOP, Event, Passed, Placed, Play
 from referee.engine.state import DealState
 from referee.engine.tiles import IS_DOUBLE, N_TILES, tile, tile_name, tile_text
 from referee.engine.trains import TrainDeal, train_play
-from referee.records import Play as PlayRecord
+from referee.logs.records import Play as PlayRecord
 from referee.sides.base import TILE_JSON, DealSteps, Decision, GameSide, Stage, Who, engine_play, event_lines, hand_json
 
 #: the train names of an ``n``-seat round, by train index

@@ -3,7 +3,7 @@
 HTML, CSS, JavaScript and SVG only; nothing is fetched from the internet, and the folder opens
 from disk (``file://``) or from any web server.
 
-* :mod:`referee.web.data` turns a match log (read through :class:`referee.replay.Replayer`,
+* :mod:`referee.web.data` turns a match log (read through :class:`referee.logs.replay.Replayer`,
   which re-plays it through the engine) into *documents*: plain JSON, one per page;
   :mod:`tournaments.report` builds the league page's document from the league's database
   (the referee imports nothing from ``tournaments``).

@@ -5,7 +5,7 @@ document per played deal (the replay), a *match* document per log (and a *league
 league, which :mod:`tournaments.report` makes).  Documents hold data only (names, tiles as ``"a-b"``, numbers, the log's own notes);
 how they look is the templates' and scripts' business.
 
-Logs are read through a :class:`referee.replay.Replayer`, which re-plays every move through the
+Logs are read through a :class:`referee.logs.replay.Replayer`, which re-plays every move through the
 engine, so a replay shows the deal as the engine saw it: the hands after each event come from
 the engine's own events (placements, draws, passes), never from a second reading of the rules.
 A log that stops early (a match cut short, a killed process) or breaks at some line gives every
@@ -21,17 +21,17 @@ from typing import Any
 
 import msgspec
 
-from referee import records as R
 from referee.engine import variant
 from referee.engine.errors import RulesError
 from referee.engine.line import Event
 from referee.engine.state import DealState
 from referee.engine.tiles import parse_tile, tile_name
-from referee.replay import Broken, Replayer
+from referee.logs import records as R
+from referee.logs.replay import Broken, Replayer
+from referee.matches.summary import MatchSummary
 from referee.seeds import seed_text
 from referee.sides import side_for, side_of
 from referee.sides.base import DealSteps
-from referee.summary import MatchSummary
 
 
 class NotALog(ValueError):
@@ -211,10 +211,10 @@ def read_match(log: Path) -> MatchData:
 
 def verdict(summary: MatchSummary) -> dict[str, Any]:
     """The match's verdict and figures in the words ``referee match`` prints them
-    (:mod:`referee.report`), so the page and the terminal never disagree."""
+    (:mod:`referee.matches.report`), so the page and the terminal never disagree."""
     from rich.text import Text
 
-    from referee.report import figures_text, margin_text, verdict_text
+    from referee.matches.report import figures_text, margin_text, verdict_text
 
     out: dict[str, Any] = {"margin": margin_text(summary).plain.strip().splitlines(),
                            "verdict": verdict_text(summary).plain.strip().splitlines()}

@@ -1,11 +1,11 @@
 """How a command becomes a bot's process: the command line resolved and checked, the process
 spawned in its own session and process group under a :class:`Confinement` (limits, environment,
-and optionally the sandbox of :mod:`referee.sandbox`) and, where the machine allows, in a cgroup
-of its own (:mod:`referee.cgroups`), with three fresh pipes; and how an exit status reads in
+and optionally the sandbox of :mod:`referee.bots.sandbox`) and, where the machine allows, in a cgroup
+of its own (:mod:`referee.bots.cgroups`), with three fresh pipes; and how an exit status reads in
 words (:func:`describe_exit`).
 
 :func:`spawn` gives the running child with the referee's ends of its pipes; what the referee then
-does with them, and how it ends the bot, is :class:`referee.process.BotProcess`'s.
+does with them, and how it ends the bot, is :class:`referee.bots.process.BotProcess`'s.
 """
 
 from __future__ import annotations
@@ -27,9 +27,8 @@ from typing import IO
 
 import trio
 
-from referee.cgroups import BotCgroup, join
-from referee.errors import BotNotFound
-from referee.sandbox import (
+from referee.bots.cgroups import BotCgroup, join
+from referee.bots.sandbox import (
     DEFAULT_MEMORY_MB,
     DEFAULT_PROCESSES,
     UIDS,
@@ -39,6 +38,7 @@ from referee.sandbox import (
     bot_environment,
     sandboxed,
 )
+from referee.errors import BotNotFound
 
 _PR_SET_PDEATHSIG = 1
 try:
@@ -267,15 +267,15 @@ class Confinement:
 
     ``memory_mb`` caps the address space (``RLIMIT_AS``: virtual memory, so runtimes that
     reserve a lot up front, such as node or the JVM, need a generous value); in the sandbox it
-    defaults to :data:`~referee.sandbox.DEFAULT_MEMORY_MB` and counts the private /tmp too:
+    defaults to :data:`~referee.bots.sandbox.DEFAULT_MEMORY_MB` and counts the private /tmp too:
     where the machine has a memory cgroup the referee may use, it caps the memory the bot uses
     (its /tmp included: the kernel charges a tmpfs's pages to the cgroup), and going over it
     reads "out of memory"; elsewhere /tmp takes a fixed part of it and the address space the
-    rest (:func:`~referee.sandbox.address_space_mb`).  ``cpu_seconds`` caps CPU time
+    rest (:func:`~referee.bots.sandbox.address_space_mb`).  ``cpu_seconds`` caps CPU time
     (``RLIMIT_CPU``: SIGXCPU at the limit, SIGKILL a second later).  ``cwd`` is the bot's
     working directory, and ``env`` holds variables added to the few every bot gets
-    (:func:`referee.sandbox.bot_environment`).  ``sandbox`` runs the bot under bubblewrap
-    (:mod:`referee.sandbox`), where ``processes`` caps its processes and threads.
+    (:func:`referee.bots.sandbox.bot_environment`).  ``sandbox`` runs the bot under bubblewrap
+    (:mod:`referee.bots.sandbox`), where ``processes`` caps its processes and threads.
     """
 
     memory_mb: int | None = None

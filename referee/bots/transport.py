@@ -1,7 +1,7 @@
-"""The seam between the table and a bot: how :class:`~referee.table.Table` starts a bot, sends
+"""The seam between the table and a bot: how :class:`~referee.conversation.table.Table` starts a bot, sends
 it lines, reads a line within a deadline and stops it, whatever runs the bot.
 
-Two implementations: :class:`~referee.process.BotProcess` (a real process behind pipes, started
+Two implementations: :class:`~referee.bots.process.BotProcess` (a real process behind pipes, started
 by :func:`launch_process`) and :class:`ScriptedBot` (a bot inside the referee's own process whose
 answers and thinking times a test or a benchmark writes).  A scripted bot thinks on trio's clock,
 so under trio's ``MockClock`` a test of the time bank runs in no real time at all.
@@ -20,7 +20,7 @@ from protocol import messages as m
 from referee.errors import BotExited
 
 if TYPE_CHECKING:
-    from referee.bot import Bot
+    from referee.bots.bot import Bot
 
 
 class BotTransport(Protocol):
@@ -79,7 +79,7 @@ class Launch(Protocol):
 async def launch_process(nursery: trio.Nursery, bot: Bot, *, name: str, stderr_path: Path, max_line: int,
                          hidden: Sequence[Path]) -> BotTransport:
     """The real thing: the bot's command line as a process (confined as the bot asks)."""
-    from referee.process import BotProcess
+    from referee.bots.process import BotProcess
 
     return await BotProcess.start(nursery, bot.argv, name=name, stderr_path=stderr_path, max_line=max_line,
                                   confinement=bot.confinement, hidden=hidden)

@@ -4,7 +4,7 @@ Everything the referee does with a line a bot wrote follows from :func:`judge`: 
 message (a ``hello`` or a ``play``), a message of a type this protocol does not know (ignored,
 within caps), or a bad line (a fault wherever it comes).  The judgement is a function of the
 bytes alone, and the log keeps either the bytes (a line of at most
-:data:`~referee.records.KEPT` bytes) or the judgement itself (a longer one), so
+:data:`~referee.logs.records.KEPT` bytes) or the judgement itself (a longer one), so
 :func:`from_record` gives ``verify`` exactly the :class:`Line` the referee acted on.
 
 Strings inside a message (an end's name, a train, a place, a hello's name) are cut to
@@ -20,8 +20,8 @@ from typing import Final
 import msgspec
 
 from protocol import messages as m
-from referee import faults as F
-from referee.records import KEPT, Heard, In, Judged
+from referee.conversation import faults as F
+from referee.logs.records import KEPT, Heard, In, Judged
 
 #: Characters of a string field a judged message keeps (longer ones are cut, marked with "…").
 LONGEST = 100
@@ -102,7 +102,7 @@ def _cut(value, limit: int = LONGEST):  # type: ignore[no-untyped-def]
 
 
 def evidence(raw: bytes) -> str:
-    """The start of a line, as faults and the log keep it (:func:`referee.faults.cut`)."""
+    """The start of a line, as faults and the log keep it (:func:`referee.conversation.faults.cut`)."""
     return F.cut(raw)
 
 

@@ -20,7 +20,7 @@ result shows it beside the interval an unpaired reading of the same deals would 
 
 A *board* (the issue's "pair") is one paired unit with all its orientations: a deal in both
 orientations, a game pair, or with *n* bots at *n* seats the unit in all *n* rotations.  The
-figures of :mod:`referee.stats` (ranking, LOS, pair classes, Elo, SPRT) are computed from the
+figures of :mod:`referee.matches.stats` (ranking, LOS, pair classes, Elo, SPRT) are computed from the
 finished boards.  With ``--sprt`` the match stops as soon as the test decides, after a board;
 the log then holds an ``sprt`` record after every board and a ``stop`` record, and a sport game
 stopped early has no ``game_end``.
@@ -39,23 +39,23 @@ import msgspec
 import trio
 
 from protocol import messages as m
-from referee import records as R
-from referee.clock import TimeControl
+from referee.bots.transport import BotTransport, Launch, launch_process
+from referee.conversation.clock import TimeControl
+from referee.conversation.faults import Fault
+from referee.conversation.lines import Line, hear
+from referee.conversation.players import Entry, Player
+from referee.conversation.table import Table, Where
 from referee.engine.deal import Deal, DealShape, deal_from_seed
 from referee.engine.errors import BadDeal, BadOption
 from referee.engine.game import DealRecord, Game, GameOutcome, Variant
 from referee.engine.shuffle import BLAKE2B
 from referee.errors import BotStartError, LogError
-from referee.faults import Fault
-from referee.lines import Line, hear
-from referee.log import MatchLog
-from referee.players import Entry, Player
-from referee.results import MatchResult
+from referee.logs import records as R
+from referee.logs.log import MatchLog
+from referee.matches.results import MatchResult
+from referee.matches.spec import MatchSpec
+from referee.matches.stats import sprt_state
 from referee.signals import cancel_on_signals
-from referee.spec import MatchSpec
-from referee.stats import sprt_state
-from referee.table import Table, Where
-from referee.transport import BotTransport, Launch, launch_process
 
 
 class Observer:
@@ -194,14 +194,14 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
 
     ``progress(description, advance)`` is called after every deal, ``on_board(result)`` after
     every finished board (the SPRT's state already in ``result.sprt``).  ``launch`` starts the bots (processes
-    unless a test or benchmark scripts them, see :mod:`referee.transport`); ``table_type`` is
+    unless a test or benchmark scripts them, see :mod:`referee.bots.transport`); ``table_type`` is
     the table that plays (a benchmark times its ``open`` and ``close``).  Ctrl-C, SIGTERM and
     SIGHUP stop the match (:mod:`referee.signals`) unless ``handle_signals`` is false (a caller
     with a policy of its own, such as a league's match process).  ``observer`` sees the log's
     records, the writes to bots, the faults and the processes' ends as they happen; ``block``
     is the table's (0 when other matches share this trio loop).  ``sink`` takes the log's lines
     instead of ``spec.log_path``, and ``hear_line`` judges the bots' lines (``verify`` plays a
-    log again with both, :mod:`referee.verify`).
+    log again with both, :mod:`referee.logs.verify`).
 
     Raises:
         BotStartError: a bot could not be started (nothing was played).

@@ -1,4 +1,4 @@
-"""Printing a match result for people: the :class:`referee.summary.MatchSummary` and the deal
+"""Printing a match result for people: the :class:`referee.matches.summary.MatchSummary` and the deal
 and game results it goes with (streams: a long match's are read back from its spools), so what
 is printed and what ``--json`` writes are the same facts.
 
@@ -23,8 +23,8 @@ from rich.table import Table
 from rich.text import Text
 
 from referee.engine import variant
-from referee.stats import SprtState, Standing, signed
-from referee.summary import DealResult, GameResult, MatchSummary
+from referee.matches.stats import SprtState, Standing, signed
+from referee.matches.summary import DealResult, GameResult, MatchSummary
 
 #: Rows of a deal or game table printed at once.
 BLOCK = 500

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, overload
 
 if TYPE_CHECKING:
-    from referee.records import Exit, Overlong
+    from referee.logs.records import Exit, Overlong
 
 TIMEOUT = "timeout"  # no answer within the time allowed
 ILLEGAL = "illegal"  # a play the rules do not allow

@@ -8,12 +8,12 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from protocol import messages as m
-from referee import faults as F
-from referee.bot import Bot
-from referee.clock import Clock, TimeControl
+from referee.bots.bot import Bot
+from referee.conversation import faults as F
+from referee.conversation.clock import Clock, TimeControl
 
 if TYPE_CHECKING:
-    from referee.transport import BotTransport
+    from referee.bots.transport import BotTransport
 
 #: Different remarks kept per bot; the rest are counted under one.
 _REMARKS = 20

@@ -1,13 +1,13 @@
 """The referee at the table: plays games of the engine with bots in the seats (processes, or
-scripted in-process bots in tests, behind :mod:`referee.transport`).
+scripted in-process bots in tests, behind :mod:`referee.bots.transport`).
 
 This module owns the bots' processes, their clocks and their faults, and strings the exchanges
-of :mod:`referee.exchange` (the handshake, the turns, the events, the deal's end) into deals and
+of :mod:`referee.conversation.exchange` (the handshake, the turns, the events, the deal's end) into deals and
 games: it asks one seat at a time for a play and tells every seat what it may see.  Events for
 seats that are not on the move wait in that seat's outbox and go out with its next ``turn`` (or
 the ``deal_end``), so a move costs one write and one read.
 
-Nothing a bot does stops a match: every failure becomes a :class:`~referee.faults.Fault`, the
+Nothing a bot does stops a match: every failure becomes a :class:`~referee.conversation.faults.Fault`, the
 deal is scored as that side's loss, the bot's process group is killed, and a fresh process takes
 the seat at the next deal.  A bot with ``max_faults`` faults forfeits every deal left.
 """
@@ -22,23 +22,23 @@ from typing import NamedTuple
 import trio
 
 from protocol import messages as m
-from referee import faults as F
-from referee import records as R
-from referee.bot import Bot
-from referee.clock import TimeControl
+from referee.bots.bot import Bot
+from referee.bots.sandbox import hidden_from
+from referee.bots.transport import BotTransport, Launch, launch_process
+from referee.conversation import faults as F
+from referee.conversation.clock import TimeControl
+from referee.conversation.exchange import OPENING, At, Terms, deliver, handshake, new_fault, play_record, queue_events, stamp, turn
+from referee.conversation.lines import Line, hear
+from referee.conversation.players import Player
 from referee.engine.deal import Deal
 from referee.engine.game import DealRecord, Game, GameOutcome
 from referee.engine.line import FAULT
 from referee.engine.state import DealState
 from referee.errors import BotError, BotStartError, LogError
-from referee.exchange import OPENING, At, Terms, deliver, handshake, new_fault, play_record, queue_events, stamp, turn
-from referee.lines import Line, hear
-from referee.log import MatchLog, special_record, tile_names
-from referee.players import Player
-from referee.sandbox import hidden_from
+from referee.logs import records as R
+from referee.logs.log import MatchLog, special_record, tile_names
 from referee.sides import side_for
 from referee.sides.base import deal_end, game_end
-from referee.transport import BotTransport, Launch, launch_process
 
 REFEREE_NAME = "referee 0.1.0"
 
@@ -71,7 +71,7 @@ class Table:
         hear_line: Callable[[bytes], Line] = hear,
     ) -> None:
         self.nursery = nursery
-        #: how a bot is started: a process by default (see :mod:`referee.transport`)
+        #: how a bot is started: a process by default (see :mod:`referee.bots.transport`)
         self.launch = launch
         self.players = players
         self.tc = tc
@@ -169,7 +169,7 @@ class Table:
 
     def hidden_from(self, bot: Bot) -> list[Path]:
         """What a sandboxed bot must not see: :attr:`hidden`, and the other bots' files and
-        folders that are not also its own (see :func:`referee.sandbox.hidden_from`)."""
+        folders that are not also its own (see :func:`referee.bots.sandbox.hidden_from`)."""
         def place(b: Bot) -> tuple[list[str], Path | None]:
             return b.argv, b.confinement.cwd if b.confinement is not None else None
         others = {id(p.bot): p.bot for p in self.players if p.bot is not bot}.values()

@@ -10,10 +10,10 @@
 Where in the match an exchange happens comes as an :class:`At` (seat, game, deal), and what holds
 for the whole match (the log, the time control, how lines are heard, how long a turn may block)
 as :class:`Terms`; no exchange reads or keeps a table's state, so each can be run on its own with
-a scripted bot (:mod:`referee.transport`) and trio's mock clock.  :class:`~referee.table.Table`
+a scripted bot (:mod:`referee.bots.transport`) and trio's mock clock.  :class:`~referee.conversation.table.Table`
 strings them into deals and games and owns the processes and the faults' consequences.
 
-Every line a bot writes is judged once (:func:`referee.lines.judge`) and every decision below
+Every line a bot writes is judged once (:func:`referee.conversation.lines.judge`) and every decision below
 follows from that judgement, the times and the state: nothing else.  Times are whole
 microseconds since the match began, read from the bot's transport (``proc.now``: the referee's
 clock, or the log's when ``verify`` plays a log again), so the log's times are exactly the ones
@@ -30,19 +30,19 @@ from typing import TYPE_CHECKING, NamedTuple
 import trio
 
 from protocol import messages as m
-from referee import faults as F
-from referee import records as R
-from referee.clock import TimeControl
+from referee.conversation import faults as F
+from referee.conversation.clock import TimeControl
+from referee.conversation.lines import BAD, MESSAGE, Line, hear
 from referee.engine import IllegalPlay
 from referee.engine.state import DealState
 from referee.errors import BotExited, LineTooLong
-from referee.lines import BAD, MESSAGE, Line, hear
-from referee.log import MatchLog
+from referee.logs import records as R
+from referee.logs.log import MatchLog
 from referee.sides.base import GameSide
 
 if TYPE_CHECKING:
-    from referee.players import Player
-    from referee.transport import BotTransport
+    from referee.bots.transport import BotTransport
+    from referee.conversation.players import Player
 
 #: Lines of an unknown message type a bot process may write in one move (from its previous
 #: answer to its next one, or before its hello); one more is a bad_output fault.
@@ -165,7 +165,7 @@ async def handshake(terms: Terms, p: Player, at: At, hello: bytes, record: R.Hel
 
 
 def heard_at(line: Line, us: int) -> R.Heard:
-    from referee.lines import heard
+    from referee.conversation.lines import heard
 
     return heard(line, us / 1e6)
 

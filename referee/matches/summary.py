@@ -1,5 +1,5 @@
 """A match's result as data: the structs the log's ``result`` record, ``--json`` and a league's
-store share (docs/result-json.md).  :mod:`referee.results` builds them as a match is played.
+store share (docs/result-json.md).  :mod:`referee.matches.results` builds them as a match is played.
 
 * :class:`DealResult` and :class:`GameResult`: one played deal and one finished game (``deals``
   and ``game_results`` of ``--json``).
@@ -17,7 +17,7 @@ from typing import Any
 
 import msgspec
 
-from referee.stats import MeanRecord, SprtState, Standing
+from referee.matches.stats import MeanRecord, SprtState, Standing
 
 
 class DealResult(msgspec.Struct):
@@ -94,7 +94,7 @@ class Margins(msgspec.Struct):
 
 
 class FaultRecord(msgspec.Struct):
-    """A fault as results give it (:class:`referee.faults.Fault` without its hint)."""
+    """A fault as results give it (:class:`referee.conversation.faults.Fault` without its hint)."""
 
     kind: str
     bot: str

@@ -1,7 +1,7 @@
 """``verify`` for logs of format 1 (written before round 3), kept as it was then.
 
 A format-1 log was made by a referee whose processes played every orientation and whose ``in``
-records kept lines as text; it cannot be played again by today's referee (:mod:`referee.verify`),
+records kept lines as text; it cannot be played again by today's referee (:mod:`referee.logs.verify`),
 so this module re-plays it through the engine as ``verify`` did when it was written: every deal
 regenerated from the seed (``splitmix64``) or the deal file, every move, score and fault (its kind
 checked against the line it was for where the log keeps it), the result rebuilt.  It reads the
@@ -21,10 +21,10 @@ from typing import Any
 import msgspec
 
 from protocol import messages as m
-from referee import faults as F
-from referee import records as R
-from referee.bot import Bot
-from referee.clock import TimeControl
+from referee.bots.bot import Bot
+from referee.conversation import faults as F
+from referee.conversation.clock import TimeControl
+from referee.conversation.players import Entry
 from referee.engine import TERMINAL, IllegalPlay, variant
 from referee.engine.deal import Deal, parse_deal_lines
 from referee.engine.errors import BadDeal, RulesError
@@ -32,14 +32,14 @@ from referee.engine.game import Game, Variant
 from referee.engine.shuffle import SPLITMIX64
 from referee.engine.state import DealState
 from referee.engine.tiles import parse_tile
-from referee.inconsistency import Counts, Incomplete, Inconsistent, stop_text
-from referee.log import special_record
-from referee.match import DealStream, opening_moves, orientations
-from referee.players import Entry
-from referee.results import MatchResult
+from referee.logs import records as R
+from referee.logs.inconsistency import Counts, Incomplete, Inconsistent, stop_text
+from referee.logs.log import special_record
+from referee.matches.match import DealStream, opening_moves, orientations
+from referee.matches.results import MatchResult
+from referee.matches.spec import MatchSpec
+from referee.matches.stats import SprtSpec, sprt_state
 from referee.sides import side_for
-from referee.spec import MatchSpec
-from referee.stats import SprtSpec, sprt_state
 
 
 def read_log(path: Path) -> Generator[tuple[int, dict[str, Any]], None, None]:
@@ -466,7 +466,7 @@ def _decoded(line: str | None) -> m.FromBotMessage | None:
 
 
 def _cut(line: str) -> bool:
-    """Whether a logged line was cut short (see :func:`referee.faults.cut`)."""
+    """Whether a logged line was cut short (see :func:`referee.conversation.faults.cut`)."""
     return line.endswith(" chars)") and "… (" in line
 
 

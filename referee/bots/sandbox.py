@@ -4,7 +4,7 @@ every bot gets, sandboxed or not.
 It owns the bwrap command line (the namespaces, the filesystem a bot sees, what is hidden from
 it, the caps on processes and on memory kept outside a process's address space), the
 unprivileged uid a sandboxed bot runs as when the referee is root, and the clean environment.
-It spawns nothing: :mod:`referee.spawn` runs the :class:`Spawn` it returns.  What a bot may
+It spawns nothing: :mod:`referee.bots.spawn` runs the :class:`Spawn` it returns.  What a bot may
 expect is written down in PROTOCOL.md ("The bot's process").
 
 Two ways of running, told apart by the referee's own uid:
@@ -445,7 +445,7 @@ def sandboxed(
     """The :class:`Spawn` that runs ``argv`` in the sandbox.
 
     Args:
-      argv: the bot's command (absolute program, as from :func:`referee.spawn.resolve_command`).
+      argv: the bot's command (absolute program, as from :func:`referee.bots.spawn.resolve_command`).
       cwd: the bot's working directory as the organiser gave it, or None: the directory of its
         first own file (see :func:`bot_files`), else the folder its relative class path is
         taken from, else the first folder its command line names.  It is shown read-only.

@@ -1,8 +1,8 @@
-"""A running bot: :class:`BotProcess` owns a bot's process (from :func:`referee.spawn.spawn`)
+"""A running bot: :class:`BotProcess` owns a bot's process (from :func:`referee.bots.spawn.spawn`)
 and its three pipes, each through its own holder, and every way the bot ends.
 
-Its stdout is a :class:`~referee.reader.LineReader` (lines of bounded length), its stdin a
-:class:`~referee.pipes.PipeWriter`, its stderr a :class:`~referee.pipes.StderrCopy` (a capped
+Its stdout is a :class:`~referee.bots.reader.LineReader` (lines of bounded length), its stdin a
+:class:`~referee.bots.pipes.PipeWriter`, its stderr a :class:`~referee.bots.pipes.StderrCopy` (a capped
 log file, the last lines kept for error messages).  On every way out it kills the bot and
 anything it left behind holding its pipes, reaps it and closes every descriptor.  It knows
 nothing of the protocol: lines are bytes.
@@ -21,11 +21,11 @@ from typing import final
 
 import trio
 
+from referee.bots.pipes import Closed, PipeWriter, StderrCopy, end_holders
+from referee.bots.reader import LineReader
+from referee.bots.sandbox import UIDS
+from referee.bots.spawn import Confinement, Spawned, describe_exit, oom_kills, spawn
 from referee.errors import BotExited, LineTooLong
-from referee.pipes import Closed, PipeWriter, StderrCopy, end_holders
-from referee.reader import LineReader
-from referee.sandbox import UIDS
-from referee.spawn import Confinement, Spawned, describe_exit, oom_kills, spawn
 
 _UNREAD_READS = 4  # at close, how many reads of up to BUDGET bytes look for lines nobody read
 _EXIT_WAIT = 0.5  # after EOF on stdout, how long to wait for the exit status
@@ -42,8 +42,8 @@ class BotProcess:
 
     The turn's calls go straight to the pipes' holders: :meth:`line_nowait`,
     :meth:`line_within`, :meth:`ready_lines` and :meth:`unfinished_line` are its stdout's
-    (:class:`~referee.reader.LineReader`), :meth:`write_nowait` its stdin's
-    (:meth:`PipeWriter.write_nowait <referee.pipes.PipeWriter.write_nowait>`).
+    (:class:`~referee.bots.reader.LineReader`), :meth:`write_nowait` its stdin's
+    (:meth:`PipeWriter.write_nowait <referee.bots.pipes.PipeWriter.write_nowait>`).
     """
 
     line_nowait: Callable[[], bytes | None]
@@ -84,7 +84,7 @@ class BotProcess:
     @classmethod
     async def start(cls, nursery: trio.Nursery, argv: Sequence[str], *, name: str, stderr_path: Path, stderr_cap: int = 1 << 20,
                     max_line: int = 65536, confinement: Confinement | None = None, hidden: Sequence[Path] = ()) -> BotProcess:
-        """Spawn a bot (:func:`referee.spawn.spawn`) and start copying its stderr.
+        """Spawn a bot (:func:`referee.bots.spawn.spawn`) and start copying its stderr.
 
         Args:
           nursery: where the task copying the bot's stderr runs; it ends with :meth:`kill`, so
@@ -98,7 +98,7 @@ class BotProcess:
             protocol's ``Limits.max_line``).
           confinement: limits, working directory, extra environment, sandbox.
           hidden: in the sandbox, files and directories the bot must not see (see
-            :func:`referee.sandbox.sandboxed`).
+            :func:`referee.bots.sandbox.sandboxed`).
 
         Raises:
           BotNotFound: the spawn failed, or the sandbox cannot run it (see :func:`spawn`).
@@ -159,7 +159,7 @@ class BotProcess:
 
     async def read_line(self) -> bytes:
         """The next line from the bot's stdout (:meth:`LineReader.read_line
-        <referee.reader.LineReader.read_line>`).
+        <referee.bots.reader.LineReader.read_line>`).
 
         Raises:
           LineTooLong: the line is longer than ``max_line`` bytes, newline included.  The rest

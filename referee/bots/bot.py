@@ -1,12 +1,12 @@
 """A bot entered in a match: its name, its command line, its limits and its own clock, as a value
-(what a match does to it is its :class:`referee.players.Entry`)."""
+(what a match does to it is its :class:`referee.conversation.players.Entry`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from referee.clock import TimeControl
-from referee.spawn import Confinement
+from referee.bots.spawn import Confinement
+from referee.conversation.clock import TimeControl
 
 
 @dataclass(frozen=True)

@@ -1,10 +1,10 @@
 """How a match builds its result in flat memory; the result's typed values are
-:mod:`referee.summary`'s (:class:`DealResult`, :class:`GameResult`, :class:`MatchSummary`,
+:mod:`referee.matches.summary`'s (:class:`DealResult`, :class:`GameResult`, :class:`MatchSummary`,
 :class:`MatchJson`).
 
 * :class:`MatchResult`: built by the match driver (and by ``verify`` from a log) deal by deal
   and game by game.  It keeps running totals and the running figures of the finished boards
-  (:class:`referee.stats.Boards`); the deal and game results and every board's nets go to
+  (:class:`referee.matches.stats.Boards`); the deal and game results and every board's nets go to
   unnamed temporary files as they are made and are read back as streams, so a match's memory
   does not grow with its deals (``python -m bench.memory``).
 
@@ -26,8 +26,8 @@ import msgspec
 from referee.engine.game import DealRecord, Game, GameOutcome
 from referee.engine.tiles import tile_name
 from referee.errors import LogError
-from referee.stats import Boards, SprtState, board_margins, figures
-from referee.summary import (
+from referee.matches.stats import Boards, SprtState, board_margins, figures
+from referee.matches.summary import (
     JSON_KEYS,
     BotEntry,
     BotHello,
@@ -43,8 +43,8 @@ from referee.summary import (
 )
 
 if TYPE_CHECKING:
-    from referee.players import Entry
-    from referee.spec import MatchSpec
+    from referee.conversation.players import Entry
+    from referee.matches.spec import MatchSpec
 
 
 T = TypeVar("T")
@@ -240,7 +240,7 @@ class MatchResult:
         return [b.name for b in self.spec.bots]
 
     def boards(self) -> Iterator[list[list[float]]]:
-        """The finished boards, in order: ``[orientation][bot]`` nets (see :mod:`referee.stats`)."""
+        """The finished boards, in order: ``[orientation][bot]`` nets (see :mod:`referee.matches.stats`)."""
         return iter(self._boards)
 
     def unit_margins(self, bot: int) -> Iterator[float]:

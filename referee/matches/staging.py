@@ -6,7 +6,7 @@ kolbasa's knife and inserted double), not only when the dealt tiles happen to of
 module plays games of the engine with random legal moves, drawn from a seeded generator, on the
 very deals the match will deal, until a seat is to move in a position that a
 :class:`Stage` wants.  The moves up to there are the match's *opening*
-(:attr:`referee.match.MatchSpec.opening`): the referee makes them itself, in every orientation,
+(:attr:`referee.matches.match.MatchSpec.opening`): the referee makes them itself, in every orientation,
 before any bot is asked, so whichever bot holds that seat gets the decision.  The opening is
 written into the log's header and each staged move into the log as a ``play`` with
 ``"staged": true``, so a staged game replays and verifies like any other.

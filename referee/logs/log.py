@@ -1,6 +1,6 @@
 """The match log: one JSON object per line, everything needed to play a match again and verify it.
 
-The records are the types of :mod:`referee.records` (the field reference); this module writes
+The records are the types of :mod:`referee.logs.records` (the field reference); this module writes
 them: :class:`MatchLog` is the one writer.  ``out`` and ``in`` records, written on every move,
 are formatted here directly from the bytes the referee already has (and give exactly what
 encoding the record would: a test holds the two together); every other record is encoded from
@@ -8,7 +8,7 @@ its struct.
 
 Two runs with the same seed, deals and deterministic bots give the same log apart from the
 timing fields ``t`` and ``ms`` (and a turn's ``time_ms`` and ``bank_ms`` under a bank), see
-:func:`referee.records.strip_timings`.
+:func:`referee.logs.records.strip_timings`.
 """
 
 from __future__ import annotations
@@ -21,12 +21,12 @@ from typing import IO
 
 import msgspec
 
+from referee.conversation.lines import Line, heard
 from referee.engine.deal import Deal
 from referee.engine.game import Special
 from referee.engine.tiles import TILE_NAMES
 from referee.errors import LogError
-from referee.lines import Line, heard
-from referee.records import Exit, Record, SpecialRecord, encode
+from referee.logs.records import Exit, Record, SpecialRecord, encode
 
 _enc = msgspec.json.Encoder()
 
@@ -97,7 +97,7 @@ class MatchLog:
         """The lines written to ``seat`` in one write (``data``: them joined), begun ``us``
         microseconds after the match began; ``bot``: the process's label, for what goes out as the
         match closes (``seat`` -1); ``stuck`` or ``exit``: what became of a write that asked
-        nothing (:class:`referee.records.Out`)."""
+        nothing (:class:`referee.logs.records.Out`)."""
         if self.on_out is not None:
             self.on_out(seat, lines)
         if self._sink is not None:

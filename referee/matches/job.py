@@ -22,14 +22,14 @@ import msgspec
 import msgspec.inspect as mi
 from msgspec import Meta, Struct
 
-from referee.bot import Bot
-from referee.clock import MAX_SECONDS, TimeControl
+from referee.bots.bot import Bot
+from referee.bots.spawn import Confinement
+from referee.conversation.clock import MAX_SECONDS, TimeControl
 from referee.engine import variant
 from referee.engine.deal import Deal
 from referee.engine.shuffle import DERIVATIONS
-from referee.spawn import Confinement
-from referee.spec import MatchSpec
-from referee.stats import SprtSpec
+from referee.matches.spec import MatchSpec
+from referee.matches.stats import SprtSpec
 
 #: Seconds of a clock: at most a day (longer ones are mistakes, and infinite or huge ones cannot
 #: be sent to a bot in milliseconds).
@@ -70,7 +70,7 @@ class GameJob(_Job, frozen=True):
 
 
 class ClockJob(_Job, frozen=True):
-    """The time control, in seconds (:class:`~referee.clock.TimeControl`)."""
+    """The time control, in seconds (:class:`~referee.conversation.clock.TimeControl`)."""
 
     startup: Seconds
     move: MoveSeconds

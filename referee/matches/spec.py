@@ -1,5 +1,5 @@
 """A match's settings as the match runner takes them: :class:`MatchSpec`, built by the command
-line and by a league's match process (from a :class:`referee.job.MatchJob`), read by the match,
+line and by a league's match process (from a :class:`referee.matches.job.MatchJob`), read by the match,
 its result and verify."""
 
 from __future__ import annotations
@@ -9,13 +9,13 @@ from pathlib import Path
 from typing import Any
 
 from protocol import messages as m
-from referee.bot import Bot
-from referee.clock import TimeControl
+from referee.bots.bot import Bot
+from referee.conversation.clock import TimeControl
 from referee.engine.deal import Deal
 from referee.engine.game import Variant
 from referee.engine.shuffle import BLAKE2B
+from referee.matches.stats import SprtSpec
 from referee.seeds import fresh_seed
-from referee.stats import SprtSpec
 
 
 @dataclass
@@ -50,5 +50,5 @@ class MatchSpec:
     deal_limit: int | None = None
     #: a staged opening: ``(seat, play)`` moves the referee makes itself at the start of every
     #: game, in every orientation, before any bot is asked (``referee check`` stages a position
-    #: where a bot must make a given decision; see :mod:`referee.staging`)
+    #: where a bot must make a given decision; see :mod:`referee.matches.staging`)
     opening: list[tuple[int, m.Play]] = field(default_factory=list)

@@ -1,9 +1,9 @@
 """``referee verify``: play a log's match again with the referee itself, and compare every line.
 
-A log of format 2 (:mod:`referee.records`) holds everything the referee acted on: the header's
+A log of format 2 (:mod:`referee.logs.records`) holds everything the referee acted on: the header's
 settings and seed (so every deal), and every line each bot process wrote, with the time it was
 read, and what else the referee saw of the process (it ended, it wrote too long a line, it said
-nothing).  :func:`verify` runs :func:`referee.match.run_match` once more on those: each bot is a
+nothing).  :func:`verify` runs :func:`referee.matches.match.run_match` once more on those: each bot is a
 :class:`ReplayBot` that says exactly what the log says its process said, when the log says it
 said it (trio's mock clock stands still but for the deadlines nobody answered by), and the
 referee writes its log line by line into :meth:`Tape.compare` instead of a file.  Every line
@@ -13,7 +13,7 @@ limits), forfeit, deal and game result, every SPRT record and the stop, and the 
 the referee that judges the log is the referee that wrote it, ``verify`` can neither call a
 genuine log wrong nor take an edited one for genuine.
 
-Logs of format 1 are verified as they were when written (:mod:`referee.legacy`).
+Logs of format 1 are verified as they were when written (:mod:`referee.logs.legacy`).
 """
 
 from __future__ import annotations
@@ -31,18 +31,18 @@ import trio
 import trio.testing
 
 from protocol import messages as m
-from referee import records as R
-from referee.bot import Bot
-from referee.clock import TimeControl
+from referee.bots.bot import Bot
+from referee.bots.transport import BotTransport
+from referee.conversation.clock import TimeControl
+from referee.conversation.lines import Line, from_record, hear
 from referee.engine import variant
 from referee.engine.deal import Deal, parse_deal_lines
 from referee.engine.errors import BadDeal, RulesError
 from referee.errors import BotError, BotExited, BotStartError, LineTooLong, LogError
-from referee.inconsistency import Counts, Incomplete, Inconsistent, stop_text
-from referee.lines import Line, from_record, hear
-from referee.match import opening_moves, run_match
-from referee.spec import MatchSpec
-from referee.transport import BotTransport
+from referee.logs import records as R
+from referee.logs.inconsistency import Counts, Incomplete, Inconsistent, stop_text
+from referee.matches.match import opening_moves, run_match
+from referee.matches.spec import MatchSpec
 
 
 class LogInterrupted(BaseException):
@@ -429,8 +429,7 @@ def verify(path: Path) -> Counts:
     """
     header = R.header_of(path)
     if header.format < 2:
-        from referee import legacy
-
+        from referee.logs import legacy
         return legacy.verify(path)
     tape = Tape(path)
     with closing(tape), tempfile.TemporaryDirectory(prefix="referee-verify-") as scratch:

@@ -1,7 +1,7 @@
 """A bot's pipes, one small holder per file descriptor: :class:`Fd` closes its descriptor once
 (telling trio first, so a task waiting on it wakes), :class:`PipeWriter` writes the bot's stdin,
 :class:`StderrCopy` copies its stderr to a capped file; its stdout is a
-:class:`~referee.reader.LineReader`.  Also how the referee finds whoever still holds a bot's
+:class:`~referee.bots.reader.LineReader`.  Also how the referee finds whoever still holds a bot's
 pipes once the bot is gone (:func:`pipes_held`, :func:`pipe_holders`).
 """
 

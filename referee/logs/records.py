@@ -1,7 +1,7 @@
 """The match log's records as types: one msgspec struct per record kind, one writer, one reader.
 
 A match log is JSON lines; each line is one record, tagged by its ``"k"`` field.  This module is
-the only place that knows their shape: :class:`referee.log.MatchLog` writes them, :func:`read_records`
+the only place that knows their shape: :class:`referee.logs.log.MatchLog` writes them, :func:`read_records`
 reads them back, and replay, verify, the web report, ``referee check`` and leagues read these
 types, never a record's fields by string key.
 
@@ -15,7 +15,7 @@ Two formats share the kinds (:attr:`Header.format`):
   (``t`` in seconds, six decimals, exact); an ``in`` record keeps what the referee read
   exactly (``line``, or ``b64`` for bytes that are not UTF-8) when it is at most
   :data:`KEPT` bytes, and otherwise its size, the start of it and what the referee made of it
-  (``judged``), which is all the referee ever acts on (:mod:`referee.lines`); a fault keeps
+  (``judged``), which is all the referee ever acts on (:mod:`referee.conversation.lines`); a fault keeps
   what the referee saw of the process (``exit``, ``overlong``), and a ``hello`` everything
   read during the handshake.  Whatever a bot writes, a move adds a bounded number of bytes.
 
@@ -36,10 +36,10 @@ import msgspec
 from msgspec import Meta, Struct
 
 from protocol import messages as m
-from referee.stats import SprtSpec
-from referee.summary import MatchSummary
+from referee.matches.stats import SprtSpec
+from referee.matches.summary import MatchSummary
 
-#: The newest log format, the one :class:`referee.log.MatchLog` writes.
+#: The newest log format, the one :class:`referee.logs.log.MatchLog` writes.
 FORMAT: Final = 2
 #: A bot's line is kept whole in the log up to this many bytes; a longer one is kept as its size,
 #: its start and what the referee made of it.
@@ -135,7 +135,7 @@ class Overlong(Struct, forbid_unknown_fields=True):
 
 
 class Judged(Struct, forbid_unknown_fields=True, omit_defaults=True):
-    """What the referee made of a line (:func:`referee.lines.judge`): a ``message`` (``msg``, its
+    """What the referee made of a line (:func:`referee.conversation.lines.judge`): a ``message`` (``msg``, its
     long strings cut), a message of an ``unknown`` type (``type``, cut), or a ``bad`` line:
     ``reason`` ``deep`` (nested too deeply), ``json`` (not JSON), ``object`` (JSON, but not an
     object) or ``schema`` (an object that does not fit the protocol; ``type`` when it names
@@ -273,7 +273,7 @@ class Play(_Record, tag="play"):
 
 
 class Fault(_Record, tag="fault"):
-    """A fault (:class:`referee.faults.Fault`), with what the referee saw of the process
+    """A fault (:class:`referee.conversation.faults.Fault`), with what the referee saw of the process
     (``exit``, ``overlong``); ``charged``: the seat whose next deal a fault found between deals
     costs."""
 

@@ -2,7 +2,7 @@
 reads into lines (of bounded length, if it is given one).
 
 :class:`LineReader` reads one non-blocking pipe's read end: a bot's stdout
-(:class:`~referee.process.BotProcess`), and the output of a league's match process on a cluster.
+(:class:`~referee.bots.process.BotProcess`), and the output of a league's match process on a cluster.
 :class:`StreamLines` reads a trio stream: a match process's output, and its input, in a league
 (``tournaments``).  Lines are bytes without their ``\\n`` (or ``\\r\\n``).  A reader never
 raises for what the other end does: the end of the stream is ``None``, a line over the limit
@@ -19,8 +19,8 @@ import time
 
 import trio
 
+from referee.bots.pipes import Fd
 from referee.errors import LineTooLong
-from referee.pipes import Fd
 
 CHUNK = 1 << 16  # bytes per read syscall
 PREFIX = 200  # bytes of an overlong line kept for the error
@@ -84,7 +84,7 @@ class LineBuffer:
 
 class LineReader(Fd, LineBuffer):
     """The read end ``fd`` (non-blocking) of a pipe, as lines.  The reader owns the descriptor:
-    :meth:`~referee.pipes.Fd.close` closes it."""
+    :meth:`~referee.bots.pipes.Fd.close` closes it."""
 
     def __init__(self, fd: int, max_line: int | None = None, name: str = "") -> None:
         Fd.__init__(self, fd)
