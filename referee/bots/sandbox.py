@@ -331,8 +331,9 @@ def _package_dirs() -> list[Path]:
     ``protocol``): in site-packages, or in the repository of an editable install, where they
     are shown without the repository around them."""
     import protocol
+    import referee
 
-    return [Path(__file__).parent, Path(protocol.__file__).parent]
+    return [Path(referee.__file__).parent, Path(protocol.__file__).parent]
 
 
 @functools.cache
