@@ -404,6 +404,17 @@ def log_path_of(log: Path | None, overwrite: bool, json_path: Path | None, v: Va
     return log
 
 
+def _interrupted_result(exc: BaseException, spec) -> tuple[MatchResult, BaseException]:
+    """The finished pairs of a match a signal stopped (Ctrl-C, SIGTERM, SIGHUP: the bots are
+    ended and the log closed); a match stopped before it had any says so and exits 130."""
+    stopped = first_of(exc, Terminated)
+    partial = getattr(stopped, "result", None)
+    if stopped is None or not isinstance(partial, MatchResult):
+        err.print(f"interrupted; the log so far is in {spec.log_path}", markup=False, highlight=False)
+        raise typer.Exit(X.INTERRUPTED) from None
+    return partial, stopped
+
+
 def play_watched(spec: MatchSpec, *, quiet: bool, live: bool | None, sandbox: bool, claimed: Path | None) -> tuple[MatchResult, BaseException | None]:
     """Play the match with a progress bar and the running score on a terminal; its result, and
     what stopped it (Ctrl-C, SIGTERM, SIGHUP) if it was stopped: then the result is its
@@ -440,12 +451,7 @@ def play_watched(spec: MatchSpec, *, quiet: bool, live: bool | None, sandbox: bo
         if not interrupted(exc):
             raise
         # Ctrl-C, SIGTERM, SIGHUP: the bots are ended and the log closed; the finished pairs are the result.
-        stopped = first_of(exc, Terminated)
-        partial = getattr(stopped, "result", None)
-        if not isinstance(partial, MatchResult):
-            err.print(f"interrupted; the log so far is in {spec.log_path}", markup=False, highlight=False)
-            raise typer.Exit(X.INTERRUPTED) from None
-        return partial, stopped
+        return _interrupted_result(exc, spec)
 
 
 def show_result(result: MatchResult, *, quiet: bool, full: bool, json_path: Path | None, seed: int | None, log_path: Path) -> None:
@@ -578,12 +584,7 @@ def play_in_browser(spec: MatchSpec, person: Person, person_bot: Bot, *, grace: 
             raise typer.Exit(X.INTERRUPTED) from None
         if not interrupted(exc):
             raise
-        stopped = first_of(exc, Terminated)
-        partial = getattr(stopped, "result", None)
-        if not isinstance(partial, MatchResult):
-            err.print(f"interrupted; the log so far is in {spec.log_path}", markup=False, highlight=False)
-            raise typer.Exit(X.INTERRUPTED) from None
-        return partial, stopped
+        return _interrupted_result(exc, spec)
 
 
 def login_name() -> str:
