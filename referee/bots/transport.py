@@ -107,7 +107,28 @@ def play_line(legal: m.PlayOption) -> bytes:
     return b'{"type":"play",' + m.encoder.encode(legal)[1:]
 
 
-class ScriptedBot:
+class InProcess:
+    """What a bot in the referee's process has of a process: never a line half written, input
+    left unread or a stderr, and a return code of 0 once it is closed (:class:`ScriptedBot`;
+    the person's seat of ``referee play``)."""
+
+    closed = False
+
+    def unfinished_line(self) -> bytes:
+        return b""
+
+    def unread_input(self) -> int | None:
+        return 0
+
+    def stderr_tail(self) -> str:
+        return ""
+
+    @property
+    def returncode(self) -> int | None:
+        return 0 if self.closed else None
+
+
+class ScriptedBot(InProcess):
     """A bot in the referee's process: each message it is sent goes to ``script``, whose answers
     become readable once their thinking time has passed on trio's clock (a bot thinks about one
     message at a time, so answers come in order).  ``received`` keeps every message."""
@@ -170,19 +191,6 @@ class ScriptedBot:
         while self._ready(now):
             lines.append(self._take())
         return lines
-
-    def unfinished_line(self) -> bytes:
-        return b""
-
-    def unread_input(self) -> int | None:
-        return 0
-
-    def stderr_tail(self) -> str:
-        return ""
-
-    @property
-    def returncode(self) -> int | None:
-        return 0 if self.closed else None
 
     async def close(self, grace: float = 1.0) -> list[bytes]:
         lines = self.ready_lines()

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import trio
 
 from protocol import messages as m
-from referee.bots.transport import BotTransport, Launch, launch_process, play_line
+from referee.bots.transport import BotTransport, InProcess, Launch, launch_process, play_line
 from referee.errors import BotExited
 from referee.logs import records as R
 from referee.matches.match import Observer
@@ -217,7 +217,7 @@ class Person:
                 return
 
 
-class PersonSeat:
+class PersonSeat(InProcess):
     """One of the person's process slots, as a transport: what the table sends it is the
     protocol's lines, what it reads back the person's answers.  It thinks on trio's clock."""
 
@@ -273,19 +273,6 @@ class PersonSeat:
         lines = list(self._lines)
         self._lines.clear()
         return lines
-
-    def unfinished_line(self) -> bytes:
-        return b""
-
-    def unread_input(self) -> int | None:
-        return 0
-
-    def stderr_tail(self) -> str:
-        return ""
-
-    @property
-    def returncode(self) -> int | None:
-        return 0 if self.closed else None
 
     async def close(self, grace: float = 1.0) -> list[bytes]:
         lines = self.ready_lines()
