@@ -26,6 +26,7 @@ import hashlib
 import itertools
 import math
 import random
+from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -281,23 +282,25 @@ class Plan:
     design: dict[str, object] | None = None  # a balanced design drawn now, for the caller to store
 
 
-class Schedule:
+class Schedule(ABC):
     """A schedule: :meth:`plan` says which tables exist so far and draws the next round when
-    the last one is complete."""
+    the last one is complete (:class:`Fixed`, :class:`Swiss`, :class:`Knockout`)."""
 
     kind = ""
     per_table = 2
     names: list[str]
 
+    @abstractmethod
     def plan(self, state: State, *, draw: bool = False) -> Plan:
-        raise NotImplementedError
+        """The tables known now, and a round or design drawn now when ``draw``."""
 
     def expected(self, state: State) -> int:
         """Tables the whole schedule will have, as far as can be told now (for progress)."""
         return len(self.plan(state).tables)
 
+    @abstractmethod
     def describe(self) -> str:
-        raise NotImplementedError
+        """The schedule in words, for ``league status``."""
 
 
 class Fixed(Schedule):
