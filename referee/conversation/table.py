@@ -37,7 +37,7 @@ from referee.engine.state import DealState
 from referee.errors import BotError, BotStartError, LogError
 from referee.logs import records as R
 from referee.logs.log import MatchLog, special_record, tile_names
-from referee.sides import side_for
+from referee.sides import every_side, side_for
 from referee.sides.base import deal_end, game_end
 
 REFEREE_NAME = "referee 0.1.0"
@@ -92,6 +92,9 @@ class Table:
         #: what every exchange with a bot is given; ``block`` is 0 when other work shares the
         #: loop (see Terms.block)
         self.terms = Terms(log, tc, trio.current_time() if origin is None else origin, block, hear_line)
+        # Finding the games' sides imports their modules (milliseconds, more where bytecode is
+        # not cached): done here, with the other setting up, not in the first deal's play.
+        every_side()
 
     def _limits(self, tc: TimeControl) -> m.Limits:
         return m.Limits(
