@@ -36,7 +36,7 @@ def unpacked(tmp_path: Path, fixture: Path) -> Path:
 @pytest.mark.parametrize("fixture", FIXTURES, ids=[f.name for f in FIXTURES])
 def test_a_format_1_log_verifies_replays_and_reports(tmp_path, fixture):
     log = unpacked(tmp_path, fixture)
-    assert header_of(log).format == 1 and header_of(log).deals_from == "splitmix64"
+    assert header_of(log).format == 1 and header_of(log).deals_from is None and header_of(log).derivation == "splitmix64"
     checked = cli("verify", log)
     assert checked.exit_code == X.OK, checked.output
     assert "consistent:" in checked.stdout and "format 1" in " ".join(checked.stdout.split())

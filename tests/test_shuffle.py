@@ -202,3 +202,30 @@ def test_the_keyed_shuffle_is_pinned():
             keyed_tiles(*bad)
     with pytest.raises(ValueError, match="unknown deal derivation"):
         tiles_for("md5", 1, 0)
+
+
+@pytest.mark.parametrize("name", ["blake2b", "splitmix64"])
+def test_every_header_names_its_derivation_whatever_object_the_name_is(tmp_path, name):
+    """A log's header says how its deals came from the seed, always: the bytes cannot depend on
+    whether the name given is the module's constant or an equal string read from a league's
+    database or a job (the struct once left out the default by identity, so some splitmix64
+    headers named it and some did not).  A header without it (format 1) reads as splitmix64."""
+    import msgspec
+
+    from referee.bots.bot import Bot
+    from referee.logs.records import Header, encode
+    from referee.matches.match import header
+    from referee.matches.spec import MatchSpec
+
+    v = variant("sport")
+    written = set()
+    for named in (name, msgspec.json.decode(json.dumps(name).encode()), "".join(name)):
+        spec = MatchSpec(v, [Bot("A", ["a"]), Bot("B", ["b"])], 4, v.resolve_options(4, {}), deals=4, seed=1,
+                         deals_from=named, log_path=tmp_path / "m.jsonl", stderr_dir=tmp_path)
+        written.add(encode(header(spec, [(0, 1), (1, 0)])))
+    assert len(written) == 1
+    line = written.pop()
+    assert f'"deals_from":"{name}"'.encode() in line
+    assert msgspec.json.decode(line, type=Header).derivation == name
+    old = msgspec.json.decode(line.replace(f',"deals_from":"{name}"'.encode(), b""), type=Header)
+    assert old.deals_from is None and old.derivation == "splitmix64"

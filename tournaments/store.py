@@ -366,10 +366,11 @@ class Store:
                 with self.transaction("write"):
                     self.conn.execute("INSERT OR IGNORE INTO meta VALUES ('deals_from', ?)", (text,))
                 text = self.meta("deals_from") or text
-        if text not in DERIVATIONS:
+        known = next((d for d in DERIVATIONS if d == text), None)
+        if known is None:
             raise StoreError(f"{self.path}: the league's deal derivation (meta 'deals_from') is {text!r}, which this version "
                              f"does not know (edited by hand?)")
-        return replace(league, deals_from=text)
+        return replace(league, deals_from=known)
 
     def meta(self, key: str) -> str | None:
         row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()

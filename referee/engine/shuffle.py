@@ -50,15 +50,16 @@ every hand: never for matches between bots that might cheat.
 from __future__ import annotations
 
 import hashlib
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 _M = (1 << 64) - 1
 GAMMA = 0x9E3779B97F4A7C15
 
 #: The derivations a log's header may name (``deals_from``).
+Derivation = Literal["blake2b", "splitmix64"]
 SPLITMIX64: Final = "splitmix64"
 BLAKE2B: Final = "blake2b"
-DERIVATIONS = (BLAKE2B, SPLITMIX64)
+DERIVATIONS: tuple[Derivation, ...] = (BLAKE2B, SPLITMIX64)
 #: Seeds of the keyed derivation are below this (its key is 32 bytes).
 SEED_LIMIT = 1 << 256
 #: Bits of a seed the referee draws itself (:func:`referee.seeds.fresh_seed`).

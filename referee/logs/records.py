@@ -36,6 +36,7 @@ import msgspec
 from msgspec import Meta, Struct
 
 from protocol import messages as m
+from referee.engine.shuffle import SPLITMIX64, Derivation
 from referee.matches.stats import SprtSpec
 from referee.matches.summary import MatchSummary
 
@@ -107,10 +108,18 @@ class Header(_Record, tag="match"):
     opening: list[OpeningMove] | None = None
     #: 1 (before round 3) or 2 (:data:`FORMAT`); see the module docstring
     format: Annotated[int, Meta(ge=1, le=FORMAT)] = 1
-    #: how deals come from the seed (:mod:`referee.engine.shuffle`); absent: ``splitmix64``
-    deals_from: str = "splitmix64"
+    #: how deals come from the seed (:mod:`referee.engine.shuffle`): written in every header the
+    #: referee writes now, whichever it is; absent (format 1): ``splitmix64`` (see :attr:`derivation`)
+    deals_from: Derivation | None = None
     #: the deal file's SHA-256, so that verify knows it has the same file
     deals_file_sha256: str | None = None
+
+    @property
+    def derivation(self) -> Derivation:
+        """The derivation the match's deals came from: ``deals_from``, or ``splitmix64`` where the
+        header has none (it is written always, so that a header's bytes never depend on whether
+        its value is the default)."""
+        return self.deals_from or SPLITMIX64
 
 
 # -- processes ---------------------------------------------------------------------------------

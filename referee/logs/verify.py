@@ -404,7 +404,7 @@ def spec_of(header: R.Header, path: Path, stderr_dir: Path) -> MatchSpec:
         spec = MatchSpec(
             v, [Bot(b.name, list(b.command), tc=None if b.time_control is None else time_control(b.time_control)) for b in header.bots],
             header.players, options, deals=header.deals, games=header.games,
-            seed=header.seed if header.seed is not None else 0, deals_from=header.deals_from, deal_file=deal_list,
+            seed=header.seed if header.seed is not None else 0, deals_from=header.derivation, deal_file=deal_list,
             deal_file_name=header.deals_file, deal_file_sha256=header.deals_file_sha256,
             tc=time_control(tc), max_faults=header.max_faults, max_line=header.max_line,
             stderr_dir=stderr_dir, confidence=header.confidence, sprt=header.sprt, deal_limit=header.deal_limit,

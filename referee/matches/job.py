@@ -27,7 +27,7 @@ from referee.bots.spawn import Confinement
 from referee.conversation.clock import MAX_SECONDS, TimeControl
 from referee.engine import variant
 from referee.engine.deal import Deal
-from referee.engine.shuffle import DERIVATIONS
+from referee.engine.shuffle import Derivation
 from referee.matches.spec import MatchSpec
 from referee.matches.stats import SprtSpec
 
@@ -49,10 +49,8 @@ Games = Annotated[int, Meta(ge=1, le=100_000)]  # per orientation
 MAX_NAME = 64
 BotName = Annotated[str, Meta(min_length=1, max_length=MAX_NAME)]
 Confidence = Annotated[float, Meta(gt=0, lt=1)]
-#: How deals come from the seed: one of :data:`referee.engine.shuffle.DERIVATIONS`.  A pattern,
-#: not a Literal: a Literal's value is decoded as the interned constant, which the log's header
-#: (``omit_defaults``, an identity test) would then leave out where a league's tables name it.
-DealsFrom = Annotated[str, Meta(pattern=f"^({'|'.join(DERIVATIONS)})$")]
+#: How deals come from the seed: one of :data:`referee.engine.shuffle.DERIVATIONS`.
+DealsFrom = Derivation
 
 
 class _Job(Struct, forbid_unknown_fields=True, kw_only=True, frozen=True):
