@@ -351,3 +351,30 @@ def test_the_check_of_deal_class_names_can_fail(tmp_path: Path, monkeypatch: pyt
     (tmp_path / "x.py").write_text("from referee.engine.trains import TrainDeal\nimport referee.engine.kolbasa as k\nk.KolbasaDeal\n")
     monkeypatch.setitem(globals(), "ROOT", tmp_path)
     assert sorted(names_used(tmp_path / "x.py", {"TrainDeal", "KolbasaDeal"})) == ["x.py:1 imports TrainDeal", "x.py:3 names KolbasaDeal"]
+
+
+def test_a_side_module_dropped_into_the_package_is_found(tmp_path: Path) -> None:
+    """A game on a new layout adds its side module to ``referee/sides`` and edits nothing there
+    or elsewhere: the package finds the module, and a deal state of the class it names (or of a
+    subclass) gets its side; the line games' side stays everyone else's.  (In a fresh interpreter
+    with the package's path widened to a folder holding the new module, so the tree is not
+    touched.)"""
+    (tmp_path / "toy_layout.py").write_text(
+        "from referee.engine.line import LineDeal\n"
+        "from referee.sides.base import GameSide\n"
+        "class ToyDeal(LineDeal):\n    pass\n"
+        "class ToySide(GameSide):\n    deals = ('toy_layout.ToyDeal',)\n    layout = 'toy'\n"
+        "SIDE = ToySide()\n")
+    code = ("import sys\n"
+            f"sys.path.insert(0, {str(tmp_path)!r})\n"
+            "import referee.sides as sides\n"
+            f"sides.__path__.append({str(tmp_path)!r})\n"
+            "import toy_layout\n"
+            "from referee.engine.line import LineDeal\n"
+            "class Sub(toy_layout.ToyDeal):\n    pass\n"
+            "print(sides.side_for(object.__new__(toy_layout.ToyDeal)).layout, sides.side_for(object.__new__(Sub)).layout,\n"
+            "      sides.side_for(object.__new__(LineDeal)).layout, len(sides.every_side()))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False, timeout=60, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    families = len([p for p in SIDES.glob("*.py") if p.name not in ("__init__.py", "base.py")])
+    assert out.stdout.split() == ["toy", "toy", "line", str(families + 1)]
