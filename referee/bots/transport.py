@@ -9,6 +9,7 @@ so under trio's ``MockClock`` a test of the time bank runs in no real time at al
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -107,12 +108,24 @@ def play_line(legal: m.PlayOption) -> bytes:
     return b'{"type":"play",' + m.encoder.encode(legal)[1:]
 
 
-class InProcess:
+class InProcess(ABC):
     """What a bot in the referee's process has of a process: never a line half written, input
     left unread or a stderr, and a return code of 0 once it is closed (:class:`ScriptedBot`;
-    the person's seat of ``referee play``)."""
+    the person's seat of ``referee play``): what it is sent goes to :meth:`write_nowait`, at
+    once, and :meth:`send` is that with a checkpoint, or the exit once it is closed."""
 
     closed = False
+    name: str
+
+    @abstractmethod
+    def write_nowait(self, data: bytes) -> int:
+        """Hear ``data`` (whole lines) at once; its length, or 0 once closed."""
+
+    async def send(self, data: bytes) -> None:
+        if self.closed:
+            raise BotExited(f"bot {self.name!r} has exited", bot=self.name, returncode=0, stderr_tail="")
+        self.write_nowait(data)
+        await trio.lowlevel.checkpoint()
 
     def unfinished_line(self) -> bytes:
         return b""
@@ -155,12 +168,6 @@ class ScriptedBot(InProcess):
                 self._busy_until = max(self._busy_until, now) + thinking
                 self._replies.append((self._busy_until, reply))
         return len(data)
-
-    async def send(self, data: bytes) -> None:
-        if self.closed:
-            raise BotExited(f"bot {self.name!r} has exited", bot=self.name, returncode=0, stderr_tail="")
-        self.write_nowait(data)
-        await trio.lowlevel.checkpoint()
 
     def _take(self) -> bytes:
         line = self._replies.popleft()[1]

@@ -252,12 +252,6 @@ class PersonSeat(InProcess):
                 self.person.ask(self, msg)  # type: ignore[arg-type]
         return len(data)
 
-    async def send(self, data: bytes) -> None:
-        if self.closed:
-            raise BotExited(f"bot {self.name!r} has exited", bot=self.name, returncode=0, stderr_tail="")
-        self.write_nowait(data)
-        await trio.lowlevel.checkpoint()
-
     async def read_line(self) -> bytes:
         while not self._lines:
             if self.closed:
