@@ -159,6 +159,14 @@ def e_derivation(lg: Log) -> None:
     lg.recs[0]["deals_from"] = "splitmix64"
 
 
+def e_derivation_unknown(lg: Log) -> None:
+    lg.recs[0]["deals_from"] = "md5"
+
+
+def e_derivation_removed(lg: Log) -> None:  # read as splitmix64, as a format-1 header
+    del lg.recs[0]["deals_from"]
+
+
 def e_move_time(lg: Log) -> None:
     lg.recs[0]["time_control"]["move"] = 6.0
 
@@ -458,6 +466,8 @@ def e_extra_result(lg: Log) -> None:
 EDITS: list[tuple[str, str, Edit]] = [
     ("illegal", "header: the seed", e_seed),
     ("illegal", "header: the derivation of deals", e_derivation),
+    ("illegal", "header: a derivation unknown", e_derivation_unknown),
+    ("illegal", "header: the derivation removed", e_derivation_removed),
     ("illegal", "header: the move time", e_move_time),
     ("illegal", "header: the start-up time", e_startup_time),
     ("forfeit", "header: max_faults raised past the forfeit", e_max_faults),
