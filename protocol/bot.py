@@ -246,12 +246,29 @@ class State:
         if msg.lines is not UNSET:
             self.lines = msg.lines
 
+    def hear(self, msg: ToBotMessage) -> None:
+        """Update from any message the referee sends (what :func:`run` does with each line; a bot
+        or an environment driving its own loop calls it too)."""
+        handler = _HANDLERS.get(type(msg))
+        if handler is not None:
+            handler(self, msg)
+        elif isinstance(msg, (Declared, Turned, Tailed)):
+            # sea_kozel: a hundred declared, a fish written off or not; kolbasa: the row's tiles
+            # move (turn.rows tells where)
+            self.history.append(msg)
+
     def on_deal_end(self, msg: DealEnd) -> None:
         self.last_deal = msg
         self.scores = list(msg.totals)
 
     def on_game_end(self, msg: GameEnd) -> None:
         self.last_game = msg
+
+
+_HANDLERS: dict[type, Callable[[State, Any], None]] = {
+    Hello: State.on_hello, DealStart: State.on_deal, Placed: State.on_placed, Drew: State.on_drew, Passed: State.on_passed,
+    Scored: State.on_scored, Cut: State.on_cut, Turn: State.on_turn, DealEnd: State.on_deal_end, GameEnd: State.on_game_end,
+}
 
 
 def to_play(choice: Choice, trains: bool = False) -> Play:
@@ -320,36 +337,15 @@ def run(
             except msgspec.DecodeError as exc:
                 log(f"{name}: skipping a {kind!r} message I cannot read ({exc}): {line[:200]!r}")
                 continue
+            if isinstance(msg, MatchEnd):
+                break
+            state.hear(msg)
             if isinstance(msg, Hello):
-                state.on_hello(msg)
                 if msg.protocol != PROTOCOL_VERSION:
                     log(f"{name}: the referee speaks protocol {msg.protocol}, I speak {PROTOCOL_VERSION}")
                 _send(out, BotHello(name=name, version=version, author=author, protocol=PROTOCOL_VERSION))
-            elif isinstance(msg, DealStart):
-                state.on_deal(msg)
-            elif isinstance(msg, Placed):
-                state.on_placed(msg)
-            elif isinstance(msg, Drew):
-                state.on_drew(msg)
-            elif isinstance(msg, Passed):
-                state.on_passed(msg)
-            elif isinstance(msg, Scored):
-                state.on_scored(msg)
-            elif isinstance(msg, Declared):
-                state.history.append(msg)  # sea_kozel: a hundred declared, a fish written off or not
-            elif isinstance(msg, Cut):
-                state.on_cut(msg)
-            elif isinstance(msg, (Turned, Tailed)):
-                state.history.append(msg)  # kolbasa: the row's tiles move; turn.rows tells where
             elif isinstance(msg, Turn):
-                state.on_turn(msg)
                 _send(out, to_play(choose(msg, state), trains=state.station is not None))
-            elif isinstance(msg, DealEnd):
-                state.on_deal_end(msg)
-            elif isinstance(msg, GameEnd):
-                state.on_game_end(msg)
-            elif isinstance(msg, MatchEnd):
-                break
     finally:
         sys.stdout = saved_stdout
     return state

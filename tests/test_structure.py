@@ -173,6 +173,20 @@ def test_no_import_runs_back_up_a_floor() -> None:
     assert up == []
 
 
+#: Front doors: the packages of ``referee`` that people and programs enter by, on the match's
+#: floor (2) and below nothing: the command line, and the learning environments (issue 35), which
+#: play the engine through the games' sides and start bots as matches do.
+FRONT_DOORS = ("referee.cli", "referee.envs")
+
+
+def test_nothing_imports_a_front_door() -> None:
+    graph = module_graph()
+    assert all(floor_of(name) == 2 for name in graph if name.startswith(FRONT_DOORS))
+    inward = [f"{a}:{line} imports {b}" for a, edges in graph.items() for b, line in edges.items()
+              if b.startswith("referee.envs") and not a.startswith("referee.envs")]
+    assert inward == []
+
+
 def test_the_checks_of_circles_and_floors_can_fail(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A circle made only of a late import and a ``TYPE_CHECKING`` one is found, and so is an
     import from the table's floor up to the match's."""

@@ -1,0 +1,247 @@
+"""One game played for learners: the engine's deals, the side's messages to every seat, and the
+rewards, driven one move at a time (the PettingZoo, Gymnasium and bot front doors all use it).
+
+:class:`EnvTable` deals from the seeded stream ``referee match --seed`` uses (the keyed
+``blake2b`` derivation), plays a deal or a whole game, and keeps for every seat a
+:class:`protocol.bot.State` fed with the very lines the referee would send that seat (the side's
+``deal``, events, ``turn`` and ``deal_end`` messages, decoded).  Observations are made from those
+states only, so they hold nothing the protocol does not tell the seat.
+
+Rewards (``reward=``):
+
+* ``"points"`` (the default): at the end of each deal, every seat gets what its side wrote in
+  that deal times the game's sense (+1 where points are good, -1 for the penalty games: kozel's
+  family), as the match runner counts a bot's *net*;
+* ``"margin"``: that less the mean of the other sides' (zero-sum; the match runner's *margin*).
+
+A move the mask does not allow is a fault, as a bot's illegal play is for the referee: the deal
+ends at once as that seat's side's loss (the game's own fault scoring).
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from protocol import messages as m
+from protocol.bot import State
+from referee.engine.deal import deal_from_seed
+from referee.engine.game import DealRecord, Game
+from referee.engine.line import TERMINAL, Play
+from referee.engine.shuffle import BLAKE2B
+from referee.engine.state import DealState
+from referee.envs.codec import Codec, codec_for
+from referee.sides.base import deal_end
+
+REWARDS = ("points", "margin")
+EPISODES = ("deal", "game")
+#: a seed of the deal stream is below this (``referee match --seed`` takes the same range)
+SEED_LIMIT = 2**63
+
+
+class EnvTable:
+    """A game in progress, one move at a time, with every seat's view kept as its messages."""
+
+    def __init__(self, game: str, players: int | None = None, options: dict[str, Any] | None = None, *,
+                 reward: str = "points", episode: str = "deal") -> None:
+        if reward not in REWARDS:
+            raise ValueError(f"reward={reward!r}: choose one of {', '.join(REWARDS)}")
+        if episode not in EPISODES:
+            raise ValueError(f"episode={episode!r}: choose one of {', '.join(EPISODES)}")
+        from referee.engine.game import variant
+
+        v = variant(game)
+        n = v.default_players if players is None else players
+        opts = v.resolve_options(n, options)
+        self.codec: Codec = codec_for(game, n, opts)
+        self.variant = v
+        self.players = n
+        self.options = opts
+        self.reward = reward
+        self.episode = episode
+        self.seed: int | None = None
+        self.cursor = 0  # the next deal of the stream
+        self.game: Game | None = None
+        self.state: DealState | None = None
+        self.views: list[State] = []
+        self.turn: m.Turn | None = None  # the turn of the seat to move, as it would be sent
+        self._legal: list[Play] = []
+        self._by_action: dict[int, Play] = {}
+        self._seen = 0  # events of the deal already told
+        self.last: DealRecord | None = None
+        self.deals = 0  # deals finished since the last new game
+        self.faulted: int | None = None  # the seat whose illegal move ended the last deal
+        self._decoded: dict[bytes, m.ToBotMessage] = {}
+
+    # -- games and deals ---------------------------------------------------------------------
+
+    def reset(self, seed: int | None = None) -> None:
+        """The next episode: with ``seed``, a new game from deal 0 of that seed's stream; without,
+        the game's next deal (``episode="deal"``, the last deal finished) or a new game, from
+        where the last one's deals ended (a fresh secret seed the first time none is given)."""
+        game, state = self.game, self.state
+        finished = state is not None and state.end is not None  # a deal left unfinished is abandoned with its game
+        if seed is None and game is not None and finished and game.outcome() is None and self.episode == "deal":
+            self._start_deal()
+        else:
+            self.new_game(seed)
+
+    def new_game(self, seed: int | None = None) -> None:
+        """Begin a game from deal 0 of ``seed``'s stream, or after the last game's deals.  A game
+        of a fixed number of deals (sport, mexican_train) starts at a multiple of it, as game
+        ``g`` of a match takes deals ``g * per_game …`` (mexican_train's station depends on it)."""
+        if seed is not None:
+            if not 0 <= seed < SEED_LIMIT:
+                raise ValueError(f"seed {seed} is out of range (0 <= seed < 2**63)")
+            self.seed, self.cursor = seed, 0
+        elif self.seed is None:
+            self.seed, self.cursor = secrets.randbelow(SEED_LIMIT), 0
+        self.game = self.variant.new_game(self.players, self.options)
+        per = self.game.default_deals
+        if not self.variant.to_target and per:
+            self.cursor = -(-self.cursor // per) * per
+        self.game.keep_records = False
+        self.deals = 0
+        self.views = [State() for _ in range(self.players)]
+        self._start_deal()
+
+    def _start_deal(self) -> None:
+        game = self.game
+        assert game is not None and self.seed is not None
+        while True:
+            deal = deal_from_seed(self.seed, self.cursor, game.shape, BLAKE2B)
+            self.cursor += 1
+            state = game.start(deal)
+            if state is not None:
+                break
+        self.state = state
+        self.faulted = None
+        side = self.codec.side
+        for seat, view in enumerate(self.views):
+            view.on_deal(side.deal_start(game, deal, state, seat, 0))
+        self._seen = 0
+        self._tell()
+
+    def _decode(self, line: bytes) -> m.ToBotMessage:
+        msg = self._decoded.get(line)
+        if msg is None:
+            msg = m.to_bot_decoder.decode(line)
+            if len(self._decoded) < 8192:
+                self._decoded[line] = msg
+        return msg
+
+    def _tell(self) -> None:
+        """Send every seat the events since the last call, then the turn to the seat to move."""
+        state = self.state
+        assert state is not None
+        history = state.history
+        side = self.codec.side
+        n = self.players
+        views = self.views
+        for event in history[self._seen:]:
+            lines = side.event_lines(state, event, n)
+            for seat, line in enumerate(lines):
+                views[seat].hear(self._decode(line))
+        self._seen = len(history)
+        if state.to_move() == TERMINAL:
+            self.turn = None
+            self._legal = []
+            self._by_action = {}
+            return
+        turn = side.turn_message(state, 0)
+        views[state.turn].on_turn(turn)
+        self.turn = turn
+        self._legal = state.legal_plays()
+        action_of = self.codec.action_of
+        self._by_action = {action_of(o): p for o, p in zip(turn.legal, self._legal)}
+
+    # -- moves ---------------------------------------------------------------------------------
+
+    @property
+    def to_move(self) -> int | None:
+        """The seat to move, ``None`` once the episode's deal is over."""
+        state = self.state
+        return None if state is None or state.turn == TERMINAL else state.turn
+
+    def legal_actions(self) -> list[int]:
+        """The actions of the turn's legal entries, in the turn's order."""
+        return list(self._by_action)
+
+    def play(self, action: int) -> tuple[list[float], bool]:
+        """Make the seat to move play ``action``; the rewards this earned every seat, and whether
+        the episode is over.  An action not in the mask ends the deal as that seat's fault."""
+        state = self.state
+        assert state is not None and state.turn != TERMINAL, "the deal is over"
+        p = self._by_action.get(int(action))
+        if p is None:
+            self.faulted = state.turn
+            state.forfeit(state.turn)
+        else:
+            state.apply(p)
+        self._tell()
+        if state.end is None:
+            return [0.0] * self.players, False
+        return self._finish_deal()
+
+    def _finish_deal(self) -> tuple[list[float], bool]:
+        game, state = self.game, self.state
+        assert game is not None and state is not None
+        rec = game.finish(state)
+        self.last = rec
+        self.deals += 1
+        dealt = deal_end(rec)
+        for view in self.views:
+            view.on_deal_end(dealt)
+        rewards = self.rewards(rec)
+        if self.episode == "game" and game.outcome() is None:
+            self._start_deal()
+            return rewards, False
+        return rewards, True
+
+    def rewards(self, rec: DealRecord) -> list[float]:
+        """Each seat's reward for a finished deal (see the module's docstring)."""
+        game = self.game
+        assert game is not None
+        sense = self.variant.sense
+        wrote: list[float] = [sense * w for w in rec.wrote]
+        k = len(wrote)
+        if self.reward == "margin" and k > 1:
+            total = sum(wrote)
+            wrote = [w - (total - w) / (k - 1) for w in wrote]
+        return [float(wrote[game.side_of[s]]) for s in range(self.players)]
+
+    # -- views ---------------------------------------------------------------------------------
+
+    def observe(self, seat: int) -> Any:
+        view = self.views[seat]
+        turn = self.turn if self.to_move == seat else None
+        count = None if turn is None or turn.count is m.UNSET else turn.count
+        return self.codec.observe(view, self.to_move, continuing=turn is not None and turn.continuing is True, count=count)
+
+    def mask(self, seat: int) -> Any:
+        import numpy as np
+
+        out = np.zeros(self.codec.actions, np.int8)
+        if self.to_move == seat:
+            out[list(self._by_action)] = 1
+        return out
+
+    def text(self) -> str:
+        """The table in words for people (every hand shown: a spectator's view)."""
+        from referee.engine.tiles import tile_text, tiles_of
+
+        state, game = self.state, self.game
+        if state is None or game is None:
+            return "(no deal yet: call reset)"
+        side = self.codec.side
+        lines = [f"{self.variant.id}, {self.players} players, deal {game.played + (state.end is None)} of this game; "
+                 f"totals {list(game.totals)}"]
+        layout = side.layout_text(state, len(state.history))
+        lines.append("table: " + (layout or "(empty)"))
+        for seat in range(self.players):
+            mark = ">" if self.to_move == seat else " "
+            lines.append(f"{mark} seat {seat}: " + " ".join(tile_text(t) for t in tiles_of(state.hands[seat])))
+        if state.end is not None:
+            lines.append(f"deal over: {state.end.reason} by seat {state.end.seat}" + (
+                f"; wrote {list(self.last.wrote)}" if self.last is not None else ""))
+        return "\n".join(lines)
