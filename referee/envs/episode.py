@@ -31,7 +31,7 @@ from referee.engine.line import TERMINAL, Play
 from referee.engine.shuffle import BLAKE2B
 from referee.engine.state import DealState
 from referee.envs.codec import Codec, codec_for
-from referee.sides.base import deal_end
+from referee.sides.base import deal_end, game_end
 
 REWARDS = ("points", "margin")
 EPISODES = ("deal", "game")
@@ -43,7 +43,7 @@ class EnvTable:
     """A game in progress, one move at a time, with every seat's view kept as its messages."""
 
     def __init__(self, game: str, players: int | None = None, options: dict[str, Any] | None = None, *,
-                 reward: str = "points", episode: str = "deal") -> None:
+                 reward: str = "points", episode: str = "deal", outbox: tuple[int, ...] = ()) -> None:
         if reward not in REWARDS:
             raise ValueError(f"reward={reward!r}: choose one of {', '.join(REWARDS)}")
         if episode not in EPISODES:
@@ -70,8 +70,12 @@ class EnvTable:
         self._seen = 0  # events of the deal already told
         self.last: DealRecord | None = None
         self.deals = 0  # deals finished since the last new game
+        self.games = 0  # games begun
         self.faulted: int | None = None  # the seat whose illegal move ended the last deal
         self._decoded: dict[bytes, m.ToBotMessage] = {}
+        #: the seats whose lines are kept as bytes, as the referee would send them (bots played
+        #: through the protocol): ``outbox[seat]`` gathers them until the seat's driver takes them
+        self.outbox: dict[int, list[bytes]] = {seat: [] for seat in outbox}
 
     # -- games and deals ---------------------------------------------------------------------
 
@@ -97,6 +101,7 @@ class EnvTable:
         elif self.seed is None:
             self.seed, self.cursor = secrets.randbelow(SEED_LIMIT), 0
         self.game = self.variant.new_game(self.players, self.options)
+        self.games += 1
         per = self.game.default_deals
         if not self.variant.to_target and per:
             self.cursor = -(-self.cursor // per) * per
@@ -118,7 +123,10 @@ class EnvTable:
         self.faulted = None
         side = self.codec.side
         for seat, view in enumerate(self.views):
-            view.on_deal(side.deal_start(game, deal, state, seat, 0))
+            msg = side.deal_start(game, deal, state, seat, self.games - 1)
+            view.on_deal(msg)
+            if seat in self.outbox:
+                self.outbox[seat].append(m.encode_line(msg))
         self._seen = 0
         self._tell()
 
@@ -142,6 +150,8 @@ class EnvTable:
             lines = side.event_lines(state, event, n)
             for seat, line in enumerate(lines):
                 views[seat].hear(self._decode(line))
+            for seat, box in self.outbox.items():
+                box.append(lines[seat])
         self._seen = len(history)
         if state.to_move() == TERMINAL:
             self.turn = None
@@ -166,6 +176,12 @@ class EnvTable:
     def legal_actions(self) -> list[int]:
         """The actions of the turn's legal entries, in the turn's order."""
         return list(self._by_action)
+
+    def turn_line(self, turn_id: int, time_ms: int) -> bytes:
+        """The ``turn`` line the seat to move is sent, with the time it has and the turn's id."""
+        state = self.state
+        assert state is not None and self.turn is not None
+        return m.encode_line(self.codec.side.turn_message(state, time_ms, None, turn_id))
 
     def play(self, action: int) -> tuple[list[float], bool]:
         """Make the seat to move play ``action``; the rewards this earned every seat, and whether
@@ -192,6 +208,12 @@ class EnvTable:
         dealt = deal_end(rec)
         for view in self.views:
             view.on_deal_end(dealt)
+        if self.outbox:
+            line = m.encode_line(dealt)
+            outcome = game.outcome()
+            over = m.encode_line(game_end(outcome)) if outcome is not None else b""
+            for box in self.outbox.values():
+                box.append(line + over)
         rewards = self.rewards(rec)
         if self.episode == "game" and game.outcome() is None:
             self._start_deal()
