@@ -150,8 +150,9 @@ class EnvTable:
             lines = side.event_lines(state, event, n)
             for seat, line in enumerate(lines):
                 views[seat].hear(self._decode(line))
-            for seat, box in self.outbox.items():
-                box.append(lines[seat])
+            if lines:  # mexican_train's station is told by the deal message, not an event
+                for seat, box in self.outbox.items():
+                    box.append(lines[seat])
         self._seen = len(history)
         if state.to_move() == TERMINAL:
             self.turn = None
