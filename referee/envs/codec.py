@@ -94,6 +94,12 @@ class Codec:
         self.high = np.concatenate([np.full(s.size, s.high, np.float32) for s in self.sections])
         self._at = {s.name: s.start for s in self.sections}
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> Codec:
+        return self  # a value: what copies a state (OpenSpiel's clone) shares it
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (codec, (self.variant.id, self.players, tuple(sorted(self.options.items()))))
+
     # -- actions ---------------------------------------------------------------------------------
 
     def action_of(self, o: m.PlayOption) -> int:

@@ -25,7 +25,7 @@ from typing import Any
 
 from protocol import messages as m
 from protocol.bot import State
-from referee.engine.deal import deal_from_seed
+from referee.engine.deal import Deal, deal_from_seed
 from referee.engine.game import DealRecord, Game
 from referee.engine.line import TERMINAL, Play
 from referee.engine.shuffle import BLAKE2B
@@ -119,6 +119,26 @@ class EnvTable:
             state = game.start(deal)
             if state is not None:
                 break
+        self._begin(deal, state)
+
+    def play_deal(self, deal: Deal) -> bool:
+        """Begin a game with ``deal`` as its first deal (OpenSpiel's chance nodes deal it); False
+        when the game's rules void it (a redeal), and then nothing is begun."""
+        game = self.variant.new_game(self.players, self.options)
+        game.keep_records = False
+        state = game.start(deal)
+        if state is None:
+            return False
+        self.game = game
+        self.games += 1
+        self.deals = 0
+        self.views = [State() for _ in range(self.players)]
+        self._begin(deal, state)
+        return True
+
+    def _begin(self, deal: Deal, state: DealState) -> None:
+        game = self.game
+        assert game is not None
         self.state = state
         self.faulted = None
         side = self.codec.side
