@@ -118,3 +118,19 @@ def test_train_block_trains_a_few_iterations(tmp_path):
     assert "trained on 120 deals" in done.stdout
     policy = LinearPolicy.load(out)
     assert np.abs(policy.weights).sum() > 0  # three updates moved the weights
+
+
+def test_the_docs_tables_are_the_codecs():
+    """docs/envs.md lists every game's action count and observation size, and its sections
+    tables every section the codec has, by the codec's own numbers."""
+    from referee.engine.game import variant, variant_names
+    from referee.envs.codec import Codec
+
+    text = (ROOT / "docs" / "envs.md").read_text(encoding="utf-8")
+    for g in variant_names():
+        for n in variant(g).players:
+            c = Codec(g, n)
+            assert f"| {g} | {n} | {c.family} | {c.actions} | {', '.join(c.extras) or '-'} | {c.size} |" in text
+    for c in (Codec("sport", 4), Codec("osel", 4), Codec("mexican_train", 4), Codec("kolbasa", 2), Codec("sea_kozel", 4)):
+        for s in c.sections:
+            assert f"| `{s.name}` | {s.start} | {s.size} |" in text
