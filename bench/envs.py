@@ -78,7 +78,7 @@ ENVS = {
     "ours, sport": lambda: aec_env("sport", 4),
     "Shimmy, referee_sport": lambda: OpenSpielCompatibilityV0(game_name="referee_sport"),
 }
-SIMS = [("referee_block", "python_block_dominoes", {}), ("referee_sport", "python_team_dominoes", {})]
+SIMS: list[tuple[str, str, dict[str, Any]]] = [("referee_block", "python_block_dominoes", {}), ("referee_sport", "python_team_dominoes", {})]
 
 
 def main() -> None:

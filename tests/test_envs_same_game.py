@@ -195,3 +195,24 @@ def test_an_observation_never_holds_a_hidden_tile(game, players):
             action = int(np.flatnonzero(a.infos[a.agent_selection]["action_mask"])[0])
             a.step(action)
             b.step(action)
+
+
+def test_a_deal_the_engine_plays_alone_is_scored_as_the_match_scores_it(tmp_path):
+    """Block's deal 0 of seed 294 ends with no decision (the forced lead, then both seats
+    blocked): the match scores it, and so do the environments, its rewards paid with the next
+    move's; the game goes on as the match's does."""
+    from referee.engine.line import TERMINAL
+
+    game = variant("block").new_game(2)
+    from referee.engine.deal import deal_from_seed
+    from referee.engine.shuffle import BLAKE2B
+
+    assert game.start(deal_from_seed(294, 0, game.shape, BLAKE2B)).to_move() == TERMINAL
+    assert same_game("block", 2, 294, 3, tmp_path) >= 3
+    env = aec_env("block", 2)
+    env.reset(seed=294)
+    assert env.table.deals == 1 and env.table.cursor == 2 and env.agents == env.possible_agents
+    carried = env.table.carry
+    assert any(carried)
+    env.step(int(np.flatnonzero(env.infos[env.agent_selection]["action_mask"])[0]))
+    assert [env.rewards[a] for a in env.possible_agents] == carried

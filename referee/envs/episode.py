@@ -20,6 +20,7 @@ ends at once as that seat's side's loss (the game's own fault scoring).
 
 from __future__ import annotations
 
+import copy
 import secrets
 from typing import Any
 
@@ -72,10 +73,28 @@ class EnvTable:
         self.deals = 0  # deals finished since the last new game
         self.games = 0  # games begun
         self.faulted: int | None = None  # the seat whose illegal move ended the last deal
+        #: rewards of deals the engine played to their end with no decision, paid with the next move's
+        self.carry: list[float] = [0.0] * self.players
         self._decoded: dict[bytes, m.ToBotMessage] = {}
         #: the seats whose lines are kept as bytes, as the referee would send them (bots played
         #: through the protocol): ``outbox[seat]`` gathers them until the seat's driver takes them
         self.outbox: dict[int, list[bytes]] = {seat: [] for seat in outbox}
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> EnvTable:
+        """A copy that plays on alone (OpenSpiel clones a state at every step): the deal by the
+        engine's own copy, the game around it, every seat's view with its lists; the codec, the
+        messages (never changed once decoded) and the plays are shared."""
+        other = copy.copy(self)
+        memo[id(self)] = other
+        state = self.state
+        other.state = None if state is None else state.copy()
+        if self.game is not None:
+            other.game = copy.deepcopy(self.game, {id(self.variant): self.variant, id(state): other.state, id(self.options): self.options})
+        other.views = [_view_copy(v) for v in self.views]
+        other._by_action = dict(self._by_action)
+        other._legal = list(self._legal)
+        other.outbox = {seat: list(box) for seat, box in self.outbox.items()}
+        return other
 
     # -- games and deals ---------------------------------------------------------------------
 
@@ -89,6 +108,8 @@ class EnvTable:
             self._start_deal()
         else:
             self.new_game(seed)
+        while self.to_move is None:  # the game's last deals took no decision: the next game
+            self.new_game()
 
     def new_game(self, seed: int | None = None) -> None:
         """Begin a game from deal 0 of ``seed``'s stream, or after the last game's deals.  A game
@@ -102,6 +123,7 @@ class EnvTable:
             self.seed, self.cursor = secrets.randbelow(SEED_LIMIT), 0
         self.game = self.variant.new_game(self.players, self.options)
         self.games += 1
+        self.carry = [0.0] * self.players
         per = self.game.default_deals
         if not self.variant.to_target and per:
             self.cursor = -(-self.cursor // per) * per
@@ -117,9 +139,19 @@ class EnvTable:
             deal = deal_from_seed(self.seed, self.cursor, game.shape, BLAKE2B)
             self.cursor += 1
             state = game.start(deal)
-            if state is not None:
-                break
-        self._begin(deal, state)
+            if state is None:
+                continue  # void: the next deal of the stream, as a match takes it
+            self._begin(deal, state)
+            if state.end is None or game.outcome() is not None:
+                return
+            # the engine played this deal to its end with no decision (the forced lead, then
+            # every seat blocked): it is scored, its rewards come with the next move's, and the
+            # game goes on with its next deal (a game it ends leaves no one to move)
+
+    def _score_now(self) -> None:
+        """Score a deal that ended with no decision; its rewards wait in :attr:`carry`."""
+        rewards = self._score()
+        self.carry = [c + r for c, r in zip(self.carry, rewards)]
 
     def play_deal(self, deal: Deal) -> bool:
         """Begin a game with ``deal`` as its first deal (OpenSpiel's chance nodes deal it); False
@@ -131,6 +163,7 @@ class EnvTable:
             return False
         self.game = game
         self.games += 1
+        self.carry = [0.0] * self.players
         self.deals = 0
         self.views = [State() for _ in range(self.players)]
         self._begin(deal, state)
@@ -149,6 +182,8 @@ class EnvTable:
                 self.outbox[seat].append(m.encode_line(msg))
         self._seen = 0
         self._tell()
+        if state.end is not None:
+            self._score_now()
 
     def _decode(self, line: bytes) -> m.ToBotMessage:
         msg = self._decoded.get(line)
@@ -216,11 +251,23 @@ class EnvTable:
         else:
             state.apply(p)
         self._tell()
+        carry, self.carry = self.carry, [0.0] * self.players
         if state.end is None:
-            return [0.0] * self.players, False
-        return self._finish_deal()
+            return carry, False
+        rewards = self._score()
+        rewards = [c + r for c, r in zip(carry, rewards)]
+        game = self.game
+        assert game is not None
+        if self.episode == "game" and game.outcome() is None:
+            self._start_deal()
+            if self.to_move is not None:
+                return rewards, False
+        rewards = [c + r for c, r in zip(self.carry, rewards)]
+        self.carry = [0.0] * self.players
+        return rewards, True
 
-    def _finish_deal(self) -> tuple[list[float], bool]:
+    def _score(self) -> list[float]:
+        """Score the finished deal, tell every seat, and the rewards it earned."""
         game, state = self.game, self.state
         assert game is not None and state is not None
         rec = game.finish(state)
@@ -235,11 +282,7 @@ class EnvTable:
             over = m.encode_line(game_end(outcome)) if outcome is not None else b""
             for box in self.outbox.values():
                 box.append(line + over)
-        rewards = self.rewards(rec)
-        if self.episode == "game" and game.outcome() is None:
-            self._start_deal()
-            return rewards, False
-        return rewards, True
+        return self.rewards(rec)
 
     def rewards(self, rec: DealRecord) -> list[float]:
         """Each seat's reward for a finished deal (see the module's docstring)."""
@@ -288,3 +331,17 @@ class EnvTable:
             lines.append(f"deal over: {state.end.reason} by seat {state.end.seat}" + (
                 f"; wrote {list(self.last.wrote)}" if self.last is not None else ""))
         return "\n".join(lines)
+
+
+def _view_copy(view: State) -> State:
+    """A seat's view with its own lists (the messages in them are shared: nothing changes one)."""
+    other = copy.copy(view)
+    other.options = dict(view.options)
+    other.scores = list(view.scores)
+    other.markers = set(view.markers)
+    other.hand = list(view.hand)
+    other.ends = dict(view.ends)
+    other.counts = list(view.counts)
+    other.history = list(view.history)
+    other.rows = [list(r) for r in view.rows]
+    return other

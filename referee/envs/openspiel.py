@@ -164,7 +164,9 @@ class RefereeState(pyspiel.State):  # type: ignore[misc]
         self.order = []
         if self.table.play_deal(deal):
             self.dealt = True
-            self._over = self.table.to_move is None
+            if self.table.to_move is None:  # the engine played it to its end: no decision to take
+                self._over = True
+                self._returns = list(self.table.carry)
         else:
             self.voids += 1
             if self.voids >= MAX_REDEALS:
