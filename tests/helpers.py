@@ -1,5 +1,5 @@
-"""Small helpers shared by the tests: tiles by name, whether a process is still alive, and
-PROTOCOL.md's worked transcripts."""
+"""Small helpers shared by the tests: tiles by name, whether a process is still alive,
+PROTOCOL.md's worked transcripts, and random masked play of a PettingZoo environment."""
 
 from __future__ import annotations
 
@@ -58,3 +58,21 @@ def strip_timings(obj):
     from referee.logs.records import strip_timings as strip
 
     return strip(obj)
+
+
+def random_play(env, seed: int, moves: int = 10**6) -> int:
+    """Play uniformly random masked moves (the mask in ``info``, as our environments and Shimmy's
+    give it) from ``reset(seed)``; how many were made."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+    made = 0
+    for _agent in env.agent_iter(moves):
+        _, _, term, trunc, info = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+        made += 1
+    return made

@@ -13,6 +13,7 @@ import pytest
 pytest.importorskip("pettingzoo")
 
 import numpy as np
+from helpers import random_play
 from pettingzoo.test import api_test, render_test, seed_test
 
 from referee.engine.deal import deal_from_seed
@@ -21,21 +22,6 @@ from referee.engine.shuffle import BLAKE2B
 from referee.envs import aec_env
 
 GAMES = [(g, n) for g in variant_names() for n in variant(g).players]
-
-
-def random_play(env, seed: int, moves: int = 10**6) -> int:
-    """Play masked random moves from ``reset(seed)``; how many were made."""
-    rng = np.random.default_rng(seed)
-    env.reset(seed=seed)
-    made = 0
-    for _agent in env.agent_iter(moves):
-        _, _, term, trunc, info = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
-        made += 1
-    return made
 
 
 @pytest.mark.parametrize("episode", ["deal", "game"])

@@ -15,6 +15,7 @@ import pytest
 pytest.importorskip("pyspiel")
 
 import pyspiel
+from helpers import random_play
 
 import referee.envs.openspiel  # noqa: F401  (registers the games)
 from referee.engine.deal import deal_from_seed
@@ -60,17 +61,7 @@ def test_shimmy_loads_it(game):
     from shimmy import OpenSpielCompatibilityV0
 
     env = OpenSpielCompatibilityV0(game_name=f"referee_{game}")
-    env.reset(seed=3)
-    rng = np.random.default_rng(3)
-    steps = 0
-    for _agent in env.agent_iter():
-        _, _, term, trunc, info = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
-        steps += 1
-    assert steps > 3
+    assert random_play(env, 3) > 3
     env.close()
 
 
