@@ -388,7 +388,8 @@ def check_depth(data: bytes) -> None:
 
 
 def decode_from_bot(line: bytes) -> FromBotMessage:
-    """A bot's line as a message.
+    """A line as a message from a bot, strictly (an integer as an integer: the referee's own
+    lines and format-1 logs; a bot's line is judged with :func:`integral_reading` as well).
 
     Raises:
         TooDeep: nested deeper than :data:`MAX_DEPTH` (checked first: nothing is decoded).
@@ -398,6 +399,46 @@ def decode_from_bot(line: bytes) -> FromBotMessage:
     """
     check_depth(line)
     return from_bot_decoder.decode(line)
+
+
+#: What a refusal of a number with a fraction where an integer is asked says, after the field's name.
+NUMBER_HINT = "takes integers (4 or 4.0, not 4.5)"
+
+
+def integral_reading(line: bytes, refusal: msgspec.ValidationError) -> FromBotMessage:
+    """A bot's line that the strict decoder refused, read again with every number whose value is an
+    integer taken as that integer (``1.0`` as ``1``, ``[0.0, 4.0]`` as ``[0, 4]``): JSON has only
+    numbers, and some libraries (Lua's cjson and dkjson) write every one with a point.  Only the
+    refused line comes here, so the usual answer is decoded once, as before.
+
+    Raises:
+        msgspec.ValidationError: it does not fit even so: ``refusal`` itself when no number was
+            the trouble, else what is wrong once the integers are read (a tile's ``7.0`` is out
+            of range), and where a number with a fraction stands for an integer, words that say
+            so and name the field.
+    """
+    if "got `float`" not in str(refusal):
+        raise refusal
+    try:
+        msg: FromBotMessage = msgspec.convert(_integral(msgspec.json.decode(line)), FromBotMessage)
+        return msg
+    except msgspec.ValidationError as exc:
+        why = str(exc)
+        if "got `float`" not in why:
+            raise
+        field = re.match(r"\$\.(\w+)", why.rpartition(" - at `")[2])
+        name = f"`{field.group(1)}`" if field else "this field"
+        raise msgspec.ValidationError(f"{why}: {name} {NUMBER_HINT}") from None
+
+
+def _integral(value: Any) -> Any:
+    if type(value) is float:
+        return int(value) if value.is_integer() else value
+    if type(value) is list:
+        return [_integral(v) for v in value]
+    if type(value) is dict:
+        return {k: _integral(v) for k, v in value.items()}
+    return value
 
 
 class _Envelope(Struct):

@@ -150,6 +150,14 @@ def seed_option(text: str | None) -> int:
         raise fail(f"--seed: {exc}") from None
 
 
+def warn_short_seed(typed: str | None, seed: int, printed: str = "with the result") -> None:
+    """Warn, in one line as ``league run`` does, when the ``--seed`` typed is short enough to find."""
+    from referee.seeds import guessable, short_seed_warning
+
+    if typed is not None and guessable(seed):
+        say(err, short_seed_warning(seed, f"leave out --seed: the referee draws a secret one and prints it {printed}"))
+
+
 def seed_name(seed: int) -> str:
     """A seed in a default file name: all of it when short, its first 12 hex digits when not."""
     return str(seed) if seed < 1 << 64 else f"{seed:032x}"[:12]
@@ -274,6 +282,7 @@ def match(
                    confidence=confidence, sprt=test, deals_file=str(deals_file) if deals_file else None,
                    deals_file_sha256=file_sha256(deals_file) if deals_file else None)
     spec = job.spec(deal_list)
+    warn_short_seed(None if deals_file else seed, seed_value)
     result, stopped = play_watched(spec, quiet=quiet, live=live, sandbox=sandbox, claimed=None if log else log_path)
     with result, held_signals():  # a second Ctrl-C does not cut the result short
         show_result(result, quiet=quiet, full=full, json_path=json_path, seed=None if deals_file else seed_value, log_path=log_path)
@@ -801,6 +810,7 @@ def check(
     elif log_dir.exists() and not log_dir.is_dir():
         raise fail(f"--log-dir {log_dir} is not a folder")
     opts = CheckOptions(deals=deals, tc=tc, seed=seed_option(seed), only=variant_id, log_dir=log_dir, sandbox=sandbox, cwd=cwd, memory_mb=memory_mb)
+    warn_short_seed(seed, opts.seed, "in the report")
     total = len(setups(variant_id))
     bar = progress_bar(total, False)
 

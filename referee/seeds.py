@@ -6,7 +6,8 @@ bits (:func:`fresh_seed`): written in the log's header and printed with the resu
 ``--seed`` plays the same deals again, and never sent to a bot.  Its deals come through the
 keyed derivation of :mod:`referee.engine.shuffle`, so no number of hands seen gives it away.
 A seed a person chooses is usually small, and anyone who guesses it deals every hand:
-:func:`guessable` says when (``league run`` warns).
+:func:`guessable` says when (``league run``, ``match`` and ``check`` warn, in the words of
+:func:`short_seed_warning`).
 """
 
 from __future__ import annotations
@@ -51,3 +52,10 @@ def seed_text(seed: int) -> str:
 def guessable(seed: int) -> bool:
     """Whether trying every seed up to this one is within anyone's reach."""
     return seed.bit_length() < GUESSABLE_BITS
+
+
+def short_seed_warning(seed: int, remedy: str) -> str:
+    """The one-line warning for a typed seed that is :func:`guessable`; ``remedy`` says how to
+    do without it where the seed was given."""
+    return (f"warning: seed {seed_text(seed)} is short: anyone who tries every seed up to it can deal every hand "
+            f"({remedy})")

@@ -338,3 +338,98 @@ def test_no_browser_is_opened_that_would_take_the_terminal(monkeypatch):
     assert open_in_browser("http://127.0.0.1:1/t/") is False
     monkeypatch.setattr(webbrowser, "get", lambda using=None: Beside("xdg-open"))
     assert open_in_browser("http://127.0.0.1:1/t/") is True and opened == ["http://127.0.0.1:1/t/"]
+
+
+class PageSocket:
+    """The page's websocket, spoken by hand (wsproto over a trio stream), as a hostile page
+    would: any text frame it likes."""
+
+    def __init__(self, stream: trio.SocketStream) -> None:
+        from wsproto import ConnectionType, WSConnection
+
+        self.stream = stream
+        self.ws = WSConnection(ConnectionType.CLIENT)
+        self.closed: int | None = None
+        self._texts: list[str] = []
+
+    @classmethod
+    async def open(cls, port: int, token: str) -> PageSocket:
+        from wsproto.events import AcceptConnection, Request
+
+        page = cls(await trio.open_tcp_stream("127.0.0.1", port))
+        host = f"127.0.0.1:{port}"
+        await page.stream.send_all(page.ws.send(Request(host=host, target=f"/{token}/ws", extra_headers=[(b"origin", f"http://{host}".encode())])))
+        while True:
+            page.ws.receive_data(await page.stream.receive_some(65536))
+            for event in page.ws.events():
+                assert isinstance(event, AcceptConnection), event
+                return page
+
+    async def send(self, text: str) -> None:
+        from wsproto.events import TextMessage
+
+        await self.stream.send_all(self.ws.send(TextMessage(data=text)))
+
+    async def receive(self) -> dict[str, Any]:
+        """The next message the server sends (a state or a refusal); fails the test on a close."""
+        from wsproto.events import CloseConnection, TextMessage
+
+        buffer = ""
+        while True:
+            data = await self.stream.receive_some(65536)
+            assert data, "the server closed the connection"
+            self.ws.receive_data(data)
+            for event in self.ws.events():
+                if isinstance(event, CloseConnection):
+                    raise AssertionError(f"the server closed the page's socket ({event.code})")
+                if isinstance(event, TextMessage):
+                    buffer += event.data
+                    if event.message_finished:
+                        return json.loads(buffer)
+
+    async def refusal(self) -> str:
+        """The next refusal, skipping the states sent meanwhile."""
+        while (reply := await self.receive())["type"] != "refused":
+            pass
+        return reply["why"]
+
+
+async def hostile_page(page: PageSocket, person: Person) -> None:
+    """What the test's hostile page sends once it is asked for a move, and what it must hear."""
+    while (state := await page.receive())["type"] != "state" or state["ask"] is None:
+        pass
+    ask = state["ask"]
+    await page.send("[" * 2000 + "]" * 2000)
+    assert "nested deeper than" in await page.refusal()
+    await page.send('{"a":' * 600 + "1" + "}" * 600)
+    assert "nested deeper than" in await page.refusal()
+    for turn in ("true", f"{ask['turn']}.0", f'"{ask["turn"]}"', "1.0", "null"):
+        await page.send(f'{{"type": "play", "turn": {turn}, "move": {json.dumps(ask["legal"][0])}}}')
+        assert await page.refusal() == "a turn id is an integer, as the turn gave it", turn
+    assert person.asking is not None  # nothing reached the table
+    await page.send(json.dumps({"type": "play", "turn": ask["turn"], "move": ask["legal"][0]}))
+    while (state := await page.receive())["ask"] is not None and state["ask"]["turn"] == ask["turn"]:
+        assert state["type"] == "state"
+    assert state["type"] == "state"  # taken: the table moved on
+
+
+async def test_a_deep_message_and_a_turn_id_that_is_no_integer_are_refused_by_the_server(tmp_path):
+    """A hostile page, through the real server: 4,000 bytes nested 2,000 deep (a RecursionError
+    once, and the socket closed with 1011) get one refusal and the socket stays open; a turn id
+    of ``true``, ``1.0`` or ``"1"`` (taken as turn 1 once) is refused; then the real answer is
+    taken."""
+    person_bot = Bot("ann", [], tc=TimeControl(move=MAX_SECONDS))
+    spec, me = spec_for(tmp_path, "draw", person_bot)
+    person = Person("ann", me)
+    token = "s3cret-token"
+    app = PlayApp(person, token, render_page(page_info(spec, person)))
+    launch, _ = scripted({})
+    async with trio.open_nursery() as nursery:
+        port = await start(nursery, app)
+        nursery.start_soon(lambda: run_match(spec, launch=person.launcher(person_bot, launch), observer=person.observer(),
+                                             handle_signals=False))
+        page = await PageSocket.open(port, token)
+        with trio.fail_after(60):
+            async with page.stream:
+                await hostile_page(page, person)
+        nursery.cancel_scope.cancel()

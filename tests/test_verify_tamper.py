@@ -463,6 +463,23 @@ def e_extra_result(lg: Log) -> None:
     lg.insert(len(lg.recs), lg.recs[-1])
 
 
+def e_players_raised(lg: Log) -> None:  # a two-bot draw said to have 3 players (a traceback once)
+    lg.recs[0]["players"] = 3
+
+
+def e_players_and_seatings(lg: Log) -> None:  # 3 players, and seatings of 3 seats to go with them
+    lg.recs[0]["players"] = 3
+    lg.recs[0]["orientations"] = [[0, 1, 0], [1, 0, 1]]
+
+
+def e_sprt_unknown_key(lg: Log) -> None:
+    lg.recs[0]["sprt"]["model"] = "whatever"
+
+
+def e_sha_removed(lg: Log) -> None:  # the deal file's SHA-256: verify could not tell the file is the one played
+    del lg.recs[0]["deals_file_sha256"]
+
+
 EDITS: list[tuple[str, str, Edit]] = [
     ("illegal", "header: the seed", e_seed),
     ("illegal", "header: the derivation of deals", e_derivation),
@@ -532,6 +549,10 @@ EDITS: list[tuple[str, str, Edit]] = [
     ("bank", "out: the bank told", e_bank),
     ("file", "deal: hands swapped in a deal-file match", e_deal_hands),
     ("kozel", "a second result", e_extra_result),
+    ("bank", "header: players raised past the bots", e_players_raised),
+    ("bank", "header: players raised, and seatings to fit", e_players_and_seatings),
+    ("sprt", "header: an unknown key in the SPRT", e_sprt_unknown_key),
+    ("file", "header: the deal file's SHA-256 removed", e_sha_removed),
 ]
 
 
@@ -553,6 +574,29 @@ def test_an_edited_log_is_found_out(logs, tmp_path, log_name, what, edit):
         assert text.startswith(("INCONSISTENT: ", "INCOMPLETE: ")) and re.search(r"line \d+", text), text
     else:  # a record no log can hold (an absurd number, a field of the wrong type): refused in one line
         assert text.startswith("error: ") and len(result.stderr.strip().splitlines()) == 1, text
+
+
+@pytest.mark.parametrize("edit", [e_players_raised, e_players_and_seatings, e_sprt_unknown_key, e_sha_removed],
+                         ids=lambda e: e.__name__)
+@pytest.mark.parametrize("command", ["report", "replay"])
+def test_a_header_that_contradicts_itself_is_refused_in_one_line(logs, tmp_path, edit, command):
+    """``report`` and ``replay`` read the header as verify does: a header whose players do not fit
+    its bots (an IndexError once, players 2 -> 4) or that no referee writes is one line, exit 2."""
+    source = logs["sprt" if edit is e_sprt_unknown_key else "file" if edit is e_sha_removed else "bank"]
+    lg = Log(source)
+    edit(lg)
+    path = lg.write(tmp_path / "edited.jsonl")
+    args = [command, path] + (["--output", tmp_path / "site"] if command == "report" else [])
+    result = cli(*args)
+    assert result.exit_code == X.USAGE, result.output
+    assert result.stderr.startswith("error: ") and len(result.stderr.strip().splitlines()) == 1, result.stderr
+
+
+def test_a_header_with_players_raised_to_four_is_refused_by_report(logs, tmp_path):
+    lg = Log(logs["bank"])
+    lg.recs[0]["players"] = 4
+    result = cli("report", lg.write(tmp_path / "edited.jsonl"), "--output", tmp_path / "site")
+    assert result.exit_code == X.USAGE and "players is 4" in result.stderr, result.output
 
 
 def test_a_line_rewritten_without_changing_what_it_says_still_verifies(logs, tmp_path):

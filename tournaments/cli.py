@@ -27,7 +27,7 @@ from rich.progress import (
 
 from referee import exitcodes as X
 from referee.console import Console
-from referee.seeds import guessable
+from referee.seeds import guessable, short_seed_warning
 
 if TYPE_CHECKING:
     from tournaments.schedule import TableKey
@@ -257,8 +257,8 @@ class SeedWarning(PassingOn):
         self.league = league
 
     def begin(self, pairings: int, done: int, pending: int) -> None:
-        err.print(_escape(f"warning: seed {self.league.seed} is short: anyone who tries every seed up to it can deal every hand "
-                          f"(leave seed out of {self.league.path.name}: the first run draws a secret one and keeps it in the database)"),
+        err.print(_escape(short_seed_warning(self.league.seed, f"leave seed out of {self.league.path.name}: the first run draws a "
+                                                               "secret one and keeps it in the database")),
                   highlight=False, soft_wrap=True)
         super().begin(pairings, done, pending)
 

@@ -70,7 +70,10 @@ def judge(raw: bytes) -> Judged:
     if m.too_deep(raw):
         return Judged(BAD, reason="deep", why=f"JSON nested deeper than {m.MAX_DEPTH} levels")
     try:
-        msg = m.from_bot_decoder.decode(raw)
+        try:
+            msg = m.from_bot_decoder.decode(raw)
+        except msgspec.ValidationError as strict:  # only a refused line is read again
+            msg = m.integral_reading(raw, strict)
     except msgspec.ValidationError as exc:
         kind = m.message_type(raw)
         if kind is not None and kind not in m.FROM_BOT_TYPES:

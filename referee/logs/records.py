@@ -121,6 +121,19 @@ class Header(_Record, tag="match"):
         its value is the default)."""
         return self.deals_from or SPLITMIX64
 
+    def __post_init__(self) -> None:
+        """What no field's type can say: every seating has ``players`` seats, each one of
+        ``bots``; a format-2 match from a deal file names the file's SHA-256 (the referee writes it
+        in every such header, and verify could not otherwise tell the file is the one played)."""
+        for seating in self.orientations:
+            if len(seating) != self.players:
+                raise ValueError(f"players is {self.players}, but the seating {seating} has {len(seating)} seats")
+            if any(not 0 <= b < len(self.bots) for b in seating):
+                raise ValueError(f"the seating {seating} names a bot that is not one of the {len(self.bots)} in bots")
+        if self.format >= 2 and self.deals_file is not None and self.deals_file_sha256 is None:
+            raise ValueError("the header names a deal file but not its SHA-256 (`deals_file_sha256`), "
+                             "which the referee writes in every such header")
+
 
 # -- processes ---------------------------------------------------------------------------------
 

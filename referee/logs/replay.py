@@ -88,10 +88,15 @@ class Replayer:
         if isinstance(rec, R.Header):
             if self.header is not None:
                 raise self.fail("a second match header")
+            from referee.matches.match import orientations
             try:
                 self.variant = variant(rec.variant)
+                seatings = orientations(self.variant, rec.players, rec.options, len(rec.bots))
             except RulesError as exc:
                 raise self.fail(str(exc)) from None
+            if [list(s) for s in seatings] != rec.orientations:
+                raise self.fail(f"the seatings {rec.orientations} are not those of {rec.variant} with {rec.players} players "
+                                f"and {len(rec.bots)} bots")
             self.header = rec
             self.names = [b.name for b in rec.bots]
             self.on_header(rec)

@@ -41,7 +41,7 @@ from referee.engine.errors import BadDeal, RulesError
 from referee.errors import BotError, BotExited, BotStartError, LineTooLong, LogError
 from referee.logs import records as R
 from referee.logs.inconsistency import Counts, Incomplete, Inconsistent, stop_text
-from referee.matches.match import opening_moves, run_match
+from referee.matches.match import opening_moves, orientations, run_match
 from referee.matches.spec import MatchSpec
 
 
@@ -382,6 +382,7 @@ def spec_of(header: R.Header, path: Path, stderr_dir: Path) -> MatchSpec:
         options = header.options
         if v.resolve_options(header.players, options) != options:
             raise bad(f"the options {_short(options)} are not {v.id}'s options as the referee writes them")
+        orientations(v, header.players, options, len(header.bots))  # players and bots that fit the game
     except (RulesError, ValueError) as exc:
         raise bad(str(exc)) from None
     deal_list: list[Deal] | None = None

@@ -491,7 +491,7 @@ MIN_PAIRS = 10
 MAX_MIN_PAIRS = 1_000_000
 
 
-class SprtSpec(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+class SprtSpec(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, forbid_unknown_fields=True):
     """A sequential test of H0 (``h0``) against H1 (``h1``) with error rates ``alpha`` (accepting
     H1 when H0 holds) and ``beta`` (accepting H0 when H1 holds).  ``kind`` says what ``h0`` and
     ``h1`` measure: ``"elo"`` the logistic Elo difference of the board scores, ``"margin"`` the

@@ -141,6 +141,8 @@ class Person:
     def answer(self, turn: object, move: object) -> str | None:
         """The person plays ``move`` (a legal entry, as the page was sent it) in answer to turn
         ``turn``; why not, in words, when it is no answer to the open question."""
+        if type(turn) is not int:  # not True, not 1.0: equal to 1 in Python, yet no turn's id
+            return "a turn id is an integer, as the turn gave it"
         asking = self.asking
         if asking is None or turn != asking.turn.id:
             return "that turn is over"

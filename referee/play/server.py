@@ -28,6 +28,7 @@ from typing import Any
 
 import trio
 
+from protocol import messages as m
 from referee.play.seat import Person
 
 Scope = dict[str, Any]
@@ -166,6 +167,8 @@ class PlayApp:
         going on to the next deal (``{"type": "next"}``); the answer to send back, if any."""
         if not isinstance(text, str) or len(text) > MAX_MESSAGE:
             return {"type": "refused", "why": "a message the table does not read"}
+        if m.too_deep(text.encode()):  # as a bot's line: never handed to a recursive parser
+            return {"type": "refused", "why": f"a message nested deeper than {m.MAX_DEPTH} levels"}
         try:
             message = json.loads(text)
         except ValueError:
