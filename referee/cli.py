@@ -54,7 +54,7 @@ from referee.matches.job import (
 )
 from referee.matches.live import score_line
 from referee.matches.match import deals_needed, match_length, orientations, run_match
-from referee.matches.report import render, verdict_text
+from referee.matches.report import render, verdict_line
 from referee.matches.results import MatchResult
 from referee.matches.spec import MatchSpec
 from referee.matches.stats import SprtSpec, is_sprt_word, parse_sprt
@@ -150,11 +150,6 @@ def seed_option(text: str | None) -> int:
         raise fail(f"--seed: {exc}") from None
 
 
-def seed_name(seed: int) -> str:
-    """A seed in a default file name: all of it when short, its first 12 hex digits when not."""
-    return str(seed) if seed < 1 << 64 else f"{seed:032x}"[:12]
-
-
 def file_sha256(path: Path) -> str:
     import hashlib
 
@@ -246,7 +241,7 @@ def match(
     log: Annotated[Optional[Path], typer.Option(help="Where to write the JSON-lines match log (default: referee-logs/match-<variant>-<seed>.jsonl, or -2, -3… if taken).", rich_help_panel=OUTPUT_PANEL)] = None,
     overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace the --log file (and its stderr files) if it exists.", rich_help_panel=OUTPUT_PANEL)] = False,
     json_path: Annotated[Optional[Path], typer.Option("--json", help="Also write the result as a JSON object to this file.", rich_help_panel=OUTPUT_PANEL)] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the verdict line (and no running score).", rich_help_panel=OUTPUT_PANEL)] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the verdict, in one line (with --sprt, the test's decision first; no running score).", rich_help_panel=OUTPUT_PANEL)] = False,
     live: Annotated[Optional[bool], typer.Option("--live/--no-live", help="The running score after every pair, on stderr (default: on a terminal, unless -q).", show_default=False, rich_help_panel=OUTPUT_PANEL)] = None,
     full: Annotated[bool, typer.Option("--full", help=f"Print the whole deals and games tables, however long (past {TABLE_ROWS} rows: the first and last rows and a count).", rich_help_panel=OUTPUT_PANEL)] = False,
     confidence: Annotated[float, typer.Option(help="Confidence level of the intervals; a winner is named only when significant at it.", rich_help_panel=STATS_PANEL)] = 0.95,
@@ -393,12 +388,13 @@ def entrants_of(bots: list[str], names: list[str] | None, cwds: list[Path | None
 def log_path_of(log: Path | None, overwrite: bool, json_path: Path | None, v: Variant, seed: int, deals_file: Path | None, *,
                 kind: str = "match", hint: str = " (without --log every match gets a log of its own)") -> Path:
     """Where the match log goes: ``--log`` (an existing one only with ``--overwrite``), or a
-    fresh name under ``referee-logs/`` (``<kind>-<game>-<seed>.jsonl``), claimed now."""
+    fresh name under ``referee-logs/`` (``<kind>-<game>-<seed>.jsonl``, the seed as the result prints it and
+    ``--seed`` takes it), claimed now."""
     for option_name, path in (("--log", log), ("--json", json_path)):
         if path is not None and path.is_dir():
             raise fail(f"{option_name} {path} is a folder; give a file name")
     if log is None:
-        return claim(Path("referee-logs") / f"{kind}-{v.id}-{seed_name(seed) if deals_file is None else deals_file.stem}.jsonl")
+        return claim(Path("referee-logs") / f"{kind}-{v.id}-{seed_text(seed) if deals_file is None else deals_file.stem}.jsonl")
     if log.exists() and not overwrite:
         raise fail(f"--log {log} exists; add --overwrite to replace it{hint}")
     return log
@@ -618,7 +614,7 @@ def print_result(result, summary, *, quiet: bool, full: bool, seed: int | None, 
     and where the log is."""
     try:  # after SIGHUP the terminal may be gone: the --json file and the log have the result
         if quiet:
-            out.print(verdict_text(summary), soft_wrap=True)
+            say(out, verdict_line(summary))
         else:
             render(summary, result.deals, result.games, out, limit=None if full else TABLE_ROWS, hints=fault_hints(result))
             if seed is not None:

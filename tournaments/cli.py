@@ -349,10 +349,7 @@ def table(
         sys.stdout.write(S.to_json(s))
     elif fmt is Format.markdown:
         sys.stdout.write(S.to_markdown(s))
-    elif s.n > 2 and not out.is_terminal:
-        # Tables of N have more columns than 80: into a file or a pipe, nothing is cut short.
-        Console(width=200).print(S.rich_table(s))
-    else:
+    else:  # into a file or a pipe nothing wraps (referee.console): no column is cut short
         out.print(S.rich_table(s))
 
 
