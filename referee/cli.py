@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 import msgspec
 import trio
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.text import Text
 
 from protocol.messages import MAX_DEPTH, too_deep
@@ -205,7 +205,7 @@ def progress_bar(total: int | None, quiet: bool) -> Progress | None:
     if quiet or not err.is_terminal:
         return None
     return Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    console=err, transient=True)
+                    TextColumn("ETA"), TimeRemainingColumn(), console=err, transient=True)
 
 
 TC_PANEL = "Time control"
