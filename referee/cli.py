@@ -230,6 +230,7 @@ def match(
     move_time: Annotated[float, typer.Option(help="Seconds a bot has for each move.", rich_help_panel=TC_PANEL)] = 5.0,
     bank: Annotated[Optional[float], typer.Option(help="A time bank per bot for the whole match, in seconds (chess-clock style).", rich_help_panel=TC_PANEL)] = None,
     increment: Annotated[float, typer.Option(help="Seconds added to the bank after every move.", rich_help_panel=TC_PANEL)] = 0.0,
+    bot_tc: Annotated[Optional[list[str]], typer.Option("--tc", help='One bot\'s own clock, as "NAME: move=0.5 bank=30 increment=0.1 startup=5" (repeat, once per bot; NAME as the result names it, or the bot\'s number from 1); what it leaves out is the match\'s (--move-time, --bank…).', rich_help_panel=TC_PANEL, show_default=False)] = None,
     max_faults: Annotated[int, typer.Option(help="Faults after which a bot forfeits the rest of the match.", rich_help_panel=LIMITS_PANEL)] = 3,
     max_line: Annotated[int, typer.Option(help="Longest line accepted from a bot, in bytes.", rich_help_panel=LIMITS_PANEL)] = 65536,
     memory_mb: Annotated[Optional[int], typer.Option(help=f"Memory cap per bot process, in MiB: its address space (RLIMIT_AS), default none; in the sandbox its memory and its /tmp, default {DEFAULT_MEMORY_MB} (PROTOCOL.md).", rich_help_panel=LIMITS_PANEL, show_default=False)] = None,
@@ -262,7 +263,7 @@ def match(
                      {"max_faults": "--max-faults", "max_line": "--max-line", "memory_mb": "--memory-mb", "cpu_seconds": "--cpu-seconds",
                       "max_processes": "--max-processes"})
     seed_value = seed_option(seed)
-    entrants = entrants_of(bots, names, cwds, extra_env, sandbox)
+    entrants = with_clocks(entrants_of(bots, names, cwds, extra_env, sandbox), bot_tc, tc)
     log_path = log_path_of(log, overwrite, json_path, v, seed_value, deals_file)
     job = MatchJob(game=GameJob(variant=v.id, players=players, options=opts, deals=deals, games=games), tc=tc, limits=limits,
                    seed=seed_value, deals_from=BLAKE2B, bots=entrants, log=str(log_path), stderr_dir=str(stderr_dir_of(log_path)), hidden=[],
@@ -383,6 +384,51 @@ def entrants_of(bots: list[str], names: list[str] | None, cwds: list[Path | None
         taken.add(display)
         entrants.append(BotJob(name=display, argv=argv, cwd=None if cwds[i] is None else str(cwds[i]), env=env, sandbox=sandbox))
     return entrants
+
+
+#: The fields of a bot's own clock (``--tc``), as a league file's ``[clock]`` names them.
+CLOCK_FIELDS = ("startup", "move", "bank", "increment")
+
+
+def with_clocks(entrants: list[BotJob], items: list[str] | None, match_tc: ClockJob) -> list[BotJob]:
+    """The bots with the clocks ``--tc`` gives them (``NAME: move=0.5 bank=30``, or ``2: …`` by
+    number from 1): each field it names replaces the match's for that bot, and ``bank=none``
+    takes the match's bank away; a bot given no ``--tc`` plays on the match's clock."""
+    given: dict[int, ClockJob] = {}
+    names = [e.name for e in entrants]
+    for item in items or []:
+        who, fields = _clock_owner(item, names)
+        if who in given:
+            raise fail(f"--tc {item!r}: {names[who]} has a clock already (give one --tc per bot)")
+        values: dict[str, Any] = {f: getattr(match_tc, f) for f in CLOCK_FIELDS}
+        for word in fields.split():
+            key, sep, value = word.partition("=")
+            if not sep or key not in CLOCK_FIELDS:
+                raise fail(f"--tc {item!r}: {word!r} is not one of {', '.join(f + '=SECONDS' for f in CLOCK_FIELDS)}")
+            if key == "bank" and value.lower() == "none":
+                values[key] = None
+                continue
+            try:
+                values[key] = float(value)
+            except ValueError:
+                raise fail(f"--tc {item!r}: {key}={value!r} is not a number of seconds") from None
+        if not fields.split():
+            raise fail(f"--tc {item!r}: give the bot's clock after its name, e.g. --tc \"{names[who]}: move=0.5 bank=30\"")
+        given[who] = bounded(values, ClockJob, f"--tc {names[who]}")
+    return [msgspec.structs.replace(e, tc=given[i]) if i in given else e for i, e in enumerate(entrants)]
+
+
+def _clock_owner(item: str, names: list[str]) -> tuple[int, str]:
+    """The bot a ``--tc`` is for (its index) and the fields after its name: the longest bot name
+    that the item starts with, followed by a colon, or the bot's number from 1."""
+    owners = [i for i, n in enumerate(names) if item.startswith(n + ":")]
+    if owners:
+        who = max(owners, key=lambda i: len(names[i]))
+        return who, item[len(names[who]) + 1:]
+    head, sep, rest = item.partition(":")
+    if sep and head.strip().isdigit() and 1 <= int(head) <= len(names):
+        return int(head) - 1, rest
+    raise fail(f"--tc {item!r}: write it as \"NAME: move=0.5 bank=30\", NAME one of {', '.join(names)} (or the bot's number from 1)")
 
 
 def log_path_of(log: Path | None, overwrite: bool, json_path: Path | None, v: Variant, seed: int, deals_file: Path | None, *,
