@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 import msgspec
 import trio
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.text import Text
 
 from protocol.messages import MAX_DEPTH, too_deep
@@ -54,7 +54,7 @@ from referee.matches.job import (
 )
 from referee.matches.live import score_line
 from referee.matches.match import deals_needed, match_length, orientations, run_match
-from referee.matches.report import render, verdict_text
+from referee.matches.report import render, verdict_line
 from referee.matches.results import MatchResult
 from referee.matches.spec import MatchSpec
 from referee.matches.stats import SprtSpec, is_sprt_word, parse_sprt
@@ -158,11 +158,6 @@ def warn_short_seed(typed: str | None, seed: int, printed: str = "with the resul
         say(err, short_seed_warning(seed, f"leave out --seed: the referee draws a secret one and prints it {printed}"))
 
 
-def seed_name(seed: int) -> str:
-    """A seed in a default file name: all of it when short, its first 12 hex digits when not."""
-    return str(seed) if seed < 1 << 64 else f"{seed:032x}"[:12]
-
-
 def file_sha256(path: Path) -> str:
     import hashlib
 
@@ -218,7 +213,7 @@ def progress_bar(total: int | None, quiet: bool) -> Progress | None:
     if quiet or not err.is_terminal:
         return None
     return Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    console=err, transient=True)
+                    TextColumn("ETA"), TimeRemainingColumn(), console=err, transient=True)
 
 
 TC_PANEL = "Time control"
@@ -243,6 +238,7 @@ def match(
     move_time: Annotated[float, typer.Option(help="Seconds a bot has for each move.", rich_help_panel=TC_PANEL)] = 5.0,
     bank: Annotated[Optional[float], typer.Option(help="A time bank per bot for the whole match, in seconds (chess-clock style).", rich_help_panel=TC_PANEL)] = None,
     increment: Annotated[float, typer.Option(help="Seconds added to the bank after every move.", rich_help_panel=TC_PANEL)] = 0.0,
+    bot_tc: Annotated[Optional[list[str]], typer.Option("--tc", help='One bot\'s own clock, as "NAME: move=0.5 bank=30 increment=0.1 startup=5" (repeat, once per bot; NAME as the result names it, or the bot\'s number from 1); what it leaves out is the match\'s (--move-time, --bank…).', rich_help_panel=TC_PANEL, show_default=False)] = None,
     max_faults: Annotated[int, typer.Option(help="Faults after which a bot forfeits the rest of the match.", rich_help_panel=LIMITS_PANEL)] = 3,
     max_line: Annotated[int, typer.Option(help="Longest line accepted from a bot, in bytes.", rich_help_panel=LIMITS_PANEL)] = 65536,
     memory_mb: Annotated[Optional[int], typer.Option(help=f"Memory cap per bot process, in MiB: its address space (RLIMIT_AS), default none; in the sandbox its memory and its /tmp, default {DEFAULT_MEMORY_MB} (PROTOCOL.md).", rich_help_panel=LIMITS_PANEL, show_default=False)] = None,
@@ -254,7 +250,7 @@ def match(
     log: Annotated[Optional[Path], typer.Option(help="Where to write the JSON-lines match log (default: referee-logs/match-<variant>-<seed>.jsonl, or -2, -3… if taken).", rich_help_panel=OUTPUT_PANEL)] = None,
     overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace the --log file (and its stderr files) if it exists.", rich_help_panel=OUTPUT_PANEL)] = False,
     json_path: Annotated[Optional[Path], typer.Option("--json", help="Also write the result as a JSON object to this file.", rich_help_panel=OUTPUT_PANEL)] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the verdict line (and no running score).", rich_help_panel=OUTPUT_PANEL)] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the verdict, in one line (with --sprt, the test's decision first; no running score).", rich_help_panel=OUTPUT_PANEL)] = False,
     live: Annotated[Optional[bool], typer.Option("--live/--no-live", help="The running score after every pair, on stderr (default: on a terminal, unless -q).", show_default=False, rich_help_panel=OUTPUT_PANEL)] = None,
     full: Annotated[bool, typer.Option("--full", help=f"Print the whole deals and games tables, however long (past {TABLE_ROWS} rows: the first and last rows and a count).", rich_help_panel=OUTPUT_PANEL)] = False,
     confidence: Annotated[float, typer.Option(help="Confidence level of the intervals; a winner is named only when significant at it.", rich_help_panel=STATS_PANEL)] = 0.95,
@@ -275,7 +271,7 @@ def match(
                      {"max_faults": "--max-faults", "max_line": "--max-line", "memory_mb": "--memory-mb", "cpu_seconds": "--cpu-seconds",
                       "max_processes": "--max-processes"})
     seed_value = seed_option(seed)
-    entrants = entrants_of(bots, names, cwds, extra_env, sandbox)
+    entrants = with_clocks(entrants_of(bots, names, cwds, extra_env, sandbox), bot_tc, tc)
     log_path = log_path_of(log, overwrite, json_path, v, seed_value, deals_file)
     job = MatchJob(game=GameJob(variant=v.id, players=players, options=opts, deals=deals, games=games), tc=tc, limits=limits,
                    seed=seed_value, deals_from=BLAKE2B, bots=entrants, log=str(log_path), stderr_dir=str(stderr_dir_of(log_path)), hidden=[],
@@ -399,15 +395,61 @@ def entrants_of(bots: list[str], names: list[str] | None, cwds: list[Path | None
     return entrants
 
 
+#: The fields of a bot's own clock (``--tc``), as a league file's ``[clock]`` names them.
+CLOCK_FIELDS = ("startup", "move", "bank", "increment")
+
+
+def with_clocks(entrants: list[BotJob], items: list[str] | None, match_tc: ClockJob) -> list[BotJob]:
+    """The bots with the clocks ``--tc`` gives them (``NAME: move=0.5 bank=30``, or ``2: …`` by
+    number from 1): each field it names replaces the match's for that bot, and ``bank=none``
+    takes the match's bank away; a bot given no ``--tc`` plays on the match's clock."""
+    given: dict[int, ClockJob] = {}
+    names = [e.name for e in entrants]
+    for item in items or []:
+        who, fields = _clock_owner(item, names)
+        if who in given:
+            raise fail(f"--tc {item!r}: {names[who]} has a clock already (give one --tc per bot)")
+        values: dict[str, Any] = {f: getattr(match_tc, f) for f in CLOCK_FIELDS}
+        for word in fields.split():
+            key, sep, value = word.partition("=")
+            if not sep or key not in CLOCK_FIELDS:
+                raise fail(f"--tc {item!r}: {word!r} is not one of {', '.join(f + '=SECONDS' for f in CLOCK_FIELDS)}")
+            if key == "bank" and value.lower() == "none":
+                values[key] = None
+                continue
+            try:
+                values[key] = float(value)
+            except ValueError:
+                raise fail(f"--tc {item!r}: {key}={value!r} is not a number of seconds") from None
+        if not fields.split():
+            raise fail(f"--tc {item!r}: give the bot's clock after its name, e.g. --tc \"{names[who]}: move=0.5 bank=30\"")
+        given[who] = bounded(values, ClockJob, f"--tc {names[who]}")
+    return [msgspec.structs.replace(e, tc=given[i]) if i in given else e for i, e in enumerate(entrants)]
+
+
+def _clock_owner(item: str, names: list[str]) -> tuple[int, str]:
+    """The bot a ``--tc`` is for (its index) and the fields after its name: the longest bot name
+    that the item starts with, followed by a colon, or the bot's number from 1."""
+    owners = [i for i, n in enumerate(names) if item.startswith(n + ":")]
+    if owners:
+        who = max(owners, key=lambda i: len(names[i]))
+        return who, item[len(names[who]) + 1:]
+    head, sep, rest = item.partition(":")
+    if sep and head.strip().isdigit() and 1 <= int(head) <= len(names):
+        return int(head) - 1, rest
+    raise fail(f"--tc {item!r}: write it as \"NAME: move=0.5 bank=30\", NAME one of {', '.join(names)} (or the bot's number from 1)")
+
+
 def log_path_of(log: Path | None, overwrite: bool, json_path: Path | None, v: Variant, seed: int, deals_file: Path | None, *,
                 kind: str = "match", hint: str = " (without --log every match gets a log of its own)") -> Path:
     """Where the match log goes: ``--log`` (an existing one only with ``--overwrite``), or a
-    fresh name under ``referee-logs/`` (``<kind>-<game>-<seed>.jsonl``), claimed now."""
+    fresh name under ``referee-logs/`` (``<kind>-<game>-<seed>.jsonl``, the seed as the result prints it and
+    ``--seed`` takes it), claimed now."""
     for option_name, path in (("--log", log), ("--json", json_path)):
         if path is not None and path.is_dir():
             raise fail(f"{option_name} {path} is a folder; give a file name")
     if log is None:
-        return claim(Path("referee-logs") / f"{kind}-{v.id}-{seed_name(seed) if deals_file is None else deals_file.stem}.jsonl")
+        return claim(Path("referee-logs") / f"{kind}-{v.id}-{seed_text(seed) if deals_file is None else deals_file.stem}.jsonl")
     if log.exists() and not overwrite:
         raise fail(f"--log {log} exists; add --overwrite to replace it{hint}")
     return log
@@ -627,7 +669,7 @@ def print_result(result, summary, *, quiet: bool, full: bool, seed: int | None, 
     and where the log is."""
     try:  # after SIGHUP the terminal may be gone: the --json file and the log have the result
         if quiet:
-            out.print(verdict_text(summary), soft_wrap=True)
+            say(out, verdict_line(summary))
         else:
             render(summary, result.deals, result.games, out, limit=None if full else TABLE_ROWS, hints=fault_hints(result))
             if seed is not None:

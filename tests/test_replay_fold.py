@@ -49,11 +49,14 @@ def test_a_hand_continues_under_its_first_tile_and_a_short_line_is_left_alone():
 
 
 def test_replay_on_a_narrow_terminal_never_breaks_a_tile(tmp_path):
+    """On a terminal the lines of play fold between tiles; off one they are whole."""
     log = tmp_path / "m.jsonl"
     assert run("match", GREEDY, RANDOM, "--variant", "osel", "--seed", "3", "--log", str(log)).exit_code == 0
     wide = run("replay", str(log), "--game", "1").output
     assert max(map(len, wide.splitlines())) > 40  # lines of play longer than the terminal below
-    res = CliRunner().invoke(app, ["replay", str(log), "--game", "1"], env={"COLUMNS": "40"})
+    piped = CliRunner().invoke(app, ["replay", str(log), "--game", "1"], env={"COLUMNS": "40"})
+    assert piped.output == wide  # into a file or a pipe nothing is folded, whatever COLUMNS says
+    res = CliRunner().invoke(app, ["replay", str(log), "--game", "1"], env={"COLUMNS": "40", "FORCE_COLOR": "1"})  # a terminal
     assert res.exit_code == 0, res.output
     lines = res.output.splitlines()
     # a tile cut across two lines would be missing from the tiles found line by line

@@ -23,6 +23,7 @@ from rich.progress import (
     TaskID,
     TextColumn,
     TimeElapsedColumn,
+    TimeRemainingColumn,
 )
 
 from referee import exitcodes as X
@@ -69,17 +70,53 @@ def _escape(text: str) -> str:
     return escape(text)
 
 
-class LiveDisplay:
-    """A rich progress display on stderr: the league's bar, one line per table in flight, and a
-    line per finished table."""
+class FinishedLines:
+    """A line on stderr per finished table, as cutechess-cli's "Finished game N (A vs B): result":
+    ``Finished match 3 of 10 (greedy vs first): greedy won, points 120–80``.  It is printed
+    on a terminal or not (under nohup or CI a run is followed by it), through the progress
+    display's console when there is one, so that the bar stays below it."""
 
-    def __init__(self, progress: Progress) -> None:
+    def __init__(self, league, console: Any) -> None:
+        self.console = console
+        self.what = "match" if league.per_table == 2 else "table"
+        self.total = 0
+        self.finished_count = 0
+
+    def begin(self, pairings: int, done: int, pending: int) -> None:
+        self.total, self.finished_count = pairings, done
+
+    def started(self, key: TableKey) -> None:
+        return None
+
+    def progress(self, key: TableKey, done: int, total: int) -> None:
+        return None
+
+    def finished(self, key: TableKey, record: TableRecord | None, error: str | None) -> None:
+        if record is not None:
+            self.finished_count += 1
+            line = f"Finished {self.what} {self.finished_count} of {self.total} ({key.label}): {table_result(record, error)}"
+        else:
+            line = f"Failed {self.what} ({key.label}): {table_result(record, error)}; the next run plays it again"
+        try:
+            self.console.print(line, markup=False, highlight=False, soft_wrap=True)
+        except OSError:  # the terminal is gone (SIGHUP): the database has the result
+            pass
+
+
+class LiveDisplay:
+    """A rich progress display on stderr: the league's bar with its ETA and one line per table
+    in flight, with the lines of :class:`FinishedLines` (if any) printed above it."""
+
+    def __init__(self, progress: Progress, lines: FinishedLines | None) -> None:
         self.p = progress
+        self.lines = lines
         self.overall: TaskID | None = None
         self.tasks: dict[TableKey, TaskID] = {}
 
     def begin(self, pairings: int, done: int, pending: int) -> None:
         self.overall = self.p.add_task(self.label, total=pairings, completed=done)
+        if self.lines is not None:
+            self.lines.begin(pairings, done, pending)
 
     label = "league"
 
@@ -101,23 +138,25 @@ class LiveDisplay:
         task = self.tasks.pop(key, None)
         if task is not None:
             self.p.remove_task(task)
-        if self.overall is not None:
+        if self.overall is not None and record is not None:
             self.p.advance(self.overall)
-        self.p.console.print(_escape(match_line(key, record, error)), highlight=False)
+        if self.lines is not None:
+            self.lines.finished(key, record, error)
 
 
-def match_line(key: TableKey, record: TableRecord | None, error: str | None) -> str:
+def table_result(record: TableRecord | None, error: str | None) -> str:
+    """A finished table's result in a few words (a failed one: its error's first line)."""
     if record is None:
-        return f"✗ {key.label}: failed: {(error or '').splitlines()[0] if error else 'unknown'}"
+        return _first_line(error)
     r = record.result
     t = r.totals
     faults = len(r.faults)
     more = f", {faults} fault{'s' if faults != 1 else ''}" if faults else ""
     if len(t) == 2:
         who = f"{r.ahead} won" if r.ahead else "drawn"
-        return f"✓ {key.label}: {who}, points {t[0].points}–{t[1].points}{more}"
+        return f"{who}, points {t[0].points}–{t[1].points}{more}"
     places = ", ".join(f"{s.bot} {_ordinal(s.place)}" for s in r.ranking.standings)
-    return f"✓ {key.label}: {places}; points {', '.join(str(x.points) for x in t)}{more}"
+    return f"{places}; points {', '.join(str(x.points) for x in t)}{more}"
 
 
 def _ordinal(n: int) -> str:
@@ -129,7 +168,8 @@ def run(
     league_file: LeagueArg,
     concurrency: Annotated[int, typer.Option("--concurrency", "-j", help="Matches at once; each lane plays its matches in its own worker process.")] = 1,
     db: DbOpt = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No live display; only the summary line.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only the summary line: no progress bar and no line per finished table (unless --live).")] = False,
+    live: Annotated[bool | None, typer.Option("--live/--no-live", help="A line per finished table on stderr, like cutechess-cli's \"Finished game\" (default: on, unless -q), on a terminal or not.", show_default=False)] = None,
     report_dir: Annotated[Path | None, typer.Option("--report", help="Keep a web report in this folder (see `referee report`), refreshed after each finished match; its league page reloads itself.")] = None,
     cluster: Annotated[str | None, typer.Option("--cluster", help="Play the matches on a Dask cluster: a scheduler address (tcp://host:8786) or local:N for N worker processes here. Needs pip install 'referee\\[cluster]'.", show_default=False)] = None,
     retry: Annotated[bool, typer.Option("--retry", help="Also play the pairings given up after 3 matches cut short in a row (crashed, hung or stopped).")] = False,
@@ -157,14 +197,14 @@ def run(
             find_bwrap()
         except SandboxUnavailable as exc:
             raise fail(_escape(f"{league_file}: {exc} (or turn it off with sandbox = false)")) from None
-    live = not quiet and err.is_terminal
+    lines = FinishedLines(league, err) if (live if live is not None else not quiet) else None
     progress = None
-    display: Any = None
-    if live:
+    display: Any = lines
+    live_display = None
+    if not quiet and err.is_terminal:
         progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                            console=err, transient=True)
-        display = LiveDisplay(progress)
-    live_display = display
+                            TextColumn("ETA"), TimeRemainingColumn(), console=err, transient=True)
+        display = live_display = LiveDisplay(progress, lines)
     if report_dir is not None:
         if report_dir.exists() and not report_dir.is_dir():
             raise fail(f"--report {report_dir}: exists and is not a folder")
@@ -349,10 +389,7 @@ def table(
         sys.stdout.write(S.to_json(s))
     elif fmt is Format.markdown:
         sys.stdout.write(S.to_markdown(s))
-    elif s.n > 2 and not out.is_terminal:
-        # Tables of N have more columns than 80: into a file or a pipe, nothing is cut short.
-        Console(width=200).print(S.rich_table(s))
-    else:
+    else:  # into a file or a pipe nothing wraps (referee.console): no column is cut short
         out.print(S.rich_table(s))
 
 

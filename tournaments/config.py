@@ -20,10 +20,12 @@ from typing import Annotated, Any
 import msgspec
 from msgspec import Meta
 
+from protocol.messages import MAX_DEPTH, too_deep
 from referee.bots.sandbox import DEFAULT_PROCESSES
 from referee.bots.spawn import resolve_command
 from referee.conversation.clock import TimeControl
 from referee.engine import refereed_variant as find_variant
+from referee.engine.deal import Deal
 from referee.engine.errors import RulesError
 from referee.engine.game import Variant
 from referee.engine.shuffle import BLAKE2B, Derivation
@@ -79,11 +81,48 @@ class BotEntry:
     argv: list[str]  # resolved: absolute program or interpreter + script
     workdir: Path  # where the bot runs: its cwd, or the league file's directory
     sandbox: bool = True  # runs under bubblewrap (the league's setting unless the bot's own says otherwise)
+    #: the bot's own clock (its ``clock`` table over the league's ``[clock]``); ``None``: the league's
+    tc: TimeControl | None = None
 
     def identity(self) -> dict[str, Any]:
         """What must not change once the bot has results (as written, so moving the league's
-        directory keeps it)."""
-        return {"command": self.command, "cwd": self.cwd, "env": dict(sorted(self.env.items()))}
+        directory keeps it); a clock of its own is part of it (absent: as before bots had one)."""
+        own = {} if self.tc is None else {"clock": {"startup": self.tc.startup, "move": self.tc.move, "bank": self.tc.bank,
+                                                    "increment": self.tc.increment}}
+        return {"command": self.command, "cwd": self.cwd, "env": dict(sorted(self.env.items())), **own}
+
+
+#: How a league's deal file is played: from ``start`` on in the file's order, or shuffled by the seed.
+DEAL_ORDERS = ("sequential", "random")
+
+
+@dataclass(frozen=True)
+class DealsBook:
+    """A league's deal file (``[game] deals_file``): its deals, read and checked, and the order
+    every table plays them in.  Every table plays the same deals, so results compare across
+    tables as a duplicate match's seatings do."""
+
+    path: Path
+    sha256: str
+    deals: tuple[Deal, ...]
+    order: str  # one of DEAL_ORDERS
+    start: int  # the first deal played, from 1 (sequential: the rest follow, then the file's first)
+    per_block: int = 1  # deals that must stay together and in order (mexican_train: the 7 rounds of a game)
+
+    def played(self, seed: int) -> list[Deal]:
+        """Every deal of the file, in the order the tables play them: from :attr:`start`, wrapping
+        round to the file's first (``sequential``), or that order shuffled by ``seed``
+        (``random``, in whole blocks of :attr:`per_block`)."""
+        first = self.start - 1
+        deals = [*self.deals[first:], *self.deals[:first]]
+        if self.order == "sequential":
+            return deals
+        import random
+
+        k = self.per_block
+        blocks = [deals[i:i + k] for i in range(0, len(deals), k)]
+        random.Random(f"referee-league-deals:{seed}:{self.sha256}").shuffle(blocks)
+        return [d for b in blocks for d in b]
 
 
 @dataclass(frozen=True)
@@ -119,6 +158,8 @@ class League:
     #: or ``splitmix64`` for a league whose database was played before deals were keyed
     #: (:meth:`tournaments.store.Store.secret_seed`), so its new tables deal what its old ones did
     deals_from: Derivation = BLAKE2B
+    #: the deal file every table plays (``[game] deals_file``, cutechess-cli's ``-openings``), read
+    book: DealsBook | None = None
 
     def bot(self, name: str) -> BotEntry:
         for b in self.bots:
@@ -143,6 +184,8 @@ class League:
             "max_line": self.max_line,
             "memory_mb": self.memory_mb,
             "cpu_seconds": self.cpu_seconds,
+            # absent without a deal file, as before leagues had one
+            **({} if self.book is None else {"deals_file": {"sha256": self.book.sha256, "order": self.book.order, "start": self.book.start}}),
         }
 
     def plan(self) -> Schedule:
@@ -198,6 +241,9 @@ class GameTable(_Table):
     deals: Deals | None = None
     games: Games | None = None
     options: dict[str, Any] = {}
+    deals_file: str | None = None  # every table plays these deals (relative: to the league file)
+    deals_order: str = "sequential"  # or "random": shuffled by the league's seed
+    deals_start: Annotated[int, Meta(ge=1)] = 1  # the file's first deal played, from 1
 
 
 class ClockTable(_Table):
@@ -222,6 +268,7 @@ class BotTable(_Table):
     cwd: str | None = None
     env: dict[str, Any] = {}
     sandbox: bool | None = None  # default: the league's
+    clock: ClockTable | None = None  # default: the league's; what it leaves out is the league's
 
 
 class LeagueFile(_Table):
@@ -288,7 +335,7 @@ def load_league(path: Path, db: Path | None = None) -> League:
     points = Points(doc.points.win, doc.points.draw, doc.points.loss)
     bots: list[BotEntry] = []
     for i, entry in enumerate(doc.bot, start=1):
-        bots.append(_bot(i, entry, bots, base, doc.sandbox, bad))
+        bots.append(_bot(i, entry, bots, base, doc.sandbox, bad, tc))
     if len(bots) < max(2, per_table):
         raise bad(f"bot: a league of tables of {per_table} needs at least {max(2, per_table)} bots ([[bot]] tables), found {len(bots)}"
                   if per_table > 2 else f"bot: a league needs at least two bots ([[bot]] tables), found {len(bots)}")
@@ -296,11 +343,12 @@ def load_league(path: Path, db: Path | None = None) -> League:
     rounds, tables = _rounds_and_tables(doc, schedule, len(bots), per_table, bad)
     league_name = path.stem if doc.name is None else _text(doc.name, "name", bad)
     db_path, logs_dir = _places(doc, path, base, db, bad)
+    book = _book(doc.game, base, v, players, options, deals, games, bad)
     return League(path=path, name=league_name, bots=bots, variant=v, players=players, options=options, deals=deals,
                   games=games, seed=seed, tc=tc, max_faults=doc.max_faults, max_line=doc.max_line, memory_mb=doc.memory_mb,
                   cpu_seconds=doc.cpu_seconds, sandbox=doc.sandbox, max_processes=doc.max_processes, schedule=schedule,
                   gauntlet=gauntlet, points=points, db_path=db_path,
-                  logs_dir=logs_dir, orientations=n_orient, per_table=per_table, rounds=rounds, tables=tables)
+                  logs_dir=logs_dir, orientations=n_orient, per_table=per_table, rounds=rounds, tables=tables, book=book)
 
 
 Bad = Callable[[str], LeagueError]
@@ -364,9 +412,54 @@ def _game(game: GameTable, bad: Bad) -> tuple[Variant, int, dict[str, Any], int 
     return v, players, options, deals, games, per_table, n_orient
 
 
-def _bot(i: int, entry: BotTable, before: list[BotEntry], base: Path, sandbox: bool, bad: Bad) -> BotEntry:
-    """The ``i``-th ``[[bot]]`` (from 1), after the bots ``before`` it: its name, command, folder
-    and environment, checked, and its command resolved."""
+def _book(game: GameTable, base: Path, v: Variant, players: int, options: dict[str, Any], deals: int | None, games: int | None,
+          bad: Bad) -> DealsBook | None:
+    """``[game] deals_file``, read and checked: every deal valid for the game, enough of them for a
+    match, an order and a start it has."""
+    if game.deals_file is None:
+        if game.deals_order != "sequential" or game.deals_start != 1:
+            raise bad("game.deals_order and game.deals_start go with game.deals_file (the deal file every table plays)")
+        return None
+    import hashlib
+
+    from referee.engine.deal import parse_deal_lines
+    from referee.engine.errors import BadDeal
+
+    name = _text(game.deals_file, "game.deals_file", bad)
+    path = (base / Path(name).expanduser()).resolve()
+    if game.deals_order not in DEAL_ORDERS:
+        raise bad(f"game.deals_order: {game.deals_order!r} is not one of {', '.join(DEAL_ORDERS)}")
+    try:
+        data = path.read_bytes()
+        lines = data.decode("utf-8").splitlines()
+        if any(too_deep(line.encode()) for line in lines):
+            raise BadDeal(f"JSON nested deeper than {MAX_DEPTH} levels")
+        found = parse_deal_lines(lines, v.shape(players, options))
+    except IsADirectoryError:
+        raise bad(f"game.deals_file: {name} is a folder; give a file of deals (`referee deals generate` writes one)") from None
+    except OSError as exc:
+        raise bad(f"game.deals_file: {name}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise bad(f"game.deals_file: {name}: not UTF-8 text") from None
+    except BadDeal as exc:
+        raise bad(f"game.deals_file: {name}: {exc}") from None
+    if not found:
+        raise bad(f"game.deals_file: {name} holds no deal")
+    per_block = 7 if v.shape(players, options).station else 1  # a station game's rounds stay in order
+    if game.deals_start > len(found):
+        raise bad(f"game.deals_start: {game.deals_start} is past the file's last deal ({len(found)})")
+    if (game.deals_start - 1) % per_block or len(found) % per_block:
+        raise bad(f"game.deals_file: {v.id} plays its deals {per_block} at a time (a game's rounds): the file must hold whole games "
+                  f"and deals_start must begin one (1, {per_block + 1}, …)")
+    needed = (deals or 0) * (games or 1) if not v.to_target else 0
+    if len(found) < needed:
+        raise bad(f"game.deals_file: {name} holds {len(found)} deals, and a match plays {needed} in each orientation")
+    return DealsBook(path, hashlib.sha256(data).hexdigest(), tuple(found), game.deals_order, game.deals_start, per_block)
+
+
+def _bot(i: int, entry: BotTable, before: list[BotEntry], base: Path, sandbox: bool, bad: Bad, league_tc: TimeControl) -> BotEntry:
+    """The ``i``-th ``[[bot]]`` (from 1), after the bots ``before`` it: its name, command, folder,
+    environment and clock (over ``league_tc``), checked, and its command resolved."""
     name = entry.name
     if not NAME_RE.match(name):
         raise bad(f"bot #{i}.name: {name!r} is not a plain name (letters, digits, '.', '_', '+', '-'; at most 40 characters)")
@@ -398,7 +491,12 @@ def _bot(i: int, entry: BotTable, before: list[BotEntry], base: Path, sandbox: b
         argv = resolve_command(command, workdir)
     except BotError as exc:
         raise bad(f"{label}.command: {exc}") from None
-    return BotEntry(name, command, cwd, env, argv, workdir, sandbox if entry.sandbox is None else entry.sandbox)
+    own = None
+    if entry.clock is not None:
+        given = {key: value for key in ClockTable.__struct_fields__ if (value := getattr(entry.clock, key)) is not None}
+        own = TimeControl(**{"startup": league_tc.startup, "move": league_tc.move, "bank": league_tc.bank,
+                             "increment": league_tc.increment, **given})
+    return BotEntry(name, command, cwd, env, argv, workdir, sandbox if entry.sandbox is None else entry.sandbox, own)
 
 
 def _schedule(doc: LeagueFile, bots: list[BotEntry], bad: Bad) -> tuple[str, str | None]:

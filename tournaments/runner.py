@@ -133,7 +133,8 @@ def make_job(league: League, table: TableKey | Sequence[str], log: Path, stderr_
     for name in key.bots:
         b = league.bot(name)
         cwd = _cwd(b)
-        bots.append(BotJob(name=b.name, argv=list(b.argv), cwd=None if cwd is None else str(cwd), env=dict(b.env), sandbox=b.sandbox))
+        own = None if b.tc is None else ClockJob(startup=b.tc.startup, move=b.tc.move, bank=b.tc.bank, increment=b.tc.increment)
+        bots.append(BotJob(name=b.name, argv=list(b.argv), cwd=None if cwd is None else str(cwd), env=dict(b.env), sandbox=b.sandbox, tc=own))
     tc = league.tc
     # a league without a seed of its own plays from the secret one a run draws (Session)
     assert league.seed is not None, "a job needs the league's seed: open the store first (Store.secret_seed)"
@@ -144,7 +145,33 @@ def make_job(league: League, table: TableKey | Sequence[str], log: Path, stderr_
                          cpu_seconds=league.cpu_seconds, max_processes=league.max_processes),
         seed=leg_seed(league.seed, key), deals_from=league.deals_from, bots=bots, log=str(log), stderr_dir=str(stderr_dir),
         hidden=[str(p) for p in hidden_from_bots(league, key.bots)],
+        deals_file=book[0] if (book := _deals_file(league)) else None, deals_file_sha256=book[1] if book else None,
     )
+
+
+def _deals_file(league: League) -> tuple[str, str] | None:
+    """The job's deal file, for a league that plays one (``[game] deals_file``): the file's deals
+    in the order the league plays them (:meth:`tournaments.config.DealsBook.played`), written once
+    into the league's log folder (hidden from every bot, as the logs are) under a name of its
+    content, so every table, its log's header and ``referee verify`` name the same bytes."""
+    import hashlib
+
+    from referee.engine.deal import format_deal_line
+
+    book = league.book
+    if book is None:
+        return None
+    assert league.seed is not None
+    shape = league.variant.shape(league.players, league.options)
+    text = "".join(format_deal_line(d, shape, i) + "\n" for i, d in enumerate(book.played(league.seed)))
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    path = league.logs_dir / f"deals-{digest[:16]}.jsonl"
+    if not path.is_file():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        part = path.with_name(f".{path.name}.{os.getpid()}.part")
+        part.write_text(text, encoding="utf-8")
+        os.replace(part, path)
+    return str(path.resolve()), digest
 
 
 def _cwd(b: BotEntry) -> Path | None:
@@ -161,7 +188,8 @@ def hidden_from_bots(league: League, pair: Sequence[str] = ()) -> list[Path]:
     other bot of the league (:func:`referee.bots.sandbox.hidden_from`: those the pair's bots share
     with it stay theirs; the match hides each of the pair from the other)."""
     db = league.db_path
-    referee_files = [league.path.resolve(), db, *(db.with_name(db.name + s) for s in ("-wal", "-shm", "-journal")), league.logs_dir]
+    referee_files = [league.path.resolve(), db, *(db.with_name(db.name + s) for s in ("-wal", "-shm", "-journal")), league.logs_dir,
+                     *([] if league.book is None else [league.book.path])]  # the deals every table plays
     playing = [league.bot(name) for name in pair]
     others = [b for b in league.bots if b.name not in pair]
     return hidden_from([(b.argv, _cwd(b)) for b in playing], [(b.argv, _cwd(b)) for b in others], referee_files)
@@ -170,9 +198,10 @@ def hidden_from_bots(league: League, pair: Sequence[str] = ()) -> list[Path]:
 def stall_limit(league: League) -> float:
     """Seconds a match may go without finishing a deal before it counts as hung: every process
     restarting (up to ``max_faults`` times) plus more turns than any deal has, each taking the
-    whole move time, with a wide margin."""
-    tc = league.tc
-    return 30.0 + 2.0 * (4 * (league.max_faults + 1) * tc.startup + 120 * tc.move)
+    whole move time, with a wide margin (the slowest clock of the league's and its bots' own)."""
+    clocks = [league.tc, *(b.tc for b in league.bots if b.tc is not None)]
+    startup, move = max(tc.startup for tc in clocks), max(tc.move for tc in clocks)
+    return 30.0 + 2.0 * (4 * (league.max_faults + 1) * startup + 120 * move)
 
 
 # -- one match ------------------------------------------------------------------------------------

@@ -514,6 +514,8 @@ def rich_table(s: Standings):
     from rich.markup import escape
     from rich.table import Table
 
+    from referee.matches.report import detached
+
     title = f"{s.league.name}: {s.league.describe()}"
     t = Table(title=escape(title), title_justify="left", header_style="bold", pad_edge=False, box=box.SIMPLE_HEAD, collapse_padding=True,
               min_width=len(title))
@@ -525,7 +527,7 @@ def rich_table(s: Standings):
     t.caption = escape("\n".join([*footnotes(s), *legend_lines(s)]))
     t.caption_justify = "left"
     if not _shows_cross(s):
-        return t
+        return detached(t)
     names = [r.bot for r in s.rows]
     cross = Table(title="head to head: tables finished ahead–level–behind the column's bot", title_justify="left", box=box.SIMPLE_HEAD,
                   pad_edge=False, collapse_padding=True)
@@ -538,4 +540,4 @@ def rich_table(s: Standings):
             c = s.head_to_head.get(a, {}).get(b)
             cells.append("" if a == b else "·" if c is None else f"{c['won']}–{c['drawn']}–{c['lost']}")
         cross.add_row(escape(a), *cells)
-    return Group(t, cross)
+    return Group(detached(t), cross)

@@ -132,7 +132,7 @@ async def play_match(job: MatchJob, report: Callable[[int, int], None] | None = 
     Raises:
         BotStartError: a bot could not be started (nothing was played).
     """
-    spec = job.spec()
+    spec = job.spec(job.deal_list())  # a league's deal file, if it plays one
     total = total_units(spec)
     done = 0
 

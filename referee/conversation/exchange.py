@@ -114,7 +114,7 @@ async def handshake(terms: Terms, p: Player, at: At, hello: bytes, record: R.Hel
     ``record`` is the log's ``hello`` record: what the handshake saw is filled in."""
     proc = p.proc
     assert proc is not None
-    tc = terms.tc
+    tc = terms.tc if p.bot.tc is None else p.bot.tc  # a bot with a clock of its own (--tc) starts by it
     startup = round(tc.startup * 1e6)
     begun = stamp(terms, proc)
     record.t = begun / 1e6
@@ -176,7 +176,7 @@ def silent_start(terms: Terms, p: Player, at: At, record: R.Hello) -> F.Fault:
     sits in its output buffer has read the referee's hello; one that never read it is still
     loading (or reads nothing)."""
     assert p.proc is not None
-    detail = f"no hello within the start-up limit of {terms.tc.startup:g} s"
+    detail = f"no hello within the start-up limit of {(terms.tc if p.bot.tc is None else p.bot.tc).startup:g} s"
     unfinished = p.proc.unfinished_line()
     if unfinished:
         # a replayed bot gives back the text the log keeps, already cut

@@ -99,6 +99,9 @@ class BotJob(_Job, frozen=True):
     cwd: str | None
     env: dict[str, str]
     sandbox: bool
+    #: the bot's own clock, where it is not the match's (``referee match --tc``, a league bot's
+    #: ``clock``); the log's header keeps it
+    tc: ClockJob | None = None
 
 
 class MatchJob(_Job, frozen=True):
@@ -124,6 +127,29 @@ class MatchJob(_Job, frozen=True):
     #: a league's match process writes ``{"k": "alive"}`` this often during the match
     heartbeat: float | None = None
 
+    def deal_list(self) -> list[Deal] | None:
+        """The deals of :attr:`deals_file`, read and checked against :attr:`deals_file_sha256`
+        (``None`` without a file): what a league's match process plays.
+
+        Raises:
+          BadDeal: the file cannot be read, is not the one the job names, or holds a bad deal.
+        """
+        if self.deals_file is None:
+            return None
+        import hashlib
+
+        from referee.engine.deal import parse_deal_lines
+        from referee.engine.errors import BadDeal
+
+        try:
+            data = Path(self.deals_file).read_bytes()
+        except OSError as exc:
+            raise BadDeal(f"the deal file {self.deals_file}: {exc.strerror or exc}") from None
+        if self.deals_file_sha256 is not None and hashlib.sha256(data).hexdigest() != self.deals_file_sha256:
+            raise BadDeal(f"the deal file {self.deals_file} is not the one the job names (its SHA-256 differs)")
+        g = self.game
+        return parse_deal_lines(data.decode("utf-8", "replace").splitlines(), variant(g.variant).shape(g.players, g.options))
+
     def spec(self, deal_file: list[Deal] | None = None) -> MatchSpec:
         """The match to play (``deal_file``: the deals of :attr:`deals_file`, read).
 
@@ -133,7 +159,8 @@ class MatchJob(_Job, frozen=True):
         g, lim = self.game, self.limits
         bots = [Bot(b.name, list(b.argv), Confinement(memory_mb=lim.memory_mb, cpu_seconds=lim.cpu_seconds,
                                                      cwd=None if b.cwd is None else Path(b.cwd), env=b.env or None,
-                                                     sandbox=b.sandbox, processes=lim.max_processes))
+                                                     sandbox=b.sandbox, processes=lim.max_processes),
+                    tc=None if b.tc is None else b.tc.time_control())
                 for b in self.bots]
         return MatchSpec(variant(g.variant), bots, g.players, dict(g.options), deals=g.deals, games=g.games, seed=self.seed, deals_from=self.deals_from,
                          deal_file=deal_file, deal_file_name=self.deals_file, deal_file_sha256=self.deals_file_sha256,

@@ -25,6 +25,7 @@ from rich.text import Text
 from referee.engine import variant
 from referee.matches.stats import SprtState, Standing, signed
 from referee.matches.summary import DealResult, GameResult, MatchSummary
+from referee.seeds import seed_text
 
 #: Rows of a deal or game table printed at once.
 BLOCK = 500
@@ -176,6 +177,18 @@ def blocks(console: Console, make: Callable[[], Table], rows: Callable[[], Itera
             return
 
 
+def detached(table: Table) -> Table | Group:
+    """``table`` with its caption printed under it as a paragraph of its own: rich wraps a caption
+    to the table's width, which off a terminal (where nothing wraps) would break it mid-phrase."""
+    if not table.caption:
+        return table
+    caption = table.caption
+    table.caption = None
+    text = Text.from_markup(caption) if isinstance(caption, str) else Text(str(caption))
+    text.stylize("table.caption")
+    return Group(table, text)
+
+
 def totals_table(result: MatchSummary) -> Table:
     t = Table(title="Totals", title_justify="left", pad_edge=False, box=None, header_style="bold")
     t.add_column("bot")
@@ -262,7 +275,7 @@ FIELD_ELO = ("Elo: the margin on the Elo scale, 400·log10(p/(1−p)) with p = �
              "mean, and it orders the bots as their margins do.")
 
 
-def figures_text(result: MatchSummary) -> Text | Table:
+def figures_text(result: MatchSummary) -> Text | Table | Group:
     """LOS, pair classes and Elo (two bots), or the ranking with its rule (three or more)."""
     rank = result.ranking
     rows = rank.standings
@@ -293,7 +306,7 @@ def figures_text(result: MatchSummary) -> Text | Table:
                      f"won 0, ½, 1 … {halves // 2} plays of against the field's mean (a level play is half a win).  "
                      f"place (a–b): the places its {level} intervals allow; LOS: P(margin > 0).  {FIELD_ELO}")
     table.caption_justify = "left"
-    return table
+    return detached(table)
 
 
 def sprt_text(state: SprtState) -> str:
@@ -335,6 +348,23 @@ def verdict_text(result: MatchSummary) -> Text:
     return t
 
 
+def verdict_line(result: MatchSummary) -> str:
+    """The verdict in one line (``referee match -q``): the winner line of :func:`verdict_text`,
+    after what stopped the match (an interruption, the SPRT's decision or its budget) when
+    something did."""
+    lines = verdict_text(result).plain.splitlines()
+    last = lines[-1] if lines else ""
+    before: list[str] = []
+    if result.interrupted and len(lines) > 1:
+        before.append(lines[0].rstrip("."))
+    if result.sprt is not None:
+        state = result.sprt
+        decided = {"H0": "H0 accepted", "H1": "H1 accepted", None: "undecided"}[state.decision]
+        before.append(f"SPRT {decided} after {state.pairs} pairs (LLR {signed(state.llr, 3)}, bounds "
+                      f"{signed(state.lower, 3)} and {signed(state.upper, 3)})")
+    return "; ".join([*before, last])
+
+
 T = TypeVar("T")
 
 
@@ -370,7 +400,7 @@ def print_table(console: Console, make: Callable[[], Table], row: Callable[[T], 
     entries, count, left_out = shown(items, limit, group)
     columns = len(make().columns)
     for t in blocks(console, make, lambda: (["…"] * columns if e is None else row(e) for e in entries())):
-        console.print(t)
+        console.print(detached(t))
     if left_out:
         head = (count - left_out) // 2
         console.print(Text(f"{count} {what} in all: the first {head} and the last {count - left_out - head} are shown, "
@@ -385,7 +415,7 @@ def render(result: MatchSummary, deals: Iterable[DealResult], games: Iterable[Ga
     a few times (see :func:`blocks`)."""
     legend = ", ".join(f"{letter} = {b.name}" for letter, b in zip(letters(result), result.bots))
     head: list[Text | Table] = [Text(f"{result.variant} — {legend}; {result.players} seats, "
-                                     + (f"seed {result.seed}" if result.seed is not None else f"deals from {result.deals_file}"))]
+                                     + (f"seed {seed_text(result.seed)}" if result.seed is not None else f"deals from {result.deals_file}"))]
     for o in range(len(result.orientations)):
         head.append(Text(f"  orientation {o}: {seating_text(result, o)}", style="dim"))
     console.print(Group(*head))

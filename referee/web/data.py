@@ -148,7 +148,17 @@ class MatchReader(Replayer):
             self.cur = None
 
     def on_game_end(self, rec: R.GameEnd) -> None:
-        self.game_ends.append({k: v for k, v in msgspec.to_builtins(rec).items() if k != "k"})
+        row = {k: v for k, v in msgspec.to_builtins(rec).items() if k != "k"}
+        row["result"] = f"{self.game_winners(rec)} — {rec.reason}"
+        self.game_ends.append(row)
+
+    def game_winners(self, rec: R.GameEnd) -> str:
+        """Who won a game, by bot: "greedy_bot won", "a and b won", or "drawn"."""
+        seating = self.seatings.get((rec.game, rec.orientation))
+        if not rec.winners or seating is None:
+            return "drawn"
+        won = sorted({seating[seat] for side in rec.winners if side < len(self.sides) for seat in self.sides[side]})
+        return " and ".join(self.names[b] for b in won) + " won" if won else "drawn"
 
     def on_result(self, rec: R.Result) -> None:
         self.result = rec
@@ -217,13 +227,22 @@ def verdict(summary: MatchSummary) -> dict[str, Any]:
     from referee.matches.report import figures_text, margin_text, verdict_text
 
     out: dict[str, Any] = {"margin": margin_text(summary).plain.strip().splitlines(),
-                           "verdict": verdict_text(summary).plain.strip().splitlines()}
+                           "verdict": [_labelled_los(line, summary) for line in verdict_text(summary).plain.strip().splitlines()]}
     figures = figures_text(summary)
     if isinstance(figures, Text):
         out["figures"] = figures.plain.strip().splitlines()
     else:
         out["ranking"] = msgspec.to_builtins(summary.ranking)
     return out
+
+
+def _labelled_los(line: str, summary: MatchSummary) -> str:
+    """A verdict line whose "(LOS 97.1%)" says what it is the chance of, as the figures' LOS
+    line does: "(LOS, greedy_bot better than random_bot: 97.1%)" (the leader against the next place)."""
+    rows = summary.ranking.standings
+    if "(LOS " not in line or len(rows) < 2:
+        return line
+    return line.replace("(LOS ", f"(LOS, {rows[0].bot} better than {rows[1].bot}: ", 1)
 
 
 def _side_of(sides: list[tuple[int, ...]], seat: int) -> int:

@@ -525,7 +525,9 @@
         row.className = "score";
         row.dataset.side = side;
         const label = document.createElement("span");
-        label.textContent = name;
+        // the side's bots by name, then the side ("greedy_bot · pair A"; a seat of its own: "greedy_bot · seat 2")
+        const bots = [...new Set((doc.seats || []).filter((x) => x.side === side).map((x) => x.bot))];
+        label.textContent = bots.length ? `${bots.join(" & ")} · ${name}` : name;
         const value = document.createElement("strong");
         value.className = "value";
         value.textContent = s.scores[side];
