@@ -119,6 +119,14 @@ class League:
     #: or ``splitmix64`` for a league whose database was played before deals were keyed
     #: (:meth:`tournaments.store.Store.secret_seed`), so its new tables deal what its old ones did
     deals_from: Derivation = BLAKE2B
+    #: the file's ``compress_logs``: each table's log is written gzip-compressed as it is played
+    #: (``<table>.jsonl.gz``; every reader of logs reads it as it is)
+    compress_logs: bool = False
+
+    @property
+    def log_suffix(self) -> str:
+        """How the names of the league's match logs end."""
+        return ".jsonl.gz" if self.compress_logs else ".jsonl"
 
     def bot(self, name: str) -> BotEntry:
         for b in self.bots:
@@ -239,6 +247,7 @@ class LeagueFile(_Table):
     max_processes: Processes = DEFAULT_PROCESSES
     database: str | None = None
     logs: str | None = None
+    compress_logs: bool = False
     game: GameTable = msgspec.field(default_factory=GameTable)
     clock: ClockTable = msgspec.field(default_factory=ClockTable)
     points: PointsTable = msgspec.field(default_factory=PointsTable)
@@ -300,7 +309,8 @@ def load_league(path: Path, db: Path | None = None) -> League:
                   games=games, seed=seed, tc=tc, max_faults=doc.max_faults, max_line=doc.max_line, memory_mb=doc.memory_mb,
                   cpu_seconds=doc.cpu_seconds, sandbox=doc.sandbox, max_processes=doc.max_processes, schedule=schedule,
                   gauntlet=gauntlet, points=points, db_path=db_path,
-                  logs_dir=logs_dir, orientations=n_orient, per_table=per_table, rounds=rounds, tables=tables)
+                  logs_dir=logs_dir, orientations=n_orient, per_table=per_table, rounds=rounds, tables=tables,
+                  compress_logs=doc.compress_logs)
 
 
 Bad = Callable[[str], LeagueError]

@@ -467,7 +467,7 @@ class Session:
     def paths(self, key: TableKey) -> tuple[Path, Path]:
         """Where a table's log and its bots' stderr folder go."""
         logs = self.league.logs_dir
-        return logs / f"{key.stem}.jsonl", logs / f"{key.stem}.stderr"
+        return logs / f"{key.stem}{self.league.log_suffix}", logs / f"{key.stem}.stderr"
 
     def stop(self, why: str) -> None:
         """The disk or the database cannot take more: the run stops (what is stored stays)."""
@@ -592,7 +592,7 @@ class LocalExecutor:
             they are renamed; whoever stops the table's process removes what is left."""
             token = f"{os.getpid()}-{secrets.token_hex(3)}"
             final_log, final_err = session.paths(key)
-            part_log = final_log.with_name(f".{key.stem}.{token}.part.jsonl")
+            part_log = final_log.with_name(f".{key.stem}.{token}.part{league.log_suffix}")
             part_err = final_log.with_name(f".{key.stem}.{token}.part.stderr")
             parts[:] = [part_log, part_err]
             job = make_job(league, key, part_log, part_err)
