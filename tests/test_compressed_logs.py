@@ -197,3 +197,13 @@ def test_a_league_with_compress_logs_writes_compressed_logs_its_report_reads(tmp
     reported = cli("report", league, "-O", tmp_path / "site")
     assert reported.exit_code == 0, reported.output
     assert len(list((tmp_path / "site").rglob("*.html"))) > 8  # the league, its match and its deals
+
+
+def test_a_compressed_log_in_a_bots_folder_is_among_the_files_the_sandbox_hides(logs, tmp_path):
+    from referee.bots.sandbox import referee_files
+
+    folder = tmp_path / "bot"
+    folder.mkdir()
+    (folder / "old.jsonl.gz").write_bytes(logs["gz"].read_bytes())
+    (folder / "data.jsonl.gz").write_bytes(b"not compressed")  # a bot's own file of that name: left alone
+    assert referee_files([folder]) == [folder / "old.jsonl.gz"]
