@@ -146,7 +146,8 @@ class League:
             "deals": self.deals,
             "games": self.games,
             "seed": self.seed,
-            "clock": {"startup": self.tc.startup, "move": self.tc.move, "bank": self.tc.bank, "increment": self.tc.increment},
+            "clock": {"startup": self.tc.startup, "move": self.tc.move, "bank": self.tc.bank, "increment": self.tc.increment,
+                      **({"margin": self.tc.margin} if self.tc.margin else {})},  # absent: none, as before margins
             "max_faults": self.max_faults,
             "max_line": self.max_line,
             "memory_mb": self.memory_mb,
@@ -213,6 +214,7 @@ class ClockTable(_Table):
     move: MoveSeconds | None = None
     bank: Seconds | None = None
     increment: Seconds | None = None
+    margin: Seconds | None = None  # seconds, as every key here (the command line's --time-margin is in ms)
 
 
 PointsValue = Annotated[float, Meta(ge=-MAX_POINTS, le=MAX_POINTS)]

@@ -60,11 +60,15 @@ class _Record(Struct, tag_field="k", forbid_unknown_fields=True, omit_defaults=T
 # -- the header --------------------------------------------------------------------------------
 
 
-class TimeControlRecord(Struct, forbid_unknown_fields=True):
+class TimeControlRecord(Struct, forbid_unknown_fields=True, omit_defaults=True):
+    """In seconds; ``margin``: how late past a move's allowance an answer was still accepted
+    (absent: none, as in every log before it was added)."""
+
     startup: Annotated[float, Meta(ge=0, le=86400)]
     move: Annotated[float, Meta(ge=0, le=86400)]
     bank: Annotated[float, Meta(ge=0, le=86400)] | None
     increment: Annotated[float, Meta(ge=0, le=86400)]
+    margin: Annotated[float, Meta(gt=0, le=86400)] | None = None
 
 
 class HeaderBot(Struct, forbid_unknown_fields=True, omit_defaults=True):
@@ -267,7 +271,8 @@ class In(_Record, tag="in"):
 
 class Play(_Record, tag="play"):
     """A play the referee accepted (``as`` is the move in words; ``staged``: made by the referee
-    from the header's opening, no bot asked, no ``ms``)."""
+    from the header's opening, no bot asked, no ``ms``; ``over``: milliseconds its line was read
+    past the move's allowance, accepted within the time control's ``margin``)."""
 
     seat: Seat
     tile: m.TileJSON | None
@@ -280,6 +285,7 @@ class Play(_Record, tag="play"):
     train: str | None = None
     place: str | None = None
     staged: bool = False
+    over: Ms | None = None
 
 
 class Fault(_Record, tag="fault"):
@@ -514,7 +520,7 @@ def _gzip_lines(f: IO[bytes], path: Path, longest: int | None) -> Generator[byte
         yield rest  # cut inside a line (or the stream's end is missing): a cut log
 
 
-TIMING_FIELDS = frozenset(("t", "ms", "time_ms", "bank_ms"))
+TIMING_FIELDS = frozenset(("t", "ms", "time_ms", "bank_ms", "over"))
 
 
 def strip_timings(obj: Any) -> Any:
