@@ -46,6 +46,7 @@ from referee.matches.job import (
     GameJob,
     Games,
     LimitsJob,
+    MarginMs,
     MatchJob,
     MemoryMb,
     Processes,
@@ -239,6 +240,7 @@ def match(
     bank: Annotated[Optional[float], typer.Option(help="A time bank per bot for the whole match, in seconds (chess-clock style).", rich_help_panel=TC_PANEL)] = None,
     increment: Annotated[float, typer.Option(help="Seconds added to the bank after every move.", rich_help_panel=TC_PANEL)] = 0.0,
     bot_tc: Annotated[Optional[list[str]], typer.Option("--tc", help='One bot\'s own clock, as "NAME: move=0.5 bank=30 increment=0.1 startup=5" (repeat, once per bot; NAME as the result names it, or the bot\'s number from 1); what it leaves out is the match\'s (--move-time, --bank…).', rich_help_panel=TC_PANEL, show_default=False)] = None,
+    time_margin: Annotated[float, typer.Option(help="Milliseconds an answer may be read late and still count (cutechess-cli's timemargin): the overrun is logged and charged to the bank (PROTOCOL.md, \"Limits\").", rich_help_panel=TC_PANEL)] = 0.0,
     max_faults: Annotated[int, typer.Option(help="Faults after which a bot forfeits the rest of the match.", rich_help_panel=LIMITS_PANEL)] = 3,
     max_line: Annotated[int, typer.Option(help="Longest line accepted from a bot, in bytes.", rich_help_panel=LIMITS_PANEL)] = 65536,
     memory_mb: Annotated[Optional[int], typer.Option(help=f"Memory cap per bot process, in MiB: its address space (RLIMIT_AS), default none; in the sandbox its memory and its /tmp, default {DEFAULT_MEMORY_MB} (PROTOCOL.md).", rich_help_panel=LIMITS_PANEL, show_default=False)] = None,
@@ -264,7 +266,8 @@ def match(
     cwds = cwds_of(cwd, len(bots))
     extra_env = parse_env(env)
     check_sandbox(sandbox, max_processes)
-    tc = bounded({"startup": startup_time, "move": move_time, "bank": bank, "increment": increment}, ClockJob,
+    tc = bounded({"startup": startup_time, "move": move_time, "bank": bank, "increment": increment,
+                  "margin": bounded(time_margin, MarginMs, "--time-margin") / 1000}, ClockJob,
                  {"startup": "--startup-time", "move": "--move-time", "bank": "--bank", "increment": "--increment"})
     limits = bounded({"max_faults": max_faults, "max_line": max_line, "memory_mb": memory_mb, "cpu_seconds": cpu_seconds,
                       "max_processes": max_processes}, LimitsJob,
@@ -813,6 +816,7 @@ def check(
     seed: Annotated[Optional[str], typer.Option(help="Seed of the deals (and of the random sample bots).  Default: a fresh secret seed, printed in the report.", rich_help_panel=GAME_PANEL, show_default=False)] = None,
     move_time: Annotated[float, typer.Option(help="Seconds the bot has for each move.", rich_help_panel=TC_PANEL)] = 5.0,
     startup_time: Annotated[float, typer.Option(help="Seconds the bot has to answer hello.", rich_help_panel=TC_PANEL)] = 10.0,
+    time_margin: Annotated[float, typer.Option(help="Milliseconds an answer may be read late and still count (the overrun is logged).", rich_help_panel=TC_PANEL)] = 0.0,
     log_dir: Annotated[Optional[Path], typer.Option(help="Where the logs and stderr files go (default: referee-logs/check-<bot>, or -2, -3… if taken).", rich_help_panel=OUTPUT_PANEL)] = None,
     overwrite: Annotated[bool, typer.Option("--overwrite", help="Write into --log-dir even if it holds files (an earlier check's are replaced).", rich_help_panel=OUTPUT_PANEL)] = False,
     sandbox: Annotated[bool, typer.Option("--sandbox", help="Run the bot in the sandbox leagues use; if it fails, check it without too and say whether the sandbox is why.", rich_help_panel=LIMITS_PANEL)] = False,
@@ -833,7 +837,8 @@ def check(
     if deals < 1:
         raise fail("--deals must be at least 1")
     check_sandbox(sandbox, DEFAULT_PROCESSES)
-    tc = bounded({"startup": startup_time, "move": move_time, "bank": None, "increment": 0.0}, ClockJob,
+    tc = bounded({"startup": startup_time, "move": move_time, "bank": None, "increment": 0.0,
+                  "margin": bounded(time_margin, MarginMs, "--time-margin") / 1000}, ClockJob,
                  {"startup": "--startup-time", "move": "--move-time"}).time_control()
     bounded(memory_mb, MemoryMb | None, "--memory-mb")
     if cwd is not None:

@@ -297,7 +297,7 @@ def play_match(job: MatchJob, stall: float, progress_queue: str | None = None, t
     except (ImportError, ValueError):
         pass
     with tempfile.TemporaryDirectory(prefix="referee-match-") as tmp:
-        log = Path(tmp) / "match.jsonl"
+        log = Path(tmp) / ("match.jsonl.gz" if job.log.endswith(".gz") else "match.jsonl")  # compressed if the league's are
         stderr_dir = Path(tmp) / "stderr"
         job = msgspec.structs.replace(job, log=str(log), stderr_dir=str(stderr_dir))
         started = time.time()
@@ -466,7 +466,7 @@ class ClusterExecutor:
         stall = stall_limit(league) if self.stall is None else self.stall
         futures = {}
         for key in batch:
-            job = make_job(league, key, Path("match.jsonl"), Path("stderr"))
+            job = make_job(league, key, Path(f"match{league.log_suffix}"), Path("stderr"))
             fut = client.submit(play_match, job, stall, self.queue_name, [key.round, list(key.bots), key.leg],
                                 key=f"match-{key.stem}-{uuid.uuid4().hex[:8]}", pure=False)
             futures[fut] = (key, time.time())
@@ -562,7 +562,7 @@ def _store(session: Session, key: TableKey, fut: Any, submitted: float) -> None:
         log = None
         if out["log"] is not None:
             log = final_log
-            part = final_log.with_name(f".{key.stem}.{os.getpid()}.part.jsonl")
+            part = final_log.with_name(f".{key.stem}.{os.getpid()}.part{session.league.log_suffix}")
             parts.append(part)
             part.write_bytes(out["log"])
             os.replace(part, log)

@@ -160,6 +160,14 @@ class League:
     deals_from: Derivation = BLAKE2B
     #: the deal file every table plays (``[game] deals_file``, cutechess-cli's ``-openings``), read
     book: DealsBook | None = None
+    #: the file's ``compress_logs``: each table's log is written gzip-compressed as it is played
+    #: (``<table>.jsonl.gz``; every reader of logs reads it as it is)
+    compress_logs: bool = False
+
+    @property
+    def log_suffix(self) -> str:
+        """How the names of the league's match logs end."""
+        return ".jsonl.gz" if self.compress_logs else ".jsonl"
 
     def bot(self, name: str) -> BotEntry:
         for b in self.bots:
@@ -179,7 +187,8 @@ class League:
             "deals": self.deals,
             "games": self.games,
             "seed": self.seed,
-            "clock": {"startup": self.tc.startup, "move": self.tc.move, "bank": self.tc.bank, "increment": self.tc.increment},
+            "clock": {"startup": self.tc.startup, "move": self.tc.move, "bank": self.tc.bank, "increment": self.tc.increment,
+                      **({"margin": self.tc.margin} if self.tc.margin else {})},  # absent: none, as before margins
             "max_faults": self.max_faults,
             "max_line": self.max_line,
             "memory_mb": self.memory_mb,
@@ -251,6 +260,7 @@ class ClockTable(_Table):
     move: MoveSeconds | None = None
     bank: Seconds | None = None
     increment: Seconds | None = None
+    margin: Seconds | None = None  # seconds, as every key here (the command line's --time-margin is in ms)
 
 
 PointsValue = Annotated[float, Meta(ge=-MAX_POINTS, le=MAX_POINTS)]
@@ -286,6 +296,7 @@ class LeagueFile(_Table):
     max_processes: Processes = DEFAULT_PROCESSES
     database: str | None = None
     logs: str | None = None
+    compress_logs: bool = False
     game: GameTable = msgspec.field(default_factory=GameTable)
     clock: ClockTable = msgspec.field(default_factory=ClockTable)
     points: PointsTable = msgspec.field(default_factory=PointsTable)
@@ -348,7 +359,8 @@ def load_league(path: Path, db: Path | None = None) -> League:
                   games=games, seed=seed, tc=tc, max_faults=doc.max_faults, max_line=doc.max_line, memory_mb=doc.memory_mb,
                   cpu_seconds=doc.cpu_seconds, sandbox=doc.sandbox, max_processes=doc.max_processes, schedule=schedule,
                   gauntlet=gauntlet, points=points, db_path=db_path,
-                  logs_dir=logs_dir, orientations=n_orient, per_table=per_table, rounds=rounds, tables=tables, book=book)
+                  logs_dir=logs_dir, orientations=n_orient, per_table=per_table, rounds=rounds, tables=tables, book=book,
+                  compress_logs=doc.compress_logs)
 
 
 Bad = Callable[[str], LeagueError]

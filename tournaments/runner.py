@@ -140,7 +140,7 @@ def make_job(league: League, table: TableKey | Sequence[str], log: Path, stderr_
     assert league.seed is not None, "a job needs the league's seed: open the store first (Store.secret_seed)"
     return MatchJob(
         game=GameJob(variant=league.variant.id, players=league.players, options=dict(league.options), deals=league.deals, games=league.games),
-        tc=ClockJob(startup=tc.startup, move=tc.move, bank=tc.bank, increment=tc.increment),
+        tc=ClockJob(startup=tc.startup, move=tc.move, bank=tc.bank, increment=tc.increment, margin=tc.margin),
         limits=LimitsJob(max_faults=league.max_faults, max_line=league.max_line, memory_mb=league.memory_mb,
                          cpu_seconds=league.cpu_seconds, max_processes=league.max_processes),
         seed=leg_seed(league.seed, key), deals_from=league.deals_from, bots=bots, log=str(log), stderr_dir=str(stderr_dir),
@@ -496,7 +496,7 @@ class Session:
     def paths(self, key: TableKey) -> tuple[Path, Path]:
         """Where a table's log and its bots' stderr folder go."""
         logs = self.league.logs_dir
-        return logs / f"{key.stem}.jsonl", logs / f"{key.stem}.stderr"
+        return logs / f"{key.stem}{self.league.log_suffix}", logs / f"{key.stem}.stderr"
 
     def stop(self, why: str) -> None:
         """The disk or the database cannot take more: the run stops (what is stored stays)."""
@@ -621,7 +621,7 @@ class LocalExecutor:
             they are renamed; whoever stops the table's process removes what is left."""
             token = f"{os.getpid()}-{secrets.token_hex(3)}"
             final_log, final_err = session.paths(key)
-            part_log = final_log.with_name(f".{key.stem}.{token}.part.jsonl")
+            part_log = final_log.with_name(f".{key.stem}.{token}.part{league.log_suffix}")
             part_err = final_log.with_name(f".{key.stem}.{token}.part.stderr")
             parts[:] = [part_log, part_err]
             job = make_job(league, key, part_log, part_err)

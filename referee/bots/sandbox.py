@@ -242,7 +242,7 @@ def hidden_from(own: Iterable[tuple[Sequence[str], Path | None]], others: Iterab
 def referee_files(folders: Iterable[Path]) -> list[Path]:
     """The referee's files inside ``folders``, found by name and by their first bytes: folders
     named ``referee-logs``; stderr folders (``X.stderr``) with the log beside each (``X.*``);
-    match logs and deal files (``.jsonl``/``.json`` files beginning like one); league databases
+    match logs and deal files (``.jsonl``/``.json`` files beginning like one, ``.jsonl.gz`` gzip files); league databases
     (SQLite files holding a league's ``matches`` and ``boards`` tables) with their journals.
 
     Looks at most :data:`SCAN_DEPTH` folders down and through :data:`SCAN_ENTRIES` entries in
@@ -293,6 +293,8 @@ def _sniff(path: str) -> bool:
     if name.endswith((".jsonl", ".json")):
         head = _head(path, 16)
         return head.startswith((b'{"k":"match"', b'{"deal":'))
+    if name.endswith(".jsonl.gz"):  # a compressed match log (referee.logs.log.GzipSink)
+        return _head(path, 2) == b"\x1f\x8b"
     if _is_sqlite(path):
         # the schema is on the first pages, or in the write-ahead log until a checkpoint
         head = _head(path, 1 << 15) + _head(path + "-wal", 1 << 16)

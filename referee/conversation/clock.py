@@ -2,9 +2,13 @@
 
 A :class:`TimeControl` is a value set on the command line (or in a league file).  Each bot gets
 one :class:`Clock` per match; the referee asks it for the allowance of every move and charges it
-the time the answer took, measured with ``trio.current_time()`` (a monotonic clock) around the
-write of the request and the read of the answer, in whole microseconds since the match began
-(the times the log keeps).  The engine never sees time.
+the time the answer took, measured with ``trio.current_time()`` (a monotonic clock) from just
+before the write of the request to the moment the answer's line is read, in whole microseconds
+since the match began (the times the log keeps).  The engine never sees time.
+
+A ``margin`` (cutechess-cli's and fastchess's ``timemargin``) is how late a line may be read
+and still be accepted: :meth:`Clock.limit` is the one place that says so.  The overrun is
+logged with the play and charged like any time used (to the bank, where there is one).
 """
 
 from __future__ import annotations
@@ -20,15 +24,17 @@ MAX_SECONDS = 86400
 class TimeControl:
     """Limits in seconds.  ``bank`` is a per-match time bank (``None``: no bank) that gains
     ``increment`` after every move, like a chess clock; with a bank, each move may take at most
-    ``min(move, bank left)``."""
+    ``min(move, bank left)``.  ``margin``: how late past that an answer is still accepted (not
+    given to the bot, nor told it: a tolerance for the referee's own delays under load)."""
 
     startup: float = 10.0
     move: float = 5.0
     bank: float | None = None
     increment: float = 0.0
+    margin: float = 0.0
 
     def __post_init__(self) -> None:
-        for name in ("startup", "move", "bank", "increment"):
+        for name in ("startup", "move", "bank", "increment", "margin"):
             value = getattr(self, name)
             if value is None and name == "bank":
                 continue
@@ -43,6 +49,8 @@ class TimeControl:
             parts.append(f"bank={self.bank:g}")
         if self.increment:
             parts.append(f"increment={self.increment:g}")
+        if self.margin:
+            parts.append(f"margin={self.margin:g}")
         return f"TimeControl({', '.join(parts)})"
 
 
@@ -50,11 +58,12 @@ class Clock:
     """One bot's clock over a match, in whole microseconds (the log's unit, so that ``verify``
     charges exactly what the referee charged)."""
 
-    __slots__ = ("move", "increment", "bank", "moves", "used", "longest")
+    __slots__ = ("move", "increment", "margin", "bank", "moves", "used", "longest")
 
     def __init__(self, tc: TimeControl) -> None:
         self.move = round(tc.move * 1e6)
         self.increment = round(tc.increment * 1e6)
+        self.margin = round(tc.margin * 1e6)
         #: what is left of the bank, or ``None`` without one
         self.bank: int | None = None if tc.bank is None else round(tc.bank * 1e6)
         self.moves = 0
@@ -67,8 +76,15 @@ class Clock:
             return self.move
         return max(0, min(self.move, self.bank))
 
+    def limit(self, allowance: int) -> int:
+        """How long after the turn went out (microseconds) a line may be read and still answer
+        a move of ``allowance``: the allowance and the margin; nothing once a bank is spent (an
+        allowance of 0 has nothing to be late against)."""
+        return allowance + self.margin if allowance > 0 else 0
+
     def charge(self, elapsed: int) -> None:
-        """Record a move that took ``elapsed`` microseconds."""
+        """Record a move that took ``elapsed`` microseconds (past its allowance, by less than the
+        margin: the overrun is taken from the bank too)."""
         self.moves += 1
         self.used += elapsed
         if elapsed > self.longest:

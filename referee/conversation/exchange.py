@@ -264,6 +264,7 @@ async def turn(terms: Terms, p: Player, at: At, state: DealState, side: GameSide
         return fault
     clock = p.entry.clock
     allowance = clock.allowance()
+    limit = clock.limit(allowance)  # the allowance and the margin
     bank = None if clock.bank is None else clock.bank // 1000
     data = p.outbox
     data.append(m.encode_line(side.turn_message(state, allowance // 1000, bank, turn_id)))
@@ -281,23 +282,24 @@ async def turn(terms: Terms, p: Player, at: At, state: DealState, side: GameSide
     # more than the rest of the turn's trio work.  A scope is made only to wait.
     await trio.lowlevel.checkpoint_if_cancelled()
     sent = proc.write_nowait(request) if allowance > 0 else 0
-    # The deadline is hard: a line counts when the referee reads it, by its own clock (a
-    # line can be read after the deadline without the cancel scope firing, e.g. one that
-    # was already buffered, or when the loop was busy).  Each read is timed at once.
+    # The deadline (the allowance and the margin) is hard: a line counts when the referee reads
+    # it, by its own clock (a line can be read after the deadline without the cancel scope
+    # firing, e.g. one that was already buffered, or when the loop was busy).  Each read is
+    # timed at once.
     elapsed = 0
     if sent == len(request) and (ready := proc.line_within(min(terms.block, allowance / 1e6))) is not None:
         got = round((now() - origin) * 1e6)
         line = terms.hear(ready)
         log.inp(seat, line, got)
         elapsed = got - start
-        if elapsed <= allowance:
+        if elapsed <= limit:
             msg, fault = answer(p, at, line)
             if fault is not None:
                 return fault
     timed_out = False
-    if msg is None and elapsed <= allowance:
+    if msg is None and elapsed <= limit:
         op = "write"
-        with trio.move_on_at(origin + (start + allowance) / 1e6) as scope:
+        with trio.move_on_at(origin + (start + limit) / 1e6) as scope:
             try:
                 if sent < len(request):
                     await proc.send(request[sent:])
@@ -308,7 +310,7 @@ async def turn(terms: Terms, p: Player, at: At, state: DealState, side: GameSide
                     line = terms.hear(raw)
                     log.inp(seat, line, got)
                     elapsed = got - start
-                    if elapsed > allowance:
+                    if elapsed > limit:
                         break
                     msg, fault = answer(p, at, line)
                     if fault is not None:
@@ -321,10 +323,10 @@ async def turn(terms: Terms, p: Player, at: At, state: DealState, side: GameSide
     p.unknown = 0
     if timed_out:
         clock.charge(allowance)
-        return new_fault(F.TIMEOUT, p, at, f"no play within {allowance / 1000:.0f} ms", hint=F.LATE)
-    if elapsed > allowance:
+        return new_fault(F.TIMEOUT, p, at, f"no play within {within(allowance, limit)}", hint=F.LATE)
+    if elapsed > limit:
         clock.charge(allowance)
-        return new_fault(F.TIMEOUT, p, at, f"no play within {allowance / 1000:.0f} ms: its line was read "
+        return new_fault(F.TIMEOUT, p, at, f"no play within {within(allowance, limit)}: its line was read "
                          f"{elapsed / 1000:.1f} ms after the turn was sent", line, F.LATE)
     clock.charge(elapsed)
     if type(msg) is not m.Play:
@@ -336,8 +338,18 @@ async def turn(terms: Terms, p: Player, at: At, state: DealState, side: GameSide
     except IllegalPlay as exc:
         legal = ", ".join(side.play_text(state, x) for x in state.legal_plays()[:12])
         return new_fault(F.ILLEGAL, p, at, f"{exc} (legal: {legal})", line)
-    log.write(play_record(seat, msg, elapsed, side.play_text(state, played)))
+    rec = play_record(seat, msg, elapsed, side.play_text(state, played))
+    if elapsed > allowance:  # late by less than the margin: accepted, and the overrun said
+        rec.over = (elapsed - allowance) / 1000
+    log.write(rec)
     return None
+
+
+def within(allowance: int, limit: int) -> str:
+    """A timeout's limit in words: the allowance, and the margin when there is one."""
+    if limit > allowance:
+        return f"{allowance / 1000:.0f} ms (and the margin of {(limit - allowance) / 1000:g} ms)"
+    return f"{allowance / 1000:.0f} ms"
 
 
 def play_record(seat: int, msg: m.Play, elapsed: int | None, played: str) -> R.Play:

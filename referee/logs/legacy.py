@@ -49,22 +49,21 @@ def read_log(path: Path) -> Generator[tuple[int, dict[str, Any]], None, None]:
         Incomplete: a last line without its newline, once the lines before it are read.
         Inconsistent: a line that is not a JSON object, naming it.
     """
-    with open(path, "rb") as f:
-        for number, raw in enumerate(f, start=1):
-            if not raw.endswith(b"\n"):
-                raise Incomplete(f"{path}: incomplete: line {number} is cut short (a cut log); "
-                                 f"consistent up to line {number - 1}", number - 1)
-            if not raw.strip():
-                continue
-            if m.too_deep(raw):
-                raise R.Damaged(f"{path}: line {number} is JSON nested deeper than {m.MAX_DEPTH} levels")
-            try:
-                rec = json.loads(raw)
-            except ValueError:
-                raise R.Damaged(f"{path}: line {number} is not JSON") from None
-            if not isinstance(rec, dict) or "k" not in rec:
-                raise R.Damaged(f"{path}: line {number} is not a log record")
-            yield number, rec
+    for number, raw in enumerate(R.log_lines(path), start=1):
+        if not raw.endswith(b"\n"):
+            raise Incomplete(f"{path}: incomplete: line {number} is cut short (a cut log); "
+                             f"consistent up to line {number - 1}", number - 1)
+        if not raw.strip():
+            continue
+        if m.too_deep(raw):
+            raise R.Damaged(f"{path}: line {number} is JSON nested deeper than {m.MAX_DEPTH} levels")
+        try:
+            rec = json.loads(raw)
+        except ValueError:
+            raise R.Damaged(f"{path}: line {number} is not JSON") from None
+        if not isinstance(rec, dict) or "k" not in rec:
+            raise R.Damaged(f"{path}: line {number} is not a log record")
+        yield number, rec
 
 
 @dataclass

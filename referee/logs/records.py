@@ -28,9 +28,10 @@ people; the docstrings here are the field reference.
 from __future__ import annotations
 
 import base64
+import zlib
 from collections.abc import Generator
 from pathlib import Path
-from typing import Annotated, Any, Final, Literal
+from typing import IO, Annotated, Any, Final, Literal
 
 import msgspec
 from msgspec import Meta, Struct
@@ -59,11 +60,15 @@ class _Record(Struct, tag_field="k", forbid_unknown_fields=True, omit_defaults=T
 # -- the header --------------------------------------------------------------------------------
 
 
-class TimeControlRecord(Struct, forbid_unknown_fields=True):
+class TimeControlRecord(Struct, forbid_unknown_fields=True, omit_defaults=True):
+    """In seconds; ``margin``: how late past a move's allowance an answer was still accepted
+    (absent: none, as in every log before it was added)."""
+
     startup: Annotated[float, Meta(ge=0, le=86400)]
     move: Annotated[float, Meta(ge=0, le=86400)]
     bank: Annotated[float, Meta(ge=0, le=86400)] | None
     increment: Annotated[float, Meta(ge=0, le=86400)]
+    margin: Annotated[float, Meta(gt=0, le=86400)] | None = None
 
 
 class HeaderBot(Struct, forbid_unknown_fields=True, omit_defaults=True):
@@ -279,7 +284,8 @@ class In(_Record, tag="in"):
 
 class Play(_Record, tag="play"):
     """A play the referee accepted (``as`` is the move in words; ``staged``: made by the referee
-    from the header's opening, no bot asked, no ``ms``)."""
+    from the header's opening, no bot asked, no ``ms``; ``over``: milliseconds its line was read
+    past the move's allowance, accepted within the time control's ``margin``)."""
 
     seat: Seat
     tile: m.TileJSON | None
@@ -292,6 +298,7 @@ class Play(_Record, tag="play"):
     train: str | None = None
     place: str | None = None
     staged: bool = False
+    over: Ms | None = None
 
 
 class Fault(_Record, tag="fault"):
@@ -422,21 +429,22 @@ def _kind(raw: bytes) -> str | None:
 
 
 def read_records(path: Path, cut_ok: bool = False) -> Generator[tuple[int, Record, bytes], None, None]:
-    """The records of a log with their line numbers and bytes (newline included).
+    """The records of a log with their line numbers and bytes (newline included); a compressed
+    log (:func:`log_lines`) is read as it is.
 
     Raises:
         OSError: the file cannot be read.
-        Damaged: a line that is not a record, naming it; with ``cut_ok``, :class:`CutShort` for
-            a last line without its newline, once the lines before it are read.
+        Damaged: a line that is not a record, naming it, or a compressed log that cannot be
+            decompressed; with ``cut_ok``, :class:`CutShort` for a last line without its
+            newline, once the lines before it are read.
     """
-    with open(path, "rb") as f:
-        for number, raw in enumerate(f, start=1):
-            if not raw.endswith(b"\n"):
-                if cut_ok:
-                    raise CutShort(path, number)
-            if not raw.strip():
-                continue
-            yield number, decode(raw, path, number), raw
+    for number, raw in enumerate(log_lines(path), start=1):
+        if not raw.endswith(b"\n"):
+            if cut_ok:
+                raise CutShort(path, number)
+        if not raw.strip():
+            continue
+        yield number, decode(raw, path, number), raw
 
 
 def header_of(path: Path) -> Header:
@@ -444,17 +452,88 @@ def header_of(path: Path) -> Header:
 
     Raises:
         OSError: the file cannot be read.
-        Damaged: the first line is not a match header.
+        Damaged: the first line is not a match header (or the log cannot be decompressed).
     """
-    with open(path, "rb") as f:
-        first = f.readline(1 << 24)
+    lines = log_lines(path, longest=1 << 24)
+    try:
+        first = next(lines, b"")
+    finally:
+        lines.close()
     record = decode(first, path, 1) if first.strip() else None
     if not isinstance(record, Header):
         raise Damaged(f"{path}: line 1 is not a match header: is this a match log?")
     return record
 
 
-TIMING_FIELDS = frozenset(("t", "ms", "time_ms", "bank_ms"))
+#: The first bytes of a gzip stream, and of a zstd frame (which the referee does not read).
+GZIP_MAGIC: Final = b"\x1f\x8b"
+ZSTD_MAGIC: Final = b"\x28\xb5\x2f\xfd"
+#: How a log's name says it is written compressed (:class:`referee.logs.log.MatchLog`).
+GZIP_SUFFIX: Final = ".gz"
+_CHUNK = 1 << 16
+
+
+def log_lines(path: Path, longest: int | None = None) -> Generator[bytes, None, None]:
+    """The lines of a log file, each with its newline (but a cut last one), plain or
+    gzip-compressed: told by its first bytes, so a compressed log is read whatever its name.
+
+    A compressed log cut short (a crash or Ctrl-C while it was written: the writer flushes
+    the stream at every deal's end) gives the lines that were written out before the cut, its
+    last one without a newline when the cut fell inside a line, exactly as a cut plain log
+    reads.  ``longest``: stop after that many bytes of one line (a header is looked for in
+    the first line only).
+
+    Raises:
+        OSError: the file cannot be read.
+        Damaged: a file named ``*.gz`` that is not gzip, a zstd-compressed file, or a gzip
+            stream that is damaged (its data or its checksum).
+    """
+    with open(path, "rb") as f:
+        head = f.read(4)
+        f.seek(0)
+        if head.startswith(GZIP_MAGIC):
+            yield from _gzip_lines(f, path, longest)
+            return
+        if head == ZSTD_MAGIC:
+            raise Damaged(f"{path}: the file is compressed with zstd, which the referee does not read: decompress it "
+                          "(zstd -d) or write the log as .jsonl.gz")
+        if path.name.endswith(GZIP_SUFFIX):
+            raise Damaged(f"{path}: named {GZIP_SUFFIX} but not gzip-compressed (it does not begin with gzip's magic bytes)")
+        if longest is not None:
+            yield f.readline(longest)
+            return
+        yield from f
+
+
+def _gzip_lines(f: IO[bytes], path: Path, longest: int | None) -> Generator[bytes, None, None]:
+    """The lines of the gzip stream (one member or several, as ``cat a.gz b.gz`` makes) in ``f``."""
+    unzip = zlib.decompressobj(wbits=31)
+    rest = b""
+    while True:
+        chunk = f.read(_CHUNK)
+        if not chunk:
+            break
+        try:
+            data = unzip.decompress(chunk)
+            while unzip.eof and unzip.unused_data:  # the next member
+                tail = unzip.unused_data
+                unzip = zlib.decompressobj(wbits=31)
+                data += unzip.decompress(tail)
+        except zlib.error as exc:
+            raise Damaged(f"{path}: the gzip-compressed log is damaged ({exc}): not a readable match log") from None
+        if not data:
+            continue
+        lines = (rest + data).split(b"\n")
+        rest = lines.pop()
+        for line in lines:
+            yield line + b"\n"
+        if longest is not None and len(rest) >= longest:
+            break
+    if rest:
+        yield rest  # cut inside a line (or the stream's end is missing): a cut log
+
+
+TIMING_FIELDS = frozenset(("t", "ms", "time_ms", "bank_ms", "over"))
 
 
 def strip_timings(obj: Any) -> Any:

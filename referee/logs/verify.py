@@ -416,7 +416,7 @@ def spec_of(header: R.Header, path: Path, stderr_dir: Path) -> MatchSpec:
 
 
 def time_control(tc: R.TimeControlRecord) -> TimeControl:
-    return TimeControl(tc.startup, tc.move, tc.bank, tc.increment)
+    return TimeControl(tc.startup, tc.move, tc.bank, tc.increment, tc.margin or 0.0)
 
 
 def verify(path: Path) -> Counts:

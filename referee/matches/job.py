@@ -36,6 +36,9 @@ from referee.matches.stats import SprtSpec
 Seconds = Annotated[float, Meta(ge=0, le=MAX_SECONDS, extra={"unit": " s"})]
 #: A move's time: more than nothing, at most a day.
 MoveSeconds = Annotated[float, Meta(gt=0, le=MAX_SECONDS, extra={"unit": " s", "too_low": "a bot needs some time to move"})]
+#: How late past a move's allowance an answer is still accepted (``--time-margin``), in
+#: milliseconds: at most a minute.
+MarginMs = Annotated[float, Meta(ge=0, le=60_000, extra={"unit": " ms"})]
 #: The longest line a bot may write: a bot's line is held in memory whole before it is decoded.
 MaxLine = Annotated[int, Meta(ge=256, le=16 << 20, extra={"unit": " bytes"})]
 MaxFaults = Annotated[int, Meta(ge=1, le=1_000_000)]
@@ -74,9 +77,10 @@ class ClockJob(_Job, frozen=True):
     move: MoveSeconds
     bank: Seconds | None
     increment: Seconds
+    margin: Seconds = 0.0
 
     def time_control(self) -> TimeControl:
-        return TimeControl(startup=self.startup, move=self.move, bank=self.bank, increment=self.increment)
+        return TimeControl(startup=self.startup, move=self.move, bank=self.bank, increment=self.increment, margin=self.margin)
 
 
 class LimitsJob(_Job, frozen=True):

@@ -182,7 +182,8 @@ def header(spec: MatchSpec, seatings: list[tuple[int, ...]]) -> R.Header:
 
 
 def tc_record(tc: TimeControl) -> R.TimeControlRecord:
-    return R.TimeControlRecord(float(tc.startup), float(tc.move), None if tc.bank is None else float(tc.bank), float(tc.increment))
+    return R.TimeControlRecord(float(tc.startup), float(tc.move), None if tc.bank is None else float(tc.bank), float(tc.increment),
+                               float(tc.margin) if tc.margin else None)
 
 
 async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None = None,
