@@ -96,7 +96,7 @@ def test_the_checker_sees_a_wrong_arrow(tmp_path: Path, monkeypatch: pytest.Monk
 #: result's data; 2 the match: the match runner and its result, verify, the reports, ``check``,
 #: ``play`` and the command line; 3 ``tournaments``; 4 ``bench``.  A module of ``referee`` not
 #: named in TABLE_FLOOR is on floor 2.
-TABLE_FLOOR = {"bot", "cgroups", "clock", "console", "errors", "exchange", "exitcodes", "faults", "lines", "log", "pipes",
+TABLE_FLOOR = {"bot", "cgroups", "channel", "clock", "console", "errors", "exchange", "exitcodes", "faults", "lines", "log", "pipes",
                "players", "process", "reader", "records", "sandbox", "seeds", "sides", "signals", "spawn", "stats", "summary",
                "table", "transport", "bots", "conversation"}  # two folders wholly on it
 PACKAGES = ("protocol", "referee", "tournaments", "bench")

@@ -7,6 +7,10 @@
   seat's next write;
 * :func:`deliver`: write what waits in a seat's outbox (the deal's end) without a question.
 
+The bytes go through the seat's channel (:class:`~referee.conversation.channel.Channel`, which every
+:class:`~referee.conversation.players.Player` is): it owns the outbox, the writes and reads and their
+``out`` and ``in`` records; an exchange says what a line means and what follows from it.
+
 Where in the match an exchange happens comes as an :class:`At` (seat, game, deal), and what holds
 for the whole match (the log, the time control, how lines are heard, how long a turn may block)
 as :class:`Terms`; no exchange reads or keeps a table's state, so each can be run on its own with
@@ -23,25 +27,22 @@ the decisions used.
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable
-from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, NamedTuple
 
 import trio
 
 from protocol import messages as m
 from referee.conversation import faults as F
-from referee.conversation.clock import TimeControl
-from referee.conversation.lines import BAD, MESSAGE, Line, hear
+from referee.conversation.channel import IGNORED, STUCK, Terms, deadline, stamp
+from referee.conversation.lines import BAD, MESSAGE, Line
 from referee.engine import IllegalPlay
 from referee.engine.state import DealState
 from referee.errors import BotExited, LineTooLong
 from referee.logs import records as R
-from referee.logs.log import MatchLog
 from referee.sides.base import GameSide
 
 if TYPE_CHECKING:
-    from referee.bots.transport import BotTransport
     from referee.conversation.players import Player
 
 #: Lines of an unknown message type a bot process may write in one move (from its previous
@@ -62,31 +63,6 @@ class At(NamedTuple):
 
 #: The handshakes at the start of a match: no seat yet.
 OPENING = At(-1, 0, 0)
-
-
-@dataclass(frozen=True, slots=True)
-class Terms:
-    """What holds for every exchange of a match."""
-
-    log: MatchLog
-    tc: TimeControl
-    #: the referee's clock at the start of the match: times are microseconds since then
-    origin: float
-    #: seconds a turn may wait for the answer with the thread blocked in poll(2) before it waits
-    #: through trio (see BotProcess.line_within); 0 when other work shares the loop
-    block: float = 0.001
-    #: how a line read is judged (``verify`` gives back the lines a log keeps only judged)
-    hear: Callable[[bytes], Line] = hear
-
-
-def stamp(terms: Terms, proc: BotTransport) -> int:
-    """Now, in microseconds since the match began, by ``proc``'s clock."""
-    return round((proc.now() - terms.origin) * 1e6)
-
-
-def deadline(terms: Terms, us: int) -> float:
-    """The referee's clock reading ``us`` microseconds after the match began."""
-    return terms.origin + us / 1e6
 
 
 def new_fault(kind: str, p: Player, at: At, detail: str, line: Line | str | None = None, hint: str | None = None,
@@ -195,15 +171,12 @@ def silent_start(terms: Terms, p: Player, at: At, record: R.Hello) -> F.Fault:
 def unasked(terms: Terms, p: Player, at: At) -> F.Fault | None:
     """Look at what the bot wrote while nobody asked: a play is a fault, unknown types are
     ignored (and remarked on for ``referee check``) within the caps."""
-    proc = p.proc
-    assert proc is not None
     try:
-        lines = proc.ready_lines()
+        lines = p.unasked()
     except LineTooLong as exc:
         return too_long(F.BAD_OUTPUT, p, at, exc, "ready")
     for raw in lines:
-        line = terms.hear(raw)
-        terms.log.inp(at.seat, line, stamp(terms, proc))
+        line = p.hear(terms, at.seat, raw)
         judged = line.judged
         if judged.reason == "deep":
             return new_fault(F.BAD_OUTPUT, p, at, f"wrote a line of {judged.why}", line)
@@ -236,7 +209,7 @@ def unknown(p: Player, kind: str, line: Line, when: str = "") -> str | None:
 
 def answer(p: Player, at: At, line: Line) -> tuple[m.FromBotMessage | None, F.Fault | None]:
     """What a line read in answer to a turn is: ``(message, None)``, ``(None, fault)``, or
-    ``(None, None)`` for a message of an unknown type, which is ignored."""
+    :data:`~referee.conversation.channel.IGNORED` for a message of an unknown type."""
     judged = line.judged
     if judged.kind == MESSAGE:
         return judged.msg, None
@@ -249,16 +222,14 @@ def answer(p: Player, at: At, line: Line) -> tuple[m.FromBotMessage | None, F.Fa
             return None, new_fault(F.BAD_OUTPUT, p, at, "wrote a line that is not a JSON object", line, F.STDOUT_ONLY)
         return None, new_fault(F.BAD_OUTPUT, p, at, f"the play does not fit the protocol: {judged.why}", line)
     too_much = unknown(p, judged.type or "", line)
-    return None, None if too_much is None else new_fault(F.BAD_OUTPUT, p, at, too_much, line)
+    return IGNORED if too_much is None else (None, new_fault(F.BAD_OUTPUT, p, at, too_much, line))
 
 
 async def turn(terms: Terms, p: Player, at: At, state: DealState, side: GameSide, turn_id: int) -> F.Fault | None:
     """Ask ``at.seat`` (player ``p``) for a play in ``state``, turn ``turn_id`` of its game, and
-    make it; a fault if anything goes wrong.  The turn goes out with what waits in the player's
-    outbox, in one write."""
-    seat = at.seat
-    proc = p.proc
-    assert proc is not None
+    make it; a fault if anything goes wrong.  The seat's channel writes the turn with what waits
+    in its outbox and reads the answer (:meth:`~referee.conversation.channel.Channel.ask`); this
+    judges it and applies it."""
     fault = unasked(terms, p, at)
     if fault is not None:
         return fault
@@ -266,82 +237,39 @@ async def turn(terms: Terms, p: Player, at: At, state: DealState, side: GameSide
     allowance = clock.allowance()
     limit = clock.limit(allowance)  # the allowance and the margin
     bank = None if clock.bank is None else clock.bank // 1000
-    data = p.outbox
-    data.append(m.encode_line(side.turn_message(state, allowance // 1000, bank, turn_id)))
-    p.outbox = []
-    request = b"".join(data)
-    log = terms.log
-    now = proc.now
-    origin = terms.origin
-    start = round((now() - origin) * 1e6)
-    log.out(seat, data, request, start)
-    msg = None
-    line: Line | None = None
-    # A bot on our CPU has usually answered by the time the write returns (the kernel runs
-    # it at once), so try without waiting first: that needs no cancel scope, which costs
-    # more than the rest of the turn's trio work.  A scope is made only to wait.
-    await trio.lowlevel.checkpoint_if_cancelled()
-    sent = proc.write_nowait(request) if allowance > 0 else 0
-    # The deadline (the allowance and the margin) is hard: a line counts when the referee reads
-    # it, by its own clock (a line can be read after the deadline without the cancel scope
-    # firing, e.g. one that was already buffered, or when the loop was busy).  Each read is
-    # timed at once.
-    elapsed = 0
-    if sent == len(request) and (ready := proc.line_within(min(terms.block, allowance / 1e6))) is not None:
-        got = round((now() - origin) * 1e6)
-        line = terms.hear(ready)
-        log.inp(seat, line, got)
-        elapsed = got - start
-        if elapsed <= limit:
-            msg, fault = answer(p, at, line)
-            if fault is not None:
-                return fault
-    timed_out = False
-    if msg is None and elapsed <= limit:
-        op = "write"
-        with trio.move_on_at(origin + (start + limit) / 1e6) as scope:
-            try:
-                if sent < len(request):
-                    await proc.send(request[sent:])
-                op = "read"
-                while msg is None:  # a message of an unknown type is skipped
-                    raw = await proc.read_line()
-                    got = round((now() - origin) * 1e6)
-                    line = terms.hear(raw)
-                    log.inp(seat, line, got)
-                    elapsed = got - start
-                    if elapsed > limit:
-                        break
-                    msg, fault = answer(p, at, line)
-                    if fault is not None:
-                        return fault
-            except BotExited as exc:
-                return exited(F.CRASH, p, at, exc, op)
-            except LineTooLong as exc:
-                return too_long(F.BAD_OUTPUT, p, at, exc, "read")
-        timed_out = scope.cancelled_caught
+    request = m.encode_line(side.turn_message(state, allowance // 1000, bank, turn_id))
+    try:
+        line, verdict = await p.ask(terms, at.seat, request, allowance, partial(answer, p, at), limit)
+    except BotExited as exc:
+        return exited(F.CRASH, p, at, exc, p.op)
+    except LineTooLong as exc:
+        return too_long(F.BAD_OUTPUT, p, at, exc, "read")
+    if verdict is not None and verdict[1] is not None:
+        return verdict[1]  # type: ignore[return-value]
     p.unknown = 0
-    if timed_out:
+    if line is None:
         clock.charge(allowance)
         return new_fault(F.TIMEOUT, p, at, f"no play within {within(allowance, limit)}", hint=F.LATE)
-    if elapsed > limit:
+    elapsed = p.took
+    if verdict is None:
         clock.charge(allowance)
         return new_fault(F.TIMEOUT, p, at, f"no play within {within(allowance, limit)}: its line was read "
                          f"{elapsed / 1000:.1f} ms after the turn was sent", line, F.LATE)
     clock.charge(elapsed)
+    msg = verdict[0]
     if type(msg) is not m.Play:
         return new_fault(F.OUT_OF_TURN, p, at, "answered a turn with a hello", line)
     if msg.turn is not None and msg.turn is not m.UNSET and msg.turn != turn_id:
         return new_fault(F.OUT_OF_TURN, p, at, f"the play answers turn {msg.turn}, but this is turn {turn_id}", line)
     try:
-        played = state.push(side.engine_play(state, msg), seat)
+        played = state.push(side.engine_play(state, msg), seat := at.seat)
     except IllegalPlay as exc:
         legal = ", ".join(side.play_text(state, x) for x in state.legal_plays()[:12])
         return new_fault(F.ILLEGAL, p, at, f"{exc} (legal: {legal})", line)
     rec = play_record(seat, msg, elapsed, side.play_text(state, played))
     if elapsed > allowance:  # late by less than the margin: accepted, and the overrun said
         rec.over = (elapsed - allowance) / 1000
-    log.write(rec)
+    terms.log.write(rec)
     return None
 
 
@@ -390,29 +318,12 @@ async def deliver(terms: Terms, p: Player, at: At) -> F.Fault | None:
     """Write what waits in ``p``'s outbox (a deal's end), asking nothing; then look at what the
     bot said unasked.  A fault if it cannot take the lines within a move's time, has exited, or
     said something it must not."""
-    proc = p.proc
-    data = p.outbox
-    p.outbox = []
-    if proc is None or not data:
+    if p.proc is None or not p.outbox:
+        p.outbox = []
         return None
-    request = b"".join(data)
-    begun = stamp(terms, proc)
-    # As in turn(): a cancel scope only when the pipe cannot take it all at once.
-    await trio.lowlevel.checkpoint_if_cancelled()
-    sent = proc.write_nowait(request)
-    failure = None
-    if sent < len(request):
-        with trio.move_on_after(terms.tc.move) as scope:
-            try:
-                await proc.send(request[sent:])
-            except BotExited as exc:
-                failure = exited(F.CRASH, p, at, exc, "write")
-        if scope.cancelled_caught:
-            failure = new_fault(F.TIMEOUT, p, at, "did not read its input (the pipe stayed full)", hint=F.UNREAD)
-    # logged once done, with what became of it: the fault it makes is charged only at the
-    # bot's next deal, and verify must know now
-    terms.log.out(at.seat, data, request, begun, stuck=failure is not None and failure.kind == F.TIMEOUT,
-                  exit=None if failure is None else failure.exit)
-    if failure is not None:
-        return failure
+    failure = await p.deliver(terms, at.seat)
+    if failure is STUCK:
+        return new_fault(F.TIMEOUT, p, at, "did not read its input (the pipe stayed full)", hint=F.UNREAD)
+    if isinstance(failure, BotExited):
+        return exited(F.CRASH, p, at, failure, "write")
     return unasked(terms, p, at)

@@ -1,19 +1,17 @@
 """Who sits at the table: a bot's part in one match (:class:`Entry`: its faults, its hello, its
-time bank) and a process slot of it (:class:`Player`: a seat in one orientation, and the process
-that holds it now).  Below the table and the exchanges, which both play with them."""
+time bank) and a process slot of it (:class:`Player`: a seat in one orientation, and the seat's
+channel to the process that holds it now).  Below the table and the exchanges, which both play
+with them."""
 
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING
 
 from protocol import messages as m
 from referee.bots.bot import Bot
 from referee.conversation import faults as F
+from referee.conversation.channel import Channel
 from referee.conversation.clock import Clock, TimeControl
-
-if TYPE_CHECKING:
-    from referee.bots.transport import BotTransport
 
 #: Different remarks kept per bot; the rest are counted under one.
 _REMARKS = 20
@@ -50,20 +48,20 @@ class Entry:
         self.remarks[text] += 1
 
 
-class Player:
+class Player(Channel):
     """One process slot: a bot's seat (``slot`` 0, or 1 for its second seat in a pair game) in
-    one orientation.  Every orientation has slots of its own, so no process ever sees a deal in
-    two seatings.  The process is replaced after a fault; the slot, and its place in the seating,
-    stays."""
+    one orientation, and that seat's channel to its process (:class:`~referee.conversation.channel.Channel`:
+    ``proc``, the outbox, the turn in flight).  Every orientation has slots of its own, so no
+    process ever sees a deal in two seatings.  The process is replaced after a fault; the slot,
+    and its place in the seating, stays."""
 
-    __slots__ = ("entry", "slot", "orientation", "proc", "outbox", "pending", "starts", "unknown")
+    __slots__ = ("entry", "slot", "orientation", "pending", "starts", "unknown")
 
     def __init__(self, entry: Entry, slot: int, orientation: int = 0) -> None:
+        super().__init__()
         self.entry = entry
         self.slot = slot
         self.orientation = orientation
-        self.proc: BotTransport | None = None
-        self.outbox: list[bytes] = []
         self.pending: F.Fault | None = None  # a fault found between deals, charged to the next
         self.starts = 0
         self.unknown = 0  # lines of unknown types since the last answer (see UNKNOWN_PER_MOVE)

@@ -275,7 +275,7 @@ class Table:
         line = m.encode_line(game_end(outcome))
         for p in seating:
             if p.proc is not None:
-                p.outbox.append(line)
+                p.queue(line)
 
     async def play_deal(
         self,
@@ -330,7 +330,7 @@ class Table:
         side = side_for(state)
         for seat, p in enumerate(seating):
             if p.proc is not None:
-                p.outbox.append(m.encode_line(side.deal_start(game, deal, state, seat, game_number)))
+                p.queue(m.encode_line(side.deal_start(game, deal, state, seat, game_number)))
         delivered = 0
         if staged and state.end is not None and state.end.reason == FAULT:  # a fault or a forfeit ended it at once
             staged.clear()
@@ -356,7 +356,7 @@ class Table:
                                  list(rec.totals), list(rec.notes), rec.rule))  # rule: sea_kozel, general, blitz
         end_line = m.encode_line(deal_end(rec))
         for p in seating:
-            p.outbox.append(end_line)
+            p.queue(end_line)
         await self._flush_all(seating, ats)
         self.log.flush()
         if after_deal is not None:

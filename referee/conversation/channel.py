@@ -1,0 +1,221 @@
+"""A seat's channel to its bot: the one object a move's bytes go through.
+
+A :class:`Channel` is one seat's line to the bot process that holds it now (its transport,
+:mod:`referee.bots.transport`).  It owns what waits to go out (the outbox), every write and read,
+and the log's ``out`` and ``in`` records of them, and offers what the exchanges of
+:mod:`referee.conversation.exchange` need:
+
+* :meth:`Channel.queue`: put a line in the outbox, for the seat's next write;
+* :meth:`Channel.deliver`: write the outbox, asking nothing (a deal's end);
+* :meth:`Channel.ask`: write a ``turn`` after the outbox, in one write, and read the answer by the
+  referee's clock: the seat is asked there, and has answered (or has run out of time) when it
+  returns, so a transport that pauses a bot between its turns is told so there and nowhere else
+  (``resume`` and ``pause``, where the transport has them);
+* :meth:`Channel.unasked` and :meth:`Channel.hear`: what the bot wrote while nobody asked, each line
+  judged and logged as it is taken.
+
+The channel judges nothing itself beyond what it is given: the exchange says which line ends a
+turn (``settle``), and turns what the channel saw into faults.  Like python-chess's engine
+``Protocol``, it routes lines and keeps the state of the one exchange in flight; what is made of
+them is the exchange's.  What holds for the whole match (the log, the time control, the clock's
+origin) comes as :class:`Terms`, the same for every channel of a table.
+
+Times are whole microseconds since the match began, read from the transport (``proc.now``), in
+the order the log's records are written (``verify`` gives each reading the time of the record it
+is about to check).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final
+
+import trio
+
+from referee.conversation.clock import TimeControl
+from referee.conversation.lines import Line, hear
+from referee.errors import BotExited
+from referee.logs import records as R
+from referee.logs.log import MatchLog
+
+if TYPE_CHECKING:
+    from referee.bots.transport import BotTransport
+
+
+@dataclass(frozen=True, slots=True)
+class Terms:
+    """What holds for every exchange of a match."""
+
+    log: MatchLog
+    tc: TimeControl
+    #: the referee's clock at the start of the match: times are microseconds since then
+    origin: float
+    #: seconds a turn may wait for the answer with the thread blocked in poll(2) before it waits
+    #: through trio (see BotProcess.line_within); 0 when other work shares the loop
+    block: float = 0.001
+    #: how a line read is judged (``verify`` gives back the lines a log keeps only judged)
+    hear: Callable[[bytes], Line] = hear
+
+
+def stamp(terms: Terms, proc: BotTransport) -> int:
+    """Now, in microseconds since the match began, by ``proc``'s clock."""
+    return round((proc.now() - terms.origin) * 1e6)
+
+
+def deadline(terms: Terms, us: int) -> float:
+    """The referee's clock reading ``us`` microseconds after the match began."""
+    return terms.origin + us / 1e6
+
+
+def cutoff(terms: Terms, allowance: int) -> int:
+    """The last microsecond after a turn's write at which its answer counts: the allowance (the
+    deadline is hard; a line counts when the referee reads it, by its own clock).  A turn's
+    deadline and every judgement of a line as late come from this one number."""
+    return allowance
+
+
+#: What ``settle`` answers for a line that does not end the turn (a message of an unknown type,
+#: ignored): the channel reads on.
+IGNORED: Final = (None, None)
+
+#: What :meth:`Channel.deliver` says of a bot that did not take its lines within a move's time.
+STUCK: Final = "stuck"
+
+
+class Channel:
+    """One seat's line to its bot: the transport (``proc``, ``None`` while no process holds the
+    seat), the lines waiting for its next write (``outbox``), and the exchange in flight: after
+    :meth:`ask`, ``took`` (microseconds from the write to the read of the line it returned) and
+    ``op`` (``"write"`` or ``"read"``: what it was doing when the bot was found gone)."""
+
+    __slots__ = ("proc", "outbox", "took", "op")
+
+    def __init__(self) -> None:
+        self.proc: BotTransport | None = None
+        self.outbox: list[bytes] = []
+        self.took = 0
+        self.op = "write"
+
+    def queue(self, line: bytes) -> None:
+        """Put ``line`` (one encoded message) in the outbox: it goes out with the next write."""
+        self.outbox.append(line)
+
+    # -- what the bot says unasked ---------------------------------------------------------------
+
+    def unasked(self) -> list[bytes]:
+        """The lines the bot has written that nobody asked for (each to go through :meth:`hear`,
+        in order).  Raises LineTooLong."""
+        proc = self.proc
+        assert proc is not None
+        return proc.ready_lines()
+
+    def hear(self, terms: Terms, seat: int, raw: bytes) -> Line:
+        """``raw``, a line taken from the bot, judged and logged as read now."""
+        line = terms.hear(raw)
+        proc = self.proc
+        assert proc is not None
+        terms.log.inp(seat, line, round((proc.now() - terms.origin) * 1e6))
+        return line
+
+    # -- a write that asks nothing ---------------------------------------------------------------
+
+    async def deliver(self, terms: Terms, seat: int) -> BotExited | str | None:
+        """Write what waits in the outbox, asking nothing: ``None`` when it went (or nothing was
+        waiting, or no process holds the seat), :data:`STUCK` when the bot did not take it within
+        a move's time (its pipe stayed full), or the :class:`~referee.errors.BotExited` of a bot
+        found gone.  Logged once done, with what became of it."""
+        proc = self.proc
+        data = self.outbox
+        self.outbox = []
+        if proc is None or not data:
+            return None
+        request = b"".join(data)
+        begun = round((proc.now() - terms.origin) * 1e6)
+        # As in ask(): a cancel scope only when the pipe cannot take it all at once.
+        await trio.lowlevel.checkpoint_if_cancelled()
+        sent = proc.write_nowait(request)
+        failure: BotExited | str | None = None
+        if sent < len(request):
+            with trio.move_on_after(terms.tc.move) as scope:
+                try:
+                    await proc.send(request[sent:])
+                except BotExited as exc:
+                    failure = exc.with_traceback(None)  # kept past this frame: no cycle through it
+            if scope.cancelled_caught:
+                failure = STUCK
+        # logged once done, with what became of it: the fault it makes is charged only at the
+        # bot's next deal, and verify must know now
+        terms.log.out(seat, data, request, begun, stuck=failure is STUCK,
+                      exit=R.Exit("write", str(failure), failure.returncode) if isinstance(failure, BotExited) else None)
+        return failure
+
+    # -- a turn ----------------------------------------------------------------------------------
+
+    async def ask(self, terms: Terms, seat: int, turn: bytes, allowance: int,
+                  settle: Callable[[Line], tuple[object, object]], limit: int | None = None) -> tuple[Line | None, tuple[object, object] | None]:
+        """Write ``turn`` (an encoded ``turn`` line) after what waits in the outbox, in one write,
+        and read the answer within ``allowance`` microseconds by the referee's clock (``limit``,
+        when given, is the allowance and the clock's margin: a line read by then still counts).
+
+        Each line read in time goes to ``settle``, which judges it: :data:`IGNORED` reads on,
+        anything else ends the turn and is returned with the line, ``(line, verdict)``.  A line
+        read too late is returned unjudged, ``(line, None)``, ``took`` past the allowance; no line
+        in time is ``(None, None)``.  ``took`` is the microseconds from the write to the read.
+
+        Raises:
+            BotExited: the bot is gone (``op``: found while writing or reading).
+            LineTooLong: it wrote a line over the limit.
+        """
+        proc = self.proc
+        assert proc is not None
+        data = self.outbox
+        data.append(turn)
+        self.outbox = []
+        request = b"".join(data)
+        now = proc.now
+        origin = terms.origin
+        log = terms.log
+        limit = cutoff(terms, allowance) if limit is None else limit
+        resume = getattr(proc, "resume", None)
+        if resume is not None:
+            resume()
+        try:
+            start = round((now() - origin) * 1e6)
+            log.out(seat, data, request, start)
+            # A bot on our CPU has usually answered by the time the write returns (the kernel
+            # runs it at once), so try without waiting first: that needs no cancel scope, which
+            # costs more than the rest of the turn's trio work.  A scope is made only to wait.
+            await trio.lowlevel.checkpoint_if_cancelled()
+            sent = proc.write_nowait(request) if allowance > 0 else 0
+            if sent == len(request) and (ready := proc.line_within(min(terms.block, allowance / 1e6))) is not None:
+                got = round((now() - origin) * 1e6)
+                line = terms.hear(ready)
+                log.inp(seat, line, got)
+                self.took = took = got - start
+                if took > limit:
+                    return line, None
+                verdict = settle(line)
+                if verdict is not IGNORED:
+                    return line, verdict
+            self.op = "write"
+            with trio.move_on_at(origin + (start + limit) / 1e6):
+                if sent < len(request):
+                    await proc.send(request[sent:])
+                self.op = "read"
+                while True:  # a message of an unknown type is skipped
+                    raw = await proc.read_line()
+                    got = round((now() - origin) * 1e6)
+                    line = terms.hear(raw)
+                    log.inp(seat, line, got)
+                    self.took = took = got - start
+                    if took > limit:
+                        return line, None
+                    verdict = settle(line)
+                    if verdict is not IGNORED:
+                        return line, verdict
+            return None, None
+        finally:
+            pause = getattr(proc, "pause", None)
+            if pause is not None:
+                pause()
