@@ -418,7 +418,10 @@ def integral_reading(line: bytes, refusal: msgspec.ValidationError) -> FromBotMe
             so and name the field.
     """
     if "got `float`" not in str(refusal):
-        raise refusal
+        try:
+            raise refusal
+        finally:
+            del refusal  # the frame would hold the exception that holds the frame
     try:
         msg: FromBotMessage = msgspec.convert(_integral(msgspec.json.decode(line)), FromBotMessage)
         return msg
