@@ -26,7 +26,7 @@ from referee.conversation.clock import TimeControl
 from referee.engine import refereed_variant as find_variant
 from referee.engine.errors import RulesError
 from referee.engine.game import Variant
-from referee.engine.shuffle import BLAKE2B, Derivation
+from referee.engine.shuffle import BLAKE2B_GAMES, Derivation
 from referee.errors import BotError
 from referee.matches.job import CpuSeconds, Deals, Games, MaxFaults, MaxLine, MemoryMb, MoveSeconds, Processes, Seconds, bound_problem
 from referee.matches.match import match_length, orientations
@@ -118,7 +118,7 @@ class League:
     #: how the deals come from the seed (:mod:`referee.engine.shuffle`): the keyed ``blake2b``,
     #: or ``splitmix64`` for a league whose database was played before deals were keyed
     #: (:meth:`tournaments.store.Store.secret_seed`), so its new tables deal what its old ones did
-    deals_from: Derivation = BLAKE2B
+    deals_from: Derivation = BLAKE2B_GAMES
 
     def bot(self, name: str) -> BotEntry:
         for b in self.bots:

@@ -52,16 +52,19 @@ class Entry:
 
 class Player:
     """One process slot: a bot's seat (``slot`` 0, or 1 for its second seat in a pair game) in
-    one orientation.  Every orientation has slots of its own, so no process ever sees a deal in
-    two seatings.  The process is replaced after a fault; the slot, and its place in the seating,
+    one game in one orientation (a *segment* of the match).  Every segment has slots of its own,
+    so no process ever sees a deal in two seatings, or two games.  The process is replaced after a fault; the slot, and its place in the seating,
     stays."""
 
-    __slots__ = ("entry", "slot", "orientation", "proc", "outbox", "pending", "starts", "unknown")
+    __slots__ = ("entry", "slot", "orientation", "game", "proc", "outbox", "pending", "starts", "unknown")
 
-    def __init__(self, entry: Entry, slot: int, orientation: int = 0) -> None:
+    def __init__(self, entry: Entry, slot: int, orientation: int = 0, game: int = 0) -> None:
         self.entry = entry
         self.slot = slot
         self.orientation = orientation
+        #: the game of the match this slot plays (each game in each orientation has processes of
+        #: its own); it names the slot's stderr files, not the slot (:attr:`label`)
+        self.game = game
         self.proc: BotTransport | None = None
         self.outbox: list[bytes] = []
         self.pending: F.Fault | None = None  # a fault found between deals, charged to the next
