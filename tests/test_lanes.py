@@ -181,3 +181,56 @@ def test_ctrl_c_with_lanes_in_flight(tmp_path):
         assert time.monotonic() < deadline, f"bots still alive: {children}"
         time.sleep(0.05)
     assert os.path.getsize(log) > 0
+
+
+@pytest.mark.parametrize("source", ["deal file", "blake2b"])
+def test_games_dealt_one_after_another_wait_for_the_game_before(tmp_path, source):
+    """From a deal file, and under the older derivation (logs and leagues from before), game g to
+    a target starts where the longest seating of game g-1 ended: the games are played one after
+    another (their seatings at once), and -j 3 still gives -j 1's result and log."""
+    from referee.engine.deal import deal_from_seed, format_deal_line, parse_deal_lines
+
+    v = variant("block")
+    shape = v.shape(2, v.resolve_options(2, {}))
+    kw: dict = {"deals_from": "blake2b"}
+    if source == "deal file":
+        file = tmp_path / "deals.jsonl"
+        file.write_text("".join(format_deal_line(deal_from_seed(3, i, shape, "blake2b"), shape, i) + "\n" for i in range(400)))
+        kw = {"deal_file": parse_deal_lines(file.read_text().splitlines(), shape), "deal_file_name": str(file)}
+    one = played(spec_of(tmp_path, "j1", "block", 2, 2, games=3, **kw), 1)
+    three = played(spec_of(tmp_path, "j3", "block", 2, 2, games=3, **kw), 3)
+    assert one[0] == three[0] and one[1] == three[1]
+    streams = {}
+    for d in (r for r in one[1] if r["k"] == "deal"):
+        streams.setdefault(d["game"], {}).setdefault(d["orientation"], []).append(d["stream"])
+    for g in (1, 2):
+        longest = max(s[-1] for s in streams[g - 1].values())
+        assert all(s[0] == longest + 1 for s in streams[g].values())
+    verify(tmp_path / "j3.jsonl")
+
+
+def test_every_segment_is_greeted_before_it_plays(tmp_path):
+    """The seam for freezing processes that wait (Observer.greeted): told once per segment, with
+    every process of it live and answered, before the segment's first deal is logged."""
+    from referee.logs import records as R
+    from referee.matches.match import Observer
+
+    seen: list[tuple[str, object]] = []
+
+    class Watch(Observer):
+        def greeted(self, roster) -> None:
+            assert all(p.proc is not None for p in roster.players.values())
+            seen.append(("greeted", (roster.game, roster.orientations[0])))
+
+        def record(self, record) -> None:
+            if isinstance(record, R.Game):
+                seen.append(("game", (record.game, record.orientation)))
+
+    spec = spec_of(tmp_path, "m", "block", 2, 2, games=3)
+    with trio.run(partial(run_match, spec, handle_signals=False, observer=Watch())):
+        pass
+    greeted = [w for k, w in seen if k == "greeted"]
+    assert sorted(greeted) == [(g, o) for g in range(3) for o in range(2)]
+    for k, w in seen:
+        if k == "game":
+            assert ("greeted", w) in seen[: seen.index((k, w))]

@@ -267,9 +267,15 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
     log = _open_log(spec, seatings, observer, sink)
     if lockstep:
         lanes = len(seatings)
-    play = _Lanes(spec, seatings, stream, result, log, progress, on_board, launch=launch, table_type=table_type,
-                  observer=observer, block=block if block is not None else (0.0 if lanes > 1 else None), hear_line=hear_line,
-                  origin=origin, lanes=lanes, lockstep=lockstep)
+    if block is None and lanes > 1:
+        block = 0.0  # segments share this trio loop
+    new_table = partial(table_type, tc=spec.tc, stderr_dir=spec.stderr_dir, max_line=spec.max_line, max_faults=spec.max_faults,
+                        hidden=_hidden(spec), launch=launch, on_fault=None if observer is None else observer.fault,
+                        on_closed=None if observer is None else observer.closed, origin=origin, hear_line=hear_line)
+    if block is not None:
+        new_table = partial(new_table, block=block)
+    play = _Lanes(spec, seatings, stream, result, log, progress, on_board, new_table=new_table, observer=observer,
+                  lanes=lanes, lockstep=lockstep)
     failure: Exception | None = None
     # Ctrl-C, SIGTERM and SIGHUP cancel the match; the cleanup below runs to its end (Terminated
     # after, carrying the result so far).
@@ -392,23 +398,14 @@ class _Lanes:
 
     def __init__(self, spec: MatchSpec, seatings: list[tuple[int, ...]], stream: DealStream, result: MatchResult,
                  log: MatchLog, progress: Callable[[str, int], None] | None, on_board: Callable[[MatchResult], None] | None,
-                 *, launch: Launch, table_type: type[Table], observer: Observer | None, block: float | None,
-                 hear_line: Callable[[bytes], Line], origin: float, lanes: int, lockstep: bool) -> None:
-        self.spec = spec
-        self.seatings = seatings
-        self.stream = stream
-        self.result = result
-        self.log = log
+                 *, new_table: Callable[..., Table], observer: Observer | None, lanes: int, lockstep: bool) -> None:
+        self.spec, self.seatings, self.stream, self.result, self.log = spec, seatings, stream, result, log
         self.progress = progress
         self.board_done = partial(_board_done, spec, result, log, on_board, self._unfinished)
-        self.launch = launch
-        self.table_type = table_type
+        #: a segment's table, given its nursery, players and log (the match's settings bound)
+        self.new_table = new_table
         self.observer = observer
-        self.block = block
-        self.hear_line = hear_line
-        self.origin = origin
-        self.lanes = lanes
-        self.lockstep = lockstep
+        self.lanes, self.lockstep = lanes, lockstep
         self.games = spec.games or 1
         self.segments: dict[tuple[int, int], Segment] = {}
         self.folder = None if spec.log_path is None else spec.log_path.parent
@@ -520,12 +517,7 @@ class _Lanes:
             # time the one before it plays rather than the time it starts in.
             await self._greeted[i - self.lanes].wait()
         async with trio.open_nursery() as nursery:
-            table = self.table_type(
-                nursery, list(roster.players.values()), tc=spec.tc, log=log, stderr_dir=spec.stderr_dir,
-                max_line=spec.max_line, max_faults=spec.max_faults, hidden=_hidden(spec), launch=self.launch,
-                on_fault=None if observer is None else observer.fault,
-                on_closed=None if observer is None else observer.closed, origin=self.origin, hear_line=self.hear_line,
-                **({} if self.block is None else {"block": self.block}))
+            table = self.new_table(nursery, list(roster.players.values()), log=log)
             played = False
             failure: Exception | None = None
             try:
