@@ -30,10 +30,15 @@ CHILD = """
 import json, sys, time
 from pathlib import Path
 import trio
+import referee
 from referee.engine import variant
-from referee.matches.spec import MatchSpec
-from referee.matches.match import run_match
-from referee.bots.bot import Bot
+if (Path(referee.__file__).parent / "matches").is_dir():
+    from referee.matches.spec import MatchSpec
+    from referee.matches.match import run_match
+    from referee.bots.bot import Bot
+else:  # a tree from before the folders (round 2: one process per bot, shared by the orientations)
+    from referee.match import MatchSpec, run_match
+    from referee.table import Bot
 bot, deals, work = sys.argv[1], int(sys.argv[2]), Path(sys.argv[3])
 argv = [sys.executable, bot] if bot.endswith(".py") else [bot]
 v = variant("sport")

@@ -195,7 +195,7 @@ class _Watch(Observer):
         self.report = report
         self.on_timeout = on_timeout
         self.side = report.setup.side
-        self.roster: Roster | None = None
+        self.rosters: dict[int, Roster] = {}  # by orientation: each is a segment of its own
         self.seatings: dict[int, list[Player]] = {}  # by orientation, the players in each seat
         self.seating: list[Player] = []  # the players of the deal being played, by seat
         self.orientation = 0
@@ -207,15 +207,15 @@ class _Watch(Observer):
         self.memo: dict[str, Any] = {}  # the side's notes across the candidate's turns
 
     def seated(self, roster: Roster) -> None:
-        self.roster = roster
+        for o in roster.orientations:
+            self.rosters[o] = roster
 
     def _mine(self, seat: int) -> bool:
         return bool(self.seating) and self.seating[seat].bot is self.candidate
 
     def record(self, record: R.Record) -> None:
         if isinstance(record, R.Game):
-            assert self.roster is not None  # seated before anything is logged
-            self.seatings[record.orientation] = self.roster.seat(record.orientation)
+            self.seatings[record.orientation] = self.rosters[record.orientation].seat(record.orientation)
         elif isinstance(record, R.Deal):  # games of a fixed number of deals go deal by deal through the orientations
             self.orientation = record.orientation
             self.seating = self.seatings[self.orientation]
@@ -244,8 +244,8 @@ class _Watch(Observer):
             report.others_faults.append(f"{fault.bot} ({where}): {fault.kind}: {fault.detail}")
             return
         tail = ""
-        if fault.kind in (F.CRASH, F.STARTUP) and self.roster is not None:
-            mine = [p for p in self.roster.players.values() if p.bot is self.candidate]
+        if fault.kind in (F.CRASH, F.STARTUP) and self.rosters:
+            mine = [p for r in self.rosters.values() for p in r.players.values() if p.bot is self.candidate]
             holder = self.seating[fault.seat] if self.seating and self._mine(fault.seat) else None
             proc = holder.proc if holder is not None else next((p.proc for p in mine if p.proc is not None), None)
             tail = proc.stderr_tail() if proc is not None else ""
@@ -333,9 +333,9 @@ async def check_game(setup: Setup, index: int, name: str, argv: list[str], opts:
     )
     watch = _Watch(bot, report, on_timeout)
     # Several games share this trio loop: the table never blocks it (block=0).
-    await run_match(spec, handle_signals=False, observer=watch, block=0)
-    assert watch.roster is not None
-    entry = next(p.entry for p in watch.roster.players.values() if p.bot is bot)
+    result = await run_match(spec, handle_signals=False, observer=watch, block=0)
+    result.close()
+    entry = result.entries[0]  # the candidate's part in the match, every segment's together
     report.forfeited = entry.forfeited
     report.cross = watch.cross
     report.unexercised = setup.stage is not None and not watch.cross[setup.stage.offered]

@@ -7,6 +7,7 @@ exit code of :mod:`referee.exitcodes`; nothing a user can cause ends in a traceb
 
 from __future__ import annotations
 
+import functools
 import io
 import os
 import stat
@@ -33,7 +34,7 @@ from referee.engine import refereed_variant, variant, variant_names
 from referee.engine.deal import Deal, format_deal_line, parse_deal_lines
 from referee.engine.errors import BadDeal, RulesError
 from referee.engine.game import Variant
-from referee.engine.shuffle import BLAKE2B
+from referee.engine.shuffle import BLAKE2B_GAMES
 from referee.errors import BotError, BotStartError, LogError
 from referee.logs.log import fresh_path, stderr_dir_of
 from referee.matches.job import (
@@ -237,7 +238,7 @@ def match(
     name: Annotated[Optional[list[str]], typer.Option("--name", "-n", help="Display names, one per bot in order.", rich_help_panel=GAME_PANEL)] = None,
     startup_time: Annotated[float, typer.Option(help="Seconds a bot has to answer hello.", rich_help_panel=TC_PANEL)] = 10.0,
     move_time: Annotated[float, typer.Option(help="Seconds a bot has for each move.", rich_help_panel=TC_PANEL)] = 5.0,
-    bank: Annotated[Optional[float], typer.Option(help="A time bank per bot for the whole match, in seconds (chess-clock style).", rich_help_panel=TC_PANEL)] = None,
+    bank: Annotated[Optional[float], typer.Option(help="A time bank per bot for each game in each seating, in seconds (chess-clock style).", rich_help_panel=TC_PANEL)] = None,
     increment: Annotated[float, typer.Option(help="Seconds added to the bank after every move.", rich_help_panel=TC_PANEL)] = 0.0,
     bot_tc: Annotated[Optional[list[str]], typer.Option("--tc", help='One bot\'s own clock, as "NAME: move=0.5 bank=30 increment=0.1 startup=5" (repeat, once per bot; NAME as the result names it, or the bot\'s number from 1); what it leaves out is the match\'s (--move-time, --bank…).', rich_help_panel=TC_PANEL, show_default=False)] = None,
     time_margin: Annotated[float, typer.Option(help="Milliseconds an answer may be read late and still count (cutechess-cli's timemargin): the overrun is logged and charged to the bank (PROTOCOL.md, \"Limits\").", rich_help_panel=TC_PANEL)] = 0.0,
@@ -257,9 +258,12 @@ def match(
     full: Annotated[bool, typer.Option("--full", help=f"Print the whole deals and games tables, however long (past {TABLE_ROWS} rows: the first and last rows and a count).", rich_help_panel=OUTPUT_PANEL)] = False,
     confidence: Annotated[float, typer.Option(help="Confidence level of the intervals; a winner is named only when significant at it.", rich_help_panel=STATS_PANEL)] = 0.95,
     sprt: Annotated[Optional[list[str]], typer.Option(help='Stop as soon as a sequential test decides: "margin0=0 margin1=3" (mean points per pair) or "elo0=0 elo1=50" (logistic Elo of the pairs), with alpha=, beta= (0.05 each) and min_pairs= (10: nothing is decided before); --deals/--games is then the budget.', rich_help_panel=STATS_PANEL)] = None,
+    concurrency: Annotated[int, typer.Option("--concurrency", "-j", help="Segments played at once, each a game in one seating with processes of its own (one core each is about right).  Same result and log whatever N.  A game of fixed deals has as many segments as seatings (2 for two bots): more lanes than that need --games.", rich_help_panel=GAME_PANEL)] = 1,
 ) -> None:
     """Play a duplicate match: every deal in every orientation, so luck cancels and the margin means skill."""
     confidence = bounded(confidence, Confidence, "--confidence")
+    if concurrency < 1:
+        raise fail(f"--concurrency (-j): at least 1, not {concurrency}")
     bots, test = sprt_test(bots, sprt)
     v, players, opts, deal_list, deals, games = game_setup(variant_id, players, option, deals_file, deals, games, len(bots), test)
     names = names_of(name, len(bots))
@@ -277,12 +281,12 @@ def match(
     entrants = with_clocks(entrants_of(bots, names, cwds, extra_env, sandbox), bot_tc, tc)
     log_path = log_path_of(log, overwrite, json_path, v, seed_value, deals_file)
     job = MatchJob(game=GameJob(variant=v.id, players=players, options=opts, deals=deals, games=games), tc=tc, limits=limits,
-                   seed=seed_value, deals_from=BLAKE2B, bots=entrants, log=str(log_path), stderr_dir=str(stderr_dir_of(log_path)), hidden=[],
+                   seed=seed_value, deals_from=BLAKE2B_GAMES, bots=entrants, log=str(log_path), stderr_dir=str(stderr_dir_of(log_path)), hidden=[],
                    confidence=confidence, sprt=test, deals_file=str(deals_file) if deals_file else None,
                    deals_file_sha256=file_sha256(deals_file) if deals_file else None)
     spec = job.spec(deal_list)
     warn_short_seed(None if deals_file else seed, seed_value)
-    result, stopped = play_watched(spec, quiet=quiet, live=live, sandbox=sandbox, claimed=None if log else log_path)
+    result, stopped = play_watched(spec, quiet=quiet, live=live, sandbox=sandbox, claimed=None if log else log_path, lanes=concurrency)
     with result, held_signals():  # a second Ctrl-C does not cut the result short
         show_result(result, quiet=quiet, full=full, json_path=json_path, seed=None if deals_file else seed_value, log_path=log_path)
     if stopped is not None:
@@ -469,11 +473,12 @@ def _interrupted_result(exc: BaseException, spec) -> tuple[MatchResult, BaseExce
     return partial, stopped
 
 
-def play_watched(spec: MatchSpec, *, quiet: bool, live: bool | None, sandbox: bool, claimed: Path | None) -> tuple[MatchResult, BaseException | None]:
+def play_watched(spec: MatchSpec, *, quiet: bool, live: bool | None, sandbox: bool, claimed: Path | None,
+                 lanes: int = 1) -> tuple[MatchResult, BaseException | None]:
     """Play the match with a progress bar and the running score on a terminal; its result, and
     what stopped it (Ctrl-C, SIGTERM, SIGHUP) if it was stopped: then the result is its
     finished pairs'.  ``claimed``: the log, when its name was claimed for this match (dropped
-    if the match never began)."""
+    if the match never began); ``lanes``: segments played at once (``-j``)."""
     n_orient = len(orientations(spec.variant, spec.players, spec.options, len(spec.bots)))
     total = (spec.deals or 0) * (spec.games or 1) * n_orient if not spec.variant.to_target else (spec.games or 1) * n_orient
     bar = progress_bar(total, quiet)
@@ -493,8 +498,8 @@ def play_watched(spec: MatchSpec, *, quiet: bool, live: bool | None, sandbox: bo
         if bar is not None:
             with bar:
                 task = bar.add_task("starting bots", total=total)
-                return trio.run(run_match, spec, progress, on_board), None
-        return trio.run(run_match, spec, progress, on_board), None
+                return trio.run(functools.partial(run_match, spec, progress, on_board, lanes=lanes)), None
+        return trio.run(functools.partial(run_match, spec, progress, on_board, lanes=lanes)), None
     except BotStartError as exc:
         raise fail(f"a bot could not be started: {exc}" + (f"\n{SANDBOX_HINT}" if sandbox else ""), X.BOT_START) from None
     except (BadDeal, LogError) as exc:
@@ -822,6 +827,7 @@ def check(
     sandbox: Annotated[bool, typer.Option("--sandbox", help="Run the bot in the sandbox leagues use; if it fails, check it without too and say whether the sandbox is why.", rich_help_panel=LIMITS_PANEL)] = False,
     cwd: Annotated[Optional[Path], typer.Option(help="The bot's working directory (relative paths on its command line are taken from it).", rich_help_panel=LIMITS_PANEL)] = None,
     memory_mb: Annotated[Optional[int], typer.Option(help=f"Memory cap of the bot's processes, in MiB: its address space, default none; in the sandbox its memory and its /tmp, default {DEFAULT_MEMORY_MB}.", rich_help_panel=LIMITS_PANEL, show_default=False)] = None,
+    concurrency: Annotated[Optional[int], typer.Option("--concurrency", "-j", help="Games checked at once after the first (default: the cores, at most 3).", rich_help_panel=GAME_PANEL, show_default=False)] = None,
 ) -> None:
     """Check a bot against the protocol: a few deals of every game against the sample bots, then everything it got wrong, and PASS or FAIL."""
     from referee.check import CheckOptions, missing_samples, run_check, setups
@@ -836,6 +842,8 @@ def check(
             raise fail(str(exc)) from None
     if deals < 1:
         raise fail("--deals must be at least 1")
+    if concurrency is not None and concurrency < 1:
+        raise fail(f"--concurrency (-j): at least 1, not {concurrency}")
     check_sandbox(sandbox, DEFAULT_PROCESSES)
     tc = bounded({"startup": startup_time, "move": move_time, "bank": None, "increment": 0.0,
                   "margin": bounded(time_margin, MarginMs, "--time-margin") / 1000}, ClockJob,
@@ -856,7 +864,8 @@ def check(
         raise fail(f"--log-dir {log_dir} holds files already; add --overwrite to write over them (without --log-dir every check gets a folder of its own)")
     elif log_dir.exists() and not log_dir.is_dir():
         raise fail(f"--log-dir {log_dir} is not a folder")
-    opts = CheckOptions(deals=deals, tc=tc, seed=seed_option(seed), only=variant_id, log_dir=log_dir, sandbox=sandbox, cwd=cwd, memory_mb=memory_mb)
+    opts = CheckOptions(deals=deals, tc=tc, seed=seed_option(seed), only=variant_id, log_dir=log_dir, sandbox=sandbox, cwd=cwd, memory_mb=memory_mb,
+                        **({} if concurrency is None else {"jobs": concurrency}))
     warn_short_seed(seed, opts.seed, "in the report")
     total = len(setups(variant_id))
     bar = progress_bar(total, False)

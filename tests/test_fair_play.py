@@ -56,7 +56,7 @@ def test_a_bot_that_searches_seeds_learns_nothing_in_a_default_match(tmp_path):
     found = re.findall(r"SEED (FOUND|NONE)", stderr_of(tmp_path / "m.stderr", "searcher"))
     assert found and set(found) == {"NONE"}  # every process of the searcher looked, none found it
     header = next(r for _, r in read_log(log))
-    assert header["deals_from"] == "blake2b" and header["seed"].bit_length() > GUESSABLE_BITS
+    assert header["deals_from"] == "blake2b-games" and header["seed"].bit_length() > GUESSABLE_BITS
 
 
 @pytest.mark.slow
@@ -66,7 +66,7 @@ def test_a_seed_a_person_types_is_found_by_the_same_bot(tmp_path):
     played = cli("match", searcher(tmp_path, 300), FIRST, "--deals", "4", "--seed", "123", "--log", log, "--name", "searcher",
                  "--name", "first")
     assert played.exit_code == 0, played.output
-    assert "SEED FOUND blake2b 123 0" in stderr_of(tmp_path / "m.stderr", "searcher")
+    assert "SEED FOUND blake2b-games 123 0" in stderr_of(tmp_path / "m.stderr", "searcher")
 
 
 @pytest.fixture(autouse=True)

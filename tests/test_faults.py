@@ -92,6 +92,7 @@ async def play(
     others: list[Bot] | None = None,
     move: float = 0.5,
     startup: float = 5.0,
+    lockstep: bool = False,
     **options: object,
 ) -> Played:
     """A small match of ``bot`` against first_bot: sport with 4 deals, or one game of anything
@@ -107,9 +108,23 @@ async def play(
         stderr_dir=tmp_path / "stderr",
     )
     with trio.fail_after(HANG):
-        result = await run_match(spec)
+        result = await run_match(spec, lockstep=lockstep)
     log = [json.loads(line) for line in (tmp_path / "match.jsonl").read_text().splitlines()]
     return Played(result, log, the_bot, state, spec.stderr_dir)
+
+
+def _by_seating(log: list[dict]) -> dict[int, list[dict]]:
+    """A log's records by the seating they were played in (from each ``deal`` record to the next,
+    a ``hello`` by its ``o``)."""
+    out: dict[int, list[dict]] = {}
+    o = 0
+    for r in log:
+        if r["k"] in ("game", "deal", "deal_end", "game_end"):
+            o = r["orientation"]
+        elif r["k"] == "hello":
+            o = r["o"]
+        out.setdefault(o, []).append(r)
+    return out
 
 
 def expected_wrote(game: str, players: int, options: dict, seat: int, values: list[int]) -> list[int]:
@@ -345,9 +360,10 @@ async def test_floods_stderr(tmp_path):
 async def test_startup_fault_on_the_second_start(tmp_path, behaviour, detail):
     """The first process exits mid-deal (a crash); the second cannot start: a start-up fault
     at the next deal; the third plays on."""
-    # the match starts two processes of it (one per seating): the third start is the first
-    # replacement
-    p = await play(tmp_path, hostile(tmp_path, behaviour, start=3, then="exit"), "draw", players=2, startup=1.0)
+    # in lockstep the second seating's process starts once the first seating's game is over: the
+    # second start is the first replacement (with one lane the second seating's start goes on
+    # beside the first's play, and which of the two starts first is a matter of timing)
+    p = await play(tmp_path, hostile(tmp_path, behaviour, start=2, then="exit"), "draw", players=2, startup=1.0, lockstep=True)
     assert [f.kind for f in p.faults] == [F.CRASH, F.STARTUP], [str(f) for f in p.faults]
     crash, startup = p.faults
     assert detail in startup.detail
@@ -395,21 +411,24 @@ def test_cli_exits_3_with_the_stderr_tail(tmp_path):
 
 
 async def test_max_faults_forfeits_the_rest(tmp_path):
-    """It never answers its first turn: three timeouts, then every deal left is its loss, with
-    no process started for it."""
+    """It never answers its first turn: three timeouts in a seating's game, then every deal left
+    of that game in that seating is its loss, with no process started for it.  Faults are
+    counted per segment (one game in one seating), so each of the two seatings sees three."""
     p = await play(tmp_path, hostile(tmp_path, "timeout_first"))
-    assert [f.kind for f in p.faults] == [F.TIMEOUT] * 3
+    assert [f.kind for f in p.faults] == [F.TIMEOUT] * 6
     assert p.entry.forfeited
-    assert [r["bot"] for r in p.log if r["k"] == "forfeit"] == ["hostile"]
+    assert [r["bot"] for r in p.log if r["k"] == "forfeit"] == ["hostile", "hostile"]
     check_completed(p)
     assert all(d.end == "fault" and d.by_bot == "hostile" for d in p.result.deals)
     forfeited = [r for r in p.log if r["k"] == "forfeited_deal"]
-    assert len(forfeited) == len(p.result.deals) - 3
-    # four processes at the start (a pair, in each of two seatings), and a fresh one for a seat
+    assert len(forfeited) == len(p.result.deals) - 6
+    # two processes at the start of each seating's game (a pair), and a fresh one for a seat
     # whose process faulted while the bot had not yet forfeited: none after the forfeit
     starts = [r for r in p.log if r["k"] == "hello" and r["bot"].startswith("hostile")]
-    forfeit = next(i for i, r in enumerate(p.log) if r["k"] == "forfeit")
-    assert 4 < len(p.starts()) <= 6 and not [r for r in p.log[forfeit:] if r["k"] == "hello"]
+    assert 4 < len(p.starts()) <= 8
+    for o, records in _by_seating(p.log).items():
+        forfeit = next(i for i, r in enumerate(records) if r["k"] == "forfeit")
+        assert not [r for r in records[forfeit:] if r["k"] == "hello"], o
     assert len(starts) == len(p.starts())
     assert not any(alive(pid) for pid in p.starts())
     totals = p.result.bot_totals()

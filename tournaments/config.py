@@ -28,7 +28,7 @@ from referee.engine import refereed_variant as find_variant
 from referee.engine.deal import Deal
 from referee.engine.errors import RulesError
 from referee.engine.game import Variant
-from referee.engine.shuffle import BLAKE2B, Derivation
+from referee.engine.shuffle import BLAKE2B_GAMES, Derivation
 from referee.errors import BotError
 from referee.matches.job import CpuSeconds, Deals, Games, MaxFaults, MaxLine, MemoryMb, MoveSeconds, Processes, Seconds, bound_problem
 from referee.matches.match import match_length, orientations
@@ -157,7 +157,7 @@ class League:
     #: how the deals come from the seed (:mod:`referee.engine.shuffle`): the keyed ``blake2b``,
     #: or ``splitmix64`` for a league whose database was played before deals were keyed
     #: (:meth:`tournaments.store.Store.secret_seed`), so its new tables deal what its old ones did
-    deals_from: Derivation = BLAKE2B
+    deals_from: Derivation = BLAKE2B_GAMES
     #: the deal file every table plays (``[game] deals_file``, cutechess-cli's ``-openings``), read
     book: DealsBook | None = None
     #: the file's ``compress_logs``: each table's log is written gzip-compressed as it is played

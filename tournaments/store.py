@@ -59,7 +59,7 @@ from typing import TYPE_CHECKING, Any, Self
 
 import msgspec
 
-from referee.engine.shuffle import BLAKE2B, DERIVATIONS, SPLITMIX64
+from referee.engine.shuffle import BLAKE2B, BLAKE2B_GAMES, DERIVATIONS, SPLITMIX64
 from referee.seeds import fresh_seed
 from tournaments.config import League, LeagueError
 from tournaments.schedule import TableKey
@@ -351,17 +351,17 @@ class Store:
     def _derivation(self, league: League, *, create: bool) -> League:
         """``league`` with the derivation its deals come from (``meta 'deals_from'``): a database
         that holds finished tables and names none was played before deals were keyed, and goes
-        on with ``splitmix64`` so that every pairing of the league plays the same deals; any
-        other is ``blake2b``.  The first run (``create``) writes it down.
+        on with ``splitmix64`` so that every pairing of the league plays the same deals; one
+        that holds finished tables and a seed was keyed before games were, and goes on with
+        ``blake2b``; a new one is ``blake2b-games``.  The first run (``create``) writes it down.
 
         Raises:
             StoreError: a derivation this version does not know (edited by hand?).
         """
         text = self.meta("deals_from")
         if text is None:
-            old = self.meta("seed") is None and self.conn.execute(
-                "SELECT 1 FROM matches WHERE status = 'done' LIMIT 1").fetchone() is not None
-            text = SPLITMIX64 if old else BLAKE2B
+            played = self.conn.execute("SELECT 1 FROM matches WHERE status = 'done' LIMIT 1").fetchone() is not None
+            text = (SPLITMIX64 if self.meta("seed") is None else BLAKE2B) if played else BLAKE2B_GAMES
             if create:
                 with self.transaction("write"):
                     self.conn.execute("INSERT OR IGNORE INTO meta VALUES ('deals_from', ?)", (text,))

@@ -50,18 +50,21 @@ class Entry:
 
 class Player(Channel):
     """One process slot: a bot's seat (``slot`` 0, or 1 for its second seat in a pair game) in
-    one orientation, and that seat's channel to its process (:class:`~referee.conversation.channel.Channel`:
-    ``proc``, the outbox, the turn in flight).  Every orientation has slots of its own, so no
-    process ever sees a deal in two seatings.  The process is replaced after a fault; the slot,
-    and its place in the seating, stays."""
+    one game in one orientation (a *segment* of the match), and that seat's channel to its process
+    (:class:`~referee.conversation.channel.Channel`: ``proc``, the outbox, the turn in flight).
+    Every segment has slots of its own, so no process ever sees a deal in two seatings, or two
+    games.  The process is replaced after a fault; the slot, and its place in the seating, stays."""
 
-    __slots__ = ("entry", "slot", "orientation", "pending", "starts", "unknown")
+    __slots__ = ("entry", "slot", "orientation", "game", "pending", "starts", "unknown")
 
-    def __init__(self, entry: Entry, slot: int, orientation: int = 0) -> None:
+    def __init__(self, entry: Entry, slot: int, orientation: int = 0, game: int = 0) -> None:
         super().__init__()
         self.entry = entry
         self.slot = slot
         self.orientation = orientation
+        #: the game of the match this slot plays (each game in each orientation has processes of
+        #: its own); it names the slot's stderr files, not the slot (:attr:`label`)
+        self.game = game
         self.pending: F.Fault | None = None  # a fault found between deals, charged to the next
         self.starts = 0
         self.unknown = 0  # lines of unknown types since the last answer (see UNKNOWN_PER_MOVE)

@@ -158,7 +158,7 @@ class Table:
             self.log.write(record)
 
     async def _shake(self, p: Player, at: At, record: R.Hello) -> F.Fault | None:
-        suffix = "" if p.starts == 1 else f".{p.starts}"
+        suffix = ("" if p.game == 0 else f".g{p.game}") + ("" if p.starts == 1 else f".{p.starts}")
         path = self.stderr_dir / f"{_safe(p.label)}{suffix}.stderr.log"
         try:
             p.proc = await self.launch(self.nursery, p.bot, name=p.label, stderr_path=path, max_line=self.max_line,
@@ -216,6 +216,13 @@ class Table:
             async with trio.open_nursery() as n:
                 for i, p in enumerate(self.players):
                     n.start_soon(end, i, p)
+
+    async def abandon(self) -> None:
+        """End every process at once, telling it nothing and logging nothing (a segment the match
+        no longer needs: the SPRT decided, the match was stopped or failed)."""
+        with trio.CancelScope(shield=True):
+            for p in self.players:
+                await self._retire(p)
 
     async def _retire(self, p: Player) -> None:
         if p.proc is not None:

@@ -1,8 +1,20 @@
 """The documented shuffles: the same seed gives the same deals on every machine and Python.
 
 Python's :mod:`random` may change between versions, so deals come from our own generators.
-There are two *derivations* of deal ``i`` from a seed; a match log's header names the one that
-made its deals (``deals_from``; a log without it was made by ``splitmix64``).
+There are two shuffles of deal ``i`` from a seed, and three *derivations* (a shuffle and where a
+game's deals sit in the stream); a match log's header names the one that made its deals
+(``deals_from``; a log without it was made by ``splitmix64``).
+
+``blake2b-games`` — game-keyed deals (every match and league since round 5)
+---------------------------------------------------------------------------
+
+The ``blake2b`` shuffle below, and in a match of games scored to a target, game ``g`` of the
+match deals stream deals ``g * 2**32, g * 2**32 + 1, …`` (:data:`GAME_STRIDE`) in every
+orientation, so a game's deals do not depend on how long the games before it lasted and the games
+can be played at once (``referee match -j``).  Games of a fixed number of deals ``n`` take stream
+deals ``g * n …`` under every derivation.  Under ``blake2b`` and ``splitmix64`` a game to a target
+starts after the longest orientation of the game before it (and so does every match from a deal
+file, whatever its derivation).
 
 ``blake2b`` — secret deals (every match since round 3)
 ------------------------------------------------------
@@ -56,10 +68,13 @@ _M = (1 << 64) - 1
 GAMMA = 0x9E3779B97F4A7C15
 
 #: The derivations a log's header may name (``deals_from``).
-Derivation = Literal["blake2b", "splitmix64"]
+Derivation = Literal["blake2b-games", "blake2b", "splitmix64"]
 SPLITMIX64: Final = "splitmix64"
 BLAKE2B: Final = "blake2b"
-DERIVATIONS: tuple[Derivation, ...] = (BLAKE2B, SPLITMIX64)
+BLAKE2B_GAMES: Final = "blake2b-games"
+DERIVATIONS: tuple[Derivation, ...] = (BLAKE2B_GAMES, BLAKE2B, SPLITMIX64)
+#: Under :data:`BLAKE2B_GAMES`, game ``g`` of a match to a target deals from stream deal ``g * GAME_STRIDE``.
+GAME_STRIDE: Final = 1 << 32
 #: Seeds of the keyed derivation are below this (its key is 32 bytes).
 SEED_LIMIT = 1 << 256
 #: Bits of a seed the referee draws itself (:func:`referee.seeds.fresh_seed`).
@@ -177,13 +192,19 @@ def keyed_tiles(seed: int, index: int) -> list[int]:
     return order
 
 
+def game_keyed(derivation: str) -> bool:
+    """Whether ``derivation`` places each game to a target at a fixed point of the stream
+    (:data:`GAME_STRIDE`) rather than after the game before it."""
+    return derivation == BLAKE2B_GAMES
+
+
 def tiles_for(derivation: str, seed: int, index: int) -> list[int]:
     """The shuffled order of deal ``index`` of ``seed`` by the named derivation.
 
     Raises:
         ValueError: an unknown derivation, or a seed or index out of its range.
     """
-    if derivation == BLAKE2B:
+    if derivation in (BLAKE2B, BLAKE2B_GAMES):
         return keyed_tiles(seed, index)
     if derivation == SPLITMIX64:
         return shuffled_tiles(seed, index)

@@ -144,6 +144,11 @@ class MatchLog:
         if self._sink is not None:
             self._put(encode(record))
 
+    def raw(self, data: bytes) -> None:
+        """Log lines already encoded (a segment's, taken in board order: :mod:`referee.matches.segments`)."""
+        if self._sink is not None:
+            self._put(data)
+
     def out(self, seat: int, lines: list[bytes], data: bytes, us: int, bot: str | None = None, *, stuck: bool = False,
             exit: Exit | None = None) -> None:
         """The lines written to ``seat`` in one write (``data``: them joined), begun ``us``

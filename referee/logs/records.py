@@ -360,10 +360,16 @@ class Sprt(_Record, tag="sprt"):
 
 
 class Stop(_Record, tag="stop"):
+    """The SPRT decided after ``pairs`` boards; ``unfinished``: the boards begun past them (their
+    processes were ended, their records and results left out).  How many were begun depends on
+    the lanes and on the machine's speed, not on the match, so it is not compared by ``verify``
+    and :func:`strip_timings` drops it."""
+
     reason: str
     decision: str | None
     pairs: Count
     llr: float
+    unfinished: Count | None = None
 
 
 class Interrupted(_Record, tag="interrupted"):
@@ -533,7 +539,8 @@ def _gzip_lines(f: IO[bytes], path: Path, longest: int | None) -> Generator[byte
         yield rest  # cut inside a line (or the stream's end is missing): a cut log
 
 
-TIMING_FIELDS = frozenset(("t", "ms", "time_ms", "bank_ms", "over"))
+#: the fields that depend on the wall clock (and ``unfinished``, on how many lanes played)
+TIMING_FIELDS = frozenset(("t", "ms", "time_ms", "bank_ms", "over", "unfinished"))
 
 
 def strip_timings(obj: Any) -> Any:

@@ -1,17 +1,25 @@
 """The match runner: fixed deals, every orientation, and the result with its uncertainty.
 
 It owns the deal stream and the orientations (RULES.md §4): every deal is played once per
-orientation, so every bot holds every seat's cards and luck cancels.  Every orientation is
-played by processes of its own (:class:`Roster`): a process never sees a deal twice, so a bot
-that remembers learns nothing of the hand it holds in the other seating.  Deals come from the
-seed through the keyed derivation of :mod:`referee.engine.shuffle` (``deals_from`` in the log's
-header), and with no seed given from a fresh secret one (:mod:`referee.seeds`).
+orientation, so every bot holds every seat's cards and luck cancels.  The match is played in
+*segments*: one game in one orientation, from its start to its end, by processes of its own
+(:class:`Roster`): a process plays one game in one seating and never sees a deal twice, so a bot
+that remembers learns nothing of the hand it holds in the other seating.  Segments are played
+``lanes`` at a time (``referee match -j N``); with one lane the next segment's processes are
+started while the current one plays.  Deals come from the seed through the keyed derivation of
+:mod:`referee.engine.shuffle` (``deals_from`` in the log's header), and with no seed given from a
+fresh secret one (:mod:`referee.seeds`).
 
-* Games of a fixed number of deals (sport) are one game per orientation, played deal by deal:
-  deal ``k`` in every orientation, then deal ``k+1``.  The paired unit is the deal.
-* Games to a target (kozel, draw, block, club) are played as whole games: game ``g`` in every
-  orientation from the same point of the deal stream; the next game starts after the longest of
-  them.  The paired unit is the game.
+* Games of a fixed number of deals (sport): game ``g`` takes stream deals ``g * deals …`` in
+  every orientation.  The paired unit is the deal: deal ``k`` in every orientation is a board.
+* Games to a target (kozel, draw, block, club): game ``g`` in every orientation from the same
+  point of the deal stream: ``g * 2**32`` (``blake2b-games``), or, from a deal file and under the
+  older derivations, the point after the longest orientation of game ``g - 1`` (the games are then
+  played one after another, their orientations at once).  The paired unit is the game.
+
+Whatever the lanes, the log and the result are the same: a segment's records are held until
+the log takes them board by board, in board order, each board's orientations in order
+(:mod:`referee.matches.segments`).
 
 A bot's *net* for a unit is what its sides wrote, times the game's sense (+1 for points, -1 for
 penalties), averaged over the orientations.  Its *margin* is its net less the mean net of the
@@ -21,9 +29,14 @@ result shows it beside the interval an unpaired reading of the same deals would 
 A *board* (the issue's "pair") is one paired unit with all its orientations: a deal in both
 orientations, a game pair, or with *n* bots at *n* seats the unit in all *n* rotations.  The
 figures of :mod:`referee.matches.stats` (ranking, LOS, pair classes, Elo, SPRT) are computed from the
-finished boards.  With ``--sprt`` the match stops as soon as the test decides, after a board;
-the log then holds an ``sprt`` record after every board and a ``stop`` record, and a sport game
-stopped early has no ``game_end``.
+finished boards.  With ``--sprt`` the test is applied to the boards in board order and the match
+stops at the first board after which it decides; boards begun past it are ended and left out
+(the ``stop`` record counts them).  The log then holds an ``sprt`` record after every board and
+a ``stop`` record, and a sport game stopped early has no ``game_end``.
+
+Faults are counted per segment: a bot with ``max_faults`` faults in one game in one seating
+forfeits that segment's deals left, and its time bank is the segment's own, so the result does
+not depend on which segments were played at once.
 """
 
 from __future__ import annotations
@@ -47,12 +60,13 @@ from referee.conversation.players import Entry, Player
 from referee.conversation.table import Table, Where
 from referee.engine.deal import Deal, DealShape, deal_from_seed
 from referee.engine.errors import BadDeal, BadOption
-from referee.engine.game import DealRecord, Game, GameOutcome, Variant
-from referee.engine.shuffle import BLAKE2B
+from referee.engine.game import DealRecord, Game, Variant
+from referee.engine.shuffle import BLAKE2B_GAMES, GAME_STRIDE, game_keyed
 from referee.errors import BotStartError, LogError
 from referee.logs import records as R
 from referee.logs.log import MatchLog
 from referee.matches.results import MatchResult
+from referee.matches.segments import Chunk, Segment
 from referee.matches.spec import MatchSpec
 from referee.matches.stats import sprt_state
 from referee.signals import cancel_on_signals
@@ -63,7 +77,7 @@ class Observer:
     called as the thing happens and does nothing here: override the ones you need."""
 
     def seated(self, roster: Roster) -> None:
-        """The match's process slots, before anything is played or logged."""
+        """A segment's process slots (one game in one orientation), before it plays or logs."""
 
     def record(self, record: R.Record) -> None:
         """A log record, as the log is given it (before it is written)."""
@@ -74,8 +88,12 @@ class Observer:
     def fault(self, fault: Fault) -> None:
         """A fault, before the bot's process is ended."""
 
+    def greeted(self, roster: Roster) -> None:
+        """A segment's processes have all answered ``hello``; they wait for its first deal (with one
+        lane, while the segment before plays): the place to freeze them until then."""
+
     def closed(self, player: Player, proc: BotTransport, unread: list[bytes]) -> None:
-        """A process ended when the match closed, with the lines it wrote that nobody read."""
+        """A process ended when its segment closed, with the lines it wrote that nobody read."""
 
 
 def orientations(variant: Variant, players: int, options: dict[str, Any], bots: int) -> list[tuple[int, ...]]:
@@ -129,20 +147,29 @@ def deals_needed(deals: int, games: int | None) -> str:
 
 
 class Roster:
-    """The process slots of a duplicate match: in every orientation, a bot has as many as the
-    seats it takes, and no slot serves two orientations (a process never sees a deal twice)."""
+    """The process slots of a duplicate match, or of one segment of it (``only``: one orientation,
+    of game ``game``): in every orientation, a bot has as many as the seats it takes, and no slot
+    serves two orientations (a process never sees a deal twice)."""
 
-    def __init__(self, entries: list[Entry], seatings: list[tuple[int, ...]]) -> None:
+    def __init__(self, entries: list[Entry], seatings: list[tuple[int, ...]], only: int | None = None, game: int = 0) -> None:
         self.players: dict[tuple[int, int, int], Player] = {}  # (orientation, bot, slot)
-        self._seated: list[list[Player]] = []
+        self._seated: dict[int, list[Player]] = {}
+        self.game = game
         for o, seating in enumerate(seatings):
+            if only is not None and o != only:
+                continue
             used: Counter[int] = Counter()
             seated = []
             for b in seating:
-                p = self.players.setdefault((o, b, used[b]), Player(entries[b], used[b], o))
+                p = self.players.setdefault((o, b, used[b]), Player(entries[b], used[b], o, game))
                 seated.append(p)
                 used[b] += 1
-            self._seated.append(seated)
+            self._seated[o] = seated
+
+    @property
+    def orientations(self) -> list[int]:
+        """The orientations the roster seats."""
+        return list(self._seated)
 
     def seat(self, orientation: int) -> list[Player]:
         """The player in each seat in an orientation."""
@@ -152,7 +179,7 @@ class Roster:
 class DealStream:
     """Deals by index: from the seed (by its derivation), or from a deal file."""
 
-    def __init__(self, shape: DealShape, seed: int, deals: list[Deal] | None, name: str | None, derivation: str = BLAKE2B) -> None:
+    def __init__(self, shape: DealShape, seed: int, deals: list[Deal] | None, name: str | None, derivation: str = BLAKE2B_GAMES) -> None:
         self.shape = shape
         self.seed = seed
         self.deals = deals
@@ -190,22 +217,35 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
                     on_board: Callable[[MatchResult], None] | None = None, *,
                     launch: Launch = launch_process, table_type: type[Table] = Table, handle_signals: bool = True,
                     observer: Observer | None = None, block: float | None = None,
-                    sink: Callable[[bytes], None] | None = None, hear_line: Callable[[bytes], Line] = hear) -> MatchResult:
+                    sink: Callable[[bytes], None] | None = None, hear_line: Callable[[bytes], Line] = hear,
+                    lanes: int = 1, lockstep: bool = False) -> MatchResult:
     """Play the match and return its result.
 
+    The match is played in segments (one game in one orientation, each by processes of its own),
+    ``lanes`` at a time; with one lane the next segment's processes are started and greeted while
+    the current one plays.  The log and the result are the same whatever ``lanes``: records go to
+    the log board by board (:mod:`referee.matches.segments`).  With ``lockstep`` every segment
+    waits to play until the log takes its records, so the match is played in the log's own order
+    (``verify`` plays a log again so, and ``referee play``, whose person plays every seating of a
+    deal in turn); ``lanes`` is then the number of orientations.
+
     ``progress(description, advance)`` is called after every deal, ``on_board(result)`` after
-    every finished board (the SPRT's state already in ``result.sprt``).  ``launch`` starts the bots (processes
-    unless a test or benchmark scripts them, see :mod:`referee.bots.transport`); ``table_type`` is
-    the table that plays (a benchmark times its ``open`` and ``close``).  Ctrl-C, SIGTERM and
-    SIGHUP stop the match (:mod:`referee.signals`) unless ``handle_signals`` is false (a caller
-    with a policy of its own, such as a league's match process).  ``observer`` sees the log's
-    records, the writes to bots, the faults and the processes' ends as they happen; ``block``
-    is the table's (0 when other matches share this trio loop).  ``sink`` takes the log's lines
-    instead of ``spec.log_path``, and ``hear_line`` judges the bots' lines (``verify`` plays a
-    log again with both, :mod:`referee.logs.verify`).
+    every finished board (the SPRT's state already in ``result.sprt``), both in board order.
+    ``launch`` starts the bots (processes unless a test or benchmark scripts them, see
+    :mod:`referee.bots.transport`); ``table_type`` is the table that plays each segment (a
+    benchmark times its ``open`` and ``close``).  Ctrl-C, SIGTERM and SIGHUP stop the match
+    (:mod:`referee.signals`) unless ``handle_signals`` is false (a caller with a policy of its own,
+    such as a league's match process).  ``observer`` sees each segment's roster, the log's
+    records, the writes to bots, the faults and the processes' ends as they happen (segment by
+    segment, not in board order); ``block`` is the table's (0 when other matches share this trio
+    loop, and with more than one lane).  ``sink`` takes the log's lines instead of
+    ``spec.log_path``, and ``hear_line`` judges the bots' lines (``verify`` plays a log again with
+    both, :mod:`referee.logs.verify`).
 
     Raises:
-        BotStartError: a bot could not be started (nothing was played).
+        ValueError: ``lanes`` below 1.
+        BotStartError: a bot could not be started (the match was stopped there: the finished
+            boards are in the log, with no result).
         BadDeal: the deal file ran out.
         LogError: the log could not be created or written (the match was stopped, its bots
             ended).
@@ -213,14 +253,12 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
             Its ``result`` is the match's result so far (``interrupted``: its figures are the
             finished boards'), for the caller to report and close.
     """
+    if lanes < 1:
+        raise ValueError(f"lanes: at least 1, not {lanes}")
     v = spec.variant
     seatings = orientations(v, spec.players, spec.options, len(spec.bots))
     entries = [Entry(bot, i, spec.tc) for i, bot in enumerate(spec.bots)]
     result = MatchResult(spec, seatings, entries)
-    roster = Roster(entries, seatings)
-    seated = roster.seat
-    if observer is not None:
-        observer.seated(roster)
 
     shape = v.shape(spec.players, spec.options)
     stream = DealStream(shape, spec.seed, spec.deal_file, spec.deal_file_name, spec.deals_from)
@@ -228,29 +266,29 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
         raise BadDeal(f"the deal file holds {len(spec.deal_file)} deals; {deals_needed(spec.deals or 0, spec.games)}")
     origin = trio.current_time()
     log = _open_log(spec, seatings, observer, sink)
-
-    new_game = partial(_new_game, spec)
-    board_done = partial(_board_done, spec, result, log, on_board)
+    if lockstep:
+        lanes = len(seatings)
+    if block is None and lanes > 1:
+        block = 0.0  # segments share this trio loop
+    new_table = partial(table_type, tc=spec.tc, stderr_dir=spec.stderr_dir, max_line=spec.max_line, max_faults=spec.max_faults,
+                        hidden=_hidden(spec), launch=launch, on_fault=None if observer is None else observer.fault,
+                        on_closed=None if observer is None else observer.closed, origin=origin, hear_line=hear_line)
+    if block is not None:
+        new_table = partial(new_table, block=block)
+    play = _Lanes(spec, seatings, stream, result, log, progress, on_board, new_table=new_table, observer=observer,
+                  lanes=lanes, lockstep=lockstep)
     failure: Exception | None = None
     # Ctrl-C, SIGTERM and SIGHUP cancel the match; the cleanup below runs to its end (Terminated
     # after, carrying the result so far).
-    async with cancel_on_signals(raise_after=True, enabled=handle_signals, carry=result) as stop, trio.open_nursery() as nursery:
-        table = table_type(nursery, list(roster.players.values()), tc=spec.tc, log=log, stderr_dir=spec.stderr_dir,
-                           max_line=spec.max_line, max_faults=spec.max_faults, hidden=_hidden(spec), launch=launch,
-                           on_fault=None if observer is None else observer.fault,
-                           on_closed=None if observer is None else observer.closed, origin=origin, hear_line=hear_line,
-                           **({} if block is None else {"block": block}))
+    async with cancel_on_signals(raise_after=True, enabled=handle_signals, carry=result) as stop:
         try:
-            await table.open()
-            if not v.to_target:
-                await _play_fixed_deals(spec, table, log, seatings, seated, new_game, stream, result, progress, board_done)
-            else:
-                await _play_whole_games(spec, table, log, seatings, seated, new_game, stream, result, progress, board_done)
-        except (BotStartError, BadDeal, LogError) as exc:
-            # Raised outside the nursery below, so callers see the error itself rather than an
-            # exception group.
-            failure = LogError(f"{exc}; the match was stopped and its bots ended") if isinstance(exc, LogError) else exc
-            result.interrupted = True
+            failure = await play.run()
+            if failure is not None:
+                # Returned, not raised from the nursery, so callers see the error itself rather
+                # than an exception group.
+                if isinstance(failure, LogError):
+                    failure = LogError(f"{failure}; the match was stopped and its bots ended")
+                result.interrupted = True
         except BaseException:
             result.interrupted = True
             with suppress(LogError):  # a log that has failed says so by itself
@@ -260,7 +298,7 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
             raise
         finally:
             with trio.CancelScope(shield=True):
-                await table.close()
+                play.close()
                 try:
                     if not result.interrupted:
                         s = result.summary()
@@ -268,7 +306,6 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
                     log.close()
                 except LogError as exc:
                     failure = failure or exc
-            nursery.cancel_scope.cancel()
     if failure is not None:
         result.close()
         raise failure
@@ -276,7 +313,7 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
 
 
 def _new_game(spec: MatchSpec) -> Game:
-    """A game of the match, as every orientation starts one."""
+    """A game of the match, as every segment starts one."""
     game = spec.variant.new_game(spec.players, spec.options, spec.deals)
     game.keep_records = False  # memory flat in the number of deals (bench.memory)
     if spec.deal_limit is not None:
@@ -284,8 +321,10 @@ def _new_game(spec: MatchSpec) -> Game:
     return game
 
 
-def _board_done(spec: MatchSpec, result: MatchResult, log: MatchLog, on_board: Callable[[MatchResult], None] | None) -> bool:
-    """After every finished board: run the SPRT, if any; True when it has decided."""
+def _board_done(spec: MatchSpec, result: MatchResult, log: MatchLog, on_board: Callable[[MatchResult], None] | None,
+                unfinished: Callable[[], int]) -> bool:
+    """After every finished board: run the SPRT, if any; True when it has decided (the ``stop``
+    record then counts the boards begun past this one, which are left out: ``unfinished()``)."""
     state = None
     if spec.sprt is not None:
         state = result.sprt = sprt_state(spec.sprt, result.tally)
@@ -295,7 +334,7 @@ def _board_done(spec: MatchSpec, result: MatchResult, log: MatchLog, on_board: C
     if state is None or state.decision is None:
         return False
     result.stopped_by = "sprt"
-    log.write(R.Stop("sprt", state.decision, state.pairs, state.llr))
+    log.write(R.Stop("sprt", state.decision, state.pairs, state.llr, unfinished()))
     return True
 
 
@@ -321,99 +360,306 @@ def _open_log(spec: MatchSpec, seatings: list[tuple[int, ...]], observer: Observ
     return log
 
 
-async def _play_fixed_deals(spec: MatchSpec, table: Table, log: MatchLog, seatings: list[tuple[int, ...]],
-                            seated: Callable[[int], list[Player]], new_game: Callable[[], Game], stream: DealStream,
-                            result: MatchResult, progress: Callable[[str, int], None] | None, board_done: Callable[[], bool]) -> None:
-    """Games of a fixed number of deals: deal ``k`` in every orientation, then deal ``k+1``; the
-    board is the deal."""
-    per_game = spec.deals or 0
-    # Game g takes stream deals g * per_game … in every orientation, deal by deal.
-    for g in range(spec.games or 1):
-        games = [new_game() for _ in seatings]
-        staged = [deque(spec.opening) for _ in seatings]
-        for o, seating in enumerate(seatings):
-            log.write(R.Game(g, o, list(seating)))
-        for k in range(per_game):
-            if games[0].outcome() is not None:  # a deal limit (every orientation has played as many)
-                break
-            index = g * per_game + k
-            for o in range(len(seatings)):
-                rec = await table.play_deal(games[o], seated(o), index, stream[index], Where(g, o), staged=staged[o])
-                assert rec is not None  # sport never redeals
-                result.add_deal(rec, games[o], o, g, index)
-                if progress:
-                    progress(f"deal {k + 1}/{per_game}" if spec.games is None else
-                             f"game {g + 1}/{spec.games}, deal {k + 1}/{per_game}", 1)
-            if board_done():
-                break
-        # A sport game the SPRT stopped early has no outcome: its deals are the result.
-        if result.stopped_by is not None:
-            break
-        for o, game in enumerate(games):
-            outcome = game.outcome()
-            assert outcome is not None
-            table.end_game(outcome, seated(o), Where(g, o))
-            result.add_game(outcome, game, o, g, game.played)
+#: Boards a segment may play ahead of the board the log takes (lockstep: none).  A segment that
+#: far ahead waits, its lane given to another; so the log, the running score and the SPRT never
+#: lag more than this behind the play, and a segment holds at most this many boards' records.
+AHEAD = 16
 
 
-async def _play_whole_games(spec: MatchSpec, table: Table, log: MatchLog, seatings: list[tuple[int, ...]],
-                            seated: Callable[[int], list[Player]], new_game: Callable[[], Game], stream: DealStream,
-                            result: MatchResult, progress: Callable[[str, int], None] | None, board_done: Callable[[], bool]) -> None:
-    """Games to a target: game ``g`` in every orientation from the same point of the deal stream;
-    the board is the game."""
-    cursor = 0
-    for g in range(spec.games or 1):
+class _Lane:
+    """A segment's hold on one of the match's lanes, taken while it plays and given up while it
+    waits for the log."""
 
-        def dealt(rec: DealRecord, game: Game, o: int, index: int, g: int = g) -> None:
-            result.add_deal(rec, game, o, g, index)
-            if progress:
-                progress(f"game {g + 1}/{spec.games or 1}, deal {rec.number + 1}", 0)
+    def __init__(self, lanes: trio.Semaphore) -> None:
+        self._lanes = lanes
+        self.held = False
 
-        def ended(outcome: GameOutcome, game: Game, o: int, g: int = g) -> None:
-            result.add_game(outcome, game, o, g, game.played)
-            if progress:
-                progress(f"game {g + 1}/{spec.games or 1}", 1)
+    async def acquire(self) -> None:
+        if not self.held:
+            await self._lanes.acquire()
+            self.held = True
 
-        cursor = await play_board(table, log, seatings, seated, new_game, stream.__getitem__, g, cursor,
-                                  on_deal=dealt, on_game=ended, opening=spec.opening)
-        if board_done():
-            break
+    def release(self) -> None:
+        if self.held:
+            self._lanes.release()
+            self.held = False
 
 
-async def play_board(table: Table, log: MatchLog, seatings: list[tuple[int, ...]],
-                     seated: Callable[[int], list[Player]], new_game: Callable[[], Game],
-                     deal_at: Callable[[int], Deal], g: int, cursor: int, *,
-                     on_deal: Callable[[DealRecord, Game, int, int], None] | None = None,
-                     on_game: Callable[[GameOutcome, Game, int], None] | None = None,
-                     opening: Sequence[tuple[int, m.Play]] = ()) -> int:
-    """Play game ``g`` once in every orientation, each from deal ``cursor`` of the stream (so
-    every orientation gets the same deals); the stream position after the longest of them.
+class _Lanes:
+    """The segments of one match, played ``lanes`` at a time, and the log and the result fed
+    board by board in board order (the *ledger*: :meth:`_ledger`).
 
-    ``on_deal(record, game, orientation, stream index)`` after every deal,
-    ``on_game(outcome, game, orientation)`` after every game; every game begins with the staged
-    ``opening`` (:meth:`Table.play_game`).
+    Segments start in order (game by game, each game's orientations in order).  With one lane
+    one more segment than the lanes is started ahead: its processes are started and greeted while
+    the segments before it play (:meth:`Observer.greeted` is told), so process starts cost no
+    time of the match's.  Games to a target from a deal file, or by a derivation that deals them
+    one after another, wait for the game before them to be played in every orientation before
+    they play (their first deal is the stream position after the longest of them).
     """
-    furthest = cursor
-    for o, seating in enumerate(seatings):
-        game = new_game()
-        log.write(R.Game(g, o, list(seating)))
-        position = cursor
+
+    def __init__(self, spec: MatchSpec, seatings: list[tuple[int, ...]], stream: DealStream, result: MatchResult,
+                 log: MatchLog, progress: Callable[[str, int], None] | None, on_board: Callable[[MatchResult], None] | None,
+                 *, new_table: Callable[..., Table], observer: Observer | None, lanes: int, lockstep: bool) -> None:
+        self.spec, self.seatings, self.stream, self.result, self.log = spec, seatings, stream, result, log
+        self.progress = progress
+        self.board_done = partial(_board_done, spec, result, log, on_board, self._unfinished)
+        #: a segment's table, given its nursery, players and log (the match's settings bound)
+        self.new_table = new_table
+        self.observer = observer
+        self.lanes, self.lockstep = lanes, lockstep
+        self.games = spec.games or 1
+        self.segments: dict[tuple[int, int], Segment] = {}
+        self.folder = None if spec.log_path is None else spec.log_path.parent
+        self.failure: Exception | None = None
+        self._nursery: trio.Nursery | None = None
+        # Games to a target: the stream position each game starts from (known at once when
+        # game-keyed, else when the game before it has ended in every orientation).
+        self.keyed = spec.deal_file is None and game_keyed(spec.deals_from)
+        self._starts: dict[int, int] = {0: 0}
+        self._started: dict[int, trio.Event] = {}
+        self._ended: Counter[int] = Counter()
+        self._furthest: Counter[int] = Counter()
+        self._board: tuple[int, int] = (-1, -1)  # the last board the log took
+        self._taking = 0  # the board the log takes now, counted in board order
+        self._moved = trio.Event()  # set (and replaced) when the log moves on to the next board
+        self._greeted: list[trio.Event] = []  # by start order: the segment's processes are greeted
+
+    def segment(self, g: int, o: int) -> Segment:
+        seg = self.segments.get((g, o))
+        if seg is None:
+            seg = self.segments[(g, o)] = Segment(g, o, self.log.raw, self.folder)
+        return seg
+
+    def close(self) -> None:
+        for seg in self.segments.values():
+            seg.close()
+
+    def _fail(self, exc: Exception) -> None:
+        if self.failure is None:
+            self.failure = exc
+        if self._nursery is not None:
+            self._nursery.cancel_scope.cancel()
+
+    def _unfinished(self) -> int:
+        """Boards begun (a segment's processes started for them) past the last one the log took."""
+        per = 0 if self.spec.variant.to_target else 1
+        begun = {(seg.game, k * per) for seg in self.segments.values() for k in range(seg.begun)}
+        return sum(1 for b in begun if b > self._board)
+
+    async def run(self) -> Exception | None:
+        """Play the match; the first failure that stopped it (BotStartError, BadDeal, LogError)."""
+        async with trio.open_nursery() as nursery:
+            self._nursery = nursery
+            nursery.start_soon(self._ledger)
+            nursery.start_soon(self._schedule)
+        return self.failure
+
+    async def _schedule(self) -> None:
+        # Every orientation of a board must be under way for the log to take it, and one more
+        # segment is started ahead (its processes greeted while the others play).
+        started = trio.Semaphore(max(self.lanes, len(self.seatings)) + (0 if self.lockstep else 1))
+        playing = trio.Semaphore(self.lanes)
+        async with trio.open_nursery() as nursery:
+            i = 0
+            for g in range(self.games):
+                for o in range(len(self.seatings)):
+                    await started.acquire()
+                    self._greeted.append(trio.Event())
+                    nursery.start_soon(self._run_segment, self.segment(g, o), i, started, _Lane(playing))
+                    i += 1
+
+    async def _run_segment(self, seg: Segment, i: int, started: trio.Semaphore, lane: _Lane) -> None:
+        try:
+            with seg.scope:
+                await self._play_segment(seg, i, lane)
+        except (BotStartError, BadDeal, LogError) as exc:
+            self._fail(exc)
+        finally:
+            self._greeted[i].set()
+            lane.release()
+            started.release()
+
+    def _board_of(self, seg: Segment, k: int) -> int:
+        """The board, counted from 0 in board order, that chunk ``k`` of ``seg`` belongs to."""
+        return seg.game if self.spec.variant.to_target else seg.game * (self.spec.deals or 0) + k
+
+    async def _chunk(self, seg: Segment, k: int, lane: _Lane) -> None:
+        """Before chunk ``k`` of ``seg`` is played: begin it (``k`` > 0; the first is begun before
+        the processes start, for their hellos), and wait until the segment may play it: in lockstep
+        until the log takes it, else until it is fewer than :data:`AHEAD` boards ahead of the log
+        and a lane is free (a segment waiting for the log gives its lane up meanwhile)."""
+        if k:
+            seg.begin()
+            if self.lockstep:
+                await seg.turn()
+        if self.lockstep:
+            return
+        board = self._board_of(seg, k)
+        while board >= self._taking + AHEAD:
+            lane.release()
+            await self._moved.wait()
+        await lane.acquire()
+
+    async def _play_segment(self, seg: Segment, i: int, lane: _Lane) -> None:
+        spec, g, o = self.spec, seg.game, seg.orientation
+        seg.entries = [Entry(bot, i, spec.tc) for i, bot in enumerate(spec.bots)]
+        roster = Roster(seg.entries, self.seatings, only=o, game=g)
+        observer = self.observer
+        if observer is not None:
+            observer.seated(roster)
+            log = MatchLog(None, on_record=observer.record, on_out=observer.out, sink=seg.write)
+        else:
+            log = MatchLog(None, sink=seg.write)
+        seg.begin()
+        if self.lockstep:
+            await seg.turn()
+        elif i >= self.lanes:
+            # Starts go ``lanes`` at a time, in order, so that the next segment's starts take the
+            # time the one before it plays rather than the time it starts in.
+            await self._greeted[i - self.lanes].wait()
+        async with trio.open_nursery() as nursery:
+            table = self.new_table(nursery, list(roster.players.values()), log=log)
+            played = False
+            failure: Exception | None = None
+            try:
+                await table.open()
+                self._greeted[i].set()
+                if observer is not None:
+                    observer.greeted(roster)
+                start = await self._start_of(g)
+                await self._chunk(seg, 0, lane)
+                if spec.variant.to_target:
+                    await self._whole_game(seg, table, roster.seat(o), start, log)
+                else:
+                    await self._fixed_deals(seg, table, roster.seat(o), log, lane)
+                played = True
+            except (BotStartError, BadDeal, LogError) as exc:
+                failure = exc  # raised below, outside the nursery (not as an exception group)
+            finally:
+                with trio.CancelScope(shield=True):
+                    if played:
+                        await table.close()
+                    else:
+                        await table.abandon()
+                nursery.cancel_scope.cancel()
+        if failure is not None:
+            raise failure
+        seg.finish()
+
+    async def _start_of(self, g: int) -> int:
+        """The stream position game ``g`` starts from (games to a target)."""
+        if not self.spec.variant.to_target:
+            return 0
+        if self.keyed:
+            return g * GAME_STRIDE
+        if g not in self._starts:
+            await self._started.setdefault(g, trio.Event()).wait()
+        return self._starts[g]
+
+    def _game_ended(self, g: int, position: int) -> None:
+        """Game ``g`` (to a target) has ended in one more orientation, at stream ``position``."""
+        self._ended[g] += 1
+        self._furthest[g] = max(self._furthest[g], position)
+        if self._ended[g] == len(self.seatings):
+            self._starts[g + 1] = self._furthest[g]
+            self._started.setdefault(g + 1, trio.Event()).set()
+
+    async def _fixed_deals(self, seg: Segment, table: Table, seating: list[Player], log: MatchLog, lane: _Lane) -> None:
+        """A game of a fixed number of deals in one orientation, a chunk per deal; game ``g``
+        takes stream deals ``g * per_game …``."""
+        spec, result, progress = self.spec, self.result, self.progress
+        g, o = seg.game, seg.orientation
+        per_game = spec.deals or 0
+        game = _new_game(spec)
+        staged = deque(spec.opening)
+        log.write(R.Game(g, o, list(self.seatings[o])))
+        for k in range(per_game):
+            if game.outcome() is not None:  # a deal limit (every orientation has played as many)
+                break
+            if k:
+                await self._chunk(seg, k, lane)
+            index = g * per_game + k
+            rec = await table.play_deal(game, seating, index, self.stream[index], Where(g, o), staged=staged)
+            assert rec is not None  # sport never redeals
+            seg.event(partial(result.add_deal, rec, game, o, g, index))
+            if progress:
+                seg.event(partial(progress, f"deal {k + 1}/{per_game}" if spec.games is None else
+                                  f"game {g + 1}/{spec.games}, deal {k + 1}/{per_game}", 1))
+        outcome = game.outcome()
+        assert outcome is not None
+        table.end_game(outcome, seating, Where(g, o))
+        seg.event(partial(result.add_game, outcome, game, o, g, game.played))
+
+    async def _whole_game(self, seg: Segment, table: Table, seating: list[Player], start: int, log: MatchLog) -> None:
+        """A game to a target in one orientation, one chunk, from stream deal ``start``."""
+        spec, result, progress = self.spec, self.result, self.progress
+        g, o = seg.game, seg.orientation
+        game = _new_game(spec)
+        log.write(R.Game(g, o, list(self.seatings[o])))
+        position = start
 
         def next_deal() -> tuple[int, Deal]:
             nonlocal position
             index = position
             position += 1
-            return index, deal_at(index)
+            return index, self.stream[index]
 
-        def after(rec: DealRecord, game: Game = game, o: int = o) -> None:
-            if on_deal is not None:
-                on_deal(rec, game, o, position - 1)  # noqa: B023  (the live cursor of next_deal)
+        def dealt(rec: DealRecord) -> None:
+            seg.event(partial(result.add_deal, rec, game, o, g, position - 1))
+            if progress:
+                seg.event(partial(progress, f"game {g + 1}/{self.games}, deal {rec.number + 1}", 0))
 
-        outcome = await table.play_game(game, seated(o), next_deal, Where(g, o), after, opening)
-        if on_game is not None:
-            on_game(outcome, game, o)
-        furthest = max(furthest, position)
-    return furthest
+        outcome = await table.play_game(game, seating, next_deal, Where(g, o), dealt, spec.opening)
+        seg.event(partial(result.add_game, outcome, game, o, g, game.played))
+        if progress:
+            seg.event(partial(progress, f"game {g + 1}/{self.games}", 1))
+        seg.position = position
+        if not self.keyed:
+            self._game_ended(g, position)
+
+    async def _ledger(self) -> None:
+        """Take the segments' chunks in board order into the log and the result; run the SPRT
+        after every board; end the match when the last board is taken or the test decides."""
+        try:
+            per_game = 1 if self.spec.variant.to_target else (self.spec.deals or 0)
+            for g in range(self.games):
+                for k in range(per_game):
+                    self._taking = g * per_game + k  # as _board_of counts (per_game is 1 to a target)
+                    self._moved.set()
+                    self._moved = trio.Event()
+                    chunk = None
+                    for o in range(len(self.seatings)):
+                        chunk = await self.segment(g, o).take(k)
+                        if chunk is None:  # the game ended before (a deal limit, in every orientation)
+                            break
+                        self._commit(chunk)
+                    if chunk is None:
+                        break
+                    self._board = (g, k)
+                    self.log.flush()
+                    if self.board_done():
+                        return
+        except LogError as exc:
+            self._fail(exc)
+        finally:
+            assert self._nursery is not None
+            self._nursery.cancel_scope.cancel()  # segments still playing are not needed
+
+    def _commit(self, chunk: Chunk) -> None:
+        """A chunk the log has taken: the result's records, and the bots' faults, forfeits,
+        hellos and remarks into the match's entries."""
+        for fn in chunk.events:
+            fn()
+        entries = self.result.entries
+        for i, faults in chunk.faults:
+            entries[i].faults.extend(faults)
+        for i in chunk.forfeited:
+            entries[i].forfeited = True
+        for i, hello in chunk.hellos:
+            if entries[i].hello is None:
+                entries[i].hello = hello
+        for i, remarks in chunk.remarks:
+            entries[i].remarks.update(remarks)
 
 
 def _hidden(spec: MatchSpec) -> tuple[Path, ...]:

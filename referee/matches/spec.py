@@ -13,7 +13,7 @@ from referee.bots.bot import Bot
 from referee.conversation.clock import TimeControl
 from referee.engine.deal import Deal
 from referee.engine.game import Variant
-from referee.engine.shuffle import BLAKE2B, Derivation
+from referee.engine.shuffle import BLAKE2B_GAMES, Derivation
 from referee.matches.stats import SprtSpec
 from referee.seeds import fresh_seed
 
@@ -31,7 +31,7 @@ class MatchSpec:
     #: the seed of the deal stream: a fresh secret one unless given
     seed: int = field(default_factory=fresh_seed)
     #: how deals come from the seed (:mod:`referee.engine.shuffle`)
-    deals_from: Derivation = BLAKE2B
+    deals_from: Derivation = BLAKE2B_GAMES
     deal_file: list[Deal] | None = None
     deal_file_name: str | None = None
     #: the deal file's SHA-256 (hex), written in the header so that verify knows the file

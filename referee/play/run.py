@@ -88,7 +88,9 @@ async def play_match(spec: MatchSpec, person: Person, bot: Bot, *, grace: float,
         result: MatchResult | None = None
         try:
             with match_scope:
-                result = await run_match(spec, progress, on_board, launch=person.launcher(bot), observer=person.observer())
+                # Lockstep: the person plays every seating of a deal before the next deal.
+                result = await run_match(spec, progress, on_board, launch=person.launcher(bot), observer=person.observer(),
+                                         lockstep=True)
         except BaseException:
             person.end(["The match was interrupted (Ctrl-C): the log so far is kept."], interrupted=True)
             with trio.CancelScope(shield=True), trio.move_on_after(1.0):

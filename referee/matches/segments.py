@@ -1,0 +1,208 @@
+"""A match in segments: what one game in one orientation writes, held until the match's log
+takes it in board order.
+
+A *segment* is one game of the match in one orientation (seating), played from its start to its
+end by processes of its own (:mod:`referee.matches.match` plays segments one or ``-j N`` at a
+time).  Its records are cut into *chunks*, one per board it plays a part in: a deal of a game of
+a fixed number of deals (sport), or the whole game of a game to a target.  The match's log takes
+the chunks in board order, each board's in orientation order (:meth:`Segment.take`), so the log
+is the same whichever segment finished first and however many were played at once.
+
+A chunk that the log is waiting for is written straight through as it is played (the *live*
+chunk); the others wait in the segment's buffer, in memory up to :data:`SPILL_MEMORY` bytes and
+then in an unnamed temporary file, so a long segment played ahead of the log does not grow the
+referee's memory.  With *lockstep* (``verify``, ``referee play``) a segment begins a chunk only
+once it is live: the match is then played in the log's own order, line by line.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections import Counter
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import IO
+
+import trio
+
+from protocol import messages as m
+from referee.conversation.faults import Fault
+from referee.conversation.players import Entry
+from referee.errors import LogError
+
+#: Bytes of log lines a segment keeps in memory before it moves them to a temporary file.
+SPILL_MEMORY = 1 << 22
+
+
+class _Spill:
+    """Bytes appended and read back by offset: in memory, then in an unnamed temporary file."""
+
+    def __init__(self, folder: Path | None) -> None:
+        self._folder = folder
+        self._memory = bytearray()
+        self._file: IO[bytes] | None = None
+        self.size = 0
+
+    def append(self, data: bytes) -> None:
+        try:
+            if self._file is None and len(self._memory) + len(data) > SPILL_MEMORY:
+                self._file = tempfile.TemporaryFile(dir=self._folder)
+                self._file.write(self._memory)
+                self._memory = bytearray()
+            if self._file is not None:
+                self._file.write(data)
+            else:
+                self._memory += data
+        except OSError as exc:
+            raise LogError(f"cannot hold a segment's log lines in {self._folder or tempfile.gettempdir()}: "
+                           f"{exc.strerror or exc}") from None
+        self.size += len(data)
+
+    def read(self, start: int, end: int) -> Iterator[bytes]:
+        if start >= end:
+            return
+        if self._file is None:
+            yield bytes(self._memory[start:end])
+            return
+        self._file.flush()
+        fd = self._file.fileno()
+        while start < end:
+            piece = os.pread(fd, min(1 << 20, end - start), start)
+            if not piece:
+                raise LogError("a segment's buffered log lines were cut short")
+            start += len(piece)
+            yield piece
+
+    def close(self) -> None:
+        self._memory = bytearray()
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
+class Chunk:
+    """A segment's part of one board: its log lines (``start``…``end`` of the segment's buffer,
+    unless written live), what the match's result is told when the log takes it (``events``),
+    and what the segment's bots did in it (faults, hello, remarks) for the match's entries."""
+
+    __slots__ = ("index", "start", "end", "events", "faults", "forfeited", "hellos", "remarks")
+
+    def __init__(self, index: int, start: int) -> None:
+        self.index = index
+        self.start = start
+        self.end = start
+        self.events: list[Callable[[], None]] = []
+        self.faults: list[tuple[int, list[Fault]]] = []
+        self.forfeited: list[int] = []
+        self.hellos: list[tuple[int, m.BotHello]] = []
+        self.remarks: list[tuple[int, Counter[str]]] = []
+
+
+class Segment:
+    """One game in one orientation: its log lines chunk by chunk, until the match's log takes
+    them (see the module docstring).  ``put`` writes lines to the match's log."""
+
+    def __init__(self, game: int, orientation: int, put: Callable[[bytes], None], folder: Path | None) -> None:
+        self.game = game
+        self.orientation = orientation
+        self._put = put
+        self._spill = _Spill(folder)
+        #: chunks begun so far
+        self.begun = 0
+        self._open: Chunk | None = None
+        self._finished: dict[int, Chunk] = {}
+        self.over = False
+        #: the chunk the match's log takes now (written live), -1 before the log wants any
+        self.wanted = -1
+        self._changed = trio.Event()
+        #: cancelled when the match no longer needs the segment (the SPRT decided, a failure)
+        self.scope = trio.CancelScope()
+        #: the segment's own part of each bot (its faults, its hello, its clock), by bot index
+        self.entries: list[Entry] = []
+        self._seen: list[int] = []
+        self._remarks: list[Counter[str]] = []
+        #: the deal stream position after the segment's game (games to a target)
+        self.position = 0
+
+    def _notify(self) -> None:
+        self._changed.set()
+        self._changed = trio.Event()
+
+    def _live(self) -> bool:
+        return self._open is not None and self._open.index == self.wanted
+
+    def write(self, data: bytes) -> None:
+        """A log line of the segment (the sink of its :class:`~referee.logs.log.MatchLog`)."""
+        if self._live():
+            self._put(data)
+        else:
+            self._spill.append(data)
+
+    def begin(self) -> None:
+        """The segment's next chunk begins (the one before it, if any, is finished)."""
+        self._end_open()
+        self._open = Chunk(self.begun, self._spill.size)
+        self.begun += 1
+        if not self._seen:
+            self._seen = [0] * len(self.entries)
+            self._remarks = [Counter() for _ in self.entries]
+
+    def event(self, fn: Callable[[], None]) -> None:
+        """Call ``fn`` when the match's log takes the chunk being played (the result's records)."""
+        assert self._open is not None
+        self._open.events.append(fn)
+
+    def finish(self) -> None:
+        """The segment is over: its last chunk is finished."""
+        self._end_open()
+        self.over = True
+        self._notify()
+
+    def _end_open(self) -> None:
+        chunk = self._open
+        if chunk is None:
+            return
+        chunk.end = self._spill.size
+        for i, e in enumerate(self.entries):
+            if len(e.faults) > self._seen[i]:
+                chunk.faults.append((i, e.faults[self._seen[i]:]))
+                self._seen[i] = len(e.faults)
+            if e.forfeited:
+                chunk.forfeited.append(i)
+            if e.hello is not None:
+                chunk.hellos.append((i, e.hello))
+            new = e.remarks - self._remarks[i]
+            if new:
+                chunk.remarks.append((i, new))
+                self._remarks[i] = Counter(e.remarks)
+        self._finished[chunk.index] = chunk
+        self._open = None
+        self._notify()
+
+    async def turn(self) -> None:
+        """Wait until the match's log takes the chunk just begun (lockstep)."""
+        while not self._live():
+            await self._changed.wait()
+
+    async def take(self, index: int) -> Chunk | None:
+        """Chunk ``index`` once it is finished, its lines written to the match's log; ``None``
+        when the segment ended with fewer chunks.  From now on the chunk is written live."""
+        self.wanted = index
+        chunk = self._open
+        if chunk is not None and chunk.index == index:
+            for piece in self._spill.read(chunk.start, self._spill.size):
+                self._put(piece)
+            chunk.start = self._spill.size
+        self._notify()  # a segment waiting for its turn (lockstep) may go
+        while index not in self._finished:
+            if self.over:
+                return None
+            await self._changed.wait()
+        chunk = self._finished.pop(index)
+        for piece in self._spill.read(chunk.start, chunk.end):
+            self._put(piece)
+        return chunk
+
+    def close(self) -> None:
+        self._spill.close()
