@@ -46,19 +46,22 @@ def normal(msg: m.ToBotMessage) -> bytes:
     return m.encode_line(msg)
 
 
-def env_games(game: str, players: int, seed: int, deals: int) -> tuple[int, list[list[bytes]], list[list[bytes]]]:
+def env_games(game: str, players: int, seed: int, deals: int) -> tuple[int, list[list[list[bytes]]], list[list[list[bytes]]]]:
     """Whole games of the environment from ``seed`` until at least ``deals`` deals are played:
-    how many games, and for every seat the lines it was told and the plays it answered."""
+    how many games, and for every game and seat the lines it was told and the plays it
+    answered (each game of a match is played by processes of its own)."""
     env = aec_env(game, players, episode="game")
     n = env.table.players
-    told: list[list[bytes]] = [[] for _ in range(n)]
-    answers: list[list[bytes]] = [[] for _ in range(n)]
+    told: list[list[list[bytes]]] = []
+    answers: list[list[list[bytes]]] = []
     env.table.outbox = {s: [] for s in range(n)}
     rng = np.random.default_rng(seed)
     games = played = 0
     env.reset(seed=seed)
     while True:
         games += 1
+        answers.append([[] for _ in range(n)])
+        told.append([[] for _ in range(n)])
         for agent in env.agent_iter():
             _, _, term, trunc, info = env.last()
             if term or trunc:
@@ -67,16 +70,16 @@ def env_games(game: str, players: int, seed: int, deals: int) -> tuple[int, list
             seat = env.agent_name_mapping[agent]
             table = env.table
             for s, box in table.outbox.items():
-                told[s] += [normal(m.to_bot_decoder.decode(x)) for line in box for x in line.splitlines()]
+                told[-1][s] += [normal(m.to_bot_decoder.decode(x)) for line in box for x in line.splitlines()]
                 box.clear()
-            told[seat].append(normal(table.turn))
+            told[-1][seat].append(normal(table.turn))
             action = int(rng.choice(np.flatnonzero(info["action_mask"])))
             chosen = [o for o in table.turn.legal if table.codec.action_of(o) == action]
             assert len(chosen) == 1, "an action is one legal entry"
-            answers[seat].append(play_line(chosen[0]))
+            answers[-1][seat].append(play_line(chosen[0]))
             env.step(action)
         for s, box in env.table.outbox.items():
-            told[s] += [normal(m.to_bot_decoder.decode(x)) for line in box for x in line.splitlines()]
+            told[-1][s] += [normal(m.to_bot_decoder.decode(x)) for line in box for x in line.splitlines()]
             box.clear()
         played += env.table.deals
         if played >= deals:
@@ -85,10 +88,10 @@ def env_games(game: str, players: int, seed: int, deals: int) -> tuple[int, list
 
 
 class Replayer(ScriptedBot):
-    """A seat of the match: answers each turn with the environment's play for that seat, and
-    keeps every message it is sent."""
+    """A seat of one game of the match: answers each turn with the environment's play for that
+    seat in that game, and keeps every message it is sent."""
 
-    def __init__(self, answers: list[list[bytes]], name: str) -> None:
+    def __init__(self, answers: list[list[list[bytes]]], name: str) -> None:
         self.answers = answers
         self.queue: list[bytes] = []
         super().__init__(self.script, name)
@@ -96,14 +99,14 @@ class Replayer(ScriptedBot):
     def script(self, msg: m.ToBotMessage) -> Sequence[tuple[float, bytes | None]]:
         if type(msg) is m.Hello:
             return [(0.0, HELLO)]
-        if type(msg) is m.DealStart and not self.queue and msg.game_number == 0 and msg.deal_number == 0:
-            self.queue = list(reversed(self.answers[msg.seat]))
+        if type(msg) is m.DealStart and not self.queue and msg.deal_number == 0:
+            self.queue = list(reversed(self.answers[msg.game_number][msg.seat]))
         if type(msg) is m.Turn:
             return [(0.0, self.queue.pop())]
         return []
 
 
-def replay(game: str, players: int, seed: int, games: int, answers: list[list[bytes]], tmp_path: Path) -> list[Replayer]:
+def replay(game: str, players: int, seed: int, games: int, answers: list[list[list[bytes]]], tmp_path: Path) -> list[Replayer]:
     v = variant(game)
     opts = v.resolve_options(players)
     started: list[Replayer] = []
@@ -129,15 +132,15 @@ def same_game(game: str, players: int, seed: int, deals: int, tmp_path: Path) ->
     seats_seen = set()
     for bot in bots:
         got = [normal(msg) for msg in bot.received if type(msg) not in (m.Hello, m.MatchEnd)]
-        seat = next(msg.seat for msg in bot.received if type(msg) is m.DealStart)
+        seat, g = next((msg.seat, msg.game_number) for msg in bot.received if type(msg) is m.DealStart)
         seats_seen.add(seat)
         assert bot.queue == [], f"seat {seat} was asked fewer turns in the match than in the environment"
-        want = told[seat]
+        want = told[g][seat]
         for i, (a, b) in enumerate(zip(got, want)):
             assert a == b, f"{game} {players}p seed {seed}, seat {seat}, message {i}:\nmatch: {a!r}\nenv:   {b!r}"
         assert len(got) == len(want)
     assert seats_seen == set(range(players))
-    return sum(1 for line in told[0] if line.startswith(b'{"type":"deal_end"'))
+    return sum(1 for game_told in told for line in game_told[0] if line.startswith(b'{"type":"deal_end"'))
 
 
 @pytest.mark.parametrize(("game", "players"), GAMES)

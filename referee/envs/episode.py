@@ -29,7 +29,7 @@ from protocol.bot import State
 from referee.engine.deal import Deal, deal_from_seed
 from referee.engine.game import DealRecord, Game
 from referee.engine.line import TERMINAL, Play
-from referee.engine.shuffle import BLAKE2B
+from referee.engine.shuffle import BLAKE2B, GAME_STRIDE
 from referee.engine.state import DealState
 from referee.envs.codec import Codec, codec_for
 from referee.sides.base import deal_end, game_end
@@ -72,6 +72,7 @@ class EnvTable:
         self.last: DealRecord | None = None
         self.deals = 0  # deals finished since the last new game
         self.games = 0  # games begun
+        self.of_stream = 0  # games begun since the stream's seed was set
         self.faulted: int | None = None  # the seat whose illegal move ended the last deal
         #: rewards of deals the engine played to their end with no decision, paid with the next move's
         self.carry: list[float] = [0.0] * self.players
@@ -112,20 +113,26 @@ class EnvTable:
             self.new_game()
 
     def new_game(self, seed: int | None = None) -> None:
-        """Begin a game from deal 0 of ``seed``'s stream, or after the last game's deals.  A game
-        of a fixed number of deals (sport, mexican_train) starts at a multiple of it, as game
-        ``g`` of a match takes deals ``g * per_game …`` (mexican_train's station depends on it)."""
+        """Begin a game from deal 0 of ``seed``'s stream, or the next game of the stream, where a
+        match's game would begin: game ``g`` of a game to a target deals from stream deal
+        ``g * GAME_STRIDE`` (the ``blake2b-games`` derivation), and a game of a fixed number of
+        deals (sport, mexican_train) at a multiple of it, as game ``g`` of a match takes deals
+        ``g * per_game …`` (mexican_train's station depends on it)."""
         if seed is not None:
             if not 0 <= seed < SEED_LIMIT:
                 raise ValueError(f"seed {seed} is out of range (0 <= seed < 2**63)")
-            self.seed, self.cursor = seed, 0
+            self.seed, self.cursor, self.of_stream = seed, 0, 0
         elif self.seed is None:
-            self.seed, self.cursor = secrets.randbelow(SEED_LIMIT), 0
+            self.seed, self.cursor, self.of_stream = secrets.randbelow(SEED_LIMIT), 0, 0
+        else:
+            self.of_stream += 1
         self.game = self.variant.new_game(self.players, self.options)
         self.games += 1
         self.carry = [0.0] * self.players
         per = self.game.default_deals
-        if not self.variant.to_target and per:
+        if self.variant.to_target:
+            self.cursor = self.of_stream * GAME_STRIDE  # as a match deals game g (blake2b-games)
+        elif per:
             self.cursor = -(-self.cursor // per) * per
         self.game.keep_records = False
         self.deals = 0
