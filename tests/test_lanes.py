@@ -3,6 +3,8 @@ N, the SPRT in board order, Ctrl-C with segments in flight, and faults counted p
 
 from __future__ import annotations
 
+import hashlib
+
 import json
 import os
 import signal
@@ -196,7 +198,8 @@ def test_games_dealt_one_after_another_wait_for_the_game_before(tmp_path, source
     if source == "deal file":
         file = tmp_path / "deals.jsonl"
         file.write_text("".join(format_deal_line(deal_from_seed(3, i, shape, "blake2b"), shape, i) + "\n" for i in range(400)))
-        kw = {"deal_file": parse_deal_lines(file.read_text().splitlines(), shape), "deal_file_name": str(file)}
+        kw = {"deal_file": parse_deal_lines(file.read_text().splitlines(), shape), "deal_file_name": str(file),
+              "deal_file_sha256": hashlib.sha256(file.read_bytes()).hexdigest()}
     one = played(spec_of(tmp_path, "j1", "block", 2, 2, games=3, **kw), 1)
     three = played(spec_of(tmp_path, "j3", "block", 2, 2, games=3, **kw), 3)
     assert one[0] == three[0] and one[1] == three[1]

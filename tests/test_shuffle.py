@@ -222,7 +222,7 @@ def test_every_header_names_its_derivation_whatever_object_the_name_is(tmp_path,
     for named in (name, msgspec.json.decode(json.dumps(name).encode()), "".join(name)):
         spec = MatchSpec(v, [Bot("A", ["a"]), Bot("B", ["b"])], 4, v.resolve_options(4, {}), deals=4, seed=1,
                          deals_from=named, log_path=tmp_path / "m.jsonl", stderr_dir=tmp_path)
-        written.add(encode(header(spec, [(0, 1), (1, 0)])))
+        written.add(encode(header(spec, [(0, 1, 0, 1), (1, 0, 1, 0)])))
     assert len(written) == 1
     line = written.pop()
     assert f'"deals_from":"{name}"'.encode() in line
