@@ -399,7 +399,17 @@ def footnotes(s: Standings) -> list[str]:
              f"{s.rule}", f"rating: {s.method}"]
     if s.league.variant.sense < 0:
         lines.append("for/against: penalties written; diff = against − for (positive is good)")
+    if not_separated(s):
+        lines.append(f"no place is separated: every bot's 95% rating interval allows other places, so this order is not "
+                     f"significant yet (more deals, or more {unit}, would tell the bots apart)")
     return lines
+
+
+def not_separated(s: Standings) -> bool:
+    """Whether the league has results and no bot's place is pinned down by its rating interval
+    (each could be in another place): then the order of the table means nothing yet."""
+    played = [r for r in s.rows if r.place_low]
+    return bool(played) and s.done > 0 and all(r.place_low != r.place_high for r in played)
 
 
 def legend_lines(s: Standings | None = None) -> list[str]:
