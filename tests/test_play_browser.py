@@ -263,7 +263,7 @@ def test_a_closed_tab_ends_the_match_as_interrupted_after_the_grace_period(brows
     assert code == 130, err
     assert "interrupted: no page was open for 2 s" in err and str(p.log) in err
     log = records(p.log)
-    assert isinstance(log[-1], R.Out) and any(isinstance(rec, R.Interrupted) for rec in log)  # then what closing sent
+    assert isinstance(log[-1], R.Interrupted)  # the segments in flight were ended: nothing is sent after it
     with pytest.raises(Incomplete):
         verify(p.log)
 

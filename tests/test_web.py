@@ -40,6 +40,7 @@ from referee.logs import records as R
 from referee.logs.replay import Replayer
 from referee.matches.report import verdict_text
 from referee.matches.results import MatchSummary
+from referee.web.data import _labelled_los
 
 pytestmark = pytest.mark.slow  # every test plays matches and most drive chromium
 
@@ -496,7 +497,9 @@ def test_a_move_from_the_url_and_the_arrow_keys(logs, page, tmp_path):
     m = result["margin"][result["bots"][0]["name"]]["paired"]
     assert f"{m['mean']:+.2f}" in page.inner_text("#result")
     assert f"[{m['ci95'][0]:+.2f}, {m['ci95'][1]:+.2f}]" in page.inner_text("#result")  # the interval
-    assert verdict_text(msgspec.convert(result, MatchSummary)).plain.strip() in page.inner_text("#result")  # what `referee match` printed
+    summary = msgspec.convert(result, MatchSummary)
+    # what `referee match` printed, its LOS labelled as the page's figures label it
+    assert _labelled_los(verdict_text(summary).plain.strip(), summary) in page.inner_text("#result")
     page.goto(url(site / "g1-o1-d1.html", "#move=5"))
     assert page.inner_text("#counter") == f"move 5 / {len(want['steps']) - 1}"
     assert drawn(page)["table"] == want["steps"][5]["table"]
