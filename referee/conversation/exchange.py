@@ -26,7 +26,6 @@ the decisions used.
 
 from __future__ import annotations
 
-import operator
 from functools import partial
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -235,7 +234,7 @@ async def turn(terms: Terms, p: Player, at: At, state: DealState, side: GameSide
     clock = p.entry.clock
     allowance = clock.allowance()
     bank = None if clock.bank is None else clock.bank // 1000
-    request = m.encode_line(side.turn_message(state, allowance // 1000, bank, turn_id))
+    request = side.turn_line(state, allowance // 1000, bank, turn_id)
     try:
         line, verdict = await p.ask(terms, at.seat, request, allowance, partial(answer, p, at))
     except BotExited as exc:
@@ -264,26 +263,8 @@ async def turn(terms: Terms, p: Player, at: At, state: DealState, side: GameSide
     except IllegalPlay as exc:
         legal = ", ".join(side.play_text(state, x) for x in state.legal_plays()[:12])
         return new_fault(F.ILLEGAL, p, at, f"{exc} (legal: {legal})", line)
-    terms.log.write(play_record(seat, msg, elapsed, side.play_text(state, played)))
+    terms.log.play(seat, msg, elapsed, side.play_text(state, played))
     return None
-
-
-def play_record(seat: int, msg: m.Play, elapsed: int | None, played: str) -> R.Play:
-    """The log's record of an accepted play (``elapsed`` in microseconds; ``None`` for a move of
-    a staged opening, made by the referee); the fields only some games use only where they are
-    set and true, so a line game's record is what it always was."""
-    rec = R.Play(seat, None if msg.tile is None else msg.tile, msg.end, played, None if elapsed is None else elapsed / 1000,
-                 staged=elapsed is None)
-    if _extras(msg) != _NO_EXTRAS:  # the usual play has none: one look instead of one per field
-        for name in m.PLAY_EXTRAS:
-            value = getattr(msg, name)
-            if value is not m.UNSET and value is not False:
-                setattr(rec, name, value)
-    return rec
-
-
-_extras = operator.attrgetter(*m.PLAY_EXTRAS)
-_NO_EXTRAS = (m.UNSET,) * len(m.PLAY_EXTRAS) if len(m.PLAY_EXTRAS) > 1 else m.UNSET
 
 
 # -- events and deliveries -------------------------------------------------------------------
