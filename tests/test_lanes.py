@@ -4,7 +4,6 @@ N, the SPRT in board order, Ctrl-C with segments in flight, and faults counted p
 from __future__ import annotations
 
 import hashlib
-
 import json
 import os
 import signal

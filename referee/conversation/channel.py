@@ -173,29 +173,21 @@ class Channel:
         data.append(turn)
         self.outbox = []
         request = b"".join(data)
-        now = proc.now
         origin = terms.origin
-        log = terms.log
         limit = cutoff(terms, allowance) if limit is None else limit
         resume = getattr(proc, "resume", None)
         if resume is not None:
             resume()
         try:
-            start = round((now() - origin) * 1e6)
-            log.out(seat, data, request, start)
+            start = round((proc.now() - origin) * 1e6)
+            terms.log.out(seat, data, request, start)
             # A bot on our CPU has usually answered by the time the write returns (the kernel
             # runs it at once), so try without waiting first: that needs no cancel scope, which
             # costs more than the rest of the turn's trio work.  A scope is made only to wait.
             await trio.lowlevel.checkpoint_if_cancelled()
             sent = proc.write_nowait(request) if allowance > 0 else 0
             if sent == len(request) and (ready := proc.line_within(min(terms.block, allowance / 1e6))) is not None:
-                got = round((now() - origin) * 1e6)
-                line = terms.hear(ready)
-                log.inp(seat, line, got)
-                self.took = took = got - start
-                if took > limit:
-                    return line, None
-                verdict = settle(line)
+                line, verdict = self._read(terms, seat, ready, start, limit, settle)
                 if verdict is not IGNORED:
                     return line, verdict
             self.op = "write"
@@ -204,14 +196,7 @@ class Channel:
                     await proc.send(request[sent:])
                 self.op = "read"
                 while True:  # a message of an unknown type is skipped
-                    raw = await proc.read_line()
-                    got = round((now() - origin) * 1e6)
-                    line = terms.hear(raw)
-                    log.inp(seat, line, got)
-                    self.took = took = got - start
-                    if took > limit:
-                        return line, None
-                    verdict = settle(line)
+                    line, verdict = self._read(terms, seat, await proc.read_line(), start, limit, settle)
                     if verdict is not IGNORED:
                         return line, verdict
             return None, None
@@ -219,3 +204,17 @@ class Channel:
             pause = getattr(proc, "pause", None)
             if pause is not None:
                 pause()
+
+    def _read(self, terms: Terms, seat: int, raw: bytes, start: int, limit: int,
+              settle: Callable[[Line], tuple[object, object]]) -> tuple[Line, tuple[object, object] | None]:
+        """A line just read in answer to the turn written at ``start``: timed at once, judged and
+        logged; settled if it came by ``limit``, else ``(line, None)``."""
+        proc = self.proc
+        assert proc is not None
+        got = round((proc.now() - terms.origin) * 1e6)
+        line = terms.hear(raw)
+        terms.log.inp(seat, line, got)
+        self.took = took = got - start
+        if took > limit:
+            return line, None
+        return line, settle(line)

@@ -26,7 +26,6 @@ the decisions used.
 
 from __future__ import annotations
 
-import operator
 from functools import partial
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -40,6 +39,7 @@ from referee.engine import IllegalPlay
 from referee.engine.state import DealState
 from referee.errors import BotExited, LineTooLong
 from referee.logs import records as R
+from referee.logs.log import play_record
 from referee.sides.base import GameSide
 
 if TYPE_CHECKING:
@@ -237,7 +237,7 @@ async def turn(terms: Terms, p: Player, at: At, state: DealState, side: GameSide
     allowance = clock.allowance()
     limit = clock.limit(allowance)  # the allowance and the margin
     bank = None if clock.bank is None else clock.bank // 1000
-    request = m.encode_line(side.turn_message(state, allowance // 1000, bank, turn_id))
+    request = side.turn_line(state, allowance // 1000, bank, turn_id)
     try:
         line, verdict = await p.ask(terms, at.seat, request, allowance, partial(answer, p, at), limit)
     except BotExited as exc:
@@ -266,10 +266,12 @@ async def turn(terms: Terms, p: Player, at: At, state: DealState, side: GameSide
     except IllegalPlay as exc:
         legal = ", ".join(side.play_text(state, x) for x in state.legal_plays()[:12])
         return new_fault(F.ILLEGAL, p, at, f"{exc} (legal: {legal})", line)
-    rec = play_record(seat, msg, elapsed, side.play_text(state, played))
     if elapsed > allowance:  # late by less than the margin: accepted, and the overrun said
+        rec = play_record(seat, msg, elapsed, side.play_text(state, played))
         rec.over = (elapsed - allowance) / 1000
-    terms.log.write(rec)
+        terms.log.write(rec)
+    else:
+        terms.log.play(seat, msg, elapsed, side.play_text(state, played))
     return None
 
 
@@ -278,24 +280,6 @@ def within(allowance: int, limit: int) -> str:
     if limit > allowance:
         return f"{allowance / 1000:.0f} ms (and the margin of {(limit - allowance) / 1000:g} ms)"
     return f"{allowance / 1000:.0f} ms"
-
-
-def play_record(seat: int, msg: m.Play, elapsed: int | None, played: str) -> R.Play:
-    """The log's record of an accepted play (``elapsed`` in microseconds; ``None`` for a move of
-    a staged opening, made by the referee); the fields only some games use only where they are
-    set and true, so a line game's record is what it always was."""
-    rec = R.Play(seat, None if msg.tile is None else msg.tile, msg.end, played, None if elapsed is None else elapsed / 1000,
-                 staged=elapsed is None)
-    if _extras(msg) != _NO_EXTRAS:  # the usual play has none: one look instead of one per field
-        for name in m.PLAY_EXTRAS:
-            value = getattr(msg, name)
-            if value is not m.UNSET and value is not False:
-                setattr(rec, name, value)
-    return rec
-
-
-_extras = operator.attrgetter(*m.PLAY_EXTRAS)
-_NO_EXTRAS = (m.UNSET,) * len(m.PLAY_EXTRAS) if len(m.PLAY_EXTRAS) > 1 else m.UNSET
 
 
 # -- events and deliveries -------------------------------------------------------------------

@@ -40,15 +40,19 @@ class Line:
     start of it for a fault's evidence, and its bytes when the log keeps them whole.
 
     The evidence is worked out only when a fault asks for it (a line kept whole has its bytes;
-    a longer one keeps its evidence from the moment it is read): the usual answer needs none."""
+    a longer one keeps its evidence from the moment it is read): the usual answer needs none.
+    ``logged`` is the log's ``in`` record's field for it, once the log has made it
+    (:meth:`referee.logs.log.MatchLog.inp`).  A line is never changed once made (:func:`hear` gives
+    the same one for the same bytes)."""
 
-    __slots__ = ("judged", "size", "raw", "_evidence")
+    __slots__ = ("judged", "size", "raw", "_evidence", "logged")
 
     def __init__(self, judged: Judged, size: int, evidence: str | None, raw: bytes | None) -> None:
         self.judged = judged
         self.size = size
         self.raw = raw
         self._evidence = evidence
+        self.logged: bytes | None = None
 
     @property
     def evidence(self) -> str:
@@ -111,11 +115,25 @@ def evidence(raw: bytes) -> str:
     return F.cut(raw)
 
 
+#: Lines heard, by their bytes: the judgement is a function of the bytes alone, and a bot says
+#: the same few lines again and again (its plays), so each is judged once.  Only short lines
+#: are kept, and only so many: a bot that never repeats itself is judged line by line.
+_HEARD: dict[bytes, Line] = {}
+HEARD_LINES = 4096
+HEARD_BYTES = 256
+
+
 def hear(raw: bytes) -> Line:
     """A line as the referee reads it."""
-    if len(raw) <= KEPT:
-        return Line(judge(raw), len(raw), None, raw)
-    return Line(judge(raw), len(raw), evidence(raw), None)
+    line = _HEARD.get(raw)
+    if line is not None:
+        return line
+    if len(raw) > KEPT:
+        return Line(judge(raw), len(raw), evidence(raw), None)
+    line = Line(judge(raw), len(raw), None, raw)
+    if len(raw) <= HEARD_BYTES and len(_HEARD) < HEARD_LINES:
+        _HEARD[bytes(raw)] = line
+    return line
 
 
 def heard(line: Line, t: float | None = None) -> Heard:

@@ -17,6 +17,7 @@ timing fields ``t`` and ``ms`` (and a turn's ``time_ms`` and ``bank_ms`` under a
 from __future__ import annotations
 
 import itertools
+import operator
 import os
 import zlib
 from collections.abc import Callable
@@ -25,12 +26,13 @@ from typing import IO
 
 import msgspec
 
+from protocol import messages as m
 from referee.conversation.lines import Line, heard
 from referee.engine.deal import Deal
 from referee.engine.game import Special
 from referee.engine.tiles import TILE_NAMES
 from referee.errors import LogError
-from referee.logs.records import GZIP_SUFFIX, Exit, Record, SpecialRecord, encode
+from referee.logs.records import GZIP_SUFFIX, Exit, Play, Record, SpecialRecord, encode
 
 _enc = msgspec.json.Encoder()
 
@@ -170,17 +172,25 @@ class MatchLog:
     def inp(self, seat: int, line: Line, us: int) -> None:
         """A line read from ``seat``, ``us`` microseconds after the match began."""
         if self._sink is not None:
-            raw = line.raw
-            if raw is not None:
-                try:
-                    text = raw.decode()
-                except UnicodeDecodeError:
-                    pass
-                else:
-                    self._put(b'{"k":"in","seat":%d,"t":%s,"line":%s}\n' % (seat, seconds(us), _enc.encode(text)))
-                    return
-            kept = msgspec.to_builtins(heard(line))
-            self._put(b'{"k":"in","seat":%d,"t":%s,%s\n' % (seat, seconds(us), _enc.encode(kept)[1:]))
+            logged = line.logged
+            if logged is None:
+                logged = line.logged = _logged(line)
+            self._put(b'{"k":"in","seat":%d,"t":%s,%s\n' % (seat, seconds(us), logged))
+
+    def play(self, seat: int, msg: m.Play, elapsed: int | None, played: str) -> None:
+        """The ``play`` record of a play accepted from ``seat`` (:func:`play_record`).  The usual
+        play (no field only some games use, nobody watching the records) is formatted from bytes
+        made once per seat, line and move: exactly what encoding its record gives (a test holds
+        the two together)."""
+        if self.on_record is None and elapsed is not None and _extras(msg) == _NO_EXTRAS:
+            hit = _PLAYS.get((seat, id(msg)))
+            if hit is None or hit[0] is not msg or hit[1] != played:
+                hit = (msg, played, encode(Play(seat, msg.tile, msg.end, played))[:-2])  # without its "}\n"
+                if len(_PLAYS) < 4096:  # msg is kept, so its id names no other while it is here
+                    _PLAYS[(seat, id(msg))] = hit
+            self._put(b'%s,"ms":%s}\n' % (hit[2], _enc.encode(elapsed / 1000)))
+            return
+        self.write(play_record(seat, msg, elapsed, played))
 
     def flush(self) -> None:
         if self._file is not None:
@@ -198,6 +208,39 @@ class MatchLog:
             except OSError as exc:
                 self._file = f
                 raise self._failed(exc) from None
+
+
+def _logged(line: Line) -> bytes:
+    """What an ``in`` record keeps of ``line``: its fields after the time, with the closing brace."""
+    raw = line.raw
+    if raw is not None:
+        try:
+            text = raw.decode()
+        except UnicodeDecodeError:
+            pass
+        else:
+            return b'"line":%s}' % _enc.encode(text)
+    return _enc.encode(msgspec.to_builtins(heard(line)))[1:]
+
+
+def play_record(seat: int, msg: m.Play, elapsed: int | None, played: str) -> Play:
+    """The log's record of an accepted play (``elapsed`` in microseconds; ``None`` for a move of
+    a staged opening, made by the referee); the fields only some games use only where they are
+    set and true, so a line game's record is what it always was."""
+    rec = Play(seat, None if msg.tile is None else msg.tile, msg.end, played, None if elapsed is None else elapsed / 1000,
+               staged=elapsed is None)
+    if _extras(msg) != _NO_EXTRAS:  # the usual play has none: one look instead of one per field
+        for name in m.PLAY_EXTRAS:
+            value = getattr(msg, name)
+            if value is not m.UNSET and value is not False:
+                setattr(rec, name, value)
+    return rec
+
+
+_extras = operator.attrgetter(*m.PLAY_EXTRAS)
+_NO_EXTRAS = (m.UNSET,) * len(m.PLAY_EXTRAS) if len(m.PLAY_EXTRAS) > 1 else m.UNSET
+#: ``(seat, id(msg)) -> (msg, as, the record's bytes up to its ms)``, for :meth:`MatchLog.play`
+_PLAYS: dict[tuple[int, int], tuple[m.Play, str, bytes]] = {}
 
 
 def stderr_dir_of(log_path: Path) -> Path:

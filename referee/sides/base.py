@@ -110,6 +110,58 @@ def turn_message(state: DealState, time_ms: int, bank_ms: int | None = None, tur
     )
 
 
+#: ``id(play) -> (play, its option's JSON)`` and ``hand -> its JSON``: the pieces of :func:`turn_line`,
+#: each encoded once (as :data:`_OPTION_BY_ID`, a play is kept so that its id names no other).
+_OPTION_JSON: dict[int, tuple[Play, bytes]] = {}
+_HAND_JSON: dict[int, bytes] = {}
+#: ``names -> [b'"left":', ...]``: an end's key in a turn's ``ends``, by layout
+_END_KEYS: dict[tuple[str, ...], list[bytes]] = {}
+
+
+def turn_line(state: DealState, time_ms: int, bank_ms: int | None, turn_id: int) -> bytes:
+    """:func:`turn_message` as the line that goes to the bot, made from bytes encoded once per
+    play, hand and end instead of from the message: exactly what encoding the message gives (a
+    test holds the two together over playouts of every game it serves).  A turn that carries
+    ``held`` (sea_kozel's write-off) is encoded from its message."""
+    plays = state.legal_plays()
+    if not plays or plays[0] is WRITE_OFF:
+        return m.encode_line(turn_message(state, time_ms, bank_ms, turn_id))
+    by_id = _OPTION_JSON
+    legal = []
+    for p in plays:
+        hit = by_id.get(id(p))
+        if hit is None or hit[0] is not p:
+            hit = (p, m.encoder.encode(play_option(p)))
+            if len(by_id) < 4096:  # the engine's plays are interned; a fresh one is not kept
+                by_id[id(p)] = hit
+        legal.append(hit[1])
+    hands = state.hands
+    mine = hands[state.turn]
+    hand = _HAND_JSON.get(mine)
+    if hand is None:
+        hand = m.encoder.encode(hand_json(mine))
+        if len(_HAND_JSON) >= 1 << 16:
+            _HAND_JSON.clear()
+        _HAND_JSON[mine] = hand
+    names = state.layout.names
+    keys = _END_KEYS.get(names)
+    if keys is None:
+        keys = _END_KEYS[names] = [m.encoder.encode(name) + b":" for name in names]
+    ends = []
+    for e, v in enumerate(state.ends):
+        if v >= 0:
+            ends.append(b"%s%d" % (keys[e], v))
+    line = b'{"type":"turn","legal":[%s],"hand":%s,"ends":{%s},"counts":[%s],"bazaar":%d,"time_ms":%d,"bank_ms":%s,"id":%d' % (
+        b",".join(legal), hand, b",".join(ends), b",".join([b"%d" % h.bit_count() for h in hands]), state.bazaar_left(), time_ms,
+        b"null" if bank_ms is None else b"%d" % bank_ms, turn_id)
+    count = state.count()
+    if count is not None:
+        line += b',"count":%d' % count
+    if state.continuing:
+        line += b',"continuing":true'
+    return line + b"}\n"
+
+
 _PLACED_LINES: dict[int, bytes] = {}
 
 
@@ -344,6 +396,13 @@ class GameSide:
     def turn_message(self, state: DealState, time_ms: int, bank_ms: int | None = None,
                      turn_id: int | m.UnsetType = m.UNSET) -> m.Turn:
         return turn_message(state, time_ms, bank_ms, turn_id)
+
+    def turn_line(self, state: DealState, time_ms: int, bank_ms: int | None, turn_id: int) -> bytes:
+        """The ``turn`` as the encoded line the bot is sent: :meth:`turn_message`'s, encoded (made
+        from bytes encoded once, :func:`turn_line`, where a family keeps the line games' turn)."""
+        if type(self).turn_message is GameSide.turn_message:
+            return turn_line(state, time_ms, bank_ms, turn_id)
+        return m.encode_line(self.turn_message(state, time_ms, bank_ms, turn_id))
 
     def play_option(self, state: DealState, p: Play) -> m.PlayOption:
         return play_option(p)

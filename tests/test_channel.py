@@ -1,0 +1,370 @@
+"""A seat's channel (referee/conversation/channel.py) on its own: scripted bots on trio's mock
+clock, no table, no process; and the bytes the move's hot path makes without encoding a
+message or a record (the turn line, the ``in`` and ``play`` records, the heard-line cache),
+each held against what encoding the message or record gives."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from pathlib import Path
+
+import msgspec
+import pytest
+import trio
+from helpers import read_log
+
+from protocol import messages as m
+from referee.bots.bot import Bot
+from referee.bots.transport import Script, ScriptedBot, first_legal, play_line
+from referee.conversation import lines
+from referee.conversation.channel import IGNORED, STUCK, Channel, Terms
+from referee.conversation.clock import TimeControl
+from referee.conversation.lines import Line, hear, judge
+from referee.conversation.players import Entry, Player
+from referee.engine import variant, variant_names
+from referee.engine.deal import deal_from_seed
+from referee.engine.errors import BadDeal
+from referee.errors import BotExited
+from referee.logs import records as R
+from referee.logs.log import MatchLog, play_record
+from referee.sides import side_for
+from referee.sides.base import GameSide
+
+PLAY = b'{"type":"play","tile":[0,1],"end":"left"}'
+
+
+def terms_of(tmp_path: Path, move: float = 1.0) -> Terms:
+    return Terms(MatchLog(tmp_path / "log.jsonl"), TimeControl(move=move), trio.current_time(), block=0)
+
+
+def logged(terms: Terms) -> list[dict]:
+    terms.log.close()
+    assert terms.log.path is not None
+    return [rec for _, rec in read_log(terms.log.path)]
+
+
+def channel_with(script: Script) -> tuple[Channel, ScriptedBot]:
+    ch = Channel()
+    bot = ScriptedBot(script, "A")
+    ch.proc = bot
+    return ch, bot
+
+
+def replying(*replies: tuple[float, bytes | None]) -> Script:
+    """Answers the first turn with ``replies``."""
+    left = [list(replies)]
+    return lambda msg: left.pop() if type(msg) is m.Turn and left else []
+
+
+def a_turn(turn_id: int = 1) -> bytes:
+    return m.encode_line(m.Turn([m.PlayOption((0, 1), "left")], [(0, 1)], {}, [1, 1], 0, 1000, None, turn_id))
+
+
+def judged(line: Line) -> tuple[object, object]:
+    """The settle of a turn: a message ends it, a line of an unknown type is read past."""
+    return IGNORED if line.judged.kind == lines.UNKNOWN else (line.judged.msg, None)
+
+
+# -- ask ---------------------------------------------------------------------------------------------
+
+
+async def test_ask_writes_the_outbox_and_the_turn_in_one_write_and_reads_the_answer_by_the_clock(tmp_path, autojump_clock):
+    terms = terms_of(tmp_path)
+    ch, bot = channel_with(replying((0.25, PLAY)))
+    ch.queue(m.encode_line(m.Passed(1)))
+    writes: list[bytes] = []
+    write = bot.write_nowait
+    bot.write_nowait = lambda data: writes.append(data) or write(data)  # type: ignore[method-assign]
+    line, verdict = await ch.ask(terms, 0, a_turn(), 1_000_000, judged)
+    assert len(writes) == 1 and [type(msg) for msg in bot.received] == [m.Passed, m.Turn]
+    assert ch.outbox == []
+    assert line is not None and line.raw == PLAY and verdict == (judge(PLAY).msg, None)
+    assert ch.took == 250_000  # exactly, on the mock clock
+    out, inp = logged(terms)
+    assert (out["k"], out["seat"], [x["type"] for x in out["msgs"]], out["t"]) == ("out", 0, ["passed", "turn"], 0.0)
+    assert (inp["k"], inp["line"], inp["t"]) == ("in", PLAY.decode(), 0.25)
+
+
+async def test_ask_reads_past_ignored_lines_to_the_answer(tmp_path, autojump_clock):
+    terms = terms_of(tmp_path)
+    ch, _ = channel_with(replying((0.0, b'{"type":"note"}'), (0.5, b'{"type":"later"}'), (0.25, PLAY)))
+    line, verdict = await ch.ask(terms, 1, a_turn(), 1_000_000, judged)
+    assert line is not None and line.raw == PLAY and verdict is not None and ch.took == 750_000
+    assert [r["k"] for r in logged(terms)] == ["out", "in", "in", "in"]
+
+
+async def test_no_line_by_the_deadline_is_nothing_after_exactly_the_allowance(tmp_path, autojump_clock):
+    """An answer thought over for 1.0 s against 0.5 s: the wait ends at the deadline, nothing is
+    judged, and no later line is waited for."""
+    terms = terms_of(tmp_path)
+    ch, _ = channel_with(replying((1.0, PLAY)))
+    settled: list[Line] = []
+    line, verdict = await ch.ask(terms, 0, a_turn(), 500_000, lambda line: settled.append(line) or (None, None))
+    assert (line, verdict) == (None, None)
+    assert trio.current_time() - terms.origin == pytest.approx(0.5) and settled == []
+
+
+class SlowReferee(ScriptedBot):
+    """A bot that answers at once, read by a referee whose clock says a second has gone by (a
+    busy loop, or a replayed log's times): the answer is late by the referee's clock."""
+
+    def __init__(self) -> None:
+        super().__init__(replying((0.0, PLAY)), "S")
+        self.readings = 0
+
+    def now(self) -> float:
+        self.readings += 1
+        return trio.current_time() + (1.0 if self.readings > 1 else 0.0)
+
+
+async def test_a_line_read_after_the_allowance_comes_back_unjudged(tmp_path, autojump_clock):
+    terms = terms_of(tmp_path)
+    ch = Channel()
+    ch.proc = SlowReferee()
+    settled: list[Line] = []
+    line, verdict = await ch.ask(terms, 0, a_turn(), 500_000, lambda line: settled.append(line) or (None, None))
+    assert line is not None and line.raw == PLAY and verdict is None
+    assert ch.took == 1_000_000 and settled == []
+
+
+async def test_allowance_zero_writes_nothing_at_once_and_reads_nothing(tmp_path, autojump_clock):
+    """An empty bank: the turn is not written without waiting, and nothing is read in time."""
+    terms = terms_of(tmp_path)
+    ch, bot = channel_with(first_legal)
+    bot._replies.append((0.0, PLAY))  # a line waiting all the same
+    assert await ch.ask(terms, 0, a_turn(), 0, judged) == (None, None)
+
+
+async def test_a_bot_that_exits_instead_of_answering_is_gone_while_reading(tmp_path, autojump_clock):
+    terms = terms_of(tmp_path)
+    ch, _ = channel_with(replying((0.1, None)))
+    with pytest.raises(BotExited):
+        await ch.ask(terms, 0, a_turn(), 1_000_000, judged)
+    assert ch.op == "read"
+
+
+class Pausing(ScriptedBot):
+    """A transport that is told when its seat is asked and when it has answered: the seam a
+    sandbox that freezes bots off turn plugs into."""
+
+    def __init__(self, script: Script, events: list[str]) -> None:
+        super().__init__(script, "P")
+        self.events = events
+
+    def resume(self) -> None:
+        self.events.append("resume")
+
+    def pause(self) -> None:
+        self.events.append("pause")
+
+    def write_nowait(self, data: bytes) -> int:
+        self.events.append("write")
+        return super().write_nowait(data)
+
+    def line_within(self, seconds: float) -> bytes | None:
+        line = super().line_within(seconds)
+        if line is not None:
+            self.events.append("read")
+        return line
+
+    async def read_line(self) -> bytes:
+        line = await super().read_line()
+        self.events.append("read")
+        return line
+
+
+@pytest.mark.parametrize(("replies", "allowance"), [
+    ([(0.0, PLAY)], 1_000_000),  # at once
+    ([(0.2, b'{"type":"note"}'), (0.2, PLAY)], 1_000_000),  # read past an ignored line, then the answer
+    ([(2.0, PLAY)], 1_000_000),  # silent past the deadline
+    ([(0.1, None)], 1_000_000),  # gone
+])
+async def test_ask_is_where_a_seat_is_resumed_and_paused(tmp_path, autojump_clock, replies, allowance):
+    events: list[str] = []
+    ch = Channel()
+    ch.proc = Pausing(replying(*replies), events)
+    try:
+        await ch.ask(terms_of(tmp_path), 0, a_turn(), allowance, judged)
+    except BotExited:
+        pass
+    assert events[0] == "resume" and events[1] == "write" and events[-1] == "pause"
+    assert events.count("resume") == events.count("pause") == 1
+
+
+async def test_a_transport_without_the_seam_is_asked_all_the_same(tmp_path, autojump_clock):
+    ch, bot = channel_with(replying((0.0, PLAY)))
+    assert not hasattr(bot, "resume") and not hasattr(bot, "pause")
+    line, _ = await ch.ask(terms_of(tmp_path), 0, a_turn(), 1_000_000, judged)
+    assert line is not None
+
+
+# -- deliver and what is said unasked -------------------------------------------------------------
+
+
+async def test_deliver_writes_the_outbox_once_and_logs_it(tmp_path, autojump_clock):
+    terms = terms_of(tmp_path)
+    ch, bot = channel_with(lambda msg: [])
+    assert await ch.deliver(terms, 2) is None  # nothing waits: nothing written, nothing logged
+    ch.queue(m.encode_line(m.Passed(0)))
+    ch.queue(m.encode_line(m.MatchEnd()))
+    assert await ch.deliver(terms, 2) is None
+    assert [type(x) for x in bot.received] == [m.Passed, m.MatchEnd] and ch.outbox == []
+    (out,) = logged(terms)
+    assert (out["seat"], len(out["msgs"]), "stuck" in out) == (2, 2, False)
+
+
+class FullPipe(ScriptedBot):
+    """A bot that never reads: nothing can be written to it."""
+
+    def write_nowait(self, data: bytes) -> int:
+        return 0
+
+    async def send(self, data: bytes) -> None:
+        await trio.sleep_forever()
+
+
+async def test_deliver_to_a_bot_that_does_not_read_is_stuck_after_a_moves_time(tmp_path, autojump_clock):
+    terms = terms_of(tmp_path, move=2.0)
+    ch = Channel()
+    ch.proc = FullPipe(first_legal, "F")
+    ch.queue(m.encode_line(m.Passed(0)))
+    assert await ch.deliver(terms, 0) is STUCK
+    assert trio.current_time() - terms.origin == pytest.approx(2.0)
+    (out,) = logged(terms)
+    assert out["stuck"] is True
+
+
+async def test_deliver_to_a_bot_gone_says_so_and_logs_the_exit(tmp_path, autojump_clock):
+    terms = terms_of(tmp_path)
+    ch, bot = channel_with(first_legal)
+    bot.closed = True
+    ch.queue(m.encode_line(m.Passed(0)))
+    failure = await ch.deliver(terms, 0)
+    assert isinstance(failure, BotExited) and failure.__traceback__ is None
+    (out,) = logged(terms)
+    assert out["exit"]["op"] == "write"
+
+
+async def test_unasked_lines_are_heard_and_logged_one_by_one(tmp_path, autojump_clock):
+    terms = terms_of(tmp_path)
+    ch, bot = channel_with(lambda msg: [(0.0, b'{"type":"note"}'), (0.0, PLAY)])
+    bot.write_nowait(m.encode_line(m.Passed(0)))
+    raws = ch.unasked()
+    assert raws == [b'{"type":"note"}', PLAY]
+    first = ch.hear(terms, 3, raws[0])
+    assert first.judged.kind == lines.UNKNOWN
+    (inp,) = logged(terms)  # only what was heard is logged: the play after it was not
+    assert (inp["seat"], inp["line"]) == (3, '{"type":"note"}')
+
+
+def test_a_player_is_its_seats_channel():
+    p = Player(Entry(Bot("A", ["a"]), 0, TimeControl()), 0)
+    assert isinstance(p, Channel) and p.proc is None and p.outbox == []
+
+
+# -- bytes made without encoding ----------------------------------------------------------------------
+
+
+def playout_states(vid: str, seed: int, deals: int = 6):
+    """The states of random playouts of ``vid`` (each yielded before its move)."""
+    v = variant(vid)
+    rng = random.Random(seed)
+    for players in v.players:
+        game = v.new_game(players, v.resolve_options(players, {}))
+        started = 0
+        for i in range(200):
+            if started == deals or game.outcome() is not None:
+                break
+            try:
+                state = game.start(deal_from_seed(seed, i, game.shape))
+            except BadDeal:  # not this round's deal (mexican_train's station): the next one
+                continue
+            if state is None:
+                continue
+            started += 1
+            while state.end is None:
+                yield state
+                state.push(rng.choice(state.legal_plays()))
+            game.finish(state)
+
+
+@pytest.mark.parametrize("vid", variant_names(refereed=True))
+def test_the_turn_line_is_the_turn_message_encoded(vid):
+    """Over playouts of every refereed game, at every turn: the line the referee sends is the
+    encoding of the turn message, byte for byte, with and without a bank."""
+    turns = 0
+    for k, state in enumerate(playout_states(vid, 5)):
+        side: GameSide = side_for(state)
+        bank = None if k % 2 else 1000 + k
+        assert side.turn_line(state, 500 + k, bank, k + 1) == m.encode_line(side.turn_message(state, 500 + k, bank, k + 1))
+        turns += 1
+    assert turns > 50
+
+
+PLAYS = [b'{"type":"play","tile":[1,2],"end":"left"}', b'{"type":"play","tile":[2,1],"end":null}', b'{"type":"play","tile":null,"stop":true}',
+         b'{"type":"play","tile":[6,6],"end":null,"declare":"hundred"}', b'{"type":"play","tile":[3,3],"end":"up","closed":true}',
+         b'{"type":"play","tile":[1,6],"end":null,"train":"mexican"}', b'{"type":"play","tile":[2,4],"place":"top"}',
+         b'{"type":"play","tile":[0,0],"end":"right","turn":7}', b'{"type":"play","tile":[0,"x"],"end":"\\u00e9"}']
+
+
+@pytest.mark.parametrize("raw", PLAYS)
+@pytest.mark.parametrize("elapsed", [0, 1, 999, 1000, 123_456, 86_400_000_000, None])
+def test_the_play_record_is_its_struct_encoded(tmp_path, raw, elapsed):
+    """MatchLog.play, cached or not, writes what encoding play_record's struct writes."""
+    msg = hear(raw).judged.msg
+    if not isinstance(msg, m.Play):
+        pytest.skip("not a play")
+    got: list[bytes] = []
+    log = MatchLog(None, sink=got.append)
+    for seat in (0, 3, 0):  # the second time for seat 0 comes from what was cached
+        log.play(seat, msg, elapsed, "1-2 on the left")
+        assert got[-1] == R.encode(play_record(seat, msg, elapsed, "1-2 on the left"))
+    log.play(0, msg, elapsed, "another text")  # the same play moved otherwise: not the cached bytes
+    assert got[-1] == R.encode(play_record(0, msg, elapsed, "another text"))
+
+
+def test_a_watched_log_hands_the_play_record_to_its_watcher():
+    seen: list[R.Record] = []
+    log = MatchLog(None, on_record=seen.append, sink=lambda b: None)
+    msg = hear(PLAYS[0]).judged.msg
+    assert isinstance(msg, m.Play)
+    log.play(1, msg, 2000, "1-2 on the left")
+    assert seen == [play_record(1, msg, 2000, "1-2 on the left")]
+
+
+@pytest.mark.parametrize("raw", [PLAY, b"not json", b'{"type":"note"}', "{\"type\":\"play\",\"tile\":[1,2],\"end\":\"é\"}".encode(),
+                                 b'{"type":"play","end":"\xff"}', b"x" * 2000, b"[" * 100])
+def test_the_in_record_is_what_the_record_encodes(raw):
+    """MatchLog.inp, first and once the line keeps its logged bytes, writes an ``in`` record that
+    decodes to the line as lines.heard keeps it."""
+    got: list[bytes] = []
+    log = MatchLog(None, sink=got.append)
+    line = hear(raw)
+    log.inp(2, line, 1_500_000)
+    log.inp(2, line, 1_500_000)
+    assert got[0] == got[1]
+    rec = msgspec.json.decode(got[0], type=R.Record)
+    assert isinstance(rec, R.In) and rec.seat == 2 and rec.t == 1.5
+    assert lines.from_record(rec) == line
+
+
+def test_a_line_is_judged_once_and_long_or_many_lines_are_not_kept():
+    a = hear(PLAY)
+    assert hear(bytes(PLAY)) is a and a.judged == judge(PLAY)
+    long = b'{"type":"play","tile":[1,2],"end":"' + b"l" * 300 + b'"}'
+    assert hear(long) is not hear(long) and hear(long) == hear(long)
+    lines._HEARD.clear()
+    for i in range(lines.HEARD_LINES + 10):
+        hear(b'{"type":"note","n":%d}' % i)
+    assert len(lines._HEARD) == lines.HEARD_LINES
+
+
+def test_first_legal_answers_what_the_turn_line_offers():
+    """The scripted bot reads the turn line as a bot would (a decode of the bytes sent)."""
+    state = next(playout_states("draw", 2))
+    side = side_for(state)
+    msg = m.to_bot_decoder.decode(side.turn_line(state, 100, None, 1))
+    assert isinstance(msg, m.Turn)
+    replies: Sequence[tuple[float, bytes | None]] = first_legal(msg)
+    assert replies == [(0.0, play_line(msg.legal[0]))]
