@@ -462,7 +462,7 @@ _SANDBOX_SIGNS = (
     (("Could not find or load main class", "ClassNotFoundException", "NoClassDefFoundError", "ModuleNotFoundError",
       "Cannot find module", "No module named", "can't open file", "cannot open shared object file"),
      ("it cannot find a class, module or library it loads: the sandbox shows only the system, the bot's own "
-      "directory, its working directory and the folders its command line names (absolute paths, or -cp): "
+      "directory, its working directory and the folders its command line names (relative ones from --cwd, else from here): "
       "name the folder there, or give --cwd")),
     (("MemoryError", "Cannot allocate memory", "out of memory", "Could not reserve enough space", "Error occurred during "
       "initialization of VM", "Failed to reserve", "ENOMEM"),

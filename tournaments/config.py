@@ -20,7 +20,7 @@ from typing import Annotated, Any
 import msgspec
 from msgspec import Meta
 
-from referee.bots.sandbox import DEFAULT_PROCESSES
+from referee.bots.sandbox import DEFAULT_PROCESSES, absolute_words
 from referee.bots.spawn import resolve_command
 from referee.conversation.clock import TimeControl
 from referee.engine import refereed_variant as find_variant
@@ -398,7 +398,10 @@ def _bot(i: int, entry: BotTable, before: list[BotEntry], base: Path, sandbox: b
         argv = resolve_command(command, workdir)
     except BotError as exc:
         raise bad(f"{label}.command: {exc}") from None
-    return BotEntry(name, command, cwd, env, argv, workdir, sandbox if entry.sandbox is None else entry.sandbox)
+    sandbox = sandbox if entry.sandbox is None else entry.sandbox
+    if sandbox:  # it runs in its own directory: its relative paths are the league file's (or its cwd's)
+        argv = absolute_words(argv, workdir)
+    return BotEntry(name, command, cwd, env, argv, workdir, sandbox)
 
 
 def _schedule(doc: LeagueFile, bots: list[BotEntry], bad: Bad) -> tuple[str, str | None]:

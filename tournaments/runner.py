@@ -332,7 +332,7 @@ async def play_here(job: MatchJob, report) -> tuple[TableRecord | None, str | No
     try:
         return await worker.play(job, report), None, None
     except BotStartError as exc:
-        return None, f"a bot could not be started: {exc}", "bot_start"
+        return None, worker.start_failure(job, exc), "bot_start"
     except LogError as exc:
         return None, str(exc), "log"
 

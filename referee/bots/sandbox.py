@@ -44,7 +44,7 @@ from pathlib import Path
 
 from referee.errors import RefereeError
 
-__all__ = ["BWRAP", "DEFAULT_MEMORY_MB", "INSTALL", "SandboxUnavailable", "Spawn", "address_space_mb", "bot_environment",
+__all__ = ["BWRAP", "DEFAULT_MEMORY_MB", "INSTALL", "SandboxUnavailable", "Spawn", "absolute_words", "address_space_mb", "bot_environment",
            "bot_files", "bot_home", "find_bwrap", "hidden_from", "named_paths", "referee_files", "sandboxed", "tmp_mb"]
 
 BWRAP = "/usr/bin/bwrap"
@@ -155,12 +155,36 @@ def address_space_mb(memory_mb: int) -> int:
 # -- paths -----------------------------------------------------------------------------------
 
 
-def bot_files(argv: Sequence[str]) -> list[Path]:
+def absolute_words(argv: Sequence[str], cwd: Path | None = None) -> list[str]:
+    """``argv`` with each word after the first that is a relative path to an existing file or
+    folder, taken from ``cwd`` (the referee's working directory when None), made absolute
+    (a ``..`` is kept, to be taken after the links as the kernel does): ``python3 bots/x.py``
+    from the folder holding ``bots`` is
+    ``python3 /that/folder/bots/x.py``.  Options (words beginning with ``-``) are left as they
+    are.  In the sandbox a bot's working directory is its own directory, not the one its
+    relative paths were written from, and it is shown only what its command line names: so
+    the bot is given the absolute paths (PROTOCOL.md, "The bot's process")."""
+    base = Path(cwd).absolute() if cwd is not None else Path.cwd()
+    out = list(argv[:1])
+    for word in argv[1:]:
+        if word and not word.startswith(("-", "/")):
+            path = base / word
+            try:
+                if path.is_file() or path.is_dir():
+                    word = str(path)
+            except OSError:
+                pass
+        out.append(word)
+    return out
+
+
+def bot_files(argv: Sequence[str], cwd: Path | None = None) -> list[Path]:
     """The bot's own file named on its command line, as a list of none or one: the first word
-    that is an absolute path to an existing file outside the system directories and this
-    Python's installation (the program itself, or the script or jar an interpreter runs).
-    Its directory is the bot's own directory."""
-    for word in argv:
+    that is a path to an existing file outside the system directories and this Python's
+    installation (the program itself, or the script or jar an interpreter runs), a relative
+    one taken from ``cwd`` (see :func:`absolute_words`).  Its directory is the bot's own
+    directory."""
+    for word in absolute_words(argv, cwd):
         if not word.startswith("/"):
             continue
         path = Path(word)
@@ -179,6 +203,7 @@ def named_paths(argv: Sequence[str], cwd: Path | None = None) -> list[Path]:
 
     The paths are absolute and as written (not resolved)."""
     base = Path(cwd) if cwd is not None else Path.cwd()
+    argv = absolute_words(argv, cwd)
     found: list[Path] = []
     for i, word in enumerate(argv):
         relative = i > 0 and argv[i - 1] in _PATH_OPTIONS
@@ -207,7 +232,7 @@ def bot_home(argv: Sequence[str], cwd: Path | None) -> list[Path]:
     """A bot's own places: its own file (see :func:`bot_files`) and the directory holding it,
     and its working directory; for a bot without a file of its own (``java -cp DIR Main``)
     the first folder its command line names stands for that directory."""
-    own = bot_files(argv)
+    own = bot_files(argv, cwd)
     home = [*own, *(f.parent for f in own)]
     if cwd is not None:
         home.append(Path(cwd).absolute())
@@ -475,6 +500,7 @@ def sandboxed(
     for tool in (PRLIMIT, SETPRIV):
         if not os.access(tool, os.X_OK):
             raise SandboxUnavailable(f"the sandbox needs {tool} (Debian package util-linux), which is missing")
+    argv = absolute_words(argv, cwd)
     own_files = bot_files(argv)
     named = named_paths(argv, cwd)
     home = bot_home(argv, cwd)
