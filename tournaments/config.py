@@ -30,6 +30,7 @@ from referee.engine.shuffle import BLAKE2B, Derivation
 from referee.errors import BotError
 from referee.matches.job import CpuSeconds, Deals, Games, MaxFaults, MaxLine, MemoryMb, MoveSeconds, Processes, Seconds, bound_problem
 from referee.matches.match import match_length, orientations
+from referee.matches.spec import Isolation
 from referee.seeds import parse_seed, seed_text
 from tournaments.schedule import Fixed, Knockout, Schedule, State, Swiss, TableKey, knockout_sizes, max_swiss_rounds
 
@@ -119,6 +120,8 @@ class League:
     #: or ``splitmix64`` for a league whose database was played before deals were keyed
     #: (:meth:`tournaments.store.Store.secret_seed`), so its new tables deal what its old ones did
     deals_from: Derivation = BLAKE2B
+    #: only the process on turn runs (the league's default), or all of them (PROTOCOL.md, "Fair play")
+    isolation: Isolation = "strict"
 
     def bot(self, name: str) -> BotEntry:
         for b in self.bots:
@@ -237,6 +240,7 @@ class LeagueFile(_Table):
     cpu_seconds: CpuSeconds | None = None
     sandbox: bool = True
     max_processes: Processes = DEFAULT_PROCESSES
+    isolation: Isolation = "strict"
     database: str | None = None
     logs: str | None = None
     game: GameTable = msgspec.field(default_factory=GameTable)
@@ -300,7 +304,7 @@ def load_league(path: Path, db: Path | None = None) -> League:
                   games=games, seed=seed, tc=tc, max_faults=doc.max_faults, max_line=doc.max_line, memory_mb=doc.memory_mb,
                   cpu_seconds=doc.cpu_seconds, sandbox=doc.sandbox, max_processes=doc.max_processes, schedule=schedule,
                   gauntlet=gauntlet, points=points, db_path=db_path,
-                  logs_dir=logs_dir, orientations=n_orient, per_table=per_table, rounds=rounds, tables=tables)
+                  logs_dir=logs_dir, orientations=n_orient, per_table=per_table, rounds=rounds, tables=tables, isolation=doc.isolation)
 
 
 Bad = Callable[[str], LeagueError]

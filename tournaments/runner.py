@@ -141,7 +141,7 @@ def make_job(league: League, table: TableKey | Sequence[str], log: Path, stderr_
         game=GameJob(variant=league.variant.id, players=league.players, options=dict(league.options), deals=league.deals, games=league.games),
         tc=ClockJob(startup=tc.startup, move=tc.move, bank=tc.bank, increment=tc.increment),
         limits=LimitsJob(max_faults=league.max_faults, max_line=league.max_line, memory_mb=league.memory_mb,
-                         cpu_seconds=league.cpu_seconds, max_processes=league.max_processes),
+                         cpu_seconds=league.cpu_seconds, max_processes=league.max_processes, isolation=league.isolation),
         seed=leg_seed(league.seed, key), deals_from=league.deals_from, bots=bots, log=str(log), stderr_dir=str(stderr_dir),
         hidden=[str(p) for p in hidden_from_bots(league, key.bots)],
     )

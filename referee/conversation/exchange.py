@@ -280,6 +280,7 @@ async def turn(terms: Terms, p: Player, at: At, state: DealState, side: GameSide
     # more than the rest of the turn's trio work.  A scope is made only to wait.
     await trio.lowlevel.checkpoint_if_cancelled()
     sent = proc.write_nowait(request) if allowance > 0 else 0
+    proc.resume()  # strict isolation: a paused bot runs from the moment its turn is written (the table pauses it after)
     # The deadline is hard: a line counts when the referee reads it, by its own clock (a
     # line can be read after the deadline without the cancel scope firing, e.g. one that
     # was already buffered, or when the loop was busy).  Each read is timed at once.
@@ -389,6 +390,7 @@ async def deliver(terms: Terms, p: Player, at: At) -> F.Fault | None:
     sent = proc.write_nowait(request)
     failure = None
     if sent < len(request):
+        proc.resume()  # strict isolation: a paused bot must run to read the rest (the table pauses it again)
         with trio.move_on_after(terms.tc.move) as scope:
             try:
                 await proc.send(request[sent:])

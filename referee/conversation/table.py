@@ -38,7 +38,7 @@ from referee.errors import BotError, BotStartError, LogError
 from referee.logs import records as R
 from referee.logs.log import MatchLog, special_record, tile_names
 from referee.sides import every_side, side_for
-from referee.sides.base import deal_end, game_end
+from referee.sides.base import GameSide, deal_end, game_end
 
 REFEREE_NAME = "referee 0.1.0"
 
@@ -69,8 +69,12 @@ class Table:
         launch: Launch = launch_process,
         origin: float | None = None,
         hear_line: Callable[[bytes], Line] = hear,
+        strict: bool = False,
     ) -> None:
         self.nursery = nursery
+        #: strict isolation: every process is paused but the one asked for a play (and those
+        #: shaking hands), PROTOCOL.md "Fair play"
+        self.strict = strict
         #: how a bot is started: a process by default (see :mod:`referee.bots.transport`)
         self.launch = launch
         self.players = players
@@ -168,7 +172,10 @@ class Table:
             return new_fault(F.STARTUP, p, at, record.error)
         p.outbox = []
         p.unknown = 0
-        return await handshake(self.terms, p, at, self._hello_for(p.bot)[1], record)
+        fault = await handshake(self.terms, p, at, self._hello_for(p.bot)[1], record)
+        if self.strict and fault is None and p.proc is not None:
+            p.proc.pause()  # it runs again when it is asked for a play
+        return fault
 
     def hidden_from(self, bot: Bot) -> list[Path]:
         """What a sandboxed bot must not see: :attr:`hidden`, and the other bots' files and
@@ -202,6 +209,7 @@ class Table:
             proc = p.proc
             if proc is None:
                 return
+            proc.resume()  # to read match_end and exit
             with trio.move_on_after(1.0):
                 try:
                     await proc.send(last[i])
@@ -344,7 +352,7 @@ class Table:
                 self._stage(state, seat, *staged.popleft())
                 continue
             turn_ids[orientation] += 1
-            fault = await turn(terms, seating[seat], ats[seat], state, side, turn_ids[orientation])
+            fault = await self._ask(terms, seating[seat], ats[seat], state, side, turn_ids[orientation])
             if fault is not None:
                 await self._fault(seating[seat], fault)
                 state.forfeit(seat)
@@ -363,6 +371,17 @@ class Table:
             after_deal(rec)
         return rec
 
+    async def _ask(self, terms: Terms, p: Player, at: At, state: DealState, side: GameSide, turn_id: int) -> F.Fault | None:
+        """One turn (:func:`~referee.conversation.exchange.turn`, which resumes the process once
+        its turn is written); under strict isolation the seat's process runs for it alone, and
+        is paused again once it has answered."""
+        proc = p.proc
+        try:
+            return await turn(terms, p, at, state, side, turn_id)
+        finally:
+            if self.strict and proc is not None:
+                proc.pause()
+
     def _stage(self, state: DealState, seat: int, staged_seat: int, move: m.Play) -> None:
         """Make a move of the staged opening for ``seat``, which is to move."""
         if staged_seat != seat:
@@ -375,6 +394,8 @@ class Table:
         """Deliver every outbox (deal end); a bot that cannot take it faults at its next deal."""
         for seat, p in enumerate(seating):
             failure = await deliver(self.terms, p, ats[seat])
+            if self.strict and p.proc is not None:
+                p.proc.pause()  # deliver resumed it if it had to read to take the lines
             if failure is not None and p.pending is None:
                 p.pending = failure
 

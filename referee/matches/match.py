@@ -238,7 +238,7 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
                            max_line=spec.max_line, max_faults=spec.max_faults, hidden=_hidden(spec), launch=launch,
                            on_fault=None if observer is None else observer.fault,
                            on_closed=None if observer is None else observer.closed, origin=origin, hear_line=hear_line,
-                           **({} if block is None else {"block": block}))
+                           strict=spec.isolation == "strict", **({} if block is None else {"block": block}))
         try:
             await table.open()
             if not v.to_target:
