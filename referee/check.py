@@ -59,7 +59,7 @@ from referee.engine.game import Variant
 from referee.errors import BotStartError
 from referee.logs import records as R
 from referee.matches.match import DealStream, Observer, Roster, run_match
-from referee.matches.spec import MatchSpec
+from referee.matches.spec import Isolation, MatchSpec
 from referee.matches.staging import STAGES, Opening, find_opening
 from referee.seeds import fresh_seed, seed_text
 from referee.sides import side_of
@@ -163,6 +163,7 @@ class CheckOptions:
     sandbox: bool = False  # the candidate runs in the sandbox (the sample bots never do)
     cwd: Path | None = None  # the candidate's working directory (the sample bots keep the referee's)
     memory_mb: int | None = None  # the candidate's memory cap (in the sandbox: its default when None)
+    isolation: Isolation = "concurrent"  # "strict": only the process on turn runs (PROTOCOL.md, "Fair play")
     jobs: int = field(default_factory=lambda: max(1, min(JOBS, os.cpu_count() or 1)))
 
 
@@ -329,7 +330,7 @@ async def check_game(setup: Setup, index: int, name: str, argv: list[str], opts:
         deals=deals, games=1 if v.to_target else None,
         seed=opts.seed, tc=opts.tc, max_faults=opts.max_faults, max_line=opts.max_line,
         log_path=opts.log_dir / f"{setup.slug}.jsonl", stderr_dir=opts.log_dir / f"{setup.slug}.stderr",
-        hidden=(opts.log_dir,), deal_limit=deal_limit, opening=[] if opening is None else opening.moves,
+        hidden=(opts.log_dir,), deal_limit=deal_limit, opening=[] if opening is None else opening.moves, isolation=opts.isolation,
     )
     watch = _Watch(bot, report, on_timeout)
     # Several games share this trio loop: the table never blocks it (block=0).
@@ -462,7 +463,7 @@ _SANDBOX_SIGNS = (
     (("Could not find or load main class", "ClassNotFoundException", "NoClassDefFoundError", "ModuleNotFoundError",
       "Cannot find module", "No module named", "can't open file", "cannot open shared object file"),
      ("it cannot find a class, module or library it loads: the sandbox shows only the system, the bot's own "
-      "directory, its working directory and the folders its command line names (absolute paths, or -cp): "
+      "directory, its working directory and the folders its command line names (relative ones from --cwd, else from here): "
       "name the folder there, or give --cwd")),
     (("MemoryError", "Cannot allocate memory", "out of memory", "Could not reserve enough space", "Error occurred during "
       "initialization of VM", "Failed to reserve", "ENOMEM"),

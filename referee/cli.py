@@ -58,7 +58,7 @@ from referee.matches.live import score_line
 from referee.matches.match import deals_needed, match_length, orientations, run_match
 from referee.matches.report import render, verdict_line
 from referee.matches.results import MatchResult
-from referee.matches.spec import MatchSpec
+from referee.matches.spec import ISOLATIONS, Isolation, MatchSpec
 from referee.matches.stats import SprtSpec, is_sprt_word, parse_sprt
 from referee.seeds import seed_text
 from referee.signals import Terminated
@@ -250,6 +250,7 @@ def match(
     env: Annotated[Optional[list[str]], typer.Option(help="An environment variable NAME=VALUE for every bot (repeat); bots get only a few of the referee's own (PROTOCOL.md).", rich_help_panel=LIMITS_PANEL)] = None,
     sandbox: Annotated[bool, typer.Option("--sandbox", help="Run every bot under bubblewrap: no network, no other processes, its own directory read-only, a private /tmp (PROTOCOL.md).", rich_help_panel=LIMITS_PANEL)] = False,
     max_processes: Annotated[int, typer.Option(help="In the sandbox: processes and threads a bot may have at once.", rich_help_panel=LIMITS_PANEL)] = DEFAULT_PROCESSES,
+    isolation: Annotated[str, typer.Option(help="strict: only the process whose turn it is runs, every other one of the match is frozen (no thinking on the opponent's time); concurrent: all run (PROTOCOL.md, Fair play).", rich_help_panel=LIMITS_PANEL)] = "concurrent",
     log: Annotated[Optional[Path], typer.Option(help="Where to write the JSON-lines match log (default: referee-logs/match-<variant>-<seed>.jsonl, or -2, -3… if taken).", rich_help_panel=OUTPUT_PANEL)] = None,
     overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace the --log file (and its stderr files) if it exists.", rich_help_panel=OUTPUT_PANEL)] = False,
     json_path: Annotated[Optional[Path], typer.Option("--json", help="Also write the result as a JSON object to this file.", rich_help_panel=OUTPUT_PANEL)] = None,
@@ -274,9 +275,9 @@ def match(
                   "margin": bounded(time_margin, MarginMs, "--time-margin") / 1000}, ClockJob,
                  {"startup": "--startup-time", "move": "--move-time", "bank": "--bank", "increment": "--increment"})
     limits = bounded({"max_faults": max_faults, "max_line": max_line, "memory_mb": memory_mb, "cpu_seconds": cpu_seconds,
-                      "max_processes": max_processes}, LimitsJob,
+                      "max_processes": max_processes, "isolation": isolation_of(isolation)}, LimitsJob,
                      {"max_faults": "--max-faults", "max_line": "--max-line", "memory_mb": "--memory-mb", "cpu_seconds": "--cpu-seconds",
-                      "max_processes": "--max-processes"})
+                      "max_processes": "--max-processes", "isolation": "--isolation"})
     seed_value = seed_option(seed)
     entrants = with_clocks(entrants_of(bots, names, cwds, extra_env, sandbox), bot_tc, tc)
     log_path = log_path_of(log, overwrite, json_path, v, seed_value, deals_file)
@@ -792,6 +793,14 @@ SANDBOX_HINT = ("the sandbox may be why: a bot there sees only the system, its o
                 "those paths and the cap (referee check --sandbox BOT says more)")
 
 
+def isolation_of(value: str) -> Isolation:
+    """``--isolation``'s value, or a one-line error naming the choices."""
+    for choice in ISOLATIONS:
+        if value == choice:
+            return choice
+    raise fail(f"--isolation {value!r}: give one of {', '.join(ISOLATIONS)}")
+
+
 def check_sandbox(wanted: bool, max_processes: int) -> None:
     """Refuse a sandbox that cannot be had (no bwrap) or a cap out of its bounds, before anything runs."""
     bounded(max_processes, Processes, "--max-processes")
@@ -828,6 +837,7 @@ def check(
     cwd: Annotated[Optional[Path], typer.Option(help="The bot's working directory (relative paths on its command line are taken from it).", rich_help_panel=LIMITS_PANEL)] = None,
     memory_mb: Annotated[Optional[int], typer.Option(help=f"Memory cap of the bot's processes, in MiB: its address space, default none; in the sandbox its memory and its /tmp, default {DEFAULT_MEMORY_MB}.", rich_help_panel=LIMITS_PANEL, show_default=False)] = None,
     concurrency: Annotated[Optional[int], typer.Option("--concurrency", "-j", help="Games checked at once after the first (default: the cores, at most 3).", rich_help_panel=GAME_PANEL, show_default=False)] = None,
+    isolation: Annotated[str, typer.Option(help="strict: only the process whose turn it is runs, as in a league by default (see `referee match --help`).", rich_help_panel=LIMITS_PANEL)] = "concurrent",
 ) -> None:
     """Check a bot against the protocol: a few deals of every game against the sample bots, then everything it got wrong, and PASS or FAIL."""
     from referee.check import CheckOptions, missing_samples, run_check, setups
@@ -865,7 +875,7 @@ def check(
     elif log_dir.exists() and not log_dir.is_dir():
         raise fail(f"--log-dir {log_dir} is not a folder")
     opts = CheckOptions(deals=deals, tc=tc, seed=seed_option(seed), only=variant_id, log_dir=log_dir, sandbox=sandbox, cwd=cwd, memory_mb=memory_mb,
-                        **({} if concurrency is None else {"jobs": concurrency}))
+                        isolation=isolation_of(isolation), **({} if concurrency is None else {"jobs": concurrency}))
     warn_short_seed(seed, opts.seed, "in the report")
     total = len(setups(variant_id))
     bar = progress_bar(total, False)

@@ -181,8 +181,10 @@ class Pausing(ScriptedBot):
     ([(0.1, None)], 1_000_000),  # gone
 ])
 async def test_ask_is_where_a_seat_is_resumed_and_paused(tmp_path, autojump_clock, replies, allowance):
+    """Under strict isolation (the table sets ``strict`` on its channels)."""
     events: list[str] = []
     ch = Channel()
+    ch.strict = True
     ch.proc = Pausing(replying(*replies), events)
     try:
         await ch.ask(terms_of(tmp_path), 0, a_turn(), allowance, judged)
@@ -192,11 +194,12 @@ async def test_ask_is_where_a_seat_is_resumed_and_paused(tmp_path, autojump_cloc
     assert events.count("resume") == events.count("pause") == 1
 
 
-async def test_a_transport_without_the_seam_is_asked_all_the_same(tmp_path, autojump_clock):
-    ch, bot = channel_with(replying((0.0, PLAY)))
-    assert not hasattr(bot, "resume") and not hasattr(bot, "pause")
+async def test_without_strict_isolation_a_seat_is_neither_resumed_nor_paused(tmp_path, autojump_clock):
+    events: list[str] = []
+    ch = Channel()
+    ch.proc = Pausing(replying((0.0, PLAY)), events)
     line, _ = await ch.ask(terms_of(tmp_path), 0, a_turn(), 1_000_000, judged)
-    assert line is not None
+    assert line is not None and "resume" not in events and "pause" not in events
 
 
 # -- deliver and what is said unasked -------------------------------------------------------------

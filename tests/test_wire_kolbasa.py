@@ -78,6 +78,9 @@ def play_kolbasa(monkeypatch, tmp_path: Path, seed: int, deals: list[Deal] | Non
                                 list(state.ends)))
             return self.wire.turn_message(state, time_ms, bank_ms, turn_id)
 
+        def turn_line(self, state, time_ms, bank_ms, turn_id):  # what the exchange sends: noted too
+            return m.encode_line(self.turn_message(state, time_ms, bank_ms, turn_id))
+
     def finish(self, state):
         truth.ends.append(([list(r) for r in state.rows], seen(state)))
         return REAL_FINISH(self, state)

@@ -142,6 +142,9 @@ def play_recorded(monkeypatch, tmp_path: Path, vid: str, players: int, options: 
                                 tuple(h.bit_count() for h in state.hands), state.bazaar_left()))
             return self.wire.turn_message(state, time_ms, bank_ms, turn_id)
 
+        def turn_line(self, state, time_ms, bank_ms, turn_id):  # what the exchange sends: noted too
+            return m.encode_line(self.turn_message(state, time_ms, bank_ms, turn_id))
+
     def finish(self, state):
         truth.ends.append((tuple(state.hands), state.layout_mask()))
         return REAL_FINISH(self, state)

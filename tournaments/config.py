@@ -32,6 +32,7 @@ from referee.engine.shuffle import BLAKE2B_GAMES, Derivation
 from referee.errors import BotError
 from referee.matches.job import CpuSeconds, Deals, Games, MaxFaults, MaxLine, MemoryMb, MoveSeconds, Processes, Seconds, bound_problem
 from referee.matches.match import match_length, orientations
+from referee.matches.spec import Isolation
 from referee.seeds import parse_seed, seed_text
 from tournaments.schedule import Fixed, Knockout, Schedule, State, Swiss, TableKey, knockout_sizes, max_swiss_rounds
 
@@ -168,6 +169,8 @@ class League:
     def log_suffix(self) -> str:
         """How the names of the league's match logs end."""
         return ".jsonl.gz" if self.compress_logs else ".jsonl"
+    #: only the process on turn runs (the league's default), or all of them (PROTOCOL.md, "Fair play")
+    isolation: Isolation = "strict"
 
     def bot(self, name: str) -> BotEntry:
         for b in self.bots:
@@ -294,6 +297,7 @@ class LeagueFile(_Table):
     cpu_seconds: CpuSeconds | None = None
     sandbox: bool = True
     max_processes: Processes = DEFAULT_PROCESSES
+    isolation: Isolation = "strict"
     database: str | None = None
     logs: str | None = None
     compress_logs: bool = False
@@ -360,7 +364,7 @@ def load_league(path: Path, db: Path | None = None) -> League:
                   cpu_seconds=doc.cpu_seconds, sandbox=doc.sandbox, max_processes=doc.max_processes, schedule=schedule,
                   gauntlet=gauntlet, points=points, db_path=db_path,
                   logs_dir=logs_dir, orientations=n_orient, per_table=per_table, rounds=rounds, tables=tables, book=book,
-                  compress_logs=doc.compress_logs)
+                  compress_logs=doc.compress_logs, isolation=doc.isolation)
 
 
 Bad = Callable[[str], LeagueError]

@@ -142,7 +142,7 @@ def make_job(league: League, table: TableKey | Sequence[str], log: Path, stderr_
         game=GameJob(variant=league.variant.id, players=league.players, options=dict(league.options), deals=league.deals, games=league.games),
         tc=ClockJob(startup=tc.startup, move=tc.move, bank=tc.bank, increment=tc.increment, margin=tc.margin),
         limits=LimitsJob(max_faults=league.max_faults, max_line=league.max_line, memory_mb=league.memory_mb,
-                         cpu_seconds=league.cpu_seconds, max_processes=league.max_processes),
+                         cpu_seconds=league.cpu_seconds, max_processes=league.max_processes, isolation=league.isolation),
         seed=leg_seed(league.seed, key), deals_from=league.deals_from, bots=bots, log=str(log), stderr_dir=str(stderr_dir),
         hidden=[str(p) for p in hidden_from_bots(league, key.bots)],
         deals_file=book[0] if (book := _deals_file(league)) else None, deals_file_sha256=book[1] if book else None,
@@ -361,7 +361,7 @@ async def play_here(job: MatchJob, report) -> tuple[TableRecord | None, str | No
     try:
         return await worker.play(job, report), None, None
     except BotStartError as exc:
-        return None, f"a bot could not be started: {exc}", "bot_start"
+        return None, worker.start_failure(job, exc), "bot_start"
     except LogError as exc:
         return None, str(exc), "log"
 

@@ -269,6 +269,17 @@ async def _serve(stdin: trio.abc.ReceiveStream) -> None:
         await _play_job(jobs, decode_job(line))
 
 
+def start_failure(job: MatchJob, exc: BotStartError) -> str:
+    """The line that says a bot of ``job`` could not be started, naming the sandbox when the
+    bots ran in it (a likely cause: a path the bot uses that its command line does not name)."""
+    first, newline, rest = f"a bot could not be started: {exc}".partition("\n")
+    if any(b.sandbox for b in job.bots):  # on the first line, the one the league prints
+        first += ("; the bots ran in the sandbox, which may be why: a bot there sees only the system, its own folder, its cwd "
+                  "and the paths its command line names (referee check --sandbox on its command says more; sandbox = false "
+                  "in its [[bot]] turns it off)")
+    return first + newline + rest
+
+
 async def _play_job(jobs: _Input, job: MatchJob) -> None:
     """Play one job while watching the input for its end; write its result or error line."""
     outcome: dict[str, Any] = {}
@@ -283,7 +294,7 @@ async def _play_job(jobs: _Input, job: MatchJob) -> None:
             try:
                 outcome["result"] = await play_match(job, _Progress())
             except BotStartError as exc:
-                outcome["error"] = ("bot_start", f"a bot could not be started: {exc}")
+                outcome["error"] = ("bot_start", start_failure(job, exc))
             except LogError as exc:
                 outcome["error"] = ("log", str(exc))
             except OSError as exc:

@@ -166,6 +166,23 @@ class BotCgroup:
                     return int(value)
         return 0
 
+    def freeze(self, frozen: bool) -> bool:
+        """Freeze every process in the cgroups (none of them runs until thawed), or thaw them:
+        cgroup v2's ``cgroup.freeze``, else v1's ``freezer.state`` where the tracking cgroup
+        is in the freezer hierarchy.  Whether it could (False: no freezer here).  The kernel
+        finishes freezing a moment later; a frozen process still dies of SIGKILL in v2, and in
+        v1 once thawed."""
+        done = False
+        for d in self.dirs:
+            for name, value in (("cgroup.freeze", "1" if frozen else "0"), ("freezer.state", "FROZEN" if frozen else "THAWED")):
+                try:
+                    (d / name).write_text(value)
+                except OSError:
+                    continue
+                done = True
+                break
+        return done
+
     def kill(self) -> None:
         """SIGKILL every process in the cgroups (one pass: call again until :meth:`empty`, since
         a process may fork between the listing and the kill)."""

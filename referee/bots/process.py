@@ -80,6 +80,8 @@ class BotProcess:
         self._memory_mb = spawned.memory_mb
         self._oom_at_start = oom_at_start  # oom_kills() when it started
         self._cpu_limit = confinement.cpu_seconds
+        self._paused = False
+        self._frozen_by = ""
 
     @classmethod
     async def start(cls, nursery: trio.Nursery, argv: Sequence[str], *, name: str, stderr_path: Path, stderr_cap: int = 1 << 20,
@@ -198,6 +200,43 @@ class BotProcess:
         """The last lines (about 20) the bot wrote to stderr."""
         return self._err.tail()
 
+    # -- strict isolation --
+
+    def pause(self) -> None:
+        """Freeze every process of the bot, so that none runs until :meth:`resume` (strict
+        isolation: PROTOCOL.md, "Fair play").  Its cgroup's freezer where it has a cgroup with
+        one, else SIGSTOP to every process of its tree (in the sandbox its processes are not
+        in its process group: bwrap starts a session of its own).  Lines written to it wait in
+        the pipe.  Idempotent."""
+        if self._paused or self.returncode is not None:
+            return
+        self._paused = True
+        if self._cgroup is not None and self._cgroup.freeze(True):
+            self._frozen_by = "cgroup"
+            return
+        self._frozen_by = "signal"
+        self._signal_tree(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        """Let the bot run again after :meth:`pause` (a no-op when it is not paused)."""
+        if not self._paused:
+            return
+        self._paused = False
+        if self._frozen_by == "cgroup" and self._cgroup is not None:
+            self._cgroup.freeze(False)
+        else:
+            self._signal_tree(signal.SIGCONT)
+
+    def _signal_tree(self, sig: int) -> None:
+        """Send ``sig`` to the bot's process and every process below it, twice over (a process
+        forked between the listing and the signal is found the second time)."""
+        for _ in range(2):
+            for pid in _tree(self._process.pid):
+                try:
+                    os.kill(pid, sig)
+                except (ProcessLookupError, PermissionError):
+                    pass
+
     # -- endings --
 
     async def _exited(self) -> BotExited:
@@ -273,6 +312,9 @@ class BotProcess:
                 if self.returncode is None:
                     self._killed_by_referee = True
                 self._signal_group()
+                if self._cgroup is not None:
+                    self._cgroup.kill()  # a process frozen in a v1 cgroup dies once thawed: killed first
+                self.resume()
                 with trio.move_on_after(_REAP_WAIT):
                     await self._process.wait()
                 await self._end_cgroup()
@@ -311,3 +353,22 @@ class BotProcess:
 
     async def _kill_pipe_holders(self) -> None:
         await end_holders((self._in, self._out, self._err), self._inodes, self._signal_group, _REAP_WAIT)
+
+
+def _tree(pid: int) -> list[int]:
+    """``pid`` and every process below it (from /proc's ``children`` lists of each thread)."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        try:
+            tasks = os.listdir(f"/proc/{p}/task")
+        except OSError:
+            continue
+        for t in tasks:
+            try:
+                with open(f"/proc/{p}/task/{t}/children") as f:
+                    todo += [int(c) for c in f.read().split() if int(c) not in out]
+            except (OSError, ValueError):
+                continue
+    return out

@@ -44,7 +44,7 @@ from pathlib import Path
 
 from referee.errors import RefereeError
 
-__all__ = ["BWRAP", "DEFAULT_MEMORY_MB", "INSTALL", "SandboxUnavailable", "Spawn", "address_space_mb", "bot_environment",
+__all__ = ["BWRAP", "DEFAULT_MEMORY_MB", "INSTALL", "SandboxUnavailable", "Spawn", "absolute_words", "address_space_mb", "bot_environment",
            "bot_files", "bot_home", "find_bwrap", "hidden_from", "named_paths", "referee_files", "sandboxed", "tmp_mb"]
 
 BWRAP = "/usr/bin/bwrap"
@@ -155,12 +155,36 @@ def address_space_mb(memory_mb: int) -> int:
 # -- paths -----------------------------------------------------------------------------------
 
 
-def bot_files(argv: Sequence[str]) -> list[Path]:
+def absolute_words(argv: Sequence[str], cwd: Path | None = None) -> list[str]:
+    """``argv`` with each word after the first that is a relative path to an existing file or
+    folder, taken from ``cwd`` (the referee's working directory when None), made absolute
+    (a ``..`` is kept, to be taken after the links as the kernel does): ``python3 bots/x.py``
+    from the folder holding ``bots`` is
+    ``python3 /that/folder/bots/x.py``.  Options (words beginning with ``-``) are left as they
+    are.  In the sandbox a bot's working directory is its own directory, not the one its
+    relative paths were written from, and it is shown only what its command line names: so
+    the bot is given the absolute paths (PROTOCOL.md, "The bot's process")."""
+    base = Path(cwd).absolute() if cwd is not None else Path.cwd()
+    out = list(argv[:1])
+    for word in argv[1:]:
+        if word and not word.startswith(("-", "/")):
+            path = base / word
+            try:
+                if path.is_file() or path.is_dir():
+                    word = str(path)
+            except OSError:
+                pass
+        out.append(word)
+    return out
+
+
+def bot_files(argv: Sequence[str], cwd: Path | None = None) -> list[Path]:
     """The bot's own file named on its command line, as a list of none or one: the first word
-    that is an absolute path to an existing file outside the system directories and this
-    Python's installation (the program itself, or the script or jar an interpreter runs).
-    Its directory is the bot's own directory."""
-    for word in argv:
+    that is a path to an existing file outside the system directories and this Python's
+    installation (the program itself, or the script or jar an interpreter runs), a relative
+    one taken from ``cwd`` (see :func:`absolute_words`).  Its directory is the bot's own
+    directory."""
+    for word in absolute_words(argv, cwd):
         if not word.startswith("/"):
             continue
         path = Path(word)
@@ -179,6 +203,7 @@ def named_paths(argv: Sequence[str], cwd: Path | None = None) -> list[Path]:
 
     The paths are absolute and as written (not resolved)."""
     base = Path(cwd) if cwd is not None else Path.cwd()
+    argv = absolute_words(argv, cwd)
     found: list[Path] = []
     for i, word in enumerate(argv):
         relative = i > 0 and argv[i - 1] in _PATH_OPTIONS
@@ -207,7 +232,7 @@ def bot_home(argv: Sequence[str], cwd: Path | None) -> list[Path]:
     """A bot's own places: its own file (see :func:`bot_files`) and the directory holding it,
     and its working directory; for a bot without a file of its own (``java -cp DIR Main``)
     the first folder its command line names stands for that directory."""
-    own = bot_files(argv)
+    own = bot_files(argv, cwd)
     home = [*own, *(f.parent for f in own)]
     if cwd is not None:
         home.append(Path(cwd).absolute())
@@ -477,6 +502,7 @@ def sandboxed(
     for tool in (PRLIMIT, SETPRIV):
         if not os.access(tool, os.X_OK):
             raise SandboxUnavailable(f"the sandbox needs {tool} (Debian package util-linux), which is missing")
+    argv = absolute_words(argv, cwd)
     own_files = bot_files(argv)
     named = named_paths(argv, cwd)
     home = bot_home(argv, cwd)
@@ -501,7 +527,7 @@ def sandboxed(
     if root:
         _check_readable([*own, *named])
     layout = _layout(own + runtime, named, hide)
-    program_bytes = seccomp_program() if address_space else b""
+    program_bytes = seccomp_program(address_space=address_space)
     pass_fds = (_pipe_with(program_bytes),) if program_bytes else ()
     try:
         uid = UIDS.take() if root else None
@@ -642,46 +668,87 @@ def _check_readable(paths: list[Path]) -> None:
 
 # -- seccomp -----------------------------------------------------------------------------------
 
-#: Per machine: (audit arch, system calls refused, refuse every call numbered from here) for
-#: each ABI a process may use.  Refused: memfd_create, shmget (i386's ipc multiplexer too),
-#: memfd_secret; and the whole x32 ABI, whose numbers are x86-64's plus 2^30.
-_REFUSED: dict[str, list[tuple[int, tuple[int, ...], int | None]]] = {
-    "x86_64": [(0xC000003E, (319, 29, 447), 0x40000000), (0x40000003, (356, 395, 117), None)],
-    "aarch64": [(0xC00000B7, (279, 194, 447), None), (0x40000028, (385, 307), None)],
+#: An entry of the filter: (system call number, argument tested or None, how: ``"eq"`` its low 32
+#: bits equal ``value``, ``"set"`` they have a bit of ``value`` set; the errno the call then
+#: returns, 0 being a success that does nothing).
+_Rule = tuple[int, int | None, str, int, int]
+_ENOSYS, _ENOLCK, _EPERM, _EOPNOTSUPP, _EINVAL, _DONE = 38, 37, 1, 95, 22, 0
+_CLONE_NEWUSER = 0x10000000
+#: fcntl commands that lock a file (classic, 64-bit and open-file-description locks, the lock
+#: tests among them) and those that take a lease or ask for notifications on a folder.
+_LOCK_COMMANDS = (5, 6, 7, 12, 13, 14, 36, 37, 38)
+_LEASE_COMMANDS = (1024, 1025, 1026)
+
+
+def _shared_state(flock: int, fcntl: int, inotify: tuple[int, ...], fanotify: tuple[int, ...], unshare: int, clone: int,
+                  keys: tuple[int, ...], mincore: int, madvise: int, rw2: tuple[int, int], fadvise: int) -> list[_Rule]:
+    """The rules that close what two processes of a match could share through the kernel:
+    locks, leases and notifications on the files they both see, watches (inotify, fanotify),
+    user namespaces, the kernel's keyrings, io_uring, and the calls that tell or drop the page
+    cache of a shared file (PROTOCOL.md, "Fair play")."""
+    return [
+        (flock, None, "eq", 0, _ENOLCK),
+        *((fcntl, 1, "eq", cmd, _ENOLCK) for cmd in _LOCK_COMMANDS),
+        *((fcntl, 1, "eq", cmd, _EINVAL) for cmd in _LEASE_COMMANDS),
+        *((nr, None, "eq", 0, _ENOSYS) for nr in (*inotify, *fanotify, *keys, 425, 426, 427, 451)),  # io_uring; cachestat
+        (unshare, 0, "set", _CLONE_NEWUSER, _EPERM),
+        (clone, 0, "set", _CLONE_NEWUSER, _EPERM),
+        (435, None, "eq", 0, _ENOSYS),  # clone3: its flags are in memory the filter cannot read (libc falls back to clone)
+        (mincore, None, "eq", 0, _ENOSYS),
+        (madvise, 2, "eq", 20, _DONE),  # MADV_COLD and MADV_PAGEOUT: would drop a shared file's pages
+        (madvise, 2, "eq", 21, _DONE),
+        *((nr, 5, "set", 0x8, _EOPNOTSUPP) for nr in rw2),  # preadv2/pwritev2 with RWF_NOWAIT: tells what is cached
+        (fadvise, 3, "eq", 4, _DONE),  # POSIX_FADV_DONTNEED
+    ]
+
+
+#: Per machine: (audit arch, rules of every sandbox, rules of a sandbox whose memory cap is an
+#: address-space limit: memfd_create, shmget, memfd_secret fail with ENOSYS) for its native
+#: ABI, and the audit arches of its other ABIs, refused whole (every call fails with ENOSYS:
+#: 32-bit programs do not run in the sandbox, and no 64-bit one can reach a call by their
+#: numbers).  On x86-64 the x32 ABI, numbered from 2^30, is refused whole too.
+_SECCOMP: dict[str, tuple[int, list[_Rule], list[_Rule], tuple[int, ...]]] = {
+    "x86_64": (0xC000003E,
+               _shared_state(73, 72, (253, 254, 294), (300, 301), 272, 56, (248, 249, 250), 27, 28, (327, 328), 221),
+               [(nr, None, "eq", 0, _ENOSYS) for nr in (319, 29, 447)], (0x40000003,)),
+    "aarch64": (0xC00000B7,
+                _shared_state(32, 25, (26, 27), (262, 263), 97, 220, (217, 218, 219), 232, 233, (286, 287), 223),
+                [(nr, None, "eq", 0, _ENOSYS) for nr in (279, 194, 447)], (0x40000028,)),
 }
-_ENOSYS = 38
 
 
-def seccomp_program(machine: str | None = None) -> bytes:
-    """The classic BPF program (as bwrap's ``--seccomp`` reads it) that makes the calls of
-    :data:`_REFUSED` fail with ENOSYS, as on a kernel without them (runtimes then fall back to
-    files in /tmp); empty on a machine it does not know."""
-    abis = _REFUSED.get(machine or platform.machine(), [])
-    if not abis:
+def seccomp_program(machine: str | None = None, *, address_space: bool = True) -> bytes:
+    """The classic BPF program (as bwrap's ``--seccomp`` reads it) of the sandbox's filter on
+    ``machine`` (this one by default): what :data:`_SECCOMP` refuses, with memfd_create and
+    System V shared memory refused too when ``address_space`` (they fail with ENOSYS, as on a
+    kernel without them, and runtimes fall back to files in /tmp); empty on a machine it does
+    not know."""
+    known = _SECCOMP.get(machine or platform.machine())
+    if known is None:
         return b""
-    ld_w_abs, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06
-    allow, deny = 0x7FFF0000, 0x00050000 | _ENOSYS
-    blocks: list[list[tuple[int, int, int, int]]] = []
-    for _arch, numbers, from_nr in abis:
-        body: list[tuple[int, int, int, int]] = [(ld_w_abs, 0, 0, 0)]  # the call's number
-        checks = [(jge, n) for n in ([from_nr] if from_nr is not None else [])] + [(jeq, n) for n in numbers]
-        for code, k in checks:
-            body.append((code, 0xFF, 0, k))  # jump to "deny": fixed below
-        body.append((ret, 0, 0, allow))
-        blocks.append(body)
-    program: list[tuple[int, int, int, int]] = [(ld_w_abs, 0, 0, 4)]  # the ABI
-    for (arch, _numbers, _from), body in zip(abis, blocks):
-        program.append((jeq, 0, len(body), arch))
-        program += body
-    program.append((ret, 0, 0, allow))  # an ABI not listed
-    deny_at = len(program)
-    program.append((ret, 0, 0, deny))
-    out = []
-    for i, (code, jt, jf, k) in enumerate(program):
-        if jt == 0xFF:
-            jt = deny_at - i - 1
-        out.append(struct.pack("=HBBI", code, jt, jf, k))
-    return b"".join(out)
+    arch, rules, memory_rules, refused_abis = known
+    ld_w_abs, ja, jeq, jge, jset, ret = 0x20, 0x05, 0x15, 0x35, 0x45, 0x06
+    allow = 0x7FFF0000
+
+    def errno(e: int) -> int:
+        return 0x00050000 | e
+
+    native: list[tuple[int, int, int, int]] = [(ld_w_abs, 0, 0, 0)]
+    if arch == 0xC000003E:
+        native += [(jge, 0, 1, 0x40000000), (ret, 0, 0, errno(_ENOSYS))]  # x32
+    for nr, arg, how, value, answer in [*rules, *(memory_rules if address_space else [])]:
+        if arg is None:
+            native += [(ld_w_abs, 0, 0, 0), (jeq, 0, 1, nr), (ret, 0, 0, errno(answer))]
+        else:
+            native += [(ld_w_abs, 0, 0, 0), (jeq, 0, 3, nr), (ld_w_abs, 0, 0, 16 + 8 * arg),
+                       (jset if how == "set" else jeq, 0, 1, value), (ret, 0, 0, errno(answer))]
+    native.append((ret, 0, 0, allow))
+    # the native ABI's block is longer than a conditional jump reaches: "ja" jumps over it
+    program: list[tuple[int, int, int, int]] = [(ld_w_abs, 0, 0, 4), (jeq, 1, 0, arch), (ja, 0, 0, len(native)), *native]
+    for other in refused_abis:
+        program += [(jeq, 0, 1, other), (ret, 0, 0, errno(_ENOSYS))]
+    program.append((ret, 0, 0, allow))  # an ABI the machine does not have
+    return b"".join(struct.pack("=HBBI", *insn) for insn in program)
 
 
 def _pipe_with(data: bytes) -> int:

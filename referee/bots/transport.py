@@ -61,6 +61,12 @@ class BotTransport(Protocol):
     def returncode(self) -> int | None:
         """How the bot ended (negative: a signal), ``None`` while it runs."""
 
+    def pause(self) -> None:
+        """Strict isolation: stop the bot from running at all until :meth:`resume`."""
+
+    def resume(self) -> None:
+        """Let a paused bot run again (a no-op when it is not paused)."""
+
     async def close(self, grace: float = 1.0) -> list[bytes]:
         """End the bot, politely for ``grace`` seconds, then by force; the lines it wrote that
         were never read (what it said unasked at the end, for ``referee check``)."""
@@ -129,6 +135,12 @@ class InProcess(ABC):
 
     def unfinished_line(self) -> bytes:
         return b""
+
+    def pause(self) -> None:  # noqa: B027 - the same for every bot in the referee's process
+        """Nothing to freeze: it runs only when the referee hands it a message."""
+
+    def resume(self) -> None:  # noqa: B027
+        """Nothing to thaw."""
 
     def unread_input(self) -> int | None:
         return 0

@@ -89,13 +89,16 @@ class Channel:
     :meth:`ask`, ``took`` (microseconds from the write to the read of the line it returned) and
     ``op`` (``"write"`` or ``"read"``: what it was doing when the bot was found gone)."""
 
-    __slots__ = ("proc", "outbox", "took", "op")
+    __slots__ = ("proc", "outbox", "took", "op", "strict")
 
     def __init__(self) -> None:
         self.proc: BotTransport | None = None
         self.outbox: list[bytes] = []
         self.took = 0
         self.op = "write"
+        #: strict isolation (PROTOCOL.md, "Fair play"): the process is paused between its turns,
+        #: so :meth:`ask` resumes it for its turn and pauses it again once it has answered
+        self.strict = False
 
     def queue(self, line: bytes) -> None:
         """Put ``line`` (one encoded message) in the outbox: it goes out with the next write."""
@@ -137,6 +140,8 @@ class Channel:
         sent = proc.write_nowait(request)
         failure: BotExited | str | None = None
         if sent < len(request):
+            if self.strict:
+                proc.resume()  # a paused bot must run to read the rest (the table pauses it again)
             with trio.move_on_after(terms.tc.move) as scope:
                 try:
                     await proc.send(request[sent:])
@@ -175,9 +180,9 @@ class Channel:
         request = b"".join(data)
         origin = terms.origin
         limit = cutoff(terms, allowance) if limit is None else limit
-        resume = getattr(proc, "resume", None)
-        if resume is not None:
-            resume()
+        strict = self.strict
+        if strict:
+            proc.resume()
         try:
             start = round((proc.now() - origin) * 1e6)
             terms.log.out(seat, data, request, start)
@@ -201,9 +206,8 @@ class Channel:
                         return line, verdict
             return None, None
         finally:
-            pause = getattr(proc, "pause", None)
-            if pause is not None:
-                pause()
+            if strict:
+                proc.pause()
 
     def _read(self, terms: Terms, seat: int, raw: bytes, start: int, limit: int,
               settle: Callable[[Line], tuple[object, object]]) -> tuple[Line, tuple[object, object] | None]:

@@ -69,8 +69,14 @@ class Table:
         launch: Launch = launch_process,
         origin: float | None = None,
         hear_line: Callable[[bytes], Line] = hear,
+        strict: bool = False,
     ) -> None:
         self.nursery = nursery
+        #: strict isolation: every process is paused but the one asked for a play (and those
+        #: shaking hands), PROTOCOL.md "Fair play"
+        self.strict = strict
+        for p in players:
+            p.strict = strict  # its channel resumes it for its turn and pauses it after (Channel.ask)
         #: how a bot is started: a process by default (see :mod:`referee.bots.transport`)
         self.launch = launch
         self.players = players
@@ -168,7 +174,10 @@ class Table:
             return new_fault(F.STARTUP, p, at, record.error)
         p.outbox = []
         p.unknown = 0
-        return await handshake(self.terms, p, at, self._hello_for(p.bot)[1], record)
+        fault = await handshake(self.terms, p, at, self._hello_for(p.bot)[1], record)
+        if self.strict and fault is None and p.proc is not None:
+            p.proc.pause()  # it runs again when it is asked for a play
+        return fault
 
     def hidden_from(self, bot: Bot) -> list[Path]:
         """What a sandboxed bot must not see: :attr:`hidden`, and the other bots' files and
@@ -202,6 +211,7 @@ class Table:
             proc = p.proc
             if proc is None:
                 return
+            proc.resume()  # to read match_end and exit
             with trio.move_on_after(1.0):
                 try:
                     await proc.send(last[i])
@@ -382,6 +392,8 @@ class Table:
         """Deliver every outbox (deal end); a bot that cannot take it faults at its next deal."""
         for seat, p in enumerate(seating):
             failure = await deliver(self.terms, p, ats[seat])
+            if self.strict and p.proc is not None:
+                p.proc.pause()  # deliver resumed it if it had to read to take the lines
             if failure is not None and p.pending is None:
                 p.pending = failure
 

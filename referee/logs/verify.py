@@ -339,6 +339,12 @@ class ReplayBot:
     def unfinished_line(self) -> str:
         return self.hello.unfinished or ""
 
+    def pause(self) -> None:
+        """A replay runs nothing (strict isolation leaves no trace in the log)."""
+
+    def resume(self) -> None:
+        pass
+
     def unread_input(self) -> int | None:
         return self.hello.unread
 

@@ -28,7 +28,7 @@ from referee.conversation.clock import MAX_SECONDS, TimeControl
 from referee.engine import variant
 from referee.engine.deal import Deal
 from referee.engine.shuffle import Derivation
-from referee.matches.spec import MatchSpec
+from referee.matches.spec import Isolation, MatchSpec
 from referee.matches.stats import SprtSpec
 
 #: Seconds of a clock: at most a day (longer ones are mistakes, and infinite or huge ones cannot
@@ -92,6 +92,8 @@ class LimitsJob(_Job, frozen=True):
     memory_mb: MemoryMb | None
     cpu_seconds: CpuSeconds | None
     max_processes: Processes
+    #: only the process on turn runs (``"strict"``), or all of them (PROTOCOL.md, "Fair play")
+    isolation: Isolation = "concurrent"
 
 
 class BotJob(_Job, frozen=True):
@@ -170,7 +172,7 @@ class MatchJob(_Job, frozen=True):
                          deal_file=deal_file, deal_file_name=self.deals_file, deal_file_sha256=self.deals_file_sha256,
                          tc=self.tc.time_control(), max_faults=lim.max_faults, max_line=lim.max_line, log_path=Path(self.log),
                          stderr_dir=Path(self.stderr_dir), confidence=self.confidence, sprt=self.sprt,
-                         hidden=tuple(Path(p) for p in self.hidden))
+                         hidden=tuple(Path(p) for p in self.hidden), isolation=lim.isolation)
 
 
 def within(value: Any, kind: Any) -> bool:

@@ -272,7 +272,8 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
         block = 0.0  # segments share this trio loop
     new_table = partial(table_type, tc=spec.tc, stderr_dir=spec.stderr_dir, max_line=spec.max_line, max_faults=spec.max_faults,
                         hidden=_hidden(spec), launch=launch, on_fault=None if observer is None else observer.fault,
-                        on_closed=None if observer is None else observer.closed, origin=origin, hear_line=hear_line)
+                        on_closed=None if observer is None else observer.closed, origin=origin, hear_line=hear_line,
+                        strict=spec.isolation == "strict")
     if block is not None:
         new_table = partial(new_table, block=block)
     play = _Lanes(spec, seatings, stream, result, log, progress, on_board, new_table=new_table, observer=observer,

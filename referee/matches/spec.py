@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from protocol import messages as m
 from referee.bots.bot import Bot
@@ -16,6 +16,10 @@ from referee.engine.game import Variant
 from referee.engine.shuffle import BLAKE2B_GAMES, Derivation
 from referee.matches.stats import SprtSpec
 from referee.seeds import fresh_seed
+
+#: How the processes of a match share the machine (see :attr:`MatchSpec.isolation`).
+Isolation = Literal["concurrent", "strict"]
+ISOLATIONS: tuple[Isolation, ...] = ("concurrent", "strict")
 
 
 @dataclass
@@ -52,3 +56,6 @@ class MatchSpec:
     #: game, in every orientation, before any bot is asked (``referee check`` stages a position
     #: where a bot must make a given decision; see :mod:`referee.matches.staging`)
     opening: list[tuple[int, m.Play]] = field(default_factory=list)
+    #: ``"strict"``: only the process whose turn it is runs, every other one of the match is
+    #: frozen (PROTOCOL.md, "Fair play"); ``"concurrent"``: every process runs as it likes
+    isolation: Isolation = "concurrent"
