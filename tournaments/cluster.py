@@ -49,14 +49,16 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
 from referee.bots.reader import LineReader
+from referee.cluster import ALLOWED_FAILURES, Address, ClusterUnavailable, distributed_module, workers
+from referee.cluster import connect as _connect
+from referee.cluster import parse_address as _parse_address
 from referee.matches.job import MatchJob
 from referee.signals import Stop
 from tournaments.config import League, LeagueError
@@ -77,15 +79,8 @@ from tournaments.schedule import TableKey
 from tournaments.store import StoreError
 from tournaments.worker import TableRecord
 
-INSTALL = "pip install 'referee[cluster]'"
-
 #: How often the coordinator wakes to drain progress and check for signals (seconds).
 TICK = 0.2
-
-#: Workers a task may take down with it before its pairing is recorded as failed (Dask's
-#: ``distributed.scheduler.allowed-failures``, set for the local cluster; a remote scheduler
-#: keeps its own setting).
-ALLOWED_FAILURES = 3
 
 
 class ClusterError(LeagueError):
@@ -99,100 +94,37 @@ class BotUnavailable(ClusterError):
 
 def _distributed():
     try:
-        import distributed
-    except ImportError:
-        raise ClusterError(f"--cluster needs Dask's distributed scheduler, which is not installed: {INSTALL}") from None
-    return distributed
-
-
-@dataclass(frozen=True)
-class Address:
-    """Where the matches run: ``local`` workers started here, or a scheduler to connect to."""
-
-    local: int | None = None
-    scheduler: str | None = None
-
-    def __str__(self) -> str:
-        return f"local:{self.local}" if self.local is not None else str(self.scheduler)
+        return distributed_module()
+    except ClusterUnavailable as exc:
+        raise ClusterError(str(exc)) from None
 
 
 def parse_address(text: str) -> Address:
-    """``local:N`` or a scheduler address (``tcp://host:port``, ``host:port``…).
+    """:func:`referee.cluster.parse_address`, its error a league's.
 
     Raises:
-        ClusterError: an address that is neither.
+        ClusterError: an address that is neither ``local:N`` nor a scheduler's.
     """
-    text = text.strip()
-    if text.startswith("local:") or text == "local":
-        n = text.partition(":")[2]
-        if not n.isdigit() or not 1 <= int(n) <= 256:
-            raise ClusterError(f"--cluster {text!r}: local needs a number of workers from 1 to 256, e.g. local:2")
-        return Address(local=int(n))
-    if not text or any(c.isspace() for c in text) or "\0" in text:
-        raise ClusterError(f"--cluster {text!r}: expected local:N or a scheduler address such as tcp://host:8786")
-    return Address(scheduler=text)
+    try:
+        return _parse_address(text)
+    except ClusterUnavailable as exc:
+        raise ClusterError(str(exc)) from None
 
 
 @contextmanager
 def connect(address: Address, *, timeout: float = 30.0) -> Iterator[Any]:
-    """A ``distributed.Client`` for ``address``; a local cluster lives as long as the block.
+    """:func:`referee.cluster.connect` for a league (its local cluster given the league's grace
+    to close), its error a league's.
 
     Raises:
         ClusterError: Dask is missing, or the scheduler cannot be reached within ``timeout``.
     """
-    distributed = _distributed()
-    import logging
-
-    import dask
-
-    for name in ("distributed", "distributed.nanny", "distributed.scheduler", "distributed.worker", "distributed.core"):
-        logging.getLogger(name).setLevel(logging.CRITICAL)
-    with dask.config.set({"distributed.scheduler.allowed-failures": ALLOWED_FAILURES - 1,
-                          "distributed.worker.daemon": False,
-                          "distributed.worker.profile.enabled": False}):
-        if address.local is not None:
-            _quiet_resource_tracker()
-            cluster = distributed.LocalCluster(
-                n_workers=address.local, threads_per_worker=1, processes=True, host="127.0.0.1",
-                dashboard_address="127.0.0.1:0", silence_logs=logging.CRITICAL,
-            )
-            try:
-                with distributed.Client(cluster, timeout=timeout) as client:
-                    yield client
-            finally:
-                cluster.close(timeout=TERM_GRACE)
-        else:
-            try:
-                client = distributed.Client(address.scheduler, timeout=timeout)
-            except (OSError, TimeoutError, ValueError) as exc:
-                raise ClusterError(f"--cluster {address}: cannot reach the scheduler: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
-            with client:
-                yield client
-
-
-def _quiet_resource_tracker() -> None:
-    """Start multiprocessing's resource tracker with its stderr on ``/dev/null``.
-
-    The local cluster's worker processes register semaphores with it; when the coordinator is
-    killed (even by SIGKILL) the tracker outlives it, removes them, and warns "There appear to
-    be 12 leaked semaphore objects" on the stderr it inherited: the league's terminal, long
-    after the league ended.  It cleans up all the same; only its words go nowhere."""
-    from multiprocessing import resource_tracker
-
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    saved = os.dup(2)
-    try:
-        os.dup2(devnull, 2)  # the tracker takes this process's stderr as its own
-        resource_tracker.ensure_running()
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
-        os.close(devnull)
-
-
-def workers(client: Any) -> list[str]:
-    """The addresses of the workers connected now."""
-    return sorted(client.scheduler_info(n_workers=-1)["workers"])
+    with ExitStack() as stack:
+        try:
+            client = stack.enter_context(_connect(address, timeout=timeout, close_timeout=TERM_GRACE))
+        except ClusterUnavailable as exc:
+            raise ClusterError(str(exc)) from None
+        yield client
 
 
 # -- on a worker ----------------------------------------------------------------------------------
