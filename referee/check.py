@@ -174,6 +174,8 @@ class CheckReport:
     options: CheckOptions
     games: list[GameReport]
     not_started: str | None = None
+    #: per process that could not start: its label, what happened, its stderr's tail
+    start_failures: list[tuple[str, str, str]] = field(default_factory=list)
     planned: int = 0  # games the check meant to play
 
     @property
@@ -406,6 +408,7 @@ async def _check_all(argv: list[str], name: str, opts: CheckOptions,
         results[0] = await check_game(todo[0], 0, name, argv, opts, on_timeout)
     except BotStartError as exc:
         report.not_started = str(exc)
+        report.start_failures = exc.failures
         return report
     if progress is not None:
         progress(results[0])
@@ -530,12 +533,7 @@ def render(report: CheckReport) -> list[str]:
             f"move limit {_ms(opts.tc.move)}, start-up limit {_ms(opts.tc.startup)}, seed {seed_text(opts.seed)}")
     lines = [head]
     if report.not_started is not None:
-        lines.append("")
-        lines.append("The bot could not be started:")
-        lines += ["  " + s for s in report.not_started.splitlines()]
-        lines.append("")
-        lines.append("FAIL: the bot could not be started")
-        return lines
+        return [*lines, "", *_not_started(report), "", "FAIL: the bot could not be started"]
     hello = next((g.hello for g in report.games if g.hello), None)
     if hello:
         extra = ", ".join(f"{k} {hello[k]!r}" for k in ("version", "author") if hello[k])
@@ -600,6 +598,29 @@ def render(report: CheckReport) -> list[str]:
         if skipped:
             text += f", {_counted(skipped, 'game', 'games')} skipped"
         lines.append(text)
+    return lines
+
+
+def _not_started(report: CheckReport) -> list[str]:
+    """Why the bot could not be started, each way once (the processes that failed in the same
+    words named together), its processes' labels explained."""
+    name = report.bot
+    if not report.start_failures:
+        return ["The bot could not be started:", *("  " + s for s in (report.not_started or "").splitlines())]
+    alike: dict[tuple[str, str], list[str]] = {}
+    for label, words, tail in report.start_failures:
+        alike.setdefault((words.replace(f"'{label}'", f"'{name}'"), tail), []).append(label)
+    processes = len(report.start_failures)
+    lines = ["The bot could not be started:" if processes == 1 else
+             f"The bot could not be started ({processes} of its processes, "
+             f"{'all alike' if len(alike) == 1 else 'in ' + str(len(alike)) + ' ways'}):"]
+    for (words, tail), labels in alike.items():
+        lines.append(f"  {', '.join(sorted(labels))}: {words}")
+        if tail:
+            lines += ["  --- its stderr ---", *("  " + s for s in tail.splitlines())]
+    if any("@" in label or "#" in label for label, _, _ in report.start_failures):
+        lines.append(f"  ({name}@N is its process in seating N + 1, {name}#1 its second seat of a pair: "
+                     "every seating has processes of its own)")
     return lines
 
 

@@ -50,7 +50,10 @@ class LineTooLong(BotError):
 
 
 class BotStartError(Exception):
-    """A bot could not be started at the beginning of a match (exit code 3)."""
+    """A bot could not be started at the beginning of a match (exit code 3); ``failures``: per
+    process, its label, what happened and the tail of its stderr."""
+
+    failures: list[tuple[str, str, str]] = []
 
 
 class LogError(RefereeError):

@@ -116,7 +116,7 @@ async def handshake(terms: Terms, p: Player, at: At, hello: bytes, record: R.Hel
                         return new_fault(F.STARTUP, p, at, f"expected a hello, but the line is {judged.why}", line)
                     return new_fault(F.STARTUP, p, at, f"expected a hello, but the line is not valid: {judged.why}", line,
                                      None if m.NUMBER_HINT in (judged.why or "") else
-                                     F.ANSWER_HELLO if judged.reason == "schema" else F.STDOUT_ONLY)
+                                     F.HELLO_FIELDS if judged.reason == "schema" else F.STDOUT_ONLY)
                 if judged.kind != MESSAGE:
                     too_much = unknown(p, judged.type or "", line, " before hello")
                     if too_much is None:

@@ -33,6 +33,7 @@ LATE = FLUSH + ".  Otherwise it thinks too long: answer within turn.time_ms"
 UNREAD = "read every line the referee sends, also the ones you ignore"
 STDOUT_ONLY = "standard output is for protocol lines only: write debugging output to standard error"
 NEWLINE = "end every line with a newline (\\n), and flush standard output after it"
+HELLO_FIELDS = 'a hello is {"type":"hello","name":...,"protocol":1}: every field PROTOCOL.md lists for it, of its type'
 ANSWER_HELLO = 'answer the referee\'s hello at once with {"type":"hello","name":...,"protocol":1}, and load slow things after'
 
 

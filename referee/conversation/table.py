@@ -130,6 +130,7 @@ class Table:
                 includes the tail of its stderr.
         """
         failures: list[str] = []
+        each: list[tuple[str, str, str]] = []  # label, what happened, stderr tail: for referee check
         shakes: dict[int, R.Hello] = {}
 
         async def start(i: int, p: Player) -> None:
@@ -138,6 +139,7 @@ class Table:
             if fault is not None:
                 tail = p.proc.stderr_tail() if p.proc is not None else ""
                 failures.append(f"{p.label}: {fault.explain()}" + (f"\n--- stderr of {p.label} ---\n{tail}" if tail.strip() else ""))
+                each.append((p.label, fault.explain(), tail if tail.strip() else ""))
 
         async with trio.open_nursery() as n:
             for i, p in enumerate(self.players):
@@ -148,7 +150,9 @@ class Table:
             self.log.write(shakes[i])
         if failures:
             await self.close()
-            raise BotStartError("\n".join(sorted(failures)))
+            error = BotStartError("\n".join(sorted(failures)))
+            error.failures = sorted(each)
+            raise error
 
     def _hello_record(self, p: Player, at: At) -> R.Hello:
         p.starts += 1

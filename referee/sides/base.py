@@ -377,7 +377,7 @@ class GameSide:
     lead_word = "forced"
     #: the moves ``referee check`` counts for this family, in the order it lists them
     decisions: tuple[Decision, ...] = (
-        Decision("turns going on", "turn going on", "turns going on"),
+        Decision("turns going on", "further tile in a turn", "further tiles in a turn"),
         Decision("stop offered", "stop offered", "stops offered"),
         Decision("stop made", "stop made", "stops made"),
         Decision("closing offered", "closed double offered", "closed doubles offered"),

@@ -16,6 +16,7 @@ as it is.  The flaws:
   extra_line     writes a play after each ``deal_end``, when nothing was asked
   bye_line       writes a line on ``match_end`` before it exits, when nothing was asked
   protocol2      says it speaks protocol 2
+  no_name        a hello without its "name" (a field missing, not a slow start)
   no_start       exits at start with a message on stderr
   no_exit        does not exit on ``match_end``
   banner         prints a banner line to stdout before it reads anything
@@ -62,6 +63,8 @@ for line in sys.stdin:
             print("flawed: got hello", file=sys.stderr, flush=True)
         if flaw == "markup_hello":
             send({"type": "hello", "name": "[/INFO]", "author": "[red]me[/red]", "version": "[perlbot]", "protocol": 1})
+        elif flaw == "no_name":
+            send({"type": "hello", "protocol": 1})
         else:
             send({"type": "hello", "name": f"flawed-{flaw}", "protocol": 2 if flaw == "protocol2" else 1})
     elif kind == "drew" and flaw == "crash_on_drew":
