@@ -117,7 +117,9 @@ def play(where: Path, channel: str, game: str, *, sandbox: bool, as_user: tuple[
 
 def play_as(where: Path, bots: list[str], options: list[str], *, sandbox: bool, as_user: tuple[int, int] | None = None) -> Path:
     """Run ``referee match`` on ``bots`` (each a Python script and its arguments, in ``where``
-    when relative) as root or as the ordinary user ``as_user``; the folder of its stderr logs."""
+    when relative) as root or as the ordinary user ``as_user``, every seating at once (``-j 4``:
+    a later seating's process and an earlier one's are alive together, as the attack needs);
+    the folder of its stderr logs."""
     log = where / "logs" / "m.jsonl"
     log.parent.mkdir()
     log.parent.chmod(0o777)
@@ -125,7 +127,7 @@ def play_as(where: Path, bots: list[str], options: list[str], *, sandbox: bool, 
     if as_user is not None:
         python, path = user_python(), [str(ROOT), sysconfig.get_paths()["purelib"]]
     command = [python, "-m", "referee", "match", *(f"{python} {b}" for b in bots),
-               *options, "--seed", "424242", "--log", str(log), "-q", *(["--sandbox"] if sandbox else [])]
+               *options, "--seed", "424242", "--log", str(log), "-q", "-j", "4", *(["--sandbox"] if sandbox else [])]
     env = {"PATH": os.environ["PATH"], "HOME": str(where), "PYTHONPATH": os.pathsep.join(path)}
     if as_user is not None:
         uid, gid = as_user

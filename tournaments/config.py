@@ -21,7 +21,7 @@ import msgspec
 from msgspec import Meta
 
 from protocol.messages import MAX_DEPTH, too_deep
-from referee.bots.sandbox import DEFAULT_PROCESSES
+from referee.bots.sandbox import DEFAULT_PROCESSES, absolute_words
 from referee.bots.spawn import resolve_command
 from referee.conversation.clock import TimeControl
 from referee.engine import refereed_variant as find_variant
@@ -511,8 +511,11 @@ def _bot(i: int, entry: BotTable, before: list[BotEntry], base: Path, sandbox: b
     if entry.clock is not None:
         given = {key: value for key in ClockTable.__struct_fields__ if (value := getattr(entry.clock, key)) is not None}
         own = TimeControl(**{"startup": league_tc.startup, "move": league_tc.move, "bank": league_tc.bank,
-                             "increment": league_tc.increment, **given})
-    return BotEntry(name, command, cwd, env, argv, workdir, sandbox if entry.sandbox is None else entry.sandbox, own)
+                             "increment": league_tc.increment, "margin": league_tc.margin, **given})
+    sandbox = sandbox if entry.sandbox is None else entry.sandbox
+    if sandbox:  # it runs in its own directory: its relative paths are the league file's (or its cwd's)
+        argv = absolute_words(argv, workdir)
+    return BotEntry(name, command, cwd, env, argv, workdir, sandbox, own)
 
 
 def _schedule(doc: LeagueFile, bots: list[BotEntry], bad: Bad) -> tuple[str, str | None]:

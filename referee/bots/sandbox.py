@@ -674,9 +674,13 @@ def _check_readable(paths: list[Path]) -> None:
 _Rule = tuple[int, int | None, str, int, int]
 _ENOSYS, _ENOLCK, _EPERM, _EOPNOTSUPP, _EINVAL, _DONE = 38, 37, 1, 95, 22, 0
 _CLONE_NEWUSER = 0x10000000
-#: fcntl commands that lock a file (classic, 64-bit and open-file-description locks, the lock
-#: tests among them) and those that take a lease or ask for notifications on a folder.
-_LOCK_COMMANDS = (5, 6, 7, 12, 13, 14, 36, 37, 38)
+#: fcntl commands that take a lock on a file (classic, 64-bit and open-file-description locks):
+#: they succeed and do nothing, as flock does, so a program that locks its own files for itself
+#: (the JVM's perf data, SQLite) runs as before while no lock is ever seen by another process;
+#: the commands that test for a lock (F_GETLK and its kin) fail with ENOLCK; and those that take
+#: a lease or ask for notifications on a folder.
+_LOCK_COMMANDS = (6, 7, 13, 14, 37, 38)
+_LOCK_TESTS = (5, 12, 36)
 _LEASE_COMMANDS = (1024, 1025, 1026)
 
 
@@ -687,8 +691,9 @@ def _shared_state(flock: int, fcntl: int, inotify: tuple[int, ...], fanotify: tu
     user namespaces, the kernel's keyrings, io_uring, and the calls that tell or drop the page
     cache of a shared file (PROTOCOL.md, "Fair play")."""
     return [
-        (flock, None, "eq", 0, _ENOLCK),
-        *((fcntl, 1, "eq", cmd, _ENOLCK) for cmd in _LOCK_COMMANDS),
+        (flock, None, "eq", 0, _DONE),
+        *((fcntl, 1, "eq", cmd, _DONE) for cmd in _LOCK_COMMANDS),
+        *((fcntl, 1, "eq", cmd, _ENOLCK) for cmd in _LOCK_TESTS),
         *((fcntl, 1, "eq", cmd, _EINVAL) for cmd in _LEASE_COMMANDS),
         *((nr, None, "eq", 0, _ENOSYS) for nr in (*inotify, *fanotify, *keys, 425, 426, 427, 451)),  # io_uring; cachestat
         (unshare, 0, "set", _CLONE_NEWUSER, _EPERM),
