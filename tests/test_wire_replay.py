@@ -113,18 +113,19 @@ class WireBot(StubBot):
 
 def play_recorded(monkeypatch, tmp_path: Path, vid: str, players: int, options: dict, deals, seed: int, *,
                   tc: TimeControl | None = None, reverse_leads: bool = False, slow_read: float = 0.0) -> list[WireBot]:
-    """Play one game of ``vid`` through the table; every bot process that sat at it, in the
-    order they started.
+    """Play one game of ``vid`` through the table; every bot process that sat at it, by its
+    label (the seat's bot, then its orientation).
 
     ``deals`` is a list of deals to play in order, or None for the seeded stream of ``seed``.
     In pair games the two seats of a pair are one bot (two processes, as in a match)."""
     truth = Truth()
-    rnd = random.Random(seed)
-    started: list[WireBot] = []
+    started: list[tuple[str, WireBot]] = []
 
-    async def start(nursery, bot, **kwargs) -> WireBot:
-        bot = WireBot(random.Random(rnd.random()), truth, reverse_leads, slow_read)
-        started.append(bot)
+    async def start(nursery, bot, *, name: str, **kwargs) -> WireBot:
+        # Seeded by the process's label, not by start order: a table starts its processes
+        # together and trio runs ready tasks in no fixed order.
+        bot = WireBot(random.Random(f"{seed}/{name}"), truth, reverse_leads, slow_read)
+        started.append((name, bot))
         return bot
 
     class TruthWire:
@@ -180,7 +181,7 @@ def play_recorded(monkeypatch, tmp_path: Path, vid: str, players: int, options: 
                 await table.close()
 
     trio.run(main)
-    return started
+    return [bot for _, bot in sorted(started, key=lambda s: s[0])]  # by label: start order is trio's
 
 
 def tiles_named(obj, key: str | None = None) -> list[int]:

@@ -172,6 +172,10 @@ for raw in stdin:
         turn, turns = turns, turns + 1
         first = msg["legal"][0]
         answer = {"type": "play", "tile": first["tile"], "end": first["end"]}
+        if behaviour == "early_play":
+            # Echo the id: should this answer, the extra line, reach the referee only after its
+            # next turn was written (a loaded machine), it still answers a turn not asked.
+            answer["turn"] = msg["id"]
         if behaviour == "timeout_first":
             claim(turn=turn)
             forever()
