@@ -30,7 +30,7 @@ GREEDY = ROOT / "sample_bots" / "greedy_bot.py"
 
 
 def stripped(log: Path) -> list[object]:
-    from referee.logs.records import strip_timings
+    from referee.records.records import strip_timings
 
     return [strip_timings(json.loads(line)) for line in log.read_bytes().splitlines()]
 

@@ -44,7 +44,7 @@ def transcript_block(name: str) -> list[str]:
 
 def read_log(path: Path):
     """A log's records as plain JSON objects with their line numbers, for tests that look at or
-    edit a log line by line (the referee itself reads :mod:`referee.logs.records`' types)."""
+    edit a log line by line (the referee itself reads :mod:`referee.records.records`' types)."""
     import json
 
     with open(path, "rb") as f:
@@ -54,8 +54,8 @@ def read_log(path: Path):
 
 
 def strip_timings(obj):
-    """A record without the fields that depend on the wall clock (see referee.logs.records)."""
-    from referee.logs.records import strip_timings as strip
+    """A record without the fields that depend on the wall clock (see referee.records.records)."""
+    from referee.records.records import strip_timings as strip
 
     return strip(obj)
 

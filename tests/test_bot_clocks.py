@@ -14,9 +14,9 @@ import pytest
 from helpers import read_log
 from test_match import FIRST, FLAWED, GREEDY, run
 
-from referee import exitcodes as X
+from referee.base import exitcodes as X
 from referee.engine import variant
-from referee.engine.deal import parse_deal_lines
+from referee.engine.core.deal import parse_deal_lines
 
 SLOW_ONCE = f"{FLAWED} slow_once"  # takes 0.6 s over its first answer, then answers at once
 

@@ -15,19 +15,19 @@ import trio
 from helpers import read_log
 
 from protocol import messages as m
+from referee.base.clock import TimeControl
+from referee.base.errors import BotExited
 from referee.bots.bot import Bot
 from referee.bots.transport import Script, ScriptedBot, first_legal, play_line
 from referee.conversation import lines
 from referee.conversation.channel import IGNORED, STUCK, Channel, Terms
-from referee.conversation.clock import TimeControl
 from referee.conversation.lines import Line, hear, judge
+from referee.conversation.log import MatchLog, play_record
 from referee.conversation.players import Entry, Player
 from referee.engine import variant, variant_names
-from referee.engine.deal import deal_from_seed
-from referee.engine.errors import BadDeal
-from referee.errors import BotExited
-from referee.logs import records as R
-from referee.logs.log import MatchLog, play_record
+from referee.engine.core.deal import deal_from_seed
+from referee.engine.core.errors import BadDeal
+from referee.records import records as R
 from referee.sides import side_for
 from referee.sides.base import GameSide
 

@@ -19,10 +19,10 @@ import msgspec
 import pytest
 from typer.testing import CliRunner
 
-from referee import exitcodes as X
-from referee.cli import app
-from referee.logs import records as R
-from referee.logs.log import MatchLog, fresh_path, stderr_dir_of
+from referee.base import exitcodes as X
+from referee.commands import app
+from referee.conversation.log import MatchLog, fresh_path, stderr_dir_of
+from referee.records import records as R
 
 ROOT = Path(__file__).resolve().parent.parent
 GREEDY, FIRST = ROOT / "sample_bots" / "greedy_bot.py", ROOT / "sample_bots" / "first_bot.py"

@@ -30,9 +30,9 @@ from referee.engine import (
     tile_name,
     variant,
 )
-from referee.engine.layout import END_INDEX, END_NAMES
-from referee.engine.line import STOP
-from referee.engine.tiles import parse_tile
+from referee.engine.core.layout import END_INDEX, END_NAMES
+from referee.engine.core.line import STOP
+from referee.engine.core.tiles import parse_tile
 
 pytestmark = pytest.mark.slow  # thousands of deals against the independent reading
 

@@ -22,7 +22,7 @@ from referee.engine import (
     play,
     variant,
 )
-from referee.engine.line import DRAW_UNTIL_FIT, NO_DRAW, line_of
+from referee.engine.core.line import DRAW_UNTIL_FIT, NO_DRAW, line_of
 
 T = parse_tile
 

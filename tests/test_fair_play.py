@@ -21,9 +21,9 @@ import pytest
 from helpers import read_log
 from typer.testing import CliRunner
 
-from referee.cli import app
-from referee.engine.shuffle import FRESH_BITS, keyed_tiles
-from referee.seeds import GUESSABLE_BITS, fresh_seed, guessable, parse_seed, seed_text
+from referee.base.seeds import GUESSABLE_BITS, fresh_seed, guessable, parse_seed, seed_text
+from referee.commands import app
+from referee.engine.core.shuffle import FRESH_BITS, keyed_tiles
 
 ROOT = Path(__file__).resolve().parent.parent
 FAIR = Path(__file__).resolve().parent / "fair_bots"

@@ -18,17 +18,17 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from protocol import messages as m
-from referee import exitcodes as X
+from referee.base import exitcodes as X
+from referee.base.clock import TimeControl
 from referee.bots.bot import Bot
 from referee.bots.transport import HELLO, first_legal, play_line, scripted
-from referee.cli import app
+from referee.commands import app
 from referee.conversation import faults as F
-from referee.conversation.clock import TimeControl
+from referee.conversation.log import MatchLog
 from referee.conversation.players import Entry, Player
 from referee.conversation.table import Table, Where
 from referee.engine import variant
-from referee.engine.deal import deal_from_seed
-from referee.logs.log import MatchLog
+from referee.engine.core.deal import deal_from_seed
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "sample_bots"
@@ -77,7 +77,7 @@ def converse(answers: list[bytes], where: str) -> tuple[list[F.Fault], MatchLog]
             try:
                 await table.open()
             except Exception as exc:  # a bot that cannot start: the match's one error for it
-                from referee.errors import BotStartError
+                from referee.base.errors import BotStartError
 
                 assert isinstance(exc, BotStartError), exc
                 return

@@ -24,9 +24,9 @@ from referee.engine import (
     play,
     variant,
 )
-from referee.engine.cross import CrossDeal, arms
-from referee.engine.layout import DOWN, LEFT, RIGHT, UP
-from referee.engine.line import DOMINO, DRAW_UNTIL_FIT, NO_DRAW
+from referee.engine.core.cross import CrossDeal, arms
+from referee.engine.core.layout import DOWN, LEFT, RIGHT, UP
+from referee.engine.core.line import DOMINO, DRAW_UNTIL_FIT, NO_DRAW
 
 T = parse_tile
 
@@ -453,8 +453,8 @@ def test_a_bot_that_breaks_the_cross_rules_gets_the_fault_and_the_reason(mode, k
 
     import trio
 
+    from referee.base.clock import TimeControl
     from referee.bots.bot import Bot
-    from referee.conversation.clock import TimeControl
     from referee.matches.match import run_match
     from referee.matches.spec import MatchSpec
 

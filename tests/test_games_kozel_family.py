@@ -26,10 +26,10 @@ from referee.engine import (
     play,
     variant,
 )
-from referee.engine.game import Special
-from referee.engine.layout import LEFT, RIGHT
-from referee.engine.line import DECLINE, HUNDRED, WRITE_OFF, Declared
-from referee.engine.turns import ChainDeal, DoublesDeal
+from referee.engine.core.game import Special
+from referee.engine.core.layout import LEFT, RIGHT
+from referee.engine.core.line import DECLINE, HUNDRED, WRITE_OFF, Declared
+from referee.engine.core.turns import ChainDeal, DoublesDeal
 
 T = parse_tile
 
@@ -427,7 +427,7 @@ def test_random_playouts_agree_with_check(vid, players):
     import random
 
     from referee.engine import deal_from_seed
-    from referee.engine.tiles import ALL_TILES
+    from referee.engine.core.tiles import ALL_TILES
 
     v = variant(vid)
     shape = v.shape(players)

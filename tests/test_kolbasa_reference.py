@@ -27,9 +27,9 @@ from hypothesis import strategies as st
 from reference.kolbasa_rules import MAX_PLACEMENTS, RefGame
 
 from referee.engine import Deal, IllegalPlay, Placed, deal_from_seed, tile_name, variant
-from referee.engine.kolbasa import KolbasaDeal
-from referee.engine.layout import place_name
-from referee.engine.line import Cut, Play, Tailed, Turned
+from referee.engine.core.kolbasa import KolbasaDeal
+from referee.engine.core.layout import place_name
+from referee.engine.core.line import Cut, Play, Tailed, Turned
 
 #: (seed, games): whole games to the goat from the seed's deal stream
 CASES = [(1, 500), (2, 500), (3, 500)]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from test_league_lines import league_file
 
-from referee import exitcodes as X
+from referee.base import exitcodes as X
 
 NOT_SIGNIFICANT = "no place is separated: every bot's 95% rating interval allows other places, so this order is not significant yet"
 

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from referee import exitcodes as X
-from referee.cli import app
-from referee.logs.records import header_of
+from referee.base import exitcodes as X
+from referee.commands import app
+from referee.records.records import header_of
 from referee.web.data import read_match
 
 FIXTURES = sorted((Path(__file__).resolve().parent / "fixtures" / "format1").glob("*.jsonl.gz"))

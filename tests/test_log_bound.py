@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from referee.cli import app
+from referee.commands import app
 
 pytestmark = pytest.mark.slow  # matches of real bot processes: the full run
 

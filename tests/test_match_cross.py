@@ -12,7 +12,7 @@ from helpers import read_log, strip_timings
 from test_match import BOTS, FIRST, GREEDY, RANDOM, run
 from test_match import match as whole_match
 
-from referee.logs.verify import Inconsistent, verify
+from referee.audit.verify import Inconsistent, verify
 
 pytestmark = pytest.mark.slow  # matches of real bot processes (or a long property sweep): the full run
 

@@ -18,7 +18,7 @@ import pytest
 from helpers import read_log
 from test_match import FIRST, GREEDY, RANDOM, run
 
-from referee import exitcodes as X
+from referee.base import exitcodes as X
 
 pytestmark = pytest.mark.slow  # matches of real bot processes (or a long property sweep): the full run
 

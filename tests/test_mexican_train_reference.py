@@ -22,8 +22,8 @@ import pytest
 from reference.mexican_train_rules import MEXICAN, RefGame, station
 
 from referee.engine import Drew, Passed, Placed, RulesError, deal_from_seed, tile_name, variant
-from referee.engine.tiles import parse_tile
-from referee.engine.trains import train_play
+from referee.engine.core.tiles import parse_tile
+from referee.engine.core.trains import train_play
 
 pytestmark = pytest.mark.slow  # hundreds of whole games against the independent reading
 

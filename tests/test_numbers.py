@@ -15,8 +15,8 @@ from helpers import read_log
 from typer.testing import CliRunner
 
 from protocol import messages as m
-from referee import exitcodes as X
-from referee.cli import app
+from referee.base import exitcodes as X
+from referee.commands import app
 from referee.conversation.lines import judge
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -19,8 +19,8 @@ import msgspec
 
 from protocol import messages as m
 from referee.engine import TERMINAL, deal_from_seed, variant
-from referee.engine.layout import KNIFE
-from referee.engine.line import Play
+from referee.engine.core.layout import KNIFE
+from referee.engine.core.line import Play
 from referee.sides import side_for
 from referee.sides.base import deal_end
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from referee import exitcodes as X
-from referee.cli import app
+from referee.base import exitcodes as X
+from referee.commands import app
 
 ROOT = Path(__file__).resolve().parent.parent
 GREEDY, FIRST = ROOT / "sample_bots" / "greedy_bot.py", ROOT / "sample_bots" / "first_bot.py"

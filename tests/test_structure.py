@@ -68,7 +68,7 @@ def test_the_engine_imports_nothing_above_it() -> None:
 
 
 def test_errors_come_from_the_errors_modules() -> None:
-    """Code above the referee catches its errors from ``referee.errors``, never from the module
+    """Code above the referee catches its errors from ``referee.base.errors``, never from the module
     that happens to raise them (``referee.conversation.table``, ``referee.bots.process``)."""
     bad = []
     for path in sorted((ROOT / "tournaments").rglob("*.py")):
@@ -108,7 +108,7 @@ def floor_of(module: str) -> int:
         return 0
     if parts[:2] in (["referee", "logs"], ["referee", "matches"]) and len(parts) == 2:
         return 1  # a folder's __init__ holds only its docstring: importing a module of it is no arrow up
-    if parts[0] == "referee":  # a module's name decides, in its folder or not (referee.logs.records: 1)
+    if parts[0] == "referee":  # a module's name decides, in its folder or not (referee.records.records: 1)
         return 1 if any(p in TABLE_FLOOR for p in parts[1:3]) else 2
     return {"tournaments": 3, "bench": 4}[parts[0]]
 
@@ -176,7 +176,7 @@ def test_no_import_runs_back_up_a_floor() -> None:
 #: Front doors: the packages of ``referee`` that people and programs enter by, on the match's
 #: floor (2) and below nothing: the command line, and the learning environments (issue 35), which
 #: play the engine through the games' sides and start bots as matches do.
-FRONT_DOORS = ("referee.cli", "referee.envs")
+FRONT_DOORS = ("referee.commands", "referee.envs")
 
 
 def test_nothing_imports_a_front_door() -> None:
@@ -231,7 +231,7 @@ def test_the_report_asks_the_game_whether_seats_play_in_pairs(game: str, players
     assert ("wrote seats 0+2 / 1+3" in console.export_text()) is pairs
 
 
-# -- one signal policy (referee.signals) ---------------------------------------------------------
+# -- one signal policy (referee.base.signals) ---------------------------------------------------------
 
 
 @pytest.mark.parametrize("signals", [("SIGINT", "SIGINT"), ("SIGINT", "SIGTERM"), ("SIGTERM", "SIGHUP"), ("SIGHUP", "SIGINT")])
@@ -243,7 +243,7 @@ async def test_a_second_signal_cannot_cut_the_cleanup_short(signals: tuple[str, 
 
     import trio
 
-    from referee.signals import Terminated, cancel_on_signals
+    from referee.base.signals import Terminated, cancel_on_signals
 
     seen: list[str] = []
     cleaned = False
@@ -265,7 +265,7 @@ async def test_a_second_signal_cannot_cut_the_cleanup_short(signals: tuple[str, 
 async def test_without_a_signal_the_body_runs_to_its_end() -> None:
     import trio
 
-    from referee.signals import cancel_on_signals
+    from referee.base.signals import cancel_on_signals
 
     async with cancel_on_signals(raise_after=True) as stop:
         await trio.sleep(0)
@@ -318,7 +318,7 @@ def deal_classes() -> set[str]:
     import pkgutil
 
     import referee.engine
-    from referee.engine.state import DealState
+    from referee.engine.core.state import DealState
 
     found = set()
     for info in pkgutil.walk_packages(referee.engine.__path__, "referee.engine."):
@@ -341,7 +341,7 @@ def names_used(path: Path, names: set[str]) -> list[str]:
     return hits
 
 
-#: Above the engine, only the game side modules name a concrete deal class.  ``referee.logs.legacy``
+#: Above the engine, only the game side modules name a concrete deal class.  ``referee.audit.legacy``
 #: (the frozen format-1 verifier) would be exempt too, but names none.
 SIDES = ROOT / "referee" / "sides"
 
@@ -362,7 +362,7 @@ def test_nothing_above_the_engine_but_the_games_sides_names_a_deal_class() -> No
 
 
 def test_the_check_of_deal_class_names_can_fail(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    (tmp_path / "x.py").write_text("from referee.engine.trains import TrainDeal\nimport referee.engine.kolbasa as k\nk.KolbasaDeal\n")
+    (tmp_path / "x.py").write_text("from referee.engine.core.trains import TrainDeal\nimport referee.engine.core.kolbasa as k\nk.KolbasaDeal\n")
     monkeypatch.setitem(globals(), "ROOT", tmp_path)
     assert sorted(names_used(tmp_path / "x.py", {"TrainDeal", "KolbasaDeal"})) == ["x.py:1 imports TrainDeal", "x.py:3 names KolbasaDeal"]
 
@@ -374,7 +374,7 @@ def test_a_side_module_dropped_into_the_package_is_found(tmp_path: Path) -> None
     with the package's path widened to a folder holding the new module, so the tree is not
     touched.)"""
     (tmp_path / "toy_layout.py").write_text(
-        "from referee.engine.line import LineDeal\n"
+        "from referee.engine.core.line import LineDeal\n"
         "from referee.sides.base import GameSide\n"
         "class ToyDeal(LineDeal):\n    pass\n"
         "class ToySide(GameSide):\n    deals = ('toy_layout.ToyDeal',)\n    layout = 'toy'\n"
@@ -384,7 +384,7 @@ def test_a_side_module_dropped_into_the_package_is_found(tmp_path: Path) -> None
             "import referee.sides as sides\n"
             f"sides.__path__.append({str(tmp_path)!r})\n"
             "import toy_layout\n"
-            "from referee.engine.line import LineDeal\n"
+            "from referee.engine.core.line import LineDeal\n"
             "class Sub(toy_layout.ToyDeal):\n    pass\n"
             "print(sides.side_for(object.__new__(toy_layout.ToyDeal)).layout, sides.side_for(object.__new__(Sub)).layout,\n"
             "      sides.side_for(object.__new__(LineDeal)).layout, len(sides.every_side()))\n")

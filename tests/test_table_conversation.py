@@ -13,20 +13,20 @@ import trio
 from helpers import read_log
 
 from protocol import messages as m
+from referee.base.clock import TimeControl
+from referee.base.errors import BotStartError
 from referee.bots.bot import Bot
 from referee.bots.transport import HELLO, Script, ScriptedBot, first_legal, play_line, scripted
 from referee.conversation import faults as F
-from referee.conversation.clock import TimeControl
 from referee.conversation.exchange import UNKNOWN_PER_MOVE, At, Terms, deliver, handshake, queue_events, turn
+from referee.conversation.log import MatchLog
 from referee.conversation.players import Entry, Player
 from referee.conversation.table import Table, Where
 from referee.engine import variant
-from referee.engine.deal import deal_from_seed
-from referee.engine.line import Drew
-from referee.engine.state import DealState
-from referee.errors import BotStartError
-from referee.logs import records as R
-from referee.logs.log import MatchLog
+from referee.engine.core.deal import deal_from_seed
+from referee.engine.core.line import Drew
+from referee.engine.core.state import DealState
+from referee.records import records as R
 from referee.sides import side_for
 from referee.sides.base import GameSide
 

@@ -16,21 +16,21 @@ import trio.testing
 from typer.testing import CliRunner
 
 from protocol import messages as m
-from referee import exitcodes as X
+from referee.audit.verify import Inconsistent, verify
+from referee.base import exitcodes as X
+from referee.base.clock import Clock, TimeControl
 from referee.bots.bot import Bot
 from referee.bots.transport import Script, ScriptedBot, first_legal, play_line, scripted
-from referee.cli import app
+from referee.commands import app
 from referee.conversation import faults as F
-from referee.conversation.clock import Clock, TimeControl
 from referee.conversation.exchange import At, Terms, turn
+from referee.conversation.log import MatchLog
 from referee.conversation.players import Entry, Player
 from referee.engine import variant
-from referee.engine.deal import deal_from_seed
-from referee.logs import records as R
-from referee.logs.log import MatchLog
-from referee.logs.verify import Inconsistent, verify
+from referee.engine.core.deal import deal_from_seed
 from referee.matches.match import run_match
 from referee.matches.spec import MatchSpec
+from referee.records import records as R
 from referee.sides import side_for
 
 

@@ -2,7 +2,7 @@
 (exit 4, naming the line), and a log cut short is incomplete, never consistent.
 
 ``verify`` plays the match again with the referee itself and compares every line
-(:mod:`referee.logs.verify`), so every edit below that changes what happened is caught wherever it
+(:mod:`referee.audit.verify`), so every edit below that changes what happened is caught wherever it
 is: the header's settings and seed, a process start, a message sent, a line read or its time, a
 play, a fault and its evidence, a forfeit, a deal or game result, an SPRT record, the stop, the
 result; in sport, kozel, sea_kozel (special states), osel (closed doubles, stops), mexican_train
@@ -23,8 +23,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from referee import exitcodes as X
-from referee.cli import app
+from referee.base import exitcodes as X
+from referee.commands import app
 
 pytestmark = pytest.mark.slow  # plays a dozen matches with real processes
 

@@ -1,7 +1,7 @@
 """``referee league run | table | status``: the league commands (added to the ``referee`` app).
 
 Results and tables go to stdout; the live display and every error go to stderr.  A bad league
-file is one line on stderr and exit code 2 (:mod:`referee.exitcodes`) before any match starts.
+file is one line on stderr and exit code 2 (:mod:`referee.base.exitcodes`) before any match starts.
 """
 
 from __future__ import annotations
@@ -26,9 +26,9 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from referee import exitcodes as X
-from referee.console import Console
-from referee.seeds import guessable, short_seed_warning
+from referee.base import exitcodes as X
+from referee.base.console import Console
+from referee.base.seeds import guessable, short_seed_warning
 
 if TYPE_CHECKING:
     from tournaments.schedule import TableKey
@@ -389,7 +389,7 @@ def table(
         sys.stdout.write(S.to_json(s))
     elif fmt is Format.markdown:
         sys.stdout.write(S.to_markdown(s))
-    else:  # into a file or a pipe nothing wraps (referee.console): no column is cut short
+    else:  # into a file or a pipe nothing wraps (referee.base.console): no column is cut short
         out.print(S.rich_table(s))
 
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Protocol
 import trio
 
 from protocol import messages as m
-from referee.errors import BotExited
+from referee.base.errors import BotExited
 
 if TYPE_CHECKING:
     from referee.bots.bot import Bot

@@ -14,45 +14,13 @@
 * :mod:`.view` — what one seat may know.
 """
 
-from .deal import (
-    Deal,
-    DealShape,
-    check_deal,
-    deal_from_seed,
-    format_deal_line,
-    parse_deal_line,
-    parse_deal_lines,
-)
-from .errors import BadDeal, BadOption, IllegalPlay, RulesError, UnknownVariant
-from .game import (
-    DealRecord,
-    Game,
-    GameOutcome,
-    Option,
-    Variant,
-    refereed_variant,
-    variant,
-    variant_names,
-)
-from .line import (
-    DOMINO,
-    END_NAMES,
-    FISH,
-    LEFT,
-    RIGHT,
-    STOP,
-    TERMINAL,
-    DealEnd,
-    Drew,
-    LineDeal,
-    Passed,
-    Placed,
-    Play,
-    Scored,
-    play,
-)
-from .state import DealState
-from .tiles import Tile, TileSet, parse_tile, tile_name, tile_text
+from .core.deal import Deal, DealShape, check_deal, deal_from_seed, format_deal_line, parse_deal_line, parse_deal_lines
+from .core.errors import BadDeal, BadOption, IllegalPlay, RulesError, UnknownVariant
+from .core.game import DealRecord, Game, GameOutcome, Option, Variant
+from .core.line import DOMINO, END_NAMES, FISH, LEFT, RIGHT, STOP, TERMINAL, DealEnd, Drew, LineDeal, Passed, Placed, Play, Scored, play
+from .core.state import DealState
+from .core.tiles import Tile, TileSet, parse_tile, tile_name, tile_text
+from .registry import refereed_variant, variant, variant_names
 
 __all__ = [
     "DOMINO",

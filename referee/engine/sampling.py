@@ -37,15 +37,16 @@ from collections.abc import MutableSequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from .deal import Deal
-from .game import DealRecord, Game, Special, variant
+from .core.deal import Deal
+from .core.game import DealRecord, Game, Special
+from .core.layout import Cross, Line, Trains
+from .core.line import DECLINE, HUNDRED, STOP, TERMINAL, WRITE_OFF, Declared, Drew, Event, Passed, Placed, Play, Turned
+from .core.scoring import Carry, Rule13
+from .core.state import DealState
+from .core.tiles import ALL_TILES, IS_DOUBLE, LOW, SUIT, Tile, TileSet, mask_of, tiles_of
+from .core.view import seen_by
 from .games.sea_kozel import SeaKozel
-from .layout import Cross, Line, Trains
-from .line import DECLINE, HUNDRED, STOP, TERMINAL, WRITE_OFF, Declared, Drew, Event, Passed, Placed, Play, Turned
-from .scoring import Carry, Rule13
-from .state import DealState
-from .tiles import ALL_TILES, IS_DOUBLE, LOW, SUIT, Tile, TileSet, mask_of, tiles_of
-from .view import seen_by
+from .registry import variant
 
 
 class Rng(Protocol):

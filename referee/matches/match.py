@@ -7,8 +7,8 @@ orientation, so every bot holds every seat's cards and luck cancels.  The match 
 that remembers learns nothing of the hand it holds in the other seating.  Segments are played
 ``lanes`` at a time (``referee match -j N``); with one lane the next segment's processes are
 started while the current one plays.  Deals come from the seed through the keyed derivation of
-:mod:`referee.engine.shuffle` (``deals_from`` in the log's header), and with no seed given from a
-fresh secret one (:mod:`referee.seeds`).
+:mod:`referee.engine.core.shuffle` (``deals_from`` in the log's header), and with no seed given from a
+fresh secret one (:mod:`referee.base.seeds`).
 
 * Games of a fixed number of deals (sport): game ``g`` takes stream deals ``g * deals …`` in
   every orientation.  The paired unit is the deal: deal ``k`` in every orientation is a board.
@@ -28,7 +28,7 @@ result shows it beside the interval an unpaired reading of the same deals would 
 
 A *board* (the issue's "pair") is one paired unit with all its orientations: a deal in both
 orientations, a game pair, or with *n* bots at *n* seats the unit in all *n* rotations.  The
-figures of :mod:`referee.matches.stats` (ranking, LOS, pair classes, Elo, SPRT) are computed from the
+figures of :mod:`referee.records.stats` (ranking, LOS, pair classes, Elo, SPRT) are computed from the
 finished boards.  With ``--sprt`` the test is applied to the boards in board order and the match
 stops at the first board after which it decides; boards begun past it are ended and left out
 (the ``stop`` record counts them).  The log then holds an ``sprt`` record after every board and
@@ -52,24 +52,24 @@ import msgspec
 import trio
 
 from protocol import messages as m
+from referee.base.clock import TimeControl
+from referee.base.errors import BotStartError, LogError
+from referee.base.signals import cancel_on_signals
 from referee.bots.transport import BotTransport, Launch, launch_process
-from referee.conversation.clock import TimeControl
 from referee.conversation.faults import Fault
 from referee.conversation.lines import Line, hear
+from referee.conversation.log import MatchLog
 from referee.conversation.players import Entry, Player
 from referee.conversation.table import Table, Where
-from referee.engine.deal import Deal, DealShape, deal_from_seed
-from referee.engine.errors import BadDeal, BadOption
-from referee.engine.game import DealRecord, Game, Variant
-from referee.engine.shuffle import BLAKE2B_GAMES, GAME_STRIDE, game_keyed
-from referee.errors import BotStartError, LogError
-from referee.logs import records as R
-from referee.logs.log import MatchLog
+from referee.engine.core.deal import Deal, DealShape, deal_from_seed
+from referee.engine.core.errors import BadDeal, BadOption
+from referee.engine.core.game import DealRecord, Game, Variant
+from referee.engine.core.shuffle import BLAKE2B_GAMES, GAME_STRIDE, game_keyed
 from referee.matches.results import MatchResult
 from referee.matches.segments import Chunk, Segment
 from referee.matches.spec import MatchSpec
-from referee.matches.stats import sprt_state
-from referee.signals import cancel_on_signals
+from referee.records import records as R
+from referee.records.stats import sprt_state
 
 
 class Observer:
@@ -234,13 +234,13 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
     ``launch`` starts the bots (processes unless a test or benchmark scripts them, see
     :mod:`referee.bots.transport`); ``table_type`` is the table that plays each segment (a
     benchmark times its ``open`` and ``close``).  Ctrl-C, SIGTERM and SIGHUP stop the match
-    (:mod:`referee.signals`) unless ``handle_signals`` is false (a caller with a policy of its own,
+    (:mod:`referee.base.signals`) unless ``handle_signals`` is false (a caller with a policy of its own,
     such as a league's match process).  ``observer`` sees each segment's roster, the log's
     records, the writes to bots, the faults and the processes' ends as they happen (segment by
     segment, not in board order); ``block`` is the table's (0 when other matches share this trio
     loop, and with more than one lane).  ``sink`` takes the log's lines instead of
     ``spec.log_path``, and ``hear_line`` judges the bots' lines (``verify`` plays a log again with
-    both, :mod:`referee.logs.verify`).
+    both, :mod:`referee.audit.verify`).
 
     Raises:
         ValueError: ``lanes`` below 1.

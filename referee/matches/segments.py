@@ -27,9 +27,9 @@ from typing import IO
 import trio
 
 from protocol import messages as m
+from referee.base.errors import LogError
 from referee.conversation.faults import Fault
 from referee.conversation.players import Entry
-from referee.errors import LogError
 
 #: Bytes of log lines a segment keeps in memory before it moves them to a temporary file.
 SPILL_MEMORY = 1 << 22
@@ -133,7 +133,7 @@ class Segment:
         return self._open is not None and self._open.index == self.wanted
 
     def write(self, data: bytes) -> None:
-        """A log line of the segment (the sink of its :class:`~referee.logs.log.MatchLog`)."""
+        """A log line of the segment (the sink of its :class:`~referee.conversation.log.MatchLog`)."""
         if self._live():
             self._put(data)
         else:

@@ -10,7 +10,7 @@ State API (the shape of OpenSpiel's and python-chess's):
 * :meth:`LineDeal.to_move` is the seat whose decision it is, or :data:`TERMINAL`.
 * :meth:`LineDeal.legal_plays` lists that seat's plays in a fixed order (tile id, then end).
 * :meth:`LineDeal.apply` is the unchecked fast path; :meth:`LineDeal.push` checks the play and
-  raises :class:`~referee.engine.errors.IllegalPlay` with a reason a bot author understands.
+  raises :class:`~referee.engine.core.errors.IllegalPlay` with a reason a bot author understands.
 * :attr:`LineDeal.end` is ``None`` while the deal goes on, then a :class:`DealEnd`.
 
 Forced leads, draws and passes are not plays: the deal performs them itself and records them in

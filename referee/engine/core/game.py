@@ -3,7 +3,7 @@
 Each game is one module in :mod:`referee.engine.games` holding a frozen :class:`Variant` (its
 id, seats, options, how it deals and how it is scored) and a :class:`Game` subclass that
 decides who leads each deal, what a hand is worth, what each side writes, and when the game
-is over.  Modules register themselves; the CLI's ``--variant`` choices, the protocol's
+is over.  Modules register themselves (:mod:`referee.engine.registry` finds them); the CLI's ``--variant`` choices, the protocol's
 ``game`` field and the docs all read :data:`VARIANTS`.
 
 A game is driven the same way whatever it is::
@@ -23,14 +23,12 @@ penalties (-1, kozel): a match runner multiplies by it to compare bots.
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from .deal import Deal, DealShape
-from .errors import BadOption, UnknownVariant
+from .errors import BadOption
 from .line import DRAW_UNTIL_FIT, FAULT, NO_DRAW, DealEnd, LineDeal, Scored
 from .state import DealState
 from .tiles import BY_WEIGHT, DOUBLE, DOUBLES, SUIT, Tile, pips_of, tiles_tuple
@@ -140,55 +138,6 @@ VARIANTS: dict[str, Variant] = {}
 
 def register(v: Variant) -> Variant:
     VARIANTS[v.id] = v
-    return v
-
-
-_loaded = False
-
-
-def _load_games() -> None:
-    """Import every module of :mod:`.games` once (each registers its variant).  A flag, not an
-    empty registry, says whether that happened: one game module imported on its own registers
-    only itself."""
-    global _loaded
-    if _loaded:
-        return
-    from . import games
-
-    for info in pkgutil.iter_modules(games.__path__):
-        importlib.import_module(f"{games.__name__}.{info.name}")
-    _loaded = True
-
-
-def variant(name: str) -> Variant:
-    """The registered game ``name``.
-
-    Raises:
-        UnknownVariant: naming the games that exist.
-    """
-    _load_games()
-    try:
-        return VARIANTS[name]
-    except KeyError:
-        raise UnknownVariant(f"unknown variant {name!r}; choose one of: {', '.join(variant_names())}") from None
-
-
-def variant_names(refereed: bool = False) -> list[str]:
-    """Every game the engine knows (``refereed``: only those the referee can play)."""
-    _load_games()
-    return [name for name, v in VARIANTS.items() if v.refereed or not refereed]
-
-
-def refereed_variant(name: str) -> Variant:
-    """The registered game ``name``, if the referee can play it.
-
-    Raises:
-        UnknownVariant: ``name`` is not a game, or only the rules engine plays it so far.
-    """
-    v = variant(name)
-    if not v.refereed:
-        raise UnknownVariant(f"{name} is in the rules engine but the referee cannot play it yet; "
-                             f"refereed games: {', '.join(variant_names(refereed=True))}")
     return v
 
 

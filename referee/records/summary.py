@@ -17,7 +17,7 @@ from typing import Any
 
 import msgspec
 
-from referee.matches.stats import MeanRecord, SprtState, Standing
+from referee.records.stats import MeanRecord, SprtState, Standing
 
 
 class DealResult(msgspec.Struct):

@@ -1,10 +1,10 @@
 """Seeds of the deal stream: a secret one drawn from the operating system, one read from the
 command line or a league file, and one written for people.
 
-A match with no seed given deals from a fresh seed of :data:`~referee.engine.shuffle.FRESH_BITS`
+A match with no seed given deals from a fresh seed of :data:`~referee.engine.core.shuffle.FRESH_BITS`
 bits (:func:`fresh_seed`): written in the log's header and printed with the result, so that
 ``--seed`` plays the same deals again, and never sent to a bot.  Its deals come through the
-keyed derivation of :mod:`referee.engine.shuffle`, so no number of hands seen gives it away.
+keyed derivation of :mod:`referee.engine.core.shuffle`, so no number of hands seen gives it away.
 A seed a person chooses is usually small, and anyone who guesses it deals every hand:
 :func:`guessable` says when (``league run``, ``match`` and ``check`` warn, in the words of
 :func:`short_seed_warning`).
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import secrets
 
-from referee.engine.shuffle import FRESH_BITS, SEED_LIMIT
+from referee.engine.core.shuffle import FRESH_BITS, SEED_LIMIT
 
 #: Seeds with fewer bits than this can be found by trying them all.
 GUESSABLE_BITS = 64

@@ -44,27 +44,27 @@ from typing import Any
 import trio
 
 from protocol import messages as m
+from referee.base.clock import TimeControl
+from referee.base.errors import BotStartError
+from referee.base.seeds import fresh_seed, seed_text
+from referee.base.signals import cancel_on_signals
 from referee.bots.bot import Bot
 from referee.bots.sandbox import DEFAULT_MEMORY_MB, DEFAULT_PROCESSES
 from referee.bots.spawn import Confinement
 from referee.bots.transport import BotTransport
 from referee.conversation import faults as F
-from referee.conversation.clock import TimeControl
 from referee.conversation.lines import from_record
 from referee.conversation.players import Player
 from referee.conversation.table import _safe
 from referee.engine import variant, variant_names
-from referee.engine.errors import BadOption
-from referee.engine.game import Variant
-from referee.errors import BotStartError
-from referee.logs import records as R
+from referee.engine.core.errors import BadOption
+from referee.engine.core.game import Variant
 from referee.matches.match import DealStream, Observer, Roster, run_match
 from referee.matches.spec import Isolation, MatchSpec
 from referee.matches.staging import STAGES, Opening, find_opening
-from referee.seeds import fresh_seed, seed_text
+from referee.records import records as R
 from referee.sides import side_of
 from referee.sides.base import GameSide, Stage
-from referee.signals import cancel_on_signals
 
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_bots"
 #: The opponents, in the order they are taken.

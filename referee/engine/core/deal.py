@@ -1,7 +1,7 @@
 """Deals as data: who holds which tiles, and the undealt tiles in order.
 
 A :class:`Deal` is a value.  It comes from a seed (:func:`deal_from_seed`, through the
-documented shuffle of :mod:`referee.engine.shuffle`) or from a line of a deal file
+documented shuffle of :mod:`referee.engine.core.shuffle`) or from a line of a deal file
 (:func:`parse_deal_line`), and duplicate play replays the same value with the seats rotated.
 
 Deal-file lines are JSON objects, one per line::

@@ -20,7 +20,7 @@ file, whatever its derivation).
 ------------------------------------------------------
 
 A seed is an integer ``0 <= s < 2**256``; with no seed given the referee draws 128 bits from the
-operating system (:func:`referee.seeds.fresh_seed`).  Deal ``i`` (``0 <= i < 2**64``) draws its shuffle from
+operating system (:func:`referee.base.seeds.fresh_seed`).  Deal ``i`` (``0 <= i < 2**64``) draws its shuffle from
 the bytes of keyed BLAKE2b (RFC 7693, :func:`hashlib.blake2b`)::
 
     block(c) = BLAKE2b(key = s as 32 bytes big-endian, digest_size = 64,
@@ -52,7 +52,7 @@ every hand: never for matches between bots that might cheat.
   the last position down: for ``i = 27 … 1`` swap position ``i`` with a uniform ``j`` in
   ``0..i``.  ``j`` comes from Lemire's multiply-shift with rejection, so it is exactly uniform:
   ``m = next() * (i+1)``; reject while ``m mod 2**64 < 2**64 mod (i+1)``; ``j = m >> 64``.
-* **Dealing** (see :mod:`referee.engine.deal`): seat 0 takes the first ``hand_size`` tiles of
+* **Dealing** (see :mod:`referee.engine.core.deal`): seat 0 takes the first ``hand_size`` tiles of
   the shuffled order, seat 1 the next, and so on; the rest, in order, is the bazaar (or the
   sleeping tiles).
 
@@ -77,7 +77,7 @@ DERIVATIONS: tuple[Derivation, ...] = (BLAKE2B_GAMES, BLAKE2B, SPLITMIX64)
 GAME_STRIDE: Final = 1 << 32
 #: Seeds of the keyed derivation are below this (its key is 32 bytes).
 SEED_LIMIT = 1 << 256
-#: Bits of a seed the referee draws itself (:func:`referee.seeds.fresh_seed`).
+#: Bits of a seed the referee draws itself (:func:`referee.base.seeds.fresh_seed`).
 FRESH_BITS = 128
 _PERSON = b"referee-deals-v1"
 

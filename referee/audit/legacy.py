@@ -1,7 +1,7 @@
 """``verify`` for logs of format 1 (written before round 3), kept as it was then.
 
 A format-1 log was made by a referee whose processes played every orientation and whose ``in``
-records kept lines as text; it cannot be played again by today's referee (:mod:`referee.logs.verify`),
+records kept lines as text; it cannot be played again by today's referee (:mod:`referee.audit.verify`),
 so this module re-plays it through the engine as ``verify`` did when it was written: every deal
 regenerated from the seed (``splitmix64``) or the deal file, every move, score and fault (its kind
 checked against the line it was for where the log keeps it), the result rebuilt.  It reads the
@@ -21,24 +21,24 @@ from typing import Any
 import msgspec
 
 from protocol import messages as m
+from referee.audit.inconsistency import Counts, Incomplete, Inconsistent, stop_text
+from referee.base.clock import TimeControl
 from referee.bots.bot import Bot
 from referee.conversation import faults as F
-from referee.conversation.clock import TimeControl
+from referee.conversation.log import special_record
 from referee.conversation.players import Entry
 from referee.engine import TERMINAL, IllegalPlay, variant
-from referee.engine.deal import Deal, parse_deal_lines
-from referee.engine.errors import BadDeal, RulesError
-from referee.engine.game import Game, Variant
-from referee.engine.shuffle import SPLITMIX64
-from referee.engine.state import DealState
-from referee.engine.tiles import parse_tile
-from referee.logs import records as R
-from referee.logs.inconsistency import Counts, Incomplete, Inconsistent, stop_text
-from referee.logs.log import special_record
+from referee.engine.core.deal import Deal, parse_deal_lines
+from referee.engine.core.errors import BadDeal, RulesError
+from referee.engine.core.game import Game, Variant
+from referee.engine.core.shuffle import SPLITMIX64
+from referee.engine.core.state import DealState
+from referee.engine.core.tiles import parse_tile
 from referee.matches.match import DealStream, opening_moves, orientations
 from referee.matches.results import MatchResult
 from referee.matches.spec import MatchSpec
-from referee.matches.stats import SprtSpec, sprt_state
+from referee.records import records as R
+from referee.records.stats import SprtSpec, sprt_state
 from referee.sides import side_for
 
 

@@ -25,31 +25,8 @@ from collections.abc import Callable, Iterable
 from .deal import Deal
 from .errors import IllegalPlay
 from .layout import DOWN, END_NAMES, LEFT, RIGHT, UP, Cross
-from .line import (
-    DOMINO,
-    NO_DRAW,
-    STOP,
-    TERMINAL,
-    DealEnd,
-    LineDeal,
-    Placed,
-    Play,
-    Scored,
-    _placed,
-    play,
-)
-from .tiles import (
-    DOUBLE,
-    DOUBLES,
-    HIGH,
-    IS_DOUBLE,
-    LOW,
-    N_TILES,
-    OTHER,
-    Tile,
-    bits,
-    tile_name,
-)
+from .line import DOMINO, NO_DRAW, STOP, TERMINAL, DealEnd, LineDeal, Placed, Play, Scored, _placed, play
+from .tiles import DOUBLE, DOUBLES, HIGH, IS_DOUBLE, LOW, N_TILES, OTHER, Tile, bits, tile_name
 
 
 class CrossDeal(LineDeal):

@@ -1,13 +1,13 @@
 """Reading match logs back for people: :class:`Replayer` re-plays a log's games through the
 engine, record by record, and ``referee replay`` (:func:`replay_lines`) prints deals move by move.
 
-A :class:`Replayer` reads the typed records of :mod:`referee.logs.records` (both formats), rebuilds
+A :class:`Replayer` reads the typed records of :mod:`referee.records.records` (both formats), rebuilds
 every game from the recorded deals and accepted plays, and calls one method per record kind
 (``on_header``, ``on_deal``, ``on_play``…) and :meth:`Replayer.on_event` for each event the
 engine makes, with the deal's state; a reader of logs overrides the ones it needs (the text
 replay below, the web report's documents in :mod:`referee.web.data`, ``referee check``).  It
 only re-plays what the log says: whether the log is what the referee wrote is ``verify``'s
-question (:mod:`referee.logs.verify`), which plays the match again with the referee itself.
+question (:mod:`referee.audit.verify`), which plays the match again with the referee itself.
 """
 
 from __future__ import annotations
@@ -20,13 +20,13 @@ from rich.cells import cell_len
 
 from protocol import messages as m
 from referee.engine import IllegalPlay, variant
-from referee.engine.deal import Deal
-from referee.engine.errors import RulesError
-from referee.engine.game import Game, Variant
-from referee.engine.line import Event
-from referee.engine.state import DealState
-from referee.engine.tiles import parse_tile, tile_text
-from referee.logs import records as R
+from referee.engine.core.deal import Deal
+from referee.engine.core.errors import RulesError
+from referee.engine.core.game import Game, Variant
+from referee.engine.core.line import Event
+from referee.engine.core.state import DealState
+from referee.engine.core.tiles import parse_tile, tile_text
+from referee.records import records as R
 from referee.sides import side_for
 
 

@@ -1,17 +1,17 @@
 """The match log: one JSON object per line, everything needed to play a match again and verify it.
 
-The records are the types of :mod:`referee.logs.records` (the field reference); this module writes
+The records are the types of :mod:`referee.records.records` (the field reference); this module writes
 them: :class:`MatchLog` is the one writer.  ``out`` and ``in`` records, written on every move,
 are formatted here directly from the bytes the referee already has (and give exactly what
 encoding the record would: a test holds the two together); every other record is encoded from
 its struct.
 
 A log whose name ends in ``.gz`` (``match.jsonl.gz``) is written gzip-compressed as it goes
-(:class:`GzipSink`), and every reader of logs reads it as it is (:func:`referee.logs.records.log_lines`).
+(:class:`GzipSink`), and every reader of logs reads it as it is (:func:`referee.records.records.log_lines`).
 
 Two runs with the same seed, deals and deterministic bots give the same log apart from the
 timing fields ``t`` and ``ms`` (and a turn's ``time_ms`` and ``bank_ms`` under a bank), see
-:func:`referee.logs.records.strip_timings`.
+:func:`referee.records.records.strip_timings`.
 """
 
 from __future__ import annotations
@@ -27,12 +27,12 @@ from typing import IO
 import msgspec
 
 from protocol import messages as m
+from referee.base.errors import LogError
 from referee.conversation.lines import Line, heard
-from referee.engine.deal import Deal
-from referee.engine.game import Special
-from referee.engine.tiles import TILE_NAMES
-from referee.errors import LogError
-from referee.logs.records import GZIP_SUFFIX, Exit, Play, Record, SpecialRecord, encode
+from referee.engine.core.deal import Deal
+from referee.engine.core.game import Special
+from referee.engine.core.tiles import TILE_NAMES
+from referee.records.records import GZIP_SUFFIX, Exit, Play, Record, SpecialRecord, encode
 
 _enc = msgspec.json.Encoder()
 
@@ -93,7 +93,7 @@ class MatchLog:
 
     ``sink`` takes every line instead of a file (``verify`` compares each with the log it
     checks).  A ``path`` named ``*.gz`` is written gzip-compressed (:class:`GzipSink`).  Every
-    method raises :class:`~referee.errors.LogError` when the file cannot be created or written (a
+    method raises :class:`~referee.base.errors.LogError` when the file cannot be created or written (a
     folder, no permission, a full disk); after that the log is closed and writes nothing more,
     and :meth:`close` does not raise again.
     """
@@ -156,7 +156,7 @@ class MatchLog:
         """The lines written to ``seat`` in one write (``data``: them joined), begun ``us``
         microseconds after the match began; ``bot``: the process's label, for what goes out as the
         match closes (``seat`` -1); ``stuck`` or ``exit``: what became of a write that asked
-        nothing (:class:`referee.logs.records.Out`)."""
+        nothing (:class:`referee.records.records.Out`)."""
         if self.on_out is not None:
             self.on_out(seat, lines)
         if self._sink is not None:

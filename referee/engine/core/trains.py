@@ -33,19 +33,7 @@ from __future__ import annotations
 from .deal import Deal
 from .errors import IllegalPlay
 from .layout import Trains
-from .line import (
-    DOMINO,
-    FAULT,
-    FISH,
-    TERMINAL,
-    DealEnd,
-    Drew,
-    Event,
-    Passed,
-    Placed,
-    Play,
-    check_turn,
-)
+from .line import DOMINO, FAULT, FISH, TERMINAL, DealEnd, Drew, Event, Passed, Placed, Play, check_turn
 from .tiles import HIGH, IS_DOUBLE, LOW, N_TILES, OTHER, SUIT, Tile, TileSet, mask_of, tile_name
 
 #: ``TRAIN_PLAYS[t][e]``: the interned play of tile ``t`` on train ``e`` (up to 4 seats + Mexican).

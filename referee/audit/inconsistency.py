@@ -1,5 +1,5 @@
-"""What ``referee verify`` finds, for both formats of log (:mod:`referee.logs.verify`,
-:mod:`referee.logs.legacy`): a log that disagrees with the referee, one that stops short, and the
+"""What ``referee verify`` finds, for both formats of log (:mod:`referee.audit.verify`,
+:mod:`referee.audit.legacy`): a log that disagrees with the referee, one that stops short, and the
 counts of a log that agrees."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The match log's records as types: one msgspec struct per record kind, one writer, one reader.
 
 A match log is JSON lines; each line is one record, tagged by its ``"k"`` field.  This module is
-the only place that knows their shape: :class:`referee.logs.log.MatchLog` writes them, :func:`read_records`
+the only place that knows their shape: :class:`referee.conversation.log.MatchLog` writes them, :func:`read_records`
 reads them back, and replay, verify, the web report, ``referee check`` and leagues read these
 types, never a record's fields by string key.
 
@@ -37,11 +37,11 @@ import msgspec
 from msgspec import Meta, Struct
 
 from protocol import messages as m
-from referee.engine.shuffle import SPLITMIX64, Derivation
-from referee.matches.stats import SprtSpec
-from referee.matches.summary import MatchSummary
+from referee.engine.core.shuffle import SPLITMIX64, Derivation
+from referee.records.stats import SprtSpec
+from referee.records.summary import MatchSummary
 
-#: The newest log format, the one :class:`referee.logs.log.MatchLog` writes.
+#: The newest log format, the one :class:`referee.conversation.log.MatchLog` writes.
 FORMAT: Final = 2
 #: A bot's line is kept whole in the log up to this many bytes; a longer one is kept as its size,
 #: its start and what the referee made of it.
@@ -113,7 +113,7 @@ class Header(_Record, tag="match"):
     opening: list[OpeningMove] | None = None
     #: 1 (before round 3) or 2 (:data:`FORMAT`); see the module docstring
     format: Annotated[int, Meta(ge=1, le=FORMAT)] = 1
-    #: how deals come from the seed (:mod:`referee.engine.shuffle`): written in every header the
+    #: how deals come from the seed (:mod:`referee.engine.core.shuffle`): written in every header the
     #: referee writes now, whichever it is; absent (format 1): ``splitmix64`` (see :attr:`derivation`)
     deals_from: Derivation | None = None
     #: the deal file's SHA-256, so that verify knows it has the same file
@@ -474,7 +474,7 @@ def header_of(path: Path) -> Header:
 #: The first bytes of a gzip stream, and of a zstd frame (which the referee does not read).
 GZIP_MAGIC: Final = b"\x1f\x8b"
 ZSTD_MAGIC: Final = b"\x28\xb5\x2f\xfd"
-#: How a log's name says it is written compressed (:class:`referee.logs.log.MatchLog`).
+#: How a log's name says it is written compressed (:class:`referee.conversation.log.MatchLog`).
 GZIP_SUFFIX: Final = ".gz"
 _CHUNK = 1 << 16
 

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from referee.errors import RefereeError
+from referee.base.errors import RefereeError
 
 INSTALL = "pip install 'referee[cluster]'"
 

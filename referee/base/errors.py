@@ -1,4 +1,4 @@
-"""Errors the referee raises on purpose (the rules engine's own live in :mod:`referee.engine.errors`).
+"""Errors the referee raises on purpose (the rules engine's own live in :mod:`referee.engine.core.errors`).
 
 Every message is one line that names the bot and says what happened, so the CLI can print it
 as is.  Messages are composed where the facts are known; these classes only carry them.

@@ -1,6 +1,6 @@
 """``referee verify``: play a log's match again with the referee itself, and compare every line.
 
-A log of format 2 (:mod:`referee.logs.records`) holds everything the referee acted on: the header's
+A log of format 2 (:mod:`referee.records.records`) holds everything the referee acted on: the header's
 settings and seed (so every deal), and every line each bot process wrote, with the time it was
 read, and what else the referee saw of the process (it ended, it wrote too long a line, it said
 nothing).  :func:`verify` runs :func:`referee.matches.match.run_match` once more on those: each bot is a
@@ -13,7 +13,7 @@ limits), forfeit, deal and game result, every SPRT record and the stop, and the 
 the referee that judges the log is the referee that wrote it, ``verify`` can neither call a
 genuine log wrong nor take an edited one for genuine.
 
-Logs of format 1 are verified as they were when written (:mod:`referee.logs.legacy`).
+Logs of format 1 are verified as they were when written (:mod:`referee.audit.legacy`).
 """
 
 from __future__ import annotations
@@ -31,18 +31,18 @@ import trio
 import trio.testing
 
 from protocol import messages as m
+from referee.audit.inconsistency import Counts, Incomplete, Inconsistent, stop_text
+from referee.base.clock import TimeControl
+from referee.base.errors import BotError, BotExited, BotStartError, LineTooLong, LogError
 from referee.bots.bot import Bot
 from referee.bots.transport import BotTransport
-from referee.conversation.clock import TimeControl
 from referee.conversation.lines import Line, from_record, hear
 from referee.engine import variant
-from referee.engine.deal import Deal, parse_deal_lines
-from referee.engine.errors import BadDeal, RulesError
-from referee.errors import BotError, BotExited, BotStartError, LineTooLong, LogError
-from referee.logs import records as R
-from referee.logs.inconsistency import Counts, Incomplete, Inconsistent, stop_text
+from referee.engine.core.deal import Deal, parse_deal_lines
+from referee.engine.core.errors import BadDeal, RulesError
 from referee.matches.match import opening_moves, orientations, run_match
 from referee.matches.spec import MatchSpec
+from referee.records import records as R
 
 
 class LogInterrupted(BaseException):
@@ -441,7 +441,7 @@ def verify(path: Path) -> Counts:
     """
     header = R.header_of(path)
     if header.format < 2:
-        from referee.logs import legacy
+        from referee.audit import legacy
         return legacy.verify(path)
     tape = Tape(path)
     with closing(tape), tempfile.TemporaryDirectory(prefix="referee-verify-") as scratch:
