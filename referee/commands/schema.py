@@ -21,7 +21,7 @@ def schema(check: Annotated[bool, typer.Option(help="Only check that protocol/sc
 
     text = render()
     if check:
-        path = Path(__file__).resolve().parent.parent / "protocol" / "schema.json"
+        path = Path(__file__).resolve().parents[2] / "protocol" / "schema.json"
         if not path.is_file() or path.read_text(encoding="utf-8") != text:
             raise fail(f"{path} is out of date; regenerate it with `python -m protocol.schema`", X.INCONSISTENT)
         out.print("protocol/schema.json is up to date")

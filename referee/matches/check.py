@@ -66,7 +66,7 @@ from referee.records import records as R
 from referee.sides import side_of
 from referee.sides.base import GameSide, Stage
 
-SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_bots"
+SAMPLE_DIR = Path(__file__).resolve().parents[2] / "sample_bots"
 #: The opponents, in the order they are taken.
 SAMPLES = ("greedy_bot.py", "random_bot.py", "first_bot.py")
 STOP_AFTER_TIMEOUTS = 3  # games not begun are skipped after this many timeouts in all
