@@ -17,9 +17,7 @@ from referee.commands.shared import err
 #: Rows of the deals (or games) table past which ``referee match`` prints a summary (``--full``: all).
 TABLE_ROWS = 40
 
-
 EPILOG = "Exit codes: 0 done (a forfeit is a result), 1 bug, 2 usage or bad input, 3 a bot could not be started, 4 verify found an inconsistency, 5 check found problems, 130 interrupted."
-
 
 app = typer.Typer(
     name="referee",
@@ -30,21 +28,14 @@ app = typer.Typer(
     rich_markup_mode="rich",
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-
-
 deals_app = typer.Typer(help="Generate and show deal files (fixed deals, RULES.md §4).", no_args_is_help=True)
-
-
 app.add_typer(deals_app, name="deals")
 
 
 #: ``referee report FILE`` for files another package knows, by suffix (``.toml``: a league).
 #: A writer makes the report folder and returns what it wrote, in words ("3 of 6 pairings played").
 ReportWriter = Callable[[Path, Optional[Path], Path], str]
-
-
 REPORT_WRITERS: dict[str, ReportWriter] = {}
-
 
 #: The entry point group through which packages built on the referee add their commands: each
 #: entry is a function called with the app and :data:`REPORT_WRITERS` (``tournaments`` adds

@@ -79,8 +79,6 @@ def deals_generate(
 
 #: Deals a seed's stream holds (referee.engine.core.shuffle).
 STREAM_DEALS = 1 << 64
-
-
 #: Deals formatted and written at once by ``deals generate``.
 DEALS_PER_WRITE = 1000
 

@@ -132,17 +132,9 @@ def claim(path: Path, *, directory: bool = False) -> Path:
 
 
 TC_PANEL = "Time control"
-
-
 LIMITS_PANEL = "Limits and sandbox"
-
-
 OUTPUT_PANEL = "Output"
-
-
 GAME_PANEL = "Game"
-
-
 STATS_PANEL = "Statistics"
 
 

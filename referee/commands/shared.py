@@ -16,8 +16,6 @@ from referee.base import exitcodes as X
 from referee.base.console import Console
 
 out = Console()
-
-
 err = Console(stderr=True)
 
 
