@@ -204,5 +204,24 @@ class Segment:
             self._put(piece)
         return chunk
 
+    def played(self) -> Iterator[tuple[Chunk, bytes]]:
+        """Every chunk of a segment played by itself (on a cluster's worker, the log never taking
+        any), in order, with its log lines."""
+        assert self.over
+        for k in range(self.begun):
+            chunk = self._finished[k]
+            yield chunk, b"".join(self._spill.read(chunk.start, chunk.end))
+
+    def restore(self, played: list[tuple[Chunk, bytes]]) -> None:
+        """The chunks of the segment, played elsewhere (:meth:`played`), held for the log to
+        take as if they had been played here; the segment is then over."""
+        for chunk, data in played:
+            chunk.start = self._spill.size
+            self._spill.append(data)
+            chunk.end = self._spill.size
+            self._finished[chunk.index] = chunk
+        self.begun = len(played)
+        self.finish()
+
     def close(self) -> None:
         self._spill.close()
