@@ -1,5 +1,6 @@
 """Reaching a Dask cluster: the address a user gives (``local:N`` or a scheduler's) and the
-client for it, shared by every command that plays on a cluster (a league's ``--cluster``).
+client for it, shared by every command that plays on a cluster (a league's ``--cluster``, a
+match's: :mod:`referee.matches.cluster`).
 
 ``tcp://host:8786`` (any address ``distributed.Client`` takes) connects to a running scheduler;
 ``local:N`` starts a cluster of N worker processes on this machine, bound to loopback, for as

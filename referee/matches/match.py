@@ -6,7 +6,9 @@ orientation, so every bot holds every seat's cards and luck cancels.  The match 
 (:class:`Roster`): a process plays one game in one seating and never sees a deal twice, so a bot
 that remembers learns nothing of the hand it holds in the other seating.  Segments are played
 ``lanes`` at a time (``referee match -j N``); with one lane the next segment's processes are
-started while the current one plays.  Deals come from the seed through the keyed derivation of
+started while the current one plays; on a cluster (``referee match --cluster``) the segments are
+played by Dask workers (:func:`play_segment`, :mod:`referee.matches.cluster`) and everything else
+stays here.  Deals come from the seed through the keyed derivation of
 :mod:`referee.engine.shuffle` (``deals_from`` in the log's header), and with no seed given from a
 fresh secret one (:mod:`referee.seeds`).
 

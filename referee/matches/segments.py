@@ -12,7 +12,9 @@ A chunk that the log is waiting for is written straight through as it is played 
 chunk); the others wait in the segment's buffer, in memory up to :data:`SPILL_MEMORY` bytes and
 then in an unnamed temporary file, so a long segment played ahead of the log does not grow the
 referee's memory.  With *lockstep* (``verify``, ``referee play``) a segment begins a chunk only
-once it is live: the match is then played in the log's own order, line by line.
+once it is live: the match is then played in the log's own order, line by line.  A segment
+played on a cluster's worker is played by itself there (:meth:`Segment.played` gives its chunks)
+and its chunks held here as if played here (:meth:`Segment.restore`).
 """
 
 from __future__ import annotations
