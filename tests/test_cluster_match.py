@@ -198,3 +198,28 @@ def test_an_unreachable_scheduler_is_one_line(tmp_path):
     lines = run.stderr.strip().splitlines()
     assert len(lines) == 1 and "cannot reach the scheduler" in lines[0], run.stderr
     assert not (tmp_path / "m.jsonl").exists()
+
+
+# A bot that kills the Dask worker playing it (its parent: a match's segment is played in the
+# worker's own process) at its first turn: every worker that plays the segment dies, as if the
+# machine took it down.
+WORKER_KILLER = """
+import json, os, signal, sys
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["type"] == "hello":
+        print(json.dumps({"type": "hello", "name": "killer", "version": "1", "protocol": 1}), flush=True)
+    elif msg["type"] == "turn":
+        os.kill(os.getppid(), signal.SIGKILL)
+"""
+
+
+def test_a_segment_whose_workers_keep_dying_stops_the_match_in_one_line(tmp_path):
+    killer = tmp_path / "killer.py"
+    killer.write_text(WORKER_KILLER, encoding="utf-8")
+    run = referee("match", GREEDY, str(killer), "--variant", "block", "--players", "2", "--cluster", "local:1",
+                  "--log", str(tmp_path / "m.jsonl"), "-q")
+    assert run.returncode == X.USAGE, run.stdout + run.stderr
+    lines = run.stderr.strip().splitlines()
+    assert lines[-1].startswith("error: the workers playing game 1 in seating ") and "died 3 times" in lines[-1], run.stderr
+    assert "Traceback" not in run.stderr and not run.stdout.strip()
