@@ -223,3 +223,13 @@ def test_a_segment_whose_workers_keep_dying_stops_the_match_in_one_line(tmp_path
     lines = run.stderr.strip().splitlines()
     assert lines[-1].startswith("error: the workers playing game 1 in seating ") and "died 3 times" in lines[-1], run.stderr
     assert "Traceback" not in run.stderr and not run.stdout.strip()
+
+
+def test_a_bot_that_cannot_start_on_a_worker_is_reported_as_here(tmp_path):
+    broken = tmp_path / "broken.py"
+    broken.write_text("import sys\nprint('cannot find my opening book', file=sys.stderr)\nsys.exit(1)\n", encoding="utf-8")
+    run = referee("match", GREEDY, str(broken), "--variant", "block", "--players", "2", "--cluster", "local:1",
+                  "--log", str(tmp_path / "m.jsonl"), "-q")
+    assert run.returncode == X.BOT_START, run.stdout + run.stderr
+    assert "Traceback" not in run.stderr and "cannot find my opening book" in run.stderr
+    assert run.stderr.startswith("error: a bot could not be started: broken: bot 'broken' exited with code 1")

@@ -128,10 +128,16 @@ async def _play_until_stopped(spec: MatchSpec, game: int, orientation: int, star
             pass
         scope.cancel()
 
+    failure: Exception | None = None
     async with trio.open_nursery() as nursery:
         nursery.start_soon(watch, nursery.cancel_scope)
-        played = await play_segment(spec, game, orientation, start, folder)
+        try:
+            played = await play_segment(spec, game, orientation, start, folder)
+        except Exception as exc:  # noqa: BLE001 — raised below as itself, not in an exception group
+            failure = exc
         nursery.cancel_scope.cancel()
+    if failure is not None:
+        raise failure
     if played is None:
         raise SegmentStopped(f"game {game + 1} in seating {orientation + 1}: the match stopped first")
     return played
