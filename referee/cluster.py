@@ -26,6 +26,10 @@ INSTALL = "pip install 'referee[cluster]'"
 ALLOWED_FAILURES = 3
 
 
+#: A local cluster's workers run this first (a Dask preload given as its text).
+IGNORE_SIGINT = "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+
+
 class ClusterUnavailable(RefereeError):
     """The cluster cannot be used: Dask missing, a bad address, a scheduler out of reach.  One line."""
 
@@ -82,9 +86,14 @@ def connect(address: Address, *, timeout: float = 30.0, close_timeout: float = 5
 
     for name in ("distributed", "distributed.nanny", "distributed.scheduler", "distributed.worker", "distributed.core"):
         logging.getLogger(name).setLevel(logging.CRITICAL)
-    with dask.config.set({"distributed.scheduler.allowed-failures": ALLOWED_FAILURES - 1,
-                          "distributed.worker.daemon": False,
-                          "distributed.worker.profile.enabled": False}):
+    settings: dict[str, Any] = {"distributed.scheduler.allowed-failures": ALLOWED_FAILURES - 1,
+                                "distributed.worker.daemon": False,
+                                "distributed.worker.profile.enabled": False}
+    if address.local is not None:
+        # Ctrl-C at the terminal reaches the whole process group: the coordinator stops the run
+        # and closes the cluster; a worker must not die of it first (with a traceback).
+        settings["distributed.worker.preload"] = [IGNORE_SIGINT]
+    with dask.config.set(settings):
         if address.local is not None:
             _quiet_resource_tracker()
             cluster = distributed.LocalCluster(
