@@ -1,5 +1,6 @@
 """Reaching a Dask cluster: the address a user gives (``local:N`` or a scheduler's) and the
-client for it, shared by every command that plays on a cluster (a league's ``--cluster``).
+client for it, shared by every command that plays on a cluster (a league's ``--cluster``, a
+match's: :mod:`referee.matches.cluster`).
 
 ``tcp://host:8786`` (any address ``distributed.Client`` takes) connects to a running scheduler;
 ``local:N`` starts a cluster of N worker processes on this machine, bound to loopback, for as
@@ -23,6 +24,10 @@ INSTALL = "pip install 'referee[cluster]'"
 #: ``distributed.scheduler.allowed-failures``, set for the local cluster; a remote scheduler
 #: keeps its own setting).
 ALLOWED_FAILURES = 3
+
+
+#: A local cluster's workers run this first (a Dask preload given as its text).
+IGNORE_SIGINT = "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n"
 
 
 class ClusterUnavailable(RefereeError):
@@ -81,9 +86,14 @@ def connect(address: Address, *, timeout: float = 30.0, close_timeout: float = 5
 
     for name in ("distributed", "distributed.nanny", "distributed.scheduler", "distributed.worker", "distributed.core"):
         logging.getLogger(name).setLevel(logging.CRITICAL)
-    with dask.config.set({"distributed.scheduler.allowed-failures": ALLOWED_FAILURES - 1,
-                          "distributed.worker.daemon": False,
-                          "distributed.worker.profile.enabled": False}):
+    settings: dict[str, Any] = {"distributed.scheduler.allowed-failures": ALLOWED_FAILURES - 1,
+                                "distributed.worker.daemon": False,
+                                "distributed.worker.profile.enabled": False}
+    if address.local is not None:
+        # Ctrl-C at the terminal reaches the whole process group: the coordinator stops the run
+        # and closes the cluster; a worker must not die of it first (with a traceback).
+        settings["distributed.worker.preload"] = [IGNORE_SIGINT]
+    with dask.config.set(settings):
         if address.local is not None:
             _quiet_resource_tracker()
             cluster = distributed.LocalCluster(

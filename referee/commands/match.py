@@ -5,14 +5,17 @@ from __future__ import annotations
 
 import functools
 import os
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import msgspec
 import trio
 import typer
 
 from referee.base import exitcodes as X
+from referee.base.cluster import Address, ClusterUnavailable, parse_address
 from referee.base.errors import BotError, BotStartError, LogError
 from referee.bots.sandbox import DEFAULT_MEMORY_MB, DEFAULT_PROCESSES
 from referee.bots.spawn import resolve_command
@@ -49,6 +52,9 @@ from referee.matches.results import MatchResult
 from referee.matches.spec import MatchSpec
 from referee.records.stats import SprtSpec, is_sprt_word, parse_sprt
 
+if TYPE_CHECKING:
+    from referee.matches.cluster import ClusterSegments
+
 
 @app.command(epilog="Example: referee match sample_bots/greedy_bot.py sample_bots/random_bot.py --variant sport --deals 12\n\n" + EPILOG)
 def match(
@@ -84,12 +90,14 @@ def match(
     full: Annotated[bool, typer.Option("--full", help=f"Print the whole deals and games tables, however long (past {TABLE_ROWS} rows: the first and last rows and a count).", rich_help_panel=OUTPUT_PANEL)] = False,
     confidence: Annotated[float, typer.Option(help="Confidence level of the intervals; a winner is named only when significant at it.", rich_help_panel=STATS_PANEL)] = 0.95,
     sprt: Annotated[Optional[list[str]], typer.Option(help='Stop as soon as a sequential test decides: "margin0=0 margin1=3" (mean points per pair) or "elo0=0 elo1=50" (logistic Elo of the pairs), with alpha=, beta= (0.05 each) and min_pairs= (10: nothing is decided before); --deals/--games is then the budget.', rich_help_panel=STATS_PANEL)] = None,
-    concurrency: Annotated[int, typer.Option("--concurrency", "-j", help="Segments played at once, each a game in one seating with processes of its own (one core each is about right).  Same result and log whatever N.  A game of fixed deals has as many segments as seatings (2 for two bots): more lanes than that need --games.", rich_help_panel=GAME_PANEL)] = 1,
+    concurrency: Annotated[Optional[int], typer.Option("--concurrency", "-j", help="Segments played at once (default 1), each a game in one seating with processes of its own (one core each is about right).  Same result and log whatever N.  A game of fixed deals has as many segments as seatings (2 for two bots): more lanes than that need --games.  With --cluster: segments in flight on it (default: its workers).", rich_help_panel=GAME_PANEL, show_default=False)] = None,
+    cluster: Annotated[Optional[str], typer.Option("--cluster", help="Play the segments on a Dask cluster: local:N for N worker processes here, or a scheduler's address (tcp://host:8786); the log and the result are made here, the same as without it.  Bots must be at the same paths on every worker.  Needs pip install 'referee\\[cluster]'.", rich_help_panel=GAME_PANEL, show_default=False)] = None,
 ) -> None:
     """Play a duplicate match: every deal in every orientation, so luck cancels and the margin means skill."""
     confidence = bounded(confidence, Confidence, "--confidence")
-    if concurrency < 1:
+    if concurrency is not None and concurrency < 1:
         raise fail(f"--concurrency (-j): at least 1, not {concurrency}")
+    address = cluster_address(cluster)
     bots, test = sprt_test(bots, sprt)
     v, players, opts, deal_list, deals, games = game_setup(variant_id, players, option, deals_file, deals, games, len(bots), test)
     names = names_of(name, len(bots))
@@ -112,14 +120,45 @@ def match(
                    deals_file_sha256=file_sha256(deals_file) if deals_file else None)
     spec = job.spec(deal_list)
     warn_short_seed(None if deals_file else seed, seed_value)
-    result, stopped = play_watched(spec, quiet=quiet, live=live, sandbox=sandbox, claimed=None if log else log_path, lanes=concurrency)
-    with result, held_signals():  # a second Ctrl-C does not cut the result short
-        show_result(result, quiet=quiet, full=full, json_path=json_path, seed=None if deals_file else seed_value, log_path=log_path)
+    with ExitStack() as held:
+        on = None if address is None else held.enter_context(cluster_for(address, concurrency, quiet=quiet, claimed=None if log else log_path))
+        result, stopped = play_watched(spec, quiet=quiet, live=live, sandbox=sandbox, claimed=None if log else log_path,
+                                       lanes=(concurrency or 1) if on is None else on.lanes, cluster=on)
+        with result, held_signals():  # a second Ctrl-C does not cut the result short
+            show_result(result, quiet=quiet, full=full, json_path=json_path, seed=None if deals_file else seed_value, log_path=log_path)
     if stopped is not None:
         pairs = result.tally.count
         say(err, f"interrupted after {pairs} pair{'' if pairs == 1 else 's'} ({stopped}); the log so far is in {log_path}"
                  + (f", the result in {json_path}" if json_path else ""))
         raise typer.Exit(X.INTERRUPTED)
+
+
+def cluster_address(text: str | None) -> Address | None:
+    """``--cluster``'s address, or a one-line error (exit 2)."""
+    if text is None:
+        return None
+    try:
+        return parse_address(text)
+    except ClusterUnavailable as exc:
+        raise fail(str(exc)) from None
+
+
+@contextmanager
+def cluster_for(address: Address, lanes: int | None, *, quiet: bool, claimed: Path | None) -> Iterator[ClusterSegments]:
+    """A match's segments on the cluster at ``address`` for the block, the workers counted on
+    stderr; one line (exit 2) if it cannot be reached, the log's claimed name given back."""
+    from referee.matches.cluster import on_cluster
+
+    with ExitStack() as stack:
+        try:
+            on = stack.enter_context(on_cluster(address, lanes))
+        except ClusterUnavailable as exc:
+            if claimed is not None:
+                drop_if_empty(claimed)
+            raise fail(str(exc)) from None
+        if not quiet:
+            say(err, f"cluster {address}: {on.workers} worker{'s' if on.workers != 1 else ''} connected, {on.lanes} segment{'s' if on.lanes != 1 else ''} at once")
+        yield on
 
 
 def sprt_test(bots: list[str], sprt: list[str] | None) -> tuple[list[str], SprtSpec | None]:
@@ -223,11 +262,12 @@ def _clock_owner(item: str, names: list[str]) -> tuple[int, str]:
 
 
 def play_watched(spec: MatchSpec, *, quiet: bool, live: bool | None, sandbox: bool, claimed: Path | None,
-                 lanes: int = 1) -> tuple[MatchResult, BaseException | None]:
+                 lanes: int = 1, cluster: ClusterSegments | None = None) -> tuple[MatchResult, BaseException | None]:
     """Play the match with a progress bar and the running score on a terminal; its result, and
     what stopped it (Ctrl-C, SIGTERM, SIGHUP) if it was stopped: then the result is its
     finished pairs'.  ``claimed``: the log, when its name was claimed for this match (dropped
-    if the match never began); ``lanes``: segments played at once (``-j``)."""
+    if the match never began); ``lanes``: segments played at once (``-j``), on ``cluster`` if
+    given (``--cluster``)."""
     n_orient = len(orientations(spec.variant, spec.players, spec.options, len(spec.bots)))
     total = (spec.deals or 0) * (spec.games or 1) * n_orient if not spec.variant.to_target else (spec.games or 1) * n_orient
     bar = progress_bar(total, quiet)
@@ -247,11 +287,11 @@ def play_watched(spec: MatchSpec, *, quiet: bool, live: bool | None, sandbox: bo
         if bar is not None:
             with bar:
                 task = bar.add_task("starting bots", total=total)
-                return trio.run(functools.partial(run_match, spec, progress, on_board, lanes=lanes)), None
-        return trio.run(functools.partial(run_match, spec, progress, on_board, lanes=lanes)), None
+                return trio.run(functools.partial(run_match, spec, progress, on_board, lanes=lanes, cluster=cluster)), None
+        return trio.run(functools.partial(run_match, spec, progress, on_board, lanes=lanes, cluster=cluster)), None
     except BotStartError as exc:
         raise fail(f"a bot could not be started: {exc}" + (f"\n{SANDBOX_HINT}" if sandbox else ""), X.BOT_START) from None
-    except (BadDeal, LogError) as exc:
+    except (BadDeal, LogError, ClusterUnavailable) as exc:
         if claimed is not None:
             drop_if_empty(claimed)  # the name was claimed for this match, which never began
         raise fail(str(exc)) from None
