@@ -12,7 +12,7 @@ from pathlib import Path
 import msgspec
 import pytest
 import trio
-from helpers import read_log
+from support import read_log
 
 from protocol import messages as m
 from referee.bots.bot import Bot

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import msgspec
 import pytest
-from helpers import mask, tiles
+from support import mask, tiles
 
 from referee.engine import (
     FISH,

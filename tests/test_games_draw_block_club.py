@@ -4,7 +4,7 @@ how each deals, who leads, and what a domino or a fish writes."""
 from __future__ import annotations
 
 import pytest
-from helpers import mask, tiles
+from support import mask, tiles
 
 from referee.engine import (
     TERMINAL,

@@ -9,7 +9,7 @@ then the hands left and the way it ended are set, and ``game.finish()`` scores i
 from __future__ import annotations
 
 import pytest
-from helpers import mask, tiles
+from support import mask, tiles
 
 from referee.engine import (
     TERMINAL,

@@ -11,7 +11,7 @@ rules on real endings.
 from __future__ import annotations
 
 import pytest
-from helpers import mask, tiles
+from support import mask, tiles
 
 from referee.engine import (
     DOMINO,

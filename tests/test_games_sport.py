@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from helpers import mask
+from support import mask
 
 from referee.engine import TERMINAL, BadOption, Deal, DealEnd, parse_tile, variant
 

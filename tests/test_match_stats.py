@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
-from helpers import read_log
+from support import read_log
 
 from referee import exitcodes as X
 from referee.logs.verify import verify

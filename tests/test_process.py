@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 import trio
-from helpers import alive
+from support import alive
 
 from referee.bots.process import BotProcess
 from referee.bots.spawn import Confinement, bot_name, describe_exit, resolve_command

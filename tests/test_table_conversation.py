@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import trio
-from helpers import read_log
+from support import read_log
 
 from protocol import messages as m
 from referee.bots.bot import Bot
