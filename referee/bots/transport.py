@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Protocol
 import trio
 
 from protocol import messages as m
-from referee.errors import BotExited
+from referee.errors import BotExited, LineTooLong
 
 if TYPE_CHECKING:
     from referee.bots.bot import Bot
@@ -174,11 +174,15 @@ class ScriptedBot(InProcess):
     ``MockTransport``): ``bot.expect(m.Turn, (0.25, line))``.  Each message that matches the
     first expectation not yet seen is answered by it instead of by ``script``; any other
     message goes to ``script`` as before.  :meth:`assert_done` fails when an expectation was
-    never seen."""
+    never seen.
 
-    def __init__(self, script: Script = first_legal, name: str = "scripted") -> None:
+    A line longer than ``max_line`` bytes (newline included) is refused as a process's is: reading
+    it raises :class:`~referee.errors.LineTooLong`."""
+
+    def __init__(self, script: Script = first_legal, name: str = "scripted", max_line: int | None = None) -> None:
         self.script = script
         self.name = name
+        self.max_line = max_line
         self.received: list[m.ToBotMessage] = []
         self._replies: deque[tuple[float, bytes | None]] = deque()  # (ready at, line)
         self._busy_until = 0.0
@@ -228,6 +232,10 @@ class ScriptedBot(InProcess):
         if line is None:
             self.closed = True
             raise BotExited(f"bot {self.name!r} exited (as its script says)", bot=self.name, returncode=0, stderr_tail="")
+        if self.max_line is not None and len(line) + 1 > self.max_line:
+            prefix = line[:200]
+            raise LineTooLong(f"bot {self.name!r} wrote a line longer than {self.max_line} bytes, starting {prefix[:60]!r}",
+                              bot=self.name, prefix=prefix, limit=self.max_line)
         return line
 
     async def read_line(self) -> bytes:
@@ -285,7 +293,7 @@ def scripted(scripts: dict[str, Script], default: Script = first_legal) -> tuple
 
     async def launch(nursery: trio.Nursery, bot: Bot, *, name: str, stderr_path: Path, max_line: int,
                      hidden: Sequence[Path]) -> BotTransport:
-        sb = ScriptedBot(scripts.get(name, scripts.get(bot.name, default)), name)
+        sb = ScriptedBot(scripts.get(name, scripts.get(bot.name, default)), name, max_line)
         started.setdefault(name, []).append(sb)
         return sb
 
