@@ -80,3 +80,23 @@ def random_play(env, seed: int, moves: int = 10**6) -> int:
         env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
         made += 1
     return made
+
+
+def end_deal(game, left: dict[int, tuple[str, ...]], reason: str, seat: int, deal, arrange=None):
+    """Start ``game``'s next deal from ``deal`` and end it at once, by ``reason`` (``"domino"``,
+    ``"fish"``) of ``seat``, with ``left[s]`` (tile names) in each seat's hand: the record
+    ``finish`` returns, once its totals are checked to be the old ones plus what it wrote.
+    ``arrange(state)`` sets what else a game scores on before the deal is finished."""
+    from referee.engine import TERMINAL, DealEnd
+
+    state = game.start(deal)
+    assert state is not None, "a void deal"
+    before = list(game.totals)
+    state.hands = [mask(left.get(s, ())) for s in range(game.players)]
+    state.end = DealEnd(reason, seat)
+    state.turn = TERMINAL
+    if arrange is not None:
+        arrange(state)
+    rec = game.finish(state)
+    assert [b + w for b, w in zip(before, rec.wrote)] == list(rec.totals)
+    return rec
