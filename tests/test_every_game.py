@@ -162,6 +162,24 @@ def playout(name: str, players: int, seed: int) -> int:
     return moves
 
 
+def test_the_playout_checks_find_a_tile_counted_twice_and_a_turn_out_of_order():
+    game = variant("block").new_game(3)
+    state = game.start(deal_from_seed(2, 0, game.shape))
+    assert state is not None
+    twice = state.copy()
+    twice.hands[0] |= twice.hands[1] & -twice.hands[1]  # seat 1's first tile in seat 0's hand too
+    with pytest.raises(AssertionError, match="tiles in hands"):
+        assert_28_tiles(twice)
+    seat, p = state.to_move(), state.legal_plays()[0]
+    start = len(state.history)
+    state.push(p)
+    assert_turn_order(state, seat, p, state.history[start:])
+    skipped = state.copy()
+    skipped.turn = (state.to_move() + 1) % 3
+    with pytest.raises(AssertionError, match="the turn should be seat"):
+        assert_turn_order(skipped, seat, p, state.history[start:])
+
+
 @pytest.mark.parametrize(("name", "players"), GAMES)
 def test_random_playouts_keep_the_invariants(name, players):
     assert sum(playout(name, players, seed) for seed in SEEDS) > 0
