@@ -5,7 +5,7 @@ draw per turn, ends and the checked path's refusals."""
 from __future__ import annotations
 
 import pytest
-from helpers import tiles
+from support import tiles
 
 from referee.engine import (
     LEFT,

@@ -13,8 +13,8 @@ import pytest
 pytest.importorskip("pettingzoo")
 
 import numpy as np
-from helpers import random_play
 from pettingzoo.test import api_test, render_test, seed_test
+from support import random_play
 
 from referee.engine.core.deal import deal_from_seed
 from referee.engine.core.shuffle import BLAKE2B

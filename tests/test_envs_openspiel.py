@@ -15,7 +15,7 @@ import pytest
 pytest.importorskip("pyspiel")
 
 import pyspiel
-from helpers import random_play
+from support import random_play
 
 import referee.envs.openspiel  # noqa: F401  (registers the games)
 from referee.engine.core.deal import deal_from_seed

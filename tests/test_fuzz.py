@@ -15,14 +15,13 @@ import pytest
 import trio
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from typer.testing import CliRunner
+from support.commands import cli
 
 from protocol import messages as m
 from referee.base import exitcodes as X
 from referee.base.clock import TimeControl
 from referee.bots.bot import Bot
 from referee.bots.transport import HELLO, first_legal, play_line, scripted
-from referee.commands import app
 from referee.conversation import faults as F
 from referee.conversation.log import MatchLog
 from referee.conversation.players import Entry, Player
@@ -99,13 +98,6 @@ def test_arbitrary_bytes_from_a_bot_are_a_fault_or_ignored(answers, where):
         assert fault.kind in F.KINDS and fault.bot == "A", fault
         assert "\n" not in fault.detail
         assert fault.line is None or len(fault.line) <= F.EVIDENCE + 20
-
-
-def cli(*args):
-    result = CliRunner().invoke(app, [str(a) for a in args])
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    return result
 
 
 def assert_clean(result, codes: tuple[int, ...]) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from helpers import tiles
+from support import tiles
 
 from referee.engine import (
     DOMINO,

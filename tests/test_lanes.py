@@ -16,6 +16,7 @@ from pathlib import Path
 import msgspec
 import pytest
 import trio
+from support import alive, read_log, strip_timings
 
 from referee.audit.verify import verify
 from referee.base import exitcodes as X
@@ -25,7 +26,6 @@ from referee.engine import variant
 from referee.matches.match import run_match
 from referee.matches.spec import MatchSpec
 from referee.records.stats import SprtSpec
-from tests.helpers import alive, read_log, strip_timings
 
 ROOT = Path(__file__).resolve().parent.parent
 GREEDY = str(ROOT / "sample_bots" / "greedy_bot.py")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from helpers import read_log, strip_timings
+from support import read_log, strip_timings
 from typer.testing import CliRunner
 
 from referee.audit.verify import Inconsistent, verify

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import read_log, strip_timings
+from support import read_log, strip_timings
 from test_match import BOTS, FIRST, GREEDY, RANDOM, run
 from test_match import match as whole_match
 

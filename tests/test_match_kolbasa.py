@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import read_log, strip_timings, tiles
+from support import read_log, strip_timings, tiles
 from test_match import runner
 from test_match_cross import GREEDY, RANDOM, match, run
 from test_wire_kolbasa import play_kolbasa

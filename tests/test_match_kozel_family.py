@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import read_log, strip_timings
+from support import read_log, strip_timings
 from test_match_cross import FIRST, GREEDY, RANDOM, match, run
 
 from referee.audit.verify import Inconsistent, verify

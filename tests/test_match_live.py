@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import read_log
+from support import read_log
 from test_match import FIRST, GREEDY, RANDOM, run
 
 from referee.base import exitcodes as X

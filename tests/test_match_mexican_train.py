@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import read_log, strip_timings
+from support import read_log, strip_timings
 from test_match_cross import FIRST, GREEDY, RANDOM, RANDOM2, run
 from test_match_cross import match as cross_match
 

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
-from helpers import read_log
+from support import read_log
 
 from referee.audit.verify import verify
 from referee.base import exitcodes as X

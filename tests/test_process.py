@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 import trio
-from helpers import alive
+from support import alive
 
 from referee.base.errors import BotExited, BotNotFound, LineTooLong, RefereeError
 from referee.bots.process import BotProcess

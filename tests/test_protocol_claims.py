@@ -11,7 +11,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from helpers import read_log, tiles
+from support import read_log, tiles
 from test_wire_replay import play_recorded
 from typer.testing import CliRunner
 

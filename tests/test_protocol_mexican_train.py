@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 import trio
-from helpers import tiles, transcript_block
+from support import tiles, transcript_block
 
 from protocol import bot
 from protocol import messages as m

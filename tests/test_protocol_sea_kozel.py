@@ -12,7 +12,7 @@ turn's id.  The ``text sea-kozel-transcript`` block of PROTOCOL.md must equal it
 from __future__ import annotations
 
 import msgspec
-from helpers import transcript_block
+from support import transcript_block
 
 from protocol import messages as m
 from referee.engine import TERMINAL, deal_from_seed, variant

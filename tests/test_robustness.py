@@ -19,10 +19,9 @@ from pathlib import Path
 
 import pytest
 import trio
-from typer.testing import CliRunner
+from support.commands import cli, one_line_error
 
 from referee.base import exitcodes as X
-from referee.commands import app
 
 pytestmark = pytest.mark.slow  # matches of real bot processes (or a long property sweep): the full run
 
@@ -31,22 +30,6 @@ BOTS = ROOT / "sample_bots"
 HOSTILE = Path(__file__).resolve().parent / "hostile_bots" / "hostile.py"
 DEEP = "[" * 1000 + "]" * 1000
 HANG = 120
-
-
-def cli(*args: str):
-    result = CliRunner().invoke(app, [str(a) for a in args])
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    return result
-
-
-def one_line_error(result, *words: str) -> str:
-    """The stderr of a refused command: one ``error:`` line containing ``words``."""
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
-    for w in words:
-        assert w in lines[0], lines[0]
-    return lines[0]
 
 
 # -- JSON nested too deep ---------------------------------------------------------------------------

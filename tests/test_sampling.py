@@ -14,9 +14,9 @@ from __future__ import annotations
 import random
 
 import pytest
-from helpers import tiles
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import tiles
 
 from referee.engine import TERMINAL, Deal, Drew, Passed, Placed, check_deal, variant
 from referee.engine.core.layout import Cross, Line, Trains

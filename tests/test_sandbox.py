@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 import trio
-from helpers import alive
+from support import alive
 from typer.testing import CliRunner
 
 from referee.base.clock import TimeControl

@@ -18,7 +18,7 @@ from pathlib import Path
 import msgspec
 import pytest
 import trio
-from helpers import read_log, strip_timings
+from support import read_log, strip_timings
 from typer.testing import CliRunner
 
 from protocol import messages as m

@@ -21,10 +21,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from support.commands import cli
 
 from referee.base import exitcodes as X
-from referee.commands import app
 
 pytestmark = pytest.mark.slow  # plays a dozen matches with real processes
 
@@ -33,13 +32,6 @@ BOTS = ROOT / "sample_bots"
 HOSTILE = Path(__file__).resolve().parent / "hostile_bots" / "hostile.py"
 GREEDY, FIRST = BOTS / "greedy_bot.py", BOTS / "first_bot.py"
 RANDOM = f"{BOTS / 'random_bot.py'} 7"  # seeded: every run the same moves, so the same special deals and decisions
-
-
-def cli(*args):
-    result = CliRunner().invoke(app, [str(a) for a in args])
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    return result
 
 
 def hostile(state: Path, behaviour: str, **opts: object) -> str:

@@ -26,8 +26,8 @@ from typing import Any
 
 import msgspec
 import pytest
-from helpers import read_log
 from playwright import sync_api as playwright_api
+from support import read_log
 from typer.testing import CliRunner
 
 from referee.audit.replay import Replayer

@@ -21,9 +21,9 @@ from pathlib import Path
 
 import pytest
 import trio
-from helpers import tiles
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support import tiles
 
 import referee.conversation.table as table_module
 from bench.referee import StubBot
