@@ -4,11 +4,12 @@ to one seat's knowledge.
 :class:`LiveView` is the report's own :class:`~referee.web.data.MatchReader` fed the referee's
 records one by one as the match writes them (instead of reading a finished log), so the live
 table is drawn from the very documents, and by the very renderers, that a replay is.  What the
-page is sent of a deal in play is :func:`seen`: the document with every tile the person's seats
-cannot see replaced by ``null`` (drawn face down): the other hands, the bazaar, the tiles others
-draw, and in kolbasa every row's face-down tiles (KB-8: even its owner's).  That is what a bot in
-those seats is told (PROTOCOL.md), no more; once the deal is over its last step shows the hands
-left, as ``deal_end`` tells every bot.
+page is sent of a deal in play is :func:`seen`: the document cut to the person's seats by the
+marks on its type (:mod:`referee.sides.pages`), every tile they cannot see face down (``null``)
+or taken out: the other hands, the bazaar, the tiles others draw, and in kolbasa every row's
+face-down tiles (KB-8: even its owner's).  That is what a bot in those seats is told
+(PROTOCOL.md), no more; once the deal is over its last step shows the hands left, as
+``deal_end`` tells every bot.
 """
 
 from __future__ import annotations
@@ -18,8 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from referee.engine.core.state import DealState
 from referee.records import records as R
+from referee.sides.pages import DealPage, cut
 from referee.web.data import MatchReader
 
 
@@ -28,7 +32,7 @@ class Shown:
     """A deal as the person sees it: its document (the full one: :func:`seen` cuts it down), the
     seats the person holds in it, and, once it is over, the game's end if it ended the game."""
 
-    doc: dict[str, Any]
+    doc: DealPage
     mine: list[int]
     over: bool = False
     game_end: dict[str, Any] | None = None
@@ -92,25 +96,6 @@ class LiveView(MatchReader):
 
 
 def seen(shown: Shown) -> dict[str, Any]:
-    """``shown``'s document as its seats may see it: every tile they cannot see is ``null``."""
-    doc = shown.doc
-    mine = set(shown.mine)
-    rows = bool(doc.get("rows"))
-    steps = doc["steps"]
-    last = len(steps) - 1
-
-    def hands(hs: list[list[str]], up: str | None, reveal: bool) -> list[list[str | None]]:
-        if reveal:
-            return [list(h) for h in hs]
-        if rows:  # kolbasa: every row face down, but for the tile turned up at its right end
-            return [[t if i == len(h) - 1 and t == up else None for i, t in enumerate(h)] for h in hs]
-        return [list(h) if s in mine else [None] * len(h) for s, h in enumerate(hs)]
-
-    out_steps = []
-    for i, step in enumerate(steps):
-        reveal = shown.over and i == last and step["kind"] == "end"
-        s = {**step, "hands": hands(step["hands"], step.get("up"), reveal)}
-        if step["kind"] == "draw" and step["seat"] not in mine:
-            s["tiles"] = []
-        out_steps.append(s)
-    return {**doc, "hands": hands(doc["hands"], None, False), "undealt": [None] * len(doc["undealt"]), "steps": out_steps}
+    """``shown``'s document as its seats may see it (:func:`~referee.sides.pages.cut`), as the page
+    is sent it."""
+    return msgspec.to_builtins(cut(shown.doc, shown.mine))

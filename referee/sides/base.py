@@ -21,6 +21,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from msgspec import UNSET
+
 from protocol import messages as m
 from referee.engine import END_NAMES, STOP, Play, play
 from referee.engine.core.deal import Deal
@@ -30,6 +32,7 @@ from referee.engine.core.line import DECLINE, HUNDRED, WRITE_OFF, Declared, Drew
 from referee.engine.core.state import DealState
 from referee.engine.core.tiles import HIGH, LOW, N_TILES, tile, tile_name, tile_text
 from referee.records.records import Play as PlayRecord
+from referee.sides.pages import Board, DealPage
 
 TILE_JSON: list[tuple[int, int]] = [(LOW[t], HIGH[t]) for t in range(N_TILES)]
 _OPTIONS: dict[Play, m.PlayOption] = {}
@@ -326,29 +329,30 @@ class DealSteps:
     working state (kolbasa's sausage as the engine lays it).
     """
 
-    doc: dict[str, Any]
+    doc: DealPage
     hands: list[set[int]]
     bazaar: list[int]  # undealt tiles in order (drawn from the front when the game draws)
     sides: list[tuple[int, ...]]  # the seats of each side, for points written during play
     scores: list[int] = field(default_factory=list)
     drawn: int = 0
     events: int = 0  # the engine events of this deal so far
-    table: dict[str, Any] | None = None
+    table: Board | None = None
     rows: list[list[int]] | None = None
     up: int | None = None
     own: Any = None
 
     def step(self, kind: str, seat: int | None, text: str, **extra: Any) -> None:
+        """Add a step; ``extra`` are fields of the document's step type (:class:`~referee.sides.pages.Step`)."""
         rows = self.rows
-        self.doc["steps"].append({
-            "kind": kind, "seat": seat, "text": text,
-            "hands": [[tile_name(t) for t in r] for r in rows] if rows is not None else [[tile_name(t) for t in sorted(h)] for h in self.hands],
-            "bazaar": len(self.bazaar) - self.drawn,
-            "scores": list(self.scores),
-            **({} if self.table is None else {"table": self.table}),
-            **({} if rows is None else {"up": None if self.up is None else tile_name(self.up)}),
+        self.doc.steps.append(self.doc.step_type(
+            kind, seat, text,
+            [[tile_name(t) for t in r] for r in rows] if rows is not None else [[tile_name(t) for t in sorted(h)] for h in self.hands],
+            len(self.bazaar) - self.drawn,
+            list(self.scores),
+            table=UNSET if self.table is None else self.table,
+            up=UNSET if rows is None else None if self.up is None else tile_name(self.up),
             **extra,
-        })
+        ))
 
     def side_of(self, seat: int) -> int:
         for i, seats in enumerate(self.sides):
@@ -373,6 +377,8 @@ class GameSide:
     #: the renderer of the web report's replays that draws this family's table (``LAYOUTS`` in
     #: ``referee/web/static/replay.js``)
     layout = "line"
+    #: the type of this family's deal documents, with the tiles a seat may not see marked on it
+    page: type[DealPage] = DealPage
     #: how the match page says the leader's first tile came to be played ("forced")
     lead_word = "forced"
     #: the moves ``referee check`` counts for this family, in the order it lists them

@@ -29,6 +29,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+import msgspec
+from msgspec import UNSET, Struct, UnsetType
+
 from protocol import messages as m
 from referee.engine.core.deal import Deal
 from referee.engine.core.errors import IllegalPlay
@@ -40,6 +43,7 @@ from referee.engine.core.state import DealState
 from referee.engine.core.tiles import OTHER, parse_tile, tile, tile_name, tile_text
 from referee.records.records import Play as PlayRecord
 from referee.sides.base import TILE_JSON, DealSteps, Decision, GameSide, Stage, Who
+from referee.sides.pages import Board, RowsPage
 
 START = "start"
 _OPTIONS: dict[Play, m.PlayOption] = {}
@@ -70,6 +74,7 @@ def ends_json(state: KolbasaDeal) -> dict[str, int]:
 class KolbasaSide(GameSide):
     deals = ("referee.engine.core.kolbasa.KolbasaDeal",)
     layout = "sausage"
+    page = RowsPage
     decisions = (*GameSide.decisions,
                  Decision("knife offered", "knife offered", "knives offered"),
                  Decision("knife made", "knife laid", "knives laid"),
@@ -188,7 +193,7 @@ class KolbasaSide(GameSide):
     # -- people: the web report's replay --------------------------------------------------------
 
     def web_deal(self, d: DealSteps, state: DealState, hands: list[list[str]]) -> None:
-        d.doc["rows"] = True  # hands are rows of face-down tiles, in order
+        d.doc.rows = True  # hands are rows of face-down tiles, in order
         d.rows = [[parse_tile(t) for t in h] for h in hands]
         d.own = Sausage()
         d.table = _sausage_doc(d.own)
@@ -226,7 +231,7 @@ class KolbasaSide(GameSide):
         if t is not None and t >= KNIFE:
             i = t - KNIFE
             top = sausage.junction(0, i)
-            d.table = {**_sausage_doc(sausage), "knife": {"at": i, "tile": [top, OTHER[e.tile][top]]}}
+            d.table = msgspec.structs.replace(_sausage_doc(sausage), knife=Knife(i, [top, OTHER[e.tile][top]]))
             sausage.lay(e.tile, t)
             end, text = place_name(t), f"{who(e.seat)} lays {name} as a knife across junction {i}"
         else:
@@ -281,11 +286,25 @@ def where_text(place: int | None) -> str:
     return f"laid across as a knife at position {place - KNIFE}"
 
 
-def _sausage_doc(s: Sausage) -> dict[str, Any]:
+class Knife(Struct):
+    """A knife being laid: across junction ``at`` of the sausage, ``tile`` as ``[near, far]``."""
+
+    at: int
+    tile: list[int]
+
+
+class SausageBoard(Board):
     """kolbasa's table as the engine's layout has it: the start (top half first) and each line
-    outward, tiles as ``[near, far]``."""
-    return {"start": None if s.start[0] < 0 else list(s.start), "top": [list(t) for t in s.lines[0]],
-            "bottom": [list(t) for t in s.lines[1]]}
+    outward, tiles as ``[near, far]``; and the knife of a step that lays one."""
+
+    start: list[int] | None
+    top: list[list[int]]
+    bottom: list[list[int]]
+    knife: Knife | UnsetType = UNSET
+
+
+def _sausage_doc(s: Sausage) -> SausageBoard:
+    return SausageBoard(None if s.start[0] < 0 else list(s.start), [list(t) for t in s.lines[0]], [list(t) for t in s.lines[1]])
 
 
 def _places(*kinds: str) -> Callable[[DealState, list[m.PlayOption]], bool]:

@@ -25,6 +25,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from msgspec import Struct
+
 from protocol import messages as m
 from referee.engine.core.deal import Deal
 from referee.engine.core.errors import IllegalPlay
@@ -35,6 +37,7 @@ from referee.engine.core.tiles import IS_DOUBLE, N_TILES, tile, tile_name, tile_
 from referee.engine.core.trains import TrainDeal, train_play
 from referee.records.records import Play as PlayRecord
 from referee.sides.base import TILE_JSON, DealSteps, Decision, GameSide, Stage, Who, engine_play, event_lines, hand_json
+from referee.sides.pages import Board
 
 #: the train names of an ``n``-seat round, by train index
 TRAIN_NAMES: dict[int, tuple[str, ...]] = {n: (*(f"seat{s}" for s in range(n)), "mexican") for n in (2, 3, 4)}
@@ -152,19 +155,19 @@ class TrainSide(GameSide):
 
     def web_deal(self, d: DealSteps, state: DealState, hands: list[list[str]]) -> None:
         assert isinstance(state, TrainDeal)
-        seats = d.doc["seats"]
-        d.doc["table"] = {"trains": [{"name": name, "label": "the Mexican train" if e == state.n else f"{seats[e]['bot']} (seat {e})"}
-                                     for e, name in enumerate(state.layout.names)]}
-        d.doc["station"] = tile_name(state.station)
-        d.table = {"markers": [], "open": None, "hangs": False}
+        seats = d.doc.seats
+        d.doc.table = TrainsTable([Train(name, "the Mexican train" if e == state.n else f"{seats[e].bot} (seat {e})")
+                                   for e, name in enumerate(state.layout.names)])
+        d.doc.station = tile_name(state.station)
+        d.table = TrainsBoard([], None, False)
 
     def web_event(self, d: DealSteps, e: Event, state: DealState, who: Who, ms: float | None) -> None:
         assert isinstance(state, TrainDeal)
         # The text replay's reading of the markers and the open double, so both agree.
         _, markers, open_train, hangs = trains_at(state, d.events)
         names = state.layout.names
-        d.table = {"markers": [names[s] for s in range(state.n) if markers >> s & 1],
-                   "open": names[open_train] if open_train >= 0 else None, "hangs": hangs}
+        d.table = TrainsBoard([names[s] for s in range(state.n) if markers >> s & 1], names[open_train] if open_train >= 0 else None,
+                              hangs)
         super().web_event(d, e, state, who, ms)
 
     def web_place(self, d: DealSteps, e: Placed, state: DealState, who: Who, ms: float | None) -> None:
@@ -178,7 +181,7 @@ class TrainSide(GameSide):
 
     def web_pass_text(self, d: DealSteps, e: Passed, state: DealState, who: Who) -> str:
         assert isinstance(state, TrainDeal)
-        hanging = d.table["open"] if d.table and d.table["hangs"] else None
+        hanging = d.table.open if isinstance(d.table, TrainsBoard) and d.table.hangs else None
         return (f"{who(e.seat)} knocks: a marker goes on its train"
                 + (f"; the double on {_train_words(state, state.layout.names.index(hanging))} hangs" if hanging else ""))
 
@@ -205,6 +208,26 @@ class TrainSide(GameSide):
         train = rec.train or ""
         if train.startswith("seat") and train != f"seat{rec.seat}" and not memo.get("covering", False):
             yield "marked train made"
+
+
+class Train(Struct):
+    name: str  # as the placements' ``end`` names it
+    label: str  # in words: whose it is
+
+
+class TrainsTable(Board):
+    """The deal's trains, in the order of the engine's layout."""
+
+    trains: list[Train]
+
+
+class TrainsBoard(Board):
+    """What a step's trains show beyond their tiles: the markers (by train), the train with an
+    uncovered double and whether that double hangs (MT-8)."""
+
+    markers: list[str]
+    open: str | None
+    hangs: bool
 
 
 def trains_at(state: TrainDeal, upto: int) -> tuple[list[int], int, int, bool]:

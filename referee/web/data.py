@@ -32,6 +32,7 @@ from referee.records import records as R
 from referee.records.summary import MatchSummary
 from referee.sides import side_for, side_of
 from referee.sides.base import DealSteps
+from referee.sides.pages import DealPage, FaultNote, Result, Seat
 
 
 class NotALog(ValueError):
@@ -58,7 +59,7 @@ class MatchData:
     """What :func:`read_match` gives: the match document and one document per played deal."""
 
     match: dict[str, Any]
-    deals: list[dict[str, Any]]
+    deals: list[DealPage]
 
 
 class MatchReader(Replayer):
@@ -66,7 +67,7 @@ class MatchReader(Replayer):
 
     def __init__(self, log: Path) -> None:
         super().__init__(log)
-        self.deals: list[dict[str, Any]] = []
+        self.deals: list[DealPage] = []
         self.summary: list[dict[str, Any]] = []
         self.game_ends: list[dict[str, Any]] = []
         self.faults: list[dict[str, Any]] = []
@@ -102,20 +103,18 @@ class MatchReader(Replayer):
                      lead_tile=tile_name(state.lead_tile) if state.lead_tile is not None else None, lead_word=side.lead_word)
         hands = [{parse_tile(t) for t in h} for h in rec.hands]
         undealt = [parse_tile(t) for t in rec.undealt]
-        doc = {
-            "kind": "deal", "variant": header.variant, "title": variant(header.variant).title,
-            "layout": side.layout, "players": header.players,
-            "game": rec.game, "orientation": key[1], "deal": rec.deal, "stream": rec.stream,
-            "slug": entry["slug"],
-            "seats": [{"seat": s, "bot": self.names[b], "side": _side_of(self.sides, s)} for s, b in enumerate(seating)],
-            "sides": self.side_names,
-            "hands": [_sorted_names(h) for h in hands],
-            "undealt": [tile_name(t) for t in undealt],
-            "undealt_kind": "bazaar" if state.bazaar else "sleeping",
-            "leader": state.leader,
-            "before": list(before),
-            "steps": [], "result": None, "cut": False,
-        }
+        doc = side.page(
+            "deal", header.variant, variant(header.variant).title, side.layout, header.players,
+            rec.game, key[1], rec.deal, rec.stream, entry["slug"],
+            [Seat(s, self.names[b], _side_of(self.sides, s)) for s, b in enumerate(seating)],
+            self.side_names,
+            [_sorted_names(h) for h in hands],
+            [tile_name(t) for t in undealt],
+            "bazaar" if state.bazaar else "sleeping",
+            state.leader,
+            list(before),
+            [],
+        )
         cur = self.cur = DealSteps(doc, hands, undealt if state.bazaar else [], self.sides, scores=list(before))
         side.web_deal(cur, state, rec.hands)
         self.deals.append(doc)
@@ -123,12 +122,11 @@ class MatchReader(Replayer):
 
     def on_fault(self, rec: R.Fault) -> None:
         self.faults.append({k: v for k, v in msgspec.to_builtins(rec).items() if k != "k"})
-        if self.cur is not None and self.cur.doc["result"] is None:
-            self.cur.step("fault", rec.seat, f"{self.who(rec.seat)} faults: {rec.kind}", fault={"kind": rec.kind, "detail": rec.detail,
-                                                                                            "line": rec.line})
+        if self.cur is not None and self.cur.doc.result is None:
+            self.cur.step("fault", rec.seat, f"{self.who(rec.seat)} faults: {rec.kind}", fault=FaultNote(rec.kind, rec.detail, rec.line))
 
     def on_forfeited_deal(self, rec: R.ForfeitedDeal) -> None:
-        if self.cur is not None and self.cur.doc["result"] is None:
+        if self.cur is not None and self.cur.doc.result is None:
             self.cur.step("forfeit", rec.seat, f"{self.who(rec.seat)} has forfeited the match: the deal is lost")
 
     def on_deal_end(self, rec: R.DealEnd, state: DealState) -> None:
@@ -139,9 +137,8 @@ class MatchReader(Replayer):
         cur = self.cur
         if cur is not None:
             cur.scores = list(rec.totals)
-            res = {"reason": rec.reason, "seat": rec.seat, "values": rec.values, "wrote": rec.wrote, "totals": rec.totals,
-                   "notes": rec.notes}
-            cur.doc["result"] = res
+            res = Result(rec.reason, rec.seat, rec.values, rec.wrote, rec.totals, rec.notes)
+            cur.doc.result = res
             by = self.who(rec.seat) if rec.seat is not None else "nobody"
             cur.step("end", rec.seat, _end_text(rec.reason, by), result=res)
             entry["by_bot"] = by
@@ -191,7 +188,7 @@ def read_match(log: Path) -> MatchData:
     assert header is not None
     names = reader.names
     if reader.cur is not None:
-        reader.cur.doc["cut"] = True
+        reader.cur.doc.cut = True
         problem = problem or "the log stops in the middle of a deal"
     result = reader.result
     if result is None and problem is None:
@@ -214,7 +211,7 @@ def read_match(log: Path) -> MatchData:
         for bot, b in zip(match["bots"], result.bots):
             bot["hello"] = None if b.hello is None else msgspec.to_builtins(b.hello)
     for d in reader.deals:
-        d["match_title"] = " vs ".join(names)
+        d.match_title = " vs ".join(names)
     _link_neighbours(reader.deals)
     return MatchData(match, reader.deals)
 
@@ -273,7 +270,7 @@ def _points_so_far(summary: list[dict[str, Any]], seatings: dict[tuple[int, int]
     return points
 
 
-def _link_neighbours(deals: list[dict[str, Any]]) -> None:
+def _link_neighbours(deals: list[DealPage]) -> None:
     for i, d in enumerate(deals):
-        d["prev"] = deals[i - 1]["slug"] if i else None
-        d["next"] = deals[i + 1]["slug"] if i + 1 < len(deals) else None
+        d.prev = deals[i - 1].slug if i else None
+        d.next = deals[i + 1].slug if i + 1 < len(deals) else None
