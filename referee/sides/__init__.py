@@ -5,7 +5,9 @@
   default: the protocol's encoding, the replay's words, the web report's steps, ``check``'s
   decisions;
 * :mod:`~referee.sides.line`, :mod:`~referee.sides.cross`, :mod:`~referee.sides.trains`,
-  :mod:`~referee.sides.kolbasa` — the families.
+  :mod:`~referee.sides.kolbasa` — the families;
+* :mod:`~referee.sides.pages` — the web pages' deal documents, typed, the tiles a seat may not
+  see marked on the type, and the one cut of a document to what some seats may see.
 
 Every module of this package with a ``SIDE`` names, in ``SIDE.deals``, the engine's deal-state
 classes it speaks for; the first time a side is asked for, they are all imported.  A deal state

@@ -22,6 +22,7 @@ not written, so every step holds only the keys of its kind, in the order the fie
 from __future__ import annotations
 
 import typing
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar, Literal
 
@@ -52,7 +53,7 @@ class Hidden:
 
 Tile = str  # "a-b"
 TileList = list[Tile]
-Hands = list[list[Tile | None]]
+Hands = list[Sequence[Tile | None]]  # each seat's, or row's (a cut leaves ``None`` for a tile face down)
 
 
 class Board(Struct):

@@ -4,7 +4,8 @@ HTML, CSS, JavaScript and SVG only; nothing is fetched from the internet, and th
 from disk (``file://``) or from any web server.
 
 * :mod:`referee.web.data` turns a match log (read through :class:`referee.audit.replay.Replayer`,
-  which re-plays it through the engine) into *documents*: plain JSON, one per page;
+  which re-plays it through the engine) into *documents*, one per page: a deal's is typed
+  (:mod:`referee.sides.pages`, its hidden tiles marked on the type), the others plain JSON;
   :mod:`tournaments.report` builds the league page's document from the league's database
   (the referee imports nothing from ``tournaments``).
 * :mod:`referee.web.site` renders each document with a Jinja2 template (autoescaped: every name,

@@ -59,7 +59,7 @@ class MatchData:
     """What :func:`read_match` gives: the match document and one document per played deal."""
 
     match: dict[str, Any]
-    deals: list[DealPage]
+    deals: list[dict[str, Any]]  # the deals' documents (:class:`~referee.sides.pages.DealPage`) as their pages get them
 
 
 class MatchReader(Replayer):
@@ -213,7 +213,7 @@ def read_match(log: Path) -> MatchData:
     for d in reader.deals:
         d.match_title = " vs ".join(names)
     _link_neighbours(reader.deals)
-    return MatchData(match, reader.deals)
+    return MatchData(match, [msgspec.to_builtins(d) for d in reader.deals])
 
 
 def verdict(summary: MatchSummary) -> dict[str, Any]:

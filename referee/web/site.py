@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
-import msgspec
 
 from referee.records.stats import signed
 from referee.web.data import MatchData, read_match, safe_name
@@ -134,8 +133,8 @@ def write_match(log: Path, folder: Path, root: str, *, up: dict[str, str] | None
     match = {**data.match, "source": stamp, "up": up}
     written = set()
     for deal in data.deals:
-        write_page(folder / f"{deal.slug}.html", "deal.html", msgspec.to_builtins(deal), root, up=up)
-        written.add(deal.slug)
+        write_page(folder / f"{deal['slug']}.html", "deal.html", deal, root, up=up)
+        written.add(deal["slug"])
     # A pairing played again (a failed match retried) may have fewer deals than before.
     for old_page in folder.glob("g*-o*-d*.*"):
         if old_page.suffix in (".html", ".json") and old_page.stem not in written:
