@@ -60,6 +60,28 @@ def test_elo_from_pairs_is_symmetric_and_infinite_ends_are_null():
     assert sweep.standings[0].elo is None  # a score of 1 is an infinite Elo difference
 
 
+def test_every_play_won_gives_a_one_sided_bound_not_an_infinite_interval():
+    """Issue 33 item 8: not +inf [-inf, +inf], but "above the bound" at the confidence: the exact
+    binomial bound of all n boards won, (1 - c)^(1/n), as an Elo."""
+    sweep = S.figures(S.Boards.of([[[1, 0], [1, 0]]] * 12), ["a", "b"])
+    won, lost = sweep.standings
+    bound = S.elo_of_score(0.05 ** (1 / 12))
+    assert won.elo is None and won.elo_ci == [round(bound, 1), None]
+    assert lost.elo is None and lost.elo_ci == [None, -round(bound, 1)]
+    assert 200 < bound < 230
+    # about the rule of three at 95% (a board lost at most 3/n of the time), and growing with n
+    for n in (20, 50, 100, 300):
+        assert S.score_of_elo(S.elo_bound(n)) == pytest.approx(1 - 3 / n, abs=0.3 / n)
+    assert S.elo_bound(10) < S.elo_bound(20) < S.elo_bound(100)
+    assert S.elo_bound(4) < 0  # four boards won are no evidence at 95%: the bound says so
+    assert S.elo_bound(20, 0.99) < S.elo_bound(20, 0.95)
+    with pytest.raises(ValueError):
+        S.elo_bound(0)
+    # one play not won: an Elo again, with its two-sided interval (whose upper end may pass a score of 1)
+    mixed = S.figures(S.Boards.of([[[1, 0], [1, 0]]] * 11 + [[[1, 0], [0, 1]]]), ["a", "b"])
+    assert mixed.standings[0].elo is not None and mixed.standings[0].elo_ci[0] is not None
+
+
 def test_a_winner_only_when_the_margin_is_significant():
     clear = [[[10, 0], [8, 1]] for _ in range(6)]
     f = S.figures(S.Boards.of(clear), ["a", "b"])

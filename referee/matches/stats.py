@@ -23,7 +23,9 @@ Figures per bot (``i``) against the field:
   fishtest: LL, LD, DD+WL, WD, WW.
 * **Elo**, two bots — from the board scores (class / 2n): the mean score ``s`` turned into a
   logistic Elo difference ``−400 · log10(1/s − 1)``, its interval from ``s ± t · sd/√n`` of the
-  board scores mapped the same way (as fastchess does with pentanomial pairs).
+  board scores mapped the same way (as fastchess does with pentanomial pairs).  When one bot
+  won every play the score is 1, its Elo infinite and its interval a point: the Elo is then a
+  one-sided bound instead (:func:`elo_bound`; ``elo`` null, ``elo_ci`` ``[bound, null]``).
 * **Elo**, three or more bots — from the margin (:func:`field_elo`): the logistic Elo of
   ``Φ(margin / sd)``, ``sd`` the field's pooled spread of board margins.  A score of plays won
   cannot serve here: a bot can win fewer plays than another by larger margins, and the ranking
@@ -263,6 +265,22 @@ def score_of_elo(elo: float) -> float:
     return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
 
 
+def elo_bound(boards: int, confidence: float = 0.95) -> float:
+    """The lower bound at ``confidence`` of the Elo of a bot that won every play of ``boards``
+    boards (negated, the upper bound of one that lost every play), where the score's interval
+    collapses to a point at the edge and the logistic Elo is infinite.
+
+    One-sided and exact (Clopper–Pearson): were the chance of winning a whole board ``p``, all
+    ``n`` won has probability ``p^n``, at least ``1 − confidence`` down to ``p = (1 − confidence)^(1/n)``
+    (at 95%, ``1 − p`` is about the rule of three's ``3/n``).  A board not won scores at least
+    0, so the expected score is at least ``p``, and the Elo at least :func:`elo_of_score` of it:
+    at 95%, about +183 after 10 boards, +317 after 20, +606 after 100, and below 0 (no evidence
+    of superiority yet) up to 4."""
+    if boards < 1:
+        raise ValueError(f"a bound needs at least one board, not {boards}")
+    return elo_of_score((1.0 - confidence) ** (1.0 / boards))
+
+
 def _finite(x: float, digits: int = 1) -> float | None:
     return _clean(round(x, digits)) if math.isfinite(x) else None
 
@@ -294,7 +312,9 @@ class Standing(msgspec.Struct, kw_only=True):
     classes: list[int]  # boards per class, see class_labels
     score: float | None  # mean board score (plays won, a level play counting half)
     elo: float | None  # logistic Elo against the field (null: infinite or no boards)
-    elo_ci: list[float | None] | None  # its interval at the confidence (null ends: infinite)
+    #: its interval at the confidence (null ends: infinite); two bots, every play won: [bound, null],
+    #: every play lost: [null, −bound], with ``elo`` null (:func:`elo_bound`)
+    elo_ci: list[float | None] | None
     los_next: float | None = None  # P(this bot's margin exceeds the next place's), paired per board
     ahead_of_next: bool | None = None  # that difference is significant at the confidence
 
@@ -440,7 +460,10 @@ def figures(boards: Boards, names: Sequence[str], confidence: float = 0.95, unit
             s = boards.scores[i].mean
             sd = math.sqrt(boards.scores[i].m2 / n)  # of the boards' scores, as fastchess
             half = t * sd / math.sqrt(n)
-            if k == 2:
+            if k == 2 and s in (0.0, 1.0):  # every play won (lost): a one-sided bound, not ±inf
+                bound = _clean(round(elo_bound(n, confidence), 1))
+                elo, elo_ci = None, [bound, None] if s == 1.0 else [None, -bound]
+            elif k == 2:
                 elo = _finite(elo_of_score(s))
                 elo_ci = ([_finite(elo_of_score(s - half)), _finite(elo_of_score(s + half))] if math.isfinite(half) else None)
             else:
