@@ -333,11 +333,10 @@ def figures_text(result: MatchSummary) -> Text | Table | Group:
 
 def sprt_text(state: SprtState) -> str:
     test = state.test
-    what = "elo" if test.kind == "elo" else "margin"
     verdict = {"H0": "H0 accepted", "H1": "H1 accepted", None: "undecided"}[state.decision]
     if state.decision is None and state.pairs < test.min_pairs:
         verdict += f" (no decision before {test.min_pairs} pairs)"
-    return (f"SPRT {what}0={test.h0 + 0.0:g} {what}1={test.h1 + 0.0:g} alpha={test.alpha:g} beta={test.beta:g} min_pairs={test.min_pairs}: "
+    return (f"SPRT {test.words} alpha={test.alpha:g} beta={test.beta:g} min_pairs={test.min_pairs}: "
             f"LLR {signed(state.llr, 3)} ({signed(state.lower, 3)}, {signed(state.upper, 3)}) after {state.pairs} pairs: {verdict}")
 
 
