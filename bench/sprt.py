@@ -38,8 +38,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from referee.matches.stats import (NELO_SCALE, Boards, SprtSpec, elo_of_score, mle_with_mean, mle_with_t, parse_sprt, score_of_elo,
-                                   sprt_llr, t_of_nelo)
+from referee.matches.stats import NELO_SCALE, Boards, SprtSpec, elo_of_score, mle_with_mean, mle_with_t, parse_sprt, score_of_elo, sprt_llr, t_of_nelo
 
 PAIRS = Path(__file__).resolve().parent / "sprt_pairs.json"
 
