@@ -358,7 +358,9 @@ def verdict_text(result: MatchSummary) -> Text:
             t.append("The deal budget ran out before the SPRT decided.\n", style="bold yellow")
     level = pct(result.confidence)
     top = result.ranking.standings[0] if result.ranking.standings else None
-    los = f" (LOS {_los(top.los_next)})" if top and top.los_next is not None else ""
+    # One form whatever the pairs: with one pair there is no spread, so no LOS, and it says so.
+    los = "" if top is None or len(result.ranking.standings) < 2 else (
+        f" (LOS {_los(top.los_next)})" if top.los_next is not None else " (LOS —, one pair)")
     if result.winner is not None:
         t.append(f"Winner: {result.winner}", style="bold green")
         t.append(f" — significant at {level}{los}")
