@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import signal
 import sys
 from collections import Counter
@@ -45,7 +46,7 @@ import trio
 
 from protocol import messages as m
 from referee.bots.bot import Bot
-from referee.bots.sandbox import DEFAULT_MEMORY_MB, DEFAULT_PROCESSES
+from referee.bots.sandbox import DEFAULT_MEMORY_MB, DEFAULT_PROCESSES, bot_files
 from referee.bots.spawn import Confinement
 from referee.bots.transport import BotTransport
 from referee.conversation import faults as F
@@ -490,12 +491,58 @@ def sandbox_verdict(sandboxed: CheckReport, plain: CheckReport) -> list[str]:
     folded = text.casefold()
     reasons = [why for signs, why in _SANDBOX_SIGNS if any(s.casefold() in folded for s in signs)]
     lines = ["It passes without the sandbox: it fails only because of the sandbox."]
-    if reasons:
+    missing = _missing_outside(text, sandboxed.command, sandboxed.options.cwd)
+    lines += missing
+    if missing:
+        pass
+    elif reasons:
         lines.append("From what it wrote to stderr, most likely " + ("; or ".join(reasons[:2])) + ".")
     else:
         lines.append("Its stderr does not say why; the sandbox gives a bot no network, a read-only filesystem but /tmp, "
                      "only its own directory, and no other processes (PROTOCOL.md, \"The bot's process\").")
     lines.append(f"Its logs in the sandbox are in {sandboxed.options.log_dir}, without it in {plain.options.log_dir}.")
+    return lines
+
+
+#: How a file that could not be opened is named on stderr: Python, Node, C's perror and most others.
+_MISSING = re.compile(r"No such file or directory: '([^'\n]+)'|can't open file '([^'\n]+)'|ENOENT: no such file or directory, "
+                      r"\w+ '([^'\n]+)'|([^\s:'\"]+): No such file or directory")
+
+
+def _missing_outside(text: str, argv: list[str], cwd: Path | None) -> list[str]:
+    """The files the bot's stderr says it could not open in the sandbox that exist outside it,
+    each named with where a relative name leads from the bot's working directory there (its
+    ``cwd``, else its own directory: PROTOCOL.md, "The bot's process"), and what to do."""
+    own = bot_files(argv, cwd)
+    workdir = Path(cwd).absolute() if cwd is not None else own[0].parent if own else None
+    here = Path.cwd()  # without the sandbox and without --cwd, a bot runs in the referee's directory
+    lines: list[str] = []
+    for match in _MISSING.finditer(text):
+        name = next(g for g in match.groups() if g)
+        if any(f"open {name}," in line or f"open {name}:" in line for line in lines):
+            continue
+        path = Path(name)
+        if path.is_absolute():
+            there = path
+        elif workdir is None:
+            continue
+        else:
+            there = Path(os.path.normpath(workdir / path))
+            if not there.exists() and cwd is None and workdir != here and (elsewhere := Path(os.path.normpath(here / path))).exists():
+                lines.append(f"It could not open {name}: a relative name is taken from the bot's working directory, which in "
+                             f"the sandbox is its own directory, {workdir}, where there is no {name}; without the sandbox it "
+                             f"ran in this one, {here}, which has {elsewhere}.  Give --cwd {here} (a league: cwd), or "
+                             "have the bot open the file from its own directory.")
+                continue
+        if not there.exists():
+            continue
+        where = "" if name == str(there) else f", which from its working directory {workdir} is {there}"
+        lines.append(f"It could not open {name}{where}: that {'folder' if there.is_dir() else 'file'} exists, but outside "
+                     "what the sandbox shows it (the system, the bot's own directory, its working directory, the paths its "
+                     "command line names, and an empty /tmp).  Keep it beside the bot, or name it (or its folder) on the "
+                     "bot's command line.")
+        if len(lines) == 2:
+            break
     return lines
 
 
