@@ -150,6 +150,7 @@ class GameReport:
     hello: dict | None = None
     others_faults: list[str] = field(default_factory=list)  # faults of the sample bots (not the candidate's)
     unexercised: bool = False  # a staged game whose staged decision never reached the candidate
+    staged_faults: int = 0  # offers of the staged decision the candidate answered with a fault
 
 
 @dataclass
@@ -209,6 +210,8 @@ class _Watch(Observer):
         #: the side's :attr:`~referee.sides.base.GameSide.decisions`)
         self.cross: Counter[str] = Counter()
         self.memo: dict[str, Any] = {}  # the side's notes across the candidate's turns
+        #: by seat: the candidate's turn on now offers the staged decision (its answer, or its fault, comes next)
+        self.staged_turn: dict[int, bool] = {}
 
     def seated(self, roster: Roster) -> None:
         for o in roster.orientations:
@@ -228,6 +231,7 @@ class _Watch(Observer):
         elif isinstance(record, R.Hello):
             self.hellos.append(record)
         elif isinstance(record, R.Play) and self._mine(record.seat) and not record.staged:
+            self.staged_turn[record.seat] = False
             self.plays.append(((record.ms or 0.0) / 1000, f"seating {self.orientation + 1}, seat {record.seat}"))
             self.cross.update(self.side.made(record, self.memo))
 
@@ -239,7 +243,10 @@ class _Watch(Observer):
         turn = msgs[-1]
         if not isinstance(turn, m.Turn):
             return
-        self.cross.update(self.side.offered(seat, msgs, turn, self.memo))
+        offered = list(self.side.offered(seat, msgs, turn, self.memo))
+        self.cross.update(offered)
+        stage = self.report.setup.stage
+        self.staged_turn[seat] = stage is not None and stage.offered in offered
 
     def fault(self, fault: F.Fault) -> None:
         report = self.report
@@ -254,6 +261,8 @@ class _Watch(Observer):
             proc = holder.proc if holder is not None else next((p.proc for p in mine if p.proc is not None), None)
             tail = proc.stderr_tail() if proc is not None else ""
         report.problems.append(Problem(fault.kind, report.setup, where, fault.detail, fault.line, tail, fault.hint))
+        if self.staged_turn.pop(fault.seat, False):
+            report.staged_faults += 1
         if _is_timeout(fault):
             self.on_timeout()
 
@@ -720,6 +729,11 @@ def _notes(report: CheckReport) -> list[str]:
         if g.unexercised:
             notes.append(f"{g.setup.title}: the staged decision never reached the bot (after its faults the game "
                          f"left the staged line), so its answer to {stage.title} went unchecked")
+        elif g.staged_faults:
+            n = g.cross[stage.offered]
+            faulted = ("" if n == 1 else " each time") if g.staged_faults >= n else f" {g.staged_faults} of the {n} times"
+            notes.append(f"{g.setup.title}: offered {stage.title} {_times(n)}; it answered with a fault{faulted} "
+                         f"(under \"What went wrong\"), so {'its choice there' if g.staged_faults >= n else 'those choices'} went unchecked")
         elif stage.made is not None and not g.cross[stage.made]:
             n = g.cross[stage.offered]
             notes.append(f"{g.setup.title}: offered {stage.title} {_times(n)}; {'each time ' if n > 1 else ''}{stage.never}, "
