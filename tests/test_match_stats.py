@@ -260,3 +260,5 @@ def test_a_bot_that_won_every_play_gets_an_elo_bound_in_print_json_and_the_log(t
     before = tmp_path / "before.jsonl"
     before.write_text("\n".join([*lines[:-1], old]) + "\n")
     assert verify(before).deals == 24
+    before.write_text("\n".join([*lines[:-1], old.replace('"elo_ci":[null,null]', '"elo_ci":null')]) + "\n")  # one pair: none
+    assert verify(before).deals == 24
