@@ -46,11 +46,13 @@ def normal(msg: m.ToBotMessage) -> bytes:
     return m.encode_line(msg)
 
 
-def env_games(game: str, players: int, seed: int, deals: int) -> tuple[int, list[list[list[bytes]]], list[list[list[bytes]]]]:
+def env_games(game: str, players: int, seed: int, deals: int, *, reward: str = "points",
+              earned: list[list[float]] | None = None) -> tuple[int, list[list[list[bytes]]], list[list[list[bytes]]]]:
     """Whole games of the environment from ``seed`` until at least ``deals`` deals are played:
     how many games, and for every game and seat the lines it was told and the plays it
-    answered (each game of a match is played by processes of its own)."""
-    env = aec_env(game, players, episode="game")
+    answered (each game of a match is played by processes of its own); ``earned`` gets every
+    game's rewards, per seat."""
+    env = aec_env(game, players, episode="game", reward=reward)
     n = env.table.players
     told: list[list[list[bytes]]] = []
     answers: list[list[list[bytes]]] = []
@@ -62,8 +64,12 @@ def env_games(game: str, players: int, seed: int, deals: int) -> tuple[int, list
         games += 1
         answers.append([[] for _ in range(n)])
         told.append([[] for _ in range(n)])
+        if earned is not None:
+            earned.append([0.0] * n)
         for agent in env.agent_iter():
-            _, _, term, trunc, info = env.last()
+            _, r, term, trunc, info = env.last()
+            if earned is not None:
+                earned[-1][env.agent_name_mapping[agent]] += r
             if term or trunc:
                 env.step(None)
                 continue
@@ -106,7 +112,9 @@ class Replayer(ScriptedBot):
         return []
 
 
-def replay(game: str, players: int, seed: int, games: int, answers: list[list[list[bytes]]], tmp_path: Path) -> list[Replayer]:
+def replay(game: str, players: int, seed: int, games: int, answers: list[list[list[bytes]]], tmp_path: Path,
+           results: list[dict] | None = None) -> list[Replayer]:
+    """The environment's games played again by ``referee match``; ``results`` gets its result."""
     v = variant(game)
     opts = v.resolve_options(players)
     started: list[Replayer] = []
@@ -122,7 +130,10 @@ def replay(game: str, players: int, seed: int, games: int, answers: list[list[li
                      log_path=tmp_path / f"{game}{players}-{seed}.jsonl", stderr_dir=tmp_path / "err")
     result = trio.run(lambda: run_match(spec, launch=launch, handle_signals=False, block=0), clock=trio.testing.MockClock(autojump_threshold=0))
     with result:
-        assert msgspec.to_builtins(result.whole())["faults"] == []
+        whole = msgspec.to_builtins(result.whole())
+        assert whole["faults"] == []
+    if results is not None:
+        results.append(whole)
     return started
 
 
@@ -146,6 +157,47 @@ def same_game(game: str, players: int, seed: int, deals: int, tmp_path: Path) ->
 @pytest.mark.parametrize(("game", "players"), GAMES)
 def test_the_environment_and_referee_match_play_the_same_game(game, players, tmp_path):
     assert same_game(game, players, 7, 3, tmp_path) >= 3
+
+
+@pytest.mark.parametrize(("game", "players", "seed"), [
+    ("block", 2, 7), ("kozel", 4, 7), ("draw", 3, 7), ("sea_kozel", 4, 7), ("muggins", 3, 43), ("mexican_train", 2, 29),
+    ("telephone", 2, 24), ("sport", 4, 3)])
+def test_the_match_points_are_each_game_as_the_match_counts_it(game, players, seed, tmp_path):
+    """``reward="games"``: a seat earns +1, 0 or -1 for a game its side won, drew or lost, as
+    the match counts the same game for the bot in that seat (``won_by``, ``lost_by``; in every
+    orientation), and nothing for the deals before the last.  Drawn games among these: muggins
+    43 (two seats reach the target at once), mexican_train 29 (both seats share the lowest total:
+    every side a winner), telephone 24 (both sides reach 225), sport 3 (level after 12 deals)."""
+    earned: list[list[float]] = []
+    games, _, answers = env_games(game, players, seed, 1, reward="games", earned=earned)
+    results: list[dict] = []
+    replay(game, players, seed, games, answers, tmp_path, results)
+    whole = results[0]
+    assert len(whole["game_results"]) == games * len(whole["orientations"])
+    for g in whole["game_results"]:
+        seating = whole["orientations"][g["orientation"]]
+        want = [1 if bot in g["won_by"] else -1 if bot in g["lost_by"] else 0 for bot in seating]
+        assert earned[g["game"]] == want, f"{game} game {g['game']} ({g['reason']}): env {earned[g['game']]}, match {want}"
+    drawn = not whole["game_results"][0]["won_by"]
+    assert drawn == (game in ("muggins", "mexican_train", "telephone", "sport"))
+
+
+def test_a_game_every_bot_won_or_lost_is_drawn_for_all():
+    """docs/result-json.md: a game every bot lost, or every bot won, separates nobody.  Two bots
+    sharing the four seats of kozel without teams (sides 0 and 2 one bot's, 1 and 3 the
+    other's), as the match and the environment count it alike."""
+    from referee.engine.game import GameOutcome
+
+    holders = [{0, 2}, {1, 3}]
+    both_goats = GameOutcome((101, 105, 20, 30), (2, 3), (0, 1), "seat 0 and seat 1 reached 101: goats")
+    assert both_goats.verdicts(holders, -1) == [0, 0]
+    assert both_goats.verdicts([{0}, {1}, {2}, {3}], -1) == [-1, -1, 1, 1]
+    one_goat = GameOutcome((101, 5, 20, 30), (1, 2, 3), (0,), "seat 0 reached 101: the goat")
+    assert one_goat.verdicts(holders, -1) == [-1, 1]
+    both_reached = GameOutcome((100, 101, 0, 3), (0, 1), (2, 3), "seat 0 and seat 1 reached 100")
+    assert both_reached.verdicts(holders, 1) == [0, 0]
+    assert both_reached.verdicts([{0}, {1}, {2}, {3}], 1) == [1, 1, -1, -1]
+    assert GameOutcome((50, 50), (), (), "drawn").verdicts([{0}, {1}], 1) == [0, 0]
 
 
 @pytest.mark.slow
