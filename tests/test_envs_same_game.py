@@ -33,14 +33,14 @@ pytest.importorskip("pettingzoo")
 
 from protocol import messages as m
 from protocol.bot import State
+from referee.base.clock import TimeControl
 from referee.bots.bot import Bot
 from referee.bots.transport import HELLO, BotTransport, ScriptedBot, play_line
-from referee.conversation.clock import TimeControl
-from referee.engine.deal import Deal, deal_from_seed
-from referee.engine.game import variant, variant_names
-from referee.engine.kolbasa import KolbasaDeal
-from referee.engine.line import Drew
-from referee.engine.shuffle import BLAKE2B
+from referee.engine.core.deal import Deal, deal_from_seed
+from referee.engine.core.kolbasa import KolbasaDeal
+from referee.engine.core.line import Drew
+from referee.engine.core.shuffle import BLAKE2B
+from referee.engine.registry import variant, variant_names
 from referee.envs import aec_env
 from referee.envs.episode import SEED_LIMIT, EnvTable
 from referee.matches.match import run_match
@@ -197,7 +197,7 @@ def test_a_game_every_bot_won_or_lost_is_drawn_for_all():
     """docs/result-json.md: a game every bot lost, or every bot won, separates nobody.  Two bots
     sharing the four seats of kozel without teams (sides 0 and 2 one bot's, 1 and 3 the
     other's), as the match and the environment count it alike."""
-    from referee.engine.game import GameOutcome
+    from referee.engine.core.game import GameOutcome
 
     holders = [{0, 2}, {1, 3}]
     both_goats = GameOutcome((101, 105, 20, 30), (2, 3), (0, 1), "seat 0 and seat 1 reached 101: goats")
@@ -386,11 +386,11 @@ def test_a_deal_the_engine_plays_alone_is_scored_as_the_match_scores_it(tmp_path
     """Block's deal 0 of seed 294 ends with no decision (the forced lead, then both seats
     blocked): the match scores it, and so do the environments, its rewards paid with the next
     move's; the game goes on as the match's does."""
-    from referee.engine.line import TERMINAL
+    from referee.engine.core.line import TERMINAL
 
     game = variant("block").new_game(2)
-    from referee.engine.deal import deal_from_seed
-    from referee.engine.shuffle import BLAKE2B
+    from referee.engine.core.deal import deal_from_seed
+    from referee.engine.core.shuffle import BLAKE2B
 
     assert game.start(deal_from_seed(294, 0, game.shape, BLAKE2B)).to_move() == TERMINAL
     assert same_game("block", 2, 294, 3, tmp_path) >= 3

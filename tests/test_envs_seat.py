@@ -71,7 +71,7 @@ EVERY_GAME = [("block", 2), ("sport", 4), ("osel", 3), ("mexican_train", 3), ("k
 
 
 def test_every_game_is_checked():
-    from referee.engine.game import variant_names
+    from referee.engine.registry import variant_names
 
     assert sorted(g for g, _ in EVERY_GAME) == sorted(variant_names())
 
