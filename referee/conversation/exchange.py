@@ -234,9 +234,7 @@ async def turn(terms: Terms, p: Player, at: At, state: DealState, side: GameSide
     if fault is not None:
         return fault
     clock = p.entry.clock
-    allowance = clock.allowance()
-    limit = clock.limit(allowance)  # the allowance and the margin
-    bank = None if clock.bank is None else clock.bank // 1000
+    allowance, limit, bank = clock.terms()  # limit: the allowance and the margin
     request = side.turn_line(state, allowance // 1000, bank, turn_id)
     try:
         line, verdict = await p.ask(terms, at.seat, request, allowance, partial(answer, p, at), limit)
