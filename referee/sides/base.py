@@ -116,6 +116,10 @@ _OPTION_JSON: dict[int, tuple[Play, bytes]] = {}
 _HAND_JSON: dict[int, bytes] = {}
 #: ``names -> [b'"left":', ...]``: an end's key in a turn's ``ends``, by layout
 _END_KEYS: dict[tuple[str, ...], list[bytes]] = {}
+#: ``(names, *ends) -> b'"left":3,"right":5'``: a turn's ``ends`` inside its braces
+_ENDS_JSON: dict[tuple[object, ...], bytes] = {}
+#: a number as a turn writes it (``b"%d" % n``), without a comprehension's frame
+_DECIMAL = b"%d".__mod__
 
 
 def turn_line(state: DealState, time_ms: int, bank_ms: int | None, turn_id: int) -> bytes:
@@ -144,15 +148,18 @@ def turn_line(state: DealState, time_ms: int, bank_ms: int | None, turn_id: int)
             _HAND_JSON.clear()
         _HAND_JSON[mine] = hand
     names = state.layout.names
-    keys = _END_KEYS.get(names)
-    if keys is None:
-        keys = _END_KEYS[names] = [m.encoder.encode(name) + b":" for name in names]
-    ends = []
-    for e, v in enumerate(state.ends):
-        if v >= 0:
-            ends.append(b"%s%d" % (keys[e], v))
+    key = (names, *state.ends)
+    ends = _ENDS_JSON.get(key)
+    if ends is None:
+        keys = _END_KEYS.get(names)
+        if keys is None:
+            keys = _END_KEYS[names] = [m.encoder.encode(name) + b":" for name in names]
+        ends = b",".join([b"%s%d" % (keys[e], v) for e, v in enumerate(state.ends) if v >= 0])
+        if len(_ENDS_JSON) >= 1 << 16:
+            _ENDS_JSON.clear()
+        _ENDS_JSON[key] = ends
     line = b'{"type":"turn","legal":[%s],"hand":%s,"ends":{%s},"counts":[%s],"bazaar":%d,"time_ms":%d,"bank_ms":%s,"id":%d' % (
-        b",".join(legal), hand, b",".join(ends), b",".join([b"%d" % h.bit_count() for h in hands]), state.bazaar_left(), time_ms,
+        b",".join(legal), hand, ends, b",".join(map(_DECIMAL, map(int.bit_count, hands))), state.bazaar_left(), time_ms,
         b"null" if bank_ms is None else b"%d" % bank_ms, turn_id)
     count = state.count()
     if count is not None:
