@@ -201,7 +201,12 @@ class MatchLog:
                 hit = (msg, played, encode(Play(seat, msg.tile, msg.end, played))[:-2])  # without its "}\n"
                 if len(_PLAYS) < 4096:  # msg is kept, so its id names no other while it is here
                     _PLAYS[(seat, id(msg))] = hit
-            self._put(b'%s,"ms":%s}\n' % (hit[2], _enc.encode(elapsed / 1000)))
+            sink = self._sink
+            if sink is not None:
+                try:  # as in out()
+                    sink(b'%s,"ms":%s}\n' % (hit[2], _enc.encode(elapsed / 1000)))
+                except OSError as exc:
+                    raise self._failed(exc) from None
             return
         self.write(play_record(seat, msg, elapsed, played))
 
