@@ -6,10 +6,9 @@ trivial C driver) into ``bench/out/``, then measures, in the same run, alternati
 
 * **referee** — a real sport match, echo_first against echo_first (4 bot processes), ``N``
   deals per orientation, played in a fresh Python process by :func:`referee.matches.match.run_match`
-  with the match log written as the CLI writes it.  The clock runs from the end of
-  ``Table.open`` (every bot started and greeted) to the start of ``Table.close`` (a match
-  plays each game of each seating at a table of its own: from the first table's open to the
-  last one's close); ``µs/move`` = that wall time over the plays made.  It is everything the referee does per
+  with the match log written as the CLI writes it.  The clock runs over every deal's play
+  (``Table.play_deal``, summed: the processes are started and greeted outside it);
+  ``µs/move`` = that wall time over the plays made.  It is everything the referee does per
   move: the engine, building and encoding messages, the pipe, reading and decoding the answer,
   validating it, the clock, the log, and the deal starts and ends.
 * **floor** — ``pipe_floor``: spawns one echo_first, then ``K`` times writes one realistic
@@ -50,6 +49,7 @@ from functools import partial
 from pathlib import Path
 
 import msgspec
+import trio
 
 from referee.bots.transport import ScriptedBot
 
@@ -98,6 +98,9 @@ class StubBot(ScriptedBot):
         self._decode = msgspec.json.Decoder(_StubMessage).decode
         self._encode = msgspec.json.Encoder().encode
         self._out: list[bytes] = []
+        # The clock a BotProcess reads (trio's clock's own method, bound once), not the scripted
+        # bot's trio.current_time(), which goes through three more calls on every reading.
+        self.now = trio.lowlevel.current_clock().current_time  # type: ignore[method-assign]
 
     @classmethod
     async def launch(cls, nursery: object, bot: object, **kwargs: object) -> StubBot:
@@ -147,7 +150,10 @@ def play_match(bot: Path | None, deals: int, work: Path, profiler=None, isolatio
     from referee.matches.match import run_match
     from referee.matches.spec import MatchSpec
 
-    marks: dict[str, float] = {}
+    # The timed part is every deal's play, summed: since a match is played in segments (each
+    # orientation a table of its own, the next one opened while the current one plays), one
+    # table's open and another's close no longer bound the play.
+    marks = {"seconds": 0.0, "cpu": 0.0}
     frozen_by: set[str] = set()
     pause = process.BotProcess.pause
 
@@ -157,24 +163,18 @@ def play_match(bot: Path | None, deals: int, work: Path, profiler=None, isolatio
 
     process.BotProcess.pause = noted_pause  # type: ignore[method-assign]
 
-    # A match plays each game of each seating at a table of its own (its processes started, the
-    # next one's while this one plays): the clock runs from the first table's end of open to
-    # the last one's start of close, the hand-overs between tables included.
     class TimedTable(Table):
-        async def open(self) -> None:
-            await super().open()
-            if "start" not in marks:
+        async def play_deal(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+            if profiler is not None:
+                profiler.enable()
+            wall, cpu = time.perf_counter(), time.process_time()
+            try:
+                return await super().play_deal(*args, **kwargs)
+            finally:
+                marks["seconds"] += time.perf_counter() - wall
+                marks["cpu"] += time.process_time() - cpu
                 if profiler is not None:
-                    profiler.enable()
-                marks["start"] = time.perf_counter()
-                marks["cpu_start"] = time.process_time()
-
-        async def close(self) -> None:
-            if not getattr(self, "_timed_out", False):
-                self._timed_out = True
-                marks["stop"] = time.perf_counter()
-                marks["cpu_stop"] = time.process_time()
-            await super().close()
+                    profiler.disable()
 
     v = variant("sport")
     bots = [Bot("A", [str(bot or "stub")]), Bot("B", [str(bot or "stub")])]
@@ -189,8 +189,8 @@ def play_match(bot: Path | None, deals: int, work: Path, profiler=None, isolatio
     faults = len(result.summary().faults)
     if faults or result.interrupted:
         raise SystemExit(f"bench.referee: the match had {faults} faults; the figures would be meaningless")
-    seconds = marks["stop"] - marks["start"]
-    cpu = marks["cpu_stop"] - marks["cpu_start"]
+    seconds = marks["seconds"]
+    cpu = marks["cpu"]
     if isolation == "strict" and bot is not None and not frozen_by:
         raise SystemExit("bench.referee: the strict match froze no process; the figures would be meaningless")
     return {"seconds": seconds, "plays": plays, "us": seconds / plays * 1e6, "cpu_us": cpu / plays * 1e6,
@@ -322,8 +322,8 @@ def main(argv: list[str] | None = None) -> int:
         print("-" * len(head))
         figures[root].print()
         print()
-    print(f"Medians [min–max] of {args.repeat} repeats; {plays} plays per match.  µs/move: the match's wall time from")
-    print("after Table.open to Table.close over its plays.  Floor: pipe_floor's µs per turn/reply round trip, the")
+    print(f"Medians [min–max] of {args.repeat} repeats; {plays} plays per match.  µs/move: the wall time of the match's")
+    print("deals (Table.play_deal, summed) over its plays.  Floor: pipe_floor's µs per turn/reply round trip, the")
     print("mean of runs just before and after each match.  Ratio: per repeat, referee ÷ that floor.")
     print("pinned = taskset -c 0 (everything on CPU 0); the issue's target is a pinned ratio ≤ 6×.  stub: the same")
     print("match pinned, with in-process stub bots instead of processes (no pipes): the referee's own work, its")
