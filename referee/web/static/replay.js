@@ -539,25 +539,40 @@
       }
     }
 
-    // kolbasa's rows lie face down, left to right, even to their owner (KB-8): only the tile
-    // turned up shows, at the row's right end; tiles that just arrived (tailed, cut back) are marked.
-    function rowTile(s, seat, t, i, row) {
+    // kolbasa's rows lie face down, left to right, even to their owner (KB-8), but a tile once
+    // turned up is public wherever it goes (KB-15): a tailed tile, a cut sausage's tiles back in
+    // a row show face up (`public`); only the tiles as dealt stay face down.  The tile turned up
+    // shows at the row's right end; tiles that just arrived (tailed, cut back) are marked.
+    const seenBy = [];
+    {
+      const known = new Set();
+      steps.forEach((s, n) => {
+        for (const t of [s.up, s.tile, ...(s.kind === "cut" || s.kind === "tail" ? s.tiles || [] : [])]) if (t) known.add(t);
+        seenBy[n] = new Set(known);
+      });
+    }
+    function rowTile(s, seat, t, i, row, n) {
       const up = t !== null && s.up === t && i === row.length - 1;
-      const svg = R.tileSvg(t, { faceDown: !up });
+      const shown = t !== null && seenBy[n].has(t);
+      const svg = R.tileSvg(t, { faceDown: !up && !shown });
       if (up) svg.classList.add("up");
+      else if (shown) {
+        svg.classList.add("public");
+        svg.querySelector("title").textContent += ": face down in the row, but public (turned up before)";
+      }
       const arrived = (s.kind === "tail" && s.seat === seat && i === 0) || (s.kind === "cut" && s.to === seat && i < s.tiles.length);
       if (arrived) svg.classList.add("drawn");
       return svg;
     }
 
-    function drawHands(s) {
+    function drawHands(s, n) {
       for (const h of hands) {
         const seat = h.seat.seat;
         const tiles = s.hands[seat];
         const hidden = tiles.some((t) => t === null);
         h.tiles.classList.toggle("row", Boolean(doc.rows));
         h.tiles.replaceChildren(...tiles.map((t, i) => {
-          if (doc.rows) return rowTile(s, seat, t, i, tiles);
+          if (doc.rows) return rowTile(s, seat, t, i, tiles, n);
           const svg = R.tileSvg(t, { standing: h.side && !phone.matches });
           if (s.kind === "draw" && s.seat === seat && s.tiles.includes(t)) svg.classList.add("drawn");
           return svg;
@@ -635,7 +650,7 @@
     function draw(n) {
       const s = steps[n];
       drawTable(n);
-      drawHands(s);
+      drawHands(s, n);
       drawScores(s);
       drawUndealt(s);
       drawResult(n);
