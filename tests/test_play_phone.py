@@ -209,3 +209,17 @@ def test_a_tile_that_fits_both_ends_shows_which_end_is_left_and_which_right(brow
                 assert box and 0 <= box["x"] and box["x"] + box["width"] <= PHONE["width"]
             page.locator("#choices button[data-move]").first.click()
             page.wait_for_function("() => !document.querySelector('#table-svg .end-mark')", timeout=10_000)
+            # A line that has snaked (a phone's table turns an arm after five units): the right end
+            # lies on the row below, reading leftwards, and both ends show 2; each end is found
+            # on its own tile and half, which is what the marks are drawn from.
+            placements = [{"tile": "3-4", "end": None}, *({"tile": t, "end": "right"} for t in
+                                                           ("4-5", "5-6", "6-6", "0-6", "0-1", "1-1", "1-2")),
+                          {"tile": "2-3", "end": "left"}]
+            laid = page.evaluate("p => Referee.table.LAYOUTS.line(p, undefined, Referee.table.NARROW)", placements)
+            ends = {o["end"]: (t, o["half"]) for t in laid for o in t.get("opens", [])}
+            assert set(ends) == {"left", "right"}
+            (left, lh), (right, rh) = ends["left"], ends["right"]
+            assert left["tile"] == "2-3" and right["tile"] == "1-2"
+            assert [left["a"], left["b"]][lh] == 2 and [right["a"], right["b"]][rh] == 2
+            # on a lower row, short of the table's right edge: "right" no longer reads right
+            assert right["y"] > left["y"] + 1 and right["x"] + right["w"] < max(t["x"] + t["w"] for t in laid)
