@@ -27,10 +27,10 @@ import trio.testing
 pytest.importorskip("pettingzoo")
 
 from protocol import messages as m
+from referee.base.clock import TimeControl
 from referee.bots.bot import Bot
 from referee.bots.transport import HELLO, BotTransport, ScriptedBot, play_line
-from referee.conversation.clock import TimeControl
-from referee.engine.game import variant, variant_names
+from referee.engine.registry import variant, variant_names
 from referee.envs import aec_env
 from referee.matches.match import run_match
 from referee.matches.spec import MatchSpec
@@ -204,11 +204,11 @@ def test_a_deal_the_engine_plays_alone_is_scored_as_the_match_scores_it(tmp_path
     """Block's deal 0 of seed 294 ends with no decision (the forced lead, then both seats
     blocked): the match scores it, and so do the environments, its rewards paid with the next
     move's; the game goes on as the match's does."""
-    from referee.engine.line import TERMINAL
+    from referee.engine.core.line import TERMINAL
 
     game = variant("block").new_game(2)
-    from referee.engine.deal import deal_from_seed
-    from referee.engine.shuffle import BLAKE2B
+    from referee.engine.core.deal import deal_from_seed
+    from referee.engine.core.shuffle import BLAKE2B
 
     assert game.start(deal_from_seed(294, 0, game.shape, BLAKE2B)).to_move() == TERMINAL
     assert same_game("block", 2, 294, 3, tmp_path) >= 3

@@ -18,17 +18,17 @@ from typing import Any
 import pytest
 import trio
 
+from referee.base.clock import MAX_SECONDS, TimeControl
 from referee.bots.bot import Bot
 from referee.bots.transport import scripted
-from referee.conversation.clock import MAX_SECONDS, TimeControl
 from referee.engine import refereed_variant, variant_names
-from referee.engine.tiles import tile_name
-from referee.logs import records as R
+from referee.engine.core.tiles import tile_name
 from referee.matches.match import match_length, orientations, run_match
 from referee.matches.spec import MatchSpec
 from referee.play.run import page_info, render_page
 from referee.play.seat import Person
 from referee.play.server import PlayApp, start
+from referee.records import records as R
 
 GAMES = variant_names(refereed=True)
 

@@ -26,20 +26,20 @@ from typing import Any
 
 import msgspec
 import pytest
-from helpers import read_log
 from playwright import sync_api as playwright_api
+from support import read_log
 from typer.testing import CliRunner
 
-from referee import exitcodes as X
-from referee.cli import app
+from referee.audit.replay import Replayer
+from referee.base import exitcodes as X
+from referee.commands import app
 from referee.engine import variant, variant_names
-from referee.engine.layout import KNIFE, Sausage
-from referee.engine.line import Cut, Drew, Passed, Placed, Play, Scored, Tailed, Turned, line_of
-from referee.engine.tiles import HIGH, IS_DOUBLE, LOW, OTHER, parse_tile, tile_name
-from referee.logs import records as R
-from referee.logs.replay import Replayer
+from referee.engine.core.layout import KNIFE, Sausage
+from referee.engine.core.line import Cut, Drew, Passed, Placed, Play, Scored, Tailed, Turned, line_of
+from referee.engine.core.tiles import HIGH, IS_DOUBLE, LOW, OTHER, parse_tile, tile_name
 from referee.matches.report import verdict_text
 from referee.matches.results import MatchSummary
+from referee.records import records as R
 from referee.web.data import _labelled_los
 
 pytestmark = pytest.mark.slow  # every test plays matches and most drive chromium
@@ -763,7 +763,7 @@ def test_points_and_declarations_during_play_become_steps(tmp_path, monkeypatch)
     games: a scripted walk of the log (the engine's events as LogWalker hands them over)."""
     from types import SimpleNamespace
 
-    from referee.engine.line import Declared
+    from referee.engine.core.line import Declared
     from referee.web import data
 
     header = {"k": "match", "variant": "sport", "players": 4, "options": {"lone_doubles": False}, "deals": 4,
@@ -803,8 +803,8 @@ def kolbasa_page(monkeypatch, tmp_path: Path, rows: tuple[str, str], places: lis
     """The replay page of one kolbasa deal played from ``rows`` (seat 0 starts) with the places
     given in turn order: the engine's own events, handed to the web report as a log walk gives them."""
     from referee.engine import Deal
-    from referee.engine.kolbasa import KolbasaDeal
-    from referee.engine.layout import parse_place
+    from referee.engine.core.kolbasa import KolbasaDeal
+    from referee.engine.core.layout import parse_place
     from referee.web import data
     from referee.web.site import copy_assets, write_page
 

@@ -33,11 +33,11 @@ from typing import TYPE_CHECKING, Final
 
 import trio
 
-from referee.conversation.clock import TimeControl
+from referee.base.clock import TimeControl
+from referee.base.errors import BotExited
 from referee.conversation.lines import Line, hear
-from referee.errors import BotExited
-from referee.logs import records as R
-from referee.logs.log import MatchLog
+from referee.conversation.log import MatchLog
+from referee.records import records as R
 
 if TYPE_CHECKING:
     from referee.bots.transport import BotTransport
@@ -126,7 +126,7 @@ class Channel:
     async def deliver(self, terms: Terms, seat: int) -> BotExited | str | None:
         """Write what waits in the outbox, asking nothing: ``None`` when it went (or nothing was
         waiting, or no process holds the seat), :data:`STUCK` when the bot did not take it within
-        a move's time (its pipe stayed full), or the :class:`~referee.errors.BotExited` of a bot
+        a move's time (its pipe stayed full), or the :class:`~referee.base.errors.BotExited` of a bot
         found gone.  Logged once done, with what became of it."""
         proc = self.proc
         data = self.outbox

@@ -32,14 +32,14 @@ from typing import TYPE_CHECKING, NamedTuple
 import trio
 
 from protocol import messages as m
+from referee.base.errors import BotExited, LineTooLong
 from referee.conversation import faults as F
 from referee.conversation.channel import IGNORED, STUCK, Terms, deadline, stamp
 from referee.conversation.lines import BAD, MESSAGE, Line
+from referee.conversation.log import play_record
 from referee.engine import IllegalPlay
-from referee.engine.state import DealState
-from referee.errors import BotExited, LineTooLong
-from referee.logs import records as R
-from referee.logs.log import play_record
+from referee.engine.core.state import DealState
+from referee.records import records as R
 from referee.sides.base import GameSide
 
 if TYPE_CHECKING:

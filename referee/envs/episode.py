@@ -26,11 +26,11 @@ from typing import Any
 
 from protocol import messages as m
 from protocol.bot import State
-from referee.engine.deal import Deal, deal_from_seed
-from referee.engine.game import DealRecord, Game
-from referee.engine.line import TERMINAL, Play
-from referee.engine.shuffle import BLAKE2B, GAME_STRIDE
-from referee.engine.state import DealState
+from referee.engine.core.deal import Deal, deal_from_seed
+from referee.engine.core.game import DealRecord, Game
+from referee.engine.core.line import TERMINAL, Play
+from referee.engine.core.shuffle import BLAKE2B, GAME_STRIDE
+from referee.engine.core.state import DealState
 from referee.envs.codec import Codec, codec_for
 from referee.sides.base import deal_end, game_end
 
@@ -49,7 +49,7 @@ class EnvTable:
             raise ValueError(f"reward={reward!r}: choose one of {', '.join(REWARDS)}")
         if episode not in EPISODES:
             raise ValueError(f"episode={episode!r}: choose one of {', '.join(EPISODES)}")
-        from referee.engine.game import variant
+        from referee.engine.registry import variant
 
         v = variant(game)
         n = v.default_players if players is None else players
@@ -321,7 +321,7 @@ class EnvTable:
 
     def text(self) -> str:
         """The table in words for people (every hand shown: a spectator's view)."""
-        from referee.engine.tiles import tile_text, tiles_of
+        from referee.engine.core.tiles import tile_text, tiles_of
 
         state, game = self.state, self.game
         if state is None or game is None:

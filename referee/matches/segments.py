@@ -12,7 +12,9 @@ A chunk that the log is waiting for is written straight through as it is played 
 chunk); the others wait in the segment's buffer, in memory up to :data:`SPILL_MEMORY` bytes and
 then in an unnamed temporary file, so a long segment played ahead of the log does not grow the
 referee's memory.  With *lockstep* (``verify``, ``referee play``) a segment begins a chunk only
-once it is live: the match is then played in the log's own order, line by line.
+once it is live: the match is then played in the log's own order, line by line.  A segment
+played on a cluster's worker is played by itself there (:meth:`Segment.played` gives its chunks)
+and its chunks held here as if played here (:meth:`Segment.restore`).
 """
 
 from __future__ import annotations
@@ -27,9 +29,9 @@ from typing import IO
 import trio
 
 from protocol import messages as m
+from referee.base.errors import LogError
 from referee.conversation.faults import Fault
 from referee.conversation.players import Entry
-from referee.errors import LogError
 
 #: Bytes of log lines a segment keeps in memory before it moves them to a temporary file.
 SPILL_MEMORY = 1 << 22
@@ -133,7 +135,7 @@ class Segment:
         return self._open is not None and self._open.index == self.wanted
 
     def write(self, data: bytes) -> None:
-        """A log line of the segment (the sink of its :class:`~referee.logs.log.MatchLog`)."""
+        """A log line of the segment (the sink of its :class:`~referee.conversation.log.MatchLog`)."""
         if self._live():
             self._put(data)
         else:
@@ -203,6 +205,25 @@ class Segment:
         for piece in self._spill.read(chunk.start, chunk.end):
             self._put(piece)
         return chunk
+
+    def played(self) -> Iterator[tuple[Chunk, bytes]]:
+        """Every chunk of a segment played by itself (on a cluster's worker, the log never taking
+        any), in order, with its log lines."""
+        assert self.over
+        for k in range(self.begun):
+            chunk = self._finished[k]
+            yield chunk, b"".join(self._spill.read(chunk.start, chunk.end))
+
+    def restore(self, played: list[tuple[Chunk, bytes]]) -> None:
+        """The chunks of the segment, played elsewhere (:meth:`played`), held for the log to
+        take as if they had been played here; the segment is then over."""
+        for chunk, data in played:
+            chunk.start = self._spill.size
+            self._spill.append(data)
+            chunk.end = self._spill.size
+            self._finished[chunk.index] = chunk
+        self.begun = len(played)
+        self.finish()
 
     def close(self) -> None:
         self._spill.close()

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from referee.engine.state import DealState
-from referee.logs import records as R
+from referee.engine.core.state import DealState
+from referee.records import records as R
 from referee.web.data import MatchReader
 
 

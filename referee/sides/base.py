@@ -23,13 +23,13 @@ from typing import Any
 
 from protocol import messages as m
 from referee.engine import END_NAMES, STOP, Play, play
-from referee.engine.deal import Deal
-from referee.engine.errors import IllegalPlay
-from referee.engine.game import DealRecord, Game, GameOutcome
-from referee.engine.line import DECLINE, HUNDRED, WRITE_OFF, Declared, Drew, Event, Passed, Placed, Scored, line_of
-from referee.engine.state import DealState
-from referee.engine.tiles import HIGH, LOW, N_TILES, tile, tile_name, tile_text
-from referee.logs.records import Play as PlayRecord
+from referee.engine.core.deal import Deal
+from referee.engine.core.errors import IllegalPlay
+from referee.engine.core.game import DealRecord, Game, GameOutcome
+from referee.engine.core.line import DECLINE, HUNDRED, WRITE_OFF, Declared, Drew, Event, Passed, Placed, Scored, line_of
+from referee.engine.core.state import DealState
+from referee.engine.core.tiles import HIGH, LOW, N_TILES, tile, tile_name, tile_text
+from referee.records.records import Play as PlayRecord
 
 TILE_JSON: list[tuple[int, int]] = [(LOW[t], HIGH[t]) for t in range(N_TILES)]
 _OPTIONS: dict[Play, m.PlayOption] = {}

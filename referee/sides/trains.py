@@ -3,7 +3,7 @@ check`` (RULES.md §7 MT-1…MT-12).
 
 On the wire a move names a tile and a train (``{"type":"play","tile":[5,6],"train":"mexican"}``); trains are
 named ``"seat0"`` … ``"seat3"`` (the train that seat owns) and ``"mexican"``, the names of the
-engine's :class:`~referee.engine.layout.Trains`.  What differs from the line games' encoding
+engine's :class:`~referee.engine.core.layout.Trains`.  What differs from the line games' encoding
 (:mod:`referee.sides.base`):
 
 * ``turn.legal`` entries carry ``train`` (``end`` is null), and every ``turn`` adds ``trains``
@@ -26,14 +26,14 @@ from collections.abc import Iterable
 from typing import Any
 
 from protocol import messages as m
-from referee.engine.deal import Deal
-from referee.engine.errors import IllegalPlay
-from referee.engine.game import Game
-from referee.engine.line import STOP, Event, Passed, Placed, Play
-from referee.engine.state import DealState
-from referee.engine.tiles import IS_DOUBLE, N_TILES, tile, tile_name, tile_text
-from referee.engine.trains import TrainDeal, train_play
-from referee.logs.records import Play as PlayRecord
+from referee.engine.core.deal import Deal
+from referee.engine.core.errors import IllegalPlay
+from referee.engine.core.game import Game
+from referee.engine.core.line import STOP, Event, Passed, Placed, Play
+from referee.engine.core.state import DealState
+from referee.engine.core.tiles import IS_DOUBLE, N_TILES, tile, tile_name, tile_text
+from referee.engine.core.trains import TrainDeal, train_play
+from referee.records.records import Play as PlayRecord
 from referee.sides.base import TILE_JSON, DealSteps, Decision, GameSide, Stage, Who, engine_play, event_lines, hand_json
 
 #: the train names of an ``n``-seat round, by train index
@@ -41,7 +41,7 @@ TRAIN_NAMES: dict[int, tuple[str, ...]] = {n: (*(f"seat{s}" for s in range(n)), 
 
 
 class TrainSide(GameSide):
-    deals = ("referee.engine.trains.TrainDeal",)
+    deals = ("referee.engine.core.trains.TrainDeal",)
     layout = "trains"
     lead_word = "on the station"
     decisions = (*GameSide.decisions,
