@@ -325,7 +325,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"Medians [min–max] of {args.repeat} repeats; {plays} plays per match.  µs/move: the wall time of the match's")
     print("deals (Table.play_deal, summed) over its plays.  Floor: pipe_floor's µs per turn/reply round trip, the")
     print("mean of runs just before and after each match.  Ratio: per repeat, referee ÷ that floor.")
-    print("pinned = taskset -c 0 (everything on CPU 0); the issue's target is a pinned ratio ≤ 6×.  stub: the same")
+    print("pinned = taskset -c 0 (everything on CPU 0); issue 31 asks for a pinned ratio ≤ 4× and a stub ratio ≤ 2.5×.  stub: the same")
     print("match pinned, with in-process stub bots instead of processes (no pipes): the referee's own work, its")
     print("ratio taken against the pinned floor.")
     if FROZEN_BY:
