@@ -24,11 +24,11 @@ import msgspec
 import pytest
 import trio
 
+from referee.audit.verify import verify
+from referee.base.clock import TimeControl
 from referee.bots.bot import Bot
 from referee.bots.spawn import resolve_command
-from referee.conversation.clock import TimeControl
 from referee.engine import variant
-from referee.logs.verify import verify
 from referee.matches.match import run_match
 from referee.matches.spec import MatchSpec
 

@@ -16,8 +16,8 @@ from protocol import messages as m
 from protocol.schema import PATH as SCHEMA_PATH
 from protocol.schema import render
 from referee.engine import TERMINAL, deal_from_seed, variant
-from referee.engine.line import END_NAMES, Drew, Placed
-from referee.engine.tiles import HIGH, IS_DOUBLE, LOW, PIPS, tiles_of
+from referee.engine.core.line import END_NAMES, Drew, Placed
+from referee.engine.core.tiles import HIGH, IS_DOUBLE, LOW, PIPS, tiles_of
 from referee.sides.base import GameSide
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -12,20 +12,16 @@ into the opponent's row and rows whose returned tiles are public.
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
-
 import msgspec
+from support import transcript_block
 
 from protocol import messages as m
 from referee.engine import TERMINAL, deal_from_seed, variant
-from referee.engine.layout import KNIFE
-from referee.engine.line import Play
+from referee.engine.core.layout import KNIFE
+from referee.engine.core.line import Play
 from referee.sides import side_for
 from referee.sides.base import deal_end
 
-PROTOCOL_MD = Path(__file__).resolve().parent.parent / "PROTOCOL.md"
-FENCE = re.compile(r"^```([^\n]*)\n(.*?)^```", re.M | re.S)
 SEED, SEAT = 305, 0
 
 
@@ -72,10 +68,7 @@ def test_the_transcript_shows_a_knife_a_cut_and_a_tail():
 
 
 def test_protocol_md_kolbasa_transcript_matches_the_engine():
-    blocks = [body for info, body in FENCE.findall(PROTOCOL_MD.read_text(encoding="utf-8")) if info.split()[1:] == ["kolbasa-transcript"]]
-    assert len(blocks) == 1, "PROTOCOL.md should hold one block marked ```text kolbasa-transcript"
-    documented = [line for line in blocks[0].splitlines() if line[:2] in ("< ", "> ")]
-    assert documented == kolbasa_transcript(), ("regenerate with: python -c 'import sys; sys.path.insert(0, \"tests\"); "
+    assert transcript_block("kolbasa-transcript") == kolbasa_transcript(), ("regenerate with: python -c 'import sys; sys.path.insert(0, \"tests\"); "
                                                 "from test_protocol_kolbasa import kolbasa_transcript as t; print(*t(), sep=chr(10))'")
 
 

@@ -1,4 +1,4 @@
-"""Printing a match result for people: the :class:`referee.matches.summary.MatchSummary` and the deal
+"""Printing a match result for people: the :class:`referee.records.summary.MatchSummary` and the deal
 and game results it goes with (streams: a long match's are read back from its spools), so what
 is printed and what ``--json`` writes are the same facts.
 
@@ -22,10 +22,10 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from referee.base.seeds import seed_text
 from referee.engine import variant
-from referee.matches.stats import SprtState, Standing, signed
-from referee.matches.summary import DealResult, GameResult, MatchSummary
-from referee.seeds import seed_text
+from referee.records.stats import SprtState, Standing, signed
+from referee.records.summary import DealResult, GameResult, MatchSummary
 
 #: Rows of a deal or game table printed at once.
 BLOCK = 500
@@ -241,7 +241,7 @@ def margin_text(result: MatchSummary) -> Text:
 
 def elo_bound_of(row: Standing) -> str | None:
     """"> +183" when the row's Elo is a one-sided bound (two bots, every play won; "< −183",
-    every play lost: :func:`referee.matches.stats.elo_bound`), else ``None``."""
+    every play lost: :func:`referee.records.stats.elo_bound`), else ``None``."""
     if row.elo is not None or row.elo_ci is None:
         return None
     lo, hi = row.elo_ci
