@@ -198,7 +198,12 @@ def test_a_hidden_field_whose_mark_is_lost_is_caught(monkeypatch):
     step's hands lose their mark (as a new family's field would be, forgotten)."""
     monkeypatch.setattr(pages, "_PLANS", {})
     real = pages._mark
-    monkeypatch.setattr(pages, "_mark", lambda hint: None if real(hint) is not None and real(hint).open_at_end else real(hint))
+
+    def forgetful(hint, kind):
+        mark = real(hint, kind)
+        return None if isinstance(mark, pages.Hidden) and mark.open_at_end else mark
+
+    monkeypatch.setattr(pages, "_mark", forgetful)
     rnd = random.Random(1)
     reader, deal, state = played("draw", 2, 4, 3)
     alt_deal, alt, moved = dealt_again(deal, state, mine_of(reader, 0), rnd)

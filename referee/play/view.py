@@ -7,7 +7,8 @@ table is drawn from the very documents, and by the very renderers, that a replay
 page is sent of a deal in play is :func:`seen`: the document cut to the person's seats by the
 marks on its type (:mod:`referee.sides.pages`), every tile they cannot see face down (``null``)
 or taken out: the other hands, the bazaar, the tiles others draw, and in kolbasa every row's
-face-down tiles (KB-8: even its owner's).  That is what a bot in those seats is told
+tiles as dealt (KB-8: even its owner's; a tile once turned up is public wherever it goes, KB-15,
+as ``turn.rows`` shows it).  That is what a bot in those seats is told
 (PROTOCOL.md), no more; once the deal is over its last step shows the hands left, as
 ``deal_end`` tells every bot.
 """

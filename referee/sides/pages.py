@@ -10,7 +10,8 @@ seats is told the deal (PROTOCOL.md), no more.
 A field that holds tiles some seat may not see says so on its type,
 ``Annotated[..., Hidden(...)]``: whose the tiles are (each seat its own item of the list, the
 step's seat, or nobody's, as the bazaar and the sleeping tiles) and whether a cut leaves them face
-down (``null``) or takes them out.  :func:`cut` reads only these marks, for every family: a
+down (``null``) or takes them out; a field that names a tile every seat sees is marked
+:class:`FaceUp`.  :func:`cut` reads only these marks, for every family: a
 family whose table hides something new marks its field, on its own subclass of
 :class:`DealPage` and :class:`Step` if its rule differs (kolbasa's rows, face down even to their
 owner), and names the subclass on its side (:attr:`referee.sides.base.GameSide.page`).
@@ -41,14 +42,20 @@ class Hidden:
 
     ``face_down``: a cut leaves each tile as ``null`` (its count stays public); otherwise the
     tiles are taken out (an empty list: the count is told elsewhere, as a draw's words).
-    ``shown``: the name of a field of the same struct naming a tile that is face up wherever it is
-    (kolbasa's tile turned up, still at its row's right end).  ``open_at_end``: a step of kind
-    ``end`` shows the tiles to every seat (every bot is told the hands left, ``deal_end``)."""
+    ``unless_face_up``: a tile the document has shown face up by then (in a field marked
+    :class:`FaceUp`, in this step or one before) stays: kolbasa's tile once turned up is public
+    wherever it goes (KB-15).  ``open_at_end``: a step of kind ``end`` shows the tiles to every
+    seat (every bot is told the hands left, ``deal_end``)."""
 
     owner: Owner
     face_down: bool = True
-    shown: str | None = None
+    unless_face_up: bool = False
     open_at_end: bool = False
+
+
+@dataclass(frozen=True)
+class FaceUp:
+    """The mark of a field naming a tile every seat sees face up (placed, turned up)."""
 
 
 Tile = str  # "a-b"
@@ -95,7 +102,7 @@ class Step(Struct):
     scores: list[int]
     table: Board | UnsetType = UNSET
     up: Tile | None | UnsetType = UNSET  # kolbasa: the tile turned up and waiting for its place
-    tile: Tile | UnsetType = UNSET
+    tile: Annotated[Tile, FaceUp()] | UnsetType = UNSET
     end: str | None | UnsetType = UNSET
     forced: bool | UnsetType = UNSET
     closed: bool | UnsetType = UNSET
@@ -145,7 +152,7 @@ class DealPage(Struct):
 
 
 class RowsStep(Step):
-    hands: Annotated[Hands, Hidden("nobody", shown="up", open_at_end=True)]
+    hands: Annotated[Hands, Hidden("nobody", unless_face_up=True, open_at_end=True)]
 
 
 class RowsPage(DealPage):
@@ -157,30 +164,36 @@ class RowsPage(DealPage):
 # -- cutting ------------------------------------------------------------------------------------
 
 
-_PLANS: dict[type, list[tuple[str, Hidden | None]]] = {}
+#: a struct type's plan: the fields a cut looks at, in order (``None``: walk into it; a
+#: :class:`Hidden`: cut it), and the fields marked :class:`FaceUp`
+_PLANS: dict[type, tuple[list[tuple[str, Hidden | None]], list[str]]] = {}
 
 
-def _plan(cls: type) -> list[tuple[str, Hidden | None]]:
-    """The fields of ``cls`` a cut looks at: the hidden ones with their mark, and the ones that may
-    hold structs (``None``: walk into them)."""
+def _plan(cls: type) -> tuple[list[tuple[str, Hidden | None]], list[str]]:
     plan = _PLANS.get(cls)
     if plan is None:
-        plan = []
+        fields: list[tuple[str, Hidden | None]] = []
+        face_up = []
         for name, hint in typing.get_type_hints(cls, include_extras=True).items():
             if name not in cls.__struct_fields__:  # type: ignore[attr-defined]
                 continue
-            mark = _mark(hint)
+            mark = _mark(hint, Hidden)
             if mark is not None or _holds_structs(hint):
-                plan.append((name, mark))
-        _PLANS[cls] = plan
+                fields.append((name, mark))
+            if _mark(hint, FaceUp) is not None:
+                face_up.append(name)
+        plan = _PLANS[cls] = (fields, face_up)
     return plan
 
 
-def _mark(hint: Any) -> Hidden | None:
+M = typing.TypeVar("M")
+
+
+def _mark(hint: Any, kind: type[M]) -> M | None:
     if typing.get_origin(hint) is Annotated:
-        return next((x for x in hint.__metadata__ if isinstance(x, Hidden)), None)
+        return next((x for x in hint.__metadata__ if isinstance(x, kind)), None)
     for arg in typing.get_args(hint):  # Annotated[...] | UnsetType
-        mark = _mark(arg)
+        mark = _mark(arg, kind)
         if mark is not None:
             return mark
     return None
@@ -195,31 +208,42 @@ def _holds_structs(hint: Any) -> bool:
 def cut(doc: Any, seats: typing.Collection[int]) -> Any:
     """``doc`` (a struct of this module, or a list of them) as ``seats`` may see it: every tile of
     a :class:`Hidden` field they may not see face down (``null``) or taken out, as its mark says.
-    ``doc`` itself is left as it is."""
+    The document is read in order (the deal as dealt, then each step), so a tile shown face up
+    by a step is known from that step on.  ``doc`` itself is left as it is."""
+    return _cut(doc, seats, set())
+
+
+def _cut(doc: Any, seats: typing.Collection[int], face_up: set[Tile]) -> Any:
     if isinstance(doc, list):
-        return [cut(x, seats) for x in doc]
+        return [_cut(x, seats, face_up) for x in doc]
     if not isinstance(doc, Struct):
         return doc
+    fields, shows = _plan(type(doc))
+    for name in shows:
+        tile = getattr(doc, name)
+        if isinstance(tile, str):
+            face_up.add(tile)
     changes = {}
-    for name, mark in _plan(type(doc)):
+    for name, mark in fields:
         value = getattr(doc, name)
         if value is UNSET or value is None:
             continue
-        changes[name] = cut(value, seats) if mark is None else _hide(doc, value, mark, seats)
+        changes[name] = _cut(value, seats, face_up) if mark is None else _hide(doc, value, mark, seats, face_up)
     return msgspec.structs.replace(doc, **changes) if changes else doc
 
 
-def _hide(owner: Any, value: list[Any], mark: Hidden, seats: typing.Collection[int]) -> list[Any]:
+def _hide(owner: Any, value: list[Any], mark: Hidden, seats: typing.Collection[int], face_up: set[Tile]) -> list[Any]:
     if mark.open_at_end and getattr(owner, "kind", None) == "end":
         return [list(x) if isinstance(x, list) else x for x in value]
-    up = getattr(owner, mark.shown) if mark.shown is not None else None
 
     def tiles(items: list[Any], mine: bool) -> list[Any]:
         if mine:
             return list(items)
         if not mark.face_down:
             return []
-        return [t if up is not None and t == up else None for t in items]
+        if mark.unless_face_up:
+            return [t if t in face_up else None for t in items]
+        return [None] * len(items)
 
     if mark.owner == "each":
         return [tiles(h, s in seats) for s, h in enumerate(value)]
