@@ -66,6 +66,10 @@ def played(name: str, players: int, seed: int, moves: int) -> tuple[LiveView, De
 
 
 def page(name: str, players: int, seed: int, deal: Deal, state, me: int) -> tuple[bytes, bytes]:
+    return document(name, players, seed, deal, state, me)[:2]
+
+
+def document(name: str, players: int, seed: int, deal: Deal, state, me: int) -> tuple[bytes, bytes, pages.DealPage]:
     """The page bot ``me``'s person is sent of ``deal`` played to ``state`` (what
     :meth:`~referee.play.seat.Person.state` encodes), and the uncut document: built by the report's
     reader from the deal record and each engine event, as it builds them from a log (the events
@@ -81,7 +85,7 @@ def page(name: str, players: int, seed: int, deal: Deal, state, me: int) -> tupl
         reader.on_event(e, None, state)
     shown = reader.on_show()
     assert shown is not None and shown.doc.steps
-    return json.dumps(seen(shown), separators=(",", ":")).encode(), msgspec.json.encode(shown.doc)
+    return json.dumps(seen(shown), separators=(",", ":")).encode(), msgspec.json.encode(shown.doc), shown.doc
 
 
 def hidden_tiles(state, mine: set[int]) -> list[int]:
@@ -208,3 +212,30 @@ def test_a_hidden_field_whose_mark_is_lost_is_caught(monkeypatch):
     reader, deal, state = played("draw", 2, 4, 3)
     alt_deal, alt, moved = dealt_again(deal, state, mine_of(reader, 0), rnd)
     assert moved and page("draw", 2, 4, alt_deal, alt, 0)[0] != page("draw", 2, 4, deal, state, 0)[0]
+
+
+def test_what_every_seat_sees_stays_on_the_page():
+    """The cut takes nothing public: a kolbasa knife's cut by the other seat keeps its tiles
+    (they lay face up on the table, KB-15), and with every seat held, every hand and every draw
+    is shown; only the tiles nobody sees (the bazaar, the sleeping tiles, rows as dealt) are not."""
+    cuts = 0
+    for seed in range(40):
+        reader, deal, state = played("kolbasa", 2, seed, 60)
+        if not any(type(e).__name__ == "Cut" and e.seat != 0 for e in state.history):
+            continue
+        shown, whole = page("kolbasa", 2, seed, deal, state, 0)
+        steps, full = json.loads(shown)["steps"], json.loads(whole)["steps"]
+        for s, f in zip(steps, full, strict=True):
+            if f["kind"] == "cut":
+                assert s["tiles"] == f["tiles"] and s["tiles"], s
+                cuts += 1
+        if cuts >= 3:
+            break
+    assert cuts, "no knife cut in 40 seeded deals of kolbasa"
+    for name, players in GAMES:
+        if name == "kolbasa":
+            continue
+        reader, deal, state = played(name, players, 2, 30)
+        doc = document(name, players, 2, deal, state, 0)[2]
+        everyone = msgspec.to_builtins(pages.cut(doc, range(players)))
+        assert everyone == {**msgspec.to_builtins(doc), "undealt": [None] * len(doc.undealt)}, name

@@ -55,7 +55,8 @@ class Hidden:
 
 @dataclass(frozen=True)
 class FaceUp:
-    """The mark of a field naming a tile every seat sees face up (placed, turned up)."""
+    """The mark of a field naming a tile (or tiles) every seat sees face up: placed, turned up,
+    cut off the table."""
 
 
 Tile = str  # "a-b"
@@ -153,6 +154,8 @@ class DealPage(Struct):
 
 class RowsStep(Step):
     hands: Annotated[Hands, Hidden("nobody", unless_face_up=True, open_at_end=True)]
+    #: kolbasa draws nothing: ``tiles`` are the tiles a knife cuts off the table, seen by both
+    tiles: Annotated[TileList, FaceUp()] | UnsetType = UNSET
 
 
 class RowsPage(DealPage):
@@ -220,9 +223,11 @@ def _cut(doc: Any, seats: typing.Collection[int], face_up: set[Tile]) -> Any:
         return doc
     fields, shows = _plan(type(doc))
     for name in shows:
-        tile = getattr(doc, name)
-        if isinstance(tile, str):
-            face_up.add(tile)
+        value = getattr(doc, name)
+        if isinstance(value, str):
+            face_up.add(value)
+        elif isinstance(value, list):
+            face_up.update(value)
     changes = {}
     for name, mark in fields:
         value = getattr(doc, name)
