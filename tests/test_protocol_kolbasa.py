@@ -1,10 +1,10 @@
-"""PROTOCOL.md's worked transcript of a kolbasa deal, regenerated from the rules engine and the
-wire's own message builders (:mod:`referee.sides.kolbasa`, through :func:`referee.sides.side_for`),
+"""The kolbasa page's worked transcript of a kolbasa deal (docs/protocol/kolbasa.md), regenerated
+from the rules engine and the wire's own message builders (:mod:`referee.sides.kolbasa`, through :func:`referee.sides.side_for`),
 so the document cannot drift from what the referee sends.
 
 The first deal of a kolbasa game from seed :data:`SEED`, seen from seat :data:`SEAT`: both seats
 take a knife when one is offered (the one that cuts the most), otherwise the first legal place;
-seat 0 echoes each turn's id.  The ``text kolbasa-transcript`` block of PROTOCOL.md must equal it
+seat 0 echoes each turn's id.  The ``text kolbasa-transcript`` block of that page must equal it
 line for line, and the same deal played through the real :class:`~referee.conversation.table.Table` must send
 seat 0 exactly those lines.  The deal has tails, inserted doubles, a knife that cuts the sausage
 into the opponent's row and rows whose returned tiles are public.
@@ -12,10 +12,8 @@ into the opponent's row and rows whose returned tiles are public.
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
-
 import msgspec
+from helpers import transcript_block
 
 from protocol import messages as m
 from referee.engine import TERMINAL, deal_from_seed, variant
@@ -24,8 +22,6 @@ from referee.engine.line import Play
 from referee.sides import side_for
 from referee.sides.base import deal_end
 
-PROTOCOL_MD = Path(__file__).resolve().parent.parent / "PROTOCOL.md"
-FENCE = re.compile(r"^```([^\n]*)\n(.*?)^```", re.M | re.S)
 SEED, SEAT = 305, 0
 
 
@@ -72,9 +68,7 @@ def test_the_transcript_shows_a_knife_a_cut_and_a_tail():
 
 
 def test_protocol_md_kolbasa_transcript_matches_the_engine():
-    blocks = [body for info, body in FENCE.findall(PROTOCOL_MD.read_text(encoding="utf-8")) if info.split()[1:] == ["kolbasa-transcript"]]
-    assert len(blocks) == 1, "PROTOCOL.md should hold one block marked ```text kolbasa-transcript"
-    documented = [line for line in blocks[0].splitlines() if line[:2] in ("< ", "> ")]
+    documented = transcript_block("kolbasa", "kolbasa-transcript")
     assert documented == kolbasa_transcript(), ("regenerate with: python -c 'import sys; sys.path.insert(0, \"tests\"); "
                                                 "from test_protocol_kolbasa import kolbasa_transcript as t; print(*t(), sep=chr(10))'")
 
