@@ -310,6 +310,18 @@ def test_the_field_table_check_catches_a_missing_row():
     assert set(field_names(without)) == {"seat", "tiles"}
 
 
+def test_the_core_page_opens_with_the_first_bot_and_lists_every_page():
+    core = protocol_page("core")
+    chapters = re.findall(r"^## (.*)$", core, re.M)
+    assert chapters[0] == "Your first bot in 20 lines"
+    contents = next(p for p in core.split("\n\n") if p.startswith("Contents: "))
+    for chapter in chapters:
+        assert f"[{chapter.split(':')[0]}](#" in contents, f"the contents do not name {chapter!r}"
+    for page in PROTOCOL_PAGES:
+        if page != "core":
+            assert f"](docs/protocol/{page}.md)" in core, page
+
+
 # Turn ids are explained once, on the core page, and every family's page points there.  What the
 # section says is held against every page's transcript (each regenerated from the engine).
 
