@@ -147,8 +147,8 @@ def ours(name: str, seed: int, engine: Any = None) -> DealFn:
 def positions(name: str, seed: int, count: int = 64) -> list[tuple[Any, Any, Any]]:
     """``count`` decisions part-way through random deals of ``name`` (4 players): for each, what
     the seat to move knows, the table game for it, and one state sampled at it."""
+    from referee.engine.core.view import seen_by
     from referee.engine.sampling import Knowledge, sample_state, table_game
-    from referee.engine.view import seen_by
 
     v = variant(name)
     rng = random.Random(seed)

@@ -31,11 +31,11 @@ from pathlib import Path
 
 import trio
 
+from referee.base.clock import TimeControl
 from referee.bots.bot import Bot
 from referee.bots.process import BotProcess
 from referee.bots.sandbox import SandboxUnavailable, find_bwrap
 from referee.bots.spawn import Confinement
-from referee.conversation.clock import TimeControl
 from referee.engine import variant
 from referee.matches.match import run_match
 from referee.matches.spec import MatchSpec

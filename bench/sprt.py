@@ -2,14 +2,14 @@
 
 For each sample of real pairs in ``bench/sprt_pairs.json`` (played by the referee:
 ``python -m bench.sprt_collect`` says how) and each test of :data:`TESTS`, it runs the referee's
-own SPRT (:func:`referee.matches.stats.sprt_llr` on a :class:`referee.matches.stats.Boards` tally, decided by
-:meth:`referee.matches.stats.SprtSpec.decide`) on pairs drawn with replacement from the sample, made to
+own SPRT (:func:`referee.records.stats.sprt_llr` on a :class:`referee.records.stats.Boards` tally, decided by
+:meth:`referee.records.stats.SprtSpec.decide`) on pairs drawn with replacement from the sample, made to
 hold exactly H0 or H1:
 
 * a **margin** test draws pairs whose margins are shifted so that their mean is ``margin0``
   (or ``margin1``): the real spread and shape, the hypothesis' mean;
 * an **Elo** test draws pairs from the sample reweighted to the most likely distribution whose
-  mean pair score is that of ``elo0`` (or ``elo1``) (:func:`referee.matches.stats.mle_with_mean`, the
+  mean pair score is that of ``elo0`` (or ``elo1``) (:func:`referee.records.stats.mle_with_mean`, the
   distribution the GSPRT itself compares), so every draw is a real pair.
 
 A third column draws the sample as it is (the bots' real strength).  Every run plays until the
@@ -35,7 +35,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from referee.matches.stats import Boards, SprtSpec, elo_of_score, mle_with_mean, parse_sprt, score_of_elo, sprt_llr
+from referee.records.stats import Boards, SprtSpec, elo_of_score, mle_with_mean, parse_sprt, score_of_elo, sprt_llr
 
 PAIRS = Path(__file__).resolve().parent / "sprt_pairs.json"
 

@@ -1,5 +1,5 @@
 """``python -m referee`` is the ``referee`` command."""
 
-from referee.cli import main
+from referee.commands import main
 
 main()

@@ -50,13 +50,13 @@ except ImportError:  # run from a checkout that is not installed
 from protocol import messages as m
 from protocol.bot import State, log, norm, run
 from referee.engine import STOP, TERMINAL, Play, play, variant
-from referee.engine.game import Special
-from referee.engine.layout import END_INDEX, parse_place
-from referee.engine.line import DECLINE, HUNDRED, WRITE_OFF, Cut, Declared, Drew, Event, Passed, Placed, Scored, Tailed, Turned
+from referee.engine.core.game import Special
+from referee.engine.core.layout import END_INDEX, parse_place
+from referee.engine.core.line import DECLINE, HUNDRED, WRITE_OFF, Cut, Declared, Drew, Event, Passed, Placed, Scored, Tailed, Turned
+from referee.engine.core.state import DealState
+from referee.engine.core.tiles import PIPS, tile
+from referee.engine.core.trains import train_play
 from referee.engine.sampling import Knowledge, Sampler, fork_game, table_game
-from referee.engine.state import DealState
-from referee.engine.tiles import PIPS, tile
-from referee.engine.trains import train_play
 
 #: A game won (or lost) is worth this many points on top of the deal's own (a deal's write is
 #: typically 10–60 points, so a game decided outweighs any single deal's points).

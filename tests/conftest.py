@@ -136,7 +136,7 @@ def every_log_the_referee_writes_verifies(request):
     alone); ``@pytest.mark.logs_unverified`` opts a test out, saying why."""
     import hashlib
 
-    from referee.logs.log import MatchLog
+    from referee.conversation.log import MatchLog
 
     written: list[tuple[object, str]] = []
     real_close = MatchLog.close
@@ -160,8 +160,8 @@ def every_log_the_referee_writes_verifies(request):
         patch.undo()
     if request.node.get_closest_marker("logs_unverified") is not None:
         return
-    from referee.logs.records import Damaged, header_of
-    from referee.logs.verify import Incomplete, Inconsistent, verify
+    from referee.audit.verify import Incomplete, Inconsistent, verify
+    from referee.records.records import Damaged, header_of
 
     for path, digest in written:
         try:

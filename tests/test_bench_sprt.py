@@ -10,7 +10,7 @@ import pytest
 
 from bench import sprt as B
 from bench.sprt_collect import MATCHES, pairs_of
-from referee.matches.stats import Boards, parse_sprt, score_of_elo
+from referee.records.stats import Boards, parse_sprt, score_of_elo
 from tests.test_match import GREEDY, RANDOM, match
 
 

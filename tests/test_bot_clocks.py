@@ -5,18 +5,17 @@ fastchess's per-engine ``tc=``), a league bot's ``clock``, and ``[game] deals_fi
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
+from functools import partial
 from pathlib import Path
 
 import pytest
-from helpers import read_log
+from support import read_log
+from support.commands import referee as run_referee
 from test_match import FIRST, FLAWED, GREEDY, run
 
-from referee import exitcodes as X
+from referee.base import exitcodes as X
 from referee.engine import variant
-from referee.engine.deal import parse_deal_lines
+from referee.engine.core.deal import parse_deal_lines
 
 SLOW_ONCE = f"{FLAWED} slow_once"  # takes 0.6 s over its first answer, then answers at once
 
@@ -85,9 +84,8 @@ def league(tmp_path: Path, game: str = "", greedy: str = "", name: str = "l") ->
     return path
 
 
-def referee(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "referee", *map(str, args)], capture_output=True, text=True, timeout=300, cwd=cwd,
-                          stdin=subprocess.DEVNULL, env={**os.environ, "COLUMNS": "200"})
+#: the command as a real process, its tables as wide as a wide terminal's
+referee = partial(run_referee, env={"COLUMNS": "200"})
 
 
 def logs_of(path: Path) -> list[Path]:

@@ -23,13 +23,13 @@ from pathlib import Path
 import msgspec
 import pytest
 import trio
-from helpers import protocol_page
+from support import protocol_page
 
+from referee.audit.verify import verify
+from referee.base.clock import TimeControl
 from referee.bots.bot import Bot
 from referee.bots.spawn import resolve_command
-from referee.conversation.clock import TimeControl
 from referee.engine import variant
-from referee.logs.verify import verify
 from referee.matches.match import run_match
 from referee.matches.spec import MatchSpec
 

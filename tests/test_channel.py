@@ -12,22 +12,22 @@ from pathlib import Path
 import msgspec
 import pytest
 import trio
-from helpers import read_log
+from support import read_log
 
 from protocol import messages as m
+from referee.base.clock import TimeControl
+from referee.base.errors import BotExited
 from referee.bots.bot import Bot
-from referee.bots.transport import Script, ScriptedBot, first_legal, play_line
+from referee.bots.transport import Script, ScriptedBot, first_legal, play_line, silent
 from referee.conversation import lines
 from referee.conversation.channel import IGNORED, STUCK, Channel, Terms
-from referee.conversation.clock import TimeControl
 from referee.conversation.lines import Line, hear, judge
+from referee.conversation.log import MatchLog, play_record
 from referee.conversation.players import Entry, Player
 from referee.engine import variant, variant_names
-from referee.engine.deal import deal_from_seed
-from referee.engine.errors import BadDeal
-from referee.errors import BotExited
-from referee.logs import records as R
-from referee.logs.log import MatchLog, play_record
+from referee.engine.core.deal import deal_from_seed
+from referee.engine.core.errors import BadDeal
+from referee.records import records as R
 from referee.sides import side_for
 from referee.sides.base import GameSide
 
@@ -44,17 +44,11 @@ def logged(terms: Terms) -> list[dict]:
     return [rec for _, rec in read_log(terms.log.path)]
 
 
-def channel_with(script: Script) -> tuple[Channel, ScriptedBot]:
+def channel_with(script: Script = silent) -> tuple[Channel, ScriptedBot]:
     ch = Channel()
     bot = ScriptedBot(script, "A")
     ch.proc = bot
     return ch, bot
-
-
-def replying(*replies: tuple[float, bytes | None]) -> Script:
-    """Answers the first turn with ``replies``."""
-    left = [list(replies)]
-    return lambda msg: left.pop() if type(msg) is m.Turn and left else []
 
 
 def a_turn(turn_id: int = 1) -> bytes:
@@ -71,13 +65,15 @@ def judged(line: Line) -> tuple[object, object]:
 
 async def test_ask_writes_the_outbox_and_the_turn_in_one_write_and_reads_the_answer_by_the_clock(tmp_path, autojump_clock):
     terms = terms_of(tmp_path)
-    ch, bot = channel_with(replying((0.25, PLAY)))
+    ch, bot = channel_with()
+    bot.expect(m.Passed).expect(m.Turn, (0.25, PLAY))
     ch.queue(m.encode_line(m.Passed(1)))
     writes: list[bytes] = []
     write = bot.write_nowait
     bot.write_nowait = lambda data: writes.append(data) or write(data)  # type: ignore[method-assign]
     line, verdict = await ch.ask(terms, 0, a_turn(), 1_000_000, judged)
-    assert len(writes) == 1 and [type(msg) for msg in bot.received] == [m.Passed, m.Turn]
+    assert len(writes) == 1 and len(bot.received) == 2
+    bot.assert_done()
     assert ch.outbox == []
     assert line is not None and line.raw == PLAY and verdict == (judge(PLAY).msg, None)
     assert ch.took == 250_000  # exactly, on the mock clock
@@ -88,8 +84,10 @@ async def test_ask_writes_the_outbox_and_the_turn_in_one_write_and_reads_the_ans
 
 async def test_ask_reads_past_ignored_lines_to_the_answer(tmp_path, autojump_clock):
     terms = terms_of(tmp_path)
-    ch, _ = channel_with(replying((0.0, b'{"type":"note"}'), (0.5, b'{"type":"later"}'), (0.25, PLAY)))
+    ch, bot = channel_with()
+    bot.expect(m.Turn, b'{"type":"note"}', (0.5, b'{"type":"later"}'), (0.25, PLAY))
     line, verdict = await ch.ask(terms, 1, a_turn(), 1_000_000, judged)
+    bot.assert_done()
     assert line is not None and line.raw == PLAY and verdict is not None and ch.took == 750_000
     assert [r["k"] for r in logged(terms)] == ["out", "in", "in", "in"]
 
@@ -98,7 +96,8 @@ async def test_no_line_by_the_deadline_is_nothing_after_exactly_the_allowance(tm
     """An answer thought over for 1.0 s against 0.5 s: the wait ends at the deadline, nothing is
     judged, and no later line is waited for."""
     terms = terms_of(tmp_path)
-    ch, _ = channel_with(replying((1.0, PLAY)))
+    ch, bot = channel_with()
+    bot.expect(m.Turn, (1.0, PLAY))
     settled: list[Line] = []
     line, verdict = await ch.ask(terms, 0, a_turn(), 500_000, lambda line: settled.append(line) or (None, None))
     assert (line, verdict) == (None, None)
@@ -110,7 +109,8 @@ class SlowReferee(ScriptedBot):
     busy loop, or a replayed log's times): the answer is late by the referee's clock."""
 
     def __init__(self) -> None:
-        super().__init__(replying((0.0, PLAY)), "S")
+        super().__init__(silent, "S")
+        self.expect(m.Turn, PLAY)
         self.readings = 0
 
     def now(self) -> float:
@@ -138,9 +138,11 @@ async def test_allowance_zero_writes_nothing_at_once_and_reads_nothing(tmp_path,
 
 async def test_a_bot_that_exits_instead_of_answering_is_gone_while_reading(tmp_path, autojump_clock):
     terms = terms_of(tmp_path)
-    ch, _ = channel_with(replying((0.1, None)))
+    ch, bot = channel_with()
+    bot.expect(m.Turn, (0.1, None))
     with pytest.raises(BotExited):
         await ch.ask(terms, 0, a_turn(), 1_000_000, judged)
+    bot.assert_done()
     assert ch.op == "read"
 
 
@@ -148,8 +150,8 @@ class Pausing(ScriptedBot):
     """A transport that is told when its seat is asked and when it has answered: the seam a
     sandbox that freezes bots off turn plugs into."""
 
-    def __init__(self, script: Script, events: list[str]) -> None:
-        super().__init__(script, "P")
+    def __init__(self, events: list[str]) -> None:
+        super().__init__(silent, "P")
         self.events = events
 
     def resume(self) -> None:
@@ -185,7 +187,7 @@ async def test_ask_is_where_a_seat_is_resumed_and_paused(tmp_path, autojump_cloc
     events: list[str] = []
     ch = Channel()
     ch.strict = True
-    ch.proc = Pausing(replying(*replies), events)
+    ch.proc = Pausing(events).expect(m.Turn, *replies)
     try:
         await ch.ask(terms_of(tmp_path), 0, a_turn(), allowance, judged)
     except BotExited:
@@ -197,7 +199,7 @@ async def test_ask_is_where_a_seat_is_resumed_and_paused(tmp_path, autojump_cloc
 async def test_without_strict_isolation_a_seat_is_neither_resumed_nor_paused(tmp_path, autojump_clock):
     events: list[str] = []
     ch = Channel()
-    ch.proc = Pausing(replying((0.0, PLAY)), events)
+    ch.proc = Pausing(events).expect(m.Turn, PLAY)
     line, _ = await ch.ask(terms_of(tmp_path), 0, a_turn(), 1_000_000, judged)
     assert line is not None and "resume" not in events and "pause" not in events
 
@@ -207,7 +209,7 @@ async def test_without_strict_isolation_a_seat_is_neither_resumed_nor_paused(tmp
 
 async def test_deliver_writes_the_outbox_once_and_logs_it(tmp_path, autojump_clock):
     terms = terms_of(tmp_path)
-    ch, bot = channel_with(lambda msg: [])
+    ch, bot = channel_with()
     assert await ch.deliver(terms, 2) is None  # nothing waits: nothing written, nothing logged
     ch.queue(m.encode_line(m.Passed(0)))
     ch.queue(m.encode_line(m.MatchEnd()))
@@ -371,3 +373,30 @@ def test_first_legal_answers_what_the_turn_line_offers():
     assert isinstance(msg, m.Turn)
     replies: Sequence[tuple[float, bytes | None]] = first_legal(msg)
     assert replies == [(0.0, play_line(msg.legal[0]))]
+
+
+# -- the scripted bot's expectations (python-chess's MockTransport) ---------------------------------
+
+
+async def test_a_scripted_bot_answers_what_it_expects_in_order_and_says_what_it_was_never_sent(autojump_clock):
+    bot = ScriptedBot(silent, "E").expect(m.Passed(1), b"one").expect(m.Turn, (0.5, lambda msg: play_line(msg.legal[0])))
+    bot.write_nowait(m.encode_line(m.Passed(0)))  # not the expected passed: the script's (silent)
+    bot.write_nowait(m.encode_line(m.Passed(1)))
+    assert await bot.read_line() == b"one"
+    with pytest.raises(AssertionError, match=r"bot 'E' was never sent Turn \(it was sent: Passed, Passed\)"):
+        bot.assert_done()
+    bot.write_nowait(a_turn())
+    assert bot.line_within(0) is None  # thinking
+    assert await bot.read_line() == PLAY and trio.current_time() == pytest.approx(0.5)
+    bot.assert_done()
+
+
+async def test_an_expected_exit_ends_the_scripted_bot(autojump_clock):
+    bot = ScriptedBot(first_legal, "X").expect(lambda msg: type(msg) is m.Turn and msg.id == 2, None)
+    bot.write_nowait(a_turn(1))  # not the one expected: the script plays
+    assert await bot.read_line() == PLAY
+    bot.write_nowait(a_turn(2))
+    with pytest.raises(BotExited):
+        await bot.read_line()
+    assert bot.closed and bot.returncode == 0
+    bot.assert_done()

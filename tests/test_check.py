@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from referee import exitcodes as X
-from referee.check import setups
-from referee.cli import app
-from referee.logs.replay import replay_lines
-from referee.logs.verify import verify
+from referee.audit.replay import replay_lines
+from referee.audit.verify import verify
+from referee.base import exitcodes as X
+from referee.commands import app
+from referee.matches.check import setups
 
 pytestmark = pytest.mark.slow  # each check plays every game against the sample bots
 

@@ -12,7 +12,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from referee.cli import app
+from referee.commands import app
 
 ROOT = Path(__file__).resolve().parent.parent
 runner = CliRunner()

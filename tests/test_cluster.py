@@ -199,7 +199,7 @@ def test_an_unreachable_scheduler_is_one_line(tmp_path):
         "import sys; import tournaments.cluster as c; c_connect = c.connect\n"
         "def connect(address, timeout=30.0): return c_connect(address, timeout=2.0)\n"
         "c.connect = connect\n"
-        "from referee.cli import main; sys.argv = ['referee', 'league', 'run', sys.argv[1], '--cluster', 'tcp://127.0.0.1:9', '-q']; main()"
+        "from referee.commands import main; sys.argv = ['referee', 'league', 'run', sys.argv[1], '--cluster', 'tcp://127.0.0.1:9', '-q']; main()"
     ), str(path)], capture_output=True, text=True, timeout=HANG, stdin=subprocess.DEVNULL)
     assert run.returncode == 2, run.stdout + run.stderr
     assert len(run.stderr.strip().splitlines()) == 1 and "cannot reach the scheduler" in run.stderr
@@ -209,7 +209,7 @@ def test_without_dask_cluster_names_the_install_command(tmp_path):
     path = write_league(tmp_path / "nd", league_toml([("greedy", "greedy_bot.py", None), ("first", "first_bot.py", None)]))
     run = subprocess.run([sys.executable, "-c", (
         "import sys; sys.modules['distributed'] = None\n"
-        "from referee.cli import main; sys.argv = ['referee', 'league', 'run', sys.argv[1], '--cluster', 'local:2']; main()"
+        "from referee.commands import main; sys.argv = ['referee', 'league', 'run', sys.argv[1], '--cluster', 'local:2']; main()"
     ), str(path)], capture_output=True, text=True, timeout=HANG, stdin=subprocess.DEVNULL)
     assert run.returncode == 2, run.stdout + run.stderr
     assert run.stderr.strip().splitlines() == [

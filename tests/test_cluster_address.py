@@ -1,4 +1,4 @@
-"""The cluster address and client shared by the referee's commands (referee/cluster.py): a bad
+"""The cluster address and client shared by the referee's commands (referee/base/cluster.py): a bad
 address or a scheduler out of reach is one line, a league's error stays a league's."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from referee.cluster import Address, ClusterUnavailable, parse_address
-from referee.errors import RefereeError
+from referee.base.cluster import Address, ClusterUnavailable, parse_address
+from referee.base.errors import RefereeError
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -33,7 +33,7 @@ def test_an_unreachable_scheduler_is_one_line() -> None:
     """In a process of its own (Dask's client keeps an event loop thread for the process's life)."""
     pytest.importorskip("distributed")
     code = ("import sys\n"
-            "from referee.cluster import ClusterUnavailable, connect, parse_address\n"
+            "from referee.base.cluster import ClusterUnavailable, connect, parse_address\n"
             "try:\n"
             "    with connect(parse_address('tcp://127.0.0.1:1'), timeout=2.0):\n"
             "        pass\n"

@@ -17,29 +17,14 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from typer.testing import CliRunner
+from support.commands import cli, one_line_error
 
-from referee import exitcodes as X
-from referee.cli import app
-from referee.logs import records as R
-from referee.logs.log import MatchLog, fresh_path, stderr_dir_of
+from referee.base import exitcodes as X
+from referee.conversation.log import MatchLog, fresh_path, stderr_dir_of
+from referee.records import records as R
 
 ROOT = Path(__file__).resolve().parent.parent
 GREEDY, FIRST = ROOT / "sample_bots" / "greedy_bot.py", ROOT / "sample_bots" / "first_bot.py"
-
-
-def cli(*args):
-    result = CliRunner().invoke(app, [str(a) for a in args])
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    return result
-
-
-def one_line_error(result) -> str:
-    text = result.stderr.strip()
-    assert result.exit_code == X.USAGE, (result.exit_code, result.output)
-    assert len(text.splitlines()) == 1 and text.startswith("error: ") and "Traceback" not in text, text
-    return text
 
 
 @pytest.fixture(scope="module")
@@ -113,7 +98,7 @@ def test_a_bad_compressed_file_is_refused_in_one_line(tmp_path, content, words):
     path = tmp_path / "bad.jsonl.gz"
     path.write_bytes(content)
     for args in (("verify", path), ("replay", path), ("report", path, "-O", tmp_path / "site")):
-        assert words in one_line_error(cli(*args))
+        assert words in one_line_error(cli(*args), code=X.USAGE)
 
 
 def test_a_damaged_stream_after_good_deals_is_refused_naming_the_file(logs, tmp_path):

@@ -1,4 +1,4 @@
-"""Deal files (RULES.md §4, referee/engine/deal.py): lines round-trip, and bad lines are refused
+"""Deal files (RULES.md §4, referee/engine/core/deal.py): lines round-trip, and bad lines are refused
 with a message that names the line."""
 
 from __future__ import annotations

@@ -8,15 +8,15 @@ import re
 from pathlib import Path
 
 import pytest
-from helpers import protocol_page
+from support import protocol_page
 from test_games_kolbasa import knife_position, put
 
+from referee.base.clock import TimeControl
 from referee.bots.bot import Bot
-from referee.conversation.clock import TimeControl
 from referee.conversation.players import Entry
 from referee.engine import variant
-from referee.engine.game import GameOutcome
-from referee.engine.line import Cut
+from referee.engine.core.game import GameOutcome
+from referee.engine.core.line import Cut
 from referee.matches.match import orientations
 from referee.matches.results import MatchResult
 from referee.matches.spec import MatchSpec

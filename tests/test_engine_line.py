@@ -5,7 +5,7 @@ draw per turn, ends and the checked path's refusals."""
 from __future__ import annotations
 
 import pytest
-from helpers import tiles
+from support import tiles
 
 from referee.engine import (
     LEFT,
@@ -22,7 +22,7 @@ from referee.engine import (
     play,
     variant,
 )
-from referee.engine.line import DRAW_UNTIL_FIT, NO_DRAW, line_of
+from referee.engine.core.line import DRAW_UNTIL_FIT, NO_DRAW, line_of
 
 T = parse_tile
 

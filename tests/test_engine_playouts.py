@@ -36,7 +36,7 @@ from referee.engine import (
     tile_name,
     variant,
 )
-from referee.engine.game import MAX_DEALS
+from referee.engine.core.game import MAX_DEALS
 
 # -- tiles, from RULES.md §1 only --------------------------------------------------------------
 

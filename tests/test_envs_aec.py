@@ -13,12 +13,12 @@ import pytest
 pytest.importorskip("pettingzoo")
 
 import numpy as np
-from helpers import random_play
 from pettingzoo.test import api_test, render_test, seed_test
+from support import random_play
 
-from referee.engine.deal import deal_from_seed
-from referee.engine.game import variant, variant_names
-from referee.engine.shuffle import BLAKE2B
+from referee.engine.core.deal import deal_from_seed
+from referee.engine.core.shuffle import BLAKE2B
+from referee.engine.registry import variant, variant_names
 from referee.envs import aec_env
 
 GAMES = [(g, n) for g in variant_names() for n in variant(g).players]
@@ -115,7 +115,7 @@ def test_the_rewards_are_the_deals_scoring_times_the_sense(game, players, reward
 
 
 def test_bad_arguments_are_refused_in_words():
-    from referee.engine.errors import BadOption, UnknownVariant
+    from referee.engine.core.errors import BadOption, UnknownVariant
 
     with pytest.raises(UnknownVariant, match="unknown variant 'chess'"):
         aec_env("chess")

@@ -15,12 +15,12 @@ import pytest
 pytest.importorskip("pyspiel")
 
 import pyspiel
-from helpers import random_play
+from support import random_play
 
 import referee.envs.openspiel  # noqa: F401  (registers the games)
-from referee.engine.deal import deal_from_seed
-from referee.engine.game import variant, variant_names
-from referee.engine.shuffle import BLAKE2B
+from referee.engine.core.deal import deal_from_seed
+from referee.engine.core.shuffle import BLAKE2B
+from referee.engine.registry import variant, variant_names
 from referee.envs import aec_env
 
 GAMES = [(g, n) for g in variant_names() for n in variant(g).players]

@@ -123,7 +123,7 @@ def test_train_block_trains_a_few_iterations(tmp_path):
 def test_the_docs_tables_are_the_codecs():
     """docs/envs.md lists every game's action count and observation size, and its sections
     tables every section the codec has, by the codec's own numbers."""
-    from referee.engine.game import variant, variant_names
+    from referee.engine.registry import variant, variant_names
     from referee.envs.codec import Codec
 
     text = (ROOT / "docs" / "envs.md").read_text(encoding="utf-8")

@@ -18,23 +18,15 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import read_log
-from typer.testing import CliRunner
+from support import read_log
+from support.commands import cli
 
-from referee.cli import app
-from referee.engine.shuffle import FRESH_BITS, keyed_tiles
-from referee.seeds import GUESSABLE_BITS, fresh_seed, guessable, parse_seed, seed_text
+from referee.base.seeds import GUESSABLE_BITS, fresh_seed, guessable, parse_seed, seed_text
+from referee.engine.core.shuffle import FRESH_BITS, keyed_tiles
 
 ROOT = Path(__file__).resolve().parent.parent
 FAIR = Path(__file__).resolve().parent / "fair_bots"
 FIRST = ROOT / "sample_bots" / "first_bot.py"
-
-
-def cli(*args):
-    result = CliRunner().invoke(app, [str(a) for a in args])
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    return result
 
 
 def stderr_of(folder: Path, stem: str) -> str:

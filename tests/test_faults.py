@@ -18,15 +18,15 @@ from pathlib import Path
 
 import pytest
 import trio
-from helpers import alive
+from support import alive
 from typer.testing import CliRunner
 
+from referee.base.clock import TimeControl
+from referee.base.errors import BotStartError
 from referee.bots.bot import Bot
 from referee.conversation import faults as F
-from referee.conversation.clock import TimeControl
 from referee.conversation.players import Entry
 from referee.engine import variant
-from referee.errors import BotStartError
 from referee.matches.match import MatchResult, run_match
 from referee.matches.spec import MatchSpec
 
@@ -394,7 +394,7 @@ async def test_bot_that_cannot_start_at_match_start(tmp_path, behaviour, detail)
 
 
 def test_cli_exits_3_with_the_stderr_tail(tmp_path):
-    from referee.cli import app
+    from referee.commands import app
 
     state = tmp_path / "state"
     state.mkdir()
@@ -488,7 +488,7 @@ async def test_hello_nested_too_deep_is_a_startup_fault(tmp_path):
 
 def test_cli_hello_nested_too_deep_at_match_start(tmp_path):
     """At the very start it is a bot that cannot start (exit 3), with one line saying why."""
-    from referee.cli import app
+    from referee.commands import app
 
     state = tmp_path / "state"
     state.mkdir()

@@ -15,20 +15,19 @@ import pytest
 import trio
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from typer.testing import CliRunner
+from support.commands import cli
 
 from protocol import messages as m
-from referee import exitcodes as X
+from referee.base import exitcodes as X
+from referee.base.clock import TimeControl
 from referee.bots.bot import Bot
 from referee.bots.transport import HELLO, first_legal, play_line, scripted
-from referee.cli import app
 from referee.conversation import faults as F
-from referee.conversation.clock import TimeControl
+from referee.conversation.log import MatchLog
 from referee.conversation.players import Entry, Player
 from referee.conversation.table import Table, Where
 from referee.engine import variant
-from referee.engine.deal import deal_from_seed
-from referee.logs.log import MatchLog
+from referee.engine.core.deal import deal_from_seed
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "sample_bots"
@@ -77,7 +76,7 @@ def converse(answers: list[bytes], where: str) -> tuple[list[F.Fault], MatchLog]
             try:
                 await table.open()
             except Exception as exc:  # a bot that cannot start: the match's one error for it
-                from referee.errors import BotStartError
+                from referee.base.errors import BotStartError
 
                 assert isinstance(exc, BotStartError), exc
                 return
@@ -99,13 +98,6 @@ def test_arbitrary_bytes_from_a_bot_are_a_fault_or_ignored(answers, where):
         assert fault.kind in F.KINDS and fault.bot == "A", fault
         assert "\n" not in fault.detail
         assert fault.line is None or len(fault.line) <= F.EVIDENCE + 20
-
-
-def cli(*args):
-    result = CliRunner().invoke(app, [str(a) for a in args])
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    return result
 
 
 def assert_clean(result, codes: tuple[int, ...]) -> None:

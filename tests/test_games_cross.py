@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import msgspec
 import pytest
-from helpers import mask, tiles
+from support import end_deal, mask, tiles
 
 from referee.engine import (
     FISH,
     STOP,
-    TERMINAL,
     Deal,
     DealEnd,
     IllegalPlay,
@@ -24,9 +23,9 @@ from referee.engine import (
     play,
     variant,
 )
-from referee.engine.cross import CrossDeal, arms
-from referee.engine.layout import DOWN, LEFT, RIGHT, UP
-from referee.engine.line import DOMINO, DRAW_UNTIL_FIT, NO_DRAW
+from referee.engine.core.cross import CrossDeal, arms
+from referee.engine.core.layout import DOWN, LEFT, RIGHT, UP
+from referee.engine.core.line import DOMINO, DRAW_UNTIL_FIT, NO_DRAW
 
 T = parse_tile
 
@@ -127,18 +126,6 @@ def test_telephone_pairs_write_during_play_and_the_record_adds_it():
     rec = g.finish(state)
     assert rec.played == (20, 15)  # seat 0 is pair A, seat 3 pair B
     assert rec.totals == rec.wrote and rec.wrote[1] == 15  # the fault: pair A writes what pair B holds
-
-
-def end_deal(g, left: dict[int, tuple[str, ...]], reason: str, seat: int, deal: Deal):
-    state = g.start(deal)
-    assert state is not None
-    before = list(g.totals)
-    state.hands = [mask(left.get(s, ())) for s in range(g.players)]
-    state.end = DealEnd(reason, seat)
-    state.turn = TERMINAL
-    rec = g.finish(state)
-    assert [b + w for b, w in zip(before, rec.wrote)] == list(rec.totals)
-    return rec
 
 
 def test_telephone_loser_pays_rounds_down_and_never_below_zero():
@@ -453,8 +440,8 @@ def test_a_bot_that_breaks_the_cross_rules_gets_the_fault_and_the_reason(mode, k
 
     import trio
 
+    from referee.base.clock import TimeControl
     from referee.bots.bot import Bot
-    from referee.conversation.clock import TimeControl
     from referee.matches.match import run_match
     from referee.matches.spec import MatchSpec
 

@@ -4,7 +4,7 @@ how each deals, who leads, and what a domino or a fish writes."""
 from __future__ import annotations
 
 import pytest
-from helpers import mask, tiles
+from support import end_deal, tiles
 
 from referee.engine import (
     TERMINAL,
@@ -27,14 +27,6 @@ def deal_of(*hands, undealt=None) -> Deal:
     deal = Deal(tuple(tiles(*h) for h in hands), tiles(*rest))
     assert sorted([t for h in deal.hands for t in h] + list(deal.undealt)) == list(range(28))
     return deal
-
-
-def end_deal(game, left, reason, seat, deal):
-    state = game.start(deal)
-    state.hands = [mask(left.get(s, ())) for s in range(game.players)]
-    state.end = DealEnd(reason, seat)
-    state.turn = TERMINAL
-    return game.finish(state)
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from helpers import tiles
+from support import tiles
 
 from referee.engine import (
     DOMINO,
@@ -28,8 +28,8 @@ from referee.engine import (
     refereed_variant,
     variant,
 )
-from referee.engine.kolbasa import KolbasaDeal, seat_view
-from referee.engine.line import Cut, Play, Tailed, Turned
+from referee.engine.core.kolbasa import KolbasaDeal, seat_view
+from referee.engine.core.line import Cut, Play, Tailed, Turned
 
 T = parse_tile
 

@@ -9,13 +9,12 @@ then the hands left and the way it ended are set, and ``game.finish()`` scores i
 from __future__ import annotations
 
 import pytest
-from helpers import mask, tiles
+import support
+from support import tiles
 
 from referee.engine import (
-    TERMINAL,
     BadOption,
     Deal,
-    DealEnd,
     Placed,
     parse_tile,
     play,
@@ -38,13 +37,9 @@ def deal_for(players: int) -> Deal:
 
 
 def end_deal(game, left: dict[int, tuple[str, ...]], reason: str, seat: int, deal: Deal | None = None):
-    """Start the next deal, then end it with ``left[seat]`` in the hands; return the record."""
-    state = game.start(deal or deal_for(game.players))
-    assert state is not None
-    state.hands = [mask(left.get(s, ())) for s in range(game.players)]
-    state.end = DealEnd(reason, seat)
-    state.turn = TERMINAL
-    return game.finish(state)
+    """Start the next deal (by default one without a redeal), then end it with ``left[seat]`` in
+    the hands; return the record."""
+    return support.end_deal(game, left, reason, seat, deal or deal_for(game.players))
 
 
 def kozel(players=4, **options):

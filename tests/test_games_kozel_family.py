@@ -11,7 +11,8 @@ rules on real endings.
 from __future__ import annotations
 
 import pytest
-from helpers import mask, tiles
+import support
+from support import mask, tiles
 
 from referee.engine import (
     DOMINO,
@@ -26,10 +27,10 @@ from referee.engine import (
     play,
     variant,
 )
-from referee.engine.game import Special
-from referee.engine.layout import LEFT, RIGHT
-from referee.engine.line import DECLINE, HUNDRED, WRITE_OFF, Declared
-from referee.engine.turns import ChainDeal, DoublesDeal
+from referee.engine.core.game import Special
+from referee.engine.core.layout import LEFT, RIGHT
+from referee.engine.core.line import DECLINE, HUNDRED, WRITE_OFF, Declared
+from referee.engine.core.turns import ChainDeal, DoublesDeal
 
 T = parse_tile
 
@@ -45,16 +46,15 @@ def game(name: str, players: int = 4, **options):
 
 def end_deal(g, left: dict[int, tuple[str, ...]], reason: str, seat: int, last_turn: tuple[str, ...] = (),
              declared: str | None = None, deal: Deal | None = None):
-    """Start the next deal, then end it with ``left[seat]`` in the hands; return the record."""
-    state = g.start(deal or (DEAL4 if g.players == 4 else DEAL2))
-    assert state is not None
-    state.hands = [mask(left.get(s, ())) for s in range(g.players)]
-    state.end = DealEnd(reason, seat)
-    state.turn = TERMINAL
-    if isinstance(state, DoublesDeal):
-        state.last_turn = tiles(*last_turn)
-        state.declared = declared
-    return g.finish(state)
+    """Start the next deal, then end it with ``left[seat]`` in the hands (and, in the games of
+    doubles, ``last_turn`` and ``declared`` as the deal's last turn left them); return the record."""
+
+    def arrange(state) -> None:
+        if isinstance(state, DoublesDeal):
+            state.last_turn = tiles(*last_turn)
+            state.declared = declared
+
+    return support.end_deal(g, left, reason, seat, deal or (DEAL4 if g.players == 4 else DEAL2), arrange)
 
 
 def position(state, hands: dict[int, tuple[str, ...]], ends: tuple[int, int], seat: int) -> None:
@@ -427,7 +427,7 @@ def test_random_playouts_agree_with_check(vid, players):
     import random
 
     from referee.engine import deal_from_seed
-    from referee.engine.tiles import ALL_TILES
+    from referee.engine.core.tiles import ALL_TILES
 
     v = variant(vid)
     shape = v.shape(players)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from helpers import tiles
+from support import tiles
 
 from referee.engine import (
     DOMINO,
@@ -31,8 +31,8 @@ from referee.engine import (
     tile_name,
     variant,
 )
-from referee.engine.deal import station_of
-from referee.engine.trains import TrainDeal, train_play
+from referee.engine.core.deal import station_of
+from referee.engine.core.trains import TrainDeal, train_play
 
 T = parse_tile
 SS = T("6-6")

@@ -3,22 +3,19 @@
 from __future__ import annotations
 
 import random
+from functools import partial
 
 import pytest
-from helpers import mask
+import support
 
-from referee.engine import TERMINAL, BadOption, Deal, DealEnd, parse_tile, variant
+from referee.engine import TERMINAL, BadOption, Deal, parse_tile, variant
 
 T = parse_tile
 RR = Deal(tuple(tuple(range(s, 28, 4)) for s in range(4)), ())
 
 
-def end_deal(game, left, reason, seat, deal=RR):
-    state = game.start(deal)
-    state.hands = [mask(left.get(s, ())) for s in range(4)]
-    state.end = DealEnd(reason, seat)
-    state.turn = TERMINAL
-    return game.finish(state)
+#: every deal here is dealt round robin
+end_deal = partial(support.end_deal, deal=RR)
 
 
 def random_deal(rnd):

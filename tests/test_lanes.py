@@ -16,16 +16,16 @@ from pathlib import Path
 import msgspec
 import pytest
 import trio
+from support import alive, read_log, strip_timings
 
-from referee import exitcodes as X
+from referee.audit.verify import verify
+from referee.base import exitcodes as X
+from referee.base.clock import TimeControl
 from referee.bots.bot import Bot
-from referee.conversation.clock import TimeControl
 from referee.engine import variant
-from referee.logs.verify import verify
 from referee.matches.match import run_match
 from referee.matches.spec import MatchSpec
-from referee.matches.stats import SprtSpec
-from tests.helpers import alive, read_log, strip_timings
+from referee.records.stats import SprtSpec
 
 ROOT = Path(__file__).resolve().parent.parent
 GREEDY = str(ROOT / "sample_bots" / "greedy_bot.py")
@@ -135,7 +135,7 @@ def test_faults_are_counted_per_segment_whatever_the_lanes(tmp_path):
 def test_a_lane_count_below_one_is_refused(tmp_path):
     from typer.testing import CliRunner
 
-    from referee.cli import app
+    from referee.commands import app
 
     res = CliRunner().invoke(app, ["match", GREEDY, RANDOM, "-j", "0", "--log", str(tmp_path / "m.jsonl")])
     assert res.exit_code == X.USAGE
@@ -189,7 +189,7 @@ def test_games_dealt_one_after_another_wait_for_the_game_before(tmp_path, source
     """From a deal file, and under the older derivation (logs and leagues from before), game g to
     a target starts where the longest seating of game g-1 ended: the games are played one after
     another (their seatings at once), and -j 3 still gives -j 1's result and log."""
-    from referee.engine.deal import deal_from_seed, format_deal_line, parse_deal_lines
+    from referee.engine.core.deal import deal_from_seed, format_deal_line, parse_deal_lines
 
     v = variant("block")
     shape = v.shape(2, v.resolve_options(2, {}))
@@ -214,8 +214,8 @@ def test_games_dealt_one_after_another_wait_for_the_game_before(tmp_path, source
 def test_every_segment_is_greeted_before_it_plays(tmp_path):
     """The seam for freezing processes that wait (Observer.greeted): told once per segment, with
     every process of it live and answered, before the segment's first deal is logged."""
-    from referee.logs import records as R
     from referee.matches.match import Observer
+    from referee.records import records as R
 
     seen: list[tuple[str, object]] = []
 

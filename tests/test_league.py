@@ -26,8 +26,8 @@ import pytest
 import trio
 from typer.testing import CliRunner
 
-from referee import exitcodes as X
-from referee.cli import app
+from referee.base import exitcodes as X
+from referee.commands import app
 from tournaments import ratings
 from tournaments.config import GAUNTLET, LeagueError, load_league
 from tournaments.runner import run_league
@@ -180,7 +180,7 @@ def test_a_league_completes_and_the_table_agrees_with_the_stored_matches(played)
 
 
 def test_a_stored_log_replays_through_the_engine(played):
-    from referee.logs.verify import verify
+    from referee.audit.verify import verify
 
     log = next((played.parent / "league-logs").glob("*.jsonl"))
     counts = verify(log)

@@ -39,7 +39,7 @@ from test_league import (
     test_bad_league_files_are_refused_in_one_line_before_any_match as refused_in_one_line,
 )
 
-from referee import exitcodes as X
+from referee.base import exitcodes as X
 from referee.matches.job import MatchJob
 from tournaments.config import LeagueError, load_league
 from tournaments.runner import last_words, make_job, run_league
@@ -194,7 +194,7 @@ def test_the_match_process_ends_a_bug_with_one_line_naming_the_exception(tmp_pat
 
 def test_a_job_names_every_way_deals_come_from_a_seed():
     """A job's ``deals_from`` is one of the engine's derivations, every one of them."""
-    from referee.engine.shuffle import DERIVATIONS
+    from referee.engine.core.shuffle import DERIVATIONS
     from referee.matches.job import DealsFrom, within
 
     assert all(within(name, DealsFrom) for name in DERIVATIONS)

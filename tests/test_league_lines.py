@@ -13,7 +13,7 @@ from pathlib import Path
 
 from test_match import FIRST, GREEDY, RANDOM
 
-from referee import exitcodes as X
+from referee.base import exitcodes as X
 
 FINISHED = re.compile(r"Finished match (\d+) of 3 \((\w+) vs (\w+)\): (?:(\w+) won|drawn), points \d+–\d+(?:, \d+ faults?)?")
 

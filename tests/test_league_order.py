@@ -5,20 +5,13 @@ report page say that the order is not significant."""
 from __future__ import annotations
 
 import dataclasses
-import subprocess
-import sys
-from pathlib import Path
 
+from support.commands import referee
 from test_league_lines import league_file
 
-from referee import exitcodes as X
+from referee.base import exitcodes as X
 
 NOT_SIGNIFICANT = "no place is separated: every bot's 95% rating interval allows other places, so this order is not significant yet"
-
-
-def referee(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "referee", *map(str, args)], capture_output=True, text=True, timeout=300,
-                          stdin=subprocess.DEVNULL)
 
 
 def test_a_tiny_league_says_its_order_is_not_significant(tmp_path):

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from test_league import FOUR, cli, league_toml, write_league
 
-from referee import exitcodes as X
-from referee.seeds import GUESSABLE_BITS
+from referee.base import exitcodes as X
+from referee.base.seeds import GUESSABLE_BITS
 
 pytestmark = pytest.mark.slow  # leagues of real bot processes
 

@@ -21,7 +21,7 @@ import pytest
 from test_league import BOTS, HANG, cli
 from test_league_hardening import KILL_AT
 
-from referee import exitcodes as X
+from referee.base import exitcodes as X
 from tournaments.store import SCHEMA_VERSION, dump, open_store
 
 pytestmark = pytest.mark.slow  # plays the fixture's league on with real bots

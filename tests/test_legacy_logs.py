@@ -10,21 +10,13 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from support.commands import cli
 
-from referee import exitcodes as X
-from referee.cli import app
-from referee.logs.records import header_of
+from referee.base import exitcodes as X
+from referee.records.records import header_of
 from referee.web.data import read_match
 
 FIXTURES = sorted((Path(__file__).resolve().parent / "fixtures" / "format1").glob("*.jsonl.gz"))
-
-
-def cli(*args):
-    result = CliRunner().invoke(app, [str(a) for a in args])
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    return result
 
 
 def unpacked(tmp_path: Path, fixture: Path) -> Path:

@@ -11,9 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
-
-from referee.cli import app
+from support.commands import cli
 
 pytestmark = pytest.mark.slow  # matches of real bot processes: the full run
 
@@ -49,13 +47,6 @@ for line in sys.stdin:
     elif msg["type"] == "match_end":
         break
 """
-
-
-def cli(*args):
-    result = CliRunner().invoke(app, [str(a) for a in args])
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    return result
 
 
 def played(tmp_path: Path, name: str, script: str, *args: str) -> tuple[Path, int]:

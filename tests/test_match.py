@@ -11,12 +11,12 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from helpers import read_log, strip_timings
+from support import read_log, strip_timings
 from typer.testing import CliRunner
 
-from referee import exitcodes as X
-from referee.cli import app
-from referee.logs.verify import Inconsistent, verify
+from referee.audit.verify import Inconsistent, verify
+from referee.base import exitcodes as X
+from referee.commands import app
 from referee.matches.report import verdict_text
 from referee.matches.results import MatchSummary
 

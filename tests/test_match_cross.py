@@ -8,11 +8,11 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import read_log, strip_timings
+from support import read_log, strip_timings
 from test_match import BOTS, FIRST, GREEDY, RANDOM, run
 from test_match import match as whole_match
 
-from referee.logs.verify import Inconsistent, verify
+from referee.audit.verify import Inconsistent, verify
 
 pytestmark = pytest.mark.slow  # matches of real bot processes (or a long property sweep): the full run
 

@@ -9,16 +9,16 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import read_log, strip_timings, tiles
+from support import read_log, strip_timings, tiles
 from test_match import runner
 from test_match_cross import GREEDY, RANDOM, match, run
 from test_wire_kolbasa import play_kolbasa
 
-from referee.cli import app
+from referee.audit.verify import Inconsistent, verify
+from referee.commands import app
 from referee.engine import Deal, deal_from_seed, variant
-from referee.engine.shuffle import BLAKE2B
-from referee.engine.tiles import PIPS, parse_tile
-from referee.logs.verify import Inconsistent, verify
+from referee.engine.core.shuffle import BLAKE2B
+from referee.engine.core.tiles import PIPS, parse_tile
 from referee.web.data import read_match
 
 pytestmark = pytest.mark.slow  # matches of real bot processes (or a long property sweep): the full run

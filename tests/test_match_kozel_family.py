@@ -9,10 +9,10 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import read_log, strip_timings
+from support import read_log, strip_timings
 from test_match_cross import FIRST, GREEDY, RANDOM, match, run
 
-from referee.logs.verify import Inconsistent, verify
+from referee.audit.verify import Inconsistent, verify
 
 pytestmark = pytest.mark.slow  # matches of real bot processes (or a long property sweep): the full run
 

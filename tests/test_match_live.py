@@ -15,10 +15,10 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import read_log
+from support import read_log
 from test_match import FIRST, GREEDY, RANDOM, run
 
-from referee import exitcodes as X
+from referee.base import exitcodes as X
 
 pytestmark = pytest.mark.slow  # matches of real bot processes (or a long property sweep): the full run
 

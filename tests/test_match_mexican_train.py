@@ -10,14 +10,14 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import read_log, strip_timings
+from support import read_log, strip_timings
 from test_match_cross import FIRST, GREEDY, RANDOM, RANDOM2, run
 from test_match_cross import match as cross_match
 
-from referee.engine.line import Passed, Placed
-from referee.engine.tiles import IS_DOUBLE
-from referee.logs.replay import Replayer, replay_lines
-from referee.logs.verify import Inconsistent, verify
+from referee.audit.replay import Replayer, replay_lines
+from referee.audit.verify import Inconsistent, verify
+from referee.engine.core.line import Passed, Placed
+from referee.engine.core.tiles import IS_DOUBLE
 
 pytestmark = pytest.mark.slow  # matches of real bot processes (or a long property sweep): the full run
 

@@ -8,11 +8,11 @@ import re
 from pathlib import Path
 
 import pytest
-from helpers import read_log
+from support import read_log
 
-from referee import exitcodes as X
-from referee.logs.verify import verify
-from referee.matches.stats import MIN_PAIRS
+from referee.audit.verify import verify
+from referee.base import exitcodes as X
+from referee.records.stats import MIN_PAIRS
 from tests.test_match import FIRST, GREEDY, RANDOM, match, one_line_error, run
 
 pytestmark = pytest.mark.slow  # matches of real bot processes (or a long property sweep): the full run

@@ -11,24 +11,16 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import read_log
-from typer.testing import CliRunner
+from support import read_log
+from support.commands import cli
 
 from protocol import messages as m
-from referee import exitcodes as X
-from referee.cli import app
+from referee.base import exitcodes as X
 from referee.conversation.lines import judge
 
 ROOT = Path(__file__).resolve().parent.parent
 FLOAT = Path(__file__).resolve().parent / "doc_bots" / "float_bot.py"
 FIRST = ROOT / "sample_bots" / "first_bot.py"
-
-
-def cli(*args):
-    result = CliRunner().invoke(app, [str(a) for a in args])
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    return result
 
 
 def float_bot(*args: str) -> str:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from test_match import FIRST, GREEDY
 
-from referee import exitcodes as X
+from referee.base import exitcodes as X
 
 #: A bot name longer than any narrow terminal is wide.
 LONG = "a_bot_whose_name_is_longer_than_a_narrow_terminal_is_wide"

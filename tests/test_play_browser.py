@@ -30,10 +30,10 @@ from playwright import sync_api as playwright_api
 from test_play import listening
 from test_web import chromium
 
+from referee.audit.verify import Incomplete, verify
 from referee.engine import variant_names
-from referee.logs import records as R
-from referee.logs.verify import Incomplete, verify
 from referee.matches.report import verdict_text
+from referee.records import records as R
 
 pytestmark = pytest.mark.slow  # each test plays a match through Chromium
 

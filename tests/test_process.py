@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 import trio
-from helpers import alive
+from support import alive
 
+from referee.base.errors import BotExited, BotNotFound, LineTooLong, RefereeError
 from referee.bots.process import BotProcess
 from referee.bots.spawn import Confinement, bot_name, describe_exit, resolve_command
-from referee.errors import BotExited, BotNotFound, LineTooLong, RefereeError
 
 HANG = 20  # seconds after which a step counts as hung
 

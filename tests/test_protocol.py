@@ -11,16 +11,16 @@ from typing import get_args
 
 import msgspec
 import pytest
-from helpers import PROTOCOL_PAGES, protocol_page, protocol_pages, transcript_block
-from helpers import fenced_blocks as blocks_of
+from support import PROTOCOL_PAGES, protocol_page, protocol_pages, transcript_block
+from support import fenced_blocks as blocks_of
 
 from protocol import bot
 from protocol import messages as m
 from protocol.schema import PATH as SCHEMA_PATH
 from protocol.schema import render
 from referee.engine import TERMINAL, deal_from_seed, variant
-from referee.engine.line import END_NAMES, Drew, Placed
-from referee.engine.tiles import HIGH, IS_DOUBLE, LOW, PIPS, tiles_of
+from referee.engine.core.line import END_NAMES, Drew, Placed
+from referee.engine.core.tiles import HIGH, IS_DOUBLE, LOW, PIPS, tiles_of
 from referee.sides.base import GameSide
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -12,13 +12,13 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from helpers import PROTOCOL_PAGES, protocol_page, read_log, tiles
+from support import PROTOCOL_PAGES, protocol_page, read_log, tiles
 from test_wire_replay import play_recorded
 from typer.testing import CliRunner
 
-from referee import exitcodes as X
-from referee.cli import app
-from referee.conversation.clock import TimeControl
+from referee.base import exitcodes as X
+from referee.base.clock import TimeControl
+from referee.commands import app
 from referee.engine import Deal
 
 pytestmark = pytest.mark.slow  # matches of real bot processes: the full run

@@ -10,7 +10,7 @@ take the first legal move: it shows ``up``/``down`` opening at once, a turn of s
 from __future__ import annotations
 
 import msgspec
-from helpers import transcript_block
+from support import transcript_block
 
 from protocol import messages as m
 from referee.engine import TERMINAL, deal_from_seed, variant

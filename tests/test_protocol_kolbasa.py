@@ -13,12 +13,12 @@ into the opponent's row and rows whose returned tiles are public.
 from __future__ import annotations
 
 import msgspec
-from helpers import transcript_block
+from support import transcript_block
 
 from protocol import messages as m
 from referee.engine import TERMINAL, deal_from_seed, variant
-from referee.engine.layout import KNIFE
-from referee.engine.line import Play
+from referee.engine.core.layout import KNIFE
+from referee.engine.core.line import Play
 from referee.sides import side_for
 from referee.sides.base import deal_end
 

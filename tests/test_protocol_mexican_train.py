@@ -19,21 +19,21 @@ from pathlib import Path
 
 import pytest
 import trio
-from helpers import tiles, transcript_block
+from support import tiles, transcript_block
 
 from protocol import bot
 from protocol import messages as m
+from referee.base.clock import TimeControl
 from referee.bots.bot import Bot
 from referee.bots.transport import HELLO, Script, ScriptedBot, first_legal, scripted
-from referee.conversation.clock import TimeControl
+from referee.conversation.log import MatchLog
 from referee.conversation.players import Entry, Player
 from referee.conversation.table import Table, Where
 from referee.engine import IllegalPlay, variant
-from referee.engine.deal import Deal, deal_from_seed
-from referee.engine.game import Game
-from referee.engine.tiles import DOUBLE
-from referee.engine.trains import TrainDeal
-from referee.logs.log import MatchLog
+from referee.engine.core.deal import Deal, deal_from_seed
+from referee.engine.core.game import Game
+from referee.engine.core.tiles import DOUBLE
+from referee.engine.core.trains import TrainDeal
 from referee.sides import side_for
 
 #: the documented round: round 0 (6-6 on the station) of a two-player game from this seed

@@ -12,7 +12,7 @@ turn's id.  The ``text sea-kozel-transcript`` block of docs/protocol/sea_kozel.m
 from __future__ import annotations
 
 import msgspec
-from helpers import transcript_block
+from support import transcript_block
 
 from protocol import messages as m
 from referee.engine import TERMINAL, deal_from_seed, variant
@@ -102,7 +102,7 @@ def test_the_python_bot_library_answers_with_the_declaration():
 
 def _lone_double_reading(hand: int) -> int:
     """A hand's value read straight from SK-2: only 0-0 is 25, only 6-6 50, both 75, else pips."""
-    from referee.engine.tiles import DOUBLE, PIPS, bits
+    from referee.engine.core.tiles import DOUBLE, PIPS, bits
 
     tiles = set(bits(hand))
     lone = {frozenset({DOUBLE[0]}): 25, frozenset({DOUBLE[6]}): 50, frozenset({DOUBLE[0], DOUBLE[6]}): 75}

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 from test_match import GREEDY, RANDOM, run
 from typer.testing import CliRunner
 
-from referee.cli import app
-from referee.logs.replay import fold
+from referee.audit.replay import fold
+from referee.commands import app
 
 TILE = re.compile(r"\[\d[|#]\d\]|\{\d\|\d\}")
 PIECE = re.compile(r"[\[{]|\d[|#]\d|[\]}]")

@@ -19,10 +19,9 @@ from pathlib import Path
 
 import pytest
 import trio
-from typer.testing import CliRunner
+from support.commands import cli, one_line_error
 
-from referee import exitcodes as X
-from referee.cli import app
+from referee.base import exitcodes as X
 
 pytestmark = pytest.mark.slow  # matches of real bot processes (or a long property sweep): the full run
 
@@ -31,22 +30,6 @@ BOTS = ROOT / "sample_bots"
 HOSTILE = Path(__file__).resolve().parent / "hostile_bots" / "hostile.py"
 DEEP = "[" * 1000 + "]" * 1000
 HANG = 120
-
-
-def cli(*args: str):
-    result = CliRunner().invoke(app, [str(a) for a in args])
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    return result
-
-
-def one_line_error(result, *words: str) -> str:
-    """The stderr of a refused command: one ``error:`` line containing ``words``."""
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
-    for w in words:
-        assert w in lines[0], lines[0]
-    return lines[0]
 
 
 # -- JSON nested too deep ---------------------------------------------------------------------------
@@ -179,11 +162,11 @@ async def test_a_full_disk_mid_match_raises_a_log_error_and_ends_every_bot(tmp_p
     import errno
     import io
 
-    import referee.logs.log
+    import referee.conversation.log
+    from referee.base.clock import TimeControl
+    from referee.base.errors import LogError
     from referee.bots.bot import Bot
-    from referee.conversation.clock import TimeControl
     from referee.engine import variant
-    from referee.errors import LogError
     from referee.matches.match import run_match
     from referee.matches.spec import MatchSpec
 
@@ -199,7 +182,7 @@ async def test_a_full_disk_mid_match_raises_a_log_error_and_ends_every_bot(tmp_p
             self.written += len(data)
             return len(data)
 
-    monkeypatch.setattr(referee.logs.log, "open", lambda *a, **k: io.BufferedWriter(Full(), 1 << 16), raising=False)
+    monkeypatch.setattr(referee.conversation.log, "open", lambda *a, **k: io.BufferedWriter(Full(), 1 << 16), raising=False)
     v = variant("sport")
     bots = [Bot("first", [sys.executable, str(BOTS / "first_bot.py")]), Bot("greedy", [sys.executable, str(BOTS / "greedy_bot.py")])]
     spec = MatchSpec(v, bots, 4, v.resolve_options(4, {}), deals=400, tc=TimeControl(startup=30, move=10),
@@ -247,8 +230,8 @@ def late_referee(monkeypatch, step: float) -> None:
 
 
 async def play_two(tmp_path, game: str = "draw", move: float = 0.5, startup: float = 5.0):
+    from referee.base.clock import TimeControl
     from referee.bots.bot import Bot
-    from referee.conversation.clock import TimeControl
     from referee.engine import variant
     from referee.matches.match import run_match
     from referee.matches.spec import MatchSpec
@@ -274,7 +257,7 @@ async def test_an_answer_read_after_the_deadline_is_a_timeout(tmp_path, monkeypa
 
 
 async def test_a_hello_read_after_the_startup_limit_is_late(tmp_path, monkeypatch):
-    from referee.errors import BotStartError
+    from referee.base.errors import BotStartError
 
     late_referee(monkeypatch, 3.0)
     with pytest.raises(BotStartError, match=r"no hello within the start-up limit of 2 s: its line was read \d+\.\d ms after"):
@@ -419,7 +402,7 @@ def test_a_second_signal_during_the_cleanup_neither_hangs_nor_cuts_it_short(tmp_
     """Ctrl-C while a bot that ignores every signal is thinking, then another signal while the
     referee waits out the bot's grace after match_end: the cleanup still ends the bot, closes the
     log on a whole line, and the referee says "interrupted" and exits 130 (one signal policy,
-    referee.signals)."""
+    referee.base.signals)."""
     import signal
     import time
 
@@ -461,7 +444,7 @@ def test_a_match_keeps_one_deal_record_per_game(tmp_path, monkeypatch):
     from bench.referee import StubBot
     from referee.bots.bot import Bot
     from referee.engine import variant
-    from referee.engine.game import Variant
+    from referee.engine.core.game import Variant
     from referee.matches.match import run_match
     from referee.matches.spec import MatchSpec
 

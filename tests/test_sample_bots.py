@@ -25,8 +25,8 @@ import pytest
 
 from protocol import messages as m
 from referee.engine import TERMINAL, deal_from_seed, play, variant
-from referee.engine.line import END_INDEX, END_NAMES, Drew, Placed
-from referee.engine.tiles import HIGH, LOW, tile, tiles_of
+from referee.engine.core.line import END_INDEX, END_NAMES, Drew, Placed
+from referee.engine.core.tiles import HIGH, LOW, tile, tiles_of
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS_DIR = ROOT / "sample_bots"

@@ -17,9 +17,9 @@ import msgspec
 import pytest
 import trio
 
+from referee.base.clock import TimeControl
 from referee.bots.bot import Bot
 from referee.bots.spawn import resolve_command
-from referee.conversation.clock import TimeControl
 from referee.engine import variant, variant_names
 from referee.matches.match import run_match
 from referee.matches.spec import MatchSpec
@@ -75,7 +75,7 @@ def test_sample_bot_plays_legally_through_the_referee(bot, game, amount, request
 def plays_one_game_without_a_fault(argv: list[str], game: str, players: int, options: dict, tmp_path: Path) -> None:
     """The candidate plays one whole game against first_bot (as many of them as the table needs)
     without a fault, and the log verifies."""
-    from referee.logs.verify import verify
+    from referee.audit.verify import verify
 
     v = variant(game)
     pairs = v.new_game(players, options).pair_play
@@ -125,7 +125,7 @@ def test_sample_bot_plays_sea_kozel_general_and_blitz_legally(bot, game, players
 def test_every_sample_bot_plays_mexican_train_legally(bot, game, players, request, tmp_path, monkeypatch):
     """Seven rounds of trains, markers and doubles to cover, the candidate echoing each legal
     entry's train, without a fault; the log verifies."""
-    from referee.logs.verify import verify
+    from referee.audit.verify import verify
 
     monkeypatch.setenv("BOT_SEED", "5")
     v = variant(game)

@@ -14,16 +14,16 @@ from __future__ import annotations
 import random
 
 import pytest
-from helpers import tiles
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import tiles
 
 from referee.engine import TERMINAL, Deal, Drew, Passed, Placed, check_deal, variant
-from referee.engine.layout import Cross, Line, Trains
-from referee.engine.line import Turned
+from referee.engine.core.layout import Cross, Line, Trains
+from referee.engine.core.line import Turned
+from referee.engine.core.tiles import LOW, SUIT, mask_of
+from referee.engine.core.view import seen_by, view
 from referee.engine.sampling import CROSS_GAMES, Knowledge, Sampler, fork_game, replay, sample_deal, sample_state, table_game
-from referee.engine.tiles import LOW, SUIT, mask_of
-from referee.engine.view import seen_by, view
 
 #: Every game, with the player counts and options that change what a seat can know.
 GAMES = [("sport", 4, {}), ("kozel", 4, {}), ("kozel", 3, {}), ("kozel", 2, {}), ("draw", 2, {}), ("draw", 4, {}),

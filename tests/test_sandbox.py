@@ -20,18 +20,18 @@ from pathlib import Path
 
 import pytest
 import trio
-from helpers import alive
+from support import alive
 from typer.testing import CliRunner
 
+from referee.base.clock import TimeControl
+from referee.base.errors import BotExited, BotNotFound
 from referee.bots import sandbox as S
 from referee.bots.bot import Bot
 from referee.bots.cgroups import BotCgroup
 from referee.bots.process import BotProcess
 from referee.bots.spawn import Confinement
 from referee.conversation import faults as F
-from referee.conversation.clock import TimeControl
 from referee.engine import variant
-from referee.errors import BotExited, BotNotFound
 from referee.matches.match import run_match
 from referee.matches.spec import MatchSpec
 
@@ -252,7 +252,7 @@ def test_nothing_outlives_a_killed_referee(tmp_path, sig, sandbox):
 
 
 def test_match_without_bwrap_refuses_in_one_line(monkeypatch):
-    from referee.cli import app
+    from referee.commands import app
 
     monkeypatch.setattr(S, "BWRAP", "/nonexistent/bwrap")
     monkeypatch.setattr(S.shutil, "which", lambda name: None)
@@ -266,7 +266,7 @@ def test_match_without_bwrap_refuses_in_one_line(monkeypatch):
 
 
 def check(tmp_path: Path, command: str) -> tuple[int, str]:
-    from referee.cli import app
+    from referee.commands import app
 
     result = CliRunner().invoke(app, ["check", command, "--sandbox", "--variant", "sport", "--deals", "1",
                                       "--log-dir", str(tmp_path / "check")])
@@ -312,7 +312,7 @@ def league_file(tmp_path: Path, head: str, attack: list[str], bot_extra: str = "
 
 
 def test_a_league_is_sandboxed_by_default_and_its_database_is_out_of_reach(tmp_path):
-    from referee.cli import app
+    from referee.commands import app
 
     db = tmp_path / "league.db"
     path = league_file(tmp_path, "", ["edit_db", str(db)])

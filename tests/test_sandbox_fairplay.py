@@ -19,10 +19,10 @@ import pytest
 import trio
 from typer.testing import CliRunner
 
+from referee.base.clock import TimeControl
 from referee.bots import sandbox as S
 from referee.bots.bot import Bot
 from referee.bots.spawn import Confinement
-from referee.conversation.clock import TimeControl
 from referee.engine import variant
 from referee.matches.match import run_match
 from referee.matches.spec import MatchSpec
@@ -92,7 +92,7 @@ def assert_refused(lines: list[str], paths: list[Path]) -> None:
 def test_a_league_bot_reads_no_other_league_bots_file(tmp_path):
     """Three bots in one folder (one in a folder below it): in every match the attacker plays,
     neither its opponent's files nor those of the bot it is not playing can be opened."""
-    from referee.cli import app
+    from referee.commands import app
 
     league = folder(tmp_path / "league")
     bots = bots_in(league / "bots", "attacker", "quiet")
@@ -170,7 +170,7 @@ async def test_an_earlier_matchs_files_in_the_bots_own_folder_are_hidden(tmp_pat
 def test_the_default_logs_folder_is_hidden_as_a_whole(tmp_path, monkeypatch):
     """Bots in the folder the referee runs in: its referee-logs/ (earlier matches' logs, and
     whatever else is kept there) cannot be listed."""
-    from referee.cli import app
+    from referee.commands import app
 
     work = folder(tmp_path / "work")
     bots_in(work, "attacker", "quiet")
@@ -279,7 +279,7 @@ def java_classes(tmp_path) -> Path:
 
 
 def check(*args: str) -> tuple[int, str]:
-    from referee.cli import app
+    from referee.commands import app
 
     result = CliRunner().invoke(app, ["check", *args, "--sandbox", "--variant", "sport", "--deals", "1"])
     return result.exit_code, result.stdout
@@ -318,7 +318,7 @@ def test_check_says_a_python_bot_cannot_find_its_module_in_the_sandbox(tmp_path)
 
 
 def test_a_match_names_the_sandbox_when_a_sandboxed_bot_cannot_start(tmp_path):
-    from referee.cli import app
+    from referee.commands import app
 
     code_dir = folder(tmp_path / "code")
     (code_dir / "bot.py").write_text("import sys\nsys.path.insert(0, '/nowhere-else')\nopen(sys.argv[1]).read()\n")

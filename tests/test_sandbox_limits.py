@@ -26,10 +26,10 @@ from pathlib import Path
 import pytest
 import trio
 
+from referee.base.clock import TimeControl
 from referee.bots import sandbox as S
 from referee.bots.bot import Bot
 from referee.bots.spawn import Confinement
-from referee.conversation.clock import TimeControl
 from referee.engine import variant
 from referee.matches.match import run_match
 from referee.matches.spec import MatchSpec
@@ -61,7 +61,7 @@ def as_nobody() -> tuple[list[str], dict[str, str]] | str:
     for python in dict.fromkeys((sys.executable, "/usr/bin/python3")):
         # the referee runs its .py bots with its own Python: that must run from inside too
         check = subprocess.run([*drop, python, "-c", "import subprocess, sys; subprocess.run([sys.executable, '-c', "
-                                "'import referee.cli, trio, msgspec, typer'], check=True)"], capture_output=True, env=env)
+                                "'import referee.commands, trio, msgspec, typer'], check=True)"], capture_output=True, env=env)
         if check.returncode == 0:
             return [*drop, python], env
     return "no Python an ordinary user may run with this referee's packages"
@@ -192,7 +192,7 @@ def test_a_jvm_given_its_flags_plays_under_the_default_cap(referee):
 def test_check_says_when_the_memory_cap_is_why(tmp_path):
     from typer.testing import CliRunner
 
-    from referee.cli import app
+    from referee.commands import app
 
     (tmp_path / "code").mkdir()
     for p in (tmp_path, tmp_path / "code"):

@@ -21,7 +21,7 @@ from test_sandbox_fairplay import folder
 from typer.testing import CliRunner
 
 from referee.bots import sandbox as S
-from referee.cli import app
+from referee.commands import app
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_bots"

@@ -18,18 +18,18 @@ from pathlib import Path
 import msgspec
 import pytest
 import trio
-from helpers import read_log, strip_timings
+from support import read_log, strip_timings
 from typer.testing import CliRunner
 
 from protocol import messages as m
 from protocol.bot import State, to_play
+from referee.base.clock import TimeControl
 from referee.bots.bot import Bot
 from referee.bots.spawn import resolve_command
-from referee.cli import app
-from referee.conversation.clock import TimeControl
+from referee.commands import app
 from referee.engine import TERMINAL, deal_from_seed, variant
+from referee.engine.core.view import seen_by
 from referee.engine.sampling import Knowledge
-from referee.engine.view import seen_by
 from referee.matches.match import run_match
 from referee.matches.spec import MatchSpec
 from referee.sides import side_for

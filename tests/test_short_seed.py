@@ -7,21 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from support.commands import cli
 
-from referee import exitcodes as X
-from referee.cli import app
+from referee.base import exitcodes as X
 
 ROOT = Path(__file__).resolve().parent.parent
 GREEDY, FIRST = ROOT / "sample_bots" / "greedy_bot.py", ROOT / "sample_bots" / "first_bot.py"
 WORDS = "is short: anyone who tries every seed up to it can deal every hand"
-
-
-def cli(*args):
-    result = CliRunner().invoke(app, [str(a) for a in args])
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    return result
 
 
 def warnings(text: str) -> list[str]:

@@ -1,4 +1,4 @@
-"""The documented shuffle (referee/engine/shuffle.py, RULES.md §4): re-implemented here from the
+"""The documented shuffle (referee/engine/core/shuffle.py, RULES.md §4): re-implemented here from the
 module's docstring alone, checked against SplitMix64's published vectors, and a few seeds pinned
 to their exact deals so that a change of generator can never pass unnoticed."""
 
@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee.engine import deal_from_seed, format_deal_line, parse_deal_line, variant
-from referee.engine.shuffle import SplitMix64, deal_generator, shuffled_tiles
+from referee.engine.core.shuffle import SplitMix64, deal_generator, shuffled_tiles
 
 # -- an independent implementation of the docstring ----------------------------------------------
 
@@ -184,7 +184,7 @@ def my_keyed_tiles(seed: int, index: int) -> list[int]:
 @given(st.integers(0, 2**256 - 1), st.integers(0, 2**64 - 1))
 @settings(max_examples=200)
 def test_the_keyed_shuffle_is_the_one_documented(seed, index):
-    from referee.engine.shuffle import keyed_tiles
+    from referee.engine.core.shuffle import keyed_tiles
 
     assert keyed_tiles(seed, index) == my_keyed_tiles(seed, index)
 
@@ -192,7 +192,7 @@ def test_the_keyed_shuffle_is_the_one_documented(seed, index):
 def test_the_keyed_shuffle_is_pinned():
     """A change of the keyed derivation can never pass unnoticed: these orders are the ones logs
     written with ``deals_from: blake2b`` were dealt from."""
-    from referee.engine.shuffle import BLAKE2B, keyed_tiles, tiles_for
+    from referee.engine.core.shuffle import BLAKE2B, keyed_tiles, tiles_for
 
     assert keyed_tiles(1, 0) == [12, 2, 11, 9, 8, 7, 20, 27, 1, 4, 23, 16, 15, 3, 13, 26, 0, 14, 19, 5, 25, 17, 18, 6, 24, 21, 22, 10]
     assert tiles_for(BLAKE2B, 1, 0) == keyed_tiles(1, 0)
@@ -213,9 +213,9 @@ def test_every_header_names_its_derivation_whatever_object_the_name_is(tmp_path,
     import msgspec
 
     from referee.bots.bot import Bot
-    from referee.logs.records import Header, encode
     from referee.matches.match import header
     from referee.matches.spec import MatchSpec
+    from referee.records.records import Header, encode
 
     v = variant("sport")
     written = set()

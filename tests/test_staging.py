@@ -13,15 +13,15 @@ import trio
 import trio.testing
 
 from protocol import messages as m
+from referee.audit.replay import replay_lines
+from referee.audit.verify import Inconsistent, verify
 from referee.bots.bot import Bot
 from referee.bots.transport import first_legal, scripted
 from referee.engine import TERMINAL, variant
-from referee.logs.records import Damaged
-from referee.logs.replay import replay_lines
-from referee.logs.verify import Inconsistent, verify
 from referee.matches.match import DealStream, run_match
 from referee.matches.spec import MatchSpec
 from referee.matches.staging import STAGES, find_opening
+from referee.records.records import Damaged
 from referee.sides import side_for
 
 SEA_KOZEL = variant("sea_kozel")
@@ -208,8 +208,8 @@ def test_an_opening_with_a_stop_or_a_null_tile_reads_back_as_it_was_written():
     not a play")."""
     import msgspec
 
-    from referee.logs import records as R
     from referee.matches.match import opening_moves, opening_records
+    from referee.records import records as R
 
     opening = [(1, m.Play(tile=(0, 1), end="right")), (0, m.Play(tile=None, stop=True)),
                (2, m.Play(tile=None, declare="write_off"))]

@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from referee.matches import stats as S
+from referee.records import stats as S
 
 
 def test_student_t_quantiles_match_the_printed_tables():

@@ -68,7 +68,7 @@ def test_the_engine_imports_nothing_above_it() -> None:
 
 
 def test_errors_come_from_the_errors_modules() -> None:
-    """Code above the referee catches its errors from ``referee.errors``, never from the module
+    """Code above the referee catches its errors from ``referee.base.errors``, never from the module
     that happens to raise them (``referee.conversation.table``, ``referee.bots.process``)."""
     bad = []
     for path in sorted((ROOT / "tournaments").rglob("*.py")):
@@ -90,27 +90,30 @@ def test_the_checker_sees_a_wrong_arrow(tmp_path: Path, monkeypatch: pytest.Monk
 
 # -- floors, and no circles (issue 24 item 4) ------------------------------------------------------
 
-#: The floors, lowest first; a module imports from its own floor or below, never above:
-#: 0 the engine and ``protocol`` (shared by the referee and bots); 1 the referee at the table:
-#: bots and their processes, the conversation, each game's side, the log's records and the
-#: result's data; 2 the match: the match runner and its result, verify, the reports, ``check``,
-#: ``play`` and the command line; 3 ``tournaments``; 4 ``bench``.  A module of ``referee`` not
-#: named in TABLE_FLOOR is on floor 2.
-TABLE_FLOOR = {"bot", "cgroups", "channel", "clock", "console", "errors", "exchange", "exitcodes", "faults", "lines", "log", "pipes",
-               "players", "process", "reader", "records", "sandbox", "seeds", "sides", "signals", "spawn", "stats", "summary",
-               "table", "transport", "bots", "conversation"}  # two folders wholly on it
+#: The floors, lowest first, one table by folder: a module is on its folder's floor and imports
+#: from its own floor or below, never above.  0 the engine and ``protocol`` (shared by the referee
+#: and bots); 1 the referee at the table: the ground (errors, seeds, signals, the clock's values),
+#: what a match writes down, bots and their processes, the conversation and its log writer, each
+#: game's side; 2 the match: the match runner and its result, check, replay and verify, the
+#: reports, ``play``, the learning environments and the command line; 3 ``tournaments``;
+#: 4 ``bench``.  Every folder is named here: a new one is placed on purpose.
+FLOORS = {
+    "protocol": 0, "referee.engine": 0, "referee.engine.core": 0, "referee.engine.games": 0,
+    "referee.base": 1, "referee.records": 1, "referee.bots": 1, "referee.conversation": 1, "referee.sides": 1,
+    "referee": 2, "referee.matches": 2, "referee.audit": 2, "referee.web": 2, "referee.play": 2, "referee.envs": 2, "referee.commands": 2,
+    "tournaments": 3,
+    "bench": 4,
+}
 PACKAGES = ("protocol", "referee", "tournaments", "bench")
 
 
+def folder_of(module: str) -> str:
+    """The folder a module is in: a package (its ``__init__``) is in its own."""
+    return module if (ROOT / module.replace(".", "/")).is_dir() else module.rpartition(".")[0]
+
+
 def floor_of(module: str) -> int:
-    parts = module.split(".")
-    if parts[0] == "protocol" or parts[:2] == ["referee", "engine"]:
-        return 0
-    if parts[:2] in (["referee", "logs"], ["referee", "matches"]) and len(parts) == 2:
-        return 1  # a folder's __init__ holds only its docstring: importing a module of it is no arrow up
-    if parts[0] == "referee":  # a module's name decides, in its folder or not (referee.logs.records: 1)
-        return 1 if any(p in TABLE_FLOOR for p in parts[1:3]) else 2
-    return {"tournaments": 3, "bench": 4}[parts[0]]
+    return FLOORS[folder_of(module)]
 
 
 def module_graph() -> dict[str, dict[str, int]]:
@@ -166,6 +169,37 @@ def test_no_import_circles() -> None:
     assert circles(module_graph()) == []
 
 
+def test_every_folder_has_a_floor() -> None:
+    assert sorted({folder_of(name) for name in module_graph()}) == sorted(FLOORS)
+
+
+def folders_importing_each_other(graph: dict[str, dict[str, int]]) -> list[tuple[str, str]]:
+    """The pairs of folders each of which imports a module of the other (every import counted,
+    late and ``TYPE_CHECKING`` ones too): no circle of modules, but a folder that cannot be read
+    without the other."""
+    arrows = {(folder_of(a), folder_of(b)) for a, edges in graph.items() for b in edges}
+    return sorted((a, b) for a, b in arrows if a < b and (b, a) in arrows)
+
+
+def test_no_two_folders_import_each_other() -> None:
+    assert folders_importing_each_other(module_graph()) == []
+
+
+def test_the_check_of_folders_importing_each_other_can_fail(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two folders whose modules import each other's, with no circle of modules: the table
+    imports the match's spec, and the match's runner the table."""
+    for package in ("referee", "referee/conversation", "referee/matches"):
+        (tmp_path / package).mkdir()
+        (tmp_path / package / "__init__.py").write_text("")
+    (tmp_path / "referee" / "conversation" / "table.py").write_text("from referee.matches.spec import Spec\n")
+    (tmp_path / "referee" / "matches" / "spec.py").write_text("Spec = None\n")
+    (tmp_path / "referee" / "matches" / "match.py").write_text("def f():\n    from referee.conversation import table\n")
+    monkeypatch.setitem(globals(), "ROOT", tmp_path)
+    graph = module_graph()
+    assert circles(graph) == []
+    assert folders_importing_each_other(graph) == [("referee.conversation", "referee.matches")]
+
+
 def test_no_import_runs_back_up_a_floor() -> None:
     graph = module_graph()
     up = [f"{a} (floor {floor_of(a)}):{line} imports {b} (floor {floor_of(b)})"
@@ -174,16 +208,20 @@ def test_no_import_runs_back_up_a_floor() -> None:
 
 
 #: Front doors: the packages of ``referee`` that people and programs enter by, on the match's
-#: floor (2) and below nothing: the command line, and the learning environments (issue 35), which
-#: play the engine through the games' sides and start bots as matches do.
-FRONT_DOORS = ("referee.cli", "referee.envs")
+#: floor (2): the command line (whose shared helpers ``tournaments``' command line reuses), and
+#: the learning environments (issue 35), which play the engine through the games' sides and start
+#: bots as matches do; nothing of the referee imports them.
+FRONT_DOORS = ("referee.commands", "referee.envs")
+#: who may go through a front door: ``python -m referee``, the league's command line (the shared
+#: helpers of the referee's), and the benchmarks, which measure the environments
+DOORMEN = ("referee.__main__", "tournaments.cli", "bench")
 
 
 def test_nothing_imports_a_front_door() -> None:
     graph = module_graph()
     assert all(floor_of(name) == 2 for name in graph if name.startswith(FRONT_DOORS))
     inward = [f"{a}:{line} imports {b}" for a, edges in graph.items() for b, line in edges.items()
-              if b.startswith("referee.envs") and not a.startswith(("referee.envs", "bench"))]  # bench measures them
+              if b.startswith(FRONT_DOORS) and not a.startswith((*FRONT_DOORS, *DOORMEN))]
     assert inward == []
 
 
@@ -231,7 +269,7 @@ def test_the_report_asks_the_game_whether_seats_play_in_pairs(game: str, players
     assert ("wrote seats 0+2 / 1+3" in console.export_text()) is pairs
 
 
-# -- one signal policy (referee.signals) ---------------------------------------------------------
+# -- one signal policy (referee.base.signals) ---------------------------------------------------------
 
 
 @pytest.mark.parametrize("signals", [("SIGINT", "SIGINT"), ("SIGINT", "SIGTERM"), ("SIGTERM", "SIGHUP"), ("SIGHUP", "SIGINT")])
@@ -243,7 +281,7 @@ async def test_a_second_signal_cannot_cut_the_cleanup_short(signals: tuple[str, 
 
     import trio
 
-    from referee.signals import Terminated, cancel_on_signals
+    from referee.base.signals import Terminated, cancel_on_signals
 
     seen: list[str] = []
     cleaned = False
@@ -265,7 +303,7 @@ async def test_a_second_signal_cannot_cut_the_cleanup_short(signals: tuple[str, 
 async def test_without_a_signal_the_body_runs_to_its_end() -> None:
     import trio
 
-    from referee.signals import cancel_on_signals
+    from referee.base.signals import cancel_on_signals
 
     async with cancel_on_signals(raise_after=True) as stop:
         await trio.sleep(0)
@@ -318,7 +356,7 @@ def deal_classes() -> set[str]:
     import pkgutil
 
     import referee.engine
-    from referee.engine.state import DealState
+    from referee.engine.core.state import DealState
 
     found = set()
     for info in pkgutil.walk_packages(referee.engine.__path__, "referee.engine."):
@@ -341,7 +379,7 @@ def names_used(path: Path, names: set[str]) -> list[str]:
     return hits
 
 
-#: Above the engine, only the game side modules name a concrete deal class.  ``referee.logs.legacy``
+#: Above the engine, only the game side modules name a concrete deal class.  ``referee.audit.legacy``
 #: (the frozen format-1 verifier) would be exempt too, but names none.
 SIDES = ROOT / "referee" / "sides"
 
@@ -362,7 +400,7 @@ def test_nothing_above_the_engine_but_the_games_sides_names_a_deal_class() -> No
 
 
 def test_the_check_of_deal_class_names_can_fail(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    (tmp_path / "x.py").write_text("from referee.engine.trains import TrainDeal\nimport referee.engine.kolbasa as k\nk.KolbasaDeal\n")
+    (tmp_path / "x.py").write_text("from referee.engine.core.trains import TrainDeal\nimport referee.engine.core.kolbasa as k\nk.KolbasaDeal\n")
     monkeypatch.setitem(globals(), "ROOT", tmp_path)
     assert sorted(names_used(tmp_path / "x.py", {"TrainDeal", "KolbasaDeal"})) == ["x.py:1 imports TrainDeal", "x.py:3 names KolbasaDeal"]
 
@@ -374,7 +412,7 @@ def test_a_side_module_dropped_into_the_package_is_found(tmp_path: Path) -> None
     with the package's path widened to a folder holding the new module, so the tree is not
     touched.)"""
     (tmp_path / "toy_layout.py").write_text(
-        "from referee.engine.line import LineDeal\n"
+        "from referee.engine.core.line import LineDeal\n"
         "from referee.sides.base import GameSide\n"
         "class ToyDeal(LineDeal):\n    pass\n"
         "class ToySide(GameSide):\n    deals = ('toy_layout.ToyDeal',)\n    layout = 'toy'\n"
@@ -384,7 +422,7 @@ def test_a_side_module_dropped_into_the_package_is_found(tmp_path: Path) -> None
             "import referee.sides as sides\n"
             f"sides.__path__.append({str(tmp_path)!r})\n"
             "import toy_layout\n"
-            "from referee.engine.line import LineDeal\n"
+            "from referee.engine.core.line import LineDeal\n"
             "class Sub(toy_layout.ToyDeal):\n    pass\n"
             "print(sides.side_for(object.__new__(toy_layout.ToyDeal)).layout, sides.side_for(object.__new__(Sub)).layout,\n"
             "      sides.side_for(object.__new__(LineDeal)).layout, len(sides.every_side()))\n")

@@ -10,23 +10,23 @@ from pathlib import Path
 
 import pytest
 import trio
-from helpers import read_log
+from support import read_log
 
 from protocol import messages as m
+from referee.base.clock import TimeControl
+from referee.base.errors import BotStartError
 from referee.bots.bot import Bot
-from referee.bots.transport import HELLO, Script, ScriptedBot, first_legal, play_line, scripted
+from referee.bots.transport import HELLO, Script, ScriptedBot, first_legal, play_line, scripted, silent
 from referee.conversation import faults as F
-from referee.conversation.clock import TimeControl
 from referee.conversation.exchange import UNKNOWN_PER_MOVE, At, Terms, deliver, handshake, queue_events, turn
+from referee.conversation.log import MatchLog
 from referee.conversation.players import Entry, Player
 from referee.conversation.table import Table, Where
 from referee.engine import variant
-from referee.engine.deal import deal_from_seed
-from referee.engine.line import Drew
-from referee.engine.state import DealState
-from referee.errors import BotStartError
-from referee.logs import records as R
-from referee.logs.log import MatchLog
+from referee.engine.core.deal import deal_from_seed
+from referee.engine.core.line import Drew
+from referee.engine.core.state import DealState
+from referee.records import records as R
 from referee.sides import side_for
 from referee.sides.base import GameSide
 
@@ -285,11 +285,13 @@ async def test_a_play_written_before_the_turn_is_out_of_turn_and_the_turn_is_not
     terms = terms_of(tmp_path)
     state, wire = draw_deal()
     seat = state.to_move()
-    p, bot = seat_with(lambda msg: [(0.0, b'{"type":"play","tile":[0,0],"end":null}')] if type(msg) is m.Passed else [])
-    bot.write_nowait(m.encode_line(m.Passed(1)))  # an event delivered earlier, which it answers with a play
+    p, bot = seat_with(silent)
+    bot.expect(m.Passed, b'{"type":"play","tile":[0,0],"end":null}')  # an event delivered earlier, answered with a play
+    bot.write_nowait(m.encode_line(m.Passed(1)))
     fault = await turn(terms, p, At(seat, 0, 0), state, wire, 1)
     assert fault is not None and (fault.kind, fault.detail) == (F.OUT_OF_TURN, "sent a 'play' message when it was not its turn")
-    assert [type(msg) for msg in bot.received] == [m.Passed]  # the turn was never sent
+    bot.assert_done()
+    assert len(bot.received) == 1  # the turn was never sent
 
 
 @pytest.mark.parametrize("extra", [0, 1])
@@ -389,3 +391,40 @@ async def test_a_turns_log_times_are_the_readings_it_timed_the_answer_with(tmp_p
     out, inp, _ = (json.loads(line) for line in log.splitlines())
     assert (out["t"], inp["t"]) == (2.5, 2.75)
     assert b'"t":2.500000,' in log and b'"t":2.750000,' in log  # exactly, six decimals
+
+
+async def test_a_cancelled_table_stops_by_the_end_of_its_deal(tmp_path, autojump_clock):
+    """A turn answered at once does not look whether it was cancelled (an SPRT decided, a failure
+    elsewhere): the deal looks as it starts and its end's writes do, so a table cancelled in the
+    middle of a deal of instant bots deals no other."""
+    scope = trio.CancelScope()
+    asked = 0
+
+    def cancelling(msg: m.ToBotMessage) -> list[tuple[float, bytes | None]]:
+        nonlocal asked
+        if type(msg) is m.Turn:
+            asked += 1
+            if asked == 3:
+                scope.cancel()
+        return list(first_legal(msg))
+
+    launch, started = scripted({"A": cancelling})
+    tc = TimeControl()
+    bots = [Entry(Bot("A", ["a"]), 0, tc), Entry(Bot("B", ["b"]), 1, tc)]
+    seating = [Player(bots[0], 0), Player(bots[1], 0)]
+    game = variant("draw").new_game(2, {})
+    dealt = 0
+    async with trio.open_nursery() as nursery:
+        table = Table(nursery, seating, tc=tc, log=MatchLog(None), stderr_dir=tmp_path, block=0, launch=launch)
+        await table.open()
+        try:
+            with scope:
+                for i in range(3):
+                    dealt += 1
+                    await table.play_deal(game, seating, i, deal_from_seed(3, i, game.shape), Where(0))
+        finally:
+            with trio.CancelScope(shield=True):
+                await table.close()
+    assert scope.cancelled_caught and asked >= 3 and dealt == 1
+    for bot in (started["A"][0], started["B"][0]):
+        assert [type(msg) for msg in bot.received].count(m.DealStart) == 1

@@ -13,24 +13,23 @@ from pathlib import Path
 import pytest
 import trio
 import trio.testing
-from typer.testing import CliRunner
+from support.commands import cli
 
 from protocol import messages as m
-from referee import exitcodes as X
+from referee.audit.verify import Inconsistent, verify
+from referee.base import exitcodes as X
+from referee.base.clock import Clock, TimeControl
 from referee.bots.bot import Bot
 from referee.bots.transport import Script, ScriptedBot, first_legal, play_line, scripted
-from referee.cli import app
 from referee.conversation import faults as F
-from referee.conversation.clock import Clock, TimeControl
 from referee.conversation.exchange import At, Terms, turn
+from referee.conversation.log import MatchLog
 from referee.conversation.players import Entry, Player
 from referee.engine import variant
-from referee.engine.deal import deal_from_seed
-from referee.logs import records as R
-from referee.logs.log import MatchLog
-from referee.logs.verify import Inconsistent, verify
+from referee.engine.core.deal import deal_from_seed
 from referee.matches.match import run_match
 from referee.matches.spec import MatchSpec
+from referee.records import records as R
 from referee.sides import side_for
 
 
@@ -176,13 +175,6 @@ def test_a_tampered_log_with_a_margin_does_not_verify(tmp_path, what):
     path = edited(lines, tmp_path / "edited.jsonl", edit)
     with pytest.raises(Inconsistent):
         verify(path)
-
-
-def cli(*args):
-    result = CliRunner().invoke(app, [str(a) for a in args])
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    return result
 
 
 @pytest.mark.parametrize("value", ["-1", "nan", "1e9"])

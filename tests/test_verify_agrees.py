@@ -20,11 +20,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from protocol import messages as m
+from referee.audit.verify import verify
+from referee.base.clock import TimeControl
 from referee.bots.bot import Bot
 from referee.bots.transport import first_legal, play_line, scripted
-from referee.conversation.clock import TimeControl
 from referee.engine import variant
-from referee.logs.verify import verify
 from referee.matches.match import run_match
 from referee.matches.spec import MatchSpec
 

@@ -2,7 +2,7 @@
 (exit 4, naming the line), and a log cut short is incomplete, never consistent.
 
 ``verify`` plays the match again with the referee itself and compares every line
-(:mod:`referee.logs.verify`), so every edit below that changes what happened is caught wherever it
+(:mod:`referee.audit.verify`), so every edit below that changes what happened is caught wherever it
 is: the header's settings and seed, a process start, a message sent, a line read or its time, a
 play, a fault and its evidence, a forfeit, a deal or game result, an SPRT record, the stop, the
 result; in sport, kozel, sea_kozel (special states), osel (closed doubles, stops), mexican_train
@@ -21,10 +21,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from support.commands import cli
 
-from referee import exitcodes as X
-from referee.cli import app
+from referee.base import exitcodes as X
 
 pytestmark = pytest.mark.slow  # plays a dozen matches with real processes
 
@@ -33,13 +32,6 @@ BOTS = ROOT / "sample_bots"
 HOSTILE = Path(__file__).resolve().parent / "hostile_bots" / "hostile.py"
 GREEDY, FIRST = BOTS / "greedy_bot.py", BOTS / "first_bot.py"
 RANDOM = f"{BOTS / 'random_bot.py'} 7"  # seeded: every run the same moves, so the same special deals and decisions
-
-
-def cli(*args):
-    result = CliRunner().invoke(app, [str(a) for a in args])
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    return result
 
 
 def hostile(state: Path, behaviour: str, **opts: object) -> str:

@@ -1,4 +1,4 @@
-"""Per-seat views (referee/engine/view.py, RULES.md §1 "hand", §2.4, §4): a view never holds a
+"""Per-seat views (referee/engine/core/view.py, RULES.md §1 "hand", §2.4, §4): a view never holds a
 tile its seat may not know.  The property test swaps every hidden tile (other hands, the bazaar,
 the sleeping tiles, other players' drawn tiles) for another hidden tile, keeping every count, and
 the view must not change."""
@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee.engine import TERMINAL, Deal, Drew, Placed, parse_tile, variant
-from referee.engine.view import view
+from referee.engine.core.view import view
 
 GAMES = [("sport", 4, {}), ("kozel", 4, {}), ("kozel", 4, {"teams": "none"}), ("kozel", 2, {}), ("kozel", 3, {}),
          ("draw", 2, {}), ("draw", 3, {}), ("draw", 4, {}), ("block", 2, {}), ("block", 3, {}), ("block", 4, {}),

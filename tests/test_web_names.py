@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import read_log
+from support import read_log
 from test_web import BOTS, chromium, url, watched_page
 
 pytestmark = pytest.mark.slow  # plays matches and drives chromium

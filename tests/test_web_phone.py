@@ -23,7 +23,7 @@ import pytest
 from test_web import BOTS, chromium, referee, url, watched_page, write_league
 from typer.testing import CliRunner
 
-from referee.cli import app
+from referee.commands import app
 from referee.engine import variant, variant_names
 
 pytestmark = pytest.mark.slow  # every test plays matches and drives chromium

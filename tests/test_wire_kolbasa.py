@@ -26,16 +26,16 @@ from test_wire_replay import TILE_ID, WireBot, tiles_named
 
 import referee.conversation.table as table_module
 from protocol import messages as m
+from referee.base.clock import TimeControl
 from referee.bots.bot import Bot
-from referee.conversation.clock import TimeControl
+from referee.conversation.log import MatchLog
 from referee.conversation.players import Entry, Player
 from referee.conversation.table import Table, Where
 from referee.engine import Deal, variant
-from referee.engine.deal import deal_from_seed
-from referee.engine.game import Game
-from referee.engine.kolbasa import KolbasaDeal
-from referee.engine.line import Turned
-from referee.logs.log import MatchLog
+from referee.engine.core.deal import deal_from_seed
+from referee.engine.core.game import Game
+from referee.engine.core.kolbasa import KolbasaDeal
+from referee.engine.core.line import Turned
 from referee.sides import side_for
 
 REAL_WIRE_FOR = side_for

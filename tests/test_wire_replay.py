@@ -21,21 +21,21 @@ from pathlib import Path
 
 import pytest
 import trio
-from helpers import tiles
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support import tiles
 
 import referee.conversation.table as table_module
 from bench.referee import StubBot
 from protocol import messages as m
+from referee.base.clock import TimeControl
 from referee.bots.bot import Bot
-from referee.conversation.clock import TimeControl
+from referee.conversation.log import MatchLog
 from referee.conversation.players import Entry, Player
 from referee.conversation.table import Table, Where
 from referee.engine import Deal, variant
-from referee.engine.deal import deal_from_seed
-from referee.engine.game import Game
-from referee.logs.log import MatchLog
+from referee.engine.core.deal import deal_from_seed
+from referee.engine.core.game import Game
 from referee.sides.base import TILE_JSON
 
 pytestmark = pytest.mark.slow  # matches of real bot processes (or a long property sweep): the full run

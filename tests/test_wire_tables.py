@@ -8,8 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from referee.engine import play
-from referee.engine.line import HUNDRED, STOP, WRITE_OFF, Play
-from referee.engine.tiles import ALL_TILES, N_TILES, bits
+from referee.engine.core.line import HUNDRED, STOP, WRITE_OFF, Play
+from referee.engine.core.tiles import ALL_TILES, N_TILES, bits
 from referee.sides.base import TILE_JSON, hand_json, legal_json, play_option
 from referee.sides.line import SIDE as LINE_SIDE
 

@@ -1,7 +1,7 @@
 """``referee league run | table | status``: the league commands (added to the ``referee`` app).
 
 Results and tables go to stdout; the live display and every error go to stderr.  A bad league
-file is one line on stderr and exit code 2 (:mod:`referee.exitcodes`) before any match starts.
+file is one line on stderr and exit code 2 (:mod:`referee.base.exitcodes`) before any match starts.
 """
 
 from __future__ import annotations
@@ -15,20 +15,11 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import trio
 import typer
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    SpinnerColumn,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
+from rich.progress import Progress, TaskID
 
-from referee import exitcodes as X
-from referee.console import Console
-from referee.seeds import guessable, short_seed_warning
+from referee.base import exitcodes as X
+from referee.base.seeds import guessable, short_seed_warning
+from referee.commands.shared import err, fail, out, progress_bar, say
 
 if TYPE_CHECKING:
     from tournaments.schedule import TableKey
@@ -43,16 +34,8 @@ league_app = typer.Typer(
     epilog=EPILOG,
 )
 
-out = Console()
-err = Console(stderr=True)
-
 LeagueArg = Annotated[Path, typer.Argument(help="The league file (TOML).", show_default=False)]
 DbOpt = Annotated[Path | None, typer.Option("--db", help="The results database (default: the file's `database`, or <stem>.db beside it); logs go to <db stem>-logs/ beside it.")]
-
-
-def fail(message: str, code: int = X.USAGE) -> typer.Exit:
-    err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True, markup=True)
-    return typer.Exit(code)
 
 
 def _load(path: Path, db: Path | None):
@@ -61,7 +44,7 @@ def _load(path: Path, db: Path | None):
     try:
         return load_league(path, db)
     except LeagueError as exc:
-        raise fail(_escape(str(exc))) from None
+        raise fail(str(exc)) from None
 
 
 def _escape(text: str) -> str:
@@ -97,10 +80,7 @@ class FinishedLines:
             line = f"Finished {self.what} {self.finished_count} of {self.total} ({key.label}): {table_result(record, error)}"
         else:
             line = f"Failed {self.what} ({key.label}): {table_result(record, error)}; the next run plays it again"
-        try:
-            self.console.print(line, markup=False, highlight=False, soft_wrap=True)
-        except OSError:  # the terminal is gone (SIGHUP): the database has the result
-            pass
+        say(self.console, line)  # nothing when the terminal is gone (SIGHUP): the database has the result
 
 
 class LiveDisplay:
@@ -189,21 +169,19 @@ def run(
         try:
             address = parse_address(cluster)
         except LeagueError as exc:
-            raise fail(_escape(str(exc))) from None
+            raise fail(str(exc)) from None
     if any(b.sandbox for b in league.bots):
         from referee.bots.sandbox import SandboxUnavailable, find_bwrap
 
         try:
             find_bwrap()
         except SandboxUnavailable as exc:
-            raise fail(_escape(f"{league_file}: {exc} (or turn it off with sandbox = false)")) from None
+            raise fail(f"{league_file}: {exc} (or turn it off with sandbox = false)") from None
     lines = FinishedLines(league, err) if (live if live is not None else not quiet) else None
-    progress = None
     display: Any = lines
     live_display = None
-    if not quiet and err.is_terminal:
-        progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                            TextColumn("ETA"), TimeRemainingColumn(), console=err, transient=True)
+    progress = progress_bar(None, quiet)
+    if progress is not None:
         display = live_display = LiveDisplay(progress, lines)
     if report_dir is not None:
         if report_dir.exists() and not report_dir.is_dir():
@@ -231,24 +209,22 @@ def run(
     except LeagueError as exc:
         from tournaments.cluster import BotUnavailable
 
-        raise fail(_escape(str(exc)), X.BOT_START if isinstance(exc, BotUnavailable) else X.USAGE) from None
+        raise fail(str(exc), X.BOT_START if isinstance(exc, BotUnavailable) else X.USAGE) from None
     summary = (f"{league.name}: played {report.played} {'match' if league.per_table == 2 else 'table'}"
                f"{('es' if league.per_table == 2 else 's') if report.played != 1 else ''} in {report.seconds:.1f} s"
                + (f", {len(report.failed)} failed" if report.failed else "")
                + f"; {report.pairings - report.left} of {report.pairings} {league.unit}s done")
     if report.stopped is not None:
-        raise fail(_escape(f"{report.stopped}; the league stopped and keeps every finished match ({summary}); "
-                           f"make room and run the same command again to continue"))
+        raise fail(f"{report.stopped}; the league stopped and keeps every finished match ({summary}); "
+                   f"make room and run the same command again to continue")
     if report.interrupted:
-        err.print(f"interrupted: {summary}; run the same command again to continue" + _cut_short(report.cut_runs + 1, report.longest),
-                  highlight=False, soft_wrap=True, markup=False)
+        say(err, f"interrupted: {summary}; run the same command again to continue" + _cut_short(report.cut_runs + 1, report.longest))
         raise typer.Exit(X.INTERRUPTED)
-    out.print(summary, highlight=False, soft_wrap=True, markup=False)
+    say(out, summary)
     for key, error in report.failed:
-        err.print(_escape(f"failed: {key.label}: {error.splitlines()[0] if error else ''}"), highlight=False, soft_wrap=True)
+        say(err, f"failed: {key.label}: {error.splitlines()[0] if error else ''}")
     for key, error in report.given_up:
-        err.print(_escape(f"given up: {key.label}: cut short {MAX_ATTEMPTS} times, last: {_first_line(error)} "
-                          f"(--retry plays it again)"), highlight=False, soft_wrap=True)
+        say(err, f"given up: {key.label}: cut short {MAX_ATTEMPTS} times, last: {_first_line(error)} (--retry plays it again)")
     if report.failed or report.given_up:
         only_starts = report.bot_start_failures == len(report.failed) and not report.given_up
         raise typer.Exit(X.BOT_START if only_starts else X.BUG)
@@ -297,9 +273,8 @@ class SeedWarning(PassingOn):
         self.league = league
 
     def begin(self, pairings: int, done: int, pending: int) -> None:
-        err.print(_escape(short_seed_warning(self.league.seed, f"leave seed out of {self.league.path.name}: the first run draws a "
-                                                               "secret one and keeps it in the database")),
-                  highlight=False, soft_wrap=True)
+        say(err, short_seed_warning(self.league.seed, f"leave seed out of {self.league.path.name}: the first run draws a "
+                                                          "secret one and keeps it in the database"))
         super().begin(pairings, done, pending)
 
 
@@ -319,7 +294,7 @@ class ReportingDisplay(PassingOn):
             _league_report(self.league, self.folder)
         except (OSError, LeagueError, ValueError) as exc:
             # The league goes on: a report that cannot be written costs no match.
-            err.print(_escape(f"warning: the report in {self.folder} was not refreshed: {exc}"), highlight=False, soft_wrap=True)
+            say(err, f"warning: the report in {self.folder} was not refreshed: {exc}")
 
     def finished(self, key: TableKey, record: TableRecord | None, error: str | None) -> None:
         super().finished(key, record, error)
@@ -361,7 +336,7 @@ def register(app: typer.Typer, report_writers: dict[str, Any]) -> None:
 
 
 def _say_workers(n: int) -> None:
-    err.print(f"cluster: {n} worker{'s' if n != 1 else ''} connected", highlight=False, soft_wrap=True)
+    say(err, f"cluster: {n} worker{'s' if n != 1 else ''} connected")
 
 
 class Format(str, Enum):
@@ -389,7 +364,7 @@ def table(
         sys.stdout.write(S.to_json(s))
     elif fmt is Format.markdown:
         sys.stdout.write(S.to_markdown(s))
-    else:  # into a file or a pipe nothing wraps (referee.console): no column is cut short
+    else:  # into a file or a pipe nothing wraps (referee.base.console): no column is cut short
         out.print(S.rich_table(s))
 
 
@@ -403,20 +378,20 @@ def _reading(league):
     try:
         store = open_store(league.db_path, create=False)
     except LeagueError as exc:
-        raise fail(_escape(str(exc))) from None
+        raise fail(str(exc)) from None
     try:
         if store is not None:
             try:
                 league = store.secret_seed(league, create=False)
                 store.check(league, adopt=False)
             except LeagueError as exc:
-                raise fail(_escape(str(exc))) from None
+                raise fail(str(exc)) from None
             except sqlite3.Error as exc:
-                raise fail(_escape(str(db_error(league.db_path, exc, "read")))) from None
+                raise fail(str(db_error(league.db_path, exc, "read"))) from None
         try:
             yield league, store
         except sqlite3.Error as exc:
-            raise fail(_escape(str(db_error(league.db_path, exc, "read")))) from None
+            raise fail(str(db_error(league.db_path, exc, "read"))) from None
     finally:
         if store is not None:
             store.close()
@@ -441,4 +416,4 @@ def status(
         sys.stdout.write(T.to_markdown(data))
     else:
         for line in T.to_lines(data):  # plain text: names and errors may hold "[...]"
-            out.print(line, soft_wrap=True, markup=False, highlight=False)
+            say(out, line)

@@ -55,12 +55,12 @@ from typing import Any
 
 import msgspec
 
+from referee.base.cluster import ALLOWED_FAILURES, Address, ClusterUnavailable, distributed_module, workers
+from referee.base.cluster import connect as _connect
+from referee.base.cluster import parse_address as _parse_address
+from referee.base.signals import Stop
 from referee.bots.reader import LineReader
-from referee.cluster import ALLOWED_FAILURES, Address, ClusterUnavailable, distributed_module, workers
-from referee.cluster import connect as _connect
-from referee.cluster import parse_address as _parse_address
 from referee.matches.job import MatchJob
-from referee.signals import Stop
 from tournaments.config import League, LeagueError
 from tournaments.runner import (
     TERM_GRACE,
@@ -100,7 +100,7 @@ def _distributed():
 
 
 def parse_address(text: str) -> Address:
-    """:func:`referee.cluster.parse_address`, its error a league's.
+    """:func:`referee.base.cluster.parse_address`, its error a league's.
 
     Raises:
         ClusterError: an address that is neither ``local:N`` nor a scheduler's.
@@ -113,7 +113,7 @@ def parse_address(text: str) -> Address:
 
 @contextmanager
 def connect(address: Address, *, timeout: float = 30.0) -> Iterator[Any]:
-    """:func:`referee.cluster.connect` for a league (its local cluster given the league's grace
+    """:func:`referee.base.cluster.connect` for a league (its local cluster given the league's grace
     to close), its error a league's.
 
     Raises:

@@ -21,19 +21,19 @@ import msgspec
 from msgspec import Meta
 
 from protocol.messages import MAX_DEPTH, too_deep
+from referee.base.clock import TimeControl
+from referee.base.errors import BotError
+from referee.base.seeds import parse_seed, seed_text
 from referee.bots.sandbox import DEFAULT_PROCESSES, absolute_words
 from referee.bots.spawn import resolve_command
-from referee.conversation.clock import TimeControl
 from referee.engine import refereed_variant as find_variant
-from referee.engine.deal import Deal
-from referee.engine.errors import RulesError
-from referee.engine.game import Variant
-from referee.engine.shuffle import BLAKE2B_GAMES, Derivation
-from referee.errors import BotError
+from referee.engine.core.deal import Deal
+from referee.engine.core.errors import RulesError
+from referee.engine.core.game import Variant
+from referee.engine.core.shuffle import BLAKE2B_GAMES, Derivation
 from referee.matches.job import CpuSeconds, Deals, Games, MaxFaults, MaxLine, MemoryMb, MoveSeconds, Processes, Seconds, bound_problem
 from referee.matches.match import match_length, orientations
 from referee.matches.spec import Isolation
-from referee.seeds import parse_seed, seed_text
 from tournaments.schedule import Fixed, Knockout, Schedule, State, Swiss, TableKey, knockout_sizes, max_swiss_rounds
 
 ROUND_ROBIN = "round-robin"
@@ -155,7 +155,7 @@ class League:
     per_table: int = 2  # bots at each table ([game] bots)
     rounds: int | None = None  # Swiss rounds
     tables: int | None = None  # tables per bot of a balanced design (round robin, gauntlet)
-    #: how the deals come from the seed (:mod:`referee.engine.shuffle`): the keyed ``blake2b``,
+    #: how the deals come from the seed (:mod:`referee.engine.core.shuffle`): the keyed ``blake2b``,
     #: or ``splitmix64`` for a league whose database was played before deals were keyed
     #: (:meth:`tournaments.store.Store.secret_seed`), so its new tables deal what its old ones did
     deals_from: Derivation = BLAKE2B_GAMES
@@ -438,8 +438,8 @@ def _book(game: GameTable, base: Path, v: Variant, players: int, options: dict[s
         return None
     import hashlib
 
-    from referee.engine.deal import parse_deal_lines
-    from referee.engine.errors import BadDeal
+    from referee.engine.core.deal import parse_deal_lines
+    from referee.engine.core.errors import BadDeal
 
     name = _text(game.deals_file, "game.deals_file", bad)
     path = (base / Path(name).expanduser()).resolve()

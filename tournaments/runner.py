@@ -55,12 +55,12 @@ from typing import Any, Protocol
 import msgspec
 import trio
 
+from referee.base.errors import BotStartError, LogError
+from referee.base.signals import STOP_SIGNALS, Stop, cancel_on_signals
 from referee.bots.reader import StreamLines
 from referee.bots.sandbox import hidden_from
 from referee.bots.spawn import describe_exit
-from referee.errors import BotStartError, LogError
 from referee.matches.job import BotJob, ClockJob, GameJob, LimitsJob, MatchJob
-from referee.signals import STOP_SIGNALS, Stop, cancel_on_signals
 from tournaments import worker
 from tournaments.config import BotEntry, League, LeagueError
 from tournaments.schedule import TableKey, leg_seed
@@ -156,7 +156,7 @@ def _deals_file(league: League) -> tuple[str, str] | None:
     content, so every table, its log's header and ``referee verify`` name the same bytes."""
     import hashlib
 
-    from referee.engine.deal import format_deal_line
+    from referee.engine.core.deal import format_deal_line
 
     book = league.book
     if book is None:

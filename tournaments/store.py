@@ -19,7 +19,7 @@ alphabetical order joined by commas):
     again by the next run until :data:`MAX_ATTEMPTS`).  A done row holds the bot placed first
     alone (``winner``, NULL when the first place is shared), the boards (paired units), games
     and deal plays, the log file (relative to the database's directory), the whole result
-    (:class:`referee.matches.summary.MatchJson`) as JSON, and the timing fields ``started``,
+    (:class:`referee.records.summary.MatchJson`) as JSON, and the timing fields ``started``,
     ``finished`` (Unix time) and ``seconds``.
 ``seats(round, bots, leg, seat, bot, place, score, points, net, boards_won, games_won)``
     every bot of a done table: its place (1 the best paired margin; bots level share it), its
@@ -59,8 +59,8 @@ from typing import TYPE_CHECKING, Any, Self
 
 import msgspec
 
-from referee.engine.shuffle import BLAKE2B, BLAKE2B_GAMES, DERIVATIONS, SPLITMIX64
-from referee.seeds import fresh_seed
+from referee.base.seeds import fresh_seed
+from referee.engine.core.shuffle import BLAKE2B, BLAKE2B_GAMES, DERIVATIONS, SPLITMIX64
 from tournaments.config import League, LeagueError
 from tournaments.schedule import TableKey
 

@@ -10,7 +10,7 @@ JSON lines on stdout:
 ``{"k": "result", "margins": [...], "result": {...}, "boards": [...]}``  the match result
                                                (:class:`TableRecord`: every bot's paired margin on
                                                every board, the whole result, and the first bot's
-                                               margins again as :class:`referee.matches.summary.MatchRecord`
+                                               margins again as :class:`referee.records.summary.MatchRecord`
                                                has them), written as it is read from the match's
                                                spools
 ``{"k": "error", "kind": "bot_start", "message": "..."}``  a bot could not be started; nothing
@@ -57,17 +57,17 @@ from typing import Any
 import msgspec
 import trio
 
+from referee.base.errors import BotStartError, LogError
 from referee.bots.reader import StreamLines
+from referee.conversation.log import MatchLog
 from referee.conversation.players import Entry, Player
 from referee.conversation.table import Table
-from referee.errors import BotStartError, LogError
-from referee.logs.log import MatchLog
 from referee.matches.job import MatchJob
 from referee.matches.match import orientations, run_match
 from referee.matches.results import MatchResult, encode_record
 from referee.matches.spec import MatchSpec
-from referee.matches.stats import board_margins
-from referee.matches.summary import MatchRecord
+from referee.records.stats import board_margins
+from referee.records.summary import MatchRecord
 
 EXIT_OK = 0
 EXIT_BUG = 1
@@ -87,7 +87,7 @@ PROGRESS_EVERY = 0.2
 
 
 class TableRecord(MatchRecord):
-    """What the league stores of one table: :class:`referee.matches.summary.MatchRecord` (the whole
+    """What the league stores of one table: :class:`referee.records.summary.MatchRecord` (the whole
     result, and the first bot's paired margin on every board) and ``margins``: on every
     board, every bot's paired margin against the others (its net less their mean, averaged over
     the rotations), in the order of the table's bots.  With two bots, ``margins[i]`` is

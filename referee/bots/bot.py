@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from referee.base.clock import TimeControl
 from referee.bots.spawn import Confinement
-from referee.conversation.clock import TimeControl
 
 
 @dataclass(frozen=True)

@@ -21,11 +21,11 @@ from typing import final
 
 import trio
 
+from referee.base.errors import BotExited, LineTooLong
 from referee.bots.pipes import Closed, PipeWriter, StderrCopy, end_holders
 from referee.bots.reader import LineReader
 from referee.bots.sandbox import UIDS
 from referee.bots.spawn import Confinement, Spawned, describe_exit, oom_kills, spawn
-from referee.errors import BotExited, LineTooLong
 
 _UNREAD_READS = 4  # at close, how many reads of up to BUDGET bytes look for lines nobody read
 _EXIT_WAIT = 0.5  # after EOF on stdout, how long to wait for the exit status

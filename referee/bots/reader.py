@@ -19,8 +19,8 @@ import time
 
 import trio
 
+from referee.base.errors import LineTooLong
 from referee.bots.pipes import Fd
-from referee.errors import LineTooLong
 
 CHUNK = 1 << 16  # bytes per read syscall
 PREFIX = 200  # bytes of an overlong line kept for the error

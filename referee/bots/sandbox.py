@@ -42,7 +42,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from referee.errors import RefereeError
+from referee.base.errors import RefereeError
 
 __all__ = ["BWRAP", "DEFAULT_MEMORY_MB", "INSTALL", "SandboxUnavailable", "Spawn", "absolute_words", "address_space_mb", "bot_environment",
            "bot_files", "bot_home", "find_bwrap", "hidden_from", "named_paths", "referee_files", "sandboxed", "tmp_mb"]
@@ -318,7 +318,7 @@ def _sniff(path: str) -> bool:
     if name.endswith((".jsonl", ".json")):
         head = _head(path, 16)
         return head.startswith((b'{"k":"match"', b'{"deal":'))
-    if name.endswith(".jsonl.gz"):  # a compressed match log (referee.logs.log.GzipSink)
+    if name.endswith(".jsonl.gz"):  # a compressed match log (referee.conversation.log.GzipSink)
         return _head(path, 2) == b"\x1f\x8b"
     if _is_sqlite(path):
         # the schema is on the first pages, or in the write-ahead log until a checkpoint

@@ -27,6 +27,7 @@ from typing import IO
 
 import trio
 
+from referee.base.errors import BotNotFound
 from referee.bots.cgroups import BotCgroup, join
 from referee.bots.sandbox import (
     DEFAULT_MEMORY_MB,
@@ -38,7 +39,6 @@ from referee.bots.sandbox import (
     bot_environment,
     sandboxed,
 )
-from referee.errors import BotNotFound
 
 _PR_SET_PDEATHSIG = 1
 try:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Protocol
 import trio
 
 from protocol import messages as m
-from referee.errors import BotExited
+from referee.base.errors import BotExited, LineTooLong
 
 if TYPE_CHECKING:
     from referee.bots.bot import Bot
@@ -108,6 +108,11 @@ def first_legal(msg: m.ToBotMessage) -> Sequence[tuple[float, bytes | None]]:
     return []
 
 
+def silent(msg: m.ToBotMessage) -> Sequence[tuple[float, bytes | None]]:
+    """The script of a bot that answers nothing (but what :meth:`ScriptedBot.expect` tells it)."""
+    return []
+
+
 def play_line(legal: m.PlayOption) -> bytes:
     """The ``play`` line that makes the legal move ``legal``: the entry as it is (PROTOCOL.md:
     answering with exactly its fields is always legal)."""
@@ -153,18 +158,59 @@ class InProcess(ABC):
         return 0 if self.closed else None
 
 
+#: What :meth:`ScriptedBot.expect` waits for: a message type, a message (equal), or a test of one.
+Expected = type | m.ToBotMessage | Callable[[m.ToBotMessage], bool]
+#: An answer to an expected message: a line, ``None`` (the bot exits), a line made from the
+#: message, or any of these with the seconds the bot thinks first.
+Answer = bytes | None | Callable[[m.ToBotMessage], bytes | None] | tuple[float, "bytes | None | Callable[[m.ToBotMessage], bytes | None]"]
+
+
 class ScriptedBot(InProcess):
     """A bot in the referee's process: each message it is sent goes to ``script``, whose answers
     become readable once their thinking time has passed on trio's clock (a bot thinks about one
-    message at a time, so answers come in order).  ``received`` keeps every message."""
+    message at a time, so answers come in order).  ``received`` keeps every message.
 
-    def __init__(self, script: Script = first_legal, name: str = "scripted") -> None:
+    A test may also say what the bot must be sent, in order, and what it answers (python-chess's
+    ``MockTransport``): ``bot.expect(m.Turn, (0.25, line))``.  Each message that matches the
+    first expectation not yet seen is answered by it instead of by ``script``; any other
+    message goes to ``script`` as before.  :meth:`assert_done` fails when an expectation was
+    never seen.
+
+    A line longer than ``max_line`` bytes (newline included) is refused as a process's is: reading
+    it raises :class:`~referee.base.errors.LineTooLong`."""
+
+    def __init__(self, script: Script = first_legal, name: str = "scripted", max_line: int | None = None) -> None:
         self.script = script
         self.name = name
+        self.max_line = max_line
         self.received: list[m.ToBotMessage] = []
         self._replies: deque[tuple[float, bytes | None]] = deque()  # (ready at, line)
         self._busy_until = 0.0
         self.closed = False
+        self._expected: deque[tuple[Expected, tuple[Answer, ...]]] = deque()
+
+    def expect(self, what: Expected, *answers: Answer) -> ScriptedBot:
+        """Wait for a message (after those expected before it): a type, an equal message, or a
+        test; answer it with ``answers`` (lines, ``None`` to exit, a function of the message,
+        each alone or as ``(seconds thinking, answer)``).  Returns the bot, to chain."""
+        self._expected.append((what, answers))
+        return self
+
+    def assert_done(self) -> None:
+        """Fail, naming what is missing, unless every expected message was seen."""
+        if self._expected:
+            missing = ", ".join(_expected_name(what) for what, _ in self._expected)
+            heard = ", ".join(type(msg).__name__ for msg in self.received) or "nothing"
+            raise AssertionError(f"bot {self.name!r} was never sent {missing} (it was sent: {heard})")
+
+    def _answers(self, msg: m.ToBotMessage) -> Sequence[tuple[float, bytes | None]]:
+        if self._expected and _matches(self._expected[0][0], msg):
+            out = []
+            for answer in self._expected.popleft()[1]:
+                thinking, line = answer if isinstance(answer, tuple) else (0.0, answer)
+                out.append((thinking, line(msg) if callable(line) else line))
+            return out
+        return self.script(msg)
 
     def now(self) -> float:
         return trio.current_time()
@@ -176,7 +222,7 @@ class ScriptedBot(InProcess):
         for line in data.splitlines():
             msg = m.to_bot_decoder.decode(line)
             self.received.append(msg)
-            for thinking, reply in self.script(msg):
+            for thinking, reply in self._answers(msg):
                 self._busy_until = max(self._busy_until, now) + thinking
                 self._replies.append((self._busy_until, reply))
         return len(data)
@@ -186,6 +232,10 @@ class ScriptedBot(InProcess):
         if line is None:
             self.closed = True
             raise BotExited(f"bot {self.name!r} exited (as its script says)", bot=self.name, returncode=0, stderr_tail="")
+        if self.max_line is not None and len(line) + 1 > self.max_line:
+            prefix = line[:200]
+            raise LineTooLong(f"bot {self.name!r} wrote a line longer than {self.max_line} bytes, starting {prefix[:60]!r}",
+                              bot=self.name, prefix=prefix, limit=self.max_line)
         return line
 
     async def read_line(self) -> bytes:
@@ -220,6 +270,22 @@ class ScriptedBot(InProcess):
         self.closed = True
 
 
+def _matches(what: Expected, msg: m.ToBotMessage) -> bool:
+    if isinstance(what, type):
+        return type(msg) is what
+    if isinstance(what, m.ToBotMessage):
+        return msg == what
+    return bool(what(msg))  # type: ignore[operator]
+
+
+def _expected_name(what: Expected) -> str:
+    if isinstance(what, type):
+        return what.__name__
+    if isinstance(what, m.ToBotMessage):
+        return repr(what)
+    return getattr(what, "__name__", repr(what))
+
+
 def scripted(scripts: dict[str, Script], default: Script = first_legal) -> tuple[Launch, dict[str, list[ScriptedBot]]]:
     """A launcher of scripted bots, by the label of the player (``"A"``, ``"A#1"``), and the bots
     it started, by label (a bot started again after a fault is appended)."""
@@ -227,7 +293,7 @@ def scripted(scripts: dict[str, Script], default: Script = first_legal) -> tuple
 
     async def launch(nursery: trio.Nursery, bot: Bot, *, name: str, stderr_path: Path, max_line: int,
                      hidden: Sequence[Path]) -> BotTransport:
-        sb = ScriptedBot(scripts.get(name, scripts.get(bot.name, default)), name)
+        sb = ScriptedBot(scripts.get(name, scripts.get(bot.name, default)), name, max_line)
         started.setdefault(name, []).append(sb)
         return sb
 

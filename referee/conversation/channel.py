@@ -33,11 +33,11 @@ from typing import TYPE_CHECKING, Final
 
 import trio
 
-from referee.conversation.clock import TimeControl
+from referee.base.clock import TimeControl
+from referee.base.errors import BotExited
 from referee.conversation.lines import Line, hear
-from referee.errors import BotExited
-from referee.logs import records as R
-from referee.logs.log import MatchLog
+from referee.conversation.log import MatchLog
+from referee.records import records as R
 
 if TYPE_CHECKING:
     from referee.bots.transport import BotTransport
@@ -126,7 +126,7 @@ class Channel:
     async def deliver(self, terms: Terms, seat: int) -> BotExited | str | None:
         """Write what waits in the outbox, asking nothing: ``None`` when it went (or nothing was
         waiting, or no process holds the seat), :data:`STUCK` when the bot did not take it within
-        a move's time (its pipe stayed full), or the :class:`~referee.errors.BotExited` of a bot
+        a move's time (its pipe stayed full), or the :class:`~referee.base.errors.BotExited` of a bot
         found gone.  Logged once done, with what became of it."""
         proc = self.proc
         data = self.outbox
@@ -189,7 +189,8 @@ class Channel:
             # A bot on our CPU has usually answered by the time the write returns (the kernel
             # runs it at once), so try without waiting first: that needs no cancel scope, which
             # costs more than the rest of the turn's trio work.  A scope is made only to wait.
-            await trio.lowlevel.checkpoint_if_cancelled()
+            # Nor is cancellation looked at here: a deal looks once as it starts
+            # (Table.play_deal), every write that ends it looks, and a turn that waits does.
             sent = proc.write_nowait(request) if allowance > 0 else 0
             if sent == len(request) and (ready := proc.line_within(min(terms.block, allowance / 1e6))) is not None:
                 line, verdict = self._read(terms, seat, ready, start, limit, settle)

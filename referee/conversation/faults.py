@@ -1,7 +1,7 @@
 """Faults: what a bot did wrong, recorded with the seat, the game, the deal and the evidence.
 
 A fault ends the deal as the faulting side's loss (the game module scores it, see
-:meth:`referee.engine.game.Game.score_fault`), the bot's process group is killed, and a fresh
+:meth:`referee.engine.core.game.Game.score_fault`), the bot's process group is killed, and a fresh
 process takes the seat at the next deal.  After ``max_faults`` in a match the bot forfeits the
 rest.  PROTOCOL.md lists the kinds for bot authors.
 """
@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, overload
 
 if TYPE_CHECKING:
-    from referee.logs.records import Exit, Overlong
+    from referee.records.records import Exit, Overlong
 
 TIMEOUT = "timeout"  # no answer within the time allowed
 ILLEGAL = "illegal"  # a play the rules do not allow

@@ -4,7 +4,7 @@ Everything the referee does with a line a bot wrote follows from :func:`judge`: 
 message (a ``hello`` or a ``play``), a message of a type this protocol does not know (ignored,
 within caps), or a bad line (a fault wherever it comes).  The judgement is a function of the
 bytes alone, and the log keeps either the bytes (a line of at most
-:data:`~referee.logs.records.KEPT` bytes) or the judgement itself (a longer one), so
+:data:`~referee.records.records.KEPT` bytes) or the judgement itself (a longer one), so
 :func:`from_record` gives ``verify`` exactly the :class:`Line` the referee acted on.
 
 Strings inside a message (an end's name, a train, a place, a hello's name) are cut to
@@ -21,7 +21,7 @@ import msgspec
 
 from protocol import messages as m
 from referee.conversation import faults as F
-from referee.logs.records import KEPT, Heard, In, Judged
+from referee.records.records import KEPT, Heard, In, Judged
 
 #: Characters of a string field a judged message keeps (longer ones are cut, marked with "…").
 LONGEST = 100
@@ -42,7 +42,7 @@ class Line:
     The evidence is worked out only when a fault asks for it (a line kept whole has its bytes;
     a longer one keeps its evidence from the moment it is read): the usual answer needs none.
     ``logged`` is the log's ``in`` record's field for it, once the log has made it
-    (:meth:`referee.logs.log.MatchLog.inp`).  A line is never changed once made (:func:`hear` gives
+    (:meth:`referee.conversation.log.MatchLog.inp`).  A line is never changed once made (:func:`hear` gives
     the same one for the same bytes)."""
 
     __slots__ = ("judged", "size", "raw", "_evidence", "logged")

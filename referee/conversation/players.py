@@ -8,10 +8,10 @@ from __future__ import annotations
 from collections import Counter
 
 from protocol import messages as m
+from referee.base.clock import Clock, TimeControl
 from referee.bots.bot import Bot
 from referee.conversation import faults as F
 from referee.conversation.channel import Channel
-from referee.conversation.clock import Clock, TimeControl
 
 #: Different remarks kept per bot; the rest are counted under one.
 _REMARKS = 20

@@ -22,21 +22,21 @@ from typing import NamedTuple
 import trio
 
 from protocol import messages as m
+from referee.base.clock import TimeControl
+from referee.base.errors import BotError, BotStartError, LogError
 from referee.bots.bot import Bot
 from referee.bots.sandbox import hidden_from
 from referee.bots.transport import BotTransport, Launch, launch_process
 from referee.conversation import faults as F
-from referee.conversation.clock import TimeControl
 from referee.conversation.exchange import OPENING, At, Terms, deliver, handshake, new_fault, queue_events, stamp, turn
 from referee.conversation.lines import Line, hear
+from referee.conversation.log import MatchLog, play_record, special_record, tile_names
 from referee.conversation.players import Player
-from referee.engine.deal import Deal
-from referee.engine.game import DealRecord, Game, GameOutcome
-from referee.engine.line import FAULT
-from referee.engine.state import DealState
-from referee.errors import BotError, BotStartError, LogError
-from referee.logs import records as R
-from referee.logs.log import MatchLog, play_record, special_record, tile_names
+from referee.engine.core.deal import Deal
+from referee.engine.core.game import DealRecord, Game, GameOutcome
+from referee.engine.core.line import FAULT
+from referee.engine.core.state import DealState
+from referee.records import records as R
 from referee.sides import every_side, side_for
 from referee.sides.base import deal_end, game_end
 
@@ -358,6 +358,9 @@ class Table:
         terms = self.terms
         turn_ids = self.turn_ids
         orientation = where.orientation
+        # A turn answered at once does not look whether the match was cancelled (an SPRT
+        # decided, a failure elsewhere): the deal looks here, and its end's writes look.
+        await trio.lowlevel.checkpoint_if_cancelled()
         while state.end is None:
             delivered = queue_events(state, delivered, seating, side)
             seat = state.to_move()

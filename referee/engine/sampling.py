@@ -1,11 +1,11 @@
 """Deals consistent with what one seat knows: the hidden tiles, drawn at random for a search.
 
 A seat is told its own hand as dealt and every event of the deal as it may see it (other seats'
-drawn tiles hidden, :func:`~.view.seen_by`).  :class:`Knowledge` holds exactly that, in the
+drawn tiles hidden, :func:`~.core.view.seen_by`).  :class:`Knowledge` holds exactly that, in the
 engine's terms, with the public game state the deal began under (the scores, the deal's number,
 sea_kozel's special state).  From it:
 
-* :func:`sample_deal` draws a :class:`~.deal.Deal` — every hand as dealt and the undealt tiles in
+* :func:`sample_deal` draws a :class:`~.core.deal.Deal` — every hand as dealt and the undealt tiles in
   their order — at random among deals that agree with the knowledge: the seat's own hand and
   draws; every tile seen placed, from a hand (or a draw) of the seat that placed it; the voids
   that passes, draws and ended blitz chains imply (a seat that passed or drew while it could
@@ -22,7 +22,7 @@ sea_kozel's special state).  From it:
   the same legal moves (``tests/test_sampling.py`` holds it over random games).  It can fail
   only where the events leave a constraint :func:`sample_deal` does not model (sea_kozel's
   write-off offer depends on the hands' values); :func:`sample_state` then draws again.
-* :func:`table_game` is a :class:`~.game.Game` set up as far as the seat was told (scores, deal
+* :func:`table_game` is a :class:`~.core.game.Game` set up as far as the seat was told (scores, deal
   number, special state), on which a deal state is started and a finished one scored;
   :func:`fork_game` copies it cheaply so that every playout scores on a game of its own.
 
@@ -37,15 +37,16 @@ from collections.abc import MutableSequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from .deal import Deal
-from .game import DealRecord, Game, Special, variant
+from .core.deal import Deal
+from .core.game import DealRecord, Game, Special
+from .core.layout import Cross, Line, Trains
+from .core.line import DECLINE, HUNDRED, STOP, TERMINAL, WRITE_OFF, Declared, Drew, Event, Passed, Placed, Play, Turned
+from .core.scoring import Carry, Rule13
+from .core.state import DealState
+from .core.tiles import ALL_TILES, IS_DOUBLE, LOW, SUIT, Tile, TileSet, mask_of, tiles_of
+from .core.view import seen_by
 from .games.sea_kozel import SeaKozel
-from .layout import Cross, Line, Trains
-from .line import DECLINE, HUNDRED, STOP, TERMINAL, WRITE_OFF, Declared, Drew, Event, Passed, Placed, Play, Turned
-from .scoring import Carry, Rule13
-from .state import DealState
-from .tiles import ALL_TILES, IS_DOUBLE, LOW, SUIT, Tile, TileSet, mask_of, tiles_of
-from .view import seen_by
+from .registry import variant
 
 
 class Rng(Protocol):
@@ -62,7 +63,7 @@ class Knowledge:
 
     ``hand`` is the seat's hand as dealt (empty in kolbasa, whose rows are face down even to
     their owner); ``history`` every event of the deal so far as the seat saw it — the engine's
-    :attr:`~.state.DealState.history` through :func:`~.view.seen_by`, mexican_train's station
+    :attr:`~.core.state.DealState.history` through :func:`~.core.view.seen_by`, mexican_train's station
     placement included; ``legal`` the seat's legal moves now, when known (the replay then
     checks them too).  ``scores`` are the totals before the deal, ``deal_number`` the deal's
     number in the game (void deals not counted), ``special`` sea_kozel's special state."""

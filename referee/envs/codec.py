@@ -30,9 +30,9 @@ import numpy as np
 
 from protocol import messages as m
 from protocol.bot import State
-from referee.engine.game import variant
-from referee.engine.layout import END_NAMES, parse_place
-from referee.engine.tiles import N_TILES, tile, tile_name
+from referee.engine.core.layout import END_NAMES, parse_place
+from referee.engine.core.tiles import N_TILES, tile, tile_name
+from referee.engine.registry import variant
 from referee.sides import side_of
 
 #: the moves that are no tile on an end, in the order their actions follow the placements

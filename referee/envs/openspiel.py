@@ -33,9 +33,10 @@ import numpy as np
 import pyspiel
 
 from protocol import messages as m
-from referee.engine.deal import Deal
-from referee.engine.game import Variant, variant, variant_names
-from referee.engine.tiles import DOUBLE, N_TILES, tile_name
+from referee.engine.core.deal import Deal
+from referee.engine.core.game import Variant
+from referee.engine.core.tiles import DOUBLE, N_TILES, tile_name
+from referee.engine.registry import variant, variant_names
 from referee.envs.codec import codec_for
 from referee.envs.episode import EnvTable
 

@@ -191,7 +191,7 @@ class SeatEnv(gymnasium.Env):  # type: ignore[misc]
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode={render_mode!r}: choose 'ansi' or None")
         given = [opponents] if isinstance(opponents, (str, Bot)) or callable(opponents) else list(opponents)
-        from referee.engine.game import variant
+        from referee.engine.registry import variant
 
         n = variant(game).default_players if players is None else players
         if not 0 <= seat < n:

@@ -22,14 +22,14 @@ import msgspec
 import msgspec.inspect as mi
 from msgspec import Meta, Struct
 
+from referee.base.clock import MAX_SECONDS, TimeControl
 from referee.bots.bot import Bot
 from referee.bots.spawn import Confinement
-from referee.conversation.clock import MAX_SECONDS, TimeControl
 from referee.engine import variant
-from referee.engine.deal import Deal
-from referee.engine.shuffle import Derivation
+from referee.engine.core.deal import Deal
+from referee.engine.core.shuffle import Derivation
 from referee.matches.spec import Isolation, MatchSpec
-from referee.matches.stats import SprtSpec
+from referee.records.stats import SprtSpec
 
 #: Seconds of a clock: at most a day (longer ones are mistakes, and infinite or huge ones cannot
 #: be sent to a bot in milliseconds).
@@ -52,7 +52,7 @@ Games = Annotated[int, Meta(ge=1, le=100_000)]  # per orientation
 MAX_NAME = 64
 BotName = Annotated[str, Meta(min_length=1, max_length=MAX_NAME)]
 Confidence = Annotated[float, Meta(gt=0, lt=1)]
-#: How deals come from the seed: one of :data:`referee.engine.shuffle.DERIVATIONS`.
+#: How deals come from the seed: one of :data:`referee.engine.core.shuffle.DERIVATIONS`.
 DealsFrom = Derivation
 
 
@@ -71,7 +71,7 @@ class GameJob(_Job, frozen=True):
 
 
 class ClockJob(_Job, frozen=True):
-    """The time control, in seconds (:class:`~referee.conversation.clock.TimeControl`)."""
+    """The time control, in seconds (:class:`~referee.base.clock.TimeControl`)."""
 
     startup: Seconds
     move: MoveSeconds
@@ -144,8 +144,8 @@ class MatchJob(_Job, frozen=True):
             return None
         import hashlib
 
-        from referee.engine.deal import parse_deal_lines
-        from referee.engine.errors import BadDeal
+        from referee.engine.core.deal import parse_deal_lines
+        from referee.engine.core.errors import BadDeal
 
         try:
             data = Path(self.deals_file).read_bytes()

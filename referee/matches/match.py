@@ -6,9 +6,11 @@ orientation, so every bot holds every seat's cards and luck cancels.  The match 
 (:class:`Roster`): a process plays one game in one seating and never sees a deal twice, so a bot
 that remembers learns nothing of the hand it holds in the other seating.  Segments are played
 ``lanes`` at a time (``referee match -j N``); with one lane the next segment's processes are
-started while the current one plays.  Deals come from the seed through the keyed derivation of
-:mod:`referee.engine.shuffle` (``deals_from`` in the log's header), and with no seed given from a
-fresh secret one (:mod:`referee.seeds`).
+started while the current one plays; on a cluster (``referee match --cluster``) the segments are
+played by Dask workers (:func:`play_segment`, :mod:`referee.matches.cluster`) and everything else
+stays here.  Deals come from the seed through the keyed derivation of
+:mod:`referee.engine.core.shuffle` (``deals_from`` in the log's header), and with no seed given from a
+fresh secret one (:mod:`referee.base.seeds`).
 
 * Games of a fixed number of deals (sport): game ``g`` takes stream deals ``g * deals …`` in
   every orientation.  The paired unit is the deal: deal ``k`` in every orientation is a board.
@@ -28,7 +30,7 @@ result shows it beside the interval an unpaired reading of the same deals would 
 
 A *board* (the issue's "pair") is one paired unit with all its orientations: a deal in both
 orientations, a game pair, or with *n* bots at *n* seats the unit in all *n* rotations.  The
-figures of :mod:`referee.matches.stats` (ranking, LOS, pair classes, Elo, SPRT) are computed from the
+figures of :mod:`referee.records.stats` (ranking, LOS, pair classes, Elo, SPRT) are computed from the
 finished boards.  With ``--sprt`` the test is applied to the boards in board order and the match
 stops at the first board after which it decides; boards begun past it are ended and left out
 (the ``stop`` record counts them).  The log then holds an ``sprt`` record after every board and
@@ -44,32 +46,34 @@ from __future__ import annotations
 from collections import Counter, deque
 from collections.abc import Callable, Sequence
 from contextlib import suppress
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import msgspec
 import trio
 
 from protocol import messages as m
+from referee.base.clock import TimeControl
+from referee.base.cluster import ClusterUnavailable
+from referee.base.errors import BotStartError, LogError
+from referee.base.signals import cancel_on_signals
 from referee.bots.transport import BotTransport, Launch, launch_process
-from referee.conversation.clock import TimeControl
 from referee.conversation.faults import Fault
 from referee.conversation.lines import Line, hear
+from referee.conversation.log import MatchLog
 from referee.conversation.players import Entry, Player
 from referee.conversation.table import Table, Where
-from referee.engine.deal import Deal, DealShape, deal_from_seed
-from referee.engine.errors import BadDeal, BadOption
-from referee.engine.game import DealRecord, Game, Variant
-from referee.engine.shuffle import BLAKE2B_GAMES, GAME_STRIDE, game_keyed
-from referee.errors import BotStartError, LogError
-from referee.logs import records as R
-from referee.logs.log import MatchLog
+from referee.engine.core.deal import Deal, DealShape, deal_from_seed
+from referee.engine.core.errors import BadDeal, BadOption
+from referee.engine.core.game import DealRecord, Game, Variant
+from referee.engine.core.shuffle import BLAKE2B_GAMES, GAME_STRIDE, game_keyed
 from referee.matches.results import MatchResult
 from referee.matches.segments import Chunk, Segment
 from referee.matches.spec import MatchSpec
-from referee.matches.stats import sprt_state
-from referee.signals import cancel_on_signals
+from referee.records import records as R
+from referee.records.stats import sprt_state
 
 
 class Observer:
@@ -218,7 +222,7 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
                     launch: Launch = launch_process, table_type: type[Table] = Table, handle_signals: bool = True,
                     observer: Observer | None = None, block: float | None = None,
                     sink: Callable[[bytes], None] | None = None, hear_line: Callable[[bytes], Line] = hear,
-                    lanes: int = 1, lockstep: bool = False) -> MatchResult:
+                    lanes: int = 1, lockstep: bool = False, cluster: Cluster | None = None) -> MatchResult:
     """Play the match and return its result.
 
     The match is played in segments (one game in one orientation, each by processes of its own),
@@ -234,16 +238,20 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
     ``launch`` starts the bots (processes unless a test or benchmark scripts them, see
     :mod:`referee.bots.transport`); ``table_type`` is the table that plays each segment (a
     benchmark times its ``open`` and ``close``).  Ctrl-C, SIGTERM and SIGHUP stop the match
-    (:mod:`referee.signals`) unless ``handle_signals`` is false (a caller with a policy of its own,
+    (:mod:`referee.base.signals`) unless ``handle_signals`` is false (a caller with a policy of its own,
     such as a league's match process).  ``observer`` sees each segment's roster, the log's
     records, the writes to bots, the faults and the processes' ends as they happen (segment by
     segment, not in board order); ``block`` is the table's (0 when other matches share this trio
     loop, and with more than one lane).  ``sink`` takes the log's lines instead of
     ``spec.log_path``, and ``hear_line`` judges the bots' lines (``verify`` plays a log again with
-    both, :mod:`referee.logs.verify`).
+    both, :mod:`referee.audit.verify`).  ``cluster`` plays the segments elsewhere (on Dask workers,
+    :mod:`referee.matches.cluster`), ``lanes`` of them at a time; the log and the result are
+    still made here, board by board, and are the same.
 
     Raises:
-        ValueError: ``lanes`` below 1.
+        ValueError: ``lanes`` below 1; a cluster with an observer or lockstep.
+        ClusterUnavailable: the cluster lost the workers playing a segment too many times (the
+            match was stopped there, as for a bot that could not start).
         BotStartError: a bot could not be started (the match was stopped there: the finished
             boards are in the log, with no result).
         BadDeal: the deal file ran out.
@@ -255,6 +263,8 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
     """
     if lanes < 1:
         raise ValueError(f"lanes: at least 1, not {lanes}")
+    if cluster is not None and (observer is not None or lockstep):
+        raise ValueError("a match on a cluster has no observer and no lockstep: its segments are played elsewhere")
     v = spec.variant
     seatings = orientations(v, spec.players, spec.options, len(spec.bots))
     entries = [Entry(bot, i, spec.tc) for i, bot in enumerate(spec.bots)]
@@ -277,7 +287,7 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
     if block is not None:
         new_table = partial(new_table, block=block)
     play = _Lanes(spec, seatings, stream, result, log, progress, on_board, new_table=new_table, observer=observer,
-                  lanes=lanes, lockstep=lockstep)
+                  lanes=lanes, lockstep=lockstep, cluster=cluster)
     failure: Exception | None = None
     # Ctrl-C, SIGTERM and SIGHUP cancel the match; the cleanup below runs to its end (Terminated
     # after, carrying the result so far).
@@ -299,6 +309,8 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
             raise
         finally:
             with trio.CancelScope(shield=True):
+                if cluster is not None:
+                    cluster.stop()  # segments still playing on workers end there too
                 play.close()
                 try:
                     if not result.interrupted:
@@ -400,7 +412,8 @@ class _Lanes:
 
     def __init__(self, spec: MatchSpec, seatings: list[tuple[int, ...]], stream: DealStream, result: MatchResult,
                  log: MatchLog, progress: Callable[[str, int], None] | None, on_board: Callable[[MatchResult], None] | None,
-                 *, new_table: Callable[..., Table], observer: Observer | None, lanes: int, lockstep: bool) -> None:
+                 *, new_table: Callable[..., Table], observer: Observer | None, lanes: int, lockstep: bool,
+                 cluster: Cluster | None = None) -> None:
         self.spec, self.seatings, self.stream, self.result, self.log = spec, seatings, stream, result, log
         self.progress = progress
         self.board_done = partial(_board_done, spec, result, log, on_board, self._unfinished)
@@ -408,6 +421,7 @@ class _Lanes:
         self.new_table = new_table
         self.observer = observer
         self.lanes, self.lockstep = lanes, lockstep
+        self.cluster = cluster
         self.games = spec.games or 1
         self.segments: dict[tuple[int, int], Segment] = {}
         self.folder = None if spec.log_path is None else spec.log_path.parent
@@ -472,8 +486,11 @@ class _Lanes:
     async def _run_segment(self, seg: Segment, i: int, started: trio.Semaphore, lane: _Lane) -> None:
         try:
             with seg.scope:
-                await self._play_segment(seg, i, lane)
-        except (BotStartError, BadDeal, LogError) as exc:
+                if self.cluster is not None:
+                    await self._segment_elsewhere(seg, lane)
+                else:
+                    await self._play_segment(seg, i, lane)
+        except (BotStartError, BadDeal, LogError, ClusterUnavailable) as exc:
             self._fail(exc)
         finally:
             self._greeted[i].set()
@@ -546,6 +563,43 @@ class _Lanes:
         if failure is not None:
             raise failure
         seg.finish()
+
+    async def _segment_elsewhere(self, seg: Segment, lane: _Lane) -> None:
+        """Play ``seg`` on the cluster and hold its chunks for the log, as if played here.  It
+        waits, as a local segment's first chunk does, until it is fewer than :data:`AHEAD` boards
+        ahead of the log and a lane is free; the stop record counts its first board as begun
+        while it plays (how far a worker has got is not known here)."""
+        assert self.cluster is not None
+        spec, g, o = self.spec, seg.game, seg.orientation
+        start = await self._start_of(g)
+        while self._board_of(seg, 0) >= self._taking + AHEAD:
+            await self._moved.wait()
+        await lane.acquire()
+        seg.begun = 1
+        played = await self.cluster.play(spec, g, o, start)
+        game = _new_game(spec)  # the game's sides, for the result's records (they never change)
+        for chunk, _ in played.chunks:
+            chunk.events = [self._event(call, game, g, o) for call in chunk.events]
+        try:
+            for name, data in played.stderr.items():
+                (spec.stderr_dir / name).write_bytes(data)
+        except OSError as exc:
+            raise LogError(f"cannot write the bots' stderr files in {spec.stderr_dir}: {exc.strerror or exc}") from None
+        if spec.variant.to_target and not self.keyed:
+            self._game_ended(g, played.position)
+        seg.restore(played.chunks)
+
+    def _event(self, call: Any, game: Game, g: int, o: int) -> Callable[[], None]:
+        """A chunk's event played elsewhere (:class:`_Recorder`'s data) as the call it stands for."""
+        kind, *args = call
+        if kind == "deal":
+            rec, index = args
+            return partial(self.result.add_deal, rec, game, o, g, index)
+        if kind == "game":
+            outcome, played = args
+            return partial(self.result.add_game, outcome, game, o, g, played)
+        assert kind == "progress"
+        return partial(self.progress, *args) if self.progress is not None else _nothing
 
     async def _start_of(self, g: int) -> int:
         """The stream position game ``g`` starts from (games to a target)."""
@@ -661,6 +715,114 @@ class _Lanes:
                 entries[i].hello = hello
         for i, remarks in chunk.remarks:
             entries[i].remarks.update(remarks)
+
+
+# -- a segment played elsewhere (on a cluster's worker) ----------------------------------------------
+
+
+@dataclass
+class SegmentPlayed:
+    """One segment played by itself, as it travels back to the match: its chunks with their log
+    lines (each chunk's ``events`` as :class:`_Recorder`'s data), the stream position after its
+    game (games to a target), the bots' stderr files by name, and the worker that played it."""
+
+    chunks: list[tuple[Chunk, bytes]]
+    position: int
+    stderr: dict[str, bytes] = field(default_factory=dict)
+    worker: str = ""
+
+
+class Cluster(Protocol):
+    """Where a match's segments are played when not here (:mod:`referee.matches.cluster`)."""
+
+    async def play(self, spec: MatchSpec, game: int, orientation: int, start: int) -> SegmentPlayed:
+        """Game ``game`` in ``orientation``, from stream position ``start`` (games to a target),
+        played to its end elsewhere.
+
+        Raises:
+            BotStartError, BadDeal, LogError: as the segment raised them where it was played.
+            ClusterUnavailable: the cluster could not play it.
+        """
+        ...
+
+    def stop(self) -> None:
+        """The match is over: segments still playing may end."""
+
+
+class _Recorder:
+    """Stands for the match's result and progress where a segment is played by itself: what
+    the events of each chunk would call, kept as data to travel back to the match."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[Any, ...]] = []
+
+    def add_deal(self, rec: DealRecord, game: Game, o: int, g: int, index: int) -> None:
+        self.calls.append(("deal", rec, index))
+
+    def add_game(self, outcome: Any, game: Game, o: int, g: int, played: int) -> None:
+        self.calls.append(("game", outcome, played))
+
+    def progress(self, description: str, advance: int) -> None:
+        self.calls.append(("progress", description, advance))
+
+
+class _Alone(_Lanes):
+    """One segment played by itself from a given stream position: no log to wait for, no other
+    segment to share lanes with."""
+
+    def __init__(self, spec: MatchSpec, seatings: list[tuple[int, ...]], stream: DealStream, recorder: _Recorder,
+                 new_table: Callable[..., Table], start: int) -> None:
+        super().__init__(spec, seatings, stream, recorder, None, recorder.progress, None,  # type: ignore[arg-type]
+                         new_table=new_table, observer=None, lanes=1, lockstep=False)
+        self._start = start
+        self._greeted.append(trio.Event())
+
+    async def _start_of(self, g: int) -> int:
+        return self._start
+
+    async def _chunk(self, seg: Segment, k: int, lane: _Lane) -> None:
+        if k:
+            seg.begin()
+
+
+def _nowhere(data: bytes) -> None:
+    raise AssertionError("a segment played by itself writes to no log")
+
+
+def _nothing() -> None:
+    pass
+
+
+async def play_segment(spec: MatchSpec, game: int, orientation: int, start: int, stderr_dir: Path, *,
+                       launch: Launch = launch_process) -> SegmentPlayed:
+    """Play game ``game`` in ``orientation`` by itself, from stream position ``start`` (games to a
+    target; fixed deals know theirs), the bots' stderr in ``stderr_dir``: what a cluster's worker
+    does for a match (:mod:`referee.matches.cluster`).  The segment is played exactly as in a
+    match here: its own processes, its own faults and clock.
+
+    Raises:
+        BotStartError, BadDeal, LogError: as :func:`run_match`.
+    """
+    seatings = orientations(spec.variant, spec.players, spec.options, len(spec.bots))
+    stream = DealStream(spec.variant.shape(spec.players, spec.options), spec.seed, spec.deal_file, spec.deal_file_name, spec.deals_from)
+    new_table = partial(Table, tc=spec.tc, stderr_dir=stderr_dir, max_line=spec.max_line, max_faults=spec.max_faults,
+                        hidden=_hidden(spec), launch=launch, on_fault=None, on_closed=None, origin=trio.current_time(),
+                        hear_line=hear, strict=spec.isolation == "strict")
+    recorder = _Recorder()
+    alone = _Alone(spec, seatings, stream, recorder, new_table, start)
+    seg = Segment(game, orientation, _nowhere, None)
+    try:
+        await alone._play_segment(seg, 0, _Lane(trio.Semaphore(1)))
+        chunks = []
+        for chunk, data in seg.played():
+            recorder.calls = []
+            for fn in chunk.events:
+                fn()
+            chunk.events = recorder.calls  # type: ignore[assignment]
+            chunks.append((chunk, data))
+        return SegmentPlayed(chunks, seg.position)
+    finally:
+        seg.close()
 
 
 def _hidden(spec: MatchSpec) -> tuple[Path, ...]:

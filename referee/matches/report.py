@@ -1,4 +1,4 @@
-"""Printing a match result for people: the :class:`referee.matches.summary.MatchSummary` and the deal
+"""Printing a match result for people: the :class:`referee.records.summary.MatchSummary` and the deal
 and game results it goes with (streams: a long match's are read back from its spools), so what
 is printed and what ``--json`` writes are the same facts.
 
@@ -22,10 +22,10 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from referee.base.seeds import seed_text
 from referee.engine import variant
-from referee.matches.stats import SprtState, Standing, signed
-from referee.matches.summary import DealResult, GameResult, MatchSummary
-from referee.seeds import seed_text
+from referee.records.stats import SprtState, Standing, signed
+from referee.records.summary import DealResult, GameResult, MatchSummary
 
 #: Rows of a deal or game table printed at once.
 BLOCK = 500

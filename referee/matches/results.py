@@ -1,10 +1,10 @@
 """How a match builds its result in flat memory; the result's typed values are
-:mod:`referee.matches.summary`'s (:class:`DealResult`, :class:`GameResult`, :class:`MatchSummary`,
+:mod:`referee.records.summary`'s (:class:`DealResult`, :class:`GameResult`, :class:`MatchSummary`,
 :class:`MatchJson`).
 
 * :class:`MatchResult`: built by the match driver (and by ``verify`` from a log) deal by deal
   and game by game.  It keeps running totals and the running figures of the finished boards
-  (:class:`referee.matches.stats.Boards`); the deal and game results and every board's nets go to
+  (:class:`referee.records.stats.Boards`); the deal and game results and every board's nets go to
   unnamed temporary files as they are made and are read back as streams, so a match's memory
   does not grow with its deals (``python -m bench.memory``).
 
@@ -23,11 +23,11 @@ from typing import IO, TYPE_CHECKING, Any, Generic, TypeVar
 
 import msgspec
 
-from referee.engine.game import DealRecord, Game, GameOutcome
-from referee.engine.tiles import tile_name
-from referee.errors import LogError
-from referee.matches.stats import Boards, SprtState, board_margins, figures
-from referee.matches.summary import (
+from referee.base.errors import LogError
+from referee.engine.core.game import DealRecord, Game, GameOutcome
+from referee.engine.core.tiles import tile_name
+from referee.records.stats import Boards, SprtState, board_margins, figures
+from referee.records.summary import (
     JSON_KEYS,
     BotEntry,
     BotHello,
@@ -197,14 +197,9 @@ class MatchResult:
         seating = self.seatings[o]
         k = len(spec.bots)
         sides_of = [{game.side_of[s] for s in range(spec.players) if seating[s] == b} for b in range(k)]
-        if v.sense > 0:
-            won = [bool(sides_of[b] & set(outcome.winners)) for b in range(k)]
-            lost = [not won[b] and any(won) for b in range(k)]
-        else:
-            lost = [bool(sides_of[b] & set(outcome.losers)) for b in range(k)]
-            won = [not lost[b] and any(lost) for b in range(k)]
-        if all(won) or all(lost):
-            won = lost = [False] * k
+        verdicts = outcome.verdicts(sides_of, v.sense)
+        won = [x > 0 for x in verdicts]
+        lost = [x < 0 for x in verdicts]
         points = [0] * k
         counted = outcome.score or outcome.totals  # sea_kozel's outright wins count as reaching 125
         for side, seats in enumerate(game.sides):
@@ -240,7 +235,7 @@ class MatchResult:
         return [b.name for b in self.spec.bots]
 
     def boards(self) -> Iterator[list[list[float]]]:
-        """The finished boards, in order: ``[orientation][bot]`` nets (see :mod:`referee.matches.stats`)."""
+        """The finished boards, in order: ``[orientation][bot]`` nets (see :mod:`referee.records.stats`)."""
         return iter(self._boards)
 
     def unit_margins(self, bot: int) -> Iterator[float]:

@@ -9,13 +9,13 @@ from pathlib import Path
 from typing import Any, Literal
 
 from protocol import messages as m
+from referee.base.clock import TimeControl
+from referee.base.seeds import fresh_seed
 from referee.bots.bot import Bot
-from referee.conversation.clock import TimeControl
-from referee.engine.deal import Deal
-from referee.engine.game import Variant
-from referee.engine.shuffle import BLAKE2B_GAMES, Derivation
-from referee.matches.stats import SprtSpec
-from referee.seeds import fresh_seed
+from referee.engine.core.deal import Deal
+from referee.engine.core.game import Variant
+from referee.engine.core.shuffle import BLAKE2B_GAMES, Derivation
+from referee.records.stats import SprtSpec
 
 #: How the processes of a match share the machine (see :attr:`MatchSpec.isolation`).
 Isolation = Literal["concurrent", "strict"]
@@ -34,7 +34,7 @@ class MatchSpec:
     games: int | None = None  # games to a target: games per orientation
     #: the seed of the deal stream: a fresh secret one unless given
     seed: int = field(default_factory=fresh_seed)
-    #: how deals come from the seed (:mod:`referee.engine.shuffle`)
+    #: how deals come from the seed (:mod:`referee.engine.core.shuffle`)
     deals_from: Derivation = BLAKE2B_GAMES
     deal_file: list[Deal] | None = None
     deal_file_name: str | None = None

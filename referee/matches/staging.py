@@ -24,8 +24,8 @@ from dataclasses import dataclass
 
 from protocol import messages as m
 from referee.engine import TERMINAL
-from referee.engine.deal import Deal
-from referee.engine.game import Variant
+from referee.engine.core.deal import Deal
+from referee.engine.core.game import Variant
 from referee.sides import every_side, side_for
 from referee.sides.base import Stage
 

@@ -24,11 +24,11 @@ from typing import TYPE_CHECKING, Any
 import trio
 
 from protocol import messages as m
+from referee.base.errors import BotExited
 from referee.bots.transport import BotTransport, InProcess, Launch, launch_process, play_line
-from referee.errors import BotExited
-from referee.logs import records as R
 from referee.matches.match import Observer
 from referee.play.view import LiveView, seen
+from referee.records import records as R
 
 if TYPE_CHECKING:
     from referee.bots.bot import Bot

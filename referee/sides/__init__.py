@@ -20,9 +20,9 @@ import importlib
 import pkgutil
 from typing import Any
 
-from referee.engine.deal import deal_from_seed
-from referee.engine.game import Variant
-from referee.engine.state import DealState
+from referee.engine.core.deal import deal_from_seed
+from referee.engine.core.game import Variant
+from referee.engine.core.state import DealState
 from referee.sides.base import GameSide
 
 #: how many deals :func:`side_of` tries before it gives up on a game whose deals are all void

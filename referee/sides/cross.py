@@ -5,14 +5,14 @@ report with its ``cross`` renderer (``up`` and ``down`` as columns through the f
 
 from __future__ import annotations
 
-from referee.engine.cross import arms
-from referee.engine.layout import DOWN, LEFT, RIGHT, UP
-from referee.engine.state import DealState
+from referee.engine.core.cross import arms
+from referee.engine.core.layout import DOWN, LEFT, RIGHT, UP
+from referee.engine.core.state import DealState
 from referee.sides.line import LineSide
 
 
 class CrossSide(LineSide):
-    deals = ("referee.engine.cross.CrossDeal",)
+    deals = ("referee.engine.core.cross.CrossDeal",)
     layout = "cross"
     stages = {}
 

@@ -1,8 +1,8 @@
 """kolbasa's side: its places on the wire, its two lines in the replay and the web report, and
 its knife and inserted double in ``referee check`` (RULES.md §7 KB-1…KB-15; for bots, docs/protocol/kolbasa.md).
 
-The engine's kolbasa deal (:class:`~referee.engine.kolbasa.KolbasaDeal`) moves the tile turned
-up to a *place* (an int of :mod:`referee.engine.layout`); the protocol names places
+The engine's kolbasa deal (:class:`~referee.engine.core.kolbasa.KolbasaDeal`) moves the tile turned
+up to a *place* (an int of :mod:`referee.engine.core.layout`); the protocol names places
 (``"top"``, ``"bottom"``, ``"top:J"``, ``"bottom:J"``, ``"knife:I"``, and ``"start"`` in the
 ``placed`` of the start) and carries them in a ``place`` field where line games have ``end``.
 This module builds kolbasa's messages and reads its plays.
@@ -21,7 +21,7 @@ of both lines, one above the other::
     bottom {3}[3|1][1|4][4|0]
 
 The web report's ``sausage`` renderer draws the sausage as the engine's own layout
-(:class:`~referee.engine.layout.Sausage`) lays it, step by step, and each row in order.
+(:class:`~referee.engine.core.layout.Sausage`) lays it, step by step, and each row in order.
 """
 
 from __future__ import annotations
@@ -30,15 +30,15 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from protocol import messages as m
-from referee.engine.deal import Deal
-from referee.engine.errors import IllegalPlay
-from referee.engine.game import Game
-from referee.engine.kolbasa import KolbasaDeal
-from referee.engine.layout import BOTTOM_END, INSERT_TOP, KNIFE, TOP_END, Sausage, parse_place, place_name
-from referee.engine.line import Cut, Event, Placed, Play, Tailed, Turned
-from referee.engine.state import DealState
-from referee.engine.tiles import OTHER, parse_tile, tile, tile_name, tile_text
-from referee.logs.records import Play as PlayRecord
+from referee.engine.core.deal import Deal
+from referee.engine.core.errors import IllegalPlay
+from referee.engine.core.game import Game
+from referee.engine.core.kolbasa import KolbasaDeal
+from referee.engine.core.layout import BOTTOM_END, INSERT_TOP, KNIFE, TOP_END, Sausage, parse_place, place_name
+from referee.engine.core.line import Cut, Event, Placed, Play, Tailed, Turned
+from referee.engine.core.state import DealState
+from referee.engine.core.tiles import OTHER, parse_tile, tile, tile_name, tile_text
+from referee.records.records import Play as PlayRecord
 from referee.sides.base import TILE_JSON, DealSteps, Decision, GameSide, Stage, Who
 
 START = "start"
@@ -68,7 +68,7 @@ def ends_json(state: KolbasaDeal) -> dict[str, int]:
 
 
 class KolbasaSide(GameSide):
-    deals = ("referee.engine.kolbasa.KolbasaDeal",)
+    deals = ("referee.engine.core.kolbasa.KolbasaDeal",)
     layout = "sausage"
     decisions = (*GameSide.decisions,
                  Decision("knife offered", "knife offered", "knives offered"),

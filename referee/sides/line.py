@@ -12,7 +12,7 @@ from referee.sides.base import GameSide, Stage, declares
 
 
 class LineSide(GameSide):
-    deals = ("referee.engine.line.LineDeal",)
+    deals = ("referee.engine.core.line.LineDeal",)
     stages = {
         "sea_kozel": (
             Stage("hundred", "6-6 for a hundred", "hundred offered", declares("hundred"),

@@ -3,7 +3,7 @@ check`` (RULES.md §7 MT-1…MT-12).
 
 On the wire a move names a tile and a train (``{"type":"play","tile":[5,6],"train":"mexican"}``); trains are
 named ``"seat0"`` … ``"seat3"`` (the train that seat owns) and ``"mexican"``, the names of the
-engine's :class:`~referee.engine.layout.Trains`.  What differs from the line games' encoding
+engine's :class:`~referee.engine.core.layout.Trains`.  What differs from the line games' encoding
 (:mod:`referee.sides.base`):
 
 * ``turn.legal`` entries carry ``train`` (``end`` is null), and every ``turn`` adds ``trains``
@@ -26,14 +26,14 @@ from collections.abc import Iterable
 from typing import Any
 
 from protocol import messages as m
-from referee.engine.deal import Deal
-from referee.engine.errors import IllegalPlay
-from referee.engine.game import Game
-from referee.engine.line import STOP, Event, Passed, Placed, Play
-from referee.engine.state import DealState
-from referee.engine.tiles import IS_DOUBLE, N_TILES, tile, tile_name, tile_text
-from referee.engine.trains import TrainDeal, train_play
-from referee.logs.records import Play as PlayRecord
+from referee.engine.core.deal import Deal
+from referee.engine.core.errors import IllegalPlay
+from referee.engine.core.game import Game
+from referee.engine.core.line import STOP, Event, Passed, Placed, Play
+from referee.engine.core.state import DealState
+from referee.engine.core.tiles import IS_DOUBLE, N_TILES, tile, tile_name, tile_text
+from referee.engine.core.trains import TrainDeal, train_play
+from referee.records.records import Play as PlayRecord
 from referee.sides.base import TILE_JSON, DealSteps, Decision, GameSide, Stage, Who, engine_play, event_lines, hand_json
 
 #: the train names of an ``n``-seat round, by train index
@@ -41,7 +41,7 @@ TRAIN_NAMES: dict[int, tuple[str, ...]] = {n: (*(f"seat{s}" for s in range(n)), 
 
 
 class TrainSide(GameSide):
-    deals = ("referee.engine.trains.TrainDeal",)
+    deals = ("referee.engine.core.trains.TrainDeal",)
     layout = "trains"
     lead_word = "on the station"
     decisions = (*GameSide.decisions,
@@ -153,8 +153,7 @@ class TrainSide(GameSide):
     def web_deal(self, d: DealSteps, state: DealState, hands: list[list[str]]) -> None:
         assert isinstance(state, TrainDeal)
         seats = d.doc["seats"]
-        d.doc["table"] = {"trains": [{"name": name, "label": "the Mexican train" if e == state.n else f"{seats[e]['bot']} (seat {e})"}
-                                     for e, name in enumerate(state.layout.names)]}
+        d.doc["table"] = {"trains": [{"name": name, "label": _train_words(state, e, seats)} for e, name in enumerate(state.layout.names)]}
         d.doc["station"] = tile_name(state.station)
         d.table = {"markers": [], "open": None, "hangs": False}
 
@@ -173,14 +172,14 @@ class TrainSide(GameSide):
         if e.end is None:  # the station double: nobody's tile
             d.step("station", None, f"{name} on the station", tile=name, end=None)
             return
-        text = f"{who(e.seat)} plays {name} on {_train_words(state, e.end)}"
+        text = f"{who(e.seat)} plays {name} on {_train_words(state, e.end, d.doc['seats'])}"
         d.step("place", e.seat, text, tile=name, end=state.layout.names[e.end], forced=e.forced, closed=getattr(e, "closed", False), ms=ms)
 
     def web_pass_text(self, d: DealSteps, e: Passed, state: DealState, who: Who) -> str:
         assert isinstance(state, TrainDeal)
         hanging = d.table["open"] if d.table and d.table["hangs"] else None
         return (f"{who(e.seat)} knocks: a marker goes on its train"
-                + (f"; the double on {_train_words(state, state.layout.names.index(hanging))} hangs" if hanging else ""))
+                + (f"; the double on {_train_words(state, state.layout.names.index(hanging), d.doc['seats'])} hangs" if hanging else ""))
 
     # -- ``referee check`` -------------------------------------------------------------------------
 
@@ -240,8 +239,13 @@ def trains_text(state: TrainDeal, upto: int, trains: list[int] | None = None) ->
     return lines
 
 
-def _train_words(state: TrainDeal, e: int) -> str:
-    return "the Mexican train" if e == state.n else f"seat {e}'s train"
+def _train_words(state: TrainDeal, e: int, seats: list[dict[str, Any]]) -> str:
+    """Train ``e`` as players call it: "the Mexican train", "greedy_bot's train", and when that
+    bot holds more than one seat, "greedy_bot's train (seat 2)"."""
+    if e == state.n:
+        return "the Mexican train"
+    bot = seats[e]["bot"]
+    return f"{bot}'s train" + (f" (seat {e})" if sum(s["bot"] == bot for s in seats) > 1 else "")
 
 
 def _marked_train(state: DealState, legal: list[m.PlayOption]) -> bool:

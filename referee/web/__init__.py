@@ -3,7 +3,7 @@
 HTML, CSS, JavaScript and SVG only; nothing is fetched from the internet, and the folder opens
 from disk (``file://``) or from any web server.
 
-* :mod:`referee.web.data` turns a match log (read through :class:`referee.logs.replay.Replayer`,
+* :mod:`referee.web.data` turns a match log (read through :class:`referee.audit.replay.Replayer`,
   which re-plays it through the engine) into *documents*: plain JSON, one per page;
   :mod:`tournaments.report` builds the league page's document from the league's database
   (the referee imports nothing from ``tournaments``).
@@ -37,7 +37,7 @@ it in the games' side, nothing else:
   ``table`` does: the markers and the open double with whether it hangs, as the text replay
   reads them (:func:`referee.sides.trains.trains_at`).
 * **kolbasa's sausage**: a knife cuts tiles off the table, so the placements alone are not the
-  table; each step's ``table`` is the sausage as the engine's own :class:`~referee.engine.layout.Sausage`
+  table; each step's ``table`` is the sausage as the engine's own :class:`~referee.engine.core.layout.Sausage`
   lays it (the start, each line outward, and a knife being laid), ``sausage`` draws it, and the
   hands are the rows in order (``rows``), drawn face down but for the tile turned up (``up``).
 

@@ -5,7 +5,7 @@ document per played deal (the replay), a *match* document per log (and a *league
 league, which :mod:`tournaments.report` makes).  Documents hold data only (names, tiles as ``"a-b"``, numbers, the log's own notes);
 how they look is the templates' and scripts' business.
 
-Logs are read through a :class:`referee.logs.replay.Replayer`, which re-plays every move through the
+Logs are read through a :class:`referee.audit.replay.Replayer`, which re-plays every move through the
 engine, so a replay shows the deal as the engine saw it: the hands after each event come from
 the engine's own events (placements, draws, passes), never from a second reading of the rules.
 A log that stops early (a match cut short, a killed process) or breaks at some line gives every
@@ -21,15 +21,15 @@ from typing import Any
 
 import msgspec
 
+from referee.audit.replay import Broken, Replayer
+from referee.base.seeds import seed_text
 from referee.engine import variant
-from referee.engine.errors import RulesError
-from referee.engine.line import Event
-from referee.engine.state import DealState
-from referee.engine.tiles import parse_tile, tile_name
-from referee.logs import records as R
-from referee.logs.replay import Broken, Replayer
-from referee.matches.summary import MatchSummary
-from referee.seeds import seed_text
+from referee.engine.core.errors import RulesError
+from referee.engine.core.line import Event
+from referee.engine.core.state import DealState
+from referee.engine.core.tiles import parse_tile, tile_name
+from referee.records import records as R
+from referee.records.summary import MatchSummary
 from referee.sides import side_for, side_of
 from referee.sides.base import DealSteps
 

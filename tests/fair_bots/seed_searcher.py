@@ -11,9 +11,9 @@ import json
 import sys
 
 from referee.engine import variant
-from referee.engine.deal import deal_from_seed
-from referee.engine.shuffle import DERIVATIONS
-from referee.engine.tiles import tile
+from referee.engine.core.deal import deal_from_seed
+from referee.engine.core.shuffle import DERIVATIONS
+from referee.engine.core.tiles import tile
 
 LIMIT = int(sys.argv[1])
 searched = False

@@ -9,7 +9,7 @@ who can place another must, on any end, one move per tile; the lead, a forced 1-
 starts one; going out mid-chain ends the deal; the chain's player is the fisherman.  No options
 (BL-2).
 
-Each deal's :attr:`~referee.engine.game.DealRecord.rule` is ``domino``, ``fish``, ``eggs`` or
+Each deal's :attr:`~referee.engine.core.game.DealRecord.rule` is ``domino``, ``fish``, ``eggs`` or
 ``fault``.
 """
 
@@ -17,12 +17,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..deal import Deal
-from ..game import Variant, register
-from ..line import FAULT, FISH
-from ..state import DealState
-from ..tiles import Tile
-from ..turns import ChainDeal
+from ..core.deal import Deal
+from ..core.game import Variant, register
+from ..core.line import FAULT, FISH
+from ..core.state import DealState
+from ..core.tiles import Tile
+from ..core.turns import ChainDeal
 from .kozel import HEAVIER_TAKES_ALL, Kozel
 
 RULES = {"teams": "none", "rule13": "drop", "fish": HEAVIER_TAKES_ALL, "zero_zero": 25, "target": 100}

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..deal import DealShape
-from ..game import Variant, register
+from ..core.deal import DealShape
+from ..core.game import Variant, register
 from .draw import VARIANT as DRAW
 from .draw import Draw
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..deal import Deal, DealShape
-from ..game import HIGHEST_FIRST, Game, GameOutcome, Variant, fish_fewest, forced_lead, register
-from ..line import DOMINO, DRAW_ONE
-from ..state import DealState
-from ..tiles import Tile
+from ..core.deal import Deal, DealShape
+from ..core.game import HIGHEST_FIRST, Game, GameOutcome, Variant, fish_fewest, forced_lead, register
+from ..core.line import DOMINO, DRAW_ONE
+from ..core.state import DealState
+from ..core.tiles import Tile
 
 TARGET = 101
 

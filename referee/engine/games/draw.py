@@ -12,20 +12,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..deal import Deal, DealShape
-from ..game import (
-    HIGHEST_FIRST,
-    Game,
-    GameOutcome,
-    Option,
-    Variant,
-    fish_fewest,
-    forced_lead,
-    register,
-)
-from ..line import DOMINO
-from ..state import DealState
-from ..tiles import Tile, lone_double_value
+from ..core.deal import Deal, DealShape
+from ..core.game import HIGHEST_FIRST, Game, GameOutcome, Option, Variant, fish_fewest, forced_lead, register
+from ..core.line import DOMINO
+from ..core.state import DealState
+from ..core.tiles import Tile, lone_double_value
 
 
 class Draw(Game):

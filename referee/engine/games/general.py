@@ -11,7 +11,7 @@
 * A fault gives the faulting pair one general **(our choice: losing a deal otherwise costs
   nothing in this game, so a fault must)**.
 
-Each deal's :attr:`~referee.engine.game.DealRecord.rule` is ``general`` (one general given),
+Each deal's :attr:`~referee.engine.core.game.DealRecord.rule` is ``general`` (one general given),
 ``two_generals``, ``domino`` (out on another tile: nothing), ``void_fish`` or ``fault``.
 """
 
@@ -19,12 +19,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..deal import Deal, DealShape
-from ..game import Game, GameOutcome, Option, Variant, register
-from ..line import DOMINO
-from ..state import DealState
-from ..tiles import DOUBLE, Tile
-from ..turns import DoublesDeal
+from ..core.deal import Deal, DealShape
+from ..core.game import Game, GameOutcome, Option, Variant, register
+from ..core.line import DOMINO
+from ..core.state import DealState
+from ..core.tiles import DOUBLE, Tile
+from ..core.turns import DoublesDeal
 
 
 class General(Game):

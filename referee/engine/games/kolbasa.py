@@ -2,7 +2,7 @@
 
 * 2 players; each gets a row of 14 face-down tiles, all 28 dealt (KB-8: a deal lists each row
   left to right, the last tile listed is turned up first).  The deal itself — turning up,
-  tails, two lines, knives, inserted doubles, fish — is :class:`~referee.engine.kolbasa.KolbasaDeal`.
+  tails, two lines, knives, inserted doubles, fish — is :class:`~referee.engine.core.kolbasa.KolbasaDeal`.
 * Seat 0 starts the first deal; later deals, whoever ended the previous one (KB-10).
 * Out of tiles: that seat wins and the other writes the pips of its row.  A fish: the row with
   fewer pips wins and the other writes its own row; equal rows are eggs — nobody writes, and
@@ -15,12 +15,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..deal import Deal, DealShape
-from ..game import Game, GameOutcome, Variant, register
-from ..kolbasa import KolbasaDeal
-from ..line import DOMINO
-from ..state import DealState
-from ..tiles import Tile
+from ..core.deal import Deal, DealShape
+from ..core.game import Game, GameOutcome, Variant, register
+from ..core.kolbasa import KolbasaDeal
+from ..core.line import DOMINO
+from ..core.state import DealState
+from ..core.tiles import Tile
 
 GOAT = 101
 

@@ -20,21 +20,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..deal import Deal, DealShape
-from ..game import (
-    LOWEST_FIRST,
-    Game,
-    GameOutcome,
-    Option,
-    Variant,
-    forced_lead,
-    redeal_reason,
-    register,
-)
-from ..line import DOMINO, DRAW_UNTIL_FIT, NO_DRAW
-from ..scoring import REMEMBER, Carry, Rule13
-from ..state import DealState
-from ..tiles import DOUBLE, NOT_LONE, Tile, lone_double_value, pips_of
+from ..core.deal import Deal, DealShape
+from ..core.game import LOWEST_FIRST, Game, GameOutcome, Option, Variant, forced_lead, redeal_reason, register
+from ..core.line import DOMINO, DRAW_UNTIL_FIT, NO_DRAW
+from ..core.scoring import REMEMBER, Carry, Rule13
+from ..core.state import DealState
+from ..core.tiles import DOUBLE, NOT_LONE, Tile, lone_double_value, pips_of
 
 HEAVIER_TAKES_ALL = "heavier_pair_takes_all"
 EACH_WRITES_OWN = "each_writes_own"

@@ -5,7 +5,7 @@
   dealt 8 each to 2 players, 7 to 3, 6 to 4; the rest is the bazaar (the deal's shape has
   ``station=True``: deal ``i`` of a stream sets aside round ``i mod 7``'s double).
 * The round itself — trains, markers, open and hanging doubles, one draw then pass, the blocked
-  round — is :class:`~referee.engine.trains.TrainDeal`.
+  round — is :class:`~referee.engine.core.trains.TrainDeal`.
 * After every round each player writes the plain pips left in their own hand (MT-13); after
   seven rounds the lowest total wins, and players tied for lowest share the win (MT-14).
 * A fault **(our choice)**: the faulting seat writes every pip still held at the table, the
@@ -18,13 +18,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..deal import Deal, DealShape, station_of
-from ..errors import BadDeal, BadOption
-from ..game import Game, GameOutcome, Variant, register
-from ..line import DOMINO
-from ..state import DealState
-from ..tiles import DOUBLE, Tile, tile_name
-from ..trains import TrainDeal
+from ..core.deal import Deal, DealShape, station_of
+from ..core.errors import BadDeal, BadOption
+from ..core.game import Game, GameOutcome, Variant, register
+from ..core.line import DOMINO
+from ..core.state import DealState
+from ..core.tiles import DOUBLE, Tile, tile_name
+from ..core.trains import TrainDeal
 
 ROUNDS = 7
 HAND_SIZE = {2: 8, 3: 7, 4: 6}

@@ -16,12 +16,12 @@
 
 from __future__ import annotations
 
-from ..cross import CrossDeal
-from ..deal import Deal
-from ..game import GameOutcome, Variant, fish_fewest, register
-from ..line import DOMINO
-from ..state import DealState
-from ..tiles import Tile, pips_of
+from ..core.cross import CrossDeal
+from ..core.deal import Deal
+from ..core.game import GameOutcome, Variant, fish_fewest, register
+from ..core.line import DOMINO
+from ..core.state import DealState
+from ..core.tiles import Tile, pips_of
 from .draw import Draw
 from .telephone import round5
 

@@ -19,12 +19,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..cross import CrossDeal
-from ..deal import Deal
-from ..game import Variant, register
-from ..scoring import FORGET
-from ..state import DealState
-from ..tiles import Tile
+from ..core.cross import CrossDeal
+from ..core.deal import Deal
+from ..core.game import Variant, register
+from ..core.scoring import FORGET
+from ..core.state import DealState
+from ..core.tiles import Tile
 from .kozel import HEAVIER_TAKES_ALL, Kozel
 
 RULES = {"teams": "pairs", "rule13": FORGET, "fish": HEAVIER_TAKES_ALL, "zero_zero": 25, "target": 100}

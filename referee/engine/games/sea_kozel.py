@@ -12,7 +12,7 @@
   them instead (SK-5).  125 wins (SK-19).
 
 Special deals (only one pending at a time, a new one replacing it, SK-10) and the rule that
-decides each deal (:attr:`~referee.engine.game.DealRecord.rule`), checked in this order (SK-9):
+decides each deal (:attr:`~referee.engine.core.game.DealRecord.rule`), checked in this order (SK-9):
 
 * ``bald`` — going out with 0-0 among the last turn's tiles wins the match (TURN-3).
 * ``hundred`` / ``svoyak`` — the side playing for a hundred (declared by leading 6-6 *for a
@@ -48,20 +48,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..deal import Deal, DealShape
-from ..game import (
-    LOWEST_FIRST,
-    Game,
-    GameOutcome,
-    Special,
-    Variant,
-    forced_lead,
-    register,
-)
-from ..line import DOMINO, DRAW_UNTIL_FIT, FAULT, NO_DRAW
-from ..state import DealState
-from ..tiles import DOUBLE, Tile, lone_double_value
-from ..turns import DoublesDeal
+from ..core.deal import Deal, DealShape
+from ..core.game import LOWEST_FIRST, Game, GameOutcome, Special, Variant, forced_lead, register
+from ..core.line import DOMINO, DRAW_UNTIL_FIT, FAULT, NO_DRAW
+from ..core.state import DealState
+from ..core.tiles import DOUBLE, Tile, lone_double_value
+from ..core.turns import DoublesDeal
 
 TARGET = 125
 WORTH = 25  # the 25 rule (SK-5)

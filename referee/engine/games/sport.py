@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..deal import Deal, DealShape
-from ..errors import BadOption
-from ..game import Game, GameOutcome, Option, Variant, register
-from ..line import DOMINO
-from ..state import DealState
-from ..tiles import Tile, lone_double_value, pips_of
+from ..core.deal import Deal, DealShape
+from ..core.errors import BadOption
+from ..core.game import Game, GameOutcome, Option, Variant, register
+from ..core.line import DOMINO
+from ..core.state import DealState
+from ..core.tiles import Tile, lone_double_value, pips_of
 
 DEFAULT_DEALS = 12
 

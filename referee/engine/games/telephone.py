@@ -20,20 +20,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..cross import CrossDeal
-from ..deal import Deal, DealShape
-from ..game import (
-    HIGHEST_FIRST,
-    Game,
-    GameOutcome,
-    Option,
-    Variant,
-    forced_lead,
-    register,
-)
-from ..line import DOMINO
-from ..state import DealState
-from ..tiles import Tile, tile
+from ..core.cross import CrossDeal
+from ..core.deal import Deal, DealShape
+from ..core.game import HIGHEST_FIRST, Game, GameOutcome, Option, Variant, forced_lead, register
+from ..core.line import DOMINO
+from ..core.state import DealState
+from ..core.tiles import Tile, tile
 
 LOSER_PAYS = "loser_pays"
 WINNER_TAKES = "winner_takes"
