@@ -265,10 +265,15 @@ async def test_a_hello_read_after_the_startup_limit_is_late(tmp_path, monkeypatc
 
 
 async def test_an_answer_in_time_is_charged_what_it_took(tmp_path, monkeypatch):
+    """A line read 0.1 s late (by the referee's clock) is charged those 0.1 s with the bot's own
+    time, and is no fault while that is within the limit.  The limit is generous: a sample bot
+    on a loaded machine takes hundreds of milliseconds to answer by itself."""
     late_referee(monkeypatch, 0.1)
-    result = await play_two(tmp_path, move=0.5, startup=5.0)
+    result = await play_two(tmp_path, move=5.0, startup=10.0)
     assert not [f for e in result.entries for f in e.faults]
-    assert all(e.clock.longest < 500_000 for e in result.entries)  # microseconds
+    log = [json.loads(line) for line in (tmp_path / "m.jsonl").read_text().splitlines()]
+    charged = [r["ms"] for r in log if r["k"] == "play"]
+    assert charged and all(100 <= ms < 5000 for ms in charged), charged  # each with the late reading in it
 
 
 # -- SIGHUP ends a league like SIGTERM ----------------------------------------------------------------

@@ -50,9 +50,15 @@ def spin_share(where: Path, isolation: str, sandbox: bool, as_user=None) -> floa
 
 @pytest.mark.parametrize("sandbox", [False, True])
 def test_a_process_not_on_turn_gets_no_processor_time(place, sandbox):  # noqa: F811
-    assert spin_share(place, "concurrent", sandbox) > 0.3  # the control: it thinks on the opponent's time
+    # The control: concurrent, it thinks on the opponent's time.  Its share is what the machine
+    # gives it (about 1 when idle, 0.23 seen at a load of 15 on 2 cores), so strict is compared
+    # with it, measured in the same run, as well as held under a fixed bound.
+    control = spin_share(place, "concurrent", sandbox)
     (place / "strict").mkdir(mode=0o777)
-    assert spin_share(place / "strict", "strict", sandbox) < 0.15  # the moments between its answer and its freezing (measured ~0.01-0.05 under load)
+    strict = spin_share(place / "strict", "strict", sandbox)
+    # Strict gets only the moments between its answer and its freezing, which a loaded machine
+    # stretches (0.09 against a control of 0.30 at a load of 10; ~0.01-0.05 at lighter loads).
+    assert strict < 0.15 and strict < control / 2, (strict, control)
 
 
 def test_strict_isolation_without_a_cgroup_stops_the_process_tree(place, user):  # noqa: F811

@@ -272,8 +272,21 @@ def test_the_report_asks_the_game_whether_seats_play_in_pairs(game: str, players
 # -- one signal policy (referee.base.signals) ---------------------------------------------------------
 
 
+@pytest.fixture
+def stop_handlers():
+    """The stop signals' handlers put back after the test: after a stop they stay ignored."""
+    import signal
+
+    from referee.base.signals import STOP_SIGNALS
+
+    before = {s: signal.getsignal(s) for s in STOP_SIGNALS}
+    yield
+    for s, handler in before.items():
+        signal.signal(s, handler)
+
+
 @pytest.mark.parametrize("signals", [("SIGINT", "SIGINT"), ("SIGINT", "SIGTERM"), ("SIGTERM", "SIGHUP"), ("SIGHUP", "SIGINT")])
-async def test_a_second_signal_cannot_cut_the_cleanup_short(signals: tuple[str, str]) -> None:
+async def test_a_second_signal_cannot_cut_the_cleanup_short(signals: tuple[str, str], stop_handlers) -> None:
     """The first signal cancels the body; the second arrives while the body cleans up (shielded,
     as the match closes its table) and is only counted: the cleanup finishes, then Terminated."""
     import os
@@ -300,14 +313,48 @@ async def test_a_second_signal_cannot_cut_the_cleanup_short(signals: tuple[str, 
     assert cleaned and seen == [signals[0]] and stop.count == 2
 
 
+AFTER_THE_CLEANUP = """\
+import os, signal, sys, time
+import trio
+from referee.base.signals import Terminated, cancel_on_signals
+
+async def run():
+    async with cancel_on_signals(raise_after=True):
+        os.kill(os.getpid(), signal.SIGINT)
+        await trio.sleep_forever()
+
+try:
+    trio.run(run)
+except Terminated:
+    pass
+os.kill(os.getpid(), getattr(signal, sys.argv[1]))  # after the receiver closed, before the exit
+time.sleep(0.2)
+print("exits as it chose", flush=True)
+sys.exit(130)
+"""
+
+
+@pytest.mark.parametrize("second", ["SIGINT", "SIGTERM", "SIGHUP"])
+def test_a_second_signal_after_the_cleanup_does_not_kill_the_process(second: str) -> None:
+    """A second signal that comes when the run has cleaned up and its receiver is closed (a
+    loaded machine delays it that long) finds the stop signals ignored: the process still
+    prints what it has and exits 130, instead of dying of the signal."""
+    proc = subprocess.run([sys.executable, "-c", AFTER_THE_CLEANUP, second], capture_output=True, text=True, timeout=60)
+    assert (proc.returncode, proc.stdout) == (130, "exits as it chose\n"), proc.stderr
+
+
 async def test_without_a_signal_the_body_runs_to_its_end() -> None:
+    import signal
+
     import trio
 
-    from referee.base.signals import cancel_on_signals
+    from referee.base.signals import STOP_SIGNALS, cancel_on_signals
 
+    before = {s: signal.getsignal(s) for s in STOP_SIGNALS}
     async with cancel_on_signals(raise_after=True) as stop:
         await trio.sleep(0)
     assert stop.signal is None and stop.count == 0
+    assert {s: signal.getsignal(s) for s in STOP_SIGNALS} == before  # the handlers are back as they were
 
 
 # -- typed results -------------------------------------------------------------------------------

@@ -4,7 +4,9 @@ Ctrl-C (SIGINT), a league or a service manager stopping the process (SIGTERM) an
 closing (SIGHUP) all become the same thing: the run's work is cancelled, its bots are ended and
 its files closed, and the process says "interrupted" and exits 130.  The signal receiver stays
 open until that cleanup is over, so a second signal (an impatient second Ctrl-C) is noted and
-ignored instead of breaking into the cleanup and leaving bots or a half-written log behind.
+ignored instead of breaking into the cleanup and leaving bots or a half-written log behind.  After
+a stop the stop signals stay ignored (the process is on its way out: it prints what it has and
+exits 130); a caller that lives on after a stop sets its own handlers again.
 """
 
 from __future__ import annotations
@@ -60,6 +62,24 @@ async def cancel_on_signals(on_signal: Callable[[Stop], None] | None = None, *, 
         yield stop
         return
     body = trio.CancelScope()
+    before = {s: signal.getsignal(s) for s in STOP_SIGNALS}
+
+    def relay(signum: int, frame: Any) -> None:
+        # Under trio's receiver, and what that receiver puts back when it closes: a signal in the
+        # moments around the receiver still finds a handler that knows whether the run was stopped
+        # (otherwise a SIGTERM there, its handler the default again, would kill the process).
+        if stop.signal is not None:
+            stop.count += 1
+            return
+        handler = before[signal.Signals(signum)]
+        if callable(handler):
+            handler(signum, frame)
+        elif handler == signal.SIG_DFL:
+            signal.signal(signum, signal.SIG_DFL)
+            signal.raise_signal(signum)
+
+    for s in STOP_SIGNALS:
+        signal.signal(s, relay)
 
     async def watch(task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         with trio.open_signal_receiver(*STOP_SIGNALS) as signals:
@@ -72,12 +92,17 @@ async def cancel_on_signals(on_signal: Callable[[Stop], None] | None = None, *, 
                     if on_signal is not None:
                         on_signal(stop)
 
-    async with trio.open_nursery() as watcher:
-        await watcher.start(watch)
-        try:
-            with body:
-                yield stop
-        finally:
-            watcher.cancel_scope.cancel()
+    try:
+        async with trio.open_nursery() as watcher:
+            await watcher.start(watch)
+            try:
+                with body:
+                    yield stop
+            finally:
+                watcher.cancel_scope.cancel()
+    finally:
+        for s, handler in before.items():
+            signal.signal(s, signal.SIG_IGN if stop.signal is not None else handler)
     if raise_after and stop.signal is not None:
         raise Terminated(f"terminated by {stop.name}", carry)
+

@@ -11,8 +11,8 @@ as it is.  The flaws:
   tile_string    writes its tile as a string, "3-5"
   illegal        plays its first tile on the left end, whatever the ends show
   crash_on_drew  dies with a KeyError when it sees a ``drew`` event (games with a bazaar)
-  slow_once      takes 0.6 s over its first answer, then answers at once
-  late_once      takes 0.8 s over its first answer
+  slow_once      takes 0.6 s over its first answer, then answers at once (``slow_once 1.8``: 1.8 s)
+  late_once      takes 0.8 s over its first answer (``late_once 1.8``: 1.8 s)
   extra_line     writes a play after each ``deal_end``, when nothing was asked
   bye_line       writes a line on ``match_end`` before it exits, when nothing was asked
   protocol2      says it speaks protocol 2
@@ -90,7 +90,7 @@ for line in sys.stdin:
         elif flaw == "no_declare":
             play = {"type": "play", **next(o for o in msg["legal"] if o.get("declare") not in ("hundred", "write_off"))}
         elif flaw in ("slow_once", "late_once") and answered == 0:
-            time.sleep(0.6 if flaw == "slow_once" else 0.8)
+            time.sleep(float(sys.argv[2]) if len(sys.argv) > 2 else 0.6 if flaw == "slow_once" else 0.8)
         answered += 1
         send(play)
     elif kind == "match_end":
