@@ -26,6 +26,14 @@ sea_kozel's special state).  From it:
   number, special state), on which a deal state is started and a finished one scored;
   :func:`fork_game` copies it cheaply so that every playout scores on a game of its own.
 
+Nothing here names a game: what a family's events say is asked of the game, through hooks its
+own engine modules provide — :meth:`~.core.game.Game.tell` (sea_kozel's special state),
+:meth:`~.core.game.Game.seen_table` (the cross's arms, blitz's chains, mexican_train's trains and
+markers, :class:`~.core.trains.TrainsSeen`) and :attr:`~.core.game.Game.face_down_rows` (kolbasa,
+read by :func:`~.core.kolbasa.rows_as_dealt`).  The hooks are the engine's, not the families'
+sides' (:mod:`referee.sides`): those stand a floor above the engine, and the sampler is the
+engine's, used by bots that import the engine alone (``sample_bots/search_bot.py``).
+
 Pure: no I/O, no clock; randomness comes only from the generator passed in (a seeded
 ``random.Random``, or anything with its ``random`` and ``shuffle``).
 """

@@ -217,6 +217,8 @@ class Game(ABC):
     #: every hand is a row dealt face down, unseen even by its owner and turned up in order
     #: (kolbasa): what a seat knows of the deal is the tiles turned up, not a hand
     face_down_rows: ClassVar[bool] = False
+    #: the kinds of special state a deal may be played under (:meth:`special`; sea_kozel's)
+    special_kinds: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, variant: Variant, players: int, options: dict[str, Any], deals: int | None) -> None:
         self.variant = variant

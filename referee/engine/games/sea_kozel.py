@@ -63,6 +63,7 @@ HUNDRED, WRITE_OFF, EGGS = "hundred", "write_off", "eggs"
 
 class SeaKozel(Game):
     pairs = True
+    special_kinds = (HUNDRED, WRITE_OFF, EGGS)
 
     def __init__(self, variant: Variant, players: int, options: dict[str, Any], deals: int | None) -> None:
         super().__init__(variant, players, options, deals)
