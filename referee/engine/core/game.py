@@ -262,6 +262,7 @@ class Game(ABC):
         """Set up the special state the next deal is played under as :meth:`special` told it to
         the seats (a seat's sampler rebuilds the game from what it was told); games without
         special states have nothing to set."""
+        return None
 
     def seen_table(self, lead: Tile | None) -> SeenTable:
         """A fresh table as every seat sees it grow from a deal's events (``lead``: the tile the
