@@ -6,8 +6,8 @@ trivial C driver) into ``bench/out/``, then measures, in the same run, alternati
 
 * **referee** — a real sport match, echo_first against echo_first (4 bot processes), ``N``
   deals per orientation, played in a fresh Python process by :func:`referee.matches.match.run_match`
-  with the match log written as the CLI writes it.  The clock runs from the end of
-  ``Table.open`` (every bot started and greeted) to the start of ``Table.close``;
+  with the match log written as the CLI writes it.  The clock runs over every deal's play
+  (``Table.play_deal``, summed: the processes are started and greeted outside it);
   ``µs/move`` = that wall time over the plays made.  It is everything the referee does per
   move: the engine, building and encoding messages, the pipe, reading and decoding the answer,
   validating it, the clock, the log, and the deal starts and ends.
@@ -15,6 +15,10 @@ trivial C driver) into ``bench/out/``, then measures, in the same run, alternati
   pre-encoded ``turn`` line and reads the reply line; ``µs/round trip`` = wall time over ``K``.
 * **stub** — the same match, pinned, against :class:`StubBot` in the referee's own process (no
   pipes, no processes): the referee's own work per move.
+* **strict** — the same match with strict isolation (``--isolation strict``: every bot process
+  but the one asked for a play is frozen, by its cgroup's freezer or ``SIGSTOP``; PROTOCOL.md,
+  "Fair play"), played right after the default one beside floors of its own; its cost per move
+  is, per repeat, its µs/move less the default match's.  ``--no-strict`` leaves it out.
 
 Each is run **pinned** (``taskset -c 0``: the referee or driver and every bot share CPU 0) and
 **unpinned** (``taskset -c`` every CPU).  On a 2-core virtual machine an unpinned round trip
@@ -45,6 +49,7 @@ from functools import partial
 from pathlib import Path
 
 import msgspec
+import trio
 
 from referee.bots.transport import ScriptedBot
 
@@ -93,6 +98,9 @@ class StubBot(ScriptedBot):
         self._decode = msgspec.json.Decoder(_StubMessage).decode
         self._encode = msgspec.json.Encoder().encode
         self._out: list[bytes] = []
+        # The clock a BotProcess reads (trio's clock's own method, bound once), not the scripted
+        # bot's trio.current_time(), which goes through three more calls on every reading.
+        self.now = trio.lowlevel.current_clock().current_time  # type: ignore[method-assign]
 
     @classmethod
     async def launch(cls, nursery: object, bot: object, **kwargs: object) -> StubBot:
@@ -126,13 +134,15 @@ class StubBot(ScriptedBot):
         return []
 
 
-def play_match(bot: Path | None, deals: int, work: Path, profiler=None) -> dict:
+def play_match(bot: Path | None, deals: int, work: Path, profiler=None, isolation: str = "concurrent") -> dict:
     """Play one sport match in this process; the timed part and the number of plays.
 
     ``bot`` None plays against :class:`StubBot` (no processes).  A ``profiler`` (a
-    :class:`cProfile.Profile`) is enabled for the timed part only."""
+    :class:`cProfile.Profile`) is enabled from the timed part to the end of the match.  ``isolation`` is the
+    match's (``"strict"``: the row also says how the processes were frozen)."""
     import trio
 
+    from referee.bots import process
     from referee.bots.bot import Bot
     from referee.bots.transport import launch_process
     from referee.conversation.table import Table
@@ -140,38 +150,51 @@ def play_match(bot: Path | None, deals: int, work: Path, profiler=None) -> dict:
     from referee.matches.match import run_match
     from referee.matches.spec import MatchSpec
 
-    marks: dict[str, float] = {}
+    # The timed part is every deal's play, summed: since a match is played in segments (each
+    # orientation a table of its own, the next one opened while the current one plays), one
+    # table's open and another's close no longer bound the play.
+    marks = {"seconds": 0.0, "cpu": 0.0}
+    frozen_by: set[str] = set()
+    pause = process.BotProcess.pause
+
+    def noted_pause(self: process.BotProcess) -> None:
+        pause(self)
+        frozen_by.add(str(self._frozen_by))
+
+    process.BotProcess.pause = noted_pause  # type: ignore[method-assign]
 
     class TimedTable(Table):
-        async def open(self) -> None:
-            await super().open()
+        async def play_deal(self, *args, **kwargs):  # type: ignore[no-untyped-def]
             if profiler is not None:
                 profiler.enable()
-            marks["start"] = time.perf_counter()
-            marks["cpu_start"] = time.process_time()
-
-        async def close(self) -> None:
-            if "stop" not in marks:
-                marks["stop"] = time.perf_counter()
-                marks["cpu_stop"] = time.process_time()
+            wall, cpu = time.perf_counter(), time.process_time()
+            try:
+                return await super().play_deal(*args, **kwargs)
+            finally:
+                marks["seconds"] += time.perf_counter() - wall
+                marks["cpu"] += time.process_time() - cpu
                 if profiler is not None:
                     profiler.disable()
-            await super().close()
 
     v = variant("sport")
     bots = [Bot("A", [str(bot or "stub")]), Bot("B", [str(bot or "stub")])]
     spec = MatchSpec(v, bots, 4, v.resolve_options(4, {}), deals=deals, seed=1,
-                     log_path=work / "match.jsonl", stderr_dir=work / "match.stderr")
+                     log_path=work / "match.jsonl", stderr_dir=work / "match.stderr", isolation=isolation)  # type: ignore[arg-type]
     launch = StubBot.launch if bot is None else launch_process
     result = trio.run(partial(run_match, spec, launch=launch, table_type=TimedTable))
+    if profiler is not None:
+        profiler.disable()
     with open(work / "match.jsonl", "rb") as f:
         plays = sum(1 for line in f if line.startswith(b'{"k":"play"'))
     faults = len(result.summary().faults)
     if faults or result.interrupted:
         raise SystemExit(f"bench.referee: the match had {faults} faults; the figures would be meaningless")
-    seconds = marks["stop"] - marks["start"]
-    cpu = marks["cpu_stop"] - marks["cpu_start"]
-    return {"seconds": seconds, "plays": plays, "us": seconds / plays * 1e6, "cpu_us": cpu / plays * 1e6}
+    seconds = marks["seconds"]
+    cpu = marks["cpu"]
+    if isolation == "strict" and bot is not None and not frozen_by:
+        raise SystemExit("bench.referee: the strict match froze no process; the figures would be meaningless")
+    return {"seconds": seconds, "plays": plays, "us": seconds / plays * 1e6, "cpu_us": cpu / plays * 1e6,
+            "frozen_by": sorted(frozen_by)}
 
 
 def child(args: argparse.Namespace) -> int:
@@ -183,10 +206,10 @@ def child(args: argparse.Namespace) -> int:
             prof = cProfile.Profile()
             row = play_match(None if args.stub else args.bot, args.deals, Path(tmp), prof)
             print(f"{row['plays']} plays, {row['us']:.1f} µs/move under cProfile (its overhead included); "
-                  "the timed part only\n")
+                  "from the first table open to the end of the match\n")
             pstats.Stats(prof).sort_stats(args.sort).print_stats(args.top)
             return 0
-        row = play_match(None if args.stub else args.bot, args.deals, Path(tmp))
+        row = play_match(None if args.stub else args.bot, args.deals, Path(tmp), isolation=args.isolation)
     print(json.dumps(row))
     return 0
 
@@ -199,15 +222,28 @@ def pin(pinned: bool) -> list[str]:
     return ["taskset", "-c", cpus]
 
 
-def referee_us(pinned: bool, bot: Path | None, deals: int, root: Path = ROOT) -> tuple[float, int]:
+def referee_us(pinned: bool, bot: Path | None, deals: int, root: Path = ROOT, strict: bool = False) -> tuple[float, int]:
     """µs per move and plays of one match in a fresh process; ``bot`` None: stub bots.  ``root``
-    is the checkout whose referee plays (the process runs there, so it imports that one)."""
+    is the checkout whose referee plays (the process runs there, so it imports that one);
+    ``strict``: with strict isolation (the mechanism that froze the processes is noted in
+    :data:`FROZEN_BY`)."""
     who = ["--stub"] if bot is None else ["--bot", str(bot)]
     cmd = [*pin(pinned), sys.executable, "-m", "bench.referee", "--child", *who, "--deals", str(deals)]
+    if strict:
+        cmd += ["--isolation", "strict"]
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     done = subprocess.run(cmd, cwd=root, env=env, check=True, capture_output=True, text=True)
     row = json.loads(done.stdout.strip().splitlines()[-1])
+    FROZEN_BY.update(row.get("frozen_by", ()))
+    if bot is not None and root == ROOT:
+        CPU_US[strict].append(row["cpu_us"])
     return row["us"], row["plays"]
+
+
+#: how the strict matches' processes were frozen ("cgroup", "signal")
+FROZEN_BY: set[str] = set()
+#: the referee process's CPU µs per move of every match with bots, by strict isolation or not
+CPU_US: dict[bool, list[float]] = {False: [], True: []}
 
 
 def floor_us(pinned: bool, floor: Path, bot: Path, trips: int) -> float:
@@ -231,6 +267,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--bot", type=Path, help=argparse.SUPPRESS)
     ap.add_argument("--stub", action="store_true", help="with --profile: profile the match against stub bots")
+    ap.add_argument("--isolation", choices=("concurrent", "strict"), default="concurrent", help=argparse.SUPPRESS)
+    ap.add_argument("--no-strict", action="store_true", help="leave out the matches with strict isolation")
     ap.add_argument("--against", type=Path, metavar="DIR",
                     help="another checkout of the project (e.g. a git worktree of an older commit): its matches are "
                          "interleaved with this tree's, each beside its own floors, and both are printed")
@@ -269,6 +307,10 @@ def main(argv: list[str] | None = None) -> int:
                 us, plays = referee_us(pinned, bot, args.deals, root)
                 f2 = floor_us(pinned, floor, bot, args.round_trips)
                 figures[root].add(pinned, us, (f1 + f2) / 2)  # the floor just before and just after this match
+                if root == ROOT and not args.no_strict:  # the same match, strict, beside floors of its own
+                    strict_us = referee_us(pinned, bot, args.deals, root, strict=True)[0]
+                    f3 = floor_us(pinned, floor, bot, args.round_trips)
+                    figures[root].add_strict(pinned, strict_us, (f2 + f3) / 2)
                 if pinned:
                     figures[root].stub.append(referee_us(True, None, args.deals, root)[0])
 
@@ -280,12 +322,18 @@ def main(argv: list[str] | None = None) -> int:
         print("-" * len(head))
         figures[root].print()
         print()
-    print(f"Medians [min–max] of {args.repeat} repeats; {plays} plays per match.  µs/move: the match's wall time from")
-    print("after Table.open to Table.close over its plays.  Floor: pipe_floor's µs per turn/reply round trip, the")
+    print(f"Medians [min–max] of {args.repeat} repeats; {plays} plays per match.  µs/move: the wall time of the match's")
+    print("deals (Table.play_deal, summed) over its plays.  Floor: pipe_floor's µs per turn/reply round trip, the")
     print("mean of runs just before and after each match.  Ratio: per repeat, referee ÷ that floor.")
-    print("pinned = taskset -c 0 (everything on CPU 0); the issue's target is a pinned ratio ≤ 6×.  stub: the same")
+    print("pinned = taskset -c 0 (everything on CPU 0); issue 31 asks for a pinned ratio ≤ 4× and a stub ratio ≤ 2.5×.  stub: the same")
     print("match pinned, with in-process stub bots instead of processes (no pipes): the referee's own work, its")
     print("ratio taken against the pinned floor.")
+    if FROZEN_BY:
+        how = " and ".join({"cgroup": "the cgroup freezer", "signal": "SIGSTOP/SIGCONT"}.get(f, f) for f in sorted(FROZEN_BY))
+        print(f"strict: the same match with --isolation strict (every process frozen but the one on turn, here by {how}),")
+        print("played after each default one; cost: per repeat, its µs/move less the default match's.")
+        print(f"The referee process's own CPU per move (pinned and unpinned, this tree): {summary(CPU_US[False]).strip()} µs by default, "
+              f"{summary(CPU_US[True]).strip()} µs strict.")
     return 0
 
 
@@ -296,10 +344,16 @@ class Figures:
         self.ref: dict[bool, list[float]] = {True: [], False: []}
         self.floor: dict[bool, list[float]] = {True: [], False: []}
         self.stub: list[float] = []
+        self.strict: dict[bool, list[float]] = {True: [], False: []}
+        self.strict_floor: dict[bool, list[float]] = {True: [], False: []}
 
     def add(self, pinned: bool, us: float, floor: float) -> None:
         self.ref[pinned].append(us)
         self.floor[pinned].append(floor)
+
+    def add_strict(self, pinned: bool, us: float, floor: float) -> None:
+        self.strict[pinned].append(us)
+        self.strict_floor[pinned].append(floor)
 
     def print(self) -> None:
         for pinned in (True, False):
@@ -310,6 +364,15 @@ class Figures:
         srat = [s / f for s, f in zip(self.stub, self.floor[True])]
         print(f"{'stub':<10}{summary(self.stub):>26}{'(no processes)':>26}"
               f"{f'{statistics.median(srat):5.1f}× [{min(srat):.1f}–{max(srat):.1f}]':>24}")
+        for pinned in (True, False):
+            if not self.strict[pinned]:
+                continue
+            label = "strict, pinned" if pinned else "strict, unpinned"
+            rat = [u / f for u, f in zip(self.strict[pinned], self.strict_floor[pinned])]
+            cost = [s - u for s, u in zip(self.strict[pinned], self.ref[pinned])]
+            print(f"{label:<18}{summary(self.strict[pinned]):>18}{summary(self.strict_floor[pinned]):>26}"
+                  f"{f'{statistics.median(rat):5.1f}× [{min(rat):.1f}–{max(rat):.1f}]':>24}"
+                  f"   cost {statistics.median(cost):+.1f} µs/move [{min(cost):+.1f}–{max(cost):+.1f}]")
 
 
 if __name__ == "__main__":

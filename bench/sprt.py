@@ -10,7 +10,10 @@ hold exactly H0 or H1:
   (or ``margin1``): the real spread and shape, the hypothesis' mean;
 * an **Elo** test draws pairs from the sample reweighted to the most likely distribution whose
   mean pair score is that of ``elo0`` (or ``elo1``) (:func:`referee.records.stats.mle_with_mean`, the
-  distribution the GSPRT itself compares), so every draw is a real pair.
+  distribution the GSPRT itself compares), so every draw is a real pair;
+* a **normalized Elo** test (``model=normalized``) likewise, to the most likely distribution
+  whose pair scores have the t (mean less ½, over their spread) of ``elo0`` (or ``elo1``) read
+  as normalized Elo (:func:`referee.records.stats.mle_with_t`).
 
 A third column draws the sample as it is (the bots' real strength).  Every run plays until the
 test decides, up to ``--cap`` pairs, once for every minimum of :data:`MINIMUMS` on the same
@@ -35,7 +38,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from referee.records.stats import Boards, SprtSpec, elo_of_score, mle_with_mean, parse_sprt, score_of_elo, sprt_llr
+from referee.records.stats import NELO_SCALE, Boards, SprtSpec, elo_of_score, mle_with_mean, mle_with_t, parse_sprt, score_of_elo, sprt_llr, t_of_nelo
 
 PAIRS = Path(__file__).resolve().parent / "sprt_pairs.json"
 
@@ -45,12 +48,14 @@ MINIMUMS = (0, 5, 10, 15, 20, 30, 50)
 #: Per sample, the tests simulated: bounds near the bots' real strength in each game's own scale,
 #: short ones (about 20 to 40 pairs expected, where a minimum matters most) and longer ones.
 TESTS: dict[str, list[str]] = {
-    "sport, greedy vs random": ["margin0=0 margin1=5", "margin0=0 margin1=3", "elo0=0 elo1=50"],
-    "sport, first vs random": ["margin0=0 margin1=5", "elo0=0 elo1=50"],
-    "kozel, greedy vs random": ["margin0=0 margin1=30", "margin0=0 margin1=20", "elo0=0 elo1=100"],
-    "kozel, first vs random": ["margin0=0 margin1=30", "margin0=0 margin1=20", "elo0=0 elo1=100"],
-    "sea_kozel, greedy vs random": ["margin0=0 margin1=40", "margin0=0 margin1=25", "elo0=0 elo1=100"],
-    "draw, 3 bots: greedy vs first and random": ["margin0=0 margin1=15", "elo0=0 elo1=100"],
+    "sport, greedy vs random": ["margin0=0 margin1=5", "margin0=0 margin1=3", "elo0=0 elo1=50", "elo0=0 elo1=30 model=normalized"],
+    "sport, first vs random": ["margin0=0 margin1=5", "elo0=0 elo1=50", "elo0=0 elo1=30 model=normalized"],
+    "kozel, greedy vs random": ["margin0=0 margin1=30", "margin0=0 margin1=20", "elo0=0 elo1=100",
+                                "elo0=0 elo1=100 model=normalized"],
+    "kozel, first vs random": ["margin0=0 margin1=30", "margin0=0 margin1=20", "elo0=0 elo1=100", "elo0=0 elo1=100 model=normalized"],
+    "sea_kozel, greedy vs random": ["margin0=0 margin1=40", "margin0=0 margin1=25", "elo0=0 elo1=100",
+                                    "elo0=0 elo1=100 model=normalized"],
+    "draw, 3 bots: greedy vs first and random": ["margin0=0 margin1=15", "elo0=0 elo1=100", "elo0=0 elo1=30 model=normalized"],
 }
 
 
@@ -95,10 +100,22 @@ def shifted(sample: Sample, mean: float) -> Draw:
 def tilted(sample: Sample, elo: float) -> Draw:
     """Pairs of the sample, reweighted to the most likely distribution whose mean pair score is
     the expected score of ``elo``."""
+    return _reweighted(sample, lambda values, probs: mle_with_mean(values, probs, score_of_elo(elo)))
+
+
+def normalized(sample: Sample, nelo: float) -> Draw:
+    """Pairs of the sample, reweighted to the most likely distribution whose pair scores have
+    the t of the normalized Elo ``nelo``."""
+    return _reweighted(sample, lambda values, probs: mle_with_t(values, probs, t_of_nelo(nelo, sample.orientations)))
+
+
+def _reweighted(sample: Sample, fit: Callable[[list[float], list[float]], list[float]]) -> Draw:
+    """Pairs of the sample drawn with the probabilities ``fit`` gives each pair score (shared
+    alike by the pairs of that score)."""
     scores = sample.scores()
     values = sorted(set(scores))
     probs = [scores.count(v) / len(scores) for v in values]
-    weight = dict(zip(values, mle_with_mean(values, probs, score_of_elo(elo))))
+    weight = dict(zip(values, fit(values, probs)))
     boards = [_nets(p) for p in sample.pairs]
     cum: list[float] = []
     total = 0.0
@@ -166,8 +183,10 @@ def describe(sample: Sample) -> str:
     t_margin = statistics.fmean(margins) / statistics.stdev(margins)
     t_score = (score - 0.5) / statistics.stdev(scores)
     ratio = f"{(t_margin / t_score) ** 2:.1f}×" if t_score else "∞"
+    nelo = (score - 0.5) / statistics.pstdev(scores) * NELO_SCALE / math.sqrt(sample.orientations)
     return (f"{len(margins)} pairs ({sample.orientations} orientations): margin per pair {statistics.fmean(margins):+.2f}, "
-            f"sd {statistics.stdev(margins):.1f}; pair score {score:.3f} (Elo {elo_of_score(score):+.0f}), sd {statistics.stdev(scores):.3f}\n"
+            f"sd {statistics.stdev(margins):.1f}; pair score {score:.3f} (Elo {elo_of_score(score):+.0f}, nElo {nelo:+.0f}), "
+            f"sd {statistics.stdev(scores):.3f}\n"
             f"  t per pair: margin {t_margin:.3f}, score {t_score:.3f}: the Elo test needs {ratio} the pairs of the margin test")
 
 
@@ -179,6 +198,8 @@ def run_test(sample: Sample, words: str, runs: int, seed: int, cap: int) -> None
     test = parse_sprt([words, "min_pairs=0"])
     if test.kind == "margin":
         at_h0, at_h1 = shifted(sample, test.h0), shifted(sample, test.h1)
+    elif test.kind == "nelo":
+        at_h0, at_h1 = normalized(sample, test.h0), normalized(sample, test.h1)
     else:
         at_h0, at_h1 = tilted(sample, test.h0), tilted(sample, test.h1)
     t0 = time.process_time()

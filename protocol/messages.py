@@ -2,8 +2,10 @@
 
 The referee and the optional Python bot library (:mod:`protocol.bot`) both use these, and
 ``protocol/schema.json`` is generated from them (``referee schema`` rewrites it; a test fails
-when it is out of date).  PROTOCOL.md explains the conversation; the class docstrings here are
-the field reference.
+when it is out of date).  PROTOCOL.md (the core page) and its family pages in docs/protocol/
+explain the conversation, with a section for every message whose table names its fields (a test
+holds the tables to these structs, so a new message or field needs its words there too); the
+class docstrings here are the field reference.
 
 Tiles travel as two-number arrays ``[low, high]`` (a bot may send the halves in either order);
 ends as names, ``"left"`` or ``"right"`` for line games, also ``"up"`` and ``"down"`` on a cross
@@ -280,7 +282,8 @@ class DealEnd(ToBot, tag="deal_end"):
     notes: Annotated[list[str], Meta(description='why, in words')] = []
     played: Annotated[list[int] | UnsetType, Meta(description='telephone, muggins: what each side wrote during play (already in wrote)')] = UNSET
     rule: Annotated[str | UnsetType,
-                    Meta(description='sea_kozel, general, blitz: the rule that decided the deal, e.g. "bald", "svoyak", "void_fish" (PROTOCOL.md)')] = UNSET
+                    Meta(description='sea_kozel, general, blitz: the rule that decided the deal, e.g. "bald", "svoyak", "void_fish" '
+                                     '(docs/protocol/sea_kozel.md)')] = UNSET
 
 
 class GameEnd(ToBot, tag="game_end"):

@@ -1,10 +1,10 @@
-"""Bots written from PROTOCOL.md alone, played through the real referee.
+"""Bots written from the protocol's pages alone (PROTOCOL.md and docs/protocol/), played through the real referee.
 
-* The 20-line bot of "Your first bot in 20 lines", taken from PROTOCOL.md as printed, plays
+* The 20-line bot of "Your first bot in 20 lines", taken from the core page as printed, plays
   mexican_train and kolbasa without a fault: an entry of ``turn.legal`` sent whole carries the
   ``train`` or the ``place`` (kolbasa's entries have no ``end``).
 * ``tests/doc_bots/mexican_train_reader.py`` and ``tests/doc_bots/kolbasa_reader.py``, each
-  written from its game's section only, follow the table from the events, work out their own
+  written from its game's page only (docs/protocol/mexican_train.md, docs/protocol/kolbasa.md), follow the table from the events, work out their own
   legal moves from the section's words, check every ``turn`` against them and play moves they
   build themselves (no ``end``, the halves in either order).  Their stderr names each difference;
   the deals must have made them meet what the section describes (a hanging double, a marker
@@ -23,6 +23,7 @@ from pathlib import Path
 import msgspec
 import pytest
 import trio
+from support import protocol_page
 
 from referee.audit.verify import verify
 from referee.base.clock import TimeControl
@@ -41,7 +42,7 @@ READERS = Path(__file__).resolve().parent / "doc_bots"
 
 def twenty_line_bot(tmp_path: Path) -> Path:
     """The bot of PROTOCOL.md's "Your first bot in 20 lines", written to a file as printed."""
-    text = (ROOT / "PROTOCOL.md").read_text(encoding="utf-8")
+    text = protocol_page("core")
     section = text[text.index("## Your first bot in 20 lines"):]
     code = re.search(r"^```python\n(.*?)^```", section, re.M | re.S)
     assert code is not None, "PROTOCOL.md's first bot should be a ```python block"

@@ -389,3 +389,21 @@ def test_the_mexican_train_check_stages_a_marked_train_and_a_hanging_double(tmp_
             assert header["deal_limit"] >= 1  # (its opening moves may be none: a deal can start at the position)
             assert verify(log).deals == players * header["deal_limit"]
     assert "the staged decision never reached the bot" not in result.stdout
+
+
+def test_a_bot_that_faults_at_each_staged_position_gets_each_fault_reported(tmp_path):
+    """Issue 33 item 7: a bot that crashes when offered a hundred and again when offered a fish:
+    every staged game is played whatever the faults of the others, each crash is reported, and
+    the staged decisions it crashed at are not called a legal choice it made."""
+    result = check(tmp_path, f"{FLAWED} crash_declare", "-v", "sea_kozel", "--seed", "3")
+    assert result.exit_code == X.CHECK_FAILED, result.stdout
+    out = result.stdout
+    for players in ("2 players", "4 players in pairs"):
+        for stage in ("6-6 for a hundred", "a fish decision"):
+            line = next(ln for ln in out.splitlines() if ln.strip().startswith(f"sea_kozel, {players}, staged: {stage} "))
+            assert re.search(r"PROBLEMS: \d+ crash", line), line
+            assert (f"sea_kozel, {players}, staged: {stage}: offered {stage} once; it answered with a fault (under \"What went "
+                    "wrong\"), so its choice there went unchecked") in out
+    assert "a legal choice" not in out  # it led 6-6 plainly / declined the fish: it did neither
+    assert re.search(r"crash — \d+ times", out)
+    assert last_line(result).startswith("FAIL: ")

@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
+from support import protocol_page
 from test_games_kolbasa import knife_position, put
 
 from referee.base.clock import TimeControl
@@ -21,7 +22,8 @@ from referee.matches.results import MatchResult
 from referee.matches.spec import MatchSpec
 
 ROOT = Path(__file__).resolve().parent.parent
-PROTOCOL = (ROOT / "PROTOCOL.md").read_text(encoding="utf-8")
+PROTOCOL = protocol_page("core")
+KOLBASA = protocol_page("kolbasa")
 
 
 def flat(text: str) -> str:
@@ -29,8 +31,8 @@ def flat(text: str) -> str:
 
 
 def test_kolbasa_cut_says_which_tile_ends_up_leftmost_and_the_engine_agrees():
-    assert "the old start becomes the row's **leftmost** tile" in flat(PROTOCOL)
-    assert "`tiles[0]`, the old start, is now that row's leftmost tile" in flat(PROTOCOL)
+    assert "the old start becomes the row's **leftmost** tile" in flat(KOLBASA)
+    assert "`tiles[0]`, the old start, is now that row's leftmost tile" in flat(KOLBASA)
     d = knife_position()
     put(d, "0-5", 303)
     cut = next(e for e in d.history if isinstance(e, Cut))

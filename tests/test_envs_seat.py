@@ -65,10 +65,22 @@ def checked(env: SeatEnv) -> None:
     assert [str(w.message) for w in caught] == []
 
 
-@pytest.mark.parametrize(("game", "players"), [("block", 2), ("sport", 4), ("osel", 3), ("mexican_train", 3), ("kolbasa", 2),
-                                               ("sea_kozel", 4), ("muggins", 2)])
+#: every game once, each in a seat count of its own where it has several (the last seat learns)
+EVERY_GAME = [("block", 2), ("sport", 4), ("osel", 3), ("mexican_train", 3), ("kolbasa", 2), ("sea_kozel", 4), ("muggins", 2),
+              ("kozel", 3), ("blitz", 4), ("draw", 4), ("club", 3), ("general", 4), ("telephone", 2)]
+
+
+def test_every_game_is_checked():
+    from referee.engine.registry import variant_names
+
+    assert sorted(g for g, _ in EVERY_GAME) == sorted(variant_names())
+
+
+@pytest.mark.parametrize(("game", "players"), EVERY_GAME)
 def test_check_env_passes_with_bots_in_the_process(game, players):
-    env = SeatEnv(game, random_bot(1), players=players, seat=players - 1, episode="game")
+    # the match points on some games, so that check_env sees that reward too
+    env = SeatEnv(game, random_bot(1), players=players, seat=players - 1, episode="game",
+                  reward="games" if game in ("draw", "general", "kozel") else "points")
     checked(env)
     assert len(play_episodes(env, 2, 3)) == 2
     env.close()

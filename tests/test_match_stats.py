@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ from support import read_log
 
 from referee.audit.verify import verify
 from referee.base import exitcodes as X
-from referee.records.stats import MIN_PAIRS
+from referee.records.stats import MIN_PAIRS, elo_bound
 from tests.test_match import FIRST, GREEDY, RANDOM, match, one_line_error, run
 
 pytestmark = pytest.mark.slow  # matches of real bot processes (or a long property sweep): the full run
@@ -233,3 +234,31 @@ def test_the_readmes_sprt_example_is_what_the_referee_prints(tmp_path):
     printed = " ".join(res.output.split())
     for line in quoted:
         assert line in printed, line
+
+
+def test_a_bot_that_won_every_play_gets_an_elo_bound_in_print_json_and_the_log(tmp_path):
+    """Issue 33 item 8: every pair won reads "> +NNN" (the one-sided bound), not "+∞ [−∞, +∞]";
+    --json stays valid JSON (no Infinity) with the bound as the interval's finite end, and the
+    log verifies, also as written before the bound (the interval [null, null])."""
+    illegal = f"{sys.executable} {Path(__file__).parent / 'hostile_bots' / 'flawed.py'} illegal"
+    result, log, res = match(tmp_path, GREEDY, illegal, "--variant", "sport", "--deals", "12", "--seed", "123456789012")
+    text = " ".join(res.output.split())
+    won, lost = result["ranking"]["standings"]
+    assert won["classes"] == [0, 0, 0, 0, 12]
+    bound = elo_bound(12)
+    assert won["elo"] is None and won["elo_ci"] == [round(bound, 1), None]
+    assert lost["elo"] is None and lost["elo_ci"] == [None, -round(bound, 1)]
+    assert f"Elo difference greedy_bot − flawed: > +{bound:.0f} (95% one-sided bound: every play won, 12 pairs; score 1.000)" in text
+    assert "∞" not in res.output
+    raw = (tmp_path / "m.json").read_text()
+    json.loads(raw, parse_constant=lambda c: pytest.fail(f"{c} in the JSON"))
+    assert verify(log).deals == 24
+    lines = log.read_text().splitlines()
+    old = lines[-1].replace(f'"elo_ci":[{won["elo_ci"][0]},null]', '"elo_ci":[null,null]').replace(
+        f'"elo_ci":[null,{lost["elo_ci"][1]}]', '"elo_ci":[null,null]')
+    assert old != lines[-1]
+    before = tmp_path / "before.jsonl"
+    before.write_text("\n".join([*lines[:-1], old]) + "\n")
+    assert verify(before).deals == 24
+    before.write_text("\n".join([*lines[:-1], old.replace('"elo_ci":[null,null]', '"elo_ci":null')]) + "\n")  # one pair: none
+    assert verify(before).deals == 24

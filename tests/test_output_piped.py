@@ -109,3 +109,14 @@ def test_quiet_prints_one_verdict_line_with_or_without_the_sprt(tmp_path):
     assert tested.stderr == b""
     assert re.fullmatch(r"SPRT (H0 accepted|H1 accepted|undecided) after \d+ pairs \(LLR [+-]\d\.\d{3}, bounds -2\.944 and \+2\.944\); "
                         r"(Winner|No winner): greedy_bot[^\n]*\(LOS [\d.]+%\)\n", tested.stdout.decode()), tested.stdout
+
+
+def test_quiet_says_why_there_is_no_los_after_one_pair(tmp_path):
+    """A game to a target plays one game pair unless told otherwise: one pair has no spread, so no
+    LOS; -q keeps its one form, "(LOS …)", and says so, instead of leaving the figure out."""
+    res = referee("match", GREEDY, FIRST, "--variant", "block", "--seed", LONG_SEED, "-q", columns=80, cwd=tmp_path)
+    assert res.returncode == X.OK, res.stderr
+    assert res.stderr == b""
+    assert re.fullmatch(r"(No winner: (greedy_bot|first_bot) is ahead, but not significant at 95% \(LOS —, one pair\)|Result: a draw\.)\n",
+                        res.stdout.decode()), res.stdout
+    assert "(LOS —, one pair)" in res.stdout.decode()  # this seed's game pair is not level

@@ -72,10 +72,16 @@ async def a_page(person: Person, seen: list[dict[str, Any]], choose=lambda legal
         seen.append(state)
         deal = state["deal"]
         if deal is not None and not state["finished"]:
-            if deal.get("rows"):  # kolbasa: every row face down but for the tile turned up
+            if deal.get("rows"):  # kolbasa: every row face down but for the tiles turned up so far (KB-15)
+                turned: set[str] = set()
                 for step in deal["steps"]:
+                    if step["kind"] == "turn":
+                        turned.add(step["tile"])
                     for row in step["hands"]:
-                        assert all(t is None or (i == len(row) - 1 and t == step.get("up")) for i, t in enumerate(row)), step
+                        assert all(t is None or t in turned for t in row), step
+                    up = step.get("up")
+                    if up is not None:
+                        assert up in step["hands"][step["seat"]][-1:], step  # the tile turned up, at its row's right end
             else:
                 leaked = {t for t in hidden_now(person) if f'"{t}"' in text}
                 assert not leaked, f"the page is told tiles its seats cannot see: {sorted(leaked)}"

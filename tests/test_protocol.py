@@ -1,4 +1,5 @@
-"""The protocol's messages, its committed JSON Schema, and the examples in PROTOCOL.md."""
+"""The protocol's messages, its committed JSON Schema, and its pages (PROTOCOL.md, the core page, and
+the family pages in docs/protocol/): their examples, a section for every message, turn ids."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from typing import get_args
 
 import msgspec
 import pytest
+from support import PROTOCOL_PAGES, protocol_page, protocol_pages, transcript_block
+from support import fenced_blocks as blocks_of
 
 from protocol import bot
 from protocol import messages as m
@@ -21,7 +24,6 @@ from referee.engine.core.tiles import HIGH, IS_DOUBLE, LOW, PIPS, tiles_of
 from referee.sides.base import GameSide
 
 ROOT = Path(__file__).resolve().parent.parent
-PROTOCOL_MD = ROOT / "PROTOCOL.md"
 
 # -- the schema ---------------------------------------------------------------------------------
 
@@ -167,18 +169,16 @@ def test_not_json_is_a_decode_error_and_has_no_type():
     assert m.message_type(b'{"type":"chat","text":"hi"}') == "chat"
 
 
-# -- PROTOCOL.md --------------------------------------------------------------------------------
-
-FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```", re.S | re.M)
+# -- the protocol's pages --------------------------------------------------------------------------
 
 
 def fenced_blocks() -> list[tuple[str, str]]:
-    """Every fenced block of PROTOCOL.md as (info string, body)."""
-    return [(info.strip(), body) for info, body in FENCE.findall(PROTOCOL_MD.read_text(encoding="utf-8"))]
+    """Every fenced block of every page of the protocol as (info string, body)."""
+    return [block for text in protocol_pages().values() for block in blocks_of(text)]
 
 
 def example_lines() -> list[tuple[str, str]]:
-    """Every message line of PROTOCOL.md as (direction, JSON text).
+    """Every message line of the protocol's pages as (direction, JSON text).
 
     In ``json`` blocks every non-blank line is one message; in other blocks, lines written
     ``< {...}`` (referee to bot) and ``> {...}`` (bot to referee).  Direction ``?`` means the
@@ -210,16 +210,16 @@ def decode_example(direction: str, text: str):
 
 def test_protocol_md_examples_parse():
     lines = example_lines()
-    assert len(lines) >= 30, "PROTOCOL.md should hold the worked transcript and an example of every message"
+    assert len(lines) >= 30, "the protocol's pages should hold the worked transcripts and an example of every message"
     seen = set()
     for direction, text in lines:
         try:
             msg = decode_example(direction, text)
         except msgspec.DecodeError as exc:
-            pytest.fail(f"PROTOCOL.md example does not parse ({exc}): {direction} {text}")
+            pytest.fail(f"an example of the protocol's pages does not parse ({exc}): {direction} {text}")
         seen.add(type(msg))
     missing = (set(get_args(m.ToBotMessage)) | set(get_args(m.FromBotMessage))) - seen
-    assert not missing, f"PROTOCOL.md has no example of {sorted(c.__name__ for c in missing)}"
+    assert not missing, f"the protocol's pages have no example of {sorted(c.__name__ for c in missing)}"
 
 
 def test_protocol_md_json_blocks_hold_only_json_lines():
@@ -228,6 +228,150 @@ def test_protocol_md_json_blocks_hold_only_json_lines():
             for line in body.splitlines():
                 if line.strip():
                     json.loads(line)
+
+
+# Every message has a section of its own, ``### `type` — …``: the referee's on the core page or on
+# its family's page, the bot's under the core page's "Messages from the bot".  Its first table names
+# exactly the fields of the message's struct (a nested struct's as ``limits.startup_ms``), so a
+# message or a field added to protocol/messages.py must be written into the pages too.
+
+HEADING = re.compile(r"^(#{1,3}) (.*)$", re.M)
+MESSAGE_HEADING = re.compile(r"`(\w+)` — ")
+
+
+def message_sections() -> dict[tuple[str, str], list[tuple[str, str]]]:
+    """Every ``### `type` — …`` section of the protocol's pages by (direction, type), direction
+    ``"from"`` for the bot's messages and ``"to"`` for the referee's: [(page, its text)]."""
+    found: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for page, text in protocol_pages().items():
+        headings = list(HEADING.finditer(text))
+        chapter = ""
+        for i, h in enumerate(headings):
+            if len(h.group(1)) < 3:
+                chapter = h.group(2)
+                continue
+            named = MESSAGE_HEADING.match(h.group(2))
+            if named is None:
+                continue
+            direction = "from" if page == "core" and chapter == "Messages from the bot" else "to"
+            end = headings[i + 1].start() if i + 1 < len(headings) else len(text)
+            found.setdefault((direction, named.group(1)), []).append((page, text[h.end():end]))
+    return found
+
+
+def field_names(section: str) -> list[str]:
+    """The names in the first column of a section's first table (a row may name several)."""
+    rows = [line for line in section.splitlines() if line.startswith("|")]
+    assert len(rows) >= 3 and set(rows[1]) <= set("|-: "), f"no table of fields in:\n{section[:300]}"
+    names = []
+    for row in rows[2:]:
+        names += re.findall(r"`([\w.]+)`", row.split("|")[1])
+    return names
+
+
+def struct_of(cls: type, name: str) -> type:
+    """The struct type of field ``name`` of ``cls`` (for a dotted row such as ``limits.move_ms``)."""
+    field = next(f for f in msgspec.structs.fields(cls) if f.encode_name == name)
+    assert isinstance(field.type, type) and issubclass(field.type, msgspec.Struct), f"{cls.__name__}.{name} is no struct"
+    return field.type
+
+
+MESSAGES = [*get_args(m.ToBotMessage), *get_args(m.FromBotMessage)]
+
+
+@pytest.mark.parametrize("cls", MESSAGES, ids=lambda cls: cls.__name__)
+def test_every_message_has_a_section_whose_table_names_its_fields(cls):
+    direction = "to" if issubclass(cls, m.ToBot) else "from"
+    tag = cls.__struct_config__.tag
+    sections = message_sections().get((direction, tag), [])
+    assert len(sections) == 1, f"{cls.__name__}: {len(sections)} sections headed ### `{tag}` — … ({direction} the bot)"
+    page, section = sections[0]
+    names = field_names(section)
+    assert len(names) == len(set(names)), f"`{tag}` on the {page} page names a field twice"
+    fields = {f.encode_name for f in msgspec.structs.fields(cls)}
+    assert {n.split(".")[0] for n in names} == fields, f"`{tag}`'s table on the {page} page"
+    for dotted in (n for n in names if "." in n):
+        parent, child = dotted.split(".", 1)
+        assert child in {f.encode_name for f in msgspec.structs.fields(struct_of(cls, parent))}, dotted
+    # its example is in the section too
+    assert '{"type":"' + tag + '"' in section, f"`{tag}`'s section on the {page} page shows no example"
+
+
+def test_every_message_section_is_of_a_message():
+    known = {("to" if issubclass(cls, m.ToBot) else "from", cls.__struct_config__.tag) for cls in MESSAGES}
+    assert set(message_sections()) <= known, set(message_sections()) - known
+
+
+def test_the_field_table_check_catches_a_missing_row():
+    """The section test reads the table it should: without a row, the names differ."""
+    (_, section), = message_sections()[("to", "cut")]
+    without = "\n".join(line for line in section.splitlines() if not line.startswith("| `to` |"))
+    assert set(field_names(section)) == {"seat", "to", "tiles"}
+    assert set(field_names(without)) == {"seat", "tiles"}
+
+
+def test_the_core_page_opens_with_the_first_bot_and_lists_every_page():
+    core = protocol_page("core")
+    chapters = re.findall(r"^## (.*)$", core, re.M)
+    assert chapters[0] == "Your first bot in 20 lines"
+    contents = next(p for p in core.split("\n\n") if p.startswith("Contents: "))
+    for chapter in chapters:
+        assert f"[{chapter.split(':')[0]}](#" in contents, f"the contents do not name {chapter!r}"
+    for page in PROTOCOL_PAGES:
+        if page != "core":
+            assert f"](docs/protocol/{page}.md)" in core, page
+
+
+# Turn ids are explained once, on the core page, and every family's page points there.  What the
+# section says is held against every page's transcript (each regenerated from the engine).
+
+TRANSCRIPTS = [("line", "transcript"), ("cross", "cross-transcript"), ("sea_kozel", "sea-kozel-transcript"),
+               ("mexican_train", "mexican-train-transcript"), ("kolbasa", "kolbasa-transcript")]
+
+
+def test_turn_ids_are_explained_once_on_the_core_page_and_every_family_page_links_there():
+    pages = protocol_pages()
+    explained = [page for page, text in pages.items() if re.search(r"^#+ Turn ids$", text, re.M) or "* **Turn ids.**" in text]
+    assert explained == ["core"]
+    for page in PROTOCOL_PAGES:
+        if page != "core":
+            assert "](../../PROTOCOL.md#turn-ids)" in pages[page], f"the {page} page does not link to the core page's turn ids"
+    said = " ".join(protocol_page("core").split())
+    for phrase in ("this turn's number among the turns of your seating, every seat's turns counted, from 1",
+                   "Only the turns a seat is asked take an id",
+                   "has an id of its own, while what the referee does itself — a forced lead, draws, passes, kolbasa's "
+                   "turning up and tailing, the moves of a staged game ([Testing your bot](#testing-your-bot)) — takes none",
+                   "a `play` whose `turn` is another id is answering a turn it was not asked"):
+        assert phrase in said, phrase
+
+
+@pytest.mark.parametrize("page, name", TRANSCRIPTS)
+def test_turn_ids_count_the_turns_every_seat_is_asked(page, name):
+    """Between two turns of the seat watched, the id grows by one for each turn of another seat (a
+    tile it chose to place, or its write-off decision) and by one for the turn itself: forced
+    leads, draws, passes and tails take none, and a turn going on takes one of its own."""
+    me = expected = None
+    turns = going_on = 0
+    for line in transcript_block(page, name):
+        if not line.startswith("< "):
+            continue
+        msg = json.loads(line[2:])
+        kind = msg["type"]
+        if kind == "deal":
+            me = msg["seat"]
+            expected = 0 if msg["game_number"] == msg["deal_number"] == 0 else None  # a later deal: count from its first turn
+        elif kind == "placed" and msg["seat"] != me and not msg["forced"] and expected is not None:
+            expected += 1
+        elif kind == "declared" and msg["seat"] != me and msg["what"] != "hundred" and expected is not None:
+            expected += 1
+        elif kind == "turn":
+            expected = msg["id"] if expected is None else expected + 1
+            assert msg["id"] == expected, f"{name}: turn {msg['id']}, expected {expected}"
+            turns += 1
+            going_on += bool(msg.get("continuing"))
+    assert turns >= 5
+    if page == "cross":
+        assert going_on, "the osel deal shows turns going on, each with an id of its own"
 
 
 # The worked transcript: one sport deal (seed 1, deal 0) seen from seat 0, every seat playing as
@@ -309,10 +453,8 @@ def sport_transcript(seed: int = 1, index: int = 0, seat: int = 0) -> list[str]:
     return [f"{d} {m.encoder.encode(msg).decode()}" for d, msg in out]
 
 
-def test_protocol_md_transcript_matches_the_engine():
-    blocks = [body for info, body in fenced_blocks() if "transcript" in info.split()[1:]]
-    assert len(blocks) == 1, "PROTOCOL.md should hold one block marked ```text transcript"
-    documented = [line for line in blocks[0].splitlines() if line[:2] in ("< ", "> ")]
+def test_the_line_page_transcript_matches_the_engine():
+    documented = transcript_block("line", "transcript")
     expected = sport_transcript()
     assert documented == expected, "regenerate with: python -c 'from tests.test_protocol import sport_transcript as t; print(*t(), sep=chr(10))'"
 

@@ -1,6 +1,7 @@
-"""What PROTOCOL.md says the referee does, held against what it does (issue 8).
+"""What the protocol's pages (PROTOCOL.md and docs/protocol/) say the referee does, held against
+what it does (issue 8).
 
-Each test finds the statement in PROTOCOL.md and checks the behaviour through the real table
+Each test finds the statement on the page it belongs to and checks the behaviour through the real table
 (in-process bots that record every byte, see tests/test_wire_replay.py) or the command line.
 """
 
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from support import read_log, tiles
+from support import PROTOCOL_PAGES, protocol_page, read_log, tiles
 from test_wire_replay import play_recorded
 from typer.testing import CliRunner
 
@@ -26,10 +27,11 @@ ROOT = Path(__file__).resolve().parent.parent
 FIRST = str(ROOT / "sample_bots" / "first_bot.py")
 
 
-def protocol_says(*phrases: str) -> None:
-    text = " ".join((ROOT / "PROTOCOL.md").read_text(encoding="utf-8").split())
+def protocol_says(*phrases: str, page: str = "core") -> None:
+    """Each phrase stands on the protocol's ``page`` (the core page, PROTOCOL.md, or a family's)."""
+    text = " ".join(protocol_page(page).split())
     for phrase in phrases:
-        assert " ".join(phrase.split()) in text, f"PROTOCOL.md does not say: {phrase}"
+        assert " ".join(phrase.split()) in text, f"{PROTOCOL_PAGES[page].name} does not say: {phrase}"
 
 
 def messages(bot) -> list[dict]:
@@ -41,7 +43,7 @@ def seat_of(bot) -> int:
 
 
 def test_club_draws_one_tile_then_passes_while_the_bazaar_holds_tiles(monkeypatch, tmp_path):
-    protocol_says("a `drew` with `count: 1` is followed by a `passed`, *although the bazaar still holds tiles*")
+    protocol_says("a `drew` with `count: 1` is followed by a `passed`, *although the bazaar still holds tiles*", page="line")
     deal = Deal(
         (
             tiles("5-5", "2-6", "4-5", "1-4", "5-6", "0-2", "1-5"),
@@ -58,7 +60,7 @@ def test_club_draws_one_tile_then_passes_while_the_bazaar_holds_tiles(monkeypatc
 
 @pytest.mark.parametrize("players", [2, 3])
 def test_kozel_for_two_or_three_never_draws_the_last_bazaar_tile(monkeypatch, tmp_path, players):
-    protocol_says("the last tile of the bazaar is never drawn. `bazaar` (in `deal` and `turn`) still counts it")
+    protocol_says("the last tile of the bazaar is never drawn. `bazaar` (in `deal` and `turn`) still counts it", page="line")
     lowest = None
     for seed in range(6):
         for bot in play_recorded(monkeypatch, tmp_path, "kozel", players, {}, None, seed):
@@ -237,7 +239,7 @@ def test_placed_says_closed_for_a_double_laid_closed(monkeypatch, tmp_path):
 
 
 def test_only_the_write_off_decision_carries_held(monkeypatch, tmp_path):
-    protocol_says("That turn's `held` gives each side's total, by side, as the rules count the hands")
+    protocol_says("That turn's `held` gives each side's total, by side, as the rules count the hands", page="sea_kozel")
     turns = [x for x in _turns_and_events(monkeypatch, tmp_path, "sea_kozel", 2, range(1, 13)) if x["type"] == "turn"]
     decisions = [t for t in turns if any(o.get("declare") == "write_off" for o in t["legal"])]
     assert decisions, "no write-off decision in these games"

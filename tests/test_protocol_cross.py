@@ -1,10 +1,10 @@
-"""PROTOCOL.md's worked transcript of a cross deal, regenerated from the rules engine and the
+"""The cross page's worked transcript of a cross deal (docs/protocol/cross.md), regenerated from the rules engine and the
 wire's own message builders, so the document cannot drift from what the referee sends.
 
 One osel deal (4 players in pairs) seen from seat 0, which answers with the *last* legal move
 (so it closes doubles and stops when it may) and echoes each turn's id, while the other seats
 take the first legal move: it shows ``up``/``down`` opening at once, a turn of several tiles
-(``continuing``), a closed double and ``stop``.  The ``text cross-transcript`` block of PROTOCOL.md must equal it line for line.
+(``continuing``), a closed double and ``stop``.  The ``text cross-transcript`` block of that page must equal it line for line.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ def test_the_transcript_shows_the_cross_moves():
 
 
 def test_protocol_md_cross_transcript_matches_the_engine():
-    documented = transcript_block("cross-transcript")
+    documented = transcript_block("cross", "cross-transcript")
     regenerate = "python -c 'import sys; sys.path.insert(0, \"tests\"); from test_protocol_cross import cross_transcript as t; print(*t(), sep=chr(10))'"
     assert documented == cross_transcript(), f"regenerate with: {regenerate}"
 

@@ -1,10 +1,10 @@
-"""PROTOCOL.md's worked transcript of a kolbasa deal, regenerated from the rules engine and the
-wire's own message builders (:mod:`referee.sides.kolbasa`, through :func:`referee.sides.side_for`),
+"""The kolbasa page's worked transcript of a kolbasa deal (docs/protocol/kolbasa.md), regenerated
+from the rules engine and the wire's own message builders (:mod:`referee.sides.kolbasa`, through :func:`referee.sides.side_for`),
 so the document cannot drift from what the referee sends.
 
 The first deal of a kolbasa game from seed :data:`SEED`, seen from seat :data:`SEAT`: both seats
 take a knife when one is offered (the one that cuts the most), otherwise the first legal place;
-seat 0 echoes each turn's id.  The ``text kolbasa-transcript`` block of PROTOCOL.md must equal it
+seat 0 echoes each turn's id.  The ``text kolbasa-transcript`` block of that page must equal it
 line for line, and the same deal played through the real :class:`~referee.conversation.table.Table` must send
 seat 0 exactly those lines.  The deal has tails, inserted doubles, a knife that cuts the sausage
 into the opponent's row and rows whose returned tiles are public.
@@ -68,7 +68,8 @@ def test_the_transcript_shows_a_knife_a_cut_and_a_tail():
 
 
 def test_protocol_md_kolbasa_transcript_matches_the_engine():
-    assert transcript_block("kolbasa-transcript") == kolbasa_transcript(), ("regenerate with: python -c 'import sys; sys.path.insert(0, \"tests\"); "
+    documented = transcript_block("kolbasa", "kolbasa-transcript")
+    assert documented == kolbasa_transcript(), ("regenerate with: python -c 'import sys; sys.path.insert(0, \"tests\"); "
                                                 "from test_protocol_kolbasa import kolbasa_transcript as t; print(*t(), sep=chr(10))'")
 
 

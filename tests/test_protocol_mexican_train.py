@@ -1,6 +1,6 @@
-"""mexican_train on the wire (PROTOCOL.md, "mexican_train: trains, markers and doubles").
+"""mexican_train on the wire (its page of the protocol, docs/protocol/mexican_train.md).
 
-* The worked transcript in PROTOCOL.md is what the real :class:`~referee.conversation.table.Table` sends seat
+* The worked transcript on that page is what the real :class:`~referee.conversation.table.Table` sends seat
   0 for its seed, byte for byte (in-process scripted bots, no processes).
 * What a seat is told is enough to follow the trains: the Python library's :class:`State`, fed
   only the ``deal`` and the events, agrees with every ``turn``'s ``ends``, markers and open double
@@ -131,7 +131,7 @@ def test_the_transcript_shows_a_double_covered_and_a_double_left_hanging():
 
 
 def test_protocol_md_mexican_train_transcript_is_what_the_referee_sends():
-    documented = transcript_block("mexican-train-transcript")
+    documented = transcript_block("mexican_train", "mexican-train-transcript")
     assert documented == transcript(), ("regenerate with: python -c 'import sys; sys.path.insert(0, \"tests\"); "
                                         "from test_protocol_mexican_train import transcript as t; print(*t(), sep=chr(10))'")
 

@@ -1,4 +1,4 @@
-"""PROTOCOL.md's worked transcript of a sea_kozel deal with a declaration, regenerated from the
+"""The sea_kozel page's worked transcript of a sea_kozel deal with a declaration, regenerated from the
 rules engine and the wire's own message builders, so the document cannot drift from what the
 referee sends.
 
@@ -6,7 +6,7 @@ A two-player sea_kozel game from seed 18: the first deal is played with everyone
 first legal move; in the second, seat 0 (whose side has points) leads and is offered 6-6 *for a
 hundred* beside the plain 6-6 lead, declares it, and wins the deal and so the match.  Seat 0
 takes a declaration whenever one is offered, otherwise the first legal move, and echoes each
-turn's id.  The ``text sea-kozel-transcript`` block of PROTOCOL.md must equal it line for line.
+turn's id.  The ``text sea-kozel-transcript`` block of docs/protocol/sea_kozel.md must equal it line for line.
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ def test_the_transcript_shows_the_declaration():
 
 
 def test_protocol_md_sea_kozel_transcript_matches_the_engine():
-    documented = transcript_block("sea-kozel-transcript")
+    documented = transcript_block("sea_kozel", "sea-kozel-transcript")
     assert documented == sea_kozel_transcript(), ("regenerate with: python -c 'import sys; sys.path.insert(0, \"tests\"); "
                                                   "from test_protocol_sea_kozel import sea_kozel_transcript as t; print(*t(), sep=chr(10))'")
 
@@ -155,10 +155,10 @@ def test_the_write_off_offer_carries_each_sides_total_as_the_rules_count_it():
 
 
 def test_protocol_md_write_off_turn_matches_the_wire():
-    """PROTOCOL.md's example of the write-off turn: the first seed whose fisherman holds only 0-0."""
+    """The sea_kozel page's example of the write-off turn: the first seed whose fisherman holds only 0-0."""
     found = next(((seed, state, turn) for seed, state, _, turn in write_off_decisions(2, range(1, 200)) if turn.hand == [(0, 0)]), None)
     assert found is not None, "no fisherman holding only 0-0"
     seed, state, turn = found
     line = m.encode_line(turn).decode().strip()
     assert turn.held is not m.UNSET and turn.held[state.turn] == 25  # the pips of its hand: 0
-    assert transcript_block("sea-kozel-write-off") == [f"< {line}"], f"seed {seed}: < {line}"
+    assert transcript_block("sea_kozel", "sea-kozel-write-off") == [f"< {line}"], f"seed {seed}: < {line}"

@@ -5,8 +5,8 @@ published; in a duplicate match the process of a later seating would learn the o
 from the process of an earlier one, and in sport each would learn its partner's.
 
 The spy plays sandboxed in block (2 players), a 3-bot draw, mexican_train with 4 seats and
-sport (partners), as root and as an ordinary user; without the sandbox (the control) the same
-spy learns hands, so the tests can fail.  Every match passes ``--seed``.
+sport (partners), through every kind of lock and inotify, as root and as an ordinary user;
+without the sandbox (the control, as either) the same spy learns hands, so the tests can fail.  Every match passes ``--seed``.
 """
 
 from __future__ import annotations
@@ -172,11 +172,18 @@ def test_system_v_and_posix_ipc_pass_nothing_in_the_sandbox(place, channel):
     assert not learned(lines), learned(lines)
 
 
-@pytest.mark.parametrize("channel", ["flock", "ofd", "inotify"])
-@pytest.mark.parametrize("game", ["block", "sport"])
+@pytest.mark.parametrize("channel", [*LOCKS, "inotify"])
+@pytest.mark.parametrize("game", list(GAMES))
 def test_as_an_ordinary_user_nothing_passes_either(place, user, channel, game):
     lines = play(place, channel, game, sandbox=True, as_user=user)
     assert not learned(lines), learned(lines)
+
+
+@pytest.mark.parametrize(("channel", "game"), [("posix", "draw, 3 bots"), ("ofd", "mexican_train, 4 seats")])
+def test_as_an_ordinary_user_without_the_sandbox_the_spy_learns_hands(place, user, channel, game):
+    """The control of the test above, as the user: its spy can learn, so learning nothing is
+    the sandbox's doing."""
+    assert learned(play(place, channel, game, sandbox=False, as_user=user))
 
 
 def test_a_sandboxed_bot_cannot_make_a_user_namespace(place, user):

@@ -169,3 +169,48 @@ def test_a_league_names_the_sandbox_when_a_bot_fails_only_there(tmp_path, monkey
     monkeypatch.chdir(tmp_path)
     r = CliRunner().invoke(app, ["league", "run", str(path), "-q"])
     assert "sandbox" in r.output, r.output
+
+
+def _verdict(output: str) -> list[str]:
+    """What ``check --sandbox`` says after checking again without the sandbox, less its last
+    line (where the logs are)."""
+    return output.partition("to see whether it is the cause…\n")[2].strip().splitlines()[:-1]
+
+
+def test_check_names_a_relative_file_that_the_sandboxs_working_directory_lacks(tmp_path, monkeypatch):
+    """Issue 33 item 1: a bot started from the folder above its own opens data/book.txt, there
+    without the sandbox; in the sandbox it runs in its own directory, where there is none.  The
+    check names the file, both directories and what to do, in whole."""
+    home = folder(tmp_path / "home")
+    folder(home / "data")
+    (home / "data" / "book.txt").write_text("x")
+    (folder(home / "code") / "bot.py").write_text('open("data/book.txt").read()\n' + FIRST.read_text())
+    monkeypatch.chdir(home)
+    r = CliRunner().invoke(app, ["check", "python3 code/bot.py", "--sandbox", "--variant", "sport", "--deals", "1", "--seed", "3",
+                                 "--log-dir", str(tmp_path / "check")])
+    assert r.exit_code == 3, r.output
+    assert _verdict(r.output) == [
+        "It passes without the sandbox: it fails only because of the sandbox.",
+        f"It could not open data/book.txt: a relative name is taken from the bot's working directory, which in the sandbox is "
+        f"its own directory, {home / 'code'}, where there is no data/book.txt; without the sandbox it ran in this one, {home}, "
+        f"which has {home / 'data' / 'book.txt'}.  Give --cwd {home} (a league: cwd), or have the bot open the file from its "
+        "own directory."]
+
+
+def test_check_names_a_relative_file_outside_what_the_sandbox_shows(tmp_path, monkeypatch):
+    """The same file named ../data/book.txt from the bot's --cwd: it exists, but the sandbox does
+    not show it, and the check says where the name leads."""
+    home = folder(tmp_path / "home")
+    folder(home / "data")
+    (home / "data" / "book.txt").write_text("x")
+    (folder(home / "code") / "bot.py").write_text('open("../data/book.txt").read()\n' + FIRST.read_text())
+    monkeypatch.chdir(tmp_path)
+    r = CliRunner().invoke(app, ["check", "python3 bot.py", "--cwd", str(home / "code"), "--sandbox", "--variant", "sport",
+                                 "--deals", "1", "--seed", "3", "--log-dir", str(tmp_path / "check")])
+    assert r.exit_code == 3, r.output
+    assert _verdict(r.output) == [
+        "It passes without the sandbox: it fails only because of the sandbox.",
+        f"It could not open ../data/book.txt, which from its working directory {home / 'code'} is {home / 'data' / 'book.txt'}: "
+        "that file exists, but outside what the sandbox shows it (the system, the bot's own directory, its working "
+        "directory, the paths its command line names, and an empty /tmp).  Keep it beside the bot, or name it (or its "
+        "folder) on the bot's command line."]

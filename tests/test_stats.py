@@ -60,6 +60,28 @@ def test_elo_from_pairs_is_symmetric_and_infinite_ends_are_null():
     assert sweep.standings[0].elo is None  # a score of 1 is an infinite Elo difference
 
 
+def test_every_play_won_gives_a_one_sided_bound_not_an_infinite_interval():
+    """Issue 33 item 8: not +inf [-inf, +inf], but "above the bound" at the confidence: the exact
+    binomial bound of all n boards won, (1 - c)^(1/n), as an Elo."""
+    sweep = S.figures(S.Boards.of([[[1, 0], [1, 0]]] * 12), ["a", "b"])
+    won, lost = sweep.standings
+    bound = S.elo_of_score(0.05 ** (1 / 12))
+    assert won.elo is None and won.elo_ci == [round(bound, 1), None]
+    assert lost.elo is None and lost.elo_ci == [None, -round(bound, 1)]
+    assert 200 < bound < 230
+    # about the rule of three at 95% (a board lost at most 3/n of the time), and growing with n
+    for n in (20, 50, 100, 300):
+        assert S.score_of_elo(S.elo_bound(n)) == pytest.approx(1 - 3 / n, abs=0.3 / n)
+    assert S.elo_bound(10) < S.elo_bound(20) < S.elo_bound(100)
+    assert S.elo_bound(4) < 0  # four boards won are no evidence at 95%: the bound says so
+    assert S.elo_bound(20, 0.99) < S.elo_bound(20, 0.95)
+    with pytest.raises(ValueError):
+        S.elo_bound(0)
+    # one play not won: an Elo again, with its two-sided interval (whose upper end may pass a score of 1)
+    mixed = S.figures(S.Boards.of([[[1, 0], [1, 0]]] * 11 + [[[1, 0], [0, 1]]]), ["a", "b"])
+    assert mixed.standings[0].elo is not None and mixed.standings[0].elo_ci[0] is not None
+
+
 def test_a_winner_only_when_the_margin_is_significant():
     clear = [[[10, 0], [8, 1]] for _ in range(6)]
     f = S.figures(S.Boards.of(clear), ["a", "b"])
@@ -375,3 +397,87 @@ def test_the_web_pages_and_league_ratings_print_no_negative_zero():
     two = Standings(SimpleNamespace(per_table=2, schedule="round-robin"), [], 0, 0, 0)  # type: ignore[arg-type]  # its kind is read
     flat = _flat(two, Row(rank=1, bot="a", rating=-0.04, rating_low=-0.01, rating_high=0.02))
     assert all(math.copysign(1, flat[k]) == 1 for k in ("rating", "rating_low", "rating_high"))
+
+
+# -- the normalized Elo model (fastchess's model=normalized) ------------------------------------------
+
+
+def test_model_normalized_reads_elo0_and_elo1_as_normalized_elo():
+    t = S.parse_sprt(["elo0=0 elo1=5 model=normalized"])
+    assert (t.kind, t.h0, t.h1) == ("nelo", 0, 5)
+    assert t.words == "elo0=0 elo1=5 model=normalized"
+    assert S.parse_sprt(["elo0=0", "elo1=5", "model=logistic"]).kind == "elo"
+    assert S.parse_sprt(["elo0=0 elo1=5"]).words == "elo0=0 elo1=5"
+    assert S.parse_sprt(["margin0=0 margin1=3"]).words == "margin0=0 margin1=3"
+    for bad, words in [("models are logistic and normalized", ["elo0=0 elo1=5 model=bayesian"]),
+                       ("not the margin's", ["margin0=0 margin1=3 model=normalized"]),
+                       ("twice", ["elo0=0 elo1=5 model=normalized model=logistic"]),
+                       ("within", ["elo0=0 elo1=5000 model=normalized"])]:
+        with pytest.raises(ValueError, match=bad):
+            S.parse_sprt(words)
+
+
+def test_the_normalized_fit_has_the_asked_t_and_is_the_observed_one_at_its_own_t():
+    values = [k / 4 for k in range(5)]
+    probs = [0.05, 0.2, 0.5, 0.2, 0.05]
+    for t in (-3.0, -0.5, 0.0, 0.2, 1.0, 2.0, 4.0):  # 1 and beyond: where a fit from the uniform start fails
+        p = S.mle_with_t(values, probs, t)
+        mu = sum(a * q for a, q in zip(values, p))
+        sd = math.sqrt(sum(q * (a - mu) ** 2 for a, q in zip(values, p)))
+        assert sum(p) == pytest.approx(1.0) and (mu - 0.5) / sd == pytest.approx(t, abs=1e-9)
+    assert S.mle_with_t(values, probs, 0.0) == pytest.approx(probs)  # symmetric: already at t = 0
+    # nElo per play: a pair's t is sqrt(2) times the nElo over 800 / ln 10 (fastchess's pentanomial model)
+    assert S.t_of_nelo(100, 2) == pytest.approx(math.sqrt(2) * 100 * math.log(10) / 800)
+
+
+def test_the_normalized_llr_agrees_with_its_normal_approximation_near_the_results():
+    counts = [40, 120, 300, 130, 50]
+    n = sum(counts)
+    values = [k / 4 for k in range(5)]
+    mu = sum(c * v for c, v in zip(counts, values)) / n
+    sd = math.sqrt(sum(c * (v - mu) ** 2 for c, v in zip(counts, values)) / n)
+    t = (mu - 0.5) / sd
+    for lo, hi in ((0, 5), (0, 30), (-20, 20)):
+        t0, t1 = S.t_of_nelo(lo, 2), S.t_of_nelo(hi, 2)
+        approx = n / 2 * math.log((1 + (t - t0) ** 2) / (1 + (t - t1) ** 2))
+        assert S.llr_normalized(counts, lo, hi) == pytest.approx(approx, rel=0.02, abs=0.01)
+    assert S.llr_normalized([0] * 5, 0, 5) == 0.0
+    assert S.llr_normalized([1, 2, 4, 6, 7], 0, 20) > 0 > S.llr_normalized([7, 6, 4, 2, 1], 0, 20)
+    assert math.isfinite(S.llr_normalized([0, 0, 100, 0, 0], 257, 354))  # far from the results: the approximation
+
+
+def _pentanomial_with_t(t: float) -> list[float]:
+    """A pentanomial distribution (a fixed shape, tilted) whose t per pair is ``t``."""
+    base = [0.1, 0.2, 0.4, 0.2, 0.1]
+    values = [k / 4 for k in range(5)]
+    lo, hi = -50.0, 50.0
+    for _ in range(200):
+        lam = (lo + hi) / 2
+        w = [b * math.exp(lam * v) for b, v in zip(base, values)]
+        p = [x / sum(w) for x in w]
+        mean = sum(x * v for x, v in zip(p, values))
+        sd = math.sqrt(sum(x * (v - mean) ** 2 for x, v in zip(p, values)))
+        lo, hi = (lam, hi) if (mean - 0.5) / sd < t else (lo, lam)
+    return p
+
+
+@pytest.mark.slow
+def test_simulated_pentanomial_streams_hold_the_normalized_tests_error_rates():
+    """At H0 the normalized test accepts H1 about alpha of the time, at H1 H0 about beta."""
+    test = S.SprtSpec(kind="nelo", h0=0, h1=60, alpha=0.05, beta=0.05)
+    rng = random.Random(20261202)
+
+    def run(probs: list[float]) -> str | None:
+        counts = [0] * 5
+        for _ in range(4000):
+            counts[rng.choices(range(5), probs)[0]] += 1
+            if decision := test.decide(S.llr_normalized(counts, test.h0, test.h1)):
+                return decision
+        return None
+
+    runs = 300
+    at_h1 = [run(_pentanomial_with_t(S.t_of_nelo(60, 2))) for _ in range(runs)]
+    at_h0 = [run(_pentanomial_with_t(0.0)) for _ in range(runs)]
+    assert None not in at_h1 and None not in at_h0
+    assert 0.90 <= at_h1.count("H1") / runs <= 0.99
+    assert at_h0.count("H1") / runs <= 0.09

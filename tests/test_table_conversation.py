@@ -391,3 +391,40 @@ async def test_a_turns_log_times_are_the_readings_it_timed_the_answer_with(tmp_p
     out, inp, _ = (json.loads(line) for line in log.splitlines())
     assert (out["t"], inp["t"]) == (2.5, 2.75)
     assert b'"t":2.500000,' in log and b'"t":2.750000,' in log  # exactly, six decimals
+
+
+async def test_a_cancelled_table_stops_by_the_end_of_its_deal(tmp_path, autojump_clock):
+    """A turn answered at once does not look whether it was cancelled (an SPRT decided, a failure
+    elsewhere): the deal looks as it starts and its end's writes do, so a table cancelled in the
+    middle of a deal of instant bots deals no other."""
+    scope = trio.CancelScope()
+    asked = 0
+
+    def cancelling(msg: m.ToBotMessage) -> list[tuple[float, bytes | None]]:
+        nonlocal asked
+        if type(msg) is m.Turn:
+            asked += 1
+            if asked == 3:
+                scope.cancel()
+        return list(first_legal(msg))
+
+    launch, started = scripted({"A": cancelling})
+    tc = TimeControl()
+    bots = [Entry(Bot("A", ["a"]), 0, tc), Entry(Bot("B", ["b"]), 1, tc)]
+    seating = [Player(bots[0], 0), Player(bots[1], 0)]
+    game = variant("draw").new_game(2, {})
+    dealt = 0
+    async with trio.open_nursery() as nursery:
+        table = Table(nursery, seating, tc=tc, log=MatchLog(None), stderr_dir=tmp_path, block=0, launch=launch)
+        await table.open()
+        try:
+            with scope:
+                for i in range(3):
+                    dealt += 1
+                    await table.play_deal(game, seating, i, deal_from_seed(3, i, game.shape), Where(0))
+        finally:
+            with trio.CancelScope(shield=True):
+                await table.close()
+    assert scope.cancelled_caught and asked >= 3 and dealt == 1
+    for bot in (started["A"][0], started["B"][0]):
+        assert [type(msg) for msg in bot.received].count(m.DealStart) == 1

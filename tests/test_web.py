@@ -261,6 +261,7 @@ DRAWN = """() => ({
         open: [...document.querySelectorAll('#table-svg [data-open]')].map(t => [t.dataset.arm, t.dataset.open]),
         up: [...document.querySelectorAll('.hand .tiles .up')].map(t => t.dataset.tile),
         face_up: document.querySelectorAll('.hand .tiles .tile-svg:not(.face-down)').length,
+        public: [...document.querySelectorAll('.hand .tiles .public')].map(t => t.dataset.tile),
         arrived: [...document.querySelectorAll('.hand .tiles .drawn')].map(t => t.dataset.tile),
         cut: document.querySelectorAll('#table-svg .tile.cut').length,
         place: replay.step.end || null,
@@ -422,13 +423,14 @@ def test_every_kolbasa_deal_draws_its_lines_rows_knives_and_cuts(logs, page, tmp
     log = logs["kolbasa"]
     site = tmp_path / "site"
     assert CliRunner().invoke(app, ["report", str(log), "-O", str(site)]).exit_code == 0
-    seen = {"turn": 0, "tail": 0, "insert": 0, "knife": 0, "cut": 0}
+    seen = {"turn": 0, "tail": 0, "insert": 0, "knife": 0, "cut": 0, "public": 0}
     deals = [(r["game"], r["orientation"], r["deal"]) for _, r in read_log(log) if r["k"] == "deal_end"]
     for game, orientation, deal in deals:
         want = expected_deal(log, game, orientation, deal)
         page.goto(url(site / f"g{game + 1}-o{orientation}-d{deal + 1}.html"))
         got = every_step(page)
         assert len(got) == len(want["steps"])
+        turned: set[str] = set()
         for i, (g, w) in enumerate(zip(got, want["steps"])):
             rows = [None, None]
             for seat, tiles in zip(g["seats"], g["hands"]):
@@ -436,7 +438,11 @@ def test_every_kolbasa_deal_draws_its_lines_rows_knives_and_cuts(logs, page, tmp
             assert rows == w["rows"], f"the rows at move {i}"
             assert g["table"] == w["table"], f"the sausage at move {i}"
             assert_marks(g, w["marks"], i)
-            assert g["face_up"] == len(g["up"]), f"only the tile turned up is face up at move {i}"
+            # face down but for the tile turned up and the tiles turned up before (public, KB-15)
+            turned.update(g["up"])
+            assert g["face_up"] == len(g["up"]) + len(g["public"]), f"only tiles turned up are face up at move {i}"
+            assert set(g["public"]) <= turned and turned & {t for row in rows for t in row} <= set(g["public"]) | set(g["up"]), i
+            seen["public"] += bool(g["public"])
             seen["turn"] += bool(g["up"])
             seen["insert"] += g["place"] is not None and g["place"].startswith(("top:", "bottom:"))
             if "knife" in g["table"]:
@@ -835,7 +841,8 @@ def test_kolbasa_003_knife_stands_across_its_junction_then_cuts_the_sausage_into
     """003's knife: lines of three tiles from the start 2-3 end in 5 (top) and 0 (bottom); seat 1
     lays 5-0 across position 3.  The replay shows the knife standing in the gap with the start and
     both lines marked cut, then the sausage gone from the table (the knife, 5 on top, is the new
-    start) and face down at the left end of seat 0's row in KB-5's order, before its 5-5."""
+    start) and face down at the left end of seat 0's row in KB-5's order, before its 5-5: every
+    one of them was turned up once, so the replay shows them face up there (public, KB-15)."""
     deal = kolbasa_page(monkeypatch, tmp_path, ("5-5 0-4 1-4 1-3 2-3", "3-3 0-5 5-6 4-6 2-4"),
                         ["top", "bottom", "top", "bottom", "top", "bottom", "knife:3"])
     page.goto(url(deal))
@@ -851,7 +858,7 @@ def test_kolbasa_003_knife_stands_across_its_junction_then_cuts_the_sausage_into
     sausage = ["2-3", "2-4", "4-6", "5-6", "1-3", "1-4", "0-4"]
     rows = dict(zip(cut["seats"], cut["hands"]))
     assert rows == {0: [*sausage, "5-5"], 1: ["3-3"]}
-    assert cut["arrived"] == sausage and cut["face_up"] == 0
+    assert cut["arrived"] == sausage and cut["public"] == sausage and cut["face_up"] == 7  # 5-5 and 3-3: never seen
     assert "cuts the sausage: 7 tiles" in page.evaluate(f"replay.go({knife + 1}), document.getElementById('caption').textContent")
     # Junctions are numbered under the lines while both reach them: 1, 2, 3 before the knife.
     page.evaluate(f"replay.go({knife - 1})")
@@ -861,7 +868,8 @@ def test_kolbasa_003_knife_stands_across_its_junction_then_cuts_the_sausage_into
 
 def test_kolbasa_003_inserted_double_and_a_tail_are_drawn(monkeypatch, page, tmp_path):
     """003's inserted 1-1 goes in at the bottom line's junction 0 and the bottom line reads 1-1
-    1-5 5-3; a tile that fits nowhere goes face down to the left end of its own row."""
+    1-5 5-3; a tile that fits nowhere goes face down to the left end of its own row, public (it
+    was turned up), so the replay shows it face up there."""
     deal = kolbasa_page(monkeypatch, tmp_path, ("4-4 3-5 1-5 0-1", "2-2 1-1 2-6 0-6"), ["top", "bottom", "top", "bottom", "bottom:0"])
     page.goto(url(deal))
     steps = every_step(page)
@@ -876,7 +884,8 @@ def test_kolbasa_003_inserted_double_and_a_tail_are_drawn(monkeypatch, page, tmp
     assert [steps[i]["arrived"] for i in tailed] == [["1-2"], ["5-6"]]
     assert [dict(zip(steps[i]["seats"], steps[i]["hands"])) for i in tailed] == [{0: ["1-2", "0-0"], 1: ["3-3", "5-6"]},
                                                                                   {0: ["1-2", "0-0"], 1: ["5-6", "3-3"]}]
-    assert steps[-1]["up"] == ["0-0"] and steps[-1]["face_up"] == 1
+    assert [steps[i]["public"] for i in tailed] == [["1-2"], ["1-2", "5-6"]]
+    assert steps[-1]["up"] == ["0-0"] and steps[-1]["public"] == ["1-2", "5-6"] and steps[-1]["face_up"] == 3
 
 
 def test_a_log_cut_in_the_middle_of_a_deal(logs, page, tmp_path):

@@ -2,8 +2,8 @@
 
 Whole games are played through the real :class:`~referee.conversation.table.Table` with the in-process bots
 of ``test_wire_replay`` (each records every byte it is sent and answers a ``turn`` with a random
-entry of ``legal``).  Each seat's bytes are then followed the way PROTOCOL.md tells a kolbasa bot
-to (``deal.rows``, then ``turned``, ``placed``, ``tailed`` and ``cut``), and compared at each
+entry of ``legal``).  Each seat's bytes are then followed the way the protocol's kolbasa page
+(docs/protocol/kolbasa.md) tells a kolbasa bot to (``deal.rows``, then ``turned``, ``placed``, ``tailed`` and ``cut``), and compared at each
 ``turn`` and ``deal_end`` with the engine's truth taken at that moment:
 
 * the rows the bot rebuilds are ``turn.rows``, and both are the engine's rows with ``null``

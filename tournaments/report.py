@@ -16,6 +16,7 @@ from referee.web.data import NotALog, safe_name
 from referee.web.site import copy_assets, dump_doc, write_atomic, write_match, write_page
 from tournaments import standings as S
 from tournaments.schedule import TableKey
+from tournaments.status import bracket
 
 
 def report_league(league: Any, store: Any, out: Path, *, poll: bool = True) -> dict[str, Any]:
@@ -88,4 +89,6 @@ def league_doc(league: Any, store: Any, match_href: dict[TableKey, str]) -> dict
                unit=league.unit)
     if doc["tables_of_n"]:
         doc["head_to_head"] = s.head_to_head
+    # A knockout's bracket, with its byes, as `league status` gives it.
+    doc["bracket"] = bracket(league, S.state_of(league, store))
     return doc

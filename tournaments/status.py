@@ -1,7 +1,7 @@
 """``referee league status``: what is done, failed, given up and pending, in every format.
 
 :func:`status` gathers it as data, one item per table of the schedule known now (and one per
-Swiss bye); ``to_lines`` (the default, for people), :func:`to_csv`, :func:`to_json` and
+bye, Swiss or knockout), and a knockout's bracket (:func:`bracket`); ``to_lines`` (the default, for people), :func:`to_csv`, :func:`to_json` and
 :func:`to_markdown` only format it.
 """
 
@@ -13,7 +13,7 @@ import json
 from typing import Any
 
 from tournaments.config import KNOCKOUT, SWISS, League
-from tournaments.schedule import TableKey
+from tournaments.schedule import Knockout, State, TableKey
 from tournaments.standings import state_of
 from tournaments.store import MAX_ATTEMPTS, Store
 
@@ -38,6 +38,36 @@ def cut_short(runs: int, longest: float | None) -> str:
             f"league interrupted more often than its longest match lasts never advances{took}")
 
 
+def bracket(league: League, state: State) -> list[dict[str, Any]]:
+    """A knockout's rounds drawn so far, in bracket order: each slot's bots, whether it is a bye,
+    and the bot it sends on (``None`` while its table is still to be decided).  Other schedules
+    have none."""
+    if league.schedule != KNOCKOUT:
+        return []
+    schedule = league.plan()
+    assert isinstance(schedule, Knockout)
+    rounds = []
+    for r in sorted(state.draws):
+        slots = [{"bots": list(slot), "bye": len(slot) == 1, "on": schedule.winner(state, r, slot)[0]} for slot in state.draws[r]]
+        rounds.append({"round": r, "final": len(slots) == 1 and not slots[0]["bye"], "slots": slots})
+    return rounds
+
+
+def bracket_lines(rounds: list[dict[str, Any]]) -> list[str]:
+    """The bracket in words, a line a round: ``round 1: greedy (bye); first vs twin: twin goes on``."""
+    out = []
+    for r in rounds:
+        words = []
+        for slot in r["slots"]:
+            if slot["bye"]:
+                words.append(f"{slot['bots'][0]} (bye)")
+            else:
+                on = slot["on"]
+                words.append(" vs ".join(slot["bots"]) + (": to play" if on is None else f": {on} {'won' if r['final'] else 'goes on'}"))
+        out.append(f"  {'final' if r['final'] else 'round ' + str(r['round'])}: {'; '.join(words)}")
+    return out
+
+
 def status(league: League, store: Store | None) -> dict[str, Any]:
     """Everything ``league status`` says, as data."""
     state = state_of(league, store)
@@ -56,8 +86,7 @@ def status(league: League, store: Store | None) -> dict[str, Any]:
             item.update(status="given up" if (t.attempts or 0) >= MAX_ATTEMPTS else "failed", error=_first_line(t.error),
                         attempts=t.attempts or 0)
         items.append(item)
-    byes = [{"round": r, "bot": slot[0]} for r, slots in sorted(state.draws.items()) for slot in slots if len(slot) == 1
-            and league.schedule == SWISS]
+    byes = [{"round": r, "bot": slot[0]} for r, slots in sorted(state.draws.items()) for slot in slots if len(slot) == 1]
     counts = {s: sum(1 for i in items if i["status"] == s) for s in STATES}
     schedule = league.plan()
     data: dict[str, Any] = {
@@ -74,6 +103,7 @@ def status(league: League, store: Store | None) -> dict[str, Any]:
             final = max(state.draws, default=0)
             champion = [b for b, (r, _) in schedule.eliminated(state).items() if r > final] if plan.finished else []  # type: ignore[attr-defined]
             data["champion"] = champion[0] if champion else None
+            data["bracket"] = bracket(league, state)
     runs = store.cut_runs() if store is not None else 0
     longest = store.longest_match() if store is not None else None
     left = counts["pending"] + counts["failed"]
@@ -114,6 +144,8 @@ def to_lines(data: dict[str, Any]) -> list[str]:
         r = data["rounds"]
         out.append(f"rounds: {r['drawn']}" + (f" of {r['of']}" if r["of"] is not None else "") + " drawn"
                    + (f"; champion: {data['champion']}" if data.get("champion") else ""))
+        if data.get("bracket"):
+            out += ["bracket:", *bracket_lines(data["bracket"])]
     for state in STATES:
         for item in data["tables"]:
             if item["status"] != state:
@@ -170,6 +202,8 @@ def _md(text: str) -> str:
 def to_markdown(data: dict[str, Any]) -> str:
     lines = [f"**{_md(data['league'])}**: {_md(data['game'])}", ""]
     lines += to_lines(data)[2:3] + ([to_lines(data)[3]] if "rounds" in data else []) + [""]
+    if data.get("bracket"):
+        lines += ["Bracket:", "", *(f"- {_md(line.strip())}" for line in bracket_lines(data["bracket"])), ""]
     lines += ["| round | table | status | result | points | note |", "|---:|---|---|---|---|---|"]
     for item in data["tables"]:
         done = item["status"] == "done"

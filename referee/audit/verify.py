@@ -203,7 +203,18 @@ def _same(logged: R.Record, data: bytes) -> bool:
         # How many boards were begun past the stop depends on the lanes that played, not on the
         # match (the referee playing it again in lockstep begins none): taken as the log has it.
         mine = msgspec.structs.replace(mine, unfinished=logged.unfinished)
+    if isinstance(mine, R.Result) and isinstance(logged, R.Result):
+        _unbounded(mine, logged)
     return mine == logged
+
+
+def _unbounded(mine: R.Result, logged: R.Result) -> None:
+    """A two-bot result where one bot won every play, logged before its Elo had a one-sided
+    bound: the log's interval is ``[null, null]`` (``null`` after one pair), today's ``[bound, null]`` (or
+    ``[null, -bound]``); taken as the log has it, every other figure compared."""
+    for row, old in zip(mine.ranking.standings, logged.ranking.standings):
+        if row.elo is None and old.elo is None and old.elo_ci in (None, [None, None]) and row.elo_ci is not None and None in row.elo_ci:
+            row.elo_ci = old.elo_ci
 
 
 def _difference(logged: R.Record, data: bytes) -> str:

@@ -82,6 +82,16 @@ class Clock:
         allowance of 0 has nothing to be late against)."""
         return allowance + self.margin if allowance > 0 else 0
 
+    def terms(self) -> tuple[int, int, int | None]:
+        """The next move's allowance, its :meth:`limit` and the bank left in whole milliseconds
+        (``None`` without a bank): what a turn needs of the clock, in one call."""
+        bank = self.bank
+        if bank is None:
+            allowance = self.move
+            return allowance, allowance + self.margin if allowance > 0 else 0, None  # as limit() says
+        allowance = max(0, min(self.move, bank))
+        return allowance, self.limit(allowance), bank // 1000
+
     def charge(self, elapsed: int) -> None:
         """Record a move that took ``elapsed`` microseconds (past its allowance, by less than the
         margin: the overrun is taken from the bank too)."""

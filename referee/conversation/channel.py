@@ -189,7 +189,8 @@ class Channel:
             # A bot on our CPU has usually answered by the time the write returns (the kernel
             # runs it at once), so try without waiting first: that needs no cancel scope, which
             # costs more than the rest of the turn's trio work.  A scope is made only to wait.
-            await trio.lowlevel.checkpoint_if_cancelled()
+            # Nor is cancellation looked at here: a deal looks once as it starts
+            # (Table.play_deal), every write that ends it looks, and a turn that waits does.
             sent = proc.write_nowait(request) if allowance > 0 else 0
             if sent == len(request) and (ready := proc.line_within(min(terms.block, allowance / 1e6))) is not None:
                 line, verdict = self._read(terms, seat, ready, start, limit, settle)

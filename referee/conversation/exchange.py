@@ -175,6 +175,11 @@ def unasked(terms: Terms, p: Player, at: At) -> F.Fault | None:
         lines = p.unasked()
     except LineTooLong as exc:
         return too_long(F.BAD_OUTPUT, p, at, exc, "ready")
+    return unasked_lines(terms, p, at, lines) if lines else None
+
+
+def unasked_lines(terms: Terms, p: Player, at: At, lines: list[bytes]) -> F.Fault | None:
+    """:func:`unasked` of ``lines``, taken from the bot."""
     for raw in lines:
         line = p.hear(terms, at.seat, raw)
         judged = line.judged
@@ -230,13 +235,14 @@ async def turn(terms: Terms, p: Player, at: At, state: DealState, side: GameSide
     make it; a fault if anything goes wrong.  The seat's channel writes the turn with what waits
     in its outbox and reads the answer (:meth:`~referee.conversation.channel.Channel.ask`); this
     judges it and applies it."""
-    fault = unasked(terms, p, at)
-    if fault is not None:
+    try:  # unasked(), with its usual answer (nothing) one call shorter: it comes before every turn
+        lines = p.unasked()
+    except LineTooLong as exc:
+        return too_long(F.BAD_OUTPUT, p, at, exc, "ready")
+    if lines and (fault := unasked_lines(terms, p, at, lines)) is not None:
         return fault
     clock = p.entry.clock
-    allowance = clock.allowance()
-    limit = clock.limit(allowance)  # the allowance and the margin
-    bank = None if clock.bank is None else clock.bank // 1000
+    allowance, limit, bank = clock.terms()  # limit: the allowance and the margin
     request = side.turn_line(state, allowance // 1000, bank, turn_id)
     try:
         line, verdict = await p.ask(terms, at.seat, request, allowance, partial(answer, p, at), limit)

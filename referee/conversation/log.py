@@ -159,7 +159,8 @@ class MatchLog:
         nothing (:class:`referee.records.records.Out`)."""
         if self.on_out is not None:
             self.on_out(seat, lines)
-        if self._sink is not None:
+        sink = self._sink
+        if sink is not None:
             # Each line is encoded JSON whose only newline is its last byte, so the messages
             # joined with commas are the lines joined, with newlines turned into commas.
             extra = b"" if bot is None else b',"bot":' + _enc.encode(bot)
@@ -167,28 +168,45 @@ class MatchLog:
                 extra += b',"stuck":true'
             if exit is not None:
                 extra += b',"exit":' + _enc.encode(exit)
-            self._put(b'{"k":"out","seat":%d,"t":%s,"msgs":[%s]%s}\n' % (seat, seconds(us), data[:-1].replace(b"\n", b","), extra))
+            # On every move, so _put and seconds() are written out here (the same bytes).
+            try:
+                sink(b'{"k":"out","seat":%d,"t":%d.%06d,"msgs":[%s]%s}\n'
+                     % (seat, us // 1_000_000, us % 1_000_000, data[:-1].replace(b"\n", b","), extra))
+            except OSError as exc:
+                raise self._failed(exc) from None
 
     def inp(self, seat: int, line: Line, us: int) -> None:
         """A line read from ``seat``, ``us`` microseconds after the match began."""
-        if self._sink is not None:
+        sink = self._sink
+        if sink is not None:
             logged = line.logged
             if logged is None:
                 logged = line.logged = _logged(line)
-            self._put(b'{"k":"in","seat":%d,"t":%s,%s\n' % (seat, seconds(us), logged))
+            try:  # as in out()
+                sink(b'{"k":"in","seat":%d,"t":%d.%06d,%s\n' % (seat, us // 1_000_000, us % 1_000_000, logged))
+            except OSError as exc:
+                raise self._failed(exc) from None
 
     def play(self, seat: int, msg: m.Play, elapsed: int | None, played: str) -> None:
         """The ``play`` record of a play accepted from ``seat`` (:func:`play_record`).  The usual
         play (no field only some games use, nobody watching the records) is formatted from bytes
         made once per seat, line and move: exactly what encoding its record gives (a test holds
         the two together)."""
-        if self.on_record is None and elapsed is not None and _extras(msg) == _NO_EXTRAS:
+        if self.on_record is None and elapsed is not None:
             hit = _PLAYS.get((seat, id(msg)))
             if hit is None or hit[0] is not msg or hit[1] != played:
+                if _extras(msg) != _NO_EXTRAS:  # (a message cached here has none: messages do not change)
+                    self.write(play_record(seat, msg, elapsed, played))
+                    return
                 hit = (msg, played, encode(Play(seat, msg.tile, msg.end, played))[:-2])  # without its "}\n"
                 if len(_PLAYS) < 4096:  # msg is kept, so its id names no other while it is here
                     _PLAYS[(seat, id(msg))] = hit
-            self._put(b'%s,"ms":%s}\n' % (hit[2], _enc.encode(elapsed / 1000)))
+            sink = self._sink
+            if sink is not None:
+                try:  # as in out()
+                    sink(b'%s,"ms":%s}\n' % (hit[2], _enc.encode(elapsed / 1000)))
+                except OSError as exc:
+                    raise self._failed(exc) from None
             return
         self.write(play_record(seat, msg, elapsed, played))
 

@@ -358,6 +358,9 @@ class Table:
         terms = self.terms
         turn_ids = self.turn_ids
         orientation = where.orientation
+        # A turn answered at once does not look whether the match was cancelled (an SPRT
+        # decided, a failure elsewhere): the deal looks here, and its end's writes look.
+        await trio.lowlevel.checkpoint_if_cancelled()
         while state.end is None:
             delivered = queue_events(state, delivered, seating, side)
             seat = state.to_move()

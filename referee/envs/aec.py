@@ -10,8 +10,8 @@
   move (all 0 for the others), as Shimmy's OpenSpiel environments give it;
 * the agent to move moves; a turn of several tiles (osel, sea_kozel's doubles) is the same agent
   selected again, with ``continuing`` set in its observation;
-* rewards: at the end of each deal, as :mod:`referee.envs.episode` says (``reward="points"`` or
-  ``"margin"``); ``episode="deal"`` ends the episode with the deal, ``"game"`` plays the whole
+* rewards: at the end of each deal, as :mod:`referee.envs.episode` says (``reward="points"``,
+  ``"margin"``, or ``"games"``: +1, 0, -1 for the game won, drawn, lost); ``episode="deal"`` ends the episode with the deal, ``"game"`` plays the whole
   game (to its target, or its fixed number of deals); ``max_cycles`` truncates every agent after
   that many moves;
 * ``reset(seed=s)`` starts a game from deal 0 of the stream ``referee match --seed s`` plays; a

@@ -12,7 +12,11 @@ Rewards (``reward=``):
 * ``"points"`` (the default): at the end of each deal, every seat gets what its side wrote in
   that deal times the game's sense (+1 where points are good, -1 for the penalty games: kozel's
   family), as the match runner counts a bot's *net*;
-* ``"margin"``: that less the mean of the other sides' (zero-sum; the match runner's *margin*).
+* ``"margin"``: that less the mean of the other sides' (zero-sum; the match runner's *margin*);
+* ``"games"``: the match points, the game's result as the match counts it for the seat's side
+  (``games_won``, ``games_drawn``, ``games_lost``): +1 won, 0 drawn, -1 lost, paid at the end of
+  the deal that ends the game and 0 at the end of every other deal (in the penalty games a side
+  loses as a goat; a game every side won or lost is drawn for all, as docs/result-json.md says).
 
 A move the mask does not allow is a fault, as a bot's illegal play is for the referee: the deal
 ends at once as that seat's side's loss (the game's own fault scoring).
@@ -34,7 +38,7 @@ from referee.engine.core.state import DealState
 from referee.envs.codec import Codec, codec_for
 from referee.sides.base import deal_end, game_end
 
-REWARDS = ("points", "margin")
+REWARDS = ("points", "margin", "games")
 EPISODES = ("deal", "game")
 #: a seed of the deal stream is below this (``referee match --seed`` takes the same range)
 SEED_LIMIT = 2**63
@@ -296,6 +300,12 @@ class EnvTable:
         game = self.game
         assert game is not None
         sense = self.variant.sense
+        if self.reward == "games":
+            outcome = game.outcome()
+            if outcome is None:
+                return [0.0] * self.players
+            verdicts = outcome.verdicts([{side} for side in range(len(game.sides))], sense)
+            return [float(verdicts[game.side_of[s]]) for s in range(self.players)]
         wrote: list[float] = [sense * w for w in rec.wrote]
         k = len(wrote)
         if self.reward == "margin" and k > 1:

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import signal
 import sys
 from collections import Counter
@@ -49,7 +50,7 @@ from referee.base.errors import BotStartError
 from referee.base.seeds import fresh_seed, seed_text
 from referee.base.signals import cancel_on_signals
 from referee.bots.bot import Bot
-from referee.bots.sandbox import DEFAULT_MEMORY_MB, DEFAULT_PROCESSES
+from referee.bots.sandbox import DEFAULT_MEMORY_MB, DEFAULT_PROCESSES, bot_files
 from referee.bots.spawn import Confinement
 from referee.bots.transport import BotTransport
 from referee.conversation import faults as F
@@ -149,6 +150,7 @@ class GameReport:
     hello: dict | None = None
     others_faults: list[str] = field(default_factory=list)  # faults of the sample bots (not the candidate's)
     unexercised: bool = False  # a staged game whose staged decision never reached the candidate
+    staged_faults: int = 0  # offers of the staged decision the candidate answered with a fault
 
 
 @dataclass
@@ -208,6 +210,8 @@ class _Watch(Observer):
         #: the side's :attr:`~referee.sides.base.GameSide.decisions`)
         self.cross: Counter[str] = Counter()
         self.memo: dict[str, Any] = {}  # the side's notes across the candidate's turns
+        #: by seat: the candidate's turn on now offers the staged decision (its answer, or its fault, comes next)
+        self.staged_turn: dict[int, bool] = {}
 
     def seated(self, roster: Roster) -> None:
         for o in roster.orientations:
@@ -227,6 +231,7 @@ class _Watch(Observer):
         elif isinstance(record, R.Hello):
             self.hellos.append(record)
         elif isinstance(record, R.Play) and self._mine(record.seat) and not record.staged:
+            self.staged_turn[record.seat] = False
             self.plays.append(((record.ms or 0.0) / 1000, f"seating {self.orientation + 1}, seat {record.seat}"))
             self.cross.update(self.side.made(record, self.memo))
 
@@ -238,7 +243,10 @@ class _Watch(Observer):
         turn = msgs[-1]
         if not isinstance(turn, m.Turn):
             return
-        self.cross.update(self.side.offered(seat, msgs, turn, self.memo))
+        offered = list(self.side.offered(seat, msgs, turn, self.memo))
+        self.cross.update(offered)
+        stage = self.report.setup.stage
+        self.staged_turn[seat] = stage is not None and stage.offered in offered
 
     def fault(self, fault: F.Fault) -> None:
         report = self.report
@@ -253,6 +261,8 @@ class _Watch(Observer):
             proc = holder.proc if holder is not None else next((p.proc for p in mine if p.proc is not None), None)
             tail = proc.stderr_tail() if proc is not None else ""
         report.problems.append(Problem(fault.kind, report.setup, where, fault.detail, fault.line, tail, fault.hint))
+        if self.staged_turn.pop(fault.seat, False):
+            report.staged_faults += 1
         if _is_timeout(fault):
             self.on_timeout()
 
@@ -490,12 +500,58 @@ def sandbox_verdict(sandboxed: CheckReport, plain: CheckReport) -> list[str]:
     folded = text.casefold()
     reasons = [why for signs, why in _SANDBOX_SIGNS if any(s.casefold() in folded for s in signs)]
     lines = ["It passes without the sandbox: it fails only because of the sandbox."]
-    if reasons:
+    missing = _missing_outside(text, sandboxed.command, sandboxed.options.cwd)
+    lines += missing
+    if missing:
+        pass
+    elif reasons:
         lines.append("From what it wrote to stderr, most likely " + ("; or ".join(reasons[:2])) + ".")
     else:
         lines.append("Its stderr does not say why; the sandbox gives a bot no network, a read-only filesystem but /tmp, "
                      "only its own directory, and no other processes (PROTOCOL.md, \"The bot's process\").")
     lines.append(f"Its logs in the sandbox are in {sandboxed.options.log_dir}, without it in {plain.options.log_dir}.")
+    return lines
+
+
+#: How a file that could not be opened is named on stderr: Python, Node, C's perror and most others.
+_MISSING = re.compile(r"No such file or directory: '([^'\n]+)'|can't open file '([^'\n]+)'|ENOENT: no such file or directory, "
+                      r"\w+ '([^'\n]+)'|([^\s:'\"]+): No such file or directory")
+
+
+def _missing_outside(text: str, argv: list[str], cwd: Path | None) -> list[str]:
+    """The files the bot's stderr says it could not open in the sandbox that exist outside it,
+    each named with where a relative name leads from the bot's working directory there (its
+    ``cwd``, else its own directory: PROTOCOL.md, "The bot's process"), and what to do."""
+    own = bot_files(argv, cwd)
+    workdir = Path(cwd).absolute() if cwd is not None else own[0].parent if own else None
+    here = Path.cwd()  # without the sandbox and without --cwd, a bot runs in the referee's directory
+    lines: list[str] = []
+    for match in _MISSING.finditer(text):
+        name = next(g for g in match.groups() if g)
+        if any(f"open {name}," in line or f"open {name}:" in line for line in lines):
+            continue
+        path = Path(name)
+        if path.is_absolute():
+            there = path
+        elif workdir is None:
+            continue
+        else:
+            there = Path(os.path.normpath(workdir / path))
+            if not there.exists() and cwd is None and workdir != here and (elsewhere := Path(os.path.normpath(here / path))).exists():
+                lines.append(f"It could not open {name}: a relative name is taken from the bot's working directory, which in "
+                             f"the sandbox is its own directory, {workdir}, where there is no {name}; without the sandbox it "
+                             f"ran in this one, {here}, which has {elsewhere}.  Give --cwd {here} (a league: cwd), or "
+                             "have the bot open the file from its own directory.")
+                continue
+        if not there.exists():
+            continue
+        where = "" if name == str(there) else f", which from its working directory {workdir} is {there}"
+        lines.append(f"It could not open {name}{where}: that {'folder' if there.is_dir() else 'file'} exists, but outside "
+                     "what the sandbox shows it (the system, the bot's own directory, its working directory, the paths its "
+                     "command line names, and an empty /tmp).  Keep it beside the bot, or name it (or its folder) on the "
+                     "bot's command line.")
+        if len(lines) == 2:
+            break
     return lines
 
 
@@ -673,6 +729,11 @@ def _notes(report: CheckReport) -> list[str]:
         if g.unexercised:
             notes.append(f"{g.setup.title}: the staged decision never reached the bot (after its faults the game "
                          f"left the staged line), so its answer to {stage.title} went unchecked")
+        elif g.staged_faults:
+            n = g.cross[stage.offered]
+            faulted = ("" if n == 1 else " each time") if g.staged_faults >= n else f" {g.staged_faults} of the {n} times"
+            notes.append(f"{g.setup.title}: offered {stage.title} {_times(n)}; it answered with a fault{faulted} "
+                         f"(under \"What went wrong\"), so {'its choice there' if g.staged_faults >= n else 'those choices'} went unchecked")
         elif stage.made is not None and not g.cross[stage.made]:
             n = g.cross[stage.offered]
             notes.append(f"{g.setup.title}: offered {stage.title} {_times(n)}; {'each time ' if n > 1 else ''}{stage.never}, "

@@ -239,6 +239,19 @@ def margin_text(result: MatchSummary) -> Text:
     return lines
 
 
+def elo_bound_of(row: Standing) -> str | None:
+    """"> +183" when the row's Elo is a one-sided bound (two bots, every play won; "< −183",
+    every play lost: :func:`referee.records.stats.elo_bound`), else ``None``."""
+    if row.elo is not None or row.elo_ci is None:
+        return None
+    lo, hi = row.elo_ci
+    if lo is not None and hi is None:
+        return f"> {signed(lo)}"
+    if lo is None and hi is not None:
+        return f"< {signed(hi)}"
+    return None
+
+
 def _elo_interval(row: Standing) -> str:
     if row.elo_ci is None:
         return "no interval"
@@ -247,13 +260,23 @@ def _elo_interval(row: Standing) -> str:
 
 
 def _elo_point(row: Standing, field: bool = False) -> str:
-    """The Elo of a row; null is infinite (two bots: a score of 0 or 1; ``field``, three or more
-    bots: a margin beyond the floats' reach) or, with no spread or no pairs, unknown."""
+    """The Elo of a row; null is infinite (``field``, three or more bots: a margin beyond the
+    floats' reach), a bound (two bots: every play won or lost) or, with no spread or no pairs,
+    unknown."""
     if row.elo is None:
         if field:
             return "—" if row.elo_ci is None else ("+∞" if row.margin.mean > 0 else "−∞")
-        return "—" if row.score is None else ("+∞" if row.score >= 1 else "−∞")
+        return elo_bound_of(row) or "—"
     return signed(row.elo)
+
+
+def _elo_line(row: Standing, level: str) -> str:
+    """A two-bot match's Elo with its interval, or its bound when one bot won every play."""
+    score = "—" if row.score is None else format(row.score, ".3f")
+    if (bound := elo_bound_of(row)) is not None:
+        return (f"{bound} ({level} one-sided bound: {'every play won' if bound[0] == '>' else 'every play lost'}, "
+                f"{row.margin.n} pair{'' if row.margin.n == 1 else 's'}; score {score})")
+    return f"{_elo_point(row)} {_elo_interval(row)} ({level} interval, from the pairs' scores; score {score})"
 
 
 def _los(x: float | None) -> str:
@@ -289,8 +312,7 @@ def figures_text(result: MatchSummary) -> Text | Table | Group:
         t.append(f"Pairs ({board_word(result)}), {first.bot}'s side: ", style="bold")
         t.append("  ".join(f"{label} {c}" for label, c in zip(rank.class_labels, first.classes)) + "\n")
         t.append(f"Elo difference {first.bot} − {other}: ", style="bold")
-        t.append(f"{_elo_point(first)} {_elo_interval(first)} ({level} interval, from the pairs' scores; score "
-                 f"{'—' if first.score is None else format(first.score, '.3f')})\n")
+        t.append(_elo_line(first, level) + "\n")
         return t
     table = Table(title="Ranking", title_justify="left", pad_edge=False, box=None, header_style="bold")
     halves = 2 * len(result.orientations)
@@ -311,11 +333,10 @@ def figures_text(result: MatchSummary) -> Text | Table | Group:
 
 def sprt_text(state: SprtState) -> str:
     test = state.test
-    what = "elo" if test.kind == "elo" else "margin"
     verdict = {"H0": "H0 accepted", "H1": "H1 accepted", None: "undecided"}[state.decision]
     if state.decision is None and state.pairs < test.min_pairs:
         verdict += f" (no decision before {test.min_pairs} pairs)"
-    return (f"SPRT {what}0={test.h0 + 0.0:g} {what}1={test.h1 + 0.0:g} alpha={test.alpha:g} beta={test.beta:g} min_pairs={test.min_pairs}: "
+    return (f"SPRT {test.words} alpha={test.alpha:g} beta={test.beta:g} min_pairs={test.min_pairs}: "
             f"LLR {signed(state.llr, 3)} ({signed(state.lower, 3)}, {signed(state.upper, 3)}) after {state.pairs} pairs: {verdict}")
 
 
@@ -337,7 +358,9 @@ def verdict_text(result: MatchSummary) -> Text:
             t.append("The deal budget ran out before the SPRT decided.\n", style="bold yellow")
     level = pct(result.confidence)
     top = result.ranking.standings[0] if result.ranking.standings else None
-    los = f" (LOS {_los(top.los_next)})" if top and top.los_next is not None else ""
+    # One form whatever the pairs: with one pair there is no spread, so no LOS, and it says so.
+    los = "" if top is None or len(result.ranking.standings) < 2 else (
+        f" (LOS {_los(top.los_next)})" if top.los_next is not None else " (LOS —, one pair)")
     if result.winner is not None:
         t.append(f"Winner: {result.winner}", style="bold green")
         t.append(f" — significant at {level}{los}")

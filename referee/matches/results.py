@@ -197,14 +197,9 @@ class MatchResult:
         seating = self.seatings[o]
         k = len(spec.bots)
         sides_of = [{game.side_of[s] for s in range(spec.players) if seating[s] == b} for b in range(k)]
-        if v.sense > 0:
-            won = [bool(sides_of[b] & set(outcome.winners)) for b in range(k)]
-            lost = [not won[b] and any(won) for b in range(k)]
-        else:
-            lost = [bool(sides_of[b] & set(outcome.losers)) for b in range(k)]
-            won = [not lost[b] and any(lost) for b in range(k)]
-        if all(won) or all(lost):
-            won = lost = [False] * k
+        verdicts = outcome.verdicts(sides_of, v.sense)
+        won = [x > 0 for x in verdicts]
+        lost = [x < 0 for x in verdicts]
         points = [0] * k
         counted = outcome.score or outcome.totals  # sea_kozel's outright wins count as reaching 125
         for side, seats in enumerate(game.sides):

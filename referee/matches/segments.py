@@ -42,20 +42,25 @@ class _Spill:
 
     def __init__(self, folder: Path | None) -> None:
         self._folder = folder
-        self._memory = bytearray()
+        self.memory = bytearray()
         self._file: IO[bytes] | None = None
         self.size = 0
+        #: bytes the memory still takes before the file is made (-1 once it is): a line that fits
+        #: is appended by the segment itself (:meth:`Segment.write`), without a call here
+        self.room = SPILL_MEMORY
 
     def append(self, data: bytes) -> None:
         try:
-            if self._file is None and len(self._memory) + len(data) > SPILL_MEMORY:
+            if self._file is None and len(self.memory) + len(data) > SPILL_MEMORY:
                 self._file = tempfile.TemporaryFile(dir=self._folder)
-                self._file.write(self._memory)
-                self._memory = bytearray()
+                self._file.write(self.memory)
+                self.memory = bytearray()
+                self.room = -1
             if self._file is not None:
                 self._file.write(data)
             else:
-                self._memory += data
+                self.memory += data
+                self.room = SPILL_MEMORY - len(self.memory)
         except OSError as exc:
             raise LogError(f"cannot hold a segment's log lines in {self._folder or tempfile.gettempdir()}: "
                            f"{exc.strerror or exc}") from None
@@ -65,7 +70,7 @@ class _Spill:
         if start >= end:
             return
         if self._file is None:
-            yield bytes(self._memory[start:end])
+            yield bytes(self.memory[start:end])
             return
         self._file.flush()
         fd = self._file.fileno()
@@ -77,7 +82,8 @@ class _Spill:
             yield piece
 
     def close(self) -> None:
-        self._memory = bytearray()
+        self.memory = bytearray()
+        self.room = -1  # anything written after this goes through append (to a new file)
         if self._file is not None:
             self._file.close()
             self._file = None
@@ -117,6 +123,9 @@ class Segment:
         self.over = False
         #: the chunk the match's log takes now (written live), -1 before the log wants any
         self.wanted = -1
+        #: the chunk being played is the one the log takes now: its lines go straight through
+        #: (kept up to date wherever ``_open`` or ``wanted`` changes, :meth:`_route`)
+        self.live = False
         self._changed = trio.Event()
         #: cancelled when the match no longer needs the segment (the SPRT decided, a failure)
         self.scope = trio.CancelScope()
@@ -131,21 +140,30 @@ class Segment:
         self._changed.set()
         self._changed = trio.Event()
 
-    def _live(self) -> bool:
-        return self._open is not None and self._open.index == self.wanted
+    def _route(self) -> None:
+        self.live = self._open is not None and self._open.index == self.wanted
 
     def write(self, data: bytes) -> None:
-        """A log line of the segment (the sink of its :class:`~referee.conversation.log.MatchLog`)."""
-        if self._live():
+        """A log line of the segment (the sink of its :class:`~referee.conversation.log.MatchLog`):
+        three a move, so the usual case (held in memory) is appended here."""
+        if self.live:
             self._put(data)
+            return
+        spill = self._spill
+        n = len(data)
+        if n <= spill.room:
+            spill.memory += data
+            spill.room -= n
+            spill.size += n
         else:
-            self._spill.append(data)
+            spill.append(data)
 
     def begin(self) -> None:
         """The segment's next chunk begins (the one before it, if any, is finished)."""
         self._end_open()
         self._open = Chunk(self.begun, self._spill.size)
         self.begun += 1
+        self._route()
         if not self._seen:
             self._seen = [0] * len(self.entries)
             self._remarks = [Counter() for _ in self.entries]
@@ -180,17 +198,19 @@ class Segment:
                 self._remarks[i] = Counter(e.remarks)
         self._finished[chunk.index] = chunk
         self._open = None
+        self.live = False
         self._notify()
 
     async def turn(self) -> None:
         """Wait until the match's log takes the chunk just begun (lockstep)."""
-        while not self._live():
+        while not self.live:
             await self._changed.wait()
 
     async def take(self, index: int) -> Chunk | None:
         """Chunk ``index`` once it is finished, its lines written to the match's log; ``None``
         when the segment ended with fewer chunks.  From now on the chunk is written live."""
         self.wanted = index
+        self._route()
         chunk = self._open
         if chunk is not None and chunk.index == index:
             for piece in self._spill.read(chunk.start, self._spill.size):

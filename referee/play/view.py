@@ -6,7 +6,8 @@ records one by one as the match writes them (instead of reading a finished log),
 table is drawn from the very documents, and by the very renderers, that a replay is.  What the
 page is sent of a deal in play is :func:`seen`: the document with every tile the person's seats
 cannot see replaced by ``null`` (drawn face down): the other hands, the bazaar, the tiles others
-draw, and in kolbasa every row's face-down tiles (KB-8: even its owner's).  That is what a bot in
+draw, and in kolbasa every row's tiles as dealt (KB-8: even its owner's; a tile once turned up is
+public wherever it goes, KB-15, as ``turn.rows`` shows it).  That is what a bot in
 those seats is told (PROTOCOL.md), no more; once the deal is over its last step shows the hands
 left, as ``deal_end`` tells every bot.
 """
@@ -99,18 +100,21 @@ def seen(shown: Shown) -> dict[str, Any]:
     steps = doc["steps"]
     last = len(steps) - 1
 
-    def hands(hs: list[list[str]], up: str | None, reveal: bool) -> list[list[str | None]]:
+    def hands(hs: list[list[str]], public: set[str], reveal: bool) -> list[list[str | None]]:
         if reveal:
             return [list(h) for h in hs]
-        if rows:  # kolbasa: every row face down, but for the tile turned up at its right end
-            return [[t if i == len(h) - 1 and t == up else None for i, t in enumerate(h)] for h in hs]
+        if rows:  # kolbasa: a row shows its public tiles (turned up once, KB-15), every other face down
+            return [[t if t in public else None for t in h] for h in hs]
         return [list(h) if s in mine else [None] * len(h) for s, h in enumerate(hs)]
 
     out_steps = []
+    public: set[str] = set()
     for i, step in enumerate(steps):
         reveal = shown.over and i == last and step["kind"] == "end"
-        s = {**step, "hands": hands(step["hands"], step.get("up"), reveal)}
+        if step["kind"] == "turn":
+            public.add(step["tile"])
+        s = {**step, "hands": hands(step["hands"], public, reveal)}
         if step["kind"] == "draw" and step["seat"] not in mine:
             s["tiles"] = []
         out_steps.append(s)
-    return {**doc, "hands": hands(doc["hands"], None, False), "undealt": [None] * len(doc["undealt"]), "steps": out_steps}
+    return {**doc, "hands": hands(doc["hands"], set(), False), "undealt": [None] * len(doc["undealt"]), "steps": out_steps}

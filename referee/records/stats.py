@@ -23,7 +23,9 @@ Figures per bot (``i``) against the field:
   fishtest: LL, LD, DD+WL, WD, WW.
 * **Elo**, two bots — from the board scores (class / 2n): the mean score ``s`` turned into a
   logistic Elo difference ``−400 · log10(1/s − 1)``, its interval from ``s ± t · sd/√n`` of the
-  board scores mapped the same way (as fastchess does with pentanomial pairs).
+  board scores mapped the same way (as fastchess does with pentanomial pairs).  When one bot
+  won every play the score is 1, its Elo infinite and its interval a point: the Elo is then a
+  one-sided bound instead (:func:`elo_bound`; ``elo`` null, ``elo_ci`` ``[bound, null]``).
 * **Elo**, three or more bots — from the margin (:func:`field_elo`): the logistic Elo of
   ``Φ(margin / sd)``, ``sd`` the field's pooled spread of board margins.  A score of plays won
   cannot serve here: a bot can win fewer plays than another by larger margins, and the ranking
@@ -263,6 +265,22 @@ def score_of_elo(elo: float) -> float:
     return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
 
 
+def elo_bound(boards: int, confidence: float = 0.95) -> float:
+    """The lower bound at ``confidence`` of the Elo of a bot that won every play of ``boards``
+    boards (negated, the upper bound of one that lost every play), where the score's interval
+    collapses to a point at the edge and the logistic Elo is infinite.
+
+    One-sided and exact (Clopper–Pearson): were the chance of winning a whole board ``p``, all
+    ``n`` won has probability ``p^n``, at least ``1 − confidence`` down to ``p = (1 − confidence)^(1/n)``
+    (at 95%, ``1 − p`` is about the rule of three's ``3/n``).  A board not won scores at least
+    0, so the expected score is at least ``p``, and the Elo at least :func:`elo_of_score` of it:
+    at 95%, about +183 after 10 boards, +317 after 20, +606 after 100, and below 0 (no evidence
+    of superiority yet) up to 4."""
+    if boards < 1:
+        raise ValueError(f"a bound needs at least one board, not {boards}")
+    return elo_of_score((1.0 - confidence) ** (1.0 / boards))
+
+
 def _finite(x: float, digits: int = 1) -> float | None:
     return _clean(round(x, digits)) if math.isfinite(x) else None
 
@@ -294,7 +312,9 @@ class Standing(msgspec.Struct, kw_only=True):
     classes: list[int]  # boards per class, see class_labels
     score: float | None  # mean board score (plays won, a level play counting half)
     elo: float | None  # logistic Elo against the field (null: infinite or no boards)
-    elo_ci: list[float | None] | None  # its interval at the confidence (null ends: infinite)
+    #: its interval at the confidence (null ends: infinite); two bots, every play won: [bound, null],
+    #: every play lost: [null, −bound], with ``elo`` null (:func:`elo_bound`)
+    elo_ci: list[float | None] | None
     los_next: float | None = None  # P(this bot's margin exceeds the next place's), paired per board
     ahead_of_next: bool | None = None  # that difference is significant at the confidence
 
@@ -440,7 +460,10 @@ def figures(boards: Boards, names: Sequence[str], confidence: float = 0.95, unit
             s = boards.scores[i].mean
             sd = math.sqrt(boards.scores[i].m2 / n)  # of the boards' scores, as fastchess
             half = t * sd / math.sqrt(n)
-            if k == 2:
+            if k == 2 and s in (0.0, 1.0):  # every play won (lost): a one-sided bound, not ±inf
+                bound = _clean(round(elo_bound(n, confidence), 1))
+                elo, elo_ci = None, [bound, None] if s == 1.0 else [None, -bound]
+            elif k == 2:
                 elo = _finite(elo_of_score(s))
                 elo_ci = ([_finite(elo_of_score(s - half)), _finite(elo_of_score(s + half))] if math.isfinite(half) else None)
             else:
@@ -494,7 +517,8 @@ MAX_MIN_PAIRS = 1_000_000
 class SprtSpec(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, forbid_unknown_fields=True):
     """A sequential test of H0 (``h0``) against H1 (``h1``) with error rates ``alpha`` (accepting
     H1 when H0 holds) and ``beta`` (accepting H0 when H1 holds).  ``kind`` says what ``h0`` and
-    ``h1`` measure: ``"elo"`` the logistic Elo difference of the board scores, ``"margin"`` the
+    ``h1`` measure: ``"elo"`` the logistic Elo difference of the board scores, ``"nelo"`` their
+    normalized Elo (fastchess's ``model=normalized``, :func:`llr_normalized`), ``"margin"`` the
     mean margin per board in points.  The test decides nothing before ``min_pairs`` boards.
 
     ``min_pairs`` is left out of the encoding when 0, so that a test from a log written before
@@ -516,6 +540,12 @@ class SprtSpec(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, fo
     def upper(self) -> float:
         """Accept H1 at or above this LLR: ``ln((1 − β) / α)`` (Wald)."""
         return math.log((1.0 - self.beta) / self.alpha)
+
+    @property
+    def words(self) -> str:
+        """The test's hypotheses as ``--sprt`` takes them: "elo0=0 elo1=5 model=normalized"."""
+        what = "margin" if self.kind == "margin" else "elo"
+        return (f"{what}0={self.h0 + 0.0:g} {what}1={self.h1 + 0.0:g}" + (" model=normalized" if self.kind == "nelo" else ""))
 
     def decide(self, llr: float, pairs: int | None = None) -> str | None:
         """"H1" at or above the upper bound, "H0" at or below the lower, else ``None``; always
@@ -544,7 +574,14 @@ class SprtState(msgspec.Struct, kw_only=True):
                 f"pair{'' if self.pairs == 1 else 's'}: {verdict}")
 
 
-_SPRT_KEYS = {"elo0", "elo1", "margin0", "margin1", "alpha", "beta", "min_pairs"}
+_SPRT_KEYS = {"elo0", "elo1", "margin0", "margin1", "alpha", "beta", "min_pairs", "model"}
+
+#: ``model=`` of an Elo test, as fastchess names them, and the test's kind.
+MODELS = {"logistic": "elo", "normalized": "nelo"}
+
+#: The largest normalized Elo a bound may be: 10 times a large advantage, and well inside what the
+#: maximum-likelihood fit of :func:`mle_with_t` reaches (a pair score's distribution with that t).
+MAX_NELO = 1000.0
 
 
 def is_sprt_word(word: str) -> bool:
@@ -556,20 +593,28 @@ def is_sprt_word(word: str) -> bool:
 def parse_sprt(words: Sequence[str]) -> SprtSpec:
     """``["elo0=0", "elo1=20", "alpha=0.05", "beta=0.05", "min_pairs=20"]`` (or
     ``margin0=``/``margin1=``) as a test; words may also hold several settings separated by
-    spaces or commas.  ``alpha`` and ``beta`` default to 0.05, ``min_pairs`` to :data:`MIN_PAIRS`.
+    spaces or commas.  ``alpha`` and ``beta`` default to 0.05, ``min_pairs`` to :data:`MIN_PAIRS`;
+    ``model=`` (an Elo test's, :data:`MODELS`) to ``logistic``, and ``model=normalized`` reads
+    ``elo0``/``elo1`` as normalized Elo (:func:`llr_normalized`).
 
     Raises:
         ValueError: a setting is unknown, repeated, missing, not a number or out of range.
     """
     values: dict[str, float] = {}
+    model: str | None = None
     for word in (w for text in words for w in text.replace(",", " ").split()):
         key, sep, value = word.partition("=")
         key = key.strip().lower()
         if not sep or key not in _SPRT_KEYS:
             raise ValueError(f"SPRT setting {word!r}: write elo0=… elo1=… (or margin0=… margin1=…) and optionally alpha=… beta=… "
-                             "min_pairs=…")
-        if key in values:
+                             "min_pairs=… model=…")
+        if key in values or (key == "model" and model is not None):
             raise ValueError(f"SPRT setting {key} is given twice")
+        if key == "model":
+            model = value.strip().lower()
+            if model not in MODELS:
+                raise ValueError(f"SPRT setting model={value!r}: the models are {' and '.join(MODELS)} (of an Elo test)")
+            continue
         try:
             values[key] = _clean(float(value))
         except ValueError:
@@ -580,12 +625,17 @@ def parse_sprt(words: Sequence[str]) -> SprtSpec:
     margin = {"margin0", "margin1"} & values.keys()
     if elo and margin:
         raise ValueError("SPRT: test either Elo (elo0, elo1) or the margin in points (margin0, margin1), not both")
-    kind = "elo" if elo else "margin"
-    h0, h1 = values.get(f"{kind}0"), values.get(f"{kind}1")
+    what = "elo" if elo else "margin"
+    if model is not None and what == "margin":
+        raise ValueError("SPRT: model= is an Elo test's (logistic or normalized), not the margin's")
+    h0, h1 = values.get(f"{what}0"), values.get(f"{what}1")
     if h0 is None or h1 is None:
-        raise ValueError(f"SPRT: give both {kind}0 and {kind}1 (e.g. elo0=0 elo1=20)")
+        raise ValueError(f"SPRT: give both {what}0 and {what}1 (e.g. elo0=0 elo1=20)")
     if h0 >= h1:
-        raise ValueError(f"SPRT: {kind}0 must be less than {kind}1")
+        raise ValueError(f"SPRT: {what}0 must be less than {what}1")
+    kind = MODELS[model or "logistic"] if what == "elo" else "margin"
+    if kind == "nelo" and max(abs(h0), abs(h1)) > MAX_NELO:
+        raise ValueError(f"SPRT: a normalized Elo bound must lie within ±{MAX_NELO:g}")
     alpha, beta = values.get("alpha", 0.05), values.get("beta", 0.05)
     if not (0 < alpha < 1 and 0 < beta < 1 and alpha + beta < 1):
         raise ValueError("SPRT: alpha and beta must be between 0 and 1 and add up to less than 1")
@@ -667,6 +717,125 @@ def llr_elo(counts: Sequence[int], elo0: float, elo1: float) -> float:
     return llr_expected(regular, [k / top for k in range(len(counts))], score_of_elo(elo0), score_of_elo(elo1))
 
 
+#: The normalized Elo of a t of 1 per play: ``800 / ln 10`` (fishtest and fastchess).
+NELO_SCALE = 800.0 / math.log(10.0)
+
+
+def t_of_nelo(nelo: float, plays: int) -> float:
+    """The t of a board (its expected score less ½, over the spread of board scores) at a
+    normalized Elo ``nelo``, for boards of ``plays`` plays: ``√plays · nelo / (800 / ln 10)``.
+    The ``√plays`` makes nElo a figure per play, as fastchess's pentanomial √2 does per game, so
+    that it reads the same whatever the plays per board."""
+    return math.sqrt(plays) * nelo / NELO_SCALE
+
+
+def nelo_of(scores: Moments, plays: int) -> float | None:
+    """The normalized Elo of board scores: ``(mean − ½) / sd · (800 / ln 10) / √plays`` (``sd``
+    over the boards, as the test's); ``None`` below two boards or with no spread."""
+    if scores.n < 2 or scores.m2 == 0.0:
+        return None
+    return (scores.mean - 0.5) / math.sqrt(scores.m2 / scores.n) * NELO_SCALE / math.sqrt(plays)
+
+
+def _t_of(values: Sequence[float], p: Sequence[float], ref: float) -> float:
+    mu = sum(a * q for a, q in zip(values, p))
+    sd = math.sqrt(sum(q * (a - mu) ** 2 for a, q in zip(values, p)))
+    return (mu - ref) / sd if sd > 0.0 else math.copysign(math.inf, mu - ref)
+
+
+def _fit_t(values: Sequence[float], probs: Sequence[float], t: float, ref: float, start: Sequence[float],
+           tol: float, rounds: int) -> list[float] | None:
+    """Van den Bergh's fixed point for :func:`mle_with_t` from ``start``; ``None`` where a step
+    has no root (its φ all of one sign) or the steps do not settle."""
+    p = list(start)
+    for _ in range(rounds):
+        mu = sum(a * q for a, q in zip(values, p))
+        sd = math.sqrt(sum(q * (a - mu) ** 2 for a, q in zip(values, p)))
+        if sd == 0.0:
+            return None
+        phi = [a - ref - 0.5 * t * sd * (1.0 + ((a - mu) / sd) ** 2) for a in values]
+        if not min(phi) < 0.0 < max(phi):
+            return None
+        x = _secular(phi, probs)
+        new = [ph / (1.0 + x * f) for ph, f in zip(probs, phi)]
+        moved = max(abs(a - b) for a, b in zip(new, p))
+        p = new
+        if moved < tol:
+            return p
+    return None
+
+
+def mle_with_t(values: Sequence[float], probs: Sequence[float], t: float, ref: float = 0.5,
+               tol: float = 1e-12, rounds: int = 2000) -> list[float]:
+    """The distribution on ``values`` whose ``(mean − ref) / sd`` is ``t`` that is most likely
+    given the observed frequencies ``probs`` (all above 0) (Van den Bergh, "Comments on
+    Normalized Elo", section 4.1; fastchess ``getLLR_normalized``): repeat
+
+        φ_i = a_i − ref − t·σ/2 · (1 + ((a_i − μ)/σ)²),   p_i = p̂_i / (1 + x φ_i)
+
+    with ``μ``, ``σ`` the current distribution's mean and spread and ``x`` the root of the
+    secular equation ``Σ p̂_i φ_i / (1 + x φ_i) = 0``, until ``p`` stops moving.  The paper and
+    fastchess start from the uniform distribution, from which a step has no root once ``t`` is
+    large (about 1 for pair scores: a normalized Elo near 250); this starts from ``probs``
+    (whose own t needs no step) and, where a step still fails, walks ``t`` there from the
+    observed t in smaller and smaller steps, each fit starting from the last.
+
+    Raises:
+        ValueError: no step size reaches ``t`` (a ``t`` beyond what the values allow).
+    """
+    if (p := _fit_t(values, probs, t, ref, probs, tol, rounds)) is not None:
+        return p
+    here = _t_of(values, probs, ref)
+    for steps in (4, 16, 64, 256):
+        p = list(probs)
+        for k in range(1, steps + 1):
+            fitted = _fit_t(values, probs, here + (t - here) * k / steps, ref, p, tol, rounds)
+            if fitted is None:
+                break
+            p = fitted
+        else:
+            return p
+    raise ValueError(f"no distribution of these scores near the observed one has a normalized t of {t:g}")
+
+
+def llr_normalized(counts: Sequence[int], nelo0: float, nelo1: float) -> float:
+    """The GSPRT log-likelihood ratio of normalized Elo ``nelo1`` against ``nelo0`` for board
+    classes: fastchess's ``model=normalized`` on pentanomial pairs.
+
+    Normalized Elo measures an advantage against the spread of the results instead of on the
+    logistic curve: a board's t is ``(E[score] − ½) / sd(score)``, and nElo is that t per play on
+    the scale ``800 / ln 10`` (:func:`t_of_nelo`).  It does not depend on how drawish the game is
+    (a logistic Elo of 5 is easy to see when every pair is decisive and hard when most are
+    level; an nElo of 5 takes the same number of pairs either way), so a test's length in pairs
+    is known from its bounds alone: about ``2 · 2.94 / (t1 − t0)²`` pairs when the truth is at
+    a bound (α = β = 5%), ``t`` of each bound from :func:`t_of_nelo`.
+
+        LLR = N · Σ_i p̂_i · (ln p1_i − ln p0_i)
+
+    as :func:`llr_elo`, with ``p0``, ``p1`` now the most likely distributions with the t of
+    ``nelo0`` and ``nelo1`` (:func:`mle_with_t`); an empty class counts 0.001.  Where no such
+    fit is found (a bound's t far beyond the results seen, so the test is long decided), the
+    normal approximation of the paper's section 4.2, ``N/2 · ln((1 + (t̂ − t0)²) / (1 + (t̂ − t1)²))``
+    with ``t̂`` the observed t, stands in.
+    """
+    if sum(counts) == 0:
+        return 0.0
+    regular = [c if c else 1e-3 for c in counts]
+    n = float(sum(regular))
+    probs = [c / n for c in regular]
+    top = len(counts) - 1
+    values = [k / top for k in range(len(counts))]
+    plays = top // 2  # classes count plays won in halves: 2 · plays + 1 of them
+    t0, t1 = t_of_nelo(nelo0, plays), t_of_nelo(nelo1, plays)
+    try:
+        p0 = mle_with_t(values, probs, t0)
+        p1 = mle_with_t(values, probs, t1)
+    except ValueError:  # far outside the results seen: the normal approximation (section 4.2)
+        t = _t_of(values, probs, 0.5)
+        return n / 2.0 * math.log((1.0 + (t - t0) ** 2) / (1.0 + (t - t1) ** 2))
+    return n * sum(ph * (math.log(b) - math.log(a)) for ph, a, b in zip(probs, p0, p1))
+
+
 def llr_margin(xs: Sequence[float], m0: float, m1: float) -> float:
     """The GSPRT log-likelihood ratio of mean margin ``m1`` against ``m0`` (points per board).
 
@@ -700,6 +869,8 @@ def sprt_llr(test: SprtSpec, boards: Boards, bot: int = 0) -> float:
     """The test's log-likelihood ratio on ``bot``'s boards against the field, unrounded."""
     if test.kind == "elo":
         return llr_elo(boards.classes[bot] if boards.count else [0] * 5, test.h0, test.h1)
+    if test.kind == "nelo":
+        return llr_normalized(boards.classes[bot] if boards.count else [0] * 5, test.h0, test.h1)
     return llr_margin_of(boards.margin[bot], test.h0, test.h1)
 
 

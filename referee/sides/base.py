@@ -116,6 +116,10 @@ _OPTION_JSON: dict[int, tuple[Play, bytes]] = {}
 _HAND_JSON: dict[int, bytes] = {}
 #: ``names -> [b'"left":', ...]``: an end's key in a turn's ``ends``, by layout
 _END_KEYS: dict[tuple[str, ...], list[bytes]] = {}
+#: ``(names, *ends) -> b'"left":3,"right":5'``: a turn's ``ends`` inside its braces
+_ENDS_JSON: dict[tuple[object, ...], bytes] = {}
+#: a number as a turn writes it (``b"%d" % n``), without a comprehension's frame
+_DECIMAL = b"%d".__mod__
 
 
 def turn_line(state: DealState, time_ms: int, bank_ms: int | None, turn_id: int) -> bytes:
@@ -144,15 +148,18 @@ def turn_line(state: DealState, time_ms: int, bank_ms: int | None, turn_id: int)
             _HAND_JSON.clear()
         _HAND_JSON[mine] = hand
     names = state.layout.names
-    keys = _END_KEYS.get(names)
-    if keys is None:
-        keys = _END_KEYS[names] = [m.encoder.encode(name) + b":" for name in names]
-    ends = []
-    for e, v in enumerate(state.ends):
-        if v >= 0:
-            ends.append(b"%s%d" % (keys[e], v))
+    key = (names, *state.ends)
+    ends = _ENDS_JSON.get(key)
+    if ends is None:
+        keys = _END_KEYS.get(names)
+        if keys is None:
+            keys = _END_KEYS[names] = [m.encoder.encode(name) + b":" for name in names]
+        ends = b",".join([b"%s%d" % (keys[e], v) for e, v in enumerate(state.ends) if v >= 0])
+        if len(_ENDS_JSON) >= 1 << 16:
+            _ENDS_JSON.clear()
+        _ENDS_JSON[key] = ends
     line = b'{"type":"turn","legal":[%s],"hand":%s,"ends":{%s},"counts":[%s],"bazaar":%d,"time_ms":%d,"bank_ms":%s,"id":%d' % (
-        b",".join(legal), hand, b",".join(ends), b",".join([b"%d" % h.bit_count() for h in hands]), state.bazaar_left(), time_ms,
+        b",".join(legal), hand, ends, b",".join(map(_DECIMAL, map(int.bit_count, hands))), state.bazaar_left(), time_ms,
         b"null" if bank_ms is None else b"%d" % bank_ms, turn_id)
     count = state.count()
     if count is not None:
@@ -280,6 +287,10 @@ def engine_play(msg: m.Play) -> Play:
     return play(t, end, msg.closed is True)
 
 
+#: ``id(msg) -> (msg, engine_play(msg))``, for :meth:`GameSide.engine_play`
+_ENGINE_BY_ID: dict[int, tuple[m.Play, Play]] = {}
+
+
 #: Who sits in a seat, in words ("seat 2 (greedy)"), as a replay names it.
 Who = Callable[[int], str]
 
@@ -397,12 +408,20 @@ class GameSide:
                      turn_id: int | m.UnsetType = m.UNSET) -> m.Turn:
         return turn_message(state, time_ms, bank_ms, turn_id)
 
-    def turn_line(self, state: DealState, time_ms: int, bank_ms: int | None, turn_id: int) -> bytes:
-        """The ``turn`` as the encoded line the bot is sent: :meth:`turn_message`'s, encoded (made
-        from bytes encoded once, :func:`turn_line`, where a family keeps the line games' turn)."""
-        if type(self).turn_message is GameSide.turn_message:
-            return turn_line(state, time_ms, bank_ms, turn_id)
+    #: ``turn_line(state, time_ms, bank_ms, turn_id)``: the ``turn`` as the encoded line the bot
+    #: is sent.  The line games' is :func:`turn_line` itself (no call in between: it is made on
+    #: every move); a family with a :meth:`turn_message` of its own sends that, encoded
+    #: (:meth:`encoded_turn_line`, put in place by ``__init_subclass__``).
+    turn_line = staticmethod(turn_line)
+
+    def encoded_turn_line(self, state: DealState, time_ms: int, bank_ms: int | None, turn_id: int) -> bytes:
+        """:meth:`turn_message`'s ``turn``, encoded."""
         return m.encode_line(self.turn_message(state, time_ms, bank_ms, turn_id))
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.turn_message is not GameSide.turn_message and "turn_line" not in cls.__dict__:
+            cls.turn_line = GameSide.encoded_turn_line  # type: ignore[assignment]
 
     def play_option(self, state: DealState, p: Play) -> m.PlayOption:
         return play_option(p)
@@ -414,7 +433,15 @@ class GameSide:
         return deal_start(game, deal, state, seat, game_number)
 
     def engine_play(self, state: DealState, msg: m.Play) -> Play:
-        return engine_play(msg)
+        # A bot's play is the same message object each time it writes the same line
+        # (lines.hear), and engine_play is a function of the message: each is worked out once.
+        hit = _ENGINE_BY_ID.get(id(msg))
+        if hit is not None and hit[0] is msg:
+            return hit[1]
+        p = engine_play(msg)
+        if len(_ENGINE_BY_ID) < 4096:  # msg is kept, so its id names no other while it is here
+            _ENGINE_BY_ID[id(msg)] = (msg, p)
+        return p
 
     def play_text(self, state: DealState, p: Play) -> str:
         """A move as the log's ``as`` and a fault's list of legal moves name it."""

@@ -1,5 +1,5 @@
 """kolbasa's side: its places on the wire, its two lines in the replay and the web report, and
-its knife and inserted double in ``referee check`` (RULES.md §7 KB-1…KB-15, PROTOCOL.md "kolbasa").
+its knife and inserted double in ``referee check`` (RULES.md §7 KB-1…KB-15; for bots, docs/protocol/kolbasa.md).
 
 The engine's kolbasa deal (:class:`~referee.engine.core.kolbasa.KolbasaDeal`) moves the tile turned
 up to a *place* (an int of :mod:`referee.engine.core.layout`); the protocol names places

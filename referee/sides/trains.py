@@ -153,8 +153,7 @@ class TrainSide(GameSide):
     def web_deal(self, d: DealSteps, state: DealState, hands: list[list[str]]) -> None:
         assert isinstance(state, TrainDeal)
         seats = d.doc["seats"]
-        d.doc["table"] = {"trains": [{"name": name, "label": "the Mexican train" if e == state.n else f"{seats[e]['bot']} (seat {e})"}
-                                     for e, name in enumerate(state.layout.names)]}
+        d.doc["table"] = {"trains": [{"name": name, "label": _train_words(state, e, seats)} for e, name in enumerate(state.layout.names)]}
         d.doc["station"] = tile_name(state.station)
         d.table = {"markers": [], "open": None, "hangs": False}
 
@@ -173,14 +172,14 @@ class TrainSide(GameSide):
         if e.end is None:  # the station double: nobody's tile
             d.step("station", None, f"{name} on the station", tile=name, end=None)
             return
-        text = f"{who(e.seat)} plays {name} on {_train_words(state, e.end)}"
+        text = f"{who(e.seat)} plays {name} on {_train_words(state, e.end, d.doc['seats'])}"
         d.step("place", e.seat, text, tile=name, end=state.layout.names[e.end], forced=e.forced, closed=getattr(e, "closed", False), ms=ms)
 
     def web_pass_text(self, d: DealSteps, e: Passed, state: DealState, who: Who) -> str:
         assert isinstance(state, TrainDeal)
         hanging = d.table["open"] if d.table and d.table["hangs"] else None
         return (f"{who(e.seat)} knocks: a marker goes on its train"
-                + (f"; the double on {_train_words(state, state.layout.names.index(hanging))} hangs" if hanging else ""))
+                + (f"; the double on {_train_words(state, state.layout.names.index(hanging), d.doc['seats'])} hangs" if hanging else ""))
 
     # -- ``referee check`` -------------------------------------------------------------------------
 
@@ -240,8 +239,13 @@ def trains_text(state: TrainDeal, upto: int, trains: list[int] | None = None) ->
     return lines
 
 
-def _train_words(state: TrainDeal, e: int) -> str:
-    return "the Mexican train" if e == state.n else f"seat {e}'s train"
+def _train_words(state: TrainDeal, e: int, seats: list[dict[str, Any]]) -> str:
+    """Train ``e`` as players call it: "the Mexican train", "greedy_bot's train", and when that
+    bot holds more than one seat, "greedy_bot's train (seat 2)"."""
+    if e == state.n:
+        return "the Mexican train"
+    bot = seats[e]["bot"]
+    return f"{bot}'s train" + (f" (seat {e})" if sum(s["bot"] == bot for s in seats) > 1 else "")
 
 
 def _marked_train(state: DealState, legal: list[m.PlayOption]) -> bool:

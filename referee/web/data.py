@@ -240,7 +240,7 @@ def _labelled_los(line: str, summary: MatchSummary) -> str:
     """A verdict line whose "(LOS 97.1%)" says what it is the chance of, as the figures' LOS
     line does: "(LOS, greedy_bot better than random_bot: 97.1%)" (the leader against the next place)."""
     rows = summary.ranking.standings
-    if "(LOS " not in line or len(rows) < 2:
+    if "(LOS " not in line or "(LOS —" in line or len(rows) < 2:  # "(LOS —, one pair)": no figure to label
         return line
     return line.replace("(LOS ", f"(LOS, {rows[0].bot} better than {rows[1].bot}: ", 1)
 

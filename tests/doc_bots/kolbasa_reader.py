@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A kolbasa bot written from PROTOCOL.md's kolbasa section alone, as a stranger to this code
+"""A kolbasa bot written from the protocol's kolbasa page (docs/protocol/kolbasa.md) alone, as a stranger to this code
 base would write it (standard library only, no sample bot, no protocol library).
 
 It keeps both rows from ``deal.rows`` and the ``turned``, ``placed``, ``tailed`` and ``cut``

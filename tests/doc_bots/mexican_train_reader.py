@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A mexican_train bot written from PROTOCOL.md's mexican_train section alone, as a stranger to
+"""A mexican_train bot written from the protocol's mexican_train page (docs/protocol/mexican_train.md) alone, as a stranger to
 this code base would write it (standard library only, no sample bot, no protocol library).
 
 It follows the table from ``deal`` and the events (each train's end, tile count and marker, the

@@ -25,6 +25,7 @@ as it is.  The flaws:
                  then exits before its hello
   bad_declare    answers a fish decision (write off or decline, sea_kozel) with a tile instead
   no_declare     never declares: leads 6-6 plainly when offered a hundred, declines every fish
+  crash_declare  exits (code 3) whenever a turn offers a declaration (a hundred, a fish to write off)
   markup_hello   a hello whose name and author look like rich markup; plays like ``ok``
 """
 
@@ -82,6 +83,8 @@ for line in sys.stdin:
             play["tile"] = "{}-{}".format(*first["tile"])
         elif flaw == "illegal":
             play = {"type": "play", "tile": msg["hand"][0], "end": "left" if msg["ends"] else None}
+        elif flaw == "crash_declare" and any(o.get("declare") for o in msg["legal"]):
+            sys.exit(3)
         elif flaw == "bad_declare" and first.get("declare") in ("write_off", "decline"):
             play = {"type": "play", "tile": msg["hand"][0], "end": "left" if msg["ends"] else None}
         elif flaw == "no_declare":

@@ -1,7 +1,7 @@
 """What the tests share, one place for every helper more than one test file needs.
 
-This module: tiles by name, whether a process is still alive, PROTOCOL.md's worked transcripts,
-a log's records, and random masked play of a PettingZoo environment.  :mod:`support.commands`:
+This module: tiles by name, whether a process is still alive, the protocol's pages (PROTOCOL.md
+and docs/protocol/) and their worked transcripts, a log's records, and random masked play of a PettingZoo environment.  :mod:`support.commands`:
 the command line in this process and as a real one, and what a refused command looks like.
 (``tests/helpers.py`` is this module under its old name.)"""
 
@@ -12,7 +12,10 @@ from pathlib import Path
 
 from referee.engine import parse_tile
 
-PROTOCOL_MD = Path(__file__).resolve().parents[2] / "PROTOCOL.md"
+ROOT = Path(__file__).resolve().parents[2]
+PROTOCOL_MD = ROOT / "PROTOCOL.md"
+#: The protocol's pages by name: "core" is PROTOCOL.md, each family's is docs/protocol/NAME.md.
+PROTOCOL_PAGES = {"core": PROTOCOL_MD, **{p.stem: p for p in sorted((ROOT / "docs" / "protocol").glob("*.md"))}}
 _FENCE = re.compile(r"^```([^\n]*)\n(.*?)^```", re.M | re.S)
 
 
@@ -39,10 +42,26 @@ def alive(pid: int) -> bool:
     return stat[stat.rindex(b")") + 2 :].split()[0] != b"Z"
 
 
-def transcript_block(name: str) -> list[str]:
-    """The ``< ``/``> `` lines of PROTOCOL.md's one block marked ```text ``name``."""
-    blocks = [body for info, body in _FENCE.findall(PROTOCOL_MD.read_text(encoding="utf-8")) if info.split()[1:] == [name]]
-    assert len(blocks) == 1, f"PROTOCOL.md should hold one block marked ```text {name}"
+def protocol_page(page: str = "core") -> str:
+    """The text of one page of the protocol: ``"core"`` (PROTOCOL.md) or a family's
+    (``"line"``, ``"cross"``, ``"sea_kozel"``, ``"mexican_train"``, ``"kolbasa"``)."""
+    return PROTOCOL_PAGES[page].read_text(encoding="utf-8")
+
+
+def protocol_pages() -> dict[str, str]:
+    """Every page of the protocol by name, the core page first."""
+    return {name: protocol_page(name) for name in PROTOCOL_PAGES}
+
+
+def fenced_blocks(text: str) -> list[tuple[str, str]]:
+    """Every fenced block of a Markdown text as (info string, body)."""
+    return [(info.strip(), body) for info, body in _FENCE.findall(text)]
+
+
+def transcript_block(page: str, name: str) -> list[str]:
+    """The ``< ``/``> `` lines of the one block marked ```text ``name`` on the protocol's ``page``."""
+    blocks = [body for info, body in fenced_blocks(protocol_page(page)) if info.split()[1:] == [name]]
+    assert len(blocks) == 1, f"{PROTOCOL_PAGES[page].name} should hold one block marked ```text {name}"
     return [line for line in blocks[0].splitlines() if line[:2] in ("< ", "> ")]
 
 

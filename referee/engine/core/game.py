@@ -24,6 +24,7 @@ penalties (-1, kozel): a match runner multiplies by it to compare bots.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -202,6 +203,22 @@ class GameOutcome:
     @property
     def drawn(self) -> bool:
         return not self.winners
+
+    def verdicts(self, holders: Sequence[Collection[int]], sense: int) -> list[int]:
+        """Each holder's game as a match counts it, +1 won, 0 drawn, -1 lost; ``holders[b]`` are
+        the sides bot ``b`` played.  Where points are good (``sense`` +1) a bot wins holding a
+        winning side, and the others lose; in the penalty games a bot loses holding a losing
+        side (a goat), and the others win.  A game every holder won, or every holder lost,
+        separates nobody: drawn for all (docs/result-json.md)."""
+        if sense > 0:
+            won = [any(s in self.winners for s in sides) for sides in holders]
+            lost = [not w and any(won) for w in won]
+        else:
+            lost = [any(s in self.losers for s in sides) for sides in holders]
+            won = [not x and any(lost) for x in lost]
+        if all(won) or all(lost):
+            return [0] * len(holders)
+        return [1 if w else -1 if x else 0 for w, x in zip(won, lost)]
 
 
 # -- the base game ---------------------------------------------------------------------------

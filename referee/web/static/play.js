@@ -30,6 +30,8 @@
   let selected = null; // a tile of the hand chosen, waiting for its place ("a-b")
   let sent = false; // a move is on its way: no second one for the same turn
   let clock = null; // the countdown of a clocked turn
+  let board = null; // the deal on show, as replay.js draws it
+  let verdictShown = false; // the match's end has been brought into view once
 
   const tileName = (t) => [...t].sort((a, b) => a - b).join("-");
 
@@ -72,16 +74,13 @@
   function show(s) {
     state = s;
     sent = false;
-    const deal = s.deal;
+    const deal = s.deal && yours(s.deal, s.mine);
+    board = null;
     if (deal) {
       const mine = s.mine;
-      const board = R.table.board(deal, nodes, { bottom: mine.length ? mine[0] : 0 });
+      board = R.table.board(deal, nodes, { bottom: mine.length ? mine[0] : 0 });
       board.draw(deal.steps.length - 1);
-      for (const seat of mine) {
-        const hand = $(`hand-${seat}`);
-        hand.classList.add("yours");
-        hand.querySelector(".bot").textContent = `${info.you} (you)`;
-      }
+      for (const seat of mine) $(`hand-${seat}`).classList.add("yours");
       nodes.moves.scrollTop = nodes.moves.scrollHeight;
       const w = s.where;
       const seatings = info.seatings.length;
@@ -93,6 +92,22 @@
     offer(ask);
     finished(s);
     ended(s.over);
+  }
+
+  // The deal as the person reads it: their seats are "you" (in the scores too), their train
+  // "your train"; another bot's train is named by the document ("greedy_bot's train").
+  function yours(deal, mine) {
+    const you = `${info.you} (you)`;
+    const seats = deal.seats.map((x) => (mine.includes(x.seat) ? { ...x, bot: you } : x));
+    let table = deal.table;
+    if (table && table.trains) {
+      table = { ...table, trains: table.trains.map((t) => {
+        const seat = /^seat(\d+)$/.exec(t.name);
+        if (!seat || !mine.includes(Number(seat[1]))) return t;
+        return { ...t, label: mine.length === 1 ? "your train" : `your train (seat ${seat[1]})` };
+      }) };
+    }
+    return { ...deal, seats, table };
   }
 
   // The deal on show is over: its result (the board draws it) and the way on.
@@ -127,6 +142,11 @@
       return p;
     }));
     if (!state.next) prompt.textContent = o.interrupted ? "The match was interrupted." : "The match is over.";
+    // The verdict, once: the person may be screens below it, at the deal's result or its moves.
+    if (!verdictShown) {
+      verdictShown = true;
+      over.scrollIntoView({ block: "start" });
+    }
   }
 
   // -- the person's turn -----------------------------------------------------------------------
@@ -146,12 +166,14 @@
     return parts.join(", ");
   }
 
-  // Where a train is: "on your train", or, when the person holds two seats, whose it is.
+  // Where a train is, as the table labels it: "on your train", "on greedy_bot's train", "on the
+  // Mexican train".
   function trainWords(name) {
+    const train = state.deal && state.deal.table && (state.deal.table.trains || []).find((t) => t.name === name);
     if (name === "mexican") return "on the Mexican train";
     const seat = Number(name.replace("seat", ""));
-    if (!state.mine.includes(seat)) return `on seat ${seat}'s train`;
-    return state.mine.length === 1 ? "on your train" : `on seat ${seat}'s train (yours)`;
+    if (state.mine.includes(seat)) return state.mine.length === 1 ? "on your train" : `on your train (seat ${seat})`;
+    return train ? `on ${train.label}` : `on seat ${seat}'s train`;
   }
 
   function placeWords(place) {
@@ -221,9 +243,13 @@
     choices.querySelectorAll("button").forEach((b, i) => {
       if (i < 9) b.title = `key ${i + 1}`;
     });
-    const seat = `seat ${ask.seat}`;
+    // The ends a chosen tile may go to, marked on the table (a line that snakes no longer reads
+    // left to right, and both ends may show the same number).
+    if (board) board.markEnds(selected === null ? [] : byTile.get(selected).map((e) => e.end).filter((e) => typeof e === "string"));
+    // One hand: "your move"; two (a table of four against one bot), which of them.
+    const whose = state.mine.length > 1 ? ` with your hand at seat ${ask.seat}` : "";
     const what = selected !== null ? `where does ${selected} go?` : byTile.size ? "click a highlighted tile" : "choose below";
-    prompt.textContent = `Your move (${seat}): ${what}`;
+    prompt.textContent = `Your move${whose}: ${what}`;
     if (typeof ask.time_ms === "number") {
       const until = Date.now() + ask.time_ms;
       const base = prompt.textContent;

@@ -76,7 +76,20 @@
     // The right arm reads outwards left to right; the left arm outwards right to left.
     arm(chain.slice(leadIndex + 1).map((t) => ({ t, near: t.left, far: t.right })), w / 2, +1, +1, halfWidth, (i, pos) => (out[leadIndex + 1 + i] = pos));
     arm(chain.slice(0, leadIndex).reverse().map((t) => ({ t, near: t.right, far: t.left })), -w / 2, -1, -1, halfWidth, (i, pos) => (out[leadIndex - 1 - i] = pos));
+    lineEnds(out, chain);
     return out;
+  }
+
+  // Which half of which tile is each open end of the line (`opens`: `[{end, half}]`, half 0 the
+  // tile's `a`, 1 its `b`): once the line snakes, "left" and "right" no longer read left and
+  // right on the table, and both may show the same number; `board.markEnds` draws them.
+  function lineEnds(out, chain) {
+    const first = out[0];
+    const lastTile = out[chain.length - 1];
+    const opens = (p) => (p.opens = p.opens || []);
+    opens(first).push({ end: "left", half: first.a === chain[0].left ? 0 : 1 });
+    const right = chain[chain.length - 1].right;
+    opens(lastTile).push({ end: "right", half: lastTile.b === right ? 1 : 0 });
   }
 
   function place(t, x, y, w, h, a, b) {
@@ -210,6 +223,17 @@
         put(t, { x: sign < 0 ? -1.5 : -0.5, y, w: 2, h: 1, a: sign < 0 ? t.far : t.near, b: sign < 0 ? t.near : t.far });
         const rest = tiles.slice(i + 1);
         snake(rest, sign < 0 ? -1.5 : 1.5, y + 0.5, sign, sign, sign < 0 ? -reach : 1, sign < 0 ? -1 : reach, (k, q) => put(rest[k], q));
+      }
+    }
+    lineEnds(out, chain);
+    if (spinner !== null) {
+      // The columns' open ends: the last tile laid on each, or the spinner's own halves.
+      const sp = out[pivot];
+      for (const [dir, half] of [["up", 0], ["down", 1]]) {
+        const column = out.filter((q) => q.arm === dir);
+        const end = column.length ? column[column.length - 1] : sp;
+        const far = column.length ? Number(end.tile.split("-")[1]) : null;
+        (end.opens = end.opens || []).push({ end: dir, half: column.length ? (end.a === far ? 0 : 1) : half });
       }
     }
     // Keep the lead where the line alone puts it (see lineLayout).
@@ -457,7 +481,8 @@
         return;
       }
       const lastTile = steps[n].kind === "place" ? steps[n].tile : null;
-      for (const p of tableAt(n)) {
+      laid = tableAt(n);
+      for (const p of laid) {
         if (p.kind === "label" || p.kind === "note") {
           const t = R.el("text", { x: p.x, y: p.y, "text-anchor": p.anchor || "start", class: `table-${p.kind}` }, tableSvg);
           if (p.arm) t.setAttribute("data-arm", p.arm);
@@ -483,25 +508,71 @@
       }
     }
 
-    // kolbasa's rows lie face down, left to right, even to their owner (KB-8): only the tile
-    // turned up shows, at the row's right end; tiles that just arrived (tailed, cut back) are marked.
-    function rowTile(s, seat, t, i, row) {
+    // The open ends named in `ends` (["left", "right"], or up and down too), marked on the table
+    // as last drawn: a ring round the half that shows the end's number and the end's name beside
+    // it, so a tile that fits both ends can be placed knowingly however the line has snaked.
+    // Each mark carries `data-end-mark` (the end) and `data-value` (the number its half shows).
+    let laid = [];
+    function markEnds(ends) {
+      for (const old of tableSvg.querySelectorAll(".end-mark")) old.remove();
+      for (const p of laid) {
+        for (const o of p.opens || []) {
+          if (!ends.includes(o.end)) continue;
+          const lying = p.w > p.h;
+          const g = R.el("g", { class: "end-mark", "data-end-mark": o.end, "data-value": o.half ? p.b : p.a }, tableSvg);
+          const across = p.a === p.b && (lying ? o.end === "up" || o.end === "down" : o.end === "left" || o.end === "right");
+          if (across) {
+            // A double across its line shows the end's number on both halves: the ring goes round
+            // it, the name on the end's own side.
+            R.el("rect", { x: p.x - 0.04, y: p.y - 0.04, width: p.w + 0.08, height: p.h + 0.08, rx: 0.16 }, g);
+            const at = { left: [p.x - 0.12, p.y + p.h / 2 + 0.17, "end"], right: [p.x + p.w + 0.12, p.y + p.h / 2 + 0.17, "start"],
+              up: [p.x + p.w / 2, p.y - 0.18, "middle"], down: [p.x + p.w / 2, p.y + p.h + 0.5, "middle"] }[o.end];
+            R.el("text", { x: at[0], y: at[1], "text-anchor": at[2] }, g).textContent = o.end;
+            continue;
+          }
+          const x = p.x + (lying ? o.half : 0);
+          const y = p.y + (lying ? 0 : o.half);
+          R.el("rect", { x: x - 0.04, y: y - 0.04, width: 1.08, height: 1.08, rx: 0.16 }, g);
+          const below = !lying && o.half === 1;
+          R.el("text", { x: x + 0.5, y: below ? y + 1.5 : y - 0.18, "text-anchor": "middle" }, g).textContent = o.end;
+        }
+      }
+    }
+
+    // kolbasa's rows lie face down, left to right, even to their owner (KB-8), but a tile once
+    // turned up is public wherever it goes (KB-15): a tailed tile, a cut sausage's tiles back in
+    // a row show face up (`public`); only the tiles as dealt stay face down.  The tile turned up
+    // shows at the row's right end; tiles that just arrived (tailed, cut back) are marked.
+    const seenBy = [];
+    {
+      const known = new Set();
+      steps.forEach((s, n) => {
+        for (const t of [s.up, s.tile, ...(s.kind === "cut" || s.kind === "tail" ? s.tiles || [] : [])]) if (t) known.add(t);
+        seenBy[n] = new Set(known);
+      });
+    }
+    function rowTile(s, seat, t, i, row, n) {
       const up = t !== null && s.up === t && i === row.length - 1;
-      const svg = R.tileSvg(t, { faceDown: !up });
+      const shown = t !== null && seenBy[n].has(t);
+      const svg = R.tileSvg(t, { faceDown: !up && !shown });
       if (up) svg.classList.add("up");
+      else if (shown) {
+        svg.classList.add("public");
+        svg.querySelector("title").textContent += ": face down in the row, but public (turned up before)";
+      }
       const arrived = (s.kind === "tail" && s.seat === seat && i === 0) || (s.kind === "cut" && s.to === seat && i < s.tiles.length);
       if (arrived) svg.classList.add("drawn");
       return svg;
     }
 
-    function drawHands(s) {
+    function drawHands(s, n) {
       for (const h of hands) {
         const seat = h.seat.seat;
         const tiles = s.hands[seat];
         const hidden = tiles.some((t) => t === null);
         h.tiles.classList.toggle("row", Boolean(doc.rows));
         h.tiles.replaceChildren(...tiles.map((t, i) => {
-          if (doc.rows) return rowTile(s, seat, t, i, tiles);
+          if (doc.rows) return rowTile(s, seat, t, i, tiles, n);
           const svg = R.tileSvg(t, { standing: h.side && !phone.matches });
           if (s.kind === "draw" && s.seat === seat && s.tiles.includes(t)) svg.classList.add("drawn");
           return svg;
@@ -579,7 +650,7 @@
     function draw(n) {
       const s = steps[n];
       drawTable(n);
-      drawHands(s);
+      drawHands(s, n);
       drawScores(s);
       drawUndealt(s);
       drawResult(n);
@@ -593,7 +664,7 @@
       frame();
     }
 
-    return { draw, resize, phone, steps, last, get size() { return size; } };
+    return { draw, resize, markEnds, phone, steps, last, get size() { return size; } };
   }
 
   window.Referee.table = { LAYOUTS, WIDE, NARROW, board };
