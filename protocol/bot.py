@@ -28,6 +28,7 @@ fault) with the traceback in its log.
 
 from __future__ import annotations
 
+import copy
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -93,13 +94,156 @@ def fits(tile: Any, number: int) -> bool:
     return number in tuple(tile)
 
 
+class Family:
+    """The part of :class:`State` one family of games keeps: the line games' (and every game's
+    default).  :func:`family_for` picks a deal's family from its ``deal`` message; :class:`State`
+    keeps what every game shares and hands each message to the family, which adds what only its
+    games carry.  A new family adds a subclass here (in :data:`FAMILIES`) and touches nothing else
+    of :class:`State`; its fields read as the State's own (``state.station``)."""
+
+    #: ``(tile, name)`` pairs from ``choose`` name a train, not an end (mexican_train)
+    trains = False
+
+    def __init__(self, msg: DealStart | None = None) -> None:
+        #: sea_kozel: the special state this deal is played under (a hundred, a write-off, eggs), or None
+        self.special: Special | None = None if msg is None or msg.special is UNSET else msg.special
+
+    @staticmethod
+    def claims(msg: DealStart) -> bool:
+        """Whether a deal so announced is of this family."""
+        return True
+
+    def on_deal(self, state: State, msg: DealStart) -> None:
+        """The deal began: set what the common fields start as here."""
+
+    def on_placed(self, state: State, msg: Placed, low: int, high: int) -> bool:
+        """A tile went down; True when this family followed it on ``state.ends`` itself."""
+        return False
+
+    def on_passed(self, state: State, msg: Passed) -> None:
+        pass
+
+    def on_turn(self, state: State, msg: Turn) -> None:
+        pass
+
+    def copy(self) -> Family:
+        """A copy whose lists and sets are its own."""
+        return copy.copy(self)
+
+
+class TrainsFamily(Family):
+    """mexican_train: the station double of this round (``ends`` then holds every train's end, by
+    train name), the round (0 for 6-6 … 6 for 0-0), the trains carrying a marker, and the train
+    whose last tile is an uncovered double."""
+
+    trains = True
+
+    def __init__(self, msg: DealStart) -> None:
+        super().__init__(msg)
+        self.station: Tile | None = norm(msg.station)
+        self.round: int | None = None if msg.round is UNSET else msg.round
+        self.markers: set[str] = set()
+        self.open_double: str | None = None
+
+    @staticmethod
+    def claims(msg: DealStart) -> bool:
+        return msg.station is not UNSET and msg.station is not None
+
+    def on_deal(self, state: State, msg: DealStart) -> None:
+        assert self.station is not None  # every train starts from the station's number
+        state.ends = dict.fromkeys([*(f"seat{s}" for s in range(msg.players)), "mexican"], self.station[0])
+
+    def on_placed(self, state: State, msg: Placed, low: int, high: int) -> bool:
+        if msg.train is UNSET:
+            return False
+        shown = state.ends.get(msg.train, low)
+        state.ends[msg.train] = high if shown == low else low
+        self.open_double = msg.train if low == high else None
+        if msg.train == f"seat{msg.seat}":
+            self.markers.discard(msg.train)  # only the owner's own play removes a marker
+        return True
+
+    def on_passed(self, state: State, msg: Passed) -> None:
+        self.markers.add(f"seat{msg.seat}")  # a pass puts a marker on the passer's train
+
+    def on_turn(self, state: State, msg: Turn) -> None:
+        if msg.trains is not UNSET:
+            self.markers = {t.train for t in msg.trains if t.marker}
+            self.open_double = None if msg.open_double is UNSET else msg.open_double
+
+    def copy(self) -> TrainsFamily:
+        other = copy.copy(self)
+        other.markers = set(self.markers)
+        return other
+
+
+class RowsFamily(Family):
+    """kolbasa: each seat's row left to right, a tile where it is public and None where it is
+    face down unseen (from ``deal`` and each ``turn``), and the two lines (from each ``turn``)."""
+
+    def __init__(self, msg: DealStart) -> None:
+        super().__init__(msg)
+        self.rows: list[list[Tile | None]] = _rows(msg.rows)
+        self.lines: Lines | None = None
+
+    @staticmethod
+    def claims(msg: DealStart) -> bool:
+        return msg.rows is not UNSET and bool(msg.rows)
+
+    def on_deal(self, state: State, msg: DealStart) -> None:
+        state.counts = [len(r) for r in self.rows]  # no hand, only face-down rows
+
+    def on_placed(self, state: State, msg: Placed, low: int, high: int) -> bool:
+        return msg.place is not UNSET  # the layout comes whole with each turn (turn.lines, turn.ends)
+
+    def on_turn(self, state: State, msg: Turn) -> None:
+        if msg.rows is not UNSET:
+            self.rows = _rows(msg.rows)
+        if msg.lines is not UNSET:
+            self.lines = msg.lines
+
+    def copy(self) -> RowsFamily:
+        other = copy.copy(self)
+        other.rows = [list(r) for r in self.rows]
+        return other
+
+
+def _rows(rows: Any) -> list[list[Tile | None]]:
+    return [] if rows is UNSET else [[None if t is None else norm(t) for t in r] for r in rows]
+
+
+#: The families a deal may be of, asked in order; the line games' last (it claims every deal).
+FAMILIES: tuple[type[Family], ...] = (TrainsFamily, RowsFamily, Family)
+
+
+def family_for(msg: DealStart) -> Family:
+    """The family state of the deal ``msg`` announces."""
+    return next(f for f in FAMILIES if f.claims(msg))(msg)
+
+
+def _family_field(name: str, default: Callable[[], Any], doc: str) -> Any:
+    """A field of the deal's family read (and set) as the State's own: ``default()`` where the
+    deal's family has no such field."""
+    def get(self: State) -> Any:
+        return getattr(self.family, name) if hasattr(self.family, name) else default()
+
+    def put(self: State, value: Any) -> None:
+        setattr(self.family, name, value)
+
+    return property(get, put, doc=doc)
+
+
 @dataclass
 class State:
     """What the bot knows, updated by :func:`run` before every call of ``choose``.
 
     The deal fields come from the last ``deal`` message; ``hand``, ``ends``, ``counts`` and
     ``bazaar`` follow the events and are reset from each ``turn`` (the referee's word wins).
-    ``history`` holds the events of the current deal in order.
+    ``history`` holds the events of the current deal in order.  What only one family of games
+    carries is kept by the deal's :attr:`family` (:class:`Family`) and read here as the State's
+    own fields: ``special`` (sea_kozel), ``station``, ``round``, ``markers``, ``open_double``
+    (mexican_train), ``rows`` and ``lines`` (kolbasa); outside their family they read as None or
+    empty.
     """
 
     name: str = ""
@@ -117,28 +261,25 @@ class State:
     scores: list[int] = field(default_factory=list)
     game_number: int = 0
     deal_number: int = 0
-    #: sea_kozel: the special state this deal is played under (a hundred, a write-off, eggs), or None
-    special: Special | None = None
-    #: mexican_train: the station double of this round (``ends`` then holds every train's end,
-    #: by train name), the round (0 for 6-6 … 6 for 0-0), the trains carrying a marker, and the
-    #: train whose last tile is an uncovered double
-    station: Tile | None = None
-    round: int | None = None
-    markers: set[str] = field(default_factory=set)
-    open_double: str | None = None
+    #: what only the deal's family of games keeps (the line games' until a deal says otherwise)
+    family: Family = field(default_factory=Family)
     hand: list[Tile] = field(default_factory=list)
     ends: dict[str, int] = field(default_factory=dict)
     counts: list[int] = field(default_factory=list)
     bazaar: int = 0
     history: list[Event] = field(default_factory=list)
-    #: kolbasa: each seat's row left to right, a tile where it is public and None where it is
-    #: face down unseen (from ``deal`` and each ``turn``), and the two lines (from each ``turn``)
-    rows: list[list[Tile | None]] = field(default_factory=list)
-    lines: Lines | None = None
     # results so far
     last_deal: DealEnd | None = None
     last_game: GameEnd | None = None
     deals_seen: int = 0
+
+    special = _family_field("special", lambda: None, "sea_kozel: the special state this deal is played under, or None")
+    station = _family_field("station", lambda: None, "mexican_train: the station double of this round")
+    round = _family_field("round", lambda: None, "mexican_train: the round, 0 for 6-6 … 6 for 0-0")
+    markers = _family_field("markers", set, "mexican_train: the trains carrying a marker")
+    open_double = _family_field("open_double", lambda: None, "mexican_train: the train whose last tile is an uncovered double")
+    rows = _family_field("rows", list, "kolbasa: each seat's row left to right, None where face down unseen")
+    lines = _family_field("lines", lambda: None, "kolbasa: the two lines, from each turn")
 
     def table(self) -> list[Tile]:
         """Every tile placed in this deal, in the order placed."""
@@ -162,23 +303,14 @@ class State:
         self.scores = list(msg.scores)
         self.game_number = msg.game_number
         self.deal_number = msg.deal_number
-        self.special = None if msg.special is UNSET else msg.special
+        self.family = family_for(msg)
         self.hand = [norm(t) for t in msg.hand]
         self.ends = {}
-        self.station = None if msg.station is UNSET else norm(msg.station)
-        self.round = None if msg.round is UNSET else msg.round
-        self.markers = set()
-        self.open_double = None
-        if self.station is not None:  # mexican_train: every train starts from the station's number
-            self.ends = dict.fromkeys([*(f"seat{s}" for s in range(msg.players)), "mexican"], self.station[0])
         self.bazaar = msg.bazaar
         self.history = []
         # Every hand of a deal starts the same size; drawing changes that later.
         self.counts = [len(msg.hand)] * msg.players
-        self.rows = [] if msg.rows is UNSET else [[None if t is None else norm(t) for t in r] for r in msg.rows]
-        self.lines = None
-        if self.rows:
-            self.counts = [len(r) for r in self.rows]  # kolbasa: no hand, only face-down rows
+        self.family.on_deal(self, msg)
         self.deals_seen += 1
 
     def on_placed(self, msg: Placed) -> None:
@@ -190,15 +322,9 @@ class State:
             self.counts[msg.seat] = max(0, self.counts[msg.seat] - 1)
         low, high = tile
         end = msg.end
-        if msg.train is not UNSET:  # mexican_train
-            shown = self.ends.get(msg.train, low)
-            self.ends[msg.train] = high if shown == low else low
-            self.open_double = msg.train if low == high else None
-            if msg.train == f"seat{msg.seat}":
-                self.markers.discard(msg.train)  # only the owner's own play removes a marker
-        elif msg.place is not UNSET or end is UNSET:
-            return  # kolbasa: the layout comes whole with each turn (turn.lines, turn.ends)
-        elif end is None:
+        if self.family.on_placed(self, msg, low, high) or end is UNSET:
+            return
+        if end is None:
             # RULES.md §5: after a lead a-b (a <= b) the left end shows a, the right end b.
             self.ends = {"left": low, "right": high}
         elif msg.closed is True:
@@ -224,8 +350,7 @@ class State:
 
     def on_passed(self, msg: Passed) -> None:
         self.history.append(msg)
-        if self.station is not None:
-            self.markers.add(f"seat{msg.seat}")  # mexican_train: a pass puts a marker on the passer's train
+        self.family.on_passed(self, msg)
 
     def on_cut(self, msg: Cut) -> None:
         """kolbasa: the sausage went to the left of seat ``to``'s row."""
@@ -238,13 +363,7 @@ class State:
         self.ends = dict(msg.ends)
         self.counts = list(msg.counts)
         self.bazaar = msg.bazaar
-        if msg.trains is not UNSET:
-            self.markers = {t.train for t in msg.trains if t.marker}
-            self.open_double = None if msg.open_double is UNSET else msg.open_double
-        if msg.rows is not UNSET:
-            self.rows = [[None if t is None else norm(t) for t in r] for r in msg.rows]
-        if msg.lines is not UNSET:
-            self.lines = msg.lines
+        self.family.on_turn(self, msg)
 
     def hear(self, msg: ToBotMessage) -> None:
         """Update from any message the referee sends (what :func:`run` does with each line; a bot
@@ -345,7 +464,7 @@ def run(
                     log(f"{name}: the referee speaks protocol {msg.protocol}, I speak {PROTOCOL_VERSION}")
                 _send(out, BotHello(name=name, version=version, author=author, protocol=PROTOCOL_VERSION))
             elif isinstance(msg, Turn):
-                _send(out, to_play(choose(msg, state), trains=state.station is not None))
+                _send(out, to_play(choose(msg, state), trains=state.family.trains))
     finally:
         sys.stdout = saved_stdout
     return state

@@ -124,7 +124,7 @@ def knowledge(turn: m.Turn, state: State) -> Knowledge:
     if state.station is not None:  # mexican_train: the station is placed by nobody, and not told as an event
         history.insert(0, Placed(state.leader, tile(*state.station), None, True))
     hand: list[int] = []
-    if state.game != "kolbasa":  # the hand as dealt: held now, plus placed, less drawn
+    if not variant(state.game).game.face_down_rows:  # the hand as dealt: held now, plus placed, less drawn
         held = {tile_id(t) for t in turn.hand}
         held |= {e.tile for e in history if type(e) is Placed and e.seat == me and not (state.station and e.end is None)}
         for e in history:

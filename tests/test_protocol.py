@@ -597,3 +597,31 @@ def test_side_for_dispatches_on_the_deal_states_class(monkeypatch):
     assert sides.side_for(_NewerDeal()) is other
     assert sides._OF_CLASS[_NewerDeal] is other
     assert sides.side_for(object()) is line.SIDE  # type: ignore[arg-type]
+
+
+def _deal_message(**extra) -> m.DealStart:
+    return m.DealStart(game="x", options={}, players=2, seat=0, side=0, partner=None, hand=[(0, 1)], leader=0, scores=[0, 0],
+                       bazaar=0, **extra)
+
+
+def test_the_library_keeps_each_familys_fields_in_the_deals_family():
+    """State's per-family fields live in the deal's :class:`bot.Family`, picked from the ``deal``
+    message, and read as the State's own: a trains deal keeps markers, a rows deal its rows, the
+    line games sea_kozel's special; each reads as None or empty elsewhere, and a copied family
+    (a seat's view in the environments) is its own."""
+    state = bot.State()
+    state.hear(_deal_message(station=(6, 6), round=0))
+    assert type(state.family) is bot.TrainsFamily and state.family.trains
+    assert state.station == (6, 6) and state.round == 0 and state.ends == {"seat0": 6, "seat1": 6, "mexican": 6}
+    state.hear(m.Passed(seat=1))
+    assert state.markers == {"seat1"} and state.rows == [] and state.special is None
+    other = state.family.copy()
+    state.hear(m.Placed(seat=1, tile=(6, 3), end=None, train="seat1"))
+    assert state.markers == set() and other.markers == {"seat1"} and state.ends["seat1"] == 3  # type: ignore[attr-defined]
+
+    state.hear(_deal_message(rows=[[None] * 14, [None] * 14]))
+    assert type(state.family) is bot.RowsFamily and not state.family.trains
+    assert state.counts == [14, 14] and state.station is None and state.markers == set() and len(state.rows) == 2
+
+    state.hear(_deal_message(special=m.Special(kind="hundred", side=1)))
+    assert type(state.family) is bot.Family and state.special == m.Special(kind="hundred", side=1) and state.rows == []

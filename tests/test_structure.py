@@ -477,3 +477,94 @@ def test_a_side_module_dropped_into_the_package_is_found(tmp_path: Path) -> None
     assert out.returncode == 0, out.stderr
     families = len([p for p in SIDES.glob("*.py") if "\nSIDE = " in p.read_text()])  # not base.py, pages.py
     assert out.stdout.split() == ["toy", "toy", "line", str(families + 1)]
+
+
+# -- each family's knowledge behind its own files (issue 34 item 4) ------------------------------
+
+#: the files of a family named ``x``: its deal state in ``referee/engine/core/x.py``, its side in
+#: ``referee/sides/x.py``, and its table's renderer, named by the side's ``layout``, in this file
+RENDERERS = ROOT / "referee" / "web" / "static" / "replay.js"
+
+
+def test_a_family_is_its_engine_module_its_side_module_and_its_renderer() -> None:
+    """Every family the registry's games fall into has exactly these files, named alike: a new
+    layout adds ``referee/engine/core/x.py``, ``referee/sides/x.py`` and a renderer in
+    ``replay.js``'s ``LAYOUTS``, and its games' modules in ``referee/engine/games``."""
+    import re
+
+    from referee.engine import variant, variant_names
+    from referee.sides import every_side, side_of
+
+    layouts = re.search(r"const LAYOUTS = \{([^}]*)\}", RENDERERS.read_text(encoding="utf-8"))
+    assert layouts is not None
+    renderers = dict(re.findall(r"(\w+): (\w+)", layouts.group(1)))
+    families = {}
+    for side in every_side():
+        name = type(side).__module__.rpartition(".")[2]
+        assert (SIDES / f"{name}.py").is_file()
+        assert [d.rpartition(".")[0] for d in side.deals] == [f"referee.engine.core.{name}"], name
+        assert (ROOT / "referee" / "engine" / "core" / f"{name}.py").is_file()
+        assert side.layout in renderers and f"function {renderers[side.layout]}(" in RENDERERS.read_text(encoding="utf-8")
+        families[name] = side
+    used = set()
+    for game in variant_names(refereed=True):
+        v = variant(game)
+        side = side_of(v, v.default_players, {})
+        used.add(type(side).__module__.rpartition(".")[2])
+    assert used == set(families) == {"line", "cross", "trains", "kolbasa"}
+
+
+def game_id_branches(path: Path, ids: set[str]) -> list[str]:
+    """Where ``path`` compares a game's id (an expression ending in ``id``, ``game``, ``variant``,
+    ``vid``) with a game id written as a literal, or tests it against literals (``in (...)``)."""
+    def literals(node: ast.AST) -> list[str]:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in ids:
+            return [node.value]
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            return [v for e in node.elts for v in literals(e)]
+        if isinstance(node, ast.Dict):
+            return [v for k in node.keys if k is not None for v in literals(k)]
+        return []
+
+    def names_a_game(node: ast.AST) -> bool:
+        name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
+        return name in ("id", "game", "variant", "vid", "variant_id")
+
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    hits = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            sides = [node.left, *node.comparators]
+            named = [v for s in sides for v in literals(s)]
+            if named and any(names_a_game(s) for s in sides):
+                hits.append(f"{path.relative_to(ROOT)}:{node.lineno} branches on {', '.join(named)}")
+    return hits
+
+
+#: Files that may branch on a game's id: none outside the games' own files (their modules in
+#: ``referee/engine/games``, their families' sides in ``referee/sides``).
+GAME_ID_EXCEPTIONS: set[str] = set()
+
+
+def test_nothing_but_a_games_own_files_branches_on_its_id() -> None:
+    """The sampler, the bot library, the learning environments, the web report, the leagues and
+    the sample bots ask the game (its hooks, its side), never compare its id with a name."""
+    from referee.engine import variant_names
+
+    ids = set(variant_names())
+    bad = []
+    for package in ("referee", "protocol", "tournaments", "sample_bots"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            if ROOT / "referee" / "engine" / "games" in path.parents or SIDES in path.parents:
+                continue
+            if str(path.relative_to(ROOT)) not in GAME_ID_EXCEPTIONS:
+                bad += game_id_branches(path, ids)
+    assert bad == []
+
+
+def test_the_check_of_game_id_branches_can_fail(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "x.py").write_text("if k.variant == 'kolbasa':\n    pass\nok = step['kind'] == 'draw'\n"
+                                   "if state.game in ('osel', 'telephone'):\n    pass\n")
+    monkeypatch.setitem(globals(), "ROOT", tmp_path)
+    assert game_id_branches(tmp_path / "x.py", {"kolbasa", "draw", "osel", "telephone"}) == [
+        "x.py:1 branches on kolbasa", "x.py:4 branches on osel, telephone"]

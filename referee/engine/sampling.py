@@ -26,6 +26,14 @@ sea_kozel's special state).  From it:
   number, special state), on which a deal state is started and a finished one scored;
   :func:`fork_game` copies it cheaply so that every playout scores on a game of its own.
 
+Nothing here names a game: what a family's events say is asked of the game, through hooks its
+own engine modules provide — :meth:`~.core.game.Game.tell` (sea_kozel's special state),
+:meth:`~.core.game.Game.seen_table` (the cross's arms, blitz's chains, mexican_train's trains and
+markers, :class:`~.core.trains.TrainsSeen`) and :attr:`~.core.game.Game.face_down_rows` (kolbasa,
+read by :func:`~.core.kolbasa.rows_as_dealt`).  The hooks are the engine's, not the families'
+sides' (:mod:`referee.sides`): those stand a floor above the engine, and the sampler is the
+engine's, used by bots that import the engine alone (``sample_bots/search_bot.py``).
+
 Pure: no I/O, no clock; randomness comes only from the generator passed in (a seeded
 ``random.Random``, or anything with its ``random`` and ``shuffle``).
 """
@@ -39,13 +47,13 @@ from typing import Any, Protocol
 
 from .core.deal import Deal
 from .core.game import DealRecord, Game, Special
-from .core.layout import Cross, Line, Trains
-from .core.line import DECLINE, HUNDRED, STOP, TERMINAL, WRITE_OFF, Declared, Drew, Event, Passed, Placed, Play, Turned
+from .core.kolbasa import rows_as_dealt
+from .core.layout import SeenTable
+from .core.line import DECLINE, HUNDRED, STOP, TERMINAL, WRITE_OFF, Declared, Drew, Event, Passed, Placed, Play
 from .core.scoring import Carry, Rule13
 from .core.state import DealState
-from .core.tiles import ALL_TILES, IS_DOUBLE, LOW, SUIT, Tile, TileSet, mask_of, tiles_of
+from .core.tiles import ALL_TILES, Tile, TileSet, mask_of, tiles_of
 from .core.view import seen_by
-from .games.sea_kozel import SeaKozel
 from .registry import variant
 
 
@@ -97,10 +105,7 @@ def table_game(k: Knowledge) -> Game:
         # a placeholder for the previous deal: only its existence is read (sea_kozel's hundred)
         game.last = DealRecord(k.deal_number - 1, -1, None, None, (), (), (), tuple(game.totals), ("told to the seat",))
     game._lead = (k.leader, _lead_tile(k))
-    if isinstance(game, SeaKozel):  # the special state this deal is played under
-        sp = k.special
-        game.pending = None if sp is None else (sp.kind, -1 if sp.side is None else sp.side, (sp.deal or 1) - 1, sp.total or 0)
-        game.hundred_side = sp.side if sp is not None and sp.kind == "hundred" and sp.side is not None else -1
+    game.tell(k.special)  # the special state this deal is played under (sea_kozel's)
     game.keep_records = False
     return game
 
@@ -140,10 +145,7 @@ def start_state(k: Knowledge, deal: Deal, game: Game | None = None) -> DealState
     """The deal state ``deal`` starts as under ``k``'s game, before any decision."""
     game = table_game(k) if game is None else game
     draw, keep = game.draw_rule()
-    lead = _lead_tile(k)
-    if k.variant == "kolbasa":
-        lead = None
-    return game.new_deal(deal, k.leader, lead, draw, keep)
+    return game.new_deal(deal, k.leader, _lead_tile(k), draw, keep)
 
 
 def _decision(state: DealState, event: Event, seat: int) -> Play | None:
@@ -198,63 +200,6 @@ def replay(k: Knowledge, deal: Deal, game: Game | None = None) -> DealState | No
 
 
 # -- what the events say about hidden tiles --------------------------------------------------
-
-
-class _Table:
-    """The public side of a deal as its events unfold: the layout and, in mexican_train, the
-    markers and the open double; :meth:`fits` is what a seat could place."""
-
-    def __init__(self, k: Knowledge, station: Tile | None) -> None:
-        self.trains: Trains | None = None
-        self.layout: Line | Cross | Trains
-        if k.variant == "mexican_train":
-            assert station is not None
-            self.layout = self.trains = Trains(k.players, LOW[station])
-        elif k.variant in CROSS_GAMES:
-            self.layout = Cross(at_once=CROSS_GAMES[k.variant])
-        else:
-            self.layout = Line()
-        self.n = k.players
-        self.markers = 0
-        self.open_train = -1
-
-    def place(self, e: Placed) -> None:
-        if self.trains is not None:
-            if e.end is None:
-                return  # the station: every train starts from its number already
-            self.trains.place(e.tile, e.end)
-            if e.end == e.seat:
-                self.markers &= ~(1 << e.seat)
-            self.open_train = e.end if IS_DOUBLE[e.tile] else -1
-            return
-        self.layout.place(e.tile, e.end, e.closed)
-
-    def passed(self, seat: int) -> None:
-        self.markers |= 1 << seat
-
-    def fits(self, seat: int) -> TileSet:
-        ends = self.layout.ends
-        if self.trains is not None:
-            if self.open_train >= 0:
-                return SUIT[ends[self.open_train]]
-            m = SUIT[ends[seat]] | SUIT[ends[self.n]]
-            for e in range(self.n):
-                if self.markers >> e & 1:
-                    m |= SUIT[ends[e]]
-            return m
-        m = 0
-        for v in ends:
-            if v >= 0:
-                m |= SUIT[v]
-        return m
-
-
-#: kolbasa's rows as dealt (KB-8).
-ROW = 14
-#: The cross games, and whether the first double opens ``up`` and ``down`` at once.
-CROSS_GAMES = {"osel": True, "telephone": False, "muggins": False}
-#: Games whose turns are compulsory chains: a chain that stopped says its player could not go on.
-CHAIN_GAMES = ("blitz",)
 
 
 @dataclass
@@ -332,7 +277,7 @@ class Sampler:
         #: the events contradict each other (not from a real deal): no deal agrees with them
         self.impossible = False
         self.hidden: list[Tile] = []  # tiles whose place the seat does not know, in id order
-        if k.variant == "kolbasa":
+        if self.game.face_down_rows:
             self._read_rows()
         else:
             self._read_hands()
@@ -342,7 +287,7 @@ class Sampler:
         the events leave none."""
         if self.impossible:
             return None
-        if self.k.variant == "kolbasa":
+        if self.game.face_down_rows:
             return self._rows(rng)
         return self._hands(rng)
 
@@ -365,8 +310,8 @@ class Sampler:
         shape = self.game.shape
         n, me, told = k.players, k.seat, k.history
         station = _lead_tile(k) if shape.station else None
-        table = _Table(k, station)
-        chain = k.variant in CHAIN_GAMES
+        table: SeenTable = self.game.seen_table(_lead_tile(k))
+        chain = table.chains
         groups = [_Group(s, -1.0, shape.hand_size) for s in range(n)]  # group s: seat s's hand as dealt
         voids: list[list[tuple[float, TileSet]]] = [[] for _ in range(n)]
         placed: list[tuple[int, Tile, int]] = []  # (seat, tile, event index) of the other seats' tiles
@@ -388,7 +333,7 @@ class Sampler:
                         g.final = e.tile
                     else:
                         placed.append((e.seat, e.tile, i))
-                table.place(e)
+                table.place(e.seat, e.tile, e.end, e.closed)
                 if chain and e.seat != me:
                     nxt = told[i + 1] if i + 1 < len(told) else None
                     if not (type(nxt) is Placed and nxt.seat == e.seat):  # type: ignore[union-attr]
@@ -476,20 +421,10 @@ class Sampler:
     # -- kolbasa's rows -----------------------------------------------------------------------
 
     def _read_rows(self) -> None:
-        """kolbasa (KB-7, KB-8, KB-15): each row as dealt.  Its tiles are turned up from the
-        right, so the tiles of the dealt block turned so far are its rightmost, in the order
-        turned; tails and cut sausages go to the left of a row, where they are public and never
-        reach the dealt block.  Every tile never turned up lies somewhere in the two blocks'
-        unturned parts, in an order nobody knows: drawn at random."""
-        rows: list[list[Tile | None]] = [[None] * ROW for _ in range(2)]  # as dealt, left to right
-        left = [ROW, ROW]  # tiles of each dealt block not turned up yet
-        public = 0
-        for e in self.k.history:
-            if type(e) is Turned:
-                public |= 1 << e.tile
-                if left[e.seat]:  # the dealt block is the right of the row until it is used up
-                    left[e.seat] -= 1
-                    rows[e.seat][left[e.seat]] = e.tile
+        """Face-down rows (kolbasa): each row as dealt, as far as the tiles turned up show it
+        (:func:`~.core.kolbasa.rows_as_dealt`).  Every tile never turned up lies somewhere in the
+        two blocks' unturned parts, in an order nobody knows: drawn at random."""
+        rows, left, public = rows_as_dealt(self.k.history)
         self.rows = rows
         self.left = left
         self.hidden = tiles_of(ALL_TILES & ~public)

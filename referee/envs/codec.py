@@ -184,7 +184,7 @@ class Codec:
         if self.family == "sausage":
             parts += [("rows", n * N_TILES, 0, 1, "for each seat from the observer, 1 for each tile of its row that is public"),
                       ("up", N_TILES, 0, 1, "one-hot: the tile turned up and waiting for its place")]
-        if self.variant.id == "sea_kozel":
+        if self.variant.game.special_kinds:  # sea_kozel
             parts += [("special", len(SPECIALS) + 1, 0, 1, "one-hot: the deal's special state (hundred, write_off, eggs), last: "
                                                            "it is the observer's side's")]
         out, start = [], 0

@@ -355,10 +355,9 @@ def _view_copy(view: State) -> State:
     other = copy.copy(view)
     other.options = dict(view.options)
     other.scores = list(view.scores)
-    other.markers = set(view.markers)
+    other.family = view.family.copy()
     other.hand = list(view.hand)
     other.ends = dict(view.ends)
     other.counts = list(view.counts)
     other.history = list(view.history)
-    other.rows = [list(r) for r in view.rows]
     return other

@@ -30,6 +30,7 @@ from typing import Any, ClassVar
 
 from .deal import Deal, DealShape
 from .errors import BadOption
+from .layout import Line, SeenTable
 from .line import DRAW_UNTIL_FIT, FAULT, NO_DRAW, DealEnd, LineDeal, Scored
 from .state import DealState
 from .tiles import BY_WEIGHT, DOUBLE, DOUBLES, SUIT, Tile, pips_of, tiles_tuple
@@ -230,6 +231,11 @@ class Game(ABC):
     #: True when the game writes points during play (its deals record Scored events)
     scores_in_play: ClassVar[bool] = False
     default_deals: ClassVar[int | None] = None  # games of a fixed number of deals: how many
+    #: every hand is a row dealt face down, unseen even by its owner and turned up in order
+    #: (kolbasa): what a seat knows of the deal is the tiles turned up, not a hand
+    face_down_rows: ClassVar[bool] = False
+    #: the kinds of special state a deal may be played under (:meth:`special`; sea_kozel's)
+    special_kinds: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, variant: Variant, players: int, options: dict[str, Any], deals: int | None) -> None:
         self.variant = variant
@@ -268,6 +274,18 @@ class Game(ABC):
     def special(self) -> Special | None:
         """The special state pending for the next deal (sea_kozel), or ``None``."""
         return None
+
+    def tell(self, special: Special | None) -> None:
+        """Set up the special state the next deal is played under as :meth:`special` told it to
+        the seats (a seat's sampler rebuilds the game from what it was told); games without
+        special states have nothing to set."""
+        return None
+
+    def seen_table(self, lead: Tile | None) -> SeenTable:
+        """A fresh table as every seat sees it grow from a deal's events (``lead``: the tile the
+        referee placed first, if it did); a game on another layout, or whose turns say more
+        about what a seat could place, returns its own."""
+        return SeenTable(Line())
 
     @classmethod
     def uses_pairs(cls, players: int, options: dict[str, Any]) -> bool:

@@ -258,3 +258,26 @@ def seat_view(state: KolbasaDeal, seat: int) -> KolbasaView:
         history=tuple(state.history),
         legal=tuple(state.legal_plays()) if state.turn == seat else (),
     )
+
+
+#: the tiles of each row as dealt (KB-8)
+ROW = 14
+
+
+def rows_as_dealt(history: list[Event] | tuple[Event, ...]) -> tuple[list[list[Tile | None]], list[int], TileSet]:
+    """What a deal's events show of each row as dealt (KB-7, KB-8, KB-15): the row left to right
+    with a tile where it was turned up and ``None`` where it is still unseen, how many tiles at
+    the left of each dealt block are still unseen, and every tile turned up so far.  A row's tiles
+    are turned up from the right, so those of the dealt block turned so far are its rightmost, in
+    the order turned; tails and cut sausages go to the left of a row, where they are public and
+    never reach the dealt block."""
+    rows: list[list[Tile | None]] = [[None] * ROW for _ in range(2)]
+    left = [ROW, ROW]
+    public = 0
+    for e in history:
+        if type(e) is Turned:
+            public |= 1 << e.tile
+            if left[e.seat]:  # the dealt block is the right of the row until it is used up
+                left[e.seat] -= 1
+                rows[e.seat][left[e.seat]] = e.tile
+    return rows, left, public

@@ -350,3 +350,32 @@ class Sausage(Layout):
     def _ends(self) -> None:
         self.ends[0] = self.junction(0, len(self.lines[0]))
         self.ends[1] = self.junction(1, len(self.lines[1]))
+
+
+class SeenTable:
+    """A table as every seat sees it grow from a deal's events, for a reader of those events (a
+    seat's sampler, :mod:`referee.engine.sampling`): :meth:`fits` is every tile a seat could have
+    placed.  This one is the line's and the cross's (any open end); a family whose turns open
+    other ends to other seats has its own (mexican_train's trains, :class:`.trains.TrainsSeen`).
+    A game hands out a fresh one for each deal (:meth:`.game.Game.seen_table`)."""
+
+    #: turns are compulsory chains (blitz, TURN-8): a chain that stopped says its player could
+    #: place nothing more then
+    chains = False
+
+    def __init__(self, layout: Layout, chains: bool = False) -> None:
+        self.layout = layout
+        self.chains = chains
+
+    def place(self, seat: int, t: Tile, end: int | None, closed: bool) -> None:
+        self.layout.place(t, end, closed)
+
+    def passed(self, seat: int) -> None:
+        """A seat passed (nothing changes on a line or a cross)."""
+
+    def fits(self, seat: int) -> int:
+        m = 0
+        for v in self.layout.ends:
+            if v >= 0:
+                m |= SUIT[v]
+        return m

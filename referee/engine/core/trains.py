@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from .deal import Deal
 from .errors import IllegalPlay
-from .layout import Trains
+from .layout import SeenTable, Trains
 from .line import DOMINO, FAULT, FISH, TERMINAL, DealEnd, Drew, Event, Passed, Placed, Play, check_turn
 from .tiles import HIGH, IS_DOUBLE, LOW, N_TILES, OTHER, SUIT, Tile, TileSet, mask_of, tile_name
 
@@ -307,4 +307,38 @@ class TrainDeal:
         m = mask_of(self.bazaar[self.drawn :]) | self.layout_mask()
         for h in self.hands:
             m |= h
+        return m
+
+
+class TrainsSeen(SeenTable):
+    """The trains as every seat sees them grow from a round's events (MT-4, MT-6, MT-7, MT-10):
+    the markers and the open double decide which trains a seat could have played on."""
+
+    layout: Trains
+
+    def __init__(self, players: int, station: Tile) -> None:
+        super().__init__(Trains(players, LOW[station]))
+        self.n = players
+        self.markers = 0
+        self.open_train = -1
+
+    def place(self, seat: int, t: Tile, end: int | None, closed: bool) -> None:
+        if end is None:
+            return  # the station: every train starts from its number already
+        self.layout.place(t, end)
+        if end == seat:
+            self.markers &= ~(1 << seat)
+        self.open_train = end if IS_DOUBLE[t] else -1
+
+    def passed(self, seat: int) -> None:
+        self.markers |= 1 << seat
+
+    def fits(self, seat: int) -> TileSet:
+        ends = self.layout.ends
+        if self.open_train >= 0:
+            return SUIT[ends[self.open_train]]
+        m = SUIT[ends[seat]] | SUIT[ends[self.n]]
+        for e in range(self.n):
+            if self.markers >> e & 1:
+                m |= SUIT[ends[e]]
         return m

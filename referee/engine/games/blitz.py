@@ -19,6 +19,7 @@ from typing import Any
 
 from ..core.deal import Deal
 from ..core.game import Variant, register
+from ..core.layout import Line, SeenTable
 from ..core.line import FAULT, FISH
 from ..core.state import DealState
 from ..core.tiles import Tile
@@ -32,6 +33,9 @@ class Blitz(Kozel):
     @classmethod
     def rules(cls, options: dict[str, Any]) -> dict[str, Any]:
         return RULES
+
+    def seen_table(self, lead: Tile | None) -> SeenTable:
+        return SeenTable(Line(), chains=True)
 
     def new_deal(self, deal: Deal, leader: int, lead_tile: Tile | None, draw: str, keep: int) -> DealState:
         return ChainDeal(deal, leader=leader, lead_tile=lead_tile, draw=draw, keep=keep)

@@ -26,6 +26,8 @@ GOAT = 101
 
 
 class Kolbasa(Game):
+    face_down_rows = True
+
     def __init__(self, variant: Variant, players: int, options: dict[str, Any], deals: int | None) -> None:
         super().__init__(variant, players, options, deals)
         self.eggs = 0  # pips waiting for the next write (KB-11)

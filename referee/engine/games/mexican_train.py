@@ -24,7 +24,7 @@ from ..core.game import Game, GameOutcome, Variant, register
 from ..core.line import DOMINO
 from ..core.state import DealState
 from ..core.tiles import DOUBLE, Tile, tile_name
-from ..core.trains import TrainDeal
+from ..core.trains import TrainDeal, TrainsSeen
 
 ROUNDS = 7
 HAND_SIZE = {2: 8, 3: 7, 4: 6}
@@ -55,6 +55,10 @@ class MexicanTrain(Game):
             what = f"sets aside {tile_name(got)}" if got is not None else "sets aside no double"
             raise BadDeal(f"round {k} puts {tile_name(want)} on the station, but this deal {what}")
         return k % self.players, want
+
+    def seen_table(self, lead: Tile | None) -> TrainsSeen:
+        assert lead is not None  # the station
+        return TrainsSeen(self.players, lead)
 
     def new_deal(self, deal: Deal, leader: int, lead_tile: Tile | None, draw: str, keep: int) -> DealState:
         assert lead_tile is not None

@@ -19,6 +19,7 @@ from __future__ import annotations
 from ..core.cross import CrossDeal
 from ..core.deal import Deal
 from ..core.game import GameOutcome, Variant, fish_fewest, register
+from ..core.layout import Cross, SeenTable
 from ..core.line import DOMINO
 from ..core.state import DealState
 from ..core.tiles import Tile, pips_of
@@ -37,8 +38,14 @@ class Muggins(Draw):
     def hand_value(self, hand: int) -> int:
         return pips_of(hand)
 
+    #: the first double opens ``up`` and ``down`` at once (else once covered on both sides)
+    at_once = False
+
+    def seen_table(self, lead: Tile | None) -> SeenTable:
+        return SeenTable(Cross(self.at_once))
+
     def new_deal(self, deal: Deal, leader: int, lead_tile: Tile | None, draw: str, keep: int) -> DealState:
-        return CrossDeal(deal, leader=leader, lead_tile=lead_tile, draw=draw, keep=keep, at_once=False, writer=self.write)
+        return CrossDeal(deal, leader=leader, lead_tile=lead_tile, draw=draw, keep=keep, at_once=self.at_once, writer=self.write)
 
     @staticmethod
     def write(count: int) -> int:

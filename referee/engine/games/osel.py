@@ -22,6 +22,7 @@ from typing import Any
 from ..core.cross import CrossDeal
 from ..core.deal import Deal
 from ..core.game import Variant, register
+from ..core.layout import Cross, SeenTable
 from ..core.scoring import FORGET
 from ..core.state import DealState
 from ..core.tiles import Tile
@@ -35,8 +36,14 @@ class Osel(Kozel):
     def rules(cls, options: dict[str, Any]) -> dict[str, Any]:
         return RULES
 
+    #: the first double opens ``up`` and ``down`` at once (else once covered on both sides)
+    at_once = True
+
+    def seen_table(self, lead: Tile | None) -> SeenTable:
+        return SeenTable(Cross(self.at_once))
+
     def new_deal(self, deal: Deal, leader: int, lead_tile: Tile | None, draw: str, keep: int) -> DealState:
-        return CrossDeal(deal, leader=leader, lead_tile=lead_tile, draw=draw, keep=keep, at_once=True, extras=True)
+        return CrossDeal(deal, leader=leader, lead_tile=lead_tile, draw=draw, keep=keep, at_once=self.at_once, extras=True)
 
 
 VARIANT = register(

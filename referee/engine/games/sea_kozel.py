@@ -63,6 +63,7 @@ HUNDRED, WRITE_OFF, EGGS = "hundred", "write_off", "eggs"
 
 class SeaKozel(Game):
     pairs = True
+    special_kinds = (HUNDRED, WRITE_OFF, EGGS)
 
     def __init__(self, variant: Variant, players: int, options: dict[str, Any], deals: int | None) -> None:
         super().__init__(variant, players, options, deals)
@@ -92,6 +93,11 @@ class SeaKozel(Game):
         if kind == WRITE_OFF:
             return Special(WRITE_OFF, side=side, deal=done + 1, of=SPECIAL_DEALS)
         return Special(EGGS, deal=done + 1, of=SPECIAL_DEALS, total=total)
+
+    def tell(self, special: Special | None) -> None:
+        sp = special
+        self.pending = None if sp is None else (sp.kind, -1 if sp.side is None else sp.side, (sp.deal or 1) - 1, sp.total or 0)
+        self.hundred_side = sp.side if sp is not None and sp.kind == HUNDRED and sp.side is not None else -1
 
     # -- leads ---------------------------------------------------------------------------
 

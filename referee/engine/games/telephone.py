@@ -23,6 +23,7 @@ from typing import Any
 from ..core.cross import CrossDeal
 from ..core.deal import Deal, DealShape
 from ..core.game import HIGHEST_FIRST, Game, GameOutcome, Option, Variant, forced_lead, register
+from ..core.layout import Cross, SeenTable
 from ..core.line import DOMINO
 from ..core.state import DealState
 from ..core.tiles import Tile, tile
@@ -58,8 +59,14 @@ class Telephone(Game):
             return seat, THREE_TWO
         return forced_lead(deal, HIGHEST_FIRST)
 
+    #: the first double opens ``up`` and ``down`` at once (else once covered on both sides)
+    at_once = False
+
+    def seen_table(self, lead: Tile | None) -> SeenTable:
+        return SeenTable(Cross(self.at_once))
+
     def new_deal(self, deal: Deal, leader: int, lead_tile: Tile | None, draw: str, keep: int) -> DealState:
-        return CrossDeal(deal, leader=leader, lead_tile=lead_tile, draw=draw, keep=keep, at_once=False, writer=self.write)
+        return CrossDeal(deal, leader=leader, lead_tile=lead_tile, draw=draw, keep=keep, at_once=self.at_once, writer=self.write)
 
     def write(self, count: int) -> int:
         """What the mover's side writes for a count of the open ends."""
