@@ -38,7 +38,7 @@ import signal
 import sys
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +60,7 @@ from referee.conversation.table import _safe
 from referee.engine import variant, variant_names
 from referee.engine.core.errors import BadOption
 from referee.engine.core.game import Variant
+from referee.engine.core.shuffle import SEED_LIMIT
 from referee.matches.match import DealStream, Observer, Roster, run_match
 from referee.matches.spec import Isolation, MatchSpec
 from referee.matches.staging import STAGES, Opening, find_opening
@@ -85,6 +86,9 @@ class Setup:
     players: int
     options: dict[str, Any]
     stage: Stage | None = None
+    #: 0, or the number of a further match of a staged game (:func:`_further`), which stages the
+    #: same decision in the first deal of seed ``seed + again``
+    again: int = 0
 
     @property
     def pairs(self) -> bool:
@@ -98,11 +102,18 @@ class Setup:
     @property
     def title(self) -> str:
         staged = "" if self.stage is None else f", staged: {self.stage.title}"
-        return f"{self.variant}, {self.players} players" + (" in pairs" if self.pairs else "") + staged
+        again = f", further match {self.again}" if self.again else ""
+        return f"{self.variant}, {self.players} players" + (" in pairs" if self.pairs else "") + staged + again
 
     @property
     def slug(self) -> str:
-        return f"{self.variant}-{self.players}" + ("" if self.stage is None else f"-{self.stage.name}")
+        return (f"{self.variant}-{self.players}" + ("" if self.stage is None else f"-{self.stage.name}")
+                + (f"-again{self.again}" if self.again else ""))
+
+    def seed(self, seed: int) -> int:
+        """The seed of this game's match, given the check's: its own, or ``seed + again`` for a
+        further match (its log's header holds it, with the opening found from it)."""
+        return (seed + self.again) % SEED_LIMIT
 
 
 def setups(only: str | None = None) -> list[Setup]:
@@ -151,6 +162,19 @@ class GameReport:
     others_faults: list[str] = field(default_factory=list)  # faults of the sample bots (not the candidate's)
     unexercised: bool = False  # a staged game whose staged decision never reached the candidate
     staged_faults: int = 0  # offers of the staged decision the candidate answered with a fault
+    staged_at: int | None = None  # the deal of the staged position (0: the first), if one was found
+    no_further: bool = False  # :attr:`hidden`, but no first deal of the further match's seed offers the position
+
+    @property
+    def hidden(self) -> bool:
+        """A staged game whose decision the candidate never answered (it never reached it, or it
+        faulted at each offer) after a fault of its own, where the position came after the
+        game's first deal: a fault between deals, or one of a deal before, may be why (a crash
+        found only at the staged turn was often caused before it), so a further match stages it
+        in a first deal (:func:`_further`)."""
+        if self.setup.stage is None or self.skipped or not self.staged_at or not self.problems:
+            return False
+        return self.unexercised or self.staged_faults >= self.cross[self.setup.stage.offered]
 
 
 @dataclass
@@ -311,36 +335,54 @@ def _fixed_deals(v: Variant, setup: Setup, deals: int) -> int:
     return want
 
 
+def _game_deals(v: Variant, setup: Setup, opts: CheckOptions) -> int | None:
+    """The deals of a game of the check's match: ``None`` for a game to a target."""
+    return None if v.to_target else _fixed_deals(v, setup, opts.deals)
+
+
+def staged_opening(setup: Setup, opts: CheckOptions) -> Opening | None:
+    """The opening of a staged game (``None``: none found, or not staged), searched from the
+    game's seed on the deals it deals; a further match's lies in the game's first deal, so that
+    nothing the bot does between deals can come before it."""
+    if setup.stage is None:
+        return None
+    v = variant(setup.variant)
+    seed = setup.seed(opts.seed)
+    stream = DealStream(v.shape(setup.players, setup.options), seed, None, None)
+    return find_opening(v, setup.players, setup.options, _game_deals(v, setup, opts), stream.__getitem__, setup.stage, seed,
+                        **({"within": 1} if setup.again else {}))
+
+
 async def check_game(setup: Setup, index: int, name: str, argv: list[str], opts: CheckOptions,
-                     on_timeout: Callable[[], None] = lambda: None) -> GameReport:
+                     on_timeout: Callable[[], None] = lambda: None, opening: Opening | None = None) -> GameReport:
     """Play ``setup`` with the candidate against sample bots, every seating, and report.
 
     The game is a match of :func:`~referee.matches.match.run_match`, the driver of ``referee match``,
     watched as it is played; its log verifies.  A game still going after ``opts.deals`` deals in
     a seating is stopped there, drawn (a deal limit: the log's header says so, and the game's
-    ``game_end``); a staged game stops after the deal of its staged position.
+    ``game_end``); a staged game stops after the deal of its staged position (``opening``, when
+    the caller has searched for it already: :func:`staged_opening`).
 
     Raises:
         BotStartError: the candidate (or a sample bot) could not be started at all.
     """
     v = variant(setup.variant)
+    seed = setup.seed(opts.seed)
     bot = Bot(name, argv, Confinement(sandbox=opts.sandbox, cwd=opts.cwd, memory_mb=opts.memory_mb))
-    bots = [bot, *_opponents(setup, index, opts.seed)]
+    bots = [bot, *_opponents(setup, index, seed)]
     report = GameReport(setup, [b.name.removeprefix("sample ") for b in bots[1:]])
-    deals = None if v.to_target else _fixed_deals(v, setup, opts.deals)
+    deals = _game_deals(v, setup, opts)
     deal_limit = opts.deals
-    opening: Opening | None = None
-    if setup.stage is not None:
-        stream = DealStream(v.shape(setup.players, setup.options), opts.seed, None, None)
+    if setup.stage is not None and opening is None:
         # A search of a fraction of a second: in a thread, so the games beside it keep their clocks.
-        opening = await trio.to_thread.run_sync(find_opening, v, setup.players, setup.options, deals, stream.__getitem__,
-                                                setup.stage, opts.seed)
-        if opening is not None:
-            deal_limit = opening.deal + 1  # the staged deal is the game's last
+        opening = await trio.to_thread.run_sync(staged_opening, setup, opts)
+    if opening is not None:
+        deal_limit = opening.deal + 1  # the staged deal is the game's last
+        report.staged_at = opening.deal
     spec = MatchSpec(
         v, bots, setup.players, setup.options,
         deals=deals, games=1 if v.to_target else None,
-        seed=opts.seed, tc=opts.tc, max_faults=opts.max_faults, max_line=opts.max_line,
+        seed=seed, tc=opts.tc, max_faults=opts.max_faults, max_line=opts.max_line,
         log_path=opts.log_dir / f"{setup.slug}.jsonl", stderr_dir=opts.log_dir / f"{setup.slug}.stderr",
         hidden=(opts.log_dir,), deal_limit=deal_limit, opening=[] if opening is None else opening.moves, isolation=opts.isolation,
     )
@@ -396,21 +438,35 @@ async def _check_all(argv: list[str], name: str, opts: CheckOptions,
         timeouts += 1
 
     results: dict[int, GameReport] = {}
+    further: dict[int, GameReport] = {}  # by the index of the staged game each one plays again
 
-    async def one(i: int, setup: Setup) -> None:
+    async def one(i: int, setup: Setup, opening: Opening | None = None) -> GameReport:
         if timeouts >= STOP_AFTER_TIMEOUTS:
-            skipped = GameReport(setup, [])
-            skipped.skipped = f"skipped after {timeouts} timeouts in other games (fix those first)"
-            results[i] = skipped
+            game = GameReport(setup, [])
+            game.skipped = f"skipped after {timeouts} timeouts in other games (fix those first)"
         else:
             try:
-                results[i] = await check_game(setup, i, name, argv, opts, on_timeout)
+                game = await check_game(setup, i, name, argv, opts, on_timeout, opening)
             except BotStartError as exc:
-                failed = GameReport(setup, [])
-                failed.problems.append(Problem("start", setup, "at the start of the game", str(exc)))
-                results[i] = failed
-        if progress is not None:
-            progress(results[i])
+                game = GameReport(setup, [])
+                game.problems.append(Problem("start", setup, "at the start of the game", str(exc)))
+        if progress is not None and not setup.again:
+            progress(game)
+        return game
+
+    async def first_pass(i: int, setup: Setup) -> None:
+        async with limiter:
+            results[i] = await one(i, setup)
+
+    async def again(i: int) -> None:
+        """The staged position of game ``i``, hidden by the bot's faults, in a further match."""
+        setup = replace(results[i].setup, again=1)
+        opening = await trio.to_thread.run_sync(staged_opening, setup, opts)
+        if opening is None:
+            results[i].no_further = True
+            return
+        async with limiter:
+            further[i] = await one(i, setup, opening)
 
     if not todo:
         return report
@@ -423,15 +479,16 @@ async def _check_all(argv: list[str], name: str, opts: CheckOptions,
     if progress is not None:
         progress(results[0])
     limiter = trio.CapacityLimiter(max(1, opts.jobs))
-
-    async def limited(i: int, setup: Setup) -> None:
-        async with limiter:
-            await one(i, setup)
-
     async with trio.open_nursery() as nursery:
         for i, setup in enumerate(todo[1:], start=1):
-            nursery.start_soon(limited, i, setup)
-    report.games = [results[i] for i in range(len(todo))]
+            nursery.start_soon(first_pass, i, setup)
+    # One bug must not hide another: a staged decision the bot's faults kept from it is staged
+    # once more, in a match of its own whose first deal holds it.
+    async with trio.open_nursery() as nursery:
+        for i in range(len(todo)):
+            if results[i].hidden:
+                nursery.start_soon(again, i)
+    report.games = [g for i in range(len(todo)) for g in (results[i], further.get(i)) if g is not None]
     return report
 
 
@@ -727,21 +784,38 @@ def _notes(report: CheckReport) -> list[str]:
         if stage is None or g.skipped:
             continue
         if g.unexercised:
-            notes.append(f"{g.setup.title}: the staged decision never reached the bot (after its faults the game "
-                         f"left the staged line), so its answer to {stage.title} went unchecked")
+            note = (f"{g.setup.title}: the staged decision never reached the bot (after its faults the game "
+                    f"left the staged line), so its answer to {stage.title} went unchecked")
         elif g.staged_faults:
             n = g.cross[stage.offered]
             faulted = ("" if n == 1 else " each time") if g.staged_faults >= n else f" {g.staged_faults} of the {n} times"
-            notes.append(f"{g.setup.title}: offered {stage.title} {_times(n)}; it answered with a fault{faulted} "
-                         f"(under \"What went wrong\"), so {'its choice there' if g.staged_faults >= n else 'those choices'} went unchecked")
+            note = (f"{g.setup.title}: offered {stage.title} {_times(n)}; it answered with a fault{faulted} "
+                    f"(under \"What went wrong\"), so {'its choice there' if g.staged_faults >= n else 'those choices'} went unchecked")
         elif stage.made is not None and not g.cross[stage.made]:
             n = g.cross[stage.offered]
-            notes.append(f"{g.setup.title}: offered {stage.title} {_times(n)}; {'each time ' if n > 1 else ''}{stage.never}, "
-                         f"a legal choice (a bot that wants the other sends that entry of turn.legal as it is)")
+            note = (f"{g.setup.title}: offered {stage.title} {_times(n)}; {'each time ' if n > 1 else ''}{stage.never}, "
+                    f"a legal choice (a bot that wants the other sends that entry of turn.legal as it is)")
+        else:
+            continue
+        if g.hidden:
+            note += _further_note(g, report)
+        notes.append(note)
     exits: Counter[str] = Counter(e for g in report.games for e in g.exits)
     for e, n in exits.items():
         notes.append(f"a process {e}" + (f" ({_times(n)})" if n > 1 else ""))
     return notes
+
+
+def _further_note(g: GameReport, report: CheckReport) -> str:
+    """What became of a staged decision the bot's faults kept from it (:attr:`GameReport.hidden`)."""
+    seed = seed_text(replace(g.setup, again=1).seed(report.options.seed))
+    after = f"its position came in deal {(g.staged_at or 0) + 1}, so a fault of the bot's before it (in an earlier deal or between deals) may be why"
+    if g.no_further:
+        return f"; {after}, and the first deal of seed {seed} offers no such position, so no further match was played"
+    again = next((f for f in report.games if f.setup == replace(g.setup, again=1)), None)
+    if again is None:
+        return ""
+    return f"; {after}: a further match staged it in its first deal (seed {seed}, log {again.setup.slug}.jsonl): \"{again.setup.title}\""
 
 
 def missing_samples() -> list[str]:

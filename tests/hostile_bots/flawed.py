@@ -1,6 +1,6 @@
 """A bot with one flaw a bot author could well make, for tests/test_check.py.
 
-    flawed.py FLAW
+    flawed.py FLAW[+FLAW…]
 
 Without a flaw (``ok``) it plays like sample_bots/first_bot.py: the first entry of ``turn.legal``,
 as it is.  The flaws:
@@ -27,75 +27,82 @@ as it is.  The flaws:
   no_declare     never declares: leads 6-6 plainly when offered a hundred, declines every fish
   crash_declare  exits (code 3) whenever a turn offers a declaration (a hundred, a fish to write off)
   markup_hello   a hello whose name and author look like rich markup; plays like ``ok``
+  crash_second_deal  dies with a KeyError on the second ``deal`` message its process reads
+
+Flaws joined by ``+`` (``crash_second_deal+bad_declare``) are all the bot's.
 """
 
 import json
 import sys
 import time
 
-flaw = sys.argv[1] if len(sys.argv) > 1 else "ok"
+flaws = set((sys.argv[1] if len(sys.argv) > 1 else "ok").split("+"))
+flaw = sys.argv[1] if len(sys.argv) > 1 else "ok"  # in its hello
 
 
-if flaw == "no_start":
+if "no_start" in flaws:
     print("flawed: config file 'weights.bin' not found", file=sys.stderr, flush=True)
     sys.exit(2)
-if flaw == "markup_stderr":
+if "markup_stderr" in flaws:
     print("[perlbot] loading [bold]weights[/bold]", file=sys.stderr, flush=True)
     print("[/INFO] cannot go on", file=sys.stderr, flush=True)
     sys.exit(2)
-if flaw == "banner":
+if "banner" in flaws:
     print("flawed bot v2 -- ready", flush=True)
-if flaw == "no_flush":
+if "no_flush" in flaws:
     sys.stdout = open(1, "w", buffering=1 << 16, closefd=False)  # a pipe buffer, even with PYTHONUNBUFFERED
 
 
 def send(message):
     sys.stdout.write(json.dumps(message) + "\n")
-    if flaw != "no_flush":
+    if "no_flush" not in flaws:
         sys.stdout.flush()
 
 
 answered = 0
+deals = 0
 for line in sys.stdin:
     msg = json.loads(line)
     kind = msg.get("type")
     if kind == "hello":
-        if flaw == "no_flush":
+        if "no_flush" in flaws:
             print("flawed: got hello", file=sys.stderr, flush=True)
-        if flaw == "markup_hello":
+        if "markup_hello" in flaws:
             send({"type": "hello", "name": "[/INFO]", "author": "[red]me[/red]", "version": "[perlbot]", "protocol": 1})
-        elif flaw == "no_name":
+        elif "no_name" in flaws:
             send({"type": "hello", "protocol": 1})
         else:
-            send({"type": "hello", "name": f"flawed-{flaw}", "protocol": 2 if flaw == "protocol2" else 1})
-    elif kind == "drew" and flaw == "crash_on_drew":
+            send({"type": "hello", "name": f"flawed-{flaw}", "protocol": 2 if "protocol2" in flaws else 1})
+    elif kind == "deal" and "crash_second_deal" in flaws and (deals := deals + 1) == 2:
+        print(msg["state_of_the_game"])  # a KeyError: it expected a field the protocol does not have
+    elif kind == "drew" and "crash_on_drew" in flaws:
         print(msg["tiles_drawn"])  # a KeyError: the field is called "tiles"
-    elif kind == "deal_end" and flaw == "extra_line":
+    elif kind == "deal_end" and "extra_line" in flaws:
         send({"type": "play", "tile": [0, 0], "end": None})
     elif kind == "turn":
         first = msg["legal"][0]
         play = {"type": "play", **first}
-        if flaw == "unknown_type":
+        if "unknown_type" in flaws:
             send({"type": "thinking", "candidates": len(msg["legal"])})
-        elif flaw == "debug_print":
+        elif "debug_print" in flaws:
             print(f"my hand: {msg['hand']}", flush=True)
-        elif flaw == "tile_string":
+        elif "tile_string" in flaws:
             play["tile"] = "{}-{}".format(*first["tile"])
-        elif flaw == "illegal":
+        elif "illegal" in flaws:
             play = {"type": "play", "tile": msg["hand"][0], "end": "left" if msg["ends"] else None}
-        elif flaw == "crash_declare" and any(o.get("declare") for o in msg["legal"]):
+        elif "crash_declare" in flaws and any(o.get("declare") for o in msg["legal"]):
             sys.exit(3)
-        elif flaw == "bad_declare" and first.get("declare") in ("write_off", "decline"):
+        elif "bad_declare" in flaws and first.get("declare") in ("write_off", "decline"):
             play = {"type": "play", "tile": msg["hand"][0], "end": "left" if msg["ends"] else None}
-        elif flaw == "no_declare":
+        elif "no_declare" in flaws:
             play = {"type": "play", **next(o for o in msg["legal"] if o.get("declare") not in ("hundred", "write_off"))}
-        elif flaw in ("slow_once", "late_once") and answered == 0:
-            time.sleep(float(sys.argv[2]) if len(sys.argv) > 2 else 0.6 if flaw == "slow_once" else 0.8)
+        elif flaws & {"slow_once", "late_once"} and answered == 0:
+            time.sleep(float(sys.argv[2]) if len(sys.argv) > 2 else 0.6 if "slow_once" in flaws else 0.8)
         answered += 1
         send(play)
     elif kind == "match_end":
-        if flaw == "bye_line":
+        if "bye_line" in flaws:
             send({"type": "play", "tile": [6, 6], "end": None})
-        if flaw == "no_exit":
+        if "no_exit" in flaws:
             time.sleep(30)
         break
