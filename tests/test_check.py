@@ -440,4 +440,5 @@ def test_a_fault_before_a_staged_decision_does_not_hide_the_bots_answer_to_it(tm
     assert header["seed"] == 4 and header["deal_limit"] == 1 and header["opening"]
     for log in logs:
         verify(log)
-    assert last_line(result).startswith("FAIL: ")
+    assert out.startswith("referee check flawed: 6 games and 1 further match, ")
+    assert re.search(r"FAIL: \d+ problems in 7 of 7 games\n$", out), last_line(result)

@@ -17,7 +17,14 @@ begins with moves the referee makes itself up to a position where a seat must ma
 bot is asked in one of the seatings for certain (sea_kozel: 6-6 led for a hundred, and a fish
 to write off or decline; mexican_train: another seat's train open by its marker, and a double
 left hanging; kolbasa: a knife, and a double to insert into a junction).  A bot that is offered such a choice and never takes it is told so as
-a harmless oddity.
+a harmless oddity.  One bug must not hide another: when the bot faulted in a staged game whose
+position comes after its first deal and never answered the decision (a fault between deals
+forfeits the next deal and ends the staged line; a crash on a later deal's message is found
+only at the staged turn), the position is staged once more in a *further match* of its own,
+from seed ``seed + 1`` (:meth:`Setup.seed`), whose first deal holds it, so that nothing the bot
+does between deals comes before it; its log's header holds that seed and its opening, as every
+staged match's does, so it verifies.  Where no first deal of that seed offers the position
+(sea_kozel's hundred never comes in a game's first deal) the report says so.
 
 Each game is a match played by the driver of ``referee match`` (:func:`~referee.matches.match.run_match`),
 which the check watches, so its log replays and verifies.  A game still going after ``deals``
@@ -642,7 +649,9 @@ def _times(n: int) -> str:
 def render(report: CheckReport) -> list[str]:
     """The report as lines of plain text, ending with the PASS or FAIL line."""
     opts = report.options
-    head = (f"referee check {report.bot}: {_counted(report.planned, 'game', 'games')}, {_counted(opts.deals, 'deal', 'deals')} in each seating, "
+    further = sum(1 for g in report.games if g.setup.again)
+    planned = _counted(report.planned, 'game', 'games') + (f" and {_counted(further, 'further match', 'further matches')}" if further else "")
+    head = (f"referee check {report.bot}: {planned}, {_counted(opts.deals, 'deal', 'deals')} in each seating, "
             f"move limit {_ms(opts.tc.move)}, start-up limit {_ms(opts.tc.startup)}, seed {seed_text(opts.seed)}")
     lines = [head]
     if report.not_started is not None:
