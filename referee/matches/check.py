@@ -93,7 +93,7 @@ class Setup:
     players: int
     options: dict[str, Any]
     stage: Stage | None = None
-    #: 0, or the number of a further match of a staged game (:func:`_further`), which stages the
+    #: 0, or the number of a further match of a staged game (:func:`_check_all`), which stages the
     #: same decision in the first deal of seed ``seed + again``
     again: int = 0
 
@@ -178,7 +178,7 @@ class GameReport:
         faulted at each offer) after a fault of its own, where the position came after the
         game's first deal: a fault between deals, or one of a deal before, may be why (a crash
         found only at the staged turn was often caused before it), so a further match stages it
-        in a first deal (:func:`_further`)."""
+        in a first deal (:func:`_check_all`)."""
         if self.setup.stage is None or self.skipped or not self.staged_at or not self.problems:
             return False
         return self.unexercised or self.staged_faults >= self.cross[self.setup.stage.offered]
