@@ -72,3 +72,36 @@ def test_the_chunk_the_log_waits_for_is_written_through(tmp_path, monkeypatch, m
 
     trio.run(main)
     assert b"".join(out) == b"".join(lines(0, 60))
+
+
+def test_a_chunk_finished_while_its_take_is_cancelled_is_still_there_to_commit(tmp_path):
+    """A match stopped just as the chunk written live ends: its last line is in the log, so the
+    ledger must still get the chunk (and the result count its deal) from ``finished``."""
+    out: list[bytes] = []
+
+    async def main() -> None:
+        seg = Segment(0, 0, out.append, tmp_path)
+        seg.begin()
+        seg.write(b"deal\n")
+        taken: list[object] = []
+
+        async def take() -> None:
+            try:
+                taken.append(await seg.take(0))
+            except trio.Cancelled:
+                taken.append(seg.finished(0))
+                raise
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(take)
+            await trio.testing.wait_all_tasks_blocked()
+            seg.write(b"deal_end\n")
+            seg.begin()  # chunk 0 ends, and before take() runs again the match is stopped
+            nursery.cancel_scope.cancel()
+        assert out == [b"deal\n", b"deal_end\n"]
+        assert len(taken) == 1 and taken[0] is not None
+        assert seg.finished(0) is None  # given once
+        seg.finish()
+        seg.close()
+
+    trio.run(main)

@@ -684,7 +684,15 @@ class _Lanes:
                     self._moved = trio.Event()
                     chunk = None
                     for o in range(len(self.seatings)):
-                        chunk = await self.segment(g, o).take(k)
+                        seg = self.segment(g, o)
+                        try:
+                            chunk = await seg.take(k)
+                        except trio.Cancelled:
+                            # Stopped while the chunk was written live: if it finished, its
+                            # deal is whole in the log, and the result counts it too.
+                            if (late := seg.finished(k)) is not None:
+                                self._commit(late)
+                            raise
                         if chunk is None:  # the game ended before (a deal limit, in every orientation)
                             break
                         self._commit(chunk)

@@ -221,9 +221,16 @@ class Segment:
             if self.over:
                 return None
             await self._changed.wait()
-        chunk = self._finished.pop(index)
-        for piece in self._spill.read(chunk.start, chunk.end):
-            self._put(piece)
+        return self.finished(index)
+
+    def finished(self, index: int) -> Chunk | None:
+        """Chunk ``index`` if it is finished (its lines then written to the match's log), else
+        ``None``, without waiting: what a cancelled :meth:`take` leaves, a chunk written live
+        whose last line may already be in the log."""
+        chunk = self._finished.pop(index, None)
+        if chunk is not None:
+            for piece in self._spill.read(chunk.start, chunk.end):
+                self._put(piece)
         return chunk
 
     def played(self) -> Iterator[tuple[Chunk, bytes]]:
