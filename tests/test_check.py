@@ -230,10 +230,12 @@ def test_check_folders_are_never_overwritten(tmp_path, monkeypatch):
 def test_timeouts_stop_the_check_early(tmp_path):
     """A bot that hangs from its second turn on: after three timeouts the games not begun are
     skipped instead of waiting out the clock again and again.  The first game's two seatings each
-    take three (faults count per game in one seating), so six in all."""
+    take three (faults count per game in one seating), so six in all.  Seeded: with some deals
+    (seeds 11 and 15) a timeout's penalty ends the first kozel seating after two, five in all."""
     state = tmp_path / "state"
     state.mkdir()
-    result = check(tmp_path, f"{HOSTILE} silent {state} every=1 deal=0 turn=1", "--move-time", "0.3")
+    result = check(tmp_path, f"{HOSTILE} silent {state} every=1 deal=0 turn=1", "--move-time", "0.3",
+                   "--seed", "0x5eed5eed5eed5eed0001")
     assert result.exit_code == X.CHECK_FAILED, result.stdout
     assert "6 late answers (timeouts)" in result.stdout
     assert "skipped after 6 timeouts in other games" in result.stdout
