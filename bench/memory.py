@@ -45,11 +45,13 @@ def main(argv: list[str] | None = None) -> int:
 
     from bench.referee import StubBot
     from referee.bots.bot import Bot
+    from referee.conversation.house import BotSource
     from referee.engine import variant
     from referee.matches.match import run_match
     from referee.matches.report import render
     from referee.matches.results import write_json
     from referee.matches.spec import MatchSpec
+    from referee.matches.watch import watching
 
     samples: list[tuple[int, float, float]] = []
     played = 0
@@ -72,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
         tracemalloc.start()
         gc.collect()
         print(f"{0:>8} deals   RSS {rss_mb():8.1f} MB   Python heap {heap_mb():8.3f} MB")
-        with trio.run(partial(run_match, spec, progress, launch=StubBot.launch)) as result:
+        with trio.run(partial(run_match, spec, BotSource(StubBot.launch), watching(progress))) as result:
             tracemalloc.reset_peak()
             write_json(Path(work) / "result.json", result)
             render(result.summary(), result.deals, result.games, Console(file=io.StringIO(), width=120))

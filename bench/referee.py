@@ -7,7 +7,7 @@ trivial C driver) into ``bench/out/``, then measures, in the same run, alternati
 * **referee** — a real sport match, echo_first against echo_first (4 bot processes), ``N``
   deals per orientation, played in a fresh Python process by :func:`referee.matches.match.run_match`
   with the match log written as the CLI writes it.  The clock runs over every deal's play
-  (``Table.play_deal``, summed: the processes are started and greeted outside it);
+  (from each deal's ``deal_begins`` to its ``deal_ends``, summed: the processes are started and greeted outside it);
   ``µs/move`` = that wall time over the plays made.  It is everything the referee does per
   move: the engine, building and encoding messages, the pipe, reading and decoding the answer,
   validating it, the clock, the log, and the deal starts and ends.
@@ -144,11 +144,11 @@ def play_match(bot: Path | None, deals: int, work: Path, profiler=None, isolatio
 
     from referee.bots import process
     from referee.bots.bot import Bot
-    from referee.bots.transport import launch_process
-    from referee.conversation.table import Table
+    from referee.conversation.house import PROCESSES, BotSource
     from referee.engine import variant
     from referee.matches.match import run_match
     from referee.matches.spec import MatchSpec
+    from referee.matches.watch import Watch
 
     # The timed part is every deal's play, summed: since a match is played in segments (each
     # orientation a table of its own, the next one opened while the current one plays), one
@@ -163,25 +163,30 @@ def play_match(bot: Path | None, deals: int, work: Path, profiler=None, isolatio
 
     process.BotProcess.pause = noted_pause  # type: ignore[method-assign]
 
-    class TimedTable(Table):
-        async def play_deal(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+    class Timing(Watch):
+        """Times each deal's play, from its start to its end (a lane plays one deal at a time)."""
+
+        def __init__(self) -> None:
+            self.begun = (0.0, 0.0)
+
+        def deal_begins(self, game: int, orientation: int, deal: object) -> None:
             if profiler is not None:
                 profiler.enable()
-            wall, cpu = time.perf_counter(), time.process_time()
-            try:
-                return await super().play_deal(*args, **kwargs)
-            finally:
-                marks["seconds"] += time.perf_counter() - wall
-                marks["cpu"] += time.process_time() - cpu
-                if profiler is not None:
-                    profiler.disable()
+            self.begun = time.perf_counter(), time.process_time()
+
+        def deal_ends(self, game: int, orientation: int, record: object) -> None:
+            wall, cpu = self.begun
+            marks["seconds"] += time.perf_counter() - wall
+            marks["cpu"] += time.process_time() - cpu
+            if profiler is not None:
+                profiler.disable()
 
     v = variant("sport")
     bots = [Bot("A", [str(bot or "stub")]), Bot("B", [str(bot or "stub")])]
     spec = MatchSpec(v, bots, 4, v.resolve_options(4, {}), deals=deals, seed=1,
                      log_path=work / "match.jsonl", stderr_dir=work / "match.stderr", isolation=isolation)  # type: ignore[arg-type]
-    launch = StubBot.launch if bot is None else launch_process
-    result = trio.run(partial(run_match, spec, launch=launch, table_type=TimedTable))
+    bots_from = BotSource(StubBot.launch) if bot is None else PROCESSES
+    result = trio.run(partial(run_match, spec, bots_from, Timing()))
     if profiler is not None:
         profiler.disable()
     with open(work / "match.jsonl", "rb") as f:
@@ -323,7 +328,7 @@ def main(argv: list[str] | None = None) -> int:
         figures[root].print()
         print()
     print(f"Medians [min–max] of {args.repeat} repeats; {plays} plays per match.  µs/move: the wall time of the match's")
-    print("deals (Table.play_deal, summed) over its plays.  Floor: pipe_floor's µs per turn/reply round trip, the")
+    print("deals (from each deal_begins to its deal_ends, summed) over its plays.  Floor: pipe_floor's µs per turn/reply round trip, the")
     print("mean of runs just before and after each match.  Ratio: per repeat, referee ÷ that floor.")
     print("pinned = taskset -c 0 (everything on CPU 0); issue 31 asks for a pinned ratio ≤ 4× and a stub ratio ≤ 2.5×.  stub: the same")
     print("match pinned, with in-process stub bots instead of processes (no pipes): the referee's own work, its")

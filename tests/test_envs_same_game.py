@@ -36,6 +36,7 @@ from protocol.bot import State
 from referee.base.clock import TimeControl
 from referee.bots.bot import Bot
 from referee.bots.transport import HELLO, BotTransport, ScriptedBot, play_line
+from referee.conversation.house import BotSource
 from referee.engine.core.deal import Deal, deal_from_seed
 from referee.engine.core.kolbasa import KolbasaDeal
 from referee.engine.core.line import Drew
@@ -139,7 +140,7 @@ def replay(game: str, players: int, seed: int, games: int, answers: list[list[li
     spec = MatchSpec(v, bots, players, opts, games=games,
                      deals=None if v.to_target else v.game.default_deals, seed=seed, tc=TimeControl(startup=5, move=5),
                      log_path=tmp_path / f"{game}{players}-{seed}.jsonl", stderr_dir=tmp_path / "err")
-    result = trio.run(lambda: run_match(spec, launch=launch, handle_signals=False, block=0), clock=trio.testing.MockClock(autojump_threshold=0))
+    result = trio.run(lambda: run_match(spec, BotSource(launch), block=0, handle_signals=False), clock=trio.testing.MockClock(autojump_threshold=0))
     with result:
         whole = msgspec.to_builtins(result.whole())
         assert whole["faults"] == []

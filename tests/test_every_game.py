@@ -34,11 +34,13 @@ from referee.audit.verify import verify
 from referee.base.clock import TimeControl
 from referee.bots.bot import Bot
 from referee.bots.transport import HELLO, BotTransport, ScriptedBot, play_line
+from referee.conversation.house import BotSource
 from referee.engine import TERMINAL, IllegalPlay, Play, deal_from_seed, variant, variant_names
 from referee.engine.core.line import Cut, Drew, Passed, Placed, Tailed
 from referee.engine.core.tiles import DOUBLES, N_TILES
 from referee.matches.match import run_match
 from referee.matches.spec import MatchSpec
+from referee.matches.watch import Watch
 from referee.sides import side_for
 from referee.sides.base import TILE_JSON, deal_end
 
@@ -341,10 +343,19 @@ def test_a_match_of_scripted_bots_on_a_mock_clock_writes_a_log_that_verifies(nam
     spec = MatchSpec(v, bots, players, v.resolve_options(players), games=None if not v.to_target else 1,
                      deals=None if v.to_target else v.game.default_deals, seed=17, tc=TimeControl(startup=5, move=1, bank=10),
                      deal_limit=3, log_path=log, stderr_dir=tmp_path / "stderr")
-    result = trio.run(lambda: run_match(spec, launch=launch, handle_signals=False, block=0),
+    asked: list[m.Turn] = []
+
+    class Asked(Watch):
+        def asked(self, seat, state, turn) -> None:
+            assert state.to_move() == seat
+            asked.append(turn)
+
+    result = trio.run(lambda: run_match(spec, BotSource(launch), Asked(), block=0, handle_signals=False),
                       clock=trio.testing.MockClock(autojump_threshold=0))
     result.close()
     counts = verify(log)
     turns = [msg for sb in started for msg in sb.received if type(msg) is m.Turn]
     assert counts.faults == 0 and counts.deals >= 1 and counts.plays == len(turns) > 0
     assert all(sb.closed for sb in started), "a bot of the match was left running"
+    # the watch is told every turn as the value whose encoding the bot was sent
+    assert sorted(m.encode_line(t) for t in asked) == sorted(m.encode_line(t) for t in turns)

@@ -35,6 +35,7 @@ from referee.audit.verify import verify
 from referee.base.clock import TimeControl
 from referee.bots.bot import Bot
 from referee.bots.transport import HELLO, BotTransport, ScriptedBot, launch_process, play_line
+from referee.conversation.house import BotSource
 from referee.engine import variant
 from referee.matches.match import run_match
 from referee.matches.spec import MatchSpec
@@ -111,7 +112,7 @@ def by_process(tmp_path: Path, mode: str) -> Played:
 
     spec = spec_of(tmp_path, [Bot("A", [sys.executable, str(bot), mode]), Bot("B", [sys.executable, str(bot), "plays"])],
                    TimeControl(startup=30, move=30))
-    trio.run(lambda: run_match(spec, launch=launch, handle_signals=False, block=0)).close()
+    trio.run(lambda: run_match(spec, BotSource(launch), block=0, handle_signals=False)).close()
     return Played(spec.log_path, started, spec.tc.move)  # type: ignore[arg-type]
 
 
@@ -124,7 +125,7 @@ def by_script(tmp_path: Path, mode: str) -> Played:
         return sb
 
     spec = spec_of(tmp_path, [Bot("A", ["a"]), Bot("B", ["b"])], TimeControl(startup=5, move=1))
-    trio.run(lambda: run_match(spec, launch=launch, handle_signals=False, block=0), clock=trio.testing.MockClock(autojump_threshold=0)).close()
+    trio.run(lambda: run_match(spec, BotSource(launch), block=0, handle_signals=False), clock=trio.testing.MockClock(autojump_threshold=0)).close()
     return Played(spec.log_path, started, spec.tc.move)  # type: ignore[arg-type]
 
 
@@ -173,7 +174,7 @@ def by_person(tmp_path: Path, mode: str) -> Played:
     async def main() -> None:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(page)
-            result = await run_match(spec, launch=person.launcher(person_bot, scripted_others), observer=person.observer(),
+            result = await run_match(spec, BotSource(person.launcher(person_bot, scripted_others)), person.watch(),
                                      handle_signals=False)
             result.close()
             nursery.cancel_scope.cancel()

@@ -16,6 +16,7 @@ import trio
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support.commands import cli
+from support.tables import FaultList, scripted_house
 
 from protocol import messages as m
 from referee.base import exitcodes as X
@@ -62,7 +63,8 @@ def converse(answers: list[bytes], where: str) -> tuple[list[F.Fault], MatchLog]
                 return [(0.0, line) for data in answers for line in lines_of(data)] + [(0.0, play_line(msg.legal[0]))]
         return list(first_legal(msg))
 
-    faults: list[F.Fault] = []
+    watch = FaultList()
+    faults = watch.faults
     log = MatchLog(None)
 
     async def main() -> None:
@@ -71,8 +73,7 @@ def converse(answers: list[bytes], where: str) -> tuple[list[F.Fault], MatchLog]
         seating = [Player(bots[0], 0), Player(bots[1], 0)]
         game = variant("draw").new_game(2, {})
         async with trio.open_nursery() as nursery:
-            table = Table(nursery, seating, tc=TimeControl(startup=5, move=5), log=log, stderr_dir=Path("/nonexistent"),
-                          block=0, on_fault=faults.append, launch=launch)
+            table = Table(nursery, seating, log, scripted_house(launch, TimeControl(startup=5, move=5), Path("/nonexistent"), watch))
             try:
                 await table.open()
             except Exception as exc:  # a bot that cannot start: the match's one error for it

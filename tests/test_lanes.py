@@ -216,9 +216,9 @@ def test_games_dealt_one_after_another_wait_for_the_game_before(tmp_path, source
 
 
 def test_every_segment_is_greeted_before_it_plays(tmp_path):
-    """The seam for freezing processes that wait (Observer.greeted): told once per segment, with
+    """The seam for freezing processes that wait (Watch.greeted): told once per segment, with
     every process of it live and answered, before the segment's first deal is logged."""
-    from referee.matches.match import Observer
+    from referee.matches.watch import Watch as Observer
     from referee.records import records as R
 
     seen: list[tuple[str, object]] = []
@@ -233,7 +233,7 @@ def test_every_segment_is_greeted_before_it_plays(tmp_path):
                 seen.append(("game", (record.game, record.orientation)))
 
     spec = spec_of(tmp_path, "m", "block", 2, 2, games=3)
-    with trio.run(partial(run_match, spec, handle_signals=False, observer=Watch())):
+    with trio.run(partial(run_match, spec, watch=Watch(), handle_signals=False)):
         pass
     greeted = [w for k, w in seen if k == "greeted"]
     assert sorted(greeted) == [(g, o) for g in range(3) for o in range(2)]

@@ -21,6 +21,7 @@ import trio
 from referee.base.clock import MAX_SECONDS, TimeControl
 from referee.bots.bot import Bot
 from referee.bots.transport import scripted
+from referee.conversation.house import BotSource
 from referee.engine import refereed_variant, variant_names
 from referee.engine.core.tiles import tile_name
 from referee.matches.match import match_length, orientations, run_match
@@ -99,7 +100,7 @@ async def play_in_process(spec: MatchSpec, person: Person, person_bot: Bot, choo
     seen: list[dict[str, Any]] = []
     async with trio.open_nursery() as nursery:
         nursery.start_soon(a_page, person, seen, choose)
-        result = await run_match(spec, launch=person.launcher(person_bot, launch), observer=person.observer(), handle_signals=False)
+        result = await run_match(spec, BotSource(person.launcher(person_bot, launch)), person.watch(), handle_signals=False)
         nursery.cancel_scope.cancel()
     return result, seen
 
@@ -186,7 +187,7 @@ async def test_a_person_with_a_clock_times_out_like_a_bot(tmp_path, autojump_clo
     spec, me = spec_for(tmp_path, "draw", person_bot)
     person = Person("ann", me, clocked=True)
     launch, _ = scripted({})
-    result = await run_match(spec, launch=person.launcher(person_bot, launch), observer=person.observer(), handle_signals=False)
+    result = await run_match(spec, BotSource(person.launcher(person_bot, launch)), person.watch(), handle_signals=False)
     result.close()
     records = [rec for _, rec, _ in R.read_records(spec.log_path)]
     header = records[0]
@@ -218,7 +219,7 @@ async def test_the_person_without_a_clock_waits_as_long_as_it_takes(tmp_path, au
     launch, _ = scripted({})
     async with trio.open_nursery() as nursery:
         nursery.start_soon(slow_page)
-        result = await run_match(spec, launch=person.launcher(person_bot, launch), observer=person.observer(), handle_signals=False)
+        result = await run_match(spec, BotSource(person.launcher(person_bot, launch)), person.watch(), handle_signals=False)
         nursery.cancel_scope.cancel()
     result.close()
     assert not [rec for _, rec, _ in R.read_records(spec.log_path) if isinstance(rec, R.Fault)]
@@ -432,7 +433,7 @@ async def test_a_deep_message_and_a_turn_id_that_is_no_integer_are_refused_by_th
     launch, _ = scripted({})
     async with trio.open_nursery() as nursery:
         port = await start(nursery, app)
-        nursery.start_soon(lambda: run_match(spec, launch=person.launcher(person_bot, launch), observer=person.observer(),
+        nursery.start_soon(lambda: run_match(spec, BotSource(person.launcher(person_bot, launch)), person.watch(),
                                              handle_signals=False))
         page = await PageSocket.open(port, token)
         with trio.fail_after(60):

@@ -30,29 +30,28 @@ import trio
 
 from referee.bots.bot import Bot
 from referee.bots.transport import scripted
-from referee.conversation.table import Table
+from referee.conversation.house import BotSource
 from referee.engine import variant
 from referee.matches.match import run_match
 from referee.matches.spec import MatchSpec
+from referee.matches.watch import Watch
 
 game, players, deals, work = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), Path(sys.argv[4])
 seen = {}
 
 
-class Noting(Table):
-    async def open(self):
-        await super().open()
+class Noting(Watch):
+    def greeted(self, roster):
         seen["open"] = set(sys.modules)
 
-    async def close(self):
+    def closed(self, player, proc, unread):
         seen.setdefault("close", set(sys.modules))
-        await super().close()
 
 
 v = variant(game)
 spec = MatchSpec(v, [Bot("A", ["a"]), Bot("B", ["b"])], players, v.resolve_options(players, {}), deals=deals, seed=1,
                  log_path=work / "match.jsonl", stderr_dir=work / "stderr")
-trio.run(partial(run_match, spec, launch=scripted({})[0], table_type=Noting, handle_signals=False))
+trio.run(partial(run_match, spec, BotSource(scripted({})[0]), Noting(), handle_signals=False))
 print(" ".join(sorted(seen["close"] - seen["open"])))
 """
 

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 import trio
 from support import tiles, transcript_block
+from support.tables import scripted_house
 
 from protocol import bot
 from protocol import messages as m
@@ -92,8 +93,8 @@ def play_deals(deals: list[Deal], players: int, scripts: dict[str, Script], reco
 
     async def main() -> None:
         async with trio.open_nursery() as nursery:
-            table = Table(nursery, seating, tc=TimeControl(startup=5, move=5), log=MatchLog(log),
-                          stderr_dir=Path("/nonexistent"), block=0, launch=launch_recording)
+            table = Table(nursery, seating, MatchLog(log),
+                          scripted_house(launch_recording, TimeControl(startup=5, move=5), Path("/nonexistent")))
             await table.open()
             try:
                 for i, deal in enumerate(deals):

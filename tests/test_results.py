@@ -17,6 +17,7 @@ from rich.console import Console
 
 from bench.referee import StubBot
 from referee.bots.bot import Bot
+from referee.conversation.house import BotSource
 from referee.engine import variant
 from referee.matches.match import run_match
 from referee.matches.report import blocks, deal_row, deals_table, game_row, games_table, render
@@ -39,7 +40,7 @@ def stub_match(tmp_path: Path, game: str = "sport", deals: int | None = 8, games
     v = variant(game)
     spec = MatchSpec(v, [Bot(f"b{i}", ["stub"]) for i in range(bots)], players, v.resolve_options(players, {}),
                      deals=deals, games=games, seed=5, log_path=tmp_path / "m.jsonl", stderr_dir=tmp_path / "err")
-    return trio.run(partial(run_match, spec, launch=StubBot.launch, handle_signals=False))
+    return trio.run(partial(run_match, spec, BotSource(StubBot.launch), handle_signals=False))
 
 
 CASES = [("sport", 8, None, 4, 2), ("kozel", None, 2, 4, 2), ("draw", None, 1, 3, 3)]

@@ -22,6 +22,7 @@ import trio
 from support.commands import cli, one_line_error
 
 from referee.base import exitcodes as X
+from referee.conversation.house import BotSource
 
 pytestmark = pytest.mark.slow  # matches of real bot processes (or a long property sweep): the full run
 
@@ -464,7 +465,7 @@ def test_a_match_keeps_one_deal_record_per_game(tmp_path, monkeypatch):
     v = variant("sport")
     spec = MatchSpec(v, [Bot("A", ["stub"]), Bot("B", ["stub"])], 4, v.resolve_options(4, {}), deals=40,
                      log_path=tmp_path / "m.jsonl", stderr_dir=tmp_path / "s")
-    result = trio.run(partial(run_match, spec, launch=StubBot.launch, handle_signals=False))
+    result = trio.run(partial(run_match, spec, BotSource(StubBot.launch), handle_signals=False))
     assert len(result.deals) == 80 and games
     played = [g for g in games if g.played]
     assert played and all(g.played == 40 and len(g.records) == 1 and g.records[-1] is g.last for g in played)

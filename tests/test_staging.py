@@ -17,6 +17,7 @@ from referee.audit.replay import replay_lines
 from referee.audit.verify import Inconsistent, verify
 from referee.bots.bot import Bot
 from referee.bots.transport import first_legal, scripted
+from referee.conversation.house import BotSource
 from referee.engine import TERMINAL, variant
 from referee.matches.match import DealStream, run_match
 from referee.matches.spec import MatchSpec
@@ -96,7 +97,7 @@ def staged_match(tmp_path: Path, stage: str, players: int = 2, seed: int = 4, vi
                      games=1 if v.to_target else None, deals=None if v.to_target else v.game.default_deals,
                      seed=seed, log_path=log, stderr_dir=tmp_path / "stderr", deal_limit=opening.deal + 1,
                      opening=opening.moves)
-    trio.run(lambda: run_match(spec, launch=launch, handle_signals=False), clock=trio.testing.MockClock(autojump_threshold=0))
+    trio.run(lambda: run_match(spec, BotSource(launch), handle_signals=False), clock=trio.testing.MockClock(autojump_threshold=0))
     return log, started
 
 
@@ -191,7 +192,7 @@ def test_a_fault_before_the_staged_position_drops_the_rest_of_the_opening_and_th
     log = tmp_path / "chatty.jsonl"
     spec = MatchSpec(SEA_KOZEL, [Bot("A", ["a"]), Bot("B", ["b"])], 2, SEA_KOZEL.resolve_options(2), games=1, seed=2,
                      log_path=log, stderr_dir=tmp_path / "stderr", deal_limit=opening.deal + 1, opening=opening.moves)
-    trio.run(lambda: run_match(spec, launch=launch, handle_signals=False), clock=trio.testing.MockClock(autojump_threshold=0))
+    trio.run(lambda: run_match(spec, BotSource(launch), handle_signals=False), clock=trio.testing.MockClock(autojump_threshold=0))
     records = [json.loads(line) for line in log.read_text().splitlines()]
     first_fault = next(i for i, r in enumerate(records) if r["k"] == "fault")
     assert records[first_fault]["kind"] == "out_of_turn" and "charged" in records[first_fault]

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import trio
 from support import read_log
+from support.tables import FaultList, scripted_house
 
 from protocol import messages as m
 from referee.base.clock import TimeControl
@@ -19,6 +20,7 @@ from referee.bots.bot import Bot
 from referee.bots.transport import HELLO, Script, ScriptedBot, first_legal, play_line, scripted, silent
 from referee.conversation import faults as F
 from referee.conversation.exchange import UNKNOWN_PER_MOVE, At, Terms, deliver, handshake, queue_events, turn
+from referee.conversation.house import TableWatch
 from referee.conversation.log import MatchLog
 from referee.conversation.players import Entry, Player
 from referee.conversation.table import Table, Where
@@ -50,11 +52,11 @@ async def play(tmp_path: Path, scripts: dict[str, Script], tc: TimeControl, deal
     bots = [Entry(Bot("A", ["a"]), 0, tc), Entry(Bot("B", ["b"]), 1, tc)]
     seating = [Player(bots[0], 0), Player(bots[1], 0)]
     game = variant("draw").new_game(2, {})
-    faults: list[F.Fault] = []
+    watch = FaultList()
+    faults = watch.faults
     try:
         async with trio.open_nursery() as nursery:
-            table = Table(nursery, seating, tc=tc, log=MatchLog(None), stderr_dir=tmp_path, block=0,
-                          max_faults=max_faults, on_fault=faults.append, launch=launch)
+            table = Table(nursery, seating, MatchLog(None), scripted_house(launch, tc, tmp_path, watch, max_faults=max_faults))
             await table.open()
             try:
                 for i in range(deals):
@@ -170,8 +172,12 @@ async def test_a_game_past_its_deal_limit_ends_drawn_and_every_bot_hears_why(tmp
         return i, deal_from_seed(3, i, game.shape)
 
     async with trio.open_nursery() as nursery:
-        table = Table(nursery, seating, tc=TimeControl(), log=MatchLog(None, on_record=records.append),
-                      stderr_dir=tmp_path, block=0, launch=launch, on_closed=lambda p, proc, unread: closed.append(p.label))
+        class Closed(TableWatch):
+            def closed(self, player, proc, unread):
+                closed.append(player.label)
+
+        table = Table(nursery, seating, MatchLog(None, on_record=records.append),
+                      scripted_house(launch, TimeControl(), tmp_path, Closed()))
         await table.open()
         try:
             outcome = await table.play_game(game, seating, next_deal, Where(0))  # type: ignore[arg-type]
@@ -415,7 +421,7 @@ async def test_a_cancelled_table_stops_by_the_end_of_its_deal(tmp_path, autojump
     game = variant("draw").new_game(2, {})
     dealt = 0
     async with trio.open_nursery() as nursery:
-        table = Table(nursery, seating, tc=tc, log=MatchLog(None), stderr_dir=tmp_path, block=0, launch=launch)
+        table = Table(nursery, seating, MatchLog(None), scripted_house(launch, tc, tmp_path))
         await table.open()
         try:
             with scope:

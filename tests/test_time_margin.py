@@ -23,6 +23,7 @@ from referee.bots.bot import Bot
 from referee.bots.transport import Script, ScriptedBot, first_legal, play_line, scripted
 from referee.conversation import faults as F
 from referee.conversation.exchange import At, Terms, turn
+from referee.conversation.house import BotSource
 from referee.conversation.log import MatchLog
 from referee.conversation.players import Entry, Player
 from referee.engine import variant
@@ -110,7 +111,7 @@ def match_spec(tmp_path: Path, name: str, margin: float, bank: float | None = No
 
 def play_match(spec: MatchSpec, script: Script) -> list[bytes]:
     launch, _ = scripted({"A": script})
-    trio.run(lambda: run_match(spec, launch=launch, handle_signals=False, block=0), clock=trio.testing.MockClock(autojump_threshold=0))
+    trio.run(lambda: run_match(spec, BotSource(launch), block=0, handle_signals=False), clock=trio.testing.MockClock(autojump_threshold=0))
     assert spec.log_path is not None
     return spec.log_path.read_bytes().splitlines(keepends=True)
 

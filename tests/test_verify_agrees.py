@@ -24,6 +24,7 @@ from referee.audit.verify import verify
 from referee.base.clock import TimeControl
 from referee.bots.bot import Bot
 from referee.bots.transport import first_legal, play_line, scripted
+from referee.conversation.house import BotSource
 from referee.engine import variant
 from referee.matches.match import run_match
 from referee.matches.spec import MatchSpec
@@ -120,7 +121,7 @@ def spec(tmp_path: Path, name: str) -> MatchSpec:
 def test_whatever_an_in_process_bot_writes_the_log_verifies(tmp_path, b):
     launch, _ = scripted({"A": script_of(b)})
     s = spec(tmp_path, "scripted")
-    trio.run(lambda: run_match(s, launch=launch, handle_signals=False, block=0), clock=trio.testing.MockClock(autojump_threshold=0))
+    trio.run(lambda: run_match(s, BotSource(launch), block=0, handle_signals=False), clock=trio.testing.MockClock(autojump_threshold=0))
     verify(s.log_path)  # raises Inconsistent where the referee and verify disagree
 
 

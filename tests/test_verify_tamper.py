@@ -24,6 +24,7 @@ import pytest
 from support.commands import cli
 
 from referee.base import exitcodes as X
+from referee.conversation.house import BotSource
 
 pytestmark = pytest.mark.slow  # plays a dozen matches with real processes
 
@@ -91,7 +92,7 @@ def staged_log(path: Path) -> Path:
     spec = MatchSpec(v, [Bot("A", ["a"]), Bot("B", ["b"])], 2, opts, games=1, seed=2, log_path=path, stderr_dir=path.with_suffix(".err"),
                      deal_limit=opening.deal + 1, opening=opening.moves)
     launch, _ = scripted({})
-    trio.run(lambda: run_match(spec, launch=launch, handle_signals=False), clock=trio.testing.MockClock(autojump_threshold=0))
+    trio.run(lambda: run_match(spec, BotSource(launch), handle_signals=False), clock=trio.testing.MockClock(autojump_threshold=0))
     assert cli("verify", path).exit_code == 0
     return path
 

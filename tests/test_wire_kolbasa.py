@@ -22,6 +22,7 @@ from pathlib import Path
 import trio
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.tables import scripted_house
 from test_wire_replay import TILE_ID, WireBot, tiles_named
 
 import referee.conversation.table as table_module
@@ -94,8 +95,7 @@ def play_kolbasa(monkeypatch, tmp_path: Path, seed: int, deals: list[Deal] | Non
     async def main() -> None:
         seating = [Player(Entry(Bot(f"bot{s}", ["wire"]), 0, TimeControl()), 0) for s in range(2)]
         async with trio.open_nursery() as nursery:
-            table = Table(nursery, seating, tc=TimeControl(startup=5, move=5), log=MatchLog(None),
-                          stderr_dir=tmp_path, block=0, launch=start)
+            table = Table(nursery, seating, MatchLog(None), scripted_house(start, TimeControl(startup=5, move=5), tmp_path))
             await table.open()
             try:
                 if deals is not None:

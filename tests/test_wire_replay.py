@@ -24,6 +24,7 @@ import trio
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support import tiles
+from support.tables import scripted_house
 
 import referee.conversation.table as table_module
 from bench.referee import StubBot
@@ -168,8 +169,7 @@ def play_recorded(monkeypatch, tmp_path: Path, vid: str, players: int, options: 
         else:
             seating = [Player(Entry(Bot(f"bot{s}", ["wire"]), s, limits), 0) for s in range(players)]
         async with trio.open_nursery() as nursery:
-            table = Table(nursery, seating, tc=limits, log=MatchLog(None),
-                          stderr_dir=tmp_path, block=0, launch=start)
+            table = Table(nursery, seating, MatchLog(None), scripted_house(start, limits, tmp_path))
             await table.open()
             try:
                 if deals is not None:

@@ -63,9 +63,10 @@ from referee.conversation.log import MatchLog
 from referee.conversation.players import Entry, Player
 from referee.conversation.table import Table
 from referee.matches.job import MatchJob
-from referee.matches.match import orientations, run_match
+from referee.matches.match import house_for, orientations, run_match
 from referee.matches.results import MatchResult, encode_record
 from referee.matches.spec import MatchSpec
+from referee.matches.watch import watching
 from referee.records.stats import board_margins
 from referee.records.summary import MatchRecord
 
@@ -143,7 +144,7 @@ async def play_match(job: MatchJob, report: Callable[[int, int], None] | None = 
             report(done, total)
 
     # The match process's signals are its own (_main): SIGTERM cancels, Ctrl-C is the parent's.
-    return await run_match(spec, progress, handle_signals=False)
+    return await run_match(spec, watch=watching(progress), handle_signals=False)
 
 
 async def play(job: MatchJob, report: Callable[[int, int], None] | None = None) -> TableRecord:
@@ -162,8 +163,7 @@ async def probe(job: MatchJob) -> list[str]:
     try:
         for i, bot in enumerate(spec.bots):
             async with trio.open_nursery() as nursery:
-                table = Table(nursery, [Player(Entry(bot, i, spec.tc), 0)], tc=spec.tc, log=log, stderr_dir=spec.stderr_dir,
-                              max_line=spec.max_line, max_faults=spec.max_faults)
+                table = Table(nursery, [Player(Entry(bot, i, spec.tc), 0)], log, house_for(spec))
                 try:
                     await table.open()
                 except BotStartError as exc:

@@ -36,12 +36,14 @@ from referee.base.clock import TimeControl
 from referee.base.errors import BotError, BotExited, BotStartError, LineTooLong, LogError
 from referee.bots.bot import Bot
 from referee.bots.transport import BotTransport
+from referee.conversation.house import BotSource
 from referee.conversation.lines import Line, from_record, hear
 from referee.engine import variant
 from referee.engine.core.deal import Deal, parse_deal_lines
 from referee.engine.core.errors import BadDeal, RulesError
 from referee.matches.match import opening_moves, orientations, run_match
 from referee.matches.spec import MatchSpec
+from referee.matches.watch import Watch
 from referee.records import records as R
 
 
@@ -469,11 +471,16 @@ def verify(path: Path) -> Counts:
                 raise BotError(hello.error.removeprefix("could not start: "), bot=name)
             return ReplayBot(tape, hello, name)
 
+        class Compare(Watch):
+            """The log written as the match is played again goes to the tape, line by line."""
+
+            def logged(self, line: bytes) -> None:
+                tape.compare(line)
+
         async def main() -> None:
             # Lockstep: every segment plays only when the log takes its lines, so the match is
             # played again in the log's own order, whatever lanes wrote it.
-            result = await run_match(spec, launch=launch, handle_signals=False, sink=tape.compare, hear_line=tape.hear, block=0,
-                                     lockstep=True)
+            result = await run_match(spec, BotSource(launch, tape.hear), Compare(), lockstep=True, block=0, handle_signals=False)
             result.close()  # only the log is compared: its spooled deals go
 
         try:

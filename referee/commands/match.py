@@ -50,6 +50,7 @@ from referee.matches.live import score_line
 from referee.matches.match import orientations, run_match
 from referee.matches.results import MatchResult
 from referee.matches.spec import MatchSpec
+from referee.matches.watch import watching
 from referee.records.stats import SprtSpec, is_sprt_word, parse_sprt
 
 if TYPE_CHECKING:
@@ -287,8 +288,8 @@ def play_watched(spec: MatchSpec, *, quiet: bool, live: bool | None, sandbox: bo
         if bar is not None:
             with bar:
                 task = bar.add_task("starting bots", total=total)
-                return trio.run(functools.partial(run_match, spec, progress, on_board, lanes=lanes, cluster=cluster)), None
-        return trio.run(functools.partial(run_match, spec, progress, on_board, lanes=lanes, cluster=cluster)), None
+                return trio.run(functools.partial(run_match, spec, watch=watching(progress, on_board), lanes=lanes, cluster=cluster)), None
+        return trio.run(functools.partial(run_match, spec, watch=watching(progress, on_board), lanes=lanes, cluster=cluster)), None
     except BotStartError as exc:
         raise fail(f"a bot could not be started: {exc}" + (f"\n{SANDBOX_HINT}" if sandbox else ""), X.BOT_START) from None
     except (BadDeal, LogError, ClusterUnavailable) as exc:

@@ -40,7 +40,9 @@ from referee.conversation.log import MatchLog
 from referee.records import records as R
 
 if TYPE_CHECKING:
+    from protocol import messages as m
     from referee.bots.transport import BotTransport
+    from referee.engine.core.state import DealState
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +58,9 @@ class Terms:
     block: float = 0.001
     #: how a line read is judged (``verify`` gives back the lines a log keeps only judged)
     hear: Callable[[bytes], Line] = hear
+    #: told of every turn before it is asked, with the state and the turn as a value (a watch's
+    #: :meth:`~referee.conversation.house.TableWatch.asked`; ``None``: nobody asks)
+    asked: Callable[[int, DealState, m.Turn], None] | None = None
 
 
 def stamp(terms: Terms, proc: BotTransport) -> int:

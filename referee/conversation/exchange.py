@@ -244,6 +244,8 @@ async def turn(terms: Terms, p: Player, at: At, state: DealState, side: GameSide
     clock = p.entry.clock
     allowance, limit, bank = clock.terms()  # limit: the allowance and the margin
     request = side.turn_line(state, allowance // 1000, bank, turn_id)
+    if terms.asked is not None:
+        terms.asked(at.seat, state, side.turn_message(state, allowance // 1000, bank, turn_id))
     try:
         line, verdict = await p.ask(terms, at.seat, request, allowance, partial(answer, p, at), limit)
     except BotExited as exc:

@@ -99,13 +99,11 @@ class MatchLog:
     """
 
     def __init__(self, path: Path | None, *, on_record: Callable[[Record], None] | None = None,
-                 on_out: Callable[[int, list[bytes]], None] | None = None, sink: Callable[[bytes], object] | None = None) -> None:
+                 sink: Callable[[bytes], object] | None = None) -> None:
         self.path = path
         #: sees every record :meth:`write` is given, before it is written (``referee check``
         #: reads the hellos and the plays from it)
         self.on_record = on_record
-        #: sees the lines of every :meth:`out` (``referee check`` counts what a bot was offered)
-        self.on_out = on_out
         self._file: IO[bytes] | GzipSink | None = None
         self._sink = sink
         if path is not None:
@@ -157,8 +155,6 @@ class MatchLog:
         microseconds after the match began; ``bot``: the process's label, for what goes out as the
         match closes (``seat`` -1); ``stuck`` or ``exit``: what became of a write that asked
         nothing (:class:`referee.records.records.Out`)."""
-        if self.on_out is not None:
-            self.on_out(seat, lines)
         sink = self._sink
         if sink is not None:
             # Each line is encoded JSON whose only newline is its last byte, so the messages

@@ -26,10 +26,9 @@ from referee.base.clock import TimeControl
 from referee.base.errors import BotError, BotStartError, LogError
 from referee.bots.bot import Bot
 from referee.bots.sandbox import hidden_from
-from referee.bots.transport import BotTransport, Launch, launch_process
 from referee.conversation import faults as F
 from referee.conversation.exchange import OPENING, At, Terms, deliver, handshake, new_fault, queue_events, stamp, turn
-from referee.conversation.lines import Line, hear
+from referee.conversation.house import House, wants
 from referee.conversation.log import MatchLog, play_record, special_record, tile_names
 from referee.conversation.players import Player
 from referee.engine.core.deal import Deal
@@ -50,46 +49,34 @@ class Where(NamedTuple):
 
 
 class Table:
-    """Plays games with a fixed set of players; seats are assigned per game (orientation)."""
+    """Plays games with a fixed set of players; seats are assigned per game (orientation).
+    What is the same at every table of the match (the limits, the bot source, the watch) is its
+    :class:`~referee.conversation.house.House`."""
 
-    def __init__(
-        self,
-        nursery: trio.Nursery,
-        players: list[Player],
-        *,
-        tc: TimeControl,
-        log: MatchLog,
-        stderr_dir: Path,
-        max_line: int = 65536,
-        max_faults: int = 3,
-        on_fault: Callable[[F.Fault], None] | None = None,
-        on_closed: Callable[[Player, BotTransport, list[bytes]], None] | None = None,
-        block: float = 0.001,
-        hidden: Sequence[Path] = (),
-        launch: Launch = launch_process,
-        origin: float | None = None,
-        hear_line: Callable[[bytes], Line] = hear,
-        strict: bool = False,
-    ) -> None:
+    def __init__(self, nursery: trio.Nursery, players: list[Player], log: MatchLog, house: House) -> None:
         self.nursery = nursery
+        self.house = house
         #: strict isolation: every process is paused but the one asked for a play (and those
         #: shaking hands), PROTOCOL.md "Fair play"
-        self.strict = strict
+        self.strict = strict = house.strict
         for p in players:
             p.strict = strict  # its channel resumes it for its turn and pauses it after (Channel.ask)
         #: how a bot is started: a process by default (see :mod:`referee.bots.transport`)
-        self.launch = launch
+        self.launch = house.bots.launch
         self.players = players
-        self.tc = tc
+        self.tc = tc = house.tc
         self.log = log
-        self.stderr_dir = stderr_dir
+        self.stderr_dir = house.stderr_dir
         #: what no sandboxed bot may see: the log, the deal file, the league's database...
-        self.hidden = (*hidden, stderr_dir)
-        self.max_line = max_line
-        self.max_faults = max_faults
-        self.on_fault = on_fault
+        self.hidden = (*house.hidden, house.stderr_dir)
+        self.max_line = house.max_line
+        self.max_faults = house.max_faults
+        watch = house.watch
+        self.on_fault = watch.fault if wants(watch, "fault") else None
         #: sees each process ended by :meth:`close`, with the lines it wrote that nobody read
-        self.on_closed = on_closed
+        self.on_closed = watch.closed if wants(watch, "closed") else None
+        self.deal_begins = watch.deal_begins if wants(watch, "deal_begins") else None
+        self.deal_ends = watch.deal_ends if wants(watch, "deal_ends") else None
         self.limits = self._limits(tc)
         self._hello = m.encode_line(m.Hello(m.PROTOCOL_VERSION, REFEREE_NAME, self.limits))
         #: every turn of an orientation gets the next id of that orientation (a play may echo
@@ -97,7 +84,9 @@ class Table:
         self.turn_ids: Counter[int] = Counter()
         #: what every exchange with a bot is given; ``block`` is 0 when other work shares the
         #: loop (see Terms.block)
-        self.terms = Terms(log, tc, trio.current_time() if origin is None else origin, block, hear_line)
+        origin = house.origin
+        self.terms = Terms(log, tc, trio.current_time() if origin is None else origin, house.block, house.bots.hear,
+                           watch.asked if wants(watch, "asked") else None)
         # Finding the games' sides imports their modules (milliseconds, more where bytecode is
         # not cached): done here, with the other setting up, not in the first deal's play.
         every_side()
@@ -315,6 +304,15 @@ class Table:
         position this way).  A fault or a forfeit drops the moves left: the game has left the
         line they were chosen on.
         """
+        if self.deal_begins is not None:
+            self.deal_begins(where.game, where.orientation, deal)
+        rec = await self._play_deal(game, seating, stream, deal, where, after_deal, staged)
+        if self.deal_ends is not None:
+            self.deal_ends(where.game, where.orientation, rec)
+        return rec
+
+    async def _play_deal(self, game: Game, seating: list[Player], stream: int, deal: Deal, where: Where,
+                         after_deal: Callable[[DealRecord], None] | None, staged: deque[tuple[int, m.Play]] | None) -> DealRecord | None:
         deal_number = game.next_number
         game_number = where.game
         state = game.start(deal)

@@ -68,9 +68,12 @@ from referee.engine import variant, variant_names
 from referee.engine.core.errors import BadOption
 from referee.engine.core.game import Variant
 from referee.engine.core.shuffle import SEED_LIMIT
-from referee.matches.match import DealStream, Observer, Roster, run_match
+from referee.engine.core.state import DealState
+from referee.matches.match import DealStream, run_match
+from referee.matches.roster import Roster
 from referee.matches.spec import Isolation, MatchSpec
 from referee.matches.staging import STAGES, Opening, find_opening
+from referee.matches.watch import Watch
 from referee.records import records as R
 from referee.sides import side_of
 from referee.sides.base import GameSide, Stage
@@ -220,7 +223,7 @@ class CheckReport:
         return self.not_started is None and not self.problems and not any(g.skipped for g in self.games)
 
 
-class _Watch(Observer):
+class _Watch(Watch):
     """What the check sees of one game's match as :func:`~referee.matches.match.run_match` plays it:
     the candidate's handshakes, its answers with their times, the moves it was offered and made,
     its faults (with the tail of its stderr), and at the end the lines it wrote that nobody
@@ -266,15 +269,11 @@ class _Watch(Observer):
             self.plays.append(((record.ms or 0.0) / 1000, f"seating {self.orientation + 1}, seat {record.seat}"))
             self.cross.update(self.side.made(record, self.memo))
 
-    def out(self, seat: int, lines: list[bytes]) -> None:
-        """The lines sent to ``seat``: what the candidate was offered."""
-        if not lines or seat < 0 or not self._mine(seat):  # seat -1: the match closing
+    def asked(self, seat: int, state: DealState, turn: m.Turn) -> None:
+        """``seat`` is asked for a play: what the candidate is offered."""
+        if not self._mine(seat):
             return
-        msgs = [m.to_bot_decoder.decode(line) for line in lines]
-        turn = msgs[-1]
-        if not isinstance(turn, m.Turn):
-            return
-        offered = list(self.side.offered(seat, msgs, turn, self.memo))
+        offered = list(self.side.offered(seat, state, turn, self.memo))
         self.cross.update(offered)
         stage = self.report.setup.stage
         self.staged_turn[seat] = stage is not None and stage.offered in offered
@@ -395,7 +394,7 @@ async def check_game(setup: Setup, index: int, name: str, argv: list[str], opts:
     )
     watch = _Watch(bot, report, on_timeout)
     # Several games share this trio loop: the table never blocks it (block=0).
-    result = await run_match(spec, handle_signals=False, observer=watch, block=0)
+    result = await run_match(spec, watch=watch, block=0, handle_signals=False)
     result.close()
     entry = result.entries[0]  # the candidate's part in the match, every segment's together
     report.forfeited = entry.forfeited

@@ -59,9 +59,7 @@ from referee.base.clock import TimeControl
 from referee.base.cluster import ClusterUnavailable
 from referee.base.errors import BotStartError, LogError
 from referee.base.signals import cancel_on_signals
-from referee.bots.transport import BotTransport, Launch, launch_process
-from referee.conversation.faults import Fault
-from referee.conversation.lines import Line, hear
+from referee.conversation.house import PROCESSES, BotSource, House, wants
 from referee.conversation.log import MatchLog
 from referee.conversation.players import Entry, Player
 from referee.conversation.table import Table, Where
@@ -70,34 +68,12 @@ from referee.engine.core.errors import BadDeal, BadOption
 from referee.engine.core.game import DealRecord, Game, Variant
 from referee.engine.core.shuffle import BLAKE2B_GAMES, GAME_STRIDE, game_keyed
 from referee.matches.results import MatchResult
+from referee.matches.roster import Roster
 from referee.matches.segments import Chunk, Segment
 from referee.matches.spec import MatchSpec
+from referee.matches.watch import Watch
 from referee.records import records as R
 from referee.records.stats import sprt_state
-
-
-class Observer:
-    """What a caller sees of a match while it is played (``referee check``).  Each method is
-    called as the thing happens and does nothing here: override the ones you need."""
-
-    def seated(self, roster: Roster) -> None:
-        """A segment's process slots (one game in one orientation), before it plays or logs."""
-
-    def record(self, record: R.Record) -> None:
-        """A log record, as the log is given it (before it is written)."""
-
-    def out(self, seat: int, lines: list[bytes]) -> None:
-        """The lines of one write to ``seat``."""
-
-    def fault(self, fault: Fault) -> None:
-        """A fault, before the bot's process is ended."""
-
-    def greeted(self, roster: Roster) -> None:
-        """A segment's processes have all answered ``hello``; they wait for its first deal (with one
-        lane, while the segment before plays): the place to freeze them until then."""
-
-    def closed(self, player: Player, proc: BotTransport, unread: list[bytes]) -> None:
-        """A process ended when its segment closed, with the lines it wrote that nobody read."""
 
 
 def orientations(variant: Variant, players: int, options: dict[str, Any], bots: int) -> list[tuple[int, ...]]:
@@ -150,36 +126,6 @@ def deals_needed(deals: int, games: int | None) -> str:
     return f"the match plays {deals * games} ({games} games of {deals} deals)"
 
 
-class Roster:
-    """The process slots of a duplicate match, or of one segment of it (``only``: one orientation,
-    of game ``game``): in every orientation, a bot has as many as the seats it takes, and no slot
-    serves two orientations (a process never sees a deal twice)."""
-
-    def __init__(self, entries: list[Entry], seatings: list[tuple[int, ...]], only: int | None = None, game: int = 0) -> None:
-        self.players: dict[tuple[int, int, int], Player] = {}  # (orientation, bot, slot)
-        self._seated: dict[int, list[Player]] = {}
-        self.game = game
-        for o, seating in enumerate(seatings):
-            if only is not None and o != only:
-                continue
-            used: Counter[int] = Counter()
-            seated = []
-            for b in seating:
-                p = self.players.setdefault((o, b, used[b]), Player(entries[b], used[b], o, game))
-                seated.append(p)
-                used[b] += 1
-            self._seated[o] = seated
-
-    @property
-    def orientations(self) -> list[int]:
-        """The orientations the roster seats."""
-        return list(self._seated)
-
-    def seat(self, orientation: int) -> list[Player]:
-        """The player in each seat in an orientation."""
-        return self._seated[orientation]
-
-
 class DealStream:
     """Deals by index: from the seed (by its derivation), or from a deal file."""
 
@@ -217,12 +163,9 @@ def tc_record(tc: TimeControl) -> R.TimeControlRecord:
                                float(tc.margin) if tc.margin else None)
 
 
-async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None = None,
-                    on_board: Callable[[MatchResult], None] | None = None, *,
-                    launch: Launch = launch_process, table_type: type[Table] = Table, handle_signals: bool = True,
-                    observer: Observer | None = None, block: float | None = None,
-                    sink: Callable[[bytes], None] | None = None, hear_line: Callable[[bytes], Line] = hear,
-                    lanes: int = 1, lockstep: bool = False, cluster: Cluster | None = None) -> MatchResult:
+async def run_match(spec: MatchSpec, bots: BotSource = PROCESSES, watch: Watch | None = None, *, lanes: int = 1,
+                    lockstep: bool = False, cluster: Cluster | None = None, block: float | None = None,
+                    handle_signals: bool = True) -> MatchResult:
     """Play the match and return its result.
 
     The match is played in segments (one game in one orientation, each by processes of its own),
@@ -233,23 +176,23 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
     (``verify`` plays a log again so, and ``referee play``, whose person plays every seating of a
     deal in turn); ``lanes`` is then the number of orientations.
 
-    ``progress(description, advance)`` is called after every deal, ``on_board(result)`` after
-    every finished board (the SPRT's state already in ``result.sprt``), both in board order.
-    ``launch`` starts the bots (processes unless a test or benchmark scripts them, see
-    :mod:`referee.bots.transport`); ``table_type`` is the table that plays each segment (a
-    benchmark times its ``open`` and ``close``).  Ctrl-C, SIGTERM and SIGHUP stop the match
-    (:mod:`referee.base.signals`) unless ``handle_signals`` is false (a caller with a policy of its own,
-    such as a league's match process).  ``observer`` sees each segment's roster, the log's
-    records, the writes to bots, the faults and the processes' ends as they happen (segment by
-    segment, not in board order); ``block`` is the table's (0 when other matches share this trio
-    loop, and with more than one lane).  ``sink`` takes the log's lines instead of
-    ``spec.log_path``, and ``hear_line`` judges the bots' lines (``verify`` plays a log again with
-    both, :mod:`referee.audit.verify`).  ``cluster`` plays the segments elsewhere (on Dask workers,
-    :mod:`referee.matches.cluster`), ``lanes`` of them at a time; the log and the result are
-    still made here, board by board, and are the same.
+    ``bots`` starts the bots and hears their lines: processes unless a test or benchmark scripts
+    them, ``verify`` plays a log's lines back, ``referee play`` seats a person
+    (:class:`~referee.conversation.house.BotSource`).  ``watch`` sees the match as it is played
+    (:class:`~referee.matches.watch.Watch`): the progress after every deal and each finished
+    board (the SPRT's state already in ``result.sprt``), both in board order; each segment's
+    roster; the log's records, the turns asked, the faults and the processes' ends as they happen
+    (segment by segment, not in board order); and, if it takes them, the log's lines instead of
+    ``spec.log_path`` (``verify``).  Ctrl-C, SIGTERM and SIGHUP stop the match
+    (:mod:`referee.base.signals`) unless ``handle_signals`` is false (a caller with a policy of its
+    own, such as a league's match process).  ``block`` is the tables' (0 when other matches share
+    this trio loop, and with more than one lane).  ``cluster`` plays the segments elsewhere (on
+    Dask workers, :mod:`referee.matches.cluster`), ``lanes`` of them at a time; the log and the
+    result are still made here, board by board, and are the same.
 
     Raises:
-        ValueError: ``lanes`` below 1; a cluster with an observer or lockstep.
+        ValueError: ``lanes`` below 1; a cluster with a watch that looks inside the tables, or
+            with lockstep.
         ClusterUnavailable: the cluster lost the workers playing a segment too many times (the
             match was stopped there, as for a bot that could not start).
         BotStartError: a bot could not be started (the match was stopped there: the finished
@@ -263,8 +206,8 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
     """
     if lanes < 1:
         raise ValueError(f"lanes: at least 1, not {lanes}")
-    if cluster is not None and (observer is not None or lockstep):
-        raise ValueError("a match on a cluster has no observer and no lockstep: its segments are played elsewhere")
+    if cluster is not None and (lockstep or any(wants(watch, w, Watch) for w in _AT_THE_TABLE)):
+        raise ValueError("a match on a cluster has no lockstep and no watch at its tables: its segments are played elsewhere")
     v = spec.variant
     seatings = orientations(v, spec.players, spec.options, len(spec.bots))
     entries = [Entry(bot, i, spec.tc) for i, bot in enumerate(spec.bots)]
@@ -275,19 +218,13 @@ async def run_match(spec: MatchSpec, progress: Callable[[str, int], None] | None
     if not v.to_target and spec.deal_file is not None and len(spec.deal_file) < (spec.deals or 0) * (spec.games or 1):
         raise BadDeal(f"the deal file holds {len(spec.deal_file)} deals; {deals_needed(spec.deals or 0, spec.games)}")
     origin = trio.current_time()
-    log = _open_log(spec, seatings, observer, sink)
+    log = _open_log(spec, seatings, watch)
     if lockstep:
         lanes = len(seatings)
-    if block is None and lanes > 1:
-        block = 0.0  # segments share this trio loop
-    new_table = partial(table_type, tc=spec.tc, stderr_dir=spec.stderr_dir, max_line=spec.max_line, max_faults=spec.max_faults,
-                        hidden=_hidden(spec), launch=launch, on_fault=None if observer is None else observer.fault,
-                        on_closed=None if observer is None else observer.closed, origin=origin, hear_line=hear_line,
-                        strict=spec.isolation == "strict")
-    if block is not None:
-        new_table = partial(new_table, block=block)
-    play = _Lanes(spec, seatings, stream, result, log, progress, on_board, new_table=new_table, observer=observer,
-                  lanes=lanes, lockstep=lockstep, cluster=cluster)
+    if block is None:
+        block = 0.0 if lanes > 1 else 0.001  # more than one lane: segments share this trio loop
+    house = house_for(spec, block=block, origin=origin, bots=bots, watch=watch)
+    play = _Lanes(spec, seatings, stream, result, log, house, lanes=lanes, lockstep=lockstep, cluster=cluster)
     failure: Exception | None = None
     # Ctrl-C, SIGTERM and SIGHUP cancel the match; the cleanup below runs to its end (Terminated
     # after, carrying the result so far).
@@ -351,17 +288,18 @@ def _board_done(spec: MatchSpec, result: MatchResult, log: MatchLog, on_board: C
     return True
 
 
-def _open_log(spec: MatchSpec, seatings: list[tuple[int, ...]], observer: Observer | None, sink: Callable[[bytes], None] | None) -> MatchLog:
+def _open_log(spec: MatchSpec, seatings: list[tuple[int, ...]], watch: Watch | None) -> MatchLog:
     """The match's log, its header written, and the bots' stderr folder made (emptied of a
-    rerun's files).
+    rerun's files).  A watch that takes the log's lines gets them instead of ``spec.log_path``.
 
     Raises:
         LogError: the log or the folder could not be written.
     """
-    if observer is None:
-        log = MatchLog(spec.log_path if sink is None else None, sink=sink)
+    on_record = watch.record if wants(watch, "record") else None
+    if wants(watch, "logged", Watch):
+        log = MatchLog(None, on_record=on_record, sink=watch.logged)
     else:
-        log = MatchLog(spec.log_path if sink is None else None, on_record=observer.record, on_out=observer.out, sink=sink)
+        log = MatchLog(spec.log_path, on_record=on_record)
     log.write(header(spec, seatings))
     try:
         spec.stderr_dir.mkdir(parents=True, exist_ok=True)
@@ -372,6 +310,9 @@ def _open_log(spec: MatchSpec, seatings: list[tuple[int, ...]], observer: Observ
         raise LogError(f"cannot write the bots' stderr files in {spec.stderr_dir}: {exc.strerror or exc}") from None
     return log
 
+
+#: The watch's methods that look inside a segment's tables (a cluster's segments have none here).
+_AT_THE_TABLE = ("seated", "greeted", "record", "deal_begins", "deal_ends", "asked", "fault", "closed")
 
 #: Boards a segment may play ahead of the board the log takes (lockstep: none).  A segment that
 #: far ahead waits, its lane given to another; so the log, the running score and the SPRT never
@@ -404,22 +345,24 @@ class _Lanes:
 
     Segments start in order (game by game, each game's orientations in order).  With one lane
     one more segment than the lanes is started ahead: its processes are started and greeted while
-    the segments before it play (:meth:`Observer.greeted` is told), so process starts cost no
+    the segments before it play (:meth:`Watch.greeted` is told), so process starts cost no
     time of the match's.  Games to a target from a deal file, or by a derivation that deals them
     one after another, wait for the game before them to be played in every orientation before
     they play (their first deal is the stream position after the longest of them).
     """
 
     def __init__(self, spec: MatchSpec, seatings: list[tuple[int, ...]], stream: DealStream, result: MatchResult,
-                 log: MatchLog, progress: Callable[[str, int], None] | None, on_board: Callable[[MatchResult], None] | None,
-                 *, new_table: Callable[..., Table], observer: Observer | None, lanes: int, lockstep: bool,
-                 cluster: Cluster | None = None) -> None:
+                 log: MatchLog, house: House, *, lanes: int, lockstep: bool, cluster: Cluster | None = None,
+                 progress: Callable[[str, int], None] | None = None) -> None:
         self.spec, self.seatings, self.stream, self.result, self.log = spec, seatings, stream, result, log
-        self.progress = progress
+        watch = house.watch if isinstance(house.watch, Watch) else None
+        self.progress = watch.progress if wants(watch, "progress", Watch) else progress
+        on_board = watch.board if wants(watch, "board", Watch) else None
         self.board_done = partial(_board_done, spec, result, log, on_board, self._unfinished)
-        #: a segment's table, given its nursery, players and log (the match's settings bound)
-        self.new_table = new_table
-        self.observer = observer
+        #: what every segment's table is given besides its nursery, players and log
+        self.house = house
+        #: the watch, where it looks at segments or at what their tables log
+        self.watch = watch if any(wants(watch, w, Watch) for w in _AT_THE_TABLE) else None
         self.lanes, self.lockstep = lanes, lockstep
         self.cluster = cluster
         self.games = spec.games or 1
@@ -522,12 +465,10 @@ class _Lanes:
         spec, g, o = self.spec, seg.game, seg.orientation
         seg.entries = [Entry(bot, i, spec.tc) for i, bot in enumerate(spec.bots)]
         roster = Roster(seg.entries, self.seatings, only=o, game=g)
-        observer = self.observer
-        if observer is not None:
-            observer.seated(roster)
-            log = MatchLog(None, on_record=observer.record, on_out=observer.out, sink=seg.write)
-        else:
-            log = MatchLog(None, sink=seg.write)
+        watch = self.watch
+        if watch is not None:
+            watch.seated(roster)
+        log = MatchLog(None, on_record=watch.record if wants(watch, "record") else None, sink=seg.write)
         seg.begin()
         if self.lockstep:
             await seg.turn()
@@ -536,14 +477,14 @@ class _Lanes:
             # time the one before it plays rather than the time it starts in.
             await self._greeted[i - self.lanes].wait()
         async with trio.open_nursery() as nursery:
-            table = self.new_table(nursery, list(roster.players.values()), log=log)
+            table = Table(nursery, list(roster.players.values()), log, self.house)
             played = False
             failure: Exception | None = None
             try:
                 await table.open()
                 self._greeted[i].set()
-                if observer is not None:
-                    observer.greeted(roster)
+                if watch is not None:
+                    watch.greeted(roster)
                 start = await self._start_of(g)
                 await self._chunk(seg, 0, lane)
                 if spec.variant.to_target:
@@ -779,9 +720,9 @@ class _Alone(_Lanes):
     segment to share lanes with."""
 
     def __init__(self, spec: MatchSpec, seatings: list[tuple[int, ...]], stream: DealStream, recorder: _Recorder,
-                 new_table: Callable[..., Table], start: int) -> None:
-        super().__init__(spec, seatings, stream, recorder, None, recorder.progress, None,  # type: ignore[arg-type]
-                         new_table=new_table, observer=None, lanes=1, lockstep=False)
+                 house: House, start: int) -> None:
+        super().__init__(spec, seatings, stream, recorder, None, house, lanes=1, lockstep=False,  # type: ignore[arg-type]
+                         progress=recorder.progress)
         self._start = start
         self._greeted.append(trio.Event())
 
@@ -802,7 +743,7 @@ def _nothing() -> None:
 
 
 async def play_segment(spec: MatchSpec, game: int, orientation: int, start: int, stderr_dir: Path, *,
-                       launch: Launch = launch_process) -> SegmentPlayed:
+                       bots: BotSource = PROCESSES) -> SegmentPlayed:
     """Play game ``game`` in ``orientation`` by itself, from stream position ``start`` (games to a
     target; fixed deals know theirs), the bots' stderr in ``stderr_dir``: what a cluster's worker
     does for a match (:mod:`referee.matches.cluster`).  The segment is played exactly as in a
@@ -813,11 +754,9 @@ async def play_segment(spec: MatchSpec, game: int, orientation: int, start: int,
     """
     seatings = orientations(spec.variant, spec.players, spec.options, len(spec.bots))
     stream = DealStream(spec.variant.shape(spec.players, spec.options), spec.seed, spec.deal_file, spec.deal_file_name, spec.deals_from)
-    new_table = partial(Table, tc=spec.tc, stderr_dir=stderr_dir, max_line=spec.max_line, max_faults=spec.max_faults,
-                        hidden=_hidden(spec), launch=launch, on_fault=None, on_closed=None, origin=trio.current_time(),
-                        hear_line=hear, strict=spec.isolation == "strict")
+    house = house_for(spec, stderr_dir=stderr_dir, origin=trio.current_time(), bots=bots)
     recorder = _Recorder()
-    alone = _Alone(spec, seatings, stream, recorder, new_table, start)
+    alone = _Alone(spec, seatings, stream, recorder, house, start)
     seg = Segment(game, orientation, _nowhere, None)
     try:
         await alone._play_segment(seg, 0, _Lane(trio.Semaphore(1)))
@@ -831,6 +770,14 @@ async def play_segment(spec: MatchSpec, game: int, orientation: int, start: int,
         return SegmentPlayed(chunks, seg.position)
     finally:
         seg.close()
+
+
+def house_for(spec: MatchSpec, *, stderr_dir: Path | None = None, block: float = 0.001, origin: float | None = None,
+              bots: BotSource = PROCESSES, watch: Watch | None = None) -> House:
+    """What every table of ``spec``'s match is given (its stderr in ``stderr_dir``, by default the
+    spec's): the limits, the files no bot may see, the isolation, and the bot source and watch."""
+    return House(spec.tc, spec.stderr_dir if stderr_dir is None else stderr_dir, spec.max_line, spec.max_faults, _hidden(spec),
+                 spec.isolation == "strict", block, origin, bots, watch)
 
 
 def _hidden(spec: MatchSpec) -> tuple[Path, ...]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,12 +26,13 @@ import trio
 from protocol import messages as m
 from referee.base.errors import BotExited
 from referee.bots.transport import BotTransport, InProcess, Launch, launch_process, play_line
-from referee.matches.match import Observer
+from referee.matches.watch import Watch
 from referee.play.view import LiveView, seen
 from referee.records import records as R
 
 if TYPE_CHECKING:
     from referee.bots.bot import Bot
+    from referee.matches.results import MatchResult
 
 
 @dataclass
@@ -126,13 +127,22 @@ class Person:
 
         return launch
 
-    def observer(self) -> Observer:
-        """What :func:`~referee.matches.match.run_match` is given to show the person the match."""
+    def watch(self, progress: Callable[[str, int], None] | None = None, board: Callable[[MatchResult], None] | None = None) -> Watch:
+        """What :func:`~referee.matches.match.run_match` is given to show the person the match (and
+        the caller its progress, as :func:`~referee.matches.watch.watching`)."""
         person = self
 
-        class Watching(Observer):
+        class Watching(Watch):
             def record(self, record: R.Record) -> None:
                 person.record(record)
+
+            def progress(self, description: str, advance: int) -> None:
+                if progress is not None:
+                    progress(description, advance)
+
+            def board(self, result: MatchResult) -> None:
+                if board is not None:
+                    board(result)
 
         return Watching()
 

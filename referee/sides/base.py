@@ -534,9 +534,9 @@ class GameSide:
 
     # -- ``referee check``: the decisions a bot was offered and made ------------------------------
 
-    def offered(self, seat: int, msgs: list[m.ToBotMessage], turn: m.Turn, memo: dict[str, Any]) -> Iterable[str]:
-        """The :attr:`decisions` a turn offers ``seat`` (``msgs``: the write it ends, the turn
-        last; ``memo``: the side's notes across one game's turns)."""
+    def offered(self, seat: int, state: DealState, turn: m.Turn, memo: dict[str, Any]) -> Iterable[str]:
+        """The :attr:`decisions` a turn offers ``seat`` (``state``: the deal as it is asked;
+        ``memo``: the side's notes across one game's turns)."""
         legal = turn.legal
         if turn.continuing:
             yield "turns going on"

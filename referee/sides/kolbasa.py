@@ -248,8 +248,8 @@ class KolbasaSide(GameSide):
 
     # -- ``referee check`` -------------------------------------------------------------------------
 
-    def offered(self, seat: int, msgs: list[m.ToBotMessage], turn: m.Turn, memo: dict[str, Any]) -> Iterable[str]:
-        yield from super().offered(seat, msgs, turn, memo)
+    def offered(self, seat: int, state: DealState, turn: m.Turn, memo: dict[str, Any]) -> Iterable[str]:
+        yield from super().offered(seat, state, turn, memo)
         places = [o.place for o in turn.legal if isinstance(o.place, str)]
         if any(p.startswith("knife:") for p in places):
             yield "knife offered"

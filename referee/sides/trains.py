@@ -186,19 +186,23 @@ class TrainSide(GameSide):
 
     # -- ``referee check`` -------------------------------------------------------------------------
 
-    def offered(self, seat: int, msgs: list[m.ToBotMessage], turn: m.Turn, memo: dict[str, Any]) -> Iterable[str]:
+    def offered(self, seat: int, state: DealState, turn: m.Turn, memo: dict[str, Any]) -> Iterable[str]:
         """Besides the line games' decisions: whether the turn offers another seat's train (open
         by its marker), and whether it asks to cover a double that someone else laid and left
-        hanging."""
-        yield from super().offered(seat, msgs, turn, memo)
+        hanging (the last tile placed since the seat's turn before is another seat's)."""
+        yield from super().offered(seat, state, turn, memo)
         if turn.trains is None or turn.trains is m.UNSET:
             return
+        history = state.history
+        seen = memo.get(f"seen{seat}")
+        since = seen[1] if seen is not None and seen[0] is state else 0
+        memo[f"seen{seat}"] = (state, len(history))
         own = f"seat{seat}"
         covering = memo["covering"] = turn.open_double is not None and turn.open_double is not m.UNSET  # the turn must cover a double
         if not covering and any(isinstance(o.train, str) and o.train.startswith("seat") and o.train != own for o in turn.legal):
             yield "marked train offered"
         if covering:
-            placed = [x for x in msgs[:-1] if isinstance(x, m.Placed)]
+            placed = [e for e in history[since:] if type(e) is Placed and e.end is not None]  # the station came from no hand
             if placed and placed[-1].seat != seat:
                 yield "hanging double offered"
 
