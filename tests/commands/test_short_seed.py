@@ -1,5 +1,5 @@
 """A seed a person types is usually small, and whoever tries every seed up to it deals every
-hand (tests/test_fair_play.py finds one in seconds): ``match`` and ``check`` say so in the one
+hand (tests/base/test_fair_play.py finds one in seconds): ``match`` and ``check`` say so in the one
 line ``league run`` prints, and say nothing of a secret seed or of a long typed one."""
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ OpenSpiel's ``random_sim_test`` (serialization included) for every seat count, l
 Shimmy's ``OpenSpielCompatibilityV0``, takes house rules as parameters, and plays the same game
 as the AEC environment (item 4): the same deal dealt by chance nodes, the same legal actions,
 observations and returns at every step — and the AEC environment is ``referee match``'s game
-(tests/test_envs_same_game.py)."""
+(tests/envs/test_envs_same_game.py)."""
 
 from __future__ import annotations
 

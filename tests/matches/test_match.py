@@ -37,7 +37,7 @@ def run(*args: str):
 
 def match(tmp_path: Path, *args: str, name: str = "m"):
     """A match played by the command line, with seed 1 unless the arguments give a seed or a
-    deal file (a match without one deals from a fresh secret seed: tests/test_fair_play.py)."""
+    deal file (a match without one deals from a fresh secret seed: tests/base/test_fair_play.py)."""
     log = tmp_path / f"{name}.jsonl"
     out = tmp_path / f"{name}.json"
     seeded = () if any(str(a) in ("--seed", "--deals-file") for a in args) else ("--seed", "1")

@@ -6,7 +6,7 @@ Origin, 127.0.0.1 only).
 The matches here are played in-process: the bots are scripted, and "the page" is a task that
 reads the state the server would send and answers as a click would (:meth:`Person.answer`, with
 an entry of the turn's ``legal`` list as the page gets it).  Every log they write is played
-again by ``verify`` (conftest).  tests/test_play_browser.py plays through Chromium.
+again by ``verify`` (conftest).  tests/play/test_play_browser.py plays through Chromium.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 what it does (issue 8).
 
 Each test finds the statement on the page it belongs to and checks the behaviour through the real table
-(in-process bots that record every byte, see tests/test_wire_replay.py) or the command line.
+(in-process bots that record every byte, see tests/conversation/test_wire_replay.py) or the command line.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@
   0 for its seed, byte for byte (in-process scripted bots, no processes).
 * What a seat is told is enough to follow the trains: the Python library's :class:`State`, fed
   only the ``deal`` and the events, agrees with every ``turn``'s ``ends``, markers and open double
-  (and ``tests/test_wire_replay.py`` checks hands, counts and that no hidden tile leaks).
+  (and ``tests/conversation/test_wire_replay.py`` checks hands, counts and that no hidden tile leaks).
 * A play that names no train, an unknown one, or an end is an illegal move saying why.
 * Issue 17's worked examples (a double covered by its player, one left hanging and covered by
   the next player, a marker left by a pass and lifted by its owner, going out on a double, a

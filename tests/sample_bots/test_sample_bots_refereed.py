@@ -2,7 +2,7 @@
 referee without a fault: sport and kozel, draw, block and club, the cross games, sea_kozel,
 general and blitz, mexican_train's seven rounds in every rotation, and kolbasa to the goat.
 
-(tests/test_sample_bots.py drives each bot through a scripted transcript; this file puts them at
+(tests/sample_bots/test_sample_bots.py drives each bot through a scripted transcript; this file puts them at
 the table with the referee's processes, clocks and fault checks.)
 """
 

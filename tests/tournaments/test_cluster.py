@@ -1,6 +1,6 @@
 """``referee league run --cluster``: leagues on a local Dask cluster of two worker processes.
 
-The same four deterministic sample bots as tests/test_league.py, so a league played on the
+The same four deterministic sample bots as tests/tournaments/test_league.py, so a league played on the
 cluster must store exactly what the same league stores when played locally.  Workers and the
 coordinator are killed with SIGKILL in the middle of matches; nothing may be lost, doubled, or
 left running.

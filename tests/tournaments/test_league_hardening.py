@@ -322,7 +322,7 @@ def _alive(pid: int) -> bool:
 async def test_a_bot_that_stops_its_match_process_is_ended_recorded_and_given_up_after_three_tries(tmp_path):
     (tmp_path / "stopper.py").write_text(STOPPER, encoding="utf-8")
     pid_file = tmp_path / "stopper.pid"
-    # Only a bot outside the sandbox can reach its match process (tests/test_sandbox.py).
+    # Only a bot outside the sandbox can reach its match process (tests/bots/test_sandbox.py).
     text = league_toml(FOUR[:1]) + (f'[[bot]]\nname = "stopper"\ncommand = "stopper.py"\nenv = {{ PID_FILE = "{pid_file}" }}\n'
                                     'sandbox = false\n')
     path = write_league(tmp_path, text)
