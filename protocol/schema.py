@@ -1,6 +1,6 @@
 """Write ``protocol/schema.json`` from the message structs: ``python -m protocol.schema``.
 
-``tests/test_protocol.py`` fails when the committed file differs from :func:`render`, so run
+``tests/protocol/test_protocol.py`` fails when the committed file differs from :func:`render`, so run
 this after changing :mod:`protocol.messages`.
 """
 

@@ -3,7 +3,7 @@ end in a fault charged to the bot or a one-line error, never an exception out of
 
 The bot's lines go through the table's own line handling (a scripted in-process bot on trio's
 mock clock, :mod:`referee.bots.transport`), so hundreds of conversations cost seconds.  League files
-are fuzzed by tests/test_league_hardening.py.
+are fuzzed by tests/tournaments/test_league_hardening.py.
 """
 
 from __future__ import annotations

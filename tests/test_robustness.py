@@ -3,7 +3,7 @@
 Hostile input end to end: JSON nested too deep from a bot in ``check`` and in a league's match
 process, and in deal files and logs; a flood of lines nobody asked for; bad command-line values
 and unwritable or full log paths; SIGHUP; and a fuzz of arbitrary bytes as bot lines, deal files
-and logs.  (One fault per hostile bot inside a match is tests/test_faults.py.)  Every error a
+and logs.  (One fault per hostile bot inside a match is tests/conversation/test_faults.py.)  Every error a
 user can cause must be one line, never a traceback.
 """
 

@@ -19,7 +19,7 @@ sea_kozel's special state).  From it:
   returns the deal state at the seat's decision (a copy of which a search may play on), or
   ``None`` when the deal would not have told the seat the same events.  That is the test of
   consistency: a deal from :func:`sample_deal` replays to the same events, the same counts and
-  the same legal moves (``tests/test_sampling.py`` holds it over random games).  It can fail
+  the same legal moves (``tests/engine/test_sampling.py`` holds it over random games).  It can fail
   only where the events leave a constraint :func:`sample_deal` does not model (sea_kozel's
   write-off offer depends on the hands' values); :func:`sample_state` then draws again.
 * :func:`table_game` is a :class:`~.core.game.Game` set up as far as the seat was told (scores, deal

@@ -1,4 +1,4 @@
-"""A bot that misbehaves as a plan says (tests/test_verify_agrees.py): at its turn number
+"""A bot that misbehaves as a plan says (tests/audit/test_verify_agrees.py): at its turn number
 ``turn`` it writes the ``before`` lines, then after ``think`` seconds its answer (its first
 legal play, nothing, or the ``own`` line), then the ``after`` lines, and exits if ``exit``; on
 every ``deal`` it writes the ``unasked_at_deal`` lines.  Lines are raw bytes, base64 in the plan.

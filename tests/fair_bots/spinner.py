@@ -3,7 +3,7 @@ the processor time it got between answering a turn and being sent the next one (
 other seats think), and the wall-clock time that took.  After each turn it writes on stderr
 ``spinner between_cpu_ms=C between_wall_ms=W turns=N`` (totals so far).  Under strict isolation
 (PROTOCOL.md, "Fair play") it gets no processor time between its turns.  Used by
-tests/test_strict_isolation.py.
+tests/bots/test_strict_isolation.py.
 """
 
 import json

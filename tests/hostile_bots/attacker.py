@@ -1,6 +1,6 @@
 """A bot that plays correctly (always ``legal[0]``) and, at its first turn, attacks the referee,
 the other bots and the league the way an adversary running as the organiser's user would.
-Used by tests/test_sandbox.py.
+Used by tests/bots/test_sandbox.py.
 
     attacker.py ATTACK [ARG ...]
 

@@ -1,4 +1,4 @@
-"""A bot with one flaw a bot author could well make, for tests/test_check.py.
+"""A bot with one flaw a bot author could well make, for tests/matches/test_check.py.
 
     flawed.py FLAW[+FLAW…]
 

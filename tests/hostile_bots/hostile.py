@@ -1,5 +1,5 @@
 """A bot that plays correctly (always ``legal[0]``, like sample_bots/first_bot.py) until the
-moment it misbehaves, once per match.  Used by tests/test_faults.py.
+moment it misbehaves, once per match.  Used by tests/conversation/test_faults.py.
 
     hostile.py BEHAVIOUR STATE_DIR [key=value ...]
 

@@ -2,7 +2,7 @@
 processes of its bot through the kernel, and to learn theirs, the way issue 32 found it could:
 in a duplicate match the process of a later seating holds the hand the opponent held in an
 earlier one, so the earlier process's hand of the same deal is the opponent's hand now; in a
-pair game its partner is another process of the same bot.  Used by tests/test_sandbox_channels.py.
+pair game its partner is another process of the same bot.  Used by tests/bots/test_sandbox_channels.py.
 
     spy.py CHANNEL FOLDER
 

@@ -32,7 +32,7 @@ stream.  The shuffle is the Fisher–Yates and Lemire draw described below, with
 taking the next word of that stream instead of SplitMix64.  Keyed BLAKE2b is a pseudorandom
 function: without the key (the seed), the words of one deal say nothing of another deal's or
 of the seed, so a bot that sees any number of hands learns nothing of the hands it was not
-dealt.  With the seed, anyone can regenerate every deal (``tests/test_shuffle.py`` does it
+dealt.  With the seed, anyone can regenerate every deal (``tests/engine/test_shuffle.py`` does it
 from this paragraph alone).
 
 ``splitmix64`` — the public shuffle (logs before round 3; the engine's tests and benchmarks)
@@ -56,7 +56,7 @@ every hand: never for matches between bots that might cheat.
   the shuffled order, seat 1 the next, and so on; the rest, in order, is the bazaar (or the
   sleeping tiles).
 
-``tests/test_shuffle.py`` pins a few seeds to their exact deals.
+``tests/engine/test_shuffle.py`` pins a few seeds to their exact deals.
 """
 
 from __future__ import annotations
@@ -135,7 +135,7 @@ def shuffled_tiles(seed: int, index: int) -> list[int]:
     """The 28 tile ids in the order deal ``index`` of ``seed`` hands them out.
 
     This is :meth:`SplitMix64.shuffle` unrolled into one loop (every deal of every match goes
-    through it); ``tests/test_shuffle.py`` holds the two to the same output.
+    through it); ``tests/engine/test_shuffle.py`` holds the two to the same output.
     """
     order = list(range(28))
     state = mix(mix(seed & _M) ^ (index & _M))

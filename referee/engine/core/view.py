@@ -3,7 +3,7 @@
 A :class:`View` holds the seat's own hand, the open ends, every player's tile count, the bazaar
 size, the public history (other players' draws reduced to their count) and, for the seat to
 move, its legal plays.  It never holds another player's tile, the bazaar's tiles or the
-sleeping tiles: ``tests/test_views.py`` changes those and checks that the view stays equal.
+sleeping tiles: ``tests/engine/test_views.py`` changes those and checks that the view stays equal.
 """
 
 from __future__ import annotations

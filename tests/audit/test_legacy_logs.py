@@ -1,0 +1,50 @@
+"""Logs written before round 3 (format 1: the public shuffle, one set of processes for every
+orientation, ``in`` lines kept as text) still verify, replay and make a report, and an edited one
+is still found out.  The fixtures were written by the referee of the end of round 2
+(``tests/fixtures/format1``: sport, block, kolbasa, an SPRT stop, and four kinds of fault)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+from support.commands import cli
+
+from referee.base import exitcodes as X
+from referee.records.records import header_of
+from referee.web.data import read_match
+
+FIXTURES = sorted((Path(__file__).resolve().parents[1] / "fixtures" / "format1").glob("*.jsonl.gz"))
+
+
+def unpacked(tmp_path: Path, fixture: Path) -> Path:
+    log = tmp_path / fixture.name.removesuffix(".gz")
+    log.write_bytes(gzip.decompress(fixture.read_bytes()))
+    return log
+
+
+@pytest.mark.parametrize("fixture", FIXTURES, ids=[f.name for f in FIXTURES])
+def test_a_format_1_log_verifies_replays_and_reports(tmp_path, fixture):
+    log = unpacked(tmp_path, fixture)
+    assert header_of(log).format == 1 and header_of(log).deals_from is None and header_of(log).derivation == "splitmix64"
+    checked = cli("verify", log)
+    assert checked.exit_code == X.OK, checked.output
+    assert "consistent:" in checked.stdout and "format 1" in " ".join(checked.stdout.split())
+    replayed = cli("replay", log)
+    assert replayed.exit_code == X.OK and "== game 1, orientation 0, deal 1" in replayed.stdout
+    data = read_match(log)
+    assert data.match["problem"] is None and data.deals and data.match["result"] is not None
+
+
+def test_an_edited_format_1_log_is_still_found_out(tmp_path):
+    log = unpacked(tmp_path, next(f for f in FIXTURES if f.name.startswith("sport")))
+    lines = log.read_text().splitlines()
+    i = next(i for i, line in enumerate(lines) if json.loads(line)["k"] == "deal_end")
+    rec = json.loads(lines[i])
+    rec["wrote"] = list(reversed(rec["wrote"])) if len(set(rec["wrote"])) > 1 else [w + 1 for w in rec["wrote"]]
+    lines[i] = json.dumps(rec)
+    log.write_text("\n".join(lines) + "\n")
+    result = cli("verify", log)
+    assert result.exit_code == X.INCONSISTENT and "the deal's result differs" in result.stderr

@@ -1,0 +1,68 @@
+"""What the docs promise a bot author or a league host in words, held to the code: kolbasa's cut
+(which tile ends up leftmost), the forced lead's paragraph, a game every bot lost or won, and the
+test suite's measured length."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from support import protocol_page
+
+from referee.base.clock import TimeControl
+from referee.bots.bot import Bot
+from referee.conversation.players import Entry
+from referee.engine import variant
+from referee.engine.core.game import GameOutcome
+from referee.engine.core.line import Cut
+from referee.matches.match import orientations
+from referee.matches.results import MatchResult
+from referee.matches.spec import MatchSpec
+from tests.engine.test_games_kolbasa import knife_position, put
+
+ROOT = Path(__file__).resolve().parents[2]
+PROTOCOL = protocol_page("core")
+KOLBASA = protocol_page("kolbasa")
+
+
+def flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_kolbasa_cut_says_which_tile_ends_up_leftmost_and_the_engine_agrees():
+    assert "the old start becomes the row's **leftmost** tile" in flat(KOLBASA)
+    assert "`tiles[0]`, the old start, is now that row's leftmost tile" in flat(KOLBASA)
+    d = knife_position()
+    put(d, "0-5", 303)
+    cut = next(e for e in d.history if isinstance(e, Cut))
+    assert d.rows[cut.to][0] == cut.tiles[0] and d.rows[cut.to][len(cut.tiles) - 1] == cut.tiles[-1]
+
+
+def test_the_forced_lead_paragraph_stands_on_its_own():
+    """Not glued to kozel's bullet ("… one tile left in the bazaar. A\\nforced lead …")."""
+    paragraphs = re.split(r"\n\s*\n", PROTOCOL)
+    forced = [p for p in paragraphs if "forced lead** (a game that fixes the first tile" in p]
+    assert len(forced) == 1 and forced[0].startswith("**A forced lead**"), forced
+    assert not re.search(r"bazaar\. A\s*\nforced lead", PROTOCOL)
+
+
+@pytest.mark.parametrize("winners, losers", [((0, 1, 2, 3), ()), ((), (0, 1, 2, 3))])
+def test_a_game_every_bot_won_or_lost_is_drawn_for_all_as_result_json_says(winners, losers):
+    words = flat((ROOT / "docs" / "result-json.md").read_text(encoding="utf-8"))
+    assert "A game every bot lost, or every bot won, is drawn for all of them" in words
+    v = variant("draw")
+    opts = v.resolve_options(4, {})
+    spec = MatchSpec(v, [Bot("a", ["a"]), Bot("b", ["b"])], 4, opts, games=1, seed=1)
+    seatings = orientations(v, 4, opts, 2)
+    with MatchResult(spec, seatings, entries=[Entry(b, i, TimeControl()) for i, b in enumerate(spec.bots)]) as result:
+        game = v.new_game(4, opts, None)
+        result.add_game(GameOutcome(totals=(0, 0, 0, 0), winners=winners, losers=losers, reason="test"), game, 0, 0, 1)
+        (game_result,) = list(result.games)
+        assert game_result.won_by == [] and game_result.lost_by == []
+        totals = result.bot_totals()
+        assert [(t.games_won, t.games_drawn, t.games_lost) for t in totals] == [(0, 1, 0), (0, 1, 0)]
+
+
+def test_the_readme_says_how_long_the_whole_suite_takes_on_two_cores():
+    assert "2599 tests in 13 min 41 s of pytest on two cores, on a fresh clone" in flat((ROOT / "README.md").read_text(encoding="utf-8"))
