@@ -118,6 +118,7 @@ def spec(tmp_path: Path, name: str) -> MatchSpec:
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(b=behaviours())
+@pytest.mark.slow
 def test_whatever_an_in_process_bot_writes_the_log_verifies(tmp_path, b):
     launch, _ = scripted({"A": script_of(b)})
     s = spec(tmp_path, "scripted")

@@ -29,6 +29,7 @@ def test_a_bad_address_is_one_line(text: str) -> None:
     assert isinstance(info.value, RefereeError)
 
 
+@pytest.mark.slow
 def test_an_unreachable_scheduler_is_one_line() -> None:
     """In a process of its own (Dask's client keeps an event loop thread for the process's life)."""
     pytest.importorskip("distributed")

@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from referee.base import exitcodes as X
 from tests.matches.test_match import FIRST, GREEDY
 
@@ -32,6 +34,7 @@ def long_bot(tmp_path: Path) -> Path:
     return bot
 
 
+@pytest.mark.slow
 def test_piped_match_output_is_the_same_at_any_width_and_has_no_trailing_spaces(tmp_path):
     bot = long_bot(tmp_path)
     outputs = []
@@ -54,6 +57,7 @@ def test_piped_match_output_is_the_same_at_any_width_and_has_no_trailing_spaces(
     assert any(line.startswith(f"LOS ({LONG} better than first_bot): ") for line in lines), text
 
 
+@pytest.mark.slow
 def test_a_league_table_piped_is_the_same_at_any_width(tmp_path):
     bot = long_bot(tmp_path)
     name = LONG[:40]  # a league's bot names are at most 40 characters
@@ -71,6 +75,7 @@ def test_a_league_table_piped_is_the_same_at_any_width(tmp_path):
     assert any(name in line and re.search(r"\d", line) for line in lines)  # the row of the long name, on one line
 
 
+@pytest.mark.slow
 def test_the_seed_is_printed_in_one_form_which_seed_takes_back(tmp_path):
     seed = "0x0000000000001234567890abcdef1234"  # past 2**64: printed in hex, as given here
     res = referee("match", GREEDY, FIRST, "--deals", "4", "--seed", "0x1234567890ABCDEF1234", columns=80, cwd=tmp_path)
@@ -94,6 +99,7 @@ def test_the_seed_is_printed_in_one_form_which_seed_takes_back(tmp_path):
 LONG_SEED = str(2**127 + 1)
 
 
+@pytest.mark.slow
 def test_quiet_prints_one_verdict_line_with_or_without_the_sprt(tmp_path):
     help_text = referee("match", "--help", columns=300, cwd=tmp_path).stdout.decode()
     assert "Print only the verdict, in one line" in " ".join(help_text.split())

@@ -51,6 +51,7 @@ def test_a_refused_match_prints_its_reason_alone(tmp_path):
     assert "is short" not in result.output and result.stderr.startswith("error: ")
 
 
+@pytest.mark.slow
 def test_a_short_seed_typed_for_check_gets_the_warning(tmp_path):
     result = cli("check", GREEDY, "--variant", "block", "--seed", "42", "--log-dir", tmp_path / "check")
     assert result.exit_code == X.OK, result.output

@@ -178,6 +178,7 @@ def test_a_few_games_agree_with_the_reference():
     cap=st.booleans(),
     choices=st.randoms(use_true_random=False),
 )
+@pytest.mark.slow
 def test_any_rows_agree_with_the_reference(orders, totals, eggs, cap, choices):
     """A game's next few deals from any rows, from any totals and eggs waiting, with arbitrary
     places; ``cap`` puts each deal 3 placements short of KB-14's limit.  The first rows

@@ -91,6 +91,7 @@ def test_the_saved_policy_is_small_and_loads():
     assert policy.weights.shape[0] == 28 * 3 + 4 and np.isfinite(policy.weights).all()
 
 
+@pytest.mark.slow
 def test_the_learned_bot_passes_referee_check(tmp_path):
     done = subprocess.run([sys.executable, "-m", "referee", "check", str(LEARNED / "learned_bot.py"), "--variant", "block", "--seed", "3"],
                           cwd=tmp_path, capture_output=True, text=True, timeout=600)
@@ -98,6 +99,7 @@ def test_the_learned_bot_passes_referee_check(tmp_path):
     assert "PASS" in done.stdout
 
 
+@pytest.mark.slow
 def test_the_learned_bot_beats_random_bot_significantly(tmp_path):
     """The README's command: ten games of two-player block in each seating (some 300 deals)."""
     done = subprocess.run([sys.executable, "-m", "referee", "match", str(LEARNED / "learned_bot.py"), str(ROOT / "sample_bots" / "random_bot.py"),

@@ -24,6 +24,7 @@ def header(log: Path) -> dict:
     return [r for _, r in read_log(log) if r["k"] == "match"][0]
 
 
+@pytest.mark.slow
 def test_tc_gives_one_bot_its_own_clock_and_the_log_and_verify_keep_it(tmp_path):
     log = tmp_path / "m.jsonl"
     res = run("match", SLOW_ONCE, SLOW_ONCE, "--name", "tight", "--name", "easy", "--variant", "block", "--players", "2",
@@ -92,6 +93,7 @@ def logs_of(path: Path) -> list[Path]:
     return sorted(p for p in path.with_name(f"{path.stem}-logs").glob("*.jsonl") if not p.name.startswith("deals-"))
 
 
+@pytest.mark.slow
 def test_a_league_bot_with_a_clock_of_its_own(tmp_path):
     path = league(tmp_path, greedy="clock = { move = 0.75, bank = 40 }")
     ran = referee("league", "run", path, "-q", cwd=tmp_path)
@@ -124,6 +126,7 @@ def played_deals(log: Path) -> list:
     return parse_deal_lines(Path(h["deals_file"]).read_text().splitlines(), shape)
 
 
+@pytest.mark.slow
 def test_every_table_plays_the_deal_file_from_its_start(tmp_path):
     lines = book(tmp_path)
     shape = variant("sport").shape(4, {})
@@ -143,6 +146,7 @@ def test_every_table_plays_the_deal_file_from_its_start(tmp_path):
         assert referee("verify", log, cwd=tmp_path).returncode == X.OK
 
 
+@pytest.mark.slow
 def test_a_random_order_is_the_seeds_and_the_same_at_every_table(tmp_path):
     lines = book(tmp_path)
     deals = parse_deal_lines(lines, variant("sport").shape(4, {}))
@@ -166,6 +170,7 @@ def test_a_random_order_is_the_seeds_and_the_same_at_every_table(tmp_path):
     ('deals_start = 2\n', "go with game.deals_file"),
     ('deals_file = "short.jsonl"\n', "holds 2 deals, and a match plays 4"),
 ])
+@pytest.mark.slow
 def test_a_bad_deal_file_setting_is_one_line_and_exit_2(tmp_path, game, says):
     lines = book(tmp_path)
     (tmp_path / "short.jsonl").write_text("\n".join(lines[:2]) + "\n")

@@ -62,6 +62,7 @@ CASES = {
 
 
 @pytest.mark.parametrize("case", CASES)
+@pytest.mark.slow
 def test_the_result_and_the_log_are_the_same_whatever_the_lanes(tmp_path, case):
     kw = CASES[case]
     one = played(spec_of(tmp_path, "j1", **kw), 1)
@@ -90,6 +91,7 @@ def test_games_to_a_target_deal_from_their_own_place_in_the_stream(tmp_path):
         assert d["stream"] >> 32 == d["game"]
 
 
+@pytest.mark.slow
 def test_the_sprt_stops_in_board_order_and_leaves_the_rest_out(tmp_path):
     """With three lanes the test decides after the same board as with one: the boards begun past
     it are ended, left out of the result and the log, and the stop record counts them."""
@@ -110,6 +112,7 @@ def test_the_sprt_stops_in_board_order_and_leaves_the_rest_out(tmp_path):
     verify(tmp_path / "j3.jsonl")
 
 
+@pytest.mark.slow
 def test_faults_are_counted_per_segment_whatever_the_lanes(tmp_path):
     """A bot that never answers its first turn reaches max_faults in every game in every seating,
     and forfeits that segment's deals left: the same faults, forfeits and result under -j 1 and
@@ -189,6 +192,7 @@ def test_ctrl_c_with_lanes_in_flight(tmp_path):
 
 
 @pytest.mark.parametrize("source", ["deal file", "blake2b"])
+@pytest.mark.slow
 def test_games_dealt_one_after_another_wait_for_the_game_before(tmp_path, source):
     """From a deal file, and under the older derivation (logs and leagues from before), game g to
     a target starts where the longest seating of game g-1 ended: the games are played one after

@@ -99,6 +99,7 @@ def test_a_match_keeps_no_deal_results_in_memory(tmp_path) -> None:
         assert console.file.getvalue().count("\n") > 400
 
 
+@pytest.mark.slow
 def test_live_objects_do_not_grow_with_the_deals(tmp_path) -> None:
     """A generous structural check: ten times the deals leaves fewer extra live objects than
     extra deals (a result kept per deal would leave several per deal; measured: 3 in all)."""

@@ -230,6 +230,7 @@ def test_a_failing_search_costs_a_move_not_the_match(monkeypatch, capsys):
     assert "the search failed" in said and "a bug in the sampler" in said
 
 
+@pytest.mark.slow
 def test_the_readmes_search_bot_example_plays_a_match(tmp_path, monkeypatch):
     """README.md's "Writing a search bot" example, run as written (with sample_bots on its path)
     against first_bot: four sport deals in both orientations, no fault."""

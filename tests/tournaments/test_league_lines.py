@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from referee.base import exitcodes as X
 from tests.matches.test_match import FIRST, GREEDY, RANDOM
 
@@ -33,6 +35,7 @@ def league_run(path: Path, *extra: str) -> subprocess.CompletedProcess[str]:
                           timeout=300, stdin=subprocess.DEVNULL, env=env)
 
 
+@pytest.mark.slow
 def test_off_a_terminal_a_line_per_finished_table_as_it_finishes(tmp_path):
     path = league_file(tmp_path)
     proc = subprocess.Popen([sys.executable, "-m", "referee", "league", "run", str(path)], stdout=subprocess.PIPE,
@@ -58,6 +61,7 @@ def test_off_a_terminal_a_line_per_finished_table_as_it_finishes(tmp_path):
     assert all(m.group(4) in (None, m.group(2), m.group(3)) for m in found if m)
 
 
+@pytest.mark.slow
 def test_quiet_and_no_live_silence_the_lines_and_live_brings_them_back(tmp_path):
     quiet = league_run(league_file(tmp_path, "q"), "-q")
     assert quiet.returncode == X.OK, quiet.stderr
@@ -100,6 +104,7 @@ def _on_a_terminal(argv: list[str], cwd: Path) -> str:
     return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", b"".join(chunks).decode(errors="replace"))  # without its colours
 
 
+@pytest.mark.slow
 def test_on_a_terminal_the_bars_show_an_eta_and_the_lines_still_come(tmp_path):
     shown = _on_a_terminal([sys.executable, "-m", "referee", "league", "run", str(league_file(tmp_path))], tmp_path)
     assert re.search(r"league .*\d+/3 .*ETA \d:\d\d:\d\d", shown), shown

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
 from support.commands import referee
 
 from referee.base import exitcodes as X
@@ -14,6 +15,7 @@ from tests.tournaments.test_league_lines import league_file
 NOT_SIGNIFICANT = "no place is separated: every bot's 95% rating interval allows other places, so this order is not significant yet"
 
 
+@pytest.mark.slow
 def test_a_tiny_league_says_its_order_is_not_significant(tmp_path):
     path = league_file(tmp_path)
     before = referee("league", "table", path)
@@ -26,6 +28,7 @@ def test_a_tiny_league_says_its_order_is_not_significant(tmp_path):
     assert NOT_SIGNIFICANT in (tmp_path / "site" / "index.html").read_text().replace("&#39;", "'")
 
 
+@pytest.mark.slow
 def test_a_league_whose_places_are_separated_says_nothing_of_the_kind(tmp_path):
     from tournaments import standings as S
     from tournaments.config import load_league
