@@ -28,6 +28,7 @@ with ``--margin 0,MS``).  Nothing here asserts anything.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import subprocess
@@ -56,6 +57,8 @@ class Cell:
     timeouts: int = 0
     other_faults: int = 0
     latencies: list[float] = field(default_factory=list)  # ms
+    #: each timeout's detail, as the fault record says it (the referee's own wait for a CPU, if any)
+    details: list[str] = field(default_factory=list)
     wall: float = 0.0
     load: tuple[float, float] = (0.0, 0.0)  # the 1-minute load average before and after
 
@@ -91,6 +94,7 @@ def read_log(path: Path, cell: Cell) -> None:
             elif kind.startswith(b"fault"):
                 if b'"kind":"timeout"' in line:
                     cell.timeouts += 1
+                    cell.details.append(json.loads(line).get("detail", ""))
                     cell.moves += 1  # a turn that got no line in time
                 else:
                     cell.other_faults += 1
@@ -133,6 +137,9 @@ def show(cells: list[Cell], baseline: list[Cell]) -> None:
         print(f"{label:>8} {c.matches:>7} {c.limit_ms:>4}ms {c.margin_ms:>4g}ms {c.moves:>7} {c.timeouts:>8} {c.rate():>7.1f} "
               f"{c.quantile(0.5):>7.2f} {c.quantile(0.99):>7.2f} {c.quantile(0.999):>8.2f} {max(c.latencies, default=0):>7.1f} "
               f"{c.quantile(0.99) / base_p99:>8.1f} {c.load[0]:>4.1f}→{c.load[1]:<4.1f} {c.wall:>6.1f}")
+    for c in [*baseline, *cells]:
+        for detail in c.details:
+            print(f"  timeout at {c.per_core:g} per core, {c.limit_ms} ms, margin {c.margin_ms:g} ms: {detail}")
     others = sum(c.other_faults for c in [*cells, *baseline])
     if others:
         print(f"(and {others} faults that are not timeouts: the figures are suspect)")

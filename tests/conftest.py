@@ -86,13 +86,17 @@ def _marked(pid: int) -> bool:
 
 
 def _open_fds() -> dict[int, str]:
-    """fd -> what it points to, for this process (the descriptor used to list is left out)."""
+    """fd -> what it points to, for this process (the descriptor used to list is left out, and the
+    referee's run-queue clock, which keeps one ``schedstat`` open per thread that has played a
+    match: referee.base.runqueue)."""
     fds = {}
     for name in os.listdir("/proc/self/fd"):
         try:
-            fds[int(name)] = os.readlink(f"/proc/self/fd/{name}")
+            target = os.readlink(f"/proc/self/fd/{name}")
         except OSError:
             continue
+        if not target.endswith("/schedstat"):
+            fds[int(name)] = target
     return fds
 
 

@@ -243,6 +243,23 @@ def _short(value: object) -> str:
     return text if len(text) <= 160 else text[:160] + "…"
 
 
+class LoggedWaits:
+    """The referee's waits for a CPU as the log kept them: the ``wait`` of the ``in`` record the
+    referee is about to write (only an answer that would be late asks)."""
+
+    def __init__(self, tape: Tape) -> None:
+        self.tape = tape
+
+    def mark(self) -> None:
+        return None
+
+    def since(self, mark: object) -> int:
+        rec = self.tape.peek()
+        if isinstance(rec, R.In) and rec.wait is not None:
+            return round(rec.wait * 1000)
+        return 0
+
+
 class ReplayBot:
     """A bot process as the log remembers it: each answer the log has, at the time it has it;
     each end, overlong line or silence the log records, where it records it."""
@@ -480,7 +497,8 @@ def verify(path: Path) -> Counts:
         async def main() -> None:
             # Lockstep: every segment plays only when the log takes its lines, so the match is
             # played again in the log's own order, whatever lanes wrote it.
-            result = await run_match(spec, BotSource(launch, tape.hear), Compare(), lockstep=True, block=0, handle_signals=False)
+            result = await run_match(spec, BotSource(launch, tape.hear, lambda: LoggedWaits(tape)), Compare(), lockstep=True, block=0,
+                                     handle_signals=False)
             result.close()  # only the log is compared: its spooled deals go
 
         try:

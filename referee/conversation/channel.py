@@ -41,6 +41,7 @@ from referee.records import records as R
 
 if TYPE_CHECKING:
     from protocol import messages as m
+    from referee.base.runqueue import Waits
     from referee.bots.transport import BotTransport
     from referee.engine.core.state import DealState
 
@@ -58,6 +59,9 @@ class Terms:
     block: float = 0.001
     #: how a line read is judged (``verify`` gives back the lines a log keeps only judged)
     hear: Callable[[bytes], Line] = hear
+    #: the referee's run-queue clock (:mod:`referee.base.runqueue`): its wait for a CPU while a
+    #: turn is out is not counted against the bot; ``None``: every microsecond counts
+    waits: Waits | None = None
     #: told of every turn before it is asked, with the state and the turn as a value (a watch's
     #: :meth:`~referee.conversation.house.TableWatch.asked`; ``None``: nobody asks)
     asked: Callable[[int, DealState, m.Turn], None] | None = None
@@ -94,12 +98,14 @@ class Channel:
     :meth:`ask`, ``took`` (microseconds from the write to the read of the line it returned) and
     ``op`` (``"write"`` or ``"read"``: what it was doing when the bot was found gone)."""
 
-    __slots__ = ("proc", "outbox", "took", "op", "strict")
+    __slots__ = ("proc", "outbox", "took", "waited", "op", "strict")
 
     def __init__(self) -> None:
         self.proc: BotTransport | None = None
         self.outbox: list[bytes] = []
         self.took = 0
+        #: of the last answer's time, the microseconds the referee waited for a CPU (not in ``took``)
+        self.waited = 0
         self.op = "write"
         #: strict isolation (PROTOCOL.md, "Fair play"): the process is paused between its turns,
         #: so :meth:`ask` resumes it for its turn and pauses it again once it has answered
@@ -191,6 +197,8 @@ class Channel:
         try:
             start = round((proc.now() - origin) * 1e6)
             terms.log.out(seat, data, request, start)
+            waits = terms.waits
+            mark = waits.mark() if waits is not None else None
             # A bot on our CPU has usually answered by the time the write returns (the kernel
             # runs it at once), so try without waiting first: that needs no cancel scope, which
             # costs more than the rest of the turn's trio work.  A scope is made only to wait.
@@ -198,7 +206,7 @@ class Channel:
             # (Table.play_deal), every write that ends it looks, and a turn that waits does.
             sent = proc.write_nowait(request) if allowance > 0 else 0
             if sent == len(request) and (ready := proc.line_within(min(terms.block, allowance / 1e6))) is not None:
-                line, verdict = self._read(terms, seat, ready, start, limit, settle)
+                line, verdict = self._read(terms, seat, ready, start, limit, settle, mark)
                 if verdict is not IGNORED:
                     return line, verdict
             self.op = "write"
@@ -207,7 +215,7 @@ class Channel:
                     await proc.send(request[sent:])
                 self.op = "read"
                 while True:  # a message of an unknown type is skipped
-                    line, verdict = self._read(terms, seat, await proc.read_line(), start, limit, settle)
+                    line, verdict = self._read(terms, seat, await proc.read_line(), start, limit, settle, mark)
                     if verdict is not IGNORED:
                         return line, verdict
             return None, None
@@ -216,15 +224,22 @@ class Channel:
                 proc.pause()
 
     def _read(self, terms: Terms, seat: int, raw: bytes, start: int, limit: int,
-              settle: Callable[[Line], tuple[object, object]]) -> tuple[Line, tuple[object, object] | None]:
+              settle: Callable[[Line], tuple[object, object]], mark: object = None) -> tuple[Line, tuple[object, object] | None]:
         """A line just read in answer to the turn written at ``start``: timed at once, judged and
-        logged; settled if it came by ``limit``, else ``(line, None)``."""
+        logged; settled if it came by ``limit``, else ``(line, None)``.  A line that would be late
+        has the referee's own wait for a CPU since ``mark`` taken off its time (and logged)."""
         proc = self.proc
         assert proc is not None
         got = round((proc.now() - terms.origin) * 1e6)
         line = terms.hear(raw)
-        terms.log.inp(seat, line, got)
-        self.took = took = got - start
+        took = got - start
+        wait = 0
+        if took > limit and terms.waits is not None:
+            wait = min(took, terms.waits.since(mark))
+            took -= wait
+        terms.log.inp(seat, line, got, wait)
+        self.took = took
+        self.waited = wait
         if took > limit:
             return line, None
         return line, settle(line)

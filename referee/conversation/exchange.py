@@ -261,8 +261,9 @@ async def turn(terms: Terms, p: Player, at: At, state: DealState, side: GameSide
     elapsed = p.took
     if verdict is None:
         clock.charge(allowance)
+        waited = f" ({p.waited / 1000:.1f} ms of it the referee's own wait for a CPU, not counted)" if p.waited else ""
         return new_fault(F.TIMEOUT, p, at, f"no play within {within(allowance, limit)}: its line was read "
-                         f"{elapsed / 1000:.1f} ms after the turn was sent", line, F.LATE)
+                         f"{(elapsed + p.waited) / 1000:.1f} ms after the turn was sent{waited}", line, F.LATE)
     clock.charge(elapsed)
     msg = verdict[0]
     if type(msg) is not m.Play:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, TypeGuard, TypeVar
 
 from protocol import messages as m
 from referee.base.clock import TimeControl
+from referee.base.runqueue import Waits, run_queue
 from referee.bots.transport import BotTransport, Launch, launch_process
 from referee.conversation.lines import Line, hear
 
@@ -36,6 +37,10 @@ if TYPE_CHECKING:
     from referee.records import records as R
 
 
+def _no_waits() -> Waits | None:
+    return None
+
+
 @dataclass(frozen=True)
 class BotSource:
     """How the bots of a match are started (``launch``: a process, a scripted bot, a log's tape,
@@ -44,10 +49,15 @@ class BotSource:
 
     launch: Launch = launch_process
     hear: Callable[[bytes], Line] = hear
+    #: the referee's run-queue clock for a table (:mod:`referee.base.runqueue`): real processes
+    #: are timed by the referee's own clock, less its wait for a CPU; bots on a mock clock have
+    #: none; ``verify`` gives the waits the log kept
+    waits: Callable[[], Waits | None] = _no_waits
 
 
-#: Real processes, their lines judged as they come: what a match plays with unless told otherwise.
-PROCESSES = BotSource()
+#: Real processes, their lines judged as they come, the referee's waits for a CPU not counted
+#: against them: what a match plays with unless told otherwise.
+PROCESSES = BotSource(waits=run_queue)
 
 
 W = TypeVar("W")

@@ -171,15 +171,20 @@ class MatchLog:
             except OSError as exc:
                 raise self._failed(exc) from None
 
-    def inp(self, seat: int, line: Line, us: int) -> None:
-        """A line read from ``seat``, ``us`` microseconds after the match began."""
+    def inp(self, seat: int, line: Line, us: int, wait: int = 0) -> None:
+        """A line read from ``seat``, ``us`` microseconds after the match began (``wait``:
+        microseconds of the referee's own wait for a CPU not counted against the bot)."""
         sink = self._sink
         if sink is not None:
             logged = line.logged
             if logged is None:
                 logged = line.logged = _logged(line)
             try:  # as in out()
-                sink(b'{"k":"in","seat":%d,"t":%d.%06d,%s\n' % (seat, us // 1_000_000, us % 1_000_000, logged))
+                if wait:
+                    sink(b'{"k":"in","seat":%d,"t":%d.%06d,"wait":%s,%s\n' % (seat, us // 1_000_000, us % 1_000_000,
+                                                                              _enc.encode(wait / 1000), logged))
+                else:
+                    sink(b'{"k":"in","seat":%d,"t":%d.%06d,%s\n' % (seat, us // 1_000_000, us % 1_000_000, logged))
             except OSError as exc:
                 raise self._failed(exc) from None
 

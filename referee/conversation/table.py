@@ -85,8 +85,8 @@ class Table:
         #: what every exchange with a bot is given; ``block`` is 0 when other work shares the
         #: loop (see Terms.block)
         origin = house.origin
-        self.terms = Terms(log, tc, trio.current_time() if origin is None else origin, house.block, house.bots.hear,
-                           watch.asked if wants(watch, "asked") else None)
+        self.terms = Terms(log, tc, trio.current_time() if origin is None else origin, block=house.block, hear=house.bots.hear,
+                           waits=house.bots.waits(), asked=watch.asked if wants(watch, "asked") else None)
         # Finding the games' sides imports their modules (milliseconds, more where bytecode is
         # not cached): done here, with the other setting up, not in the first deal's play.
         every_side()

@@ -16,6 +16,7 @@ from typing import Any
 
 import trio
 
+from referee.base.runqueue import run_queue
 from referee.bots.bot import Bot
 from referee.conversation.house import BotSource
 from referee.matches.match import orientations, run_match
@@ -90,7 +91,7 @@ async def play_match(spec: MatchSpec, person: Person, bot: Bot, *, grace: float,
         try:
             with match_scope:
                 # Lockstep: the person plays every seating of a deal before the next deal.
-                result = await run_match(spec, BotSource(person.launcher(bot)), person.watch(progress, on_board), lockstep=True)
+                result = await run_match(spec, BotSource(person.launcher(bot), waits=run_queue), person.watch(progress, on_board), lockstep=True)
         except BaseException:
             person.end(["The match was interrupted (Ctrl-C): the log so far is kept."], interrupted=True)
             with trio.CancelScope(shield=True), trio.move_on_after(1.0):

@@ -268,10 +268,13 @@ class Out(_Record, tag="out"):
 
 
 class In(_Record, tag="in"):
-    """A line read from a seat (see :class:`Heard` for its fields)."""
+    """A line read from a seat (see :class:`Heard` for its fields; ``wait``: milliseconds the
+    referee waited for a CPU between the turn's write and this read, not counted against the
+    bot, logged for an answer that would otherwise be late: PROTOCOL.md, "Limits")."""
 
     seat: Seat
     t: Seconds
+    wait: Ms | None = None
     line: str | None = None
     b64: str | None = None
     size: Count | None = None
@@ -540,7 +543,7 @@ def _gzip_lines(f: IO[bytes], path: Path, longest: int | None) -> Generator[byte
 
 
 #: the fields that depend on the wall clock (and ``unfinished``, on how many lanes played)
-TIMING_FIELDS = frozenset(("t", "ms", "time_ms", "bank_ms", "over", "unfinished"))
+TIMING_FIELDS = frozenset(("t", "ms", "time_ms", "bank_ms", "over", "wait", "unfinished"))
 
 
 def strip_timings(obj: Any) -> Any:
