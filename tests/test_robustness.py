@@ -9,6 +9,7 @@ user can cause must be one line, never a traceback.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -212,7 +213,7 @@ def late_referee(monkeypatch, step: float) -> None:
 
     def init(self, *args, **kwargs) -> None:
         real_init(self, *args, **kwargs)
-        launch = self.launch
+        launch = self.house.bots.launch
 
         async def late(*args, **kwargs):
             proc = await launch(*args, **kwargs)
@@ -225,7 +226,7 @@ def late_referee(monkeypatch, step: float) -> None:
             proc.now = now
             return proc
 
-        self.launch = late
+        self.house = dataclasses.replace(self.house, bots=dataclasses.replace(self.house.bots, launch=late))
 
     monkeypatch.setattr(table_module.Table, "__init__", init)
 

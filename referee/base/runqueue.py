@@ -2,8 +2,8 @@
 
 A move's time runs from the referee's write of the ``turn`` to its read of the answer, by its own
 clock.  On a loaded machine the referee can be woken by the answer and then wait in the kernel's
-run queue before it reads it: measured, nearly all of the lateness of an instant bot's spurious
-timeouts (bench/README.md, "Clock under load").  Linux counts that wait per thread
+run queue before it reads it: measured, from a fifth to nearly all of the lateness of an instant
+bot's spurious timeouts, the rest the bot's own wait (bench/README.md, "Clock under load").  Linux counts that wait per thread
 (``run_delay`` in ``/proc/thread-self/schedstat``, nanoseconds); :class:`RunQueue` reads it at the
 turn's write and, only when the answer would be late, again at its read, and the referee does not
 count the difference against the bot (PROTOCOL.md, "Limits").

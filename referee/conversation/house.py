@@ -18,7 +18,7 @@ Nothing of the house changes while the match is played.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeGuard, TypeVar
 
@@ -114,4 +114,4 @@ class House:
     #: the referee's clock at the start of the match (``None``: when the table is made)
     origin: float | None = None
     bots: BotSource = PROCESSES
-    watch: TableWatch | None = field(default=None)
+    watch: TableWatch | None = None

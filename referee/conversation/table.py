@@ -61,16 +61,12 @@ class Table:
         self.strict = strict = house.strict
         for p in players:
             p.strict = strict  # its channel resumes it for its turn and pauses it after (Channel.ask)
-        #: how a bot is started: a process by default (see :mod:`referee.bots.transport`)
-        self.launch = house.bots.launch
         self.players = players
-        self.tc = tc = house.tc
+        tc = house.tc
         self.log = log
-        self.stderr_dir = house.stderr_dir
-        #: what no sandboxed bot may see: the log, the deal file, the league's database...
+        #: what no sandboxed bot may see: the log, the deal file, the league's database... and the
+        #: bots' stderr files
         self.hidden = (*house.hidden, house.stderr_dir)
-        self.max_line = house.max_line
-        self.max_faults = house.max_faults
         watch = house.watch
         self.on_fault = watch.fault if wants(watch, "fault") else None
         #: sees each process ended by :meth:`close`, with the lines it wrote that nobody read
@@ -97,8 +93,8 @@ class Table:
             move_ms=round(tc.move * 1000),
             bank_ms=None if tc.bank is None else round(tc.bank * 1000),
             increment_ms=round(tc.increment * 1000),
-            max_line=self.max_line,
-            max_faults=self.max_faults,
+            max_line=self.house.max_line,
+            max_faults=self.house.max_faults,
         )
 
     def _hello_for(self, bot: Bot) -> tuple[m.Limits, bytes]:
@@ -158,9 +154,9 @@ class Table:
 
     async def _shake(self, p: Player, at: At, record: R.Hello) -> F.Fault | None:
         suffix = ("" if p.game == 0 else f".g{p.game}") + ("" if p.starts == 1 else f".{p.starts}")
-        path = self.stderr_dir / f"{_safe(p.label)}{suffix}.stderr.log"
+        path = self.house.stderr_dir / f"{_safe(p.label)}{suffix}.stderr.log"
         try:
-            p.proc = await self.launch(self.nursery, p.bot, name=p.label, stderr_path=path, max_line=self.max_line,
+            p.proc = await self.house.bots.launch(self.nursery, p.bot, name=p.label, stderr_path=path, max_line=self.house.max_line,
                                        hidden=self.hidden_from(p.bot))
         except (BotError, OSError) as exc:
             record.error = f"could not start: {exc}"
@@ -245,7 +241,7 @@ class Table:
         if self.on_fault is not None:
             self.on_fault(fault)
         await self._retire(p)
-        if len(entry.faults) >= self.max_faults and not entry.forfeited:
+        if len(entry.faults) >= self.house.max_faults and not entry.forfeited:
             entry.forfeited = True
             self.log.write(R.Forfeit(entry.name, len(entry.faults)))
             for other in self.players:
