@@ -200,18 +200,22 @@ def pipes_held(pipes: Sequence[Fd]) -> bool:
     return any(not revents.get(fd, 0) & hangup for fd, hangup in gone.items())
 
 
-async def end_holders(pipes: Sequence[Fd], inodes: frozenset[str], also: Callable[[], None], wait: float) -> None:
+async def end_holders(pipes: Sequence[Fd], inodes: frozenset[str], also: Callable[[], None], wait: float,
+                      since: int = 0) -> bool:
     """Kill the processes that still hold these pipes (``inodes``: their names in /proc), e.g. a
     grandchild of a bot that called setsid(), calling ``also`` each round (the bot's group is
     killed again), for at most ``wait`` seconds.  The /proc scan runs only when polling shows a
     holder is left, or at once when our end of a write pipe is closed already (polling cannot
-    see its holders then)."""
+    see its holders then).  Returns whether none was left in time."""
     with trio.move_on_after(wait):
         delay = 0.001
         scan = any(isinstance(p, PipeWriter) and p.fd < 0 for p in pipes)
         while scan or pipes_held(pipes):
+            holders = pipe_holders(inodes, since)
+            if scan and not holders and not pipes_held(pipes):
+                return True  # the look at once found nothing: no round to wait for
             scan = False
-            for pid in pipe_holders(inodes):
+            for pid in holders:
                 try:
                     os.kill(pid, signal.SIGKILL)
                 except (ProcessLookupError, PermissionError):
@@ -219,16 +223,25 @@ async def end_holders(pipes: Sequence[Fd], inodes: frozenset[str], also: Callabl
             also()
             await trio.sleep(delay)
             delay = min(delay * 2, 0.05)
+        return True
+    return False
 
 
-def pipe_holders(inodes: frozenset[str]) -> list[int]:
+def pipe_holders(inodes: frozenset[str], since: int = 0) -> list[int]:
     """Processes holding any of the pipes named like ``pipe:[1234]``, except this process and
     its own children (the bot itself is reaped separately; another bot being spawned right now
-    may briefly hold copies of our descriptors between fork and exec)."""
+    may briefly hold copies of our descriptors between fork and exec).
+
+    ``since`` is the bot's start time (:func:`started`): a process that holds a bot's pipe
+    inherited it from the bot, so it started no earlier, and the descriptors of older processes
+    are not read (most of the machine's, and most of a scan's cost)."""
     me = os.getpid()
     found = []
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit() or int(entry.name) == me:
+            continue
+        stat = _stat(entry.name)
+        if stat is None or int(stat[19]) < since:
             continue
         fd_dir = f"/proc/{entry.name}/fd"
         try:
@@ -241,17 +254,30 @@ def pipe_holders(inodes: frozenset[str]) -> list[int]:
             except OSError:
                 continue
             if link in inodes:
-                if _parent(entry.name) != me:
+                if int(stat[1]) != me:
                     found.append(int(entry.name))
                 break
     return found
 
 
-def _parent(pid: str) -> int | None:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            stat = f.read()
+def started(pid: int) -> int:
+    """When process ``pid`` started, in clock ticks after boot (0 if it cannot be read: then a
+    scan reads every process)."""
+    stat = _stat(str(pid))
+    return int(stat[19]) if stat is not None else 0
+
+
+def _stat(pid: str) -> list[bytes] | None:
+    """The fields of /proc/PID/stat after the command name (state, ppid, …, starttime at 19)."""
+    try:  # os.open, not open(): a scan reads every process's, and a file object costs more
+        fd = os.open(f"/proc/{pid}/stat", os.O_RDONLY)
     except OSError:
         return None
+    try:
+        stat = os.read(fd, 4096)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
     # the command name, in parentheses, may itself contain spaces and ')'
-    return int(stat[stat.rindex(b")") + 2 :].split()[1])
+    return stat[stat.rindex(b")") + 2 :].split()

@@ -22,7 +22,7 @@ from typing import final
 import trio
 
 from referee.base.errors import BotExited, LineTooLong
-from referee.bots.pipes import Closed, PipeWriter, StderrCopy, end_holders
+from referee.bots.pipes import Closed, PipeWriter, StderrCopy, end_holders, started
 from referee.bots.reader import LineReader
 from referee.bots.sandbox import UIDS
 from referee.bots.spawn import Confinement, Spawned, describe_exit, oom_kills, spawn
@@ -64,6 +64,8 @@ class BotProcess:
         self._out = out = LineReader(spawned.stdout, max_line, name)
         self._err = StderrCopy(spawned.stderr, spawned.log, stderr_cap)
         self._inodes = frozenset(f"pipe:[{os.fstat(fd).st_ino}]" for fd in (spawned.stdin, spawned.stdout, spawned.stderr))
+        self._started = started(spawned.child.pid)  # what holds its pipes started no earlier
+        self._holders_gone = False  # looked for once the bot had exited: none is left
         self.line_nowait = out.line_nowait
         self.line_within = out.line_within
         self.ready_lines = out.ready_lines
@@ -352,7 +354,13 @@ class BotProcess:
             pass
 
     async def _kill_pipe_holders(self) -> None:
-        await end_holders((self._in, self._out, self._err), self._inodes, self._signal_group, _REAP_WAIT)
+        # Once the bot has exited and no process holds its pipes, none can come to hold them: a
+        # holder is made only by a holder's fork.  So the exit's look spares the kill's.
+        if self._holders_gone:
+            return
+        exited = self._process.returncode is not None
+        gone = await end_holders((self._in, self._out, self._err), self._inodes, self._signal_group, _REAP_WAIT, self._started)
+        self._holders_gone = exited and gone
 
 
 def _tree(pid: int) -> list[int]:
