@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import queue
 import re
 import resource
 import shlex
@@ -19,11 +20,12 @@ import shutil
 import signal
 import subprocess
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, TypeVar
 
 import trio
 
@@ -51,22 +53,31 @@ except (OSError, AttributeError):
 
 
 class Child:
-    """A bot's process, spawned from the referee's own thread and awaited through a pidfd.
+    """A bot's process, spawned by the referee's spawning thread and awaited through a pidfd.
 
-    ``trio.lowlevel.open_process`` spawns from a worker thread, and ``PR_SET_PDEATHSIG`` fires
-    when the *thread* that spawned a child ends: trio retires idle worker threads after a few
-    seconds, which would kill every bot mid-match.  Spawning here (a fork and exec, a few
-    milliseconds with the loop blocked) ties the signal to the thread that runs the referee.
+    ``PR_SET_PDEATHSIG`` fires when the *thread* that spawned a child ends, so a bot cannot be
+    spawned from one of trio's worker threads, which are retired after a few idle seconds (every
+    bot would die mid-match).  Nor from the referee's own loop: the child's set-up (cgroup,
+    limits, the death signal) makes a spawn a fork and not a vfork, and the parent waits for the
+    child's exec, a few milliseconds in which a table playing beside it could not be served.  So
+    every spawn runs on one thread of the referee's that never ends (:func:`_spawning_thread`);
+    the loop is held only while the fork copies the referee's page tables.
     """
 
-    def __init__(self, argv: list[str], **popen_options) -> None:
-        self._popen = subprocess.Popen(argv, **popen_options)
-        self.pid = self._popen.pid
+    def __init__(self, popen: subprocess.Popen) -> None:
+        self._popen = popen
+        self.pid = popen.pid
         try:
             self._pidfd = os.pidfd_open(self.pid)
         except OSError:  # no pidfds (old kernel): wait() polls instead
             self._pidfd = -1
         self._lock = trio.Lock()
+
+    @classmethod
+    async def start(cls, argv: list[str], **popen_options) -> Child:
+        """Spawn ``argv`` (``subprocess.Popen``'s options) on the spawning thread.  Not
+        cancellable once begun: the process is returned, to be owned and ended by the caller."""
+        return cls(await _on_spawning_thread(lambda: subprocess.Popen(argv, **popen_options)))
 
     @property
     def returncode(self) -> int | None:
@@ -85,6 +96,45 @@ class Child:
                 os.close(self._pidfd)
                 self._pidfd = -1
         return self._popen.returncode
+
+
+T = TypeVar("T")
+_spawn_jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
+_spawner: threading.Thread | None = None
+_spawner_lock = threading.Lock()
+
+
+def _spawning_thread() -> None:
+    while True:
+        _spawn_jobs.get()()
+
+
+async def _on_spawning_thread(fn: Callable[[], T]) -> T:
+    """``fn()`` run on the spawning thread (started on first use, a daemon that lives as long as
+    the referee), its result or exception handed back to this trio task."""
+    global _spawner
+    with _spawner_lock:
+        if _spawner is None:
+            _spawner = threading.Thread(target=_spawning_thread, name="referee-spawn", daemon=True)
+            _spawner.start()
+    token = trio.lowlevel.current_trio_token()
+    done = trio.Event()
+    outcome: list = []
+
+    def job() -> None:
+        try:
+            outcome.append((True, fn()))
+        except BaseException as e:  # handed back to the task, raised there
+            outcome.append((False, e))
+        token.run_sync_soon(done.set)
+
+    _spawn_jobs.put(job)
+    with trio.CancelScope(shield=True):  # a process begun must reach its owner, to be ended
+        await done.wait()
+    ok, value = outcome[0]
+    if not ok:
+        raise value
+    return value
 
 
 def resolve_command(command: str | Sequence[str], cwd: Path | None = None) -> list[str]:
@@ -352,7 +402,8 @@ async def spawn(argv: Sequence[str], *, name: str, stderr_path: Path, confinemen
     """
     conf = confinement
     memory_mb = conf.memory_limit
-    cgroup = BotCgroup.create(memory_mb if conf.sandbox else None)
+    # made on the spawning thread too: a cgroup's mkdir takes the kernel a millisecond or more
+    cgroup = await _on_spawning_thread(lambda: BotCgroup.create(memory_mb if conf.sandbox else None))
     address_space = cgroup is None or cgroup.memory is None
     if conf.sandbox:
         assert memory_mb is not None
@@ -406,9 +457,8 @@ async def spawn(argv: Sequence[str], *, name: str, stderr_path: Path, confinemen
             in_w, in_r = _pipe(child_ends, on_fail, ours_writes=True)
             out_r, out_w = _pipe(child_ends, on_fail, ours_writes=False)
             err_r, err_w = _pipe(child_ends, on_fail, ours_writes=False)
-            await trio.lowlevel.checkpoint()
             try:
-                child = Child(plan.argv, stdin=in_r, stdout=out_w, stderr=err_w, **options)
+                child = await Child.start(plan.argv, stdin=in_r, stdout=out_w, stderr=err_w, **options)
             except (OSError, subprocess.SubprocessError) as e:
                 reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
                 if isinstance(e, FileNotFoundError) and e.filename == argv[0] and os.path.isfile(argv[0]):

@@ -11,6 +11,7 @@ import shutil
 import signal
 import sys
 import textwrap
+import time
 import tracemalloc
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -19,6 +20,7 @@ import pytest
 import trio
 from support import alive
 
+import referee.bots.spawn as spawn_module
 from referee.base.errors import BotExited, BotNotFound, LineTooLong, RefereeError
 from referee.bots.process import BotProcess
 from referee.bots.spawn import Confinement, bot_name, describe_exit, resolve_command
@@ -382,6 +384,31 @@ async def test_grandchild_holding_stdout_is_killed(tmp_path, setsid, parent_exit
         assert not alive(bot.pid)
 
 
+@pytest.mark.parametrize("cgroups", [True, False], ids=["cgroup", "no-cgroup"])
+async def test_a_setsid_grandchild_holding_only_stdin_is_killed_when_the_bot_is_closed(tmp_path, monkeypatch, cgroups):
+    # Polling cannot see who holds a pipe whose end the referee has closed (stdin, once the bot
+    # is closed): without a cgroup to empty, only the /proc scan finds this one, and it reads
+    # only processes that started no earlier than the bot, which a grandchild did.
+    if not cgroups:
+        monkeypatch.setattr(spawn_module.BotCgroup, "create", classmethod(lambda cls, memory_mb=None: None))
+    child = "import os, sys, time\nos.setsid()\nos.close(1)\nos.close(2)\nos.write(int(sys.argv[1]), b'ok')\ntime.sleep(600)"
+    snippet = f"""
+        import os, subprocess, sys
+        r, w = os.pipe()
+        child = subprocess.Popen([sys.executable, "-c", {child!r}, str(w)], pass_fds=[w])
+        os.read(r, 2)
+        print(child.pid, flush=True)
+        sys.stdin.read()
+    """
+    async with running(snippet, tmp_path) as bot:
+        with trio.fail_after(HANG):
+            grandchild = int(await bot.read_line())
+            assert alive(grandchild)
+            await bot.close()
+        await wait_dead(grandchild)
+        assert not alive(bot.pid)
+
+
 async def test_killing_one_bot_leaves_the_others_alone(tmp_path):
     escaper = """
         import subprocess, sys, time
@@ -675,6 +702,35 @@ async def test_a_bot_outlives_the_threads_trio_retires(tmp_path, monkeypatch):
         await trio.sleep(1.0)
         assert bot.returncode is None
         assert alive(bot.pid)
+
+
+async def test_a_spawn_does_not_hold_the_loop(tmp_path, monkeypatch):
+    """A spawn is a fork and exec whose parent waits for the exec: run on the loop, the tables
+    playing beside it would stand still meanwhile.  Make the child's set-up slow (it joins its
+    cgroup first, in the child) and count the loop's turns during the spawn."""
+    real_join = spawn_module.join
+
+    def slow_join(fds):
+        time.sleep(0.5)  # in the child, between fork and exec
+        real_join(fds)
+
+    monkeypatch.setattr(spawn_module, "join", slow_join)
+    ticks = 0
+
+    async def tick():
+        nonlocal ticks
+        while True:
+            await trio.sleep(0.01)
+            ticks += 1
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(tick)
+        await trio.sleep(0.05)
+        before = ticks
+        async with running("import sys; sys.stdin.read()", tmp_path):
+            during = ticks - before
+        nursery.cancel_scope.cancel()
+    assert during >= 10, f"the loop turned {during} times in a half-second spawn"
 
 
 @pytest.mark.parametrize(
