@@ -157,7 +157,7 @@ class Table:
         path = self.house.stderr_dir / f"{_safe(p.label)}{suffix}.stderr.log"
         try:
             p.proc = await self.house.bots.launch(self.nursery, p.bot, name=p.label, stderr_path=path, max_line=self.house.max_line,
-                                       hidden=self.hidden_from(p.bot))
+                                       hidden=self.hidden_from(p.bot) if _sandboxed(p.bot) else ())
         except (BotError, OSError) as exc:
             record.error = f"could not start: {exc}"
             return new_fault(F.STARTUP, p, at, record.error)
@@ -401,3 +401,9 @@ class Table:
 
 def _safe(label: str) -> str:
     return "".join(c if c.isalnum() or c in "-_.#" else "_" for c in label)
+
+
+def _sandboxed(bot: Bot) -> bool:
+    """Whether ``bot`` runs in the sandbox, the only place what it must not see is hidden (the
+    paths take a few milliseconds of symlinks to work out)."""
+    return bot.confinement is not None and bot.confinement.sandbox
