@@ -41,6 +41,7 @@ Figures that round to zero are stored as 0, never as ``-0.0`` (:func:`_clean`), 
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -90,8 +91,10 @@ def t_cdf(t: float, df: int) -> float:
     return 1.0 - tail if t > 0 else tail
 
 
+@functools.lru_cache(maxsize=256)
 def t_quantile(p: float, df: int) -> float:
-    """The ``p`` quantile of Student's t with ``df`` degrees of freedom (infinite for ``df < 1``)."""
+    """The ``p`` quantile of Student's t with ``df`` degrees of freedom (infinite for ``df < 1``).
+    Remembered: a result's figures ask for the same few, each some forty beta functions."""
     if not 0.0 < p < 1.0:
         raise ValueError(f"a quantile needs 0 < p < 1, not {p}")
     if df < 1:
