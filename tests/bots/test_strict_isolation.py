@@ -58,8 +58,10 @@ def test_a_process_not_on_turn_gets_no_processor_time(place, sandbox):  # noqa: 
     (place / "strict").mkdir(mode=0o777)
     strict = spin_share(place / "strict", "strict", sandbox)
     # Strict gets only the moments between its answer and its freezing, which a loaded machine
-    # stretches (0.09 against a control of 0.30 at a load of 10; ~0.01-0.05 at lighter loads).
-    assert strict < 0.15 and strict < control / 2, (strict, control)
+    # stretches (0.09 against a control of 0.30 at a load of 10; ~0.01-0.05 at lighter loads;
+    # 0.154 against 0.63 once in CI, beside the rest of the suite).  The bound that has teeth is
+    # the control's half: a strict that freezes nothing gets what the control gets.
+    assert strict < 0.2 and strict < control / 2, (strict, control)
 
 
 def test_strict_isolation_without_a_cgroup_stops_the_process_tree(place, user):  # noqa: F811
