@@ -210,9 +210,9 @@ async def end_holders(pipes: Sequence[Fd], inodes: frozenset[str], also: Callabl
     with trio.move_on_after(wait):
         delay = 0.001
         scan = any(isinstance(p, PipeWriter) and p.fd < 0 for p in pipes)
-        while scan or pipes_held(pipes):
+        while (held := pipes_held(pipes)) or scan:
             holders = pipe_holders(inodes, since)
-            if scan and not holders and not pipes_held(pipes):
+            if not holders and not held:
                 return True  # the look at once found nothing: no round to wait for
             scan = False
             for pid in holders:
