@@ -153,6 +153,7 @@ def run(
     report_dir: Annotated[Path | None, typer.Option("--report", help="Keep a web report in this folder (see `referee report`), refreshed after each finished match; its league page reloads itself.")] = None,
     cluster: Annotated[str | None, typer.Option("--cluster", help="Play the matches on a Dask cluster: a scheduler address (tcp://host:8786) or local:N for N worker processes here. Needs pip install 'referee\\[cluster]'.", show_default=False)] = None,
     retry: Annotated[bool, typer.Option("--retry", help="Also play the pairings given up after 3 matches cut short in a row (crashed, hung or stopped).")] = False,
+    affinity: Annotated[bool, typer.Option("--affinity/--no-affinity", help="With --concurrency 2 or more (up to the CPUs), keep each lane and its bots to CPUs of its own, as fastchess's -use-affinity: a lane's bots cannot take another lane's time.")] = True,
 ) -> None:
     """Play every pairing not yet finished; interrupted runs continue where they stopped."""
     from tournaments.config import LeagueError
@@ -198,7 +199,7 @@ def run(
 
             return run_league_on_cluster(league, address, display=display, handle_signals=True, retry=retry,
                                          on_workers=live_display.workers if live_display is not None else _say_workers)
-        return trio.run(lambda: run_league(league, concurrency, display=display, handle_signals=True, retry=retry))
+        return trio.run(lambda: run_league(league, concurrency, display=display, handle_signals=True, retry=retry, affinity=affinity))
 
     try:
         if progress is not None:

@@ -45,7 +45,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
@@ -585,12 +585,28 @@ def noting_signals(stop: Stop, enabled: bool) -> Iterator[None]:
             signal.signal(sig, handler)
 
 
+def lane_cpus(lanes: int, cpus: Iterable[int] | None = None) -> list[list[int]] | None:
+    """The CPUs each of ``lanes`` lanes keeps to: the CPUs this process may use (``cpus``),
+    split into equal runs, one per lane, the remainder unused; ``None`` (no pinning) for one
+    lane, or for more lanes than CPUs.
+
+    A lane's match is a ping-pong between its referee and one bot at a time: kept on its own
+    CPUs it is not moved between cores at every turn, and whatever a lane's bots start (threads,
+    helpers) cannot take time from another lane's bots, whose clocks are running."""
+    allowed = sorted(os.sched_getaffinity(0) if cpus is None else cpus)
+    if lanes < 2 or lanes > len(allowed):
+        return None
+    each = len(allowed) // lanes
+    return [allowed[i * each:(i + 1) * each] for i in range(lanes)]
+
+
 class LocalExecutor:
     """Plays a batch of tables in child processes here (:class:`Child`), ``concurrency`` at a
-    time; with ``isolate=False``, all in this process's trio loop."""
+    time, each lane's process kept to CPUs of its own (:func:`lane_cpus`) unless
+    ``affinity=False``; with ``isolate=False``, all in this process's trio loop."""
 
     def __init__(self, concurrency: int = 1, *, isolate: bool = True, worker_argv: Sequence[str] = WORKER_ARGV,
-                 stall: float | None = None, silence: float = SILENCE) -> None:
+                 stall: float | None = None, silence: float = SILENCE, affinity: bool = True) -> None:
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
         self.concurrency = concurrency
@@ -598,6 +614,13 @@ class LocalExecutor:
         self.worker_argv = worker_argv
         self.stall = stall
         self.silence = silence
+        self.cpus = lane_cpus(concurrency) if affinity and isolate else None
+
+    def lane_argv(self, lane: int) -> list[str]:
+        """The command of lane ``lane``'s match process."""
+        if self.cpus is None:
+            return list(self.worker_argv)
+        return [*self.worker_argv, "--cpus", ",".join(map(str, self.cpus[lane]))]
 
     async def play(self, session: Session, batch: list[TableKey]) -> None:
         """Play ``batch``, settling each table as it ends; a disk or database that cannot take
@@ -650,7 +673,7 @@ class LocalExecutor:
             except StoreError as exc:
                 halt(str(exc), parts)
 
-        async def lane() -> None:
+        async def lane(number: int) -> None:
             # One iterator shared by every lane; each lane keeps one child for all its tables
             # and starts a new one after a crash.  The files of a table cut short are removed
             # once its process has stopped (the next run would remove them too).
@@ -663,7 +686,7 @@ class LocalExecutor:
                         key = next(todo, None)
                         continue
                     async with trio.open_nursery() as nursery:
-                        child = await Child.start(nursery, self.worker_argv)
+                        child = await Child.start(nursery, self.lane_argv(number))
                         while key is not None and not child.dead:
                             await play_one(key, child, parts)
                             key = next(todo, None)
@@ -675,8 +698,8 @@ class LocalExecutor:
 
         with lanes_scope:
             async with trio.open_nursery() as lanes:
-                for _ in range(min(self.concurrency, len(batch))):
-                    lanes.start_soon(lane)
+                for number in range(min(self.concurrency, len(batch))):
+                    lanes.start_soon(lane, number)
 
 
 async def run_league(
@@ -690,6 +713,7 @@ async def run_league(
     stall: float | None = None,
     silence: float = SILENCE,
     retry: bool = False,
+    affinity: bool = True,
 ) -> RunReport:
     """Play every table of ``league`` that can be played, round after round, here, and store
     each result as it finishes: the one loop (:meth:`Session.batches`) driven by a
@@ -706,6 +730,8 @@ async def run_league(
         (default :func:`stall_limit`).
       silence: seconds without a line (its heartbeat) after which a match process is ended.
       retry: play again the tables given up after :data:`MAX_ATTEMPTS` cut-short matches.
+      affinity: keep each lane's match process, and so its bots, to CPUs of its own
+        (:func:`lane_cpus`: with two lanes or more, as many as there are CPUs at most).
 
     A match process stopped by the watchdog, or that crashed, is a failed table; one cut short
     :data:`~tournaments.store.MAX_ATTEMPTS` times in a row is given up (``report.given_up``), and
@@ -716,7 +742,7 @@ async def run_league(
       LeagueError: the league's settings or a bot's command differ from the stored results, or
         another run of the league holds its database.
     """
-    executor = LocalExecutor(concurrency, isolate=isolate, worker_argv=worker_argv, stall=stall, silence=silence)
+    executor = LocalExecutor(concurrency, isolate=isolate, worker_argv=worker_argv, stall=stall, silence=silence, affinity=affinity)
     with league_session(league, display, retry=retry) as session:
 
         def interrupted(_stop: Stop) -> None:

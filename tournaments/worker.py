@@ -356,10 +356,25 @@ def _probe_main() -> int:
     return EXIT_OK
 
 
+def pin(argv: list[str]) -> list[str]:
+    """``--cpus 2,3`` (the lane's CPUs, :func:`tournaments.runner.lane_cpus`): keep this process
+    and everything it starts (its bots, its threads) on those CPUs; the rest of ``argv``."""
+    if argv[:1] != ["--cpus"] or len(argv) < 2:
+        return argv
+    try:
+        cpus = {int(c) for c in argv[1].split(",")}
+        os.sched_setaffinity(0, cpus)
+    except (ValueError, OSError) as exc:
+        print(f"tournaments.worker: --cpus {argv[1]}: {exc} (not pinned)", file=sys.stderr)
+    return argv[2:]
+
+
 def main() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
-    if sys.argv[1:] == ["--probe"]:
+    # Before trio starts a thread: a thread keeps the mask it was made with.
+    args = pin(sys.argv[1:])
+    if args == ["--probe"]:
         sys.exit(_probe_main())
     code = EXIT_REFUSED
     try:
