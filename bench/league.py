@@ -1,6 +1,6 @@
 """League throughput: the same league at ``--concurrency 1`` and ``2``, matches per minute and the speed-up.
 
-    python -m bench.league                     # options: --deals N, --repeat N, --in-process, --tables
+    python -m bench.league                     # options: --deals N, --repeat N, --no-affinity, --in-process, --tables
     python -m bench.league --baseline DIR      # this tree against another checkout, same league, alternated
 
 The league is ``tournaments/example.toml``'s: the four sample bots (random_bot.js is replaced by
@@ -9,7 +9,8 @@ orientation (default 48).  Every run starts from a fresh database in a temporary
 every run plays all 6 pairings.  ``--repeat`` (default 5) alternates the runs (1, 2, 1, 2, ...);
 the figures come from the best run of each (the one least disturbed by other work), with the
 median beside them, because a shared machine's speed drifts by tens of percent.
-``--in-process`` adds the same two runs with every match in the league's own trio loop instead
+``--no-affinity`` adds concurrency 2 with the lanes free to use every CPU (the league's
+``--no-affinity``; by default each lane keeps to a CPU of its own).  ``--in-process`` adds the same two runs with every match in the league's own trio loop instead
 of worker processes.  ``--tables`` plays a league of 3-bot tables instead: the same four bots at
 mexican_train for three, every three of them at a table (4 tables, each 7 rounds in each of 3
 rotations), so the figures are tables per minute.
@@ -107,7 +108,7 @@ def ceiling() -> float:
     return 2 * one / two
 
 
-def run_once(toml: Path, db: Path, concurrency: int, isolate: bool) -> tuple[float, int, float]:
+def run_once(toml: Path, db: Path, concurrency: int, isolate: bool, affinity: bool = True) -> tuple[float, int, float]:
     """Wall seconds, matches played, and CPU seconds of this process and its children."""
     from tournaments.config import load_league
     from tournaments.runner import run_league
@@ -115,7 +116,7 @@ def run_once(toml: Path, db: Path, concurrency: int, isolate: bool) -> tuple[flo
     league = load_league(toml, db)
     before = os.times()
     t0 = time.perf_counter()
-    report = trio.run(lambda: run_league(league, concurrency, isolate=isolate))
+    report = trio.run(lambda: run_league(league, concurrency, isolate=isolate, affinity=affinity))
     wall = time.perf_counter() - t0
     after = os.times()
     cpu = sum(after[i] - before[i] for i in range(4))
@@ -179,6 +180,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--bots", choices=("python", "c"), default="python",
                     help="python: the example league's bots (default); c: the C sample bots (echo_first and random_bot with 3 seeds)")
     ap.add_argument("--in-process", action="store_true", help="also run concurrency 1 and 2 inside one trio loop (no worker processes)")
+    ap.add_argument("--no-affinity", action="store_true", help="also run concurrency 2 with the lanes not pinned to CPUs of their own (--no-affinity)")
     ap.add_argument("--tables", action="store_true", help="a league of 3-bot mexican_train tables (4 tables) instead of sport pairings")
     ap.add_argument("--baseline", metavar="DIR", help="compare this tree with the checkout in DIR on the same league, alternated")
     args = ap.parse_args(argv)
@@ -186,9 +188,11 @@ def main(argv: list[str] | None = None) -> None:
         compare(args)
         return
 
-    modes = [("worker process per lane", 1, True), ("worker process per lane", 2, True)]
+    modes = [("worker process per lane", 1, True, True), ("worker process per lane", 2, True, True)]
+    if args.no_affinity:
+        modes.append(("  lanes not pinned", 2, True, False))
     if args.in_process:
-        modes += [("all in one trio loop", 1, False), ("all in one trio loop", 2, False)]
+        modes += [("all in one trio loop", 1, False, True), ("all in one trio loop", 2, False, True)]
     times: dict[int, list[tuple[float, int, float]]] = {i: [] for i in range(len(modes))}
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     what = "mexican_train, 3-bot tables, 4 tables" if args.tables else f"sport, {args.deals} deals per orientation, 6 matches"
@@ -201,25 +205,29 @@ def main(argv: list[str] | None = None) -> None:
         for _ in range(args.repeat):
             ceilings.append(ceiling())
             print(f"  two-core ceiling now: {ceilings[-1]:.2f}×", file=sys.stderr)
-            for i, (_, conc, isolate) in enumerate(modes):
+            for i, (_, conc, isolate, affinity) in enumerate(modes):
                 run += 1
                 db = Path(tmp) / f"run{run}.db"
-                wall, played, cpu = run_once(toml, db, conc, isolate)
+                wall, played, cpu = run_once(toml, db, conc, isolate, affinity)
                 times[i].append((wall, played, cpu))
                 print(f"  run {run}: concurrency {conc} ({modes[i][0]}): {played} matches in {wall:.2f} s", file=sys.stderr)
 
-    print(f"{'mode':<24} {'conc.':>5} {'matches':>7} {'best s':>7} {'median s':>8} {'matches/min':>11} {'CPU s':>6} {'speed-up':>8} {'(median)':>8}")
-    base: dict[str, tuple[float, float]] = {}
-    for i, (name, conc, _) in enumerate(modes):
+    ceil_best, ceil_median = max(ceilings), statistics.median(ceilings)
+    print(f"{'mode':<24} {'conc.':>5} {'matches':>7} {'best s':>7} {'median s':>8} {'matches/min':>11} {'CPU s':>6} {'speed-up':>8} "
+          f"{'(median)':>8} {'of ceiling':>10} {'(median)':>8}")
+    base: dict[bool, tuple[float, float]] = {}
+    for i, (name, conc, isolate, _) in enumerate(modes):
         best = min(w for w, _, _ in times[i])
         median = statistics.median(w for w, _, _ in times[i])
         played = times[i][0][1]
         cpu = statistics.median(c for _, _, c in times[i])
-        base.setdefault(name, (best, median))  # concurrency 1 of the same mode comes first
+        base.setdefault(isolate, (best, median))  # concurrency 1 of the same kind comes first
+        up, up_median = base[isolate][0] / best, base[isolate][1] / median
+        share = "" if conc == 1 else f"{100 * up / ceil_best:>9.0f}% {100 * up_median / ceil_median:>7.0f}%"
         print(f"{name:<24} {conc:>5} {played:>7} {best:>7.2f} {median:>8.2f} {60 * played / best:>11.1f} {cpu:>6.1f} "
-              f"{base[name][0] / best:>7.2f}× {base[name][1] / median:>7.2f}×")
-    print(f"two-core ceiling (2 busy loops vs 1): best {max(ceilings):.2f}×, median {statistics.median(ceilings):.2f}× "
-          f"— no speed-up can beat what the machine gives at the time")
+              f"{up:>7.2f}× {up_median:>7.2f}× {share}")
+    print(f"two-core ceiling (2 busy loops vs 1): best {ceil_best:.2f}×, median {ceil_median:.2f}× "
+          f"— no speed-up can beat what the machine gives at the time; 'of ceiling': the speed-up over it, best to best and median to median")
     print("matches/min and speed-up from the best run of each (the least disturbed); median in brackets")
 
 

@@ -27,8 +27,9 @@ referee adds.  Each measurement is one subprocess; the repeats are interleaved s
 spell of the machine falls on every figure alike.  Nothing here asserts anything.
 
 ``--against DIR`` measures another checkout too (say ``git worktree add /tmp/before REV``): its
-matches run in DIR, interleaved with this tree's, each beside floors measured just before and
-after it, so a before/after comparison comes from one run.
+matches (strict ones included, unless ``--no-strict``) run in DIR, interleaved with this tree's,
+each beside floors measured just before and after it, so a before/after comparison comes from
+one run.
 
 ``--profile`` instead plays one pinned match under cProfile and prints where the time goes.
 """
@@ -312,7 +313,7 @@ def main(argv: list[str] | None = None) -> int:
                 us, plays = referee_us(pinned, bot, args.deals, root)
                 f2 = floor_us(pinned, floor, bot, args.round_trips)
                 figures[root].add(pinned, us, (f1 + f2) / 2)  # the floor just before and just after this match
-                if root == ROOT and not args.no_strict:  # the same match, strict, beside floors of its own
+                if not args.no_strict:  # the same match, strict, beside floors of its own
                     strict_us = referee_us(pinned, bot, args.deals, root, strict=True)[0]
                     f3 = floor_us(pinned, floor, bot, args.round_trips)
                     figures[root].add_strict(pinned, strict_us, (f2 + f3) / 2)

@@ -30,6 +30,9 @@ one ``result`` or ``error`` line; then the child reads the next job.
 It exits with 0 at the end of its input.  A child lives for many matches, because starting
 Python and importing the referee costs about as much CPU as a short match.
 
+``--cpus 0,1`` (first, before ``--probe``) keeps the child, and so every bot it starts, to
+those CPUs: a lane's own (:func:`tournaments.runner.lane_cpus`, the league's ``--affinity``).
+
 Exit codes: 0 end of input, 2 a line that is not a job, 4 the input ended (or stdout broke)
 during a match, 143 stopped by SIGTERM, 1 a bug (traceback on stderr).  The match in play is
 stopped, its bots killed and reaped, before every exit.
