@@ -352,9 +352,10 @@ class Table:
         terms = self.terms
         turn_ids = self.turn_ids
         orientation = where.orientation
-        # A turn answered at once does not look whether the match was cancelled (an SPRT
-        # decided, a failure elsewhere): the deal looks here, and its end's writes look.
-        await trio.lowlevel.checkpoint_if_cancelled()
+        # A turn answered at once does not yield to the loop, nor look whether the match was
+        # cancelled (an SPRT decided, a failure elsewhere): the deal does both here, so that the
+        # segment started ahead spawns and greets its processes while this one plays quick bots.
+        await trio.lowlevel.checkpoint()
         while state.end is None:
             delivered = queue_events(state, delivered, seating, side)
             seat = state.to_move()
