@@ -10,10 +10,11 @@ every run plays all 6 pairings.  ``--repeat`` (default 5) alternates the runs (1
 the figures come from the best run of each (the one least disturbed by other work), with the
 median beside them, because a shared machine's speed drifts by tens of percent.
 ``--no-affinity`` adds concurrency 2 with the lanes free to use every CPU (the league's
-``--no-affinity``; by default each lane keeps to a CPU of its own).  ``--in-process`` adds the same two runs with every match in the league's own trio loop instead
-of worker processes.  ``--tables`` plays a league of 3-bot tables instead: the same four bots at
-mexican_train for three, every three of them at a table (4 tables, each 7 rounds in each of 3
-rotations), so the figures are tables per minute.
+``--no-affinity``; by default each lane keeps to a CPU of its own).  ``--in-process`` adds the
+same two runs with every match in the league's own trio loop instead of worker processes.
+``--tables`` plays a league of 3-bot tables instead: the same four bots at mexican_train for
+three, every three of them at a table (4 tables, each 7 rounds in each of 3 rotations), so the
+figures are tables per minute.
 
 ``--baseline DIR`` measures a change instead: the same league played by ``referee league run``
 with this tree's code and with the checkout in ``DIR`` (any version with the same command line),
@@ -108,21 +109,37 @@ def ceiling() -> float:
     return 2 * one / two
 
 
-def run_once(toml: Path, db: Path, concurrency: int, isolate: bool, affinity: bool = True) -> tuple[float, int, float]:
-    """Wall seconds, matches played, and CPU seconds of this process and its children."""
+def busy_seconds() -> float:
+    """CPU seconds the whole machine has spent not idle since boot (``/proc/stat``): unlike this
+    process's children's times, it counts the bots in the sandbox too (bubblewrap's children are
+    not reaped by the referee), and other work on the machine."""
+    try:
+        with open("/proc/stat") as f:
+            fields = [int(x) for x in f.readline().split()[1:]]
+    except (OSError, ValueError):
+        return float("nan")
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle and iowait
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+
+
+def run_once(toml: Path, db: Path, concurrency: int, isolate: bool, affinity: bool = True) -> tuple[float, int, float, float]:
+    """Wall seconds, matches played, CPU seconds of this process and its children, and the
+    cores the machine kept busy meanwhile (:func:`busy_seconds` over the wall time)."""
     from tournaments.config import load_league
     from tournaments.runner import run_league
 
     league = load_league(toml, db)
     before = os.times()
+    busy = busy_seconds()
     t0 = time.perf_counter()
     report = trio.run(lambda: run_league(league, concurrency, isolate=isolate, affinity=affinity))
     wall = time.perf_counter() - t0
+    busy = busy_seconds() - busy
     after = os.times()
     cpu = sum(after[i] - before[i] for i in range(4))
     if report.failed:
         raise SystemExit(f"bench.league: {len(report.failed)} matches failed, e.g. {report.failed[0]}")
-    return wall, report.played, cpu
+    return wall, report.played, cpu, busy / wall
 
 
 def run_cli(tree: Path, toml: Path, db: Path, concurrency: int) -> tuple[float, float]:
@@ -193,7 +210,7 @@ def main(argv: list[str] | None = None) -> None:
         modes.append(("  lanes not pinned", 2, True, False))
     if args.in_process:
         modes += [("all in one trio loop", 1, False, True), ("all in one trio loop", 2, False, True)]
-    times: dict[int, list[tuple[float, int, float]]] = {i: [] for i in range(len(modes))}
+    times: dict[int, list[tuple[float, int, float, float]]] = {i: [] for i in range(len(modes))}
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     what = "mexican_train, 3-bot tables, 4 tables" if args.tables else f"sport, {args.deals} deals per orientation, 6 matches"
     print(f"cores: {os.cpu_count()}   load average before: {load:.2f}   {args.bots} bots, {what} per league", file=sys.stderr)
@@ -208,27 +225,36 @@ def main(argv: list[str] | None = None) -> None:
             for i, (_, conc, isolate, affinity) in enumerate(modes):
                 run += 1
                 db = Path(tmp) / f"run{run}.db"
-                wall, played, cpu = run_once(toml, db, conc, isolate, affinity)
-                times[i].append((wall, played, cpu))
+                wall, played, cpu, cores = run_once(toml, db, conc, isolate, affinity)
+                times[i].append((wall, played, cpu, cores))
                 print(f"  run {run}: concurrency {conc} ({modes[i][0]}): {played} matches in {wall:.2f} s", file=sys.stderr)
 
     ceil_best, ceil_median = max(ceilings), statistics.median(ceilings)
-    print(f"{'mode':<24} {'conc.':>5} {'matches':>7} {'best s':>7} {'median s':>8} {'matches/min':>11} {'CPU s':>6} {'speed-up':>8} "
-          f"{'(median)':>8} {'of ceiling':>10} {'(median)':>8}")
+    print(f"{'mode':<24} {'conc.':>5} {'matches':>7} {'best s':>7} {'median s':>8} {'matches/min':>11} {'CPU s':>6} {'cores':>5} "
+          f"{'speed-up':>8} {'(median)':>8} {'of ceiling':>10} {'(median)':>8}")
     base: dict[bool, tuple[float, float]] = {}
+    busy_one: dict[bool, float] = {}
     for i, (name, conc, isolate, _) in enumerate(modes):
-        best = min(w for w, _, _ in times[i])
-        median = statistics.median(w for w, _, _ in times[i])
+        best = min(w for w, _, _, _ in times[i])
+        median = statistics.median(w for w, _, _, _ in times[i])
         played = times[i][0][1]
-        cpu = statistics.median(c for _, _, c in times[i])
+        cpu = statistics.median(c for _, _, c, _ in times[i])
+        cores = statistics.median(b for _, _, _, b in times[i])
+        if conc == 1:
+            busy_one.setdefault(isolate, cores)
         base.setdefault(isolate, (best, median))  # concurrency 1 of the same kind comes first
         up, up_median = base[isolate][0] / best, base[isolate][1] / median
         share = "" if conc == 1 else f"{100 * up / ceil_best:>9.0f}% {100 * up_median / ceil_median:>7.0f}%"
-        print(f"{name:<24} {conc:>5} {played:>7} {best:>7.2f} {median:>8.2f} {60 * played / best:>11.1f} {cpu:>6.1f} "
+        print(f"{name:<24} {conc:>5} {played:>7} {best:>7.2f} {median:>8.2f} {60 * played / best:>11.1f} {cpu:>6.1f} {cores:>5.2f} "
               f"{up:>7.2f}× {up_median:>7.2f}× {share}")
     print(f"two-core ceiling (2 busy loops vs 1): best {ceil_best:.2f}×, median {ceil_median:.2f}× "
           f"— no speed-up can beat what the machine gives at the time; 'of ceiling': the speed-up over it, best to best and median to median")
-    print("matches/min and speed-up from the best run of each (the least disturbed); median in brackets")
+    print("matches/min and speed-up from the best run of each (the least disturbed); median in brackets; cores: the machine's busy")
+    print("CPU time over the wall time (median), bots in the sandbox and other work included")
+    if True in busy_one and busy_one[True] > 0:
+        cpus = len(os.sched_getaffinity(0))
+        print(f"at concurrency 1 the league already kept {busy_one[True]:.2f} cores busy: with the same work, {cpus} lanes "
+              f"can gain at most {cpus / busy_one[True]:.2f}× on {cpus} CPUs")
 
 
 if __name__ == "__main__":
