@@ -593,6 +593,8 @@ def lane_cpus(lanes: int, cpus: Iterable[int] | None = None) -> list[list[int]] 
     A lane's match is a ping-pong between its referee and one bot at a time: kept on its own
     CPUs it is not moved between cores at every turn, and whatever a lane's bots start (threads,
     helpers) cannot take time from another lane's bots, whose clocks are running."""
+    if cpus is None and not hasattr(os, "sched_getaffinity"):  # not Linux: nothing to pin with
+        return None
     allowed = sorted(os.sched_getaffinity(0) if cpus is None else cpus)
     if lanes < 2 or lanes > len(allowed):
         return None

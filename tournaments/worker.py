@@ -367,7 +367,7 @@ def pin(argv: list[str]) -> list[str]:
     try:
         cpus = {int(c) for c in argv[1].split(",")}
         os.sched_setaffinity(0, cpus)
-    except (ValueError, OSError) as exc:
+    except (ValueError, OSError, AttributeError) as exc:  # AttributeError: no sched_setaffinity here
         print(f"tournaments.worker: --cpus {argv[1]}: {exc} (not pinned)", file=sys.stderr)
     return argv[2:]
 

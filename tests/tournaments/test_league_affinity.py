@@ -21,6 +21,12 @@ def test_one_lane_and_more_lanes_than_cpus_are_not_pinned():
     assert lane_cpus(3, [0, 1]) is None
 
 
+def test_a_system_without_cpu_affinity_pins_nothing(monkeypatch):
+    monkeypatch.delattr(os, "sched_getaffinity")
+    assert lane_cpus(2) is None
+    assert LocalExecutor(2).lane_argv(0) == list(WORKER_ARGV)
+
+
 @pytest.mark.parametrize(("lanes", "cpus", "expected"), [
     (2, [0, 1], [[0], [1]]),
     (2, [0, 1, 2, 3, 4, 5, 6, 7], [[0, 1, 2, 3], [4, 5, 6, 7]]),
