@@ -79,9 +79,17 @@ UNPLAYABLE = """() => {
 }"""
 
 
-# Where elements are on the page (not the screen: the person may have scrolled), by id.
-ON_THE_PAGE = """ids => ids.map(id => { const r = document.getElementById(id).getBoundingClientRect();
-  return { x: r.x, y: r.y + scrollY, width: r.width, height: r.height }; })"""
+# Where the "next deal" button and the prompt above it are on the page (not the screen: the person
+# may have scrolled), and the prompt's text, read in one go: the page may take the next state
+# between two separate reads (a bot's move in the live deal, then the person's going on), and the
+# prompt of a later state would be checked against an earlier button.
+NEXT_SHOWN = """() => {
+  const next = document.getElementById("next");
+  if (!next.hasAttribute("data-next")) return null;
+  const at = id => { const r = document.getElementById(id).getBoundingClientRect();
+    return { x: r.x, y: r.y + scrollY, width: r.width, height: r.height }; };
+  return [at("prompt"), at("next"), document.getElementById("prompt").innerText];
+}"""
 
 
 # Where the verdict is on the screen when the match's end is shown (the person may have scrolled
@@ -111,9 +119,9 @@ def mexican(browser, tmp_path_factory) -> dict[str, Any]:
                 page.wait_for_selector("[data-match-over], [data-next], [data-move], [data-choose]", state="attached", timeout=60_000)
                 if page.locator("[data-match-over]").count():
                     break
-                if page.locator("[data-next]").count():
-                    prompt, button = page.evaluate(ON_THE_PAGE, ["prompt", "next"])
-                    seen["next"].append((prompt, button, page.inner_text("#prompt")))
+                shown = page.evaluate(NEXT_SHOWN)
+                if shown is not None:
+                    seen["next"].append(tuple(shown))
                 if page.locator(".to-move").count():
                     seen["prompts"].add(page.inner_text("#prompt"))
                     if seen["unplayable"] is None:
