@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import subprocess
 import time
-from pathlib import Path
 
 import pytest
 
@@ -21,12 +20,6 @@ def _group() -> BotCgroup:
     if group is None:
         pytest.skip("no cgroup the referee may write to")
     return group
-
-
-def _state(pid: int) -> str:
-    """The process's scheduler state letter from /proc (S sleeping, D, T … a frozen task sleeps
-    in the freezer: v2 shows S, so the cgroup's own report is what says frozen)."""
-    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
 
 
 def _frozen(group: BotCgroup) -> bool:
@@ -85,7 +78,6 @@ def test_the_freezer_file_is_opened_once_kept_from_bots_and_closed_with_the_cgro
         assert _wait_for(lambda: _frozen(group)), "the kept file froze nothing"
         assert group.freeze(False)
         assert _wait_for(lambda: not _frozen(group)), "the kept file thawed nothing"
-        assert _state(child.pid) in "SR"
     finally:
         child.kill()
         child.wait()
