@@ -12,8 +12,10 @@ round 0, the 6-6 on the station).
 * **Chance nodes** deal the tiles one at a time, uniformly among the tiles left: the hands in
   seat order, then the undealt tiles in the order they lie (the bazaar's order, which decides
   what every draw brings, or the sleeping tiles).  A deal the rules void (kozel's redeal, RULES.md
-  §2.9) is dealt again by as many chance nodes; after 64 void deals in a row the game ends with
-  every return 0 (never met: one deal in twenty or so is void).
+  §2.9), or one the engine plays to its end before anyone has a decision to take (block: the
+  forced lead, then every seat blocked), is dealt again by as many chance nodes, so every episode
+  has a move; after 64 such deals in a row the game ends with every return 0 (never met: one
+  deal in twenty or so is void).
 * **Players' actions** are :mod:`referee.envs.codec`'s numbers, the same as the PettingZoo and
   Gymnasium environments'; ``legal_actions()`` is ascending.  The engine's forced moves (the
   lead in games that force it, draws, passes) are not decisions and take no node.
@@ -163,15 +165,15 @@ class RefereeState(pyspiel.State):  # type: ignore[misc]
         k = shape.hand_size
         deal = Deal(tuple(tuple(order[s * k:(s + 1) * k]) for s in range(shape.players)), tuple(order[shape.players * k:]))
         self.order = []
-        if self.table.play_deal(deal):
+        # A deal the rules void, or one the engine plays to its end with no decision to take (the
+        # forced lead, then every seat blocked), is dealt again: a learner is never handed an
+        # episode without a move, which OpenSpiel's players (Shimmy's reset) cannot take.
+        if self.table.play_deal(deal) and self.table.to_move is not None:
             self.dealt = True
-            if self.table.to_move is None:  # the engine played it to its end: no decision to take
-                self._over = True
-                self._returns = list(self.table.carry)
-        else:
-            self.voids += 1
-            if self.voids >= MAX_REDEALS:
-                self._over = True
+            return
+        self.voids += 1
+        if self.voids >= MAX_REDEALS:
+            self._over = True
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:

@@ -65,6 +65,24 @@ def test_shimmy_loads_it(game):
     env.close()
 
 
+@pytest.mark.parametrize(("game", "players"), GAMES)
+def test_shimmy_keeps_the_seat_count_and_house_rules_given_as_config(game, players):
+    """``game_name=…, config={…}``, docs/envs.md's way, plays the game with its seat count and
+    house rules at every reset (issue 40 §4: loaded with ``env=game``, Shimmy reloads the default
+    game by name at each reset; 13 of 29 pairs crashed, kozel 3p played 4 seats)."""
+    from shimmy import OpenSpielCompatibilityV0
+
+    config = {"players": players, **({"rule13": "hang"} if game == "kozel" else {})}
+    env = OpenSpielCompatibilityV0(game_name=f"referee_{game}", config=config)
+    for seed in (1, 2):
+        assert random_play(env, seed, moves=40) > 0
+        assert env._env.num_players() == players and len(env.possible_agents) == players
+        assert env._env.get_parameters()["players"] == players
+        if game == "kozel":
+            assert env._env.get_parameters()["rule13"] == "hang"
+    env.close()
+
+
 def same_deal(game: str, players: int, seed: int) -> int:
     """Deal ``seed``'s first deals (void ones too) by chance nodes and play random legal actions
     in OpenSpiel and in the AEC environment side by side; how many decisions were compared."""
@@ -80,10 +98,11 @@ def same_deal(game: str, players: int, seed: int) -> int:
             state.apply_action(t)
     env = aec_env(game, players, reward="margin")
     env.reset(seed=seed)
-    if state.is_terminal():  # the engine played the deal alone: the environment went on to the next
-        assert state.returns() == pytest.approx(env.table.carry) and any(env.table.carry)
+    # a deal the engine played alone is dealt again in OpenSpiel; the environment went on to the
+    # next deal too, and pays the one played alone with the first move (episode="deal")
+    assert env.table.cursor == index, "both dealt the same deals, void ones and those with no decision skipped"
+    if any(env.table.carry):  # the environment's next deal is the game's second, OpenSpiel's a game's first
         return 0
-    assert env.table.cursor == index, "both dealt the same deals, void ones skipped"
     rng = np.random.default_rng(seed)
     compared = 0
     while not state.is_terminal():
@@ -118,5 +137,41 @@ def test_two_hundred_deals_of_every_game_are_the_same_in_openspiel(game):
         same_deal(game, variant(game).default_players, 1000 + seed)
 
 
-def test_a_deal_with_no_decision_ends_at_once_with_its_margins():
+def test_a_deal_with_no_decision_reaches_no_learner():
+    """Deal 0 of seed 294 (block, two seats) is over before anyone decides anything (the forced
+    lead, then both blocked).  No API hands a learner that as an empty episode (issue 40 §4):
+    OpenSpiel deals again, the AEC and Gymnasium environments play on to the game's next deal
+    and pay the deal played alone with the first move."""
+    from referee.envs import SeatEnv
+    from referee.envs.seat import random_bot
+
+    shape = variant("block").shape(2)
+    game = variant("block").new_game(2, variant("block").resolve_options(2))
+    assert game.start(deal_from_seed(294, 0, shape, BLAKE2B)).end is not None, "the premise: deal 0 takes no decision"
+    state = pyspiel.load_game("referee_block", {"players": 2}).new_initial_state()
+    for t in [t for hand in deal_from_seed(294, 0, shape, BLAKE2B).hands for t in hand] + list(deal_from_seed(294, 0, shape, BLAKE2B).undealt):
+        state.apply_action(t)
+    assert state.is_chance_node() and state.voids == 1, "dealt again"
     assert same_deal("block", 2, 294) == 0
+    env = aec_env("block", 2)
+    env.reset(seed=294)
+    assert env.table.cursor == 2 and any(env.table.carry)
+    assert env.infos[env.agent_selection]["action_mask"].any() and not any(env.terminations.values())
+    for seat in (0, 1):
+        gym = SeatEnv("block", random_bot(1), players=2, seat=seat)
+        _, info = gym.reset(seed=294)
+        assert info["action_mask"].any()
+        gym.close()
+
+
+def test_shimmy_resets_past_a_deal_with_no_decision():
+    """Shimmy's reset plays the chance nodes, then wants a player: at seed 20 its draws deal
+    block a deal the engine plays to its end (issue 40 §4: ``KeyError: -4``)."""
+    from shimmy import OpenSpielCompatibilityV0
+
+    env = OpenSpielCompatibilityV0(game_name="referee_block", config={"players": 2})
+    env.reset(seed=20)
+    assert env.game_state.voids == 1, "the premise: seed 20's first deal takes no decision"
+    assert env.agent_selection in env.possible_agents and not any(env.terminations.values())
+    assert env.infos[env.agent_selection]["action_mask"].any()
+    env.close()
