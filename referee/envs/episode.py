@@ -220,6 +220,12 @@ class EnvTable:
                 for seat, box in self.outbox.items():
                     box.append(lines[seat])
         self._seen = len(history)
+        public = side.public_turn(state)
+        if public is not None:  # what the events do not say (kolbasa's rows): every seat not asked hears it now
+            mover = state.turn
+            for seat, view in enumerate(views):
+                if seat != mover:
+                    view.on_turn(public)
         if state.to_move() == TERMINAL:
             self.turn = None
             self._legal = []

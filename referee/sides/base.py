@@ -414,6 +414,13 @@ class GameSide:
                      turn_id: int | m.UnsetType = m.UNSET) -> m.Turn:
         return turn_message(state, time_ms, bank_ms, turn_id)
 
+    def public_turn(self, state: DealState) -> m.Turn | None:
+        """A ``turn`` with no legal entry that any seat may be told now, where a family's turn
+        carries only public fields and its events do not say all of them (kolbasa's rows and
+        lines): the learning environments keep every seat's view current with it.  ``None``
+        (here): a turn holds the mover's own hand, and the events say the rest."""
+        return None
+
     #: ``turn_line(state, time_ms, bank_ms, turn_id)``: the ``turn`` as the encoded line the bot
     #: is sent.  The line games' is :func:`turn_line` itself (no call in between: it is made on
     #: every move); a family with a :meth:`turn_message` of its own sends that, encoded

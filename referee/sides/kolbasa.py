@@ -97,6 +97,13 @@ class KolbasaSide(GameSide):
             rows=rows_json(state.public_rows()),
         )
 
+    def public_turn(self, state: DealState) -> m.Turn:
+        """Every field of a kolbasa ``turn`` is public (KB-15: ``hand`` is empty, the rows are
+        as every seat may know them): the mover's turn without its legal places."""
+        assert isinstance(state, KolbasaDeal)
+        return m.Turn(legal=[], hand=[], ends=ends_json(state), counts=[len(r) for r in state.rows], bazaar=0, time_ms=0,
+                      lines=lines_json(state), rows=rows_json(state.public_rows()))
+
     def play_option(self, state: DealState, p: Play) -> m.PlayOption:
         return play_option(p)
 
