@@ -102,7 +102,7 @@ class Codec:
 
     # -- actions ---------------------------------------------------------------------------------
 
-    def action_of(self, o: m.PlayOption) -> int:
+    def action_of(self, o: m.PlayOption | m.Play) -> int:
         """The action of a ``legal`` entry (or of a bot's ``play`` with the same fields).
 
         Raises:

@@ -263,10 +263,23 @@ class EnvTable:
         assert state is not None and state.turn != TERMINAL, "the deal is over"
         p = self._by_action.get(int(action))
         if p is None:
-            self.faulted = state.turn
-            state.forfeit(state.turn)
-        else:
-            state.apply(p)
+            return self.forfeit()
+        state.apply(p)
+        return self.moved()
+
+    def forfeit(self) -> tuple[list[float], bool]:
+        """The seat to move faulted: its deal ends as its side's loss (:meth:`play`'s answer)."""
+        state = self.state
+        assert state is not None and state.turn != TERMINAL, "the deal is over"
+        self.faulted = state.turn
+        state.forfeit(state.turn)
+        return self.moved()
+
+    def moved(self) -> tuple[list[float], bool]:
+        """The seat to move has moved on the deal's state (here, or a bot program's play made by
+        the conversation's turn): every seat is told, and :meth:`play`'s answer."""
+        state = self.state
+        assert state is not None
         self._tell()
         carry, self.carry = self.carry, [0.0] * self.players
         if state.end is None:

@@ -3,7 +3,8 @@
 ``SeatEnv("block", opponents=["sample_bots/random_bot.py"])`` plays the game on
 :class:`~referee.envs.episode.EnvTable`.  Each opponent is one of:
 
-* a command line (a string, or an argv list) or a :class:`~referee.bots.bot.Bot`: any bot program in
+* a command line (a string, or an argv list: ``["node", "bot.js"]`` is one opponent, see
+  :func:`opponents_of`) or a :class:`~referee.bots.bot.Bot`: any bot program in
   any language, started as ``referee match`` starts it (``sandbox=True`` runs it under the
   sandbox, as ``referee match --sandbox`` does) and spoken to through the protocol: ``hello``,
   then every ``deal``, event, ``turn``, ``deal_end`` and ``game_end`` line the referee would send
@@ -12,12 +13,19 @@
   Python library, in the environment's process), or :func:`random_bot`, the in-process twin of
   ``sample_bots/random_bot.py``, or :func:`referee.envs.policy.as_bot` of a policy (self-play).
 
-A seeded ``reset`` repeats the deals, and the moves of in-process bots with a ``seed`` method
-(:class:`RandomBot`); a bot program's own randomness is its own.
+A seeded ``reset`` repeats the deals and the opponents' moves: in-process bots with a ``seed``
+method (:class:`RandomBot`) are seeded again, and every bot program is started afresh with
+``BOT_SEED`` in its environment (as ``referee match --env BOT_SEED=…`` seeds one: the sample
+bots read it; a bot given its own ``BOT_SEED`` keeps it).  A reset without a seed goes on with the
+processes running.
 
-An opponent's play that names no legal move is its fault, as in a match: the deal ends as its
-side's loss.  An opponent that crashes, says what is not a ``play``, or does not answer in time
-raises :class:`OpponentError` (a broken opponent teaches nothing), and the environment is over.
+A bot program is heard exactly as ``referee match`` hears it, through the conversation's own
+exchanges (:mod:`referee.conversation.exchange`): the same handshake, the same judgement of each
+line (a message of a type it does not know, a ``note``, is ignored within the same caps), the
+same clock.  An opponent's play that names no legal move is its fault, as in a match: the deal
+ends as its side's loss.  Any other fault (it crashes, says what is not a ``play``, does not
+answer in time, gives no hello) raises :class:`OpponentError` with the fault's words (a broken
+opponent teaches nothing), and the environment is over.
 
 The observation, the actions and their ``info["action_mask"]``, and the rewards are the AEC
 environment's (:mod:`referee.envs.aec`), for the learner's seat; its reward for a step is what it
@@ -27,27 +35,42 @@ earned from its move through the opponents' moves up to its next turn.
 from __future__ import annotations
 
 import random
+import shutil
 import tempfile
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import gymnasium
-import msgspec
 import numpy as np
 import trio
 
 from protocol import messages as m
 from protocol.bot import Chooser, State, to_play
+from referee.base.clock import TimeControl
+from referee.base.errors import BotError
 from referee.bots.bot import Bot
 from referee.bots.spawn import Confinement, resolve_command
-from referee.bots.transport import BotTransport, launch_process
+from referee.bots.transport import Launch, launch_process
+from referee.conversation import faults as F
+from referee.conversation.channel import Terms
+from referee.conversation.exchange import At, deliver, handshake, turn
+from referee.conversation.log import MatchLog
+from referee.conversation.players import Entry, Player
+from referee.engine.core.state import DealState
 from referee.envs.episode import EnvTable
+from referee.records import records as R
+from referee.sides.base import GameSide
 
 #: how long a bot process has to answer ``hello``, and each ``turn`` (``referee match``'s defaults)
 STARTUP_SECONDS = 10.0
 MOVE_SECONDS = 5.0
+#: the longest line an opponent may write (``referee match``'s default)
+MAX_LINE = 65536
+#: the name the environment gives itself in its ``hello``
+REFEREE_NAME = "referee envs"
 
 Opponent = str | Sequence[str] | Bot | Chooser
 
@@ -77,95 +100,107 @@ def random_bot(seed: int | None = None) -> RandomBot:
 
 
 class BotProgram:
-    """A bot program behind the protocol, run by a trio loop on a thread of its own; the
-    environment's calls wait for it (``hello`` at start, then lines and turns)."""
+    """A bot program heard as a match hears it: started as ``referee match`` starts it, and
+    spoken to through the conversation's own exchanges (:mod:`referee.conversation.exchange`: the
+    handshake, the turn, the deliveries, one seat's :class:`~referee.conversation.channel.Channel`),
+    so a line is judged here exactly as in a match (a ``note`` or any message of an unknown type is
+    ignored within the caps, a late line is late by the same clock).  The exchanges run on a trio
+    loop on a thread of its own; the environment's calls wait for them.
 
-    def __init__(self, bot: Bot, *, name: str, stderr_path: Path, startup: float, move: float, max_line: int = 65536) -> None:
+    Raises:
+        OpponentError: it could not be started or gave no hello in time (:meth:`Fault.explain`).
+    """
+
+    def __init__(self, bot: Bot, *, seat: int, name: str, stderr_path: Path, tc: TimeControl, max_line: int = MAX_LINE,
+                 launch: Launch = launch_process) -> None:
         self.bot = bot
         self.name = name
-        self.move = move
+        self.seat = seat
+        self.player = Player(Entry(bot, seat, tc), 0)
+        self._launch = launch
+        self._limits = m.Limits(startup_ms=round(tc.startup * 1000), move_ms=round(tc.move * 1000), max_line=max_line, max_faults=1)
+        self._max_line = max_line
+        self._tc = tc
+        self.terms: Terms | None = None
         self._token: trio.lowlevel.TrioToken | None = None
-        self._transport: BotTransport | None = None
         self._ready = threading.Event()
         self._failed: BaseException | None = None
         self._stop: trio.Event | None = None
-        self._thread = threading.Thread(target=self._run, args=(stderr_path, startup, max_line), name=f"bot {name}", daemon=True)
+        self._thread = threading.Thread(target=self._run, args=(stderr_path,), name=f"bot {name}", daemon=True)
         self._thread.start()
         self._ready.wait()
         if self._failed is not None:
             self._thread.join()
-            raise OpponentError(f"opponent {name} ({' '.join(bot.argv)}) did not start: {self._failed}") from self._failed
+            raise OpponentError(f"opponent {name} ({' '.join(bot.argv)}) did not start: {self._failed}") from None
 
-    def _run(self, stderr_path: Path, startup: float, max_line: int) -> None:
+    def _run(self, stderr_path: Path) -> None:
         try:
-            trio.run(self._main, stderr_path, startup, max_line)
+            trio.run(self._main, stderr_path)
         except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
             if not self._ready.is_set():
                 self._failed = exc
                 self._ready.set()
 
-    async def _main(self, stderr_path: Path, startup: float, max_line: int) -> None:
+    async def _main(self, stderr_path: Path) -> None:
         self._stop = trio.Event()
+        p = self.player
+        self.terms = terms = Terms(MatchLog(None), self._tc, trio.current_time())
         async with trio.open_nursery() as nursery:
-            transport = await launch_process(nursery, self.bot, name=self.name, stderr_path=stderr_path, max_line=max_line, hidden=())
             try:
-                await transport.send(m.encode_line(m.Hello(m.PROTOCOL_VERSION, "referee envs", m.Limits(
-                    startup_ms=int(startup * 1000), move_ms=int(self.move * 1000), max_line=max_line))))
-                line = None
-                with trio.move_on_after(startup):
-                    line = await transport.read_line()
-                if line is None:
-                    raise OpponentError(f"no hello within {startup:g} s")
-                if not isinstance(m.decode_from_bot(line), m.BotHello):
-                    raise OpponentError(f"its first line is not a hello: {line[:200]!r}")
-                self._transport = transport
+                p.proc = await self._launch(nursery, self.bot, name=self.name, stderr_path=stderr_path, max_line=self._max_line,
+                                            hidden=())
+            except (BotError, OSError) as exc:
+                self._fail(str(exc))
+                return
+            try:
+                hello = m.encode_line(m.Hello(m.PROTOCOL_VERSION, REFEREE_NAME, self._limits))
+                fault = await handshake(terms, p, At(self.seat, 0, 0), hello, R.Hello(self.name, 1, self.seat, limits=self._limits))
+                if fault is not None:
+                    self._fail(fault.explain())
+                    return
                 self._token = trio.lowlevel.current_trio_token()
                 self._ready.set()
                 await self._stop.wait()
-                with trio.move_on_after(1):
-                    await transport.send(m.encode_line(m.MatchEnd()))
+                with trio.move_on_after(1):  # the match is over: its last lines, then match_end
+                    await p.proc.send(b"".join([*p.outbox, m.encode_line(m.MatchEnd())]))
             finally:
                 with trio.CancelScope(shield=True):
-                    await transport.close()
+                    await p.proc.close()
 
-    def tell(self, lines: list[bytes]) -> None:
-        """Send lines (each ends with its newline)."""
-        if lines:
-            self._call(self._send, b"".join(lines))
+    def _fail(self, why: str) -> None:
+        self._failed = OpponentError(why)
+        self._ready.set()
 
-    async def _send(self, data: bytes) -> None:
-        assert self._transport is not None
-        await self._transport.send(data)
+    def turn(self, state: DealState, side: GameSide, turn_id: int, lines: list[bytes]) -> F.Fault | None:
+        """Put ``lines`` (what the seat is owed) in its outbox and play its turn in ``state``, as
+        a match does (:func:`~referee.conversation.exchange.turn`): its play is made on ``state``;
+        the fault, if it made none."""
+        return self._call(self._turn, state, side, turn_id, lines)  # type: ignore[no-any-return]
 
-    def ask(self, lines: list[bytes]) -> bytes:
-        """Send lines, the turn last, and read the answer.
+    async def _turn(self, state: DealState, side: GameSide, turn_id: int, lines: list[bytes]) -> F.Fault | None:
+        assert self.terms is not None
+        self.player.outbox.extend(lines)
+        return await turn(self.terms, self.player, At(self.seat, 0, 0), state, side, turn_id)
 
-        Raises:
-            OpponentError: it exited, or gave no line within its time.
-        """
-        line = self._call(self._ask, b"".join(lines))
-        if line is None:
-            raise OpponentError(f"opponent {self.name} did not answer within {self.move:g} s")
-        return line  # type: ignore[no-any-return]
+    def tell(self, lines: list[bytes]) -> F.Fault | None:
+        """Write ``lines`` asking nothing (a deal's end), and hear what it said unasked, as a
+        match does (:func:`~referee.conversation.exchange.deliver`); a fault, if any."""
+        return self._call(self._tell, lines) if lines else None  # type: ignore[no-any-return]
 
-    async def _ask(self, data: bytes) -> bytes | None:
-        assert self._transport is not None
-        for stale in self._transport.ready_lines():  # what it said unasked is not an answer
-            del stale
-        await self._transport.send(data)
-        with trio.move_on_after(self.move):
-            return await self._transport.read_line()
-        return None
+    async def _tell(self, lines: list[bytes]) -> F.Fault | None:
+        assert self.terms is not None
+        self.player.outbox.extend(lines)
+        return await deliver(self.terms, self.player, At(self.seat, 0, 0))
 
-    def _call(self, fn: Callable[[bytes], Any], data: bytes) -> Any:
+    def _call(self, fn: Callable[..., Any], *args: Any) -> Any:
         if self._token is None:
             raise OpponentError(f"opponent {self.name} is closed")
-        try:
-            return trio.from_thread.run(fn, data, trio_token=self._token)
-        except OpponentError:
-            raise
-        except Exception as exc:
-            raise OpponentError(f"opponent {self.name}: {exc}") from exc
+        return trio.from_thread.run(fn, *args, trio_token=self._token)
+
+    @property
+    def returncode(self) -> int | None:
+        """How its process ended, ``None`` while it runs."""
+        return None if self.player.proc is None else self.player.proc.returncode
 
     def close(self) -> None:
         """Tell it the match is over, end it, and wait for its loop to finish."""
@@ -190,12 +225,12 @@ class SeatEnv(gymnasium.Env):  # type: ignore[misc]
                  stderr_dir: Path | None = None, render_mode: str | None = None) -> None:
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode={render_mode!r}: choose 'ansi' or None")
-        given = [opponents] if isinstance(opponents, (str, Bot)) or callable(opponents) else list(opponents)
         from referee.engine.registry import variant
 
         n = variant(game).default_players if players is None else players
         if not 0 <= seat < n:
             raise ValueError(f"seat={seat}: {game} with {n} players has seats 0..{n - 1}")
+        given = opponents_of(opponents, n)
         if len(given) == 1:
             given = given * (n - 1)
         if len(given) != n - 1:
@@ -206,40 +241,49 @@ class SeatEnv(gymnasium.Env):  # type: ignore[misc]
         self._stderr_dir = Path(stderr_dir) if stderr_dir is not None else Path(tempfile.mkdtemp(prefix="referee-envs-"))
         self._choosers: dict[int, Chooser] = {}
         self._programs: dict[int, BotProgram] = {}
-        bots: dict[int, Bot] = {}
+        self._bots: dict[int, Bot] = {}
         for s, opp in zip(others, given):
             if isinstance(opp, Bot):
-                bots[s] = opp
+                self._bots[s] = opp
             elif isinstance(opp, (str, list, tuple)):
                 argv = resolve_command(opp if isinstance(opp, str) else list(opp))
-                bots[s] = Bot(Path(argv[-1]).name, argv, Confinement(sandbox=sandbox))
+                self._bots[s] = Bot(Path(argv[-1]).name, argv, Confinement(sandbox=sandbox))
             elif callable(opp):
                 self._choosers[s] = opp
             else:
                 raise TypeError(f"opponent {opp!r} is neither a command line, a Bot nor a choose(turn, state) function")
-        self.table = EnvTable(game, players, options, reward=reward, episode=episode, outbox=tuple(bots))
+        self.table = EnvTable(game, players, options, reward=reward, episode=episode, outbox=tuple(self._bots))
         codec = self.table.codec
         self.action_space = gymnasium.spaces.Discrete(codec.actions)
         self.observation_space = gymnasium.spaces.Box(codec.low, codec.high, dtype=np.float32)
         self._turn_id = 0
         self._over = True
+        self.tc = TimeControl(startup=startup_seconds, move=move_seconds)
+        self._start_programs(None)
+
+    def _start_programs(self, seed: int | None) -> None:
+        """Start every bot program afresh (ending those running): with ``seed``, each gets
+        ``BOT_SEED`` (unless its own environment sets one), so a seeded reset repeats its moves
+        as it repeats the deals."""
+        self._close_programs()
         try:
-            for s, bot in bots.items():
-                self._programs[s] = BotProgram(bot, name=f"seat {s} ({bot.name})", stderr_path=self._stderr_dir / f"seat{s}.stderr",
-                                               startup=startup_seconds, move=move_seconds)
+            for s, bot in self._bots.items():
+                self._programs[s] = BotProgram(seeded(bot, seed, s), seat=s, name=f"seat {s} ({bot.name})",
+                                               stderr_path=self._stderr_dir / f"seat{s}.stderr", tc=self.tc)
         except BaseException:
             self.close()
             raise
-        self.move_ms = int(move_seconds * 1000)
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
         super().reset(seed=seed)
         self.table.reset(seed)
-        if seed is not None:  # in-process bots that can be seeded repeat themselves too
+        if seed is not None:  # the opponents repeat themselves too: bot programs start afresh, seeded
+            self._start_programs(seed)
+            self._turn_id = 0
             for s, chooser in self._choosers.items():
                 reseed = getattr(chooser, "seed", None)
                 if callable(reseed):
-                    reseed(seed * 8 + s)
+                    reseed(opponent_seed(seed, s))
         self._over = False
         # An episode begins at the learner's first move: a deal the others finish before it (a
         # fish of forced passes, an opponent's fault) is skipped for the next.
@@ -286,50 +330,92 @@ class SeatEnv(gymnasium.Env):  # type: ignore[misc]
             if seat == self.seat:
                 self._flush()
                 return earned, False
-            rewards, over = table.play(self._answer(seat))
+            rewards, over = self._move(seat)
             earned += rewards[self.seat]
             if over:
                 self._flush()
                 return earned, True
 
-    def _answer(self, seat: int) -> int:
+    def _move(self, seat: int) -> tuple[list[float], bool]:
+        """The opponent in ``seat`` moves: the rewards of its move, and whether the episode is over."""
         table = self.table
-        turn = table.turn
-        assert turn is not None
-        chooser = self._choosers.get(seat)
-        if chooser is not None:
-            play = to_play(chooser(turn, table.views[seat]), trains=table.codec.family == "trains")
-        else:
-            program = self._programs[seat]
-            self._turn_id += 1
-            box = table.outbox[seat]
-            lines = [*box, table.turn_line(self._turn_id, self.move_ms)]
-            box.clear()
-            line = program.ask(lines)
+        program = self._programs.get(seat)
+        if program is None:
+            turn = table.turn
+            assert turn is not None
+            play = to_play(self._choosers[seat](turn, table.views[seat]), trains=table.views[seat].family.trains)
             try:
-                msg = m.decode_from_bot(line)
-            except msgspec.DecodeError as exc:
-                raise OpponentError(f"opponent {program.name} answered a turn with a line that is not a play ({exc}): {line[:200]!r}") from None
-            if not isinstance(msg, m.Play):
-                raise OpponentError(f"opponent {program.name} answered a turn with a {type(msg).__name__}, not a play")
-            play = msg
-        try:
-            return table.codec.action_of(play)  # type: ignore[arg-type]
-        except (ValueError, KeyError, TypeError):
-            return -1  # names no move of this game: a fault, as the referee judges it
+                action = table.codec.action_of(play)
+            except (ValueError, KeyError, TypeError):
+                action = -1  # names no move of this game: a fault, as the referee judges it
+            return table.play(action)
+        assert table.state is not None
+        self._turn_id += 1
+        box = table.outbox[seat]
+        lines, box[:] = box[:], []
+        fault = program.turn(table.state, table.codec.side, self._turn_id, lines)
+        if fault is None:
+            return table.moved()
+        if fault.kind == F.ILLEGAL:  # as in a match: the deal is its side's loss
+            return table.forfeit()
+        raise OpponentError(f"opponent {program.name}: {fault.kind}: {fault.explain()}")
 
     def _flush(self) -> None:
         for seat, program in self._programs.items():
             box = self.table.outbox[seat]
-            if box:
-                program.tell(box[:])
-                box.clear()
+            lines, box[:] = box[:], []
+            fault = program.tell(lines)
+            if fault is not None:
+                raise OpponentError(f"opponent {program.name}: {fault.kind}: {fault.explain()}")
 
     def render(self) -> str | None:
         return self.table.text() if self.render_mode == "ansi" else None
 
     def close(self) -> None:
         """End every bot program (``match_end``, then its process) and wait for them."""
+        self._close_programs()
+
+    def _close_programs(self) -> None:
         programs, self._programs = self._programs, {}
         for program in programs.values():
             program.close()
+
+
+def opponent_seed(seed: int, seat: int) -> int:
+    """The seed an opponent in ``seat`` is given at a reset with ``seed`` (below 2**31: a C
+    bot reads it with ``strtoul`` into an ``unsigned``)."""
+    return (seed * 8 + seat) % 2**31
+
+
+def seeded(bot: Bot, seed: int | None, seat: int) -> Bot:
+    """``bot`` with ``BOT_SEED`` in its environment (sample_bots/README.md: how the sample bots,
+    and ``referee match --env BOT_SEED=…``, seed a bot), unless it sets its own or no seed is given."""
+    confinement = bot.confinement or Confinement()
+    env = confinement.env or {}
+    if seed is None or "BOT_SEED" in env:
+        return bot
+    return replace(bot, confinement=replace(confinement, env={**env, "BOT_SEED": str(opponent_seed(seed, seat))}))
+
+
+def opponents_of(opponents: Sequence[Opponent] | Opponent, players: int) -> list[Opponent]:
+    """The opponents given, one per entry: a string, a Bot or a function alone is one; a list
+    of strings is one opponent's argv unless every string is a command line of its own (it has
+    a space, or names a file), and a list of anything else lists the opponents.
+
+    Raises:
+        ValueError: a list of strings that reads both ways (as many of them as there are
+            opponents, each a program on ``PATH``): say which.
+    """
+    if isinstance(opponents, (str, Bot)) or callable(opponents):
+        return [opponents]
+    given = list(opponents)
+    words = [o for o in given if isinstance(o, str)]
+    if len(given) > 1 and len(words) == len(given):
+        alone = [w for w in words if " " in w.strip() or "/" in w or Path(w).is_file()]
+        if len(alone) < len(words):
+            if len(words) == players - 1 and all(shutil.which(w) for w in words):
+                raise ValueError(f"opponents={words!r} reads as {len(words)} programs or as one argv: give one argv as "
+                                 f"[{words!r}], or each command line as a list of its own")
+            return [words]
+    return given
+
