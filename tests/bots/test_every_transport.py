@@ -13,6 +13,9 @@ as the page).  Each plays one deal of block, two seats, bot A behaving as the te
 * its exit is seen (a ``crash`` fault that says the process ended);
 * once the match is over no transport it started is left running, and the log verifies.
 
+The learning environment's opponent (``SeatEnv``'s bot program) goes through the same
+conversation without a match around it; it is asked the same behaviours at the end.
+
 A person cannot write a line at all (the page sends one of the turn's entries, and the seat
 writes the ``play`` line), nor end a process: those two behaviours are asked of the other three.
 """
@@ -238,3 +241,49 @@ def test_an_exit_is_seen(play):
     fault = faults[0]
     assert fault.kind == "crash" and fault.exit is not None
     nothing_left_running(played)
+
+
+# -- the learning environment's opponent: the same conversation, no match around it ----------
+
+
+def by_environment(tmp_path: Path, mode: str) -> tuple[Any, list[Any], BaseException | None]:
+    """Bot A as ``SeatEnv``'s opponent (referee/envs/seat.py) in block, the learner taking the
+    first legal action: the environment, its programs, and the error that ended it, if any."""
+    pytest.importorskip("gymnasium")
+    from referee.envs.seat import SeatEnv
+
+    bot = tmp_path / "bot.py"
+    bot.write_text(BOT)
+    env = SeatEnv("block", [[sys.executable, str(bot), mode]], players=2, move_seconds=30, startup_seconds=30)
+    programs = list(env._programs.values())
+    error: BaseException | None = None
+    try:
+        for seed in range(3):
+            _, info = env.reset(seed=seed)
+            programs += [p for p in env._programs.values() if p not in programs]
+            done = False
+            while not done:
+                _, _, done, _, info = env.step(int(info["action_mask"].nonzero()[0][0]))
+                assert "fault" not in info
+    except Exception as exc:  # noqa: BLE001 - what ended it is the test's to judge
+        error = exc
+    finally:
+        env.close()
+    return env, programs, error
+
+
+@pytest.mark.parametrize("mode", ["plays", "too_long", "exits"])
+def test_the_environments_opponent_is_one_more_transport(tmp_path, mode):
+    """The hello is answered, every turn answered with a legal move; a line too long and an exit
+    are the match's faults (raised as OpponentError in the fault's words); nothing is left running."""
+    from referee.envs.seat import OpponentError
+
+    env, programs, error = by_environment(tmp_path, mode)
+    assert programs and all(p.player.entry.hello is not None and p.player.entry.hello.name == "conforming" for p in programs)
+    if mode == "plays":
+        assert error is None
+    elif mode == "too_long":
+        assert isinstance(error, OpponentError) and "bad_output" in str(error) and "xxxx" in str(error)
+    else:
+        assert isinstance(error, OpponentError) and "crash" in str(error)
+    assert [p.name for p in programs if p.returncode is None] == [], "left running after the environment closed"

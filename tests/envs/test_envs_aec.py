@@ -149,7 +149,7 @@ def test_kolbasa_observations_are_current_for_every_seat():
     for seed in range(8):
         rng = np.random.default_rng(seed)
         env.reset(seed=seed)
-        for agent in env.agent_iter(400):
+        for _agent in env.agent_iter(400):
             _, _, term, trunc, info = env.last()
             state = env.table.state
             rows = state.public_rows()
