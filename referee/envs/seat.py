@@ -315,7 +315,12 @@ class SeatEnv(gymnasium.Env):  # type: ignore[misc]
         return info
 
     def action_mask(self) -> np.ndarray:
+        """The learner's legal actions now (``info["action_mask"]`` of the last step)."""
         return self.table.mask(self.seat)  # type: ignore[no-any-return]
+
+    def action_masks(self) -> np.ndarray:
+        """:meth:`action_mask` by the name sb3-contrib's ``MaskablePPO`` asks for (no wrapper needed)."""
+        return self.action_mask()
 
     def _opponents_move(self) -> tuple[float, bool]:
         """Let the opponents play until the learner is to move or the episode is over; what the

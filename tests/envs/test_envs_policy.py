@@ -101,15 +101,36 @@ def test_the_learned_bot_passes_referee_check(tmp_path):
 
 @pytest.mark.slow
 def test_the_learned_bot_beats_random_bot_significantly(tmp_path):
-    """The README's command: ten games of two-player block in each seating (some 300 deals)."""
-    done = subprocess.run([sys.executable, "-m", "referee", "match", str(LEARNED / "learned_bot.py"), str(ROOT / "sample_bots" / "random_bot.py"),
+    """The README's command, random_bot seeded: ten games of two-player block in each seating
+    (some 300 deals), and the README's figures, line for line (issue 40 §4: unseeded, they could
+    not be had again)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    command = '$ referee match sample_bots/learned/learned_bot.py "sample_bots/random_bot.py 7" --variant block --players 2 --games 10 --seed 7'
+    shown = readme[readme.index(command) + len(command):].split("```")[0].strip().splitlines()
+    done = subprocess.run([sys.executable, "-m", "referee", "match", str(LEARNED / "learned_bot.py"),
+                           f"{ROOT / 'sample_bots' / 'random_bot.py'} 7",
                            "--variant", "block", "--players", "2", "--games", "10", "--seed", "7", "--json", str(tmp_path / "r.json"),
                            "--log", str(tmp_path / "m.jsonl")], cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     assert "Winner: learned_bot — significant" in done.stdout
+    printed = done.stdout.splitlines()
+    assert len(shown) == 5 and all(line in printed for line in shown), (shown, done.stdout[-3000:])
     result = json.loads((tmp_path / "r.json").read_text())
     assert result["faults"] == []
     assert len(result["deals"]) >= 200
+
+
+def test_the_docs_name_the_penalty_games_as_the_engine_does():
+    """docs/envs.md's list of the games whose points are penalties (sense -1) is the engine's."""
+    import re
+
+    from referee.engine.registry import variant, variant_names
+
+    text = (ROOT / "docs" / "envs.md").read_text(encoding="utf-8")
+    listed = re.search(r"the penalty games, sense -1: ([a-z_,\s]+)\)", text)
+    assert listed is not None
+    names = {w for w in re.split(r",\s*|\s+and\s+", listed.group(1)) if w}
+    assert names == {g for g in variant_names() if variant(g).sense == -1}
 
 
 def test_train_block_trains_a_few_iterations(tmp_path):

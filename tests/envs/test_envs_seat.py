@@ -299,3 +299,27 @@ def test_a_bot_given_its_own_seed_keeps_it():
     assert seeded(mine, 3, 1) is mine
     plain = Bot("r", [sys.executable, RANDOM_PY])
     assert seeded(plain, 3, 1).confinement.env == {"BOT_SEED": str(3 * 8 + 1)} and seeded(plain, None, 1) is plain
+
+
+def test_the_mask_has_both_names():
+    """sb3-contrib's MaskablePPO asks for ``action_masks()``; ``action_mask()`` stays."""
+    env = SeatEnv("block", random_bot(1), players=2)
+    _, info = env.reset(seed=4)
+    assert np.array_equal(env.action_masks(), info["action_mask"]) and np.array_equal(env.action_mask(), info["action_mask"])
+    env.close()
+
+
+def test_maskable_ppo_trains_on_it():
+    """A few hundred steps of sb3-contrib's MaskablePPO on SeatEnv as it is (no wrapper), when
+    sb3-contrib is installed (it needs torch, which the ``rl`` extra does not pull in)."""
+    pytest.importorskip("sb3_contrib")
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.utils import get_action_masks
+
+    env = SeatEnv("block", random_bot(1), players=2)
+    model = MaskablePPO("MlpPolicy", env, n_steps=128, batch_size=64, n_epochs=1, seed=0, verbose=0)
+    model.learn(total_timesteps=300)
+    obs, _ = env.reset(seed=5)
+    action, _ = model.predict(obs, action_masks=get_action_masks(env))
+    assert env.action_masks()[int(action)] == 1
+    env.close()
