@@ -17,6 +17,11 @@ bot sees and a trained policy plays as a bot unchanged (:mod:`referee.envs.polic
   public fields (markers and the open double; kolbasa's rows, lines and the tile turned up;
   sea_kozel's special deal).  Seats are counted from the observer (0 is itself), sides from its
   own.  :attr:`Codec.sections` names the parts; docs/envs.md lists them per game.
+
+What differs by family of games (the ends or trains a tile goes on, the moves after the
+placements, which tiles are the observer's own, the family's own parts) is its side's
+:class:`~referee.sides.encoding.Encoding`, beside the family's messages in :mod:`referee.sides`:
+this module names no family.
 """
 
 from __future__ import annotations
@@ -30,15 +35,10 @@ import numpy as np
 
 from protocol import messages as m
 from protocol.bot import State
-from referee.engine.core.layout import END_NAMES, parse_place
-from referee.engine.core.tiles import N_TILES, tile, tile_name
+from referee.engine.core.tiles import N_TILES, tile
 from referee.engine.registry import variant
 from referee.sides import side_of
 
-#: the moves that are no tile on an end, in the order their actions follow the placements
-EXTRAS = ("stop", "hundred", "write_off", "decline")
-#: kolbasa: junctions and knife positions a place may name (a line never holds more tiles)
-KOLBASA_SPAN = 29
 #: the largest value a count of points in an observation may reach (its space's bound)
 SCORE_BOUND = 1e7
 SPECIALS = ("hundred", "write_off", "eggs")
@@ -66,27 +66,14 @@ class Codec:
         self.players = v.default_players if players is None else players
         self.options = v.resolve_options(self.players, options)
         self.side = side_of(v, self.players, self.options)
-        self.family = self.side.layout  # "line", "cross", "trains" or "sausage"
+        self.family = self.side.layout  # "line", "cross", "trains" or "sausage": a name, for people
+        #: what differs by family (its side's, :mod:`referee.sides.encoding`)
+        self.encoding = self.side.encoding(self.players)
         self.pairs = v.pair_play(self.players, self.options)
         self.sides = 2 if self.pairs else self.players
-        n = self.players
-        if self.family == "trains":
-            self.end_names: tuple[str, ...] = (*(f"seat{s}" for s in range(n)), "mexican")
-            self._slots = n + 1  # a train each, no lead (the station is no move)
-        elif self.family == "sausage":
-            self.end_names = ("top", "bottom")
-            self._slots = 2 + 3 * KOLBASA_SPAN
-        else:
-            self.end_names = END_NAMES[: 4 if self.family == "cross" else 2]
-            self._slots = 1 + len(self.end_names)  # the lead (end null), then each end
-        self._closed = 2 if self.family == "cross" else 1
-        self._end_index = {name: i for i, name in enumerate(self.end_names)}
-        if self.family == "sausage":
-            self.placements = self._slots
-            self.extras: tuple[str, ...] = ()
-        else:
-            self.placements = N_TILES * self._slots * self._closed
-            self.extras = EXTRAS if self.family in ("line", "cross") else ()
+        self.end_names = self.encoding.end_names
+        self.placements = self.encoding.placements
+        self.extras: tuple[str, ...] = self.encoding.extras
         self.actions = self.placements + len(self.extras)
         self.sections = self._layout_sections()
         self.size = self.sections[-1].start + self.sections[-1].size
@@ -114,25 +101,7 @@ class Codec:
             return self.placements + 1
         if o.stop is True:
             return self.placements
-        if self.family == "sausage":
-            place = parse_place(o.place) if isinstance(o.place, str) else None
-            if place is None:
-                raise ValueError(f"{o.place!r} is not a kolbasa place")
-            kind, k = divmod(place, 100)
-            if kind and not k < KOLBASA_SPAN:
-                raise ValueError(f"place {o.place} is past the {KOLBASA_SPAN} this encoding numbers")
-            return place if kind == 0 else 2 + (kind - 1) * KOLBASA_SPAN + k
-        assert o.tile is not None
-        t = tile(*o.tile)
-        if self.family == "trains":
-            slot = self._end_index[o.train] if isinstance(o.train, str) and o.train in self._end_index else -1
-        elif o.end is None or o.end is m.UNSET:
-            slot = 0
-        else:
-            slot = 1 + self._end_index.get(o.end, -2)
-        if slot < 0:
-            raise ValueError(f"{m.encoder.encode(o).decode()} names no end of {self.variant.id}")
-        return (t * self._slots + slot) * self._closed + (o.closed is True)
+        return self.encoding.placement_of(o, self.variant.id)
 
     def action_name(self, action: int) -> str:
         """An action in words: ``"3-5 left"``, ``"0-6 lead"``, ``"6-6 up closed"``, ``"knife:3"``,
@@ -141,18 +110,7 @@ class Codec:
             raise ValueError(f"{action} is not an action of {self.variant.id} (0..{self.actions - 1})")
         if action >= self.placements:
             return self.extras[action - self.placements]
-        if self.family == "sausage":
-            if action < 2:
-                return ("top", "bottom")[action]
-            kind, k = divmod(action - 2, KOLBASA_SPAN)
-            return f"{('top', 'bottom', 'knife')[kind]}:{k}"
-        rest, closed = divmod(action, self._closed)
-        t, slot = divmod(rest, self._slots)
-        if self.family == "trains":
-            where = self.end_names[slot]
-        else:
-            where = "lead" if slot == 0 else self.end_names[slot - 1]
-        return f"{tile_name(t)} {where}" + (" closed" if closed else "")
+        return self.encoding.placement_name(action)
 
     def mask(self, legal: Sequence[m.PlayOption]) -> np.ndarray:
         """The action mask of a turn: 1 for each legal entry's action, 0 elsewhere."""
@@ -178,12 +136,7 @@ class Codec:
             ("continuing", 1, 0, 1, "1 when the observer is going on with a turn it began (osel, sea_kozel's doubles)"),
             ("count", 1, 0, 1000, "telephone, muggins: the sum of the open ends (0 elsewhere)"),
         ]
-        if self.family == "trains":
-            parts += [("markers", ends, 0, 1, "1 for each train carrying a marker (trains: the seats' from the observer, then the Mexican)"),
-                      ("open_double", ends, 0, 1, "one-hot: the train whose last tile is a double not yet covered")]
-        if self.family == "sausage":
-            parts += [("rows", n * N_TILES, 0, 1, "for each seat from the observer, 1 for each tile of its row that is public"),
-                      ("up", N_TILES, 0, 1, "one-hot: the tile turned up and waiting for its place")]
+        parts += self.encoding.parts()
         if self.variant.game.special_kinds:  # sea_kozel
             parts += [("special", len(SPECIALS) + 1, 0, 1, "one-hot: the deal's special state (hundred, write_off, eggs), last: "
                                                            "it is the observer's side's")]
@@ -201,17 +154,16 @@ class Codec:
         n = self.players
         me = state.seat
         obs = np.zeros(self.size, np.float32)
-        for t in state.rows[me] if state.rows else state.hand:
-            if t is not None:
-                obs[at["hand"] + tile(*t)] = 1
+        encoding = self.encoding
+        for t in encoding.own_tiles(state):
+            obs[at["hand"] + tile(*t)] = 1
         up = self._history(state, obs)
-        if state.rows:
-            self._sausage(state, obs, up if to_move is not None else -1)
+        encoding.observe(state, obs, at, up if to_move is not None else -1)
         ends = at["ends"]
         shown = state.ends
         for i, name in enumerate(self.end_names):
             v = shown.get(name, 7)
-            obs[ends + 8 * self._end_rel(i, me) + (v if 0 <= v <= 6 else 7)] = 1
+            obs[ends + 8 * encoding.end_place(i, me) + (v if 0 <= v <= 6 else 7)] = 1
         for s, c in enumerate(state.counts[:n]):
             obs[at["counts"] + (s - me) % n] = c
         obs[at["bazaar"]] = state.bazaar
@@ -222,12 +174,6 @@ class Codec:
             obs[at["to_move"] + (to_move - me) % n] = 1
         obs[at["continuing"]] = continuing
         obs[at["count"]] = count or 0
-        if self.family == "trains":
-            for name in state.markers:
-                if name in self._end_index:
-                    obs[at["markers"] + self._end_rel(self._end_index[name], me)] = 1
-            if state.open_double in self._end_index:
-                obs[at["open_double"] + self._end_rel(self._end_index[state.open_double], me)] = 1  # type: ignore[index]
         if "special" in at and state.special is not None:
             obs[at["special"] + SPECIALS.index(state.special.kind)] = 1
             obs[at["special"] + len(SPECIALS)] = state.special.side == state.side
@@ -238,7 +184,7 @@ class Codec:
         and not yet placed (kolbasa), or -1."""
         at, n, me = self._at, self.players, state.seat
         table, placed_by, passes = at["table"], at["placed_by"], at["passes"]
-        on_table = not state.rows  # kolbasa's table is its lines: tiles cut return to the rows
+        on_table = self.encoding.placed_stay  # kolbasa's table is its lines: tiles cut return to the rows
         up = -1
         for e in state.history:
             kind = type(e)
@@ -252,29 +198,7 @@ class Codec:
                 obs[passes + (e.seat - me) % n] += 1  # type: ignore[union-attr]
             elif kind is m.Turned:
                 up = tile(*e.tile)  # type: ignore[union-attr]
-        if state.station is not None:
-            obs[table + tile(*state.station)] = 1
         return up
-
-    def _sausage(self, state: State, obs: np.ndarray, up: int) -> None:
-        """kolbasa's public parts: its lines on the table, every row's public tiles, the tile up."""
-        at, n, me = self._at, self.players, state.seat
-        lines = state.lines
-        if lines is not None:
-            for a, b in [*([lines.start] if lines.start is not None else []), *lines.top, *lines.bottom]:
-                obs[at["table"] + tile(a, b)] = 1
-        for s in range(n):
-            for t in state.rows[s]:
-                if t is not None:
-                    obs[at["rows"] + ((s - me) % n) * N_TILES + tile(*t)] = 1
-        if up >= 0:
-            obs[at["up"] + up] = 1
-
-    def _end_rel(self, i: int, me: int) -> int:
-        """An end's place in the observation: trains from the observer's own, others as named."""
-        if self.family == "trains" and i < self.players:
-            return (i - me) % self.players
-        return i
 
 
 @cache

@@ -44,10 +44,6 @@ from referee.envs.episode import EnvTable
 
 #: void deals in a row after which a game ends with no result
 MAX_REDEALS = 64
-#: the most decisions a deal can take: 28 placements, a stop after each, the declarations;
-#: kolbasa's own limit of placements (its knives send tiles back to the rows)
-MAX_MOVES = 64
-KOLBASA_MOVES = 1000
 #: a bound on a deal's margin (the most a deal writes, sea_kozel's hundred and goats included)
 MAX_UTILITY = 1000.0
 
@@ -93,7 +89,7 @@ class RefereeGame(pyspiel.Game):  # type: ignore[misc]
         self.shape = shape
         #: the tiles a deal hands out (mexican_train's round 0: all but the station, 6-6)
         self.tiles = [t for t in range(N_TILES) if not (shape.station and t == DOUBLE[6])]
-        moves = KOLBASA_MOVES if self.codec.family == "sausage" else MAX_MOVES
+        moves = self.codec.encoding.max_moves
         info = pyspiel.GameInfo(
             num_distinct_actions=self.codec.actions,
             max_chance_outcomes=N_TILES,

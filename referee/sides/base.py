@@ -32,6 +32,7 @@ from referee.engine.core.line import DECLINE, HUNDRED, WRITE_OFF, Declared, Drew
 from referee.engine.core.state import DealState
 from referee.engine.core.tiles import HIGH, LOW, N_TILES, tile, tile_name, tile_text
 from referee.records.records import Play as PlayRecord
+from referee.sides.encoding import Encoding
 from referee.sides.pages import Board, DealPage
 
 TILE_JSON: list[tuple[int, int]] = [(LOW[t], HIGH[t]) for t in range(N_TILES)]
@@ -388,6 +389,8 @@ class GameSide:
     #: the renderer of the web report's replays that draws this family's table (``LAYOUTS`` in
     #: ``referee/web/static/replay.js``)
     layout = "line"
+    #: what a learner's actions and observation hold of the family (:mod:`referee.sides.encoding`)
+    encoding: type[Encoding] = Encoding
     #: the type of this family's deal documents, with the tiles a seat may not see marked on it
     page: type[DealPage] = DealPage
     #: how the match page says the leader's first tile came to be played ("forced")

@@ -1,19 +1,31 @@
 """The cross games' side (osel, telephone, muggins: RULES.md §3): their deals travel as the line
 games' do, but the table is a cross, so ``referee replay`` draws it in two lines and the web
 report with its ``cross`` renderer (``up`` and ``down`` as columns through the first open double).
+For learners (:class:`CrossEncoding`), a tile goes on the lead or one of four ends, laid closed or
+not.
 """
 
 from __future__ import annotations
 
 from referee.engine.core.cross import arms
-from referee.engine.core.layout import DOWN, LEFT, RIGHT, UP
+from referee.engine.core.layout import DOWN, END_NAMES, LEFT, RIGHT, UP
 from referee.engine.core.state import DealState
+from referee.sides.encoding import Encoding
 from referee.sides.line import LineSide
+
+
+class CrossEncoding(Encoding):
+    """The cross games': a tile on the lead or on ``left``, ``right``, ``up``, ``down``, laid
+    closed (osel) or not: two numbers a tile and slot."""
+
+    ends = END_NAMES[:4]
+    closing = 2
 
 
 class CrossSide(LineSide):
     deals = ("referee.engine.core.cross.CrossDeal",)
     layout = "cross"
+    encoding = CrossEncoding
     stages = {}
 
     def layout_text(self, state: DealState, upto: int) -> str:

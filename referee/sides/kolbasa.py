@@ -33,6 +33,7 @@ import msgspec
 from msgspec import UNSET, Struct, UnsetType
 
 from protocol import messages as m
+from protocol.bot import State
 from referee.engine.core.deal import Deal
 from referee.engine.core.errors import IllegalPlay
 from referee.engine.core.game import Game
@@ -40,9 +41,10 @@ from referee.engine.core.kolbasa import KolbasaDeal
 from referee.engine.core.layout import BOTTOM_END, INSERT_TOP, KNIFE, TOP_END, Sausage, parse_place, place_name
 from referee.engine.core.line import Cut, Event, Placed, Play, Tailed, Turned
 from referee.engine.core.state import DealState
-from referee.engine.core.tiles import OTHER, parse_tile, tile, tile_name, tile_text
+from referee.engine.core.tiles import N_TILES, OTHER, parse_tile, tile, tile_name, tile_text
 from referee.records.records import Play as PlayRecord
 from referee.sides.base import TILE_JSON, DealSteps, Decision, GameSide, Stage, Who
+from referee.sides.encoding import Encoding, Part
 from referee.sides.pages import Board, RowsPage
 
 START = "start"
@@ -71,9 +73,68 @@ def ends_json(state: KolbasaDeal) -> dict[str, int]:
     return {name: v for name, v in zip(("top", "bottom"), state.ends) if v >= 0}
 
 
+#: junctions and knife positions a place may name for a learner (a line never holds more tiles)
+KOLBASA_SPAN = 29
+#: the most decisions a kolbasa deal may take (its knives send tiles back to the rows)
+KOLBASA_MOVES = 1000
+
+
+class SausageEncoding(Encoding):
+    """kolbasa's, for learners: the tile is the one turned up, so an action is its place: 0
+    ``top``, 1 ``bottom``, ``2 + j`` for ``top:j``, ``2 + SPAN + j`` for ``bottom:j``, ``2 + 2 SPAN + i``
+    for ``knife:i``.  The observer's ``hand`` is its row's public tiles, the table its lines (a
+    tile cut goes back to a row), and the observation adds every row's public tiles and the tile
+    turned up."""
+
+    ends = ("top", "bottom")
+    extras = ()
+    placed_stay = False
+    max_moves = KOLBASA_MOVES
+
+    @property
+    def placements(self) -> int:
+        return 2 + 3 * KOLBASA_SPAN
+
+    def placement_of(self, o: m.PlayOption | m.Play, game: str) -> int:
+        place = parse_place(o.place) if isinstance(o.place, str) else None
+        if place is None:
+            raise ValueError(f"{o.place!r} is not a kolbasa place")
+        kind, k = divmod(place, 100)
+        if kind and not k < KOLBASA_SPAN:
+            raise ValueError(f"place {o.place} is past the {KOLBASA_SPAN} this encoding numbers")
+        return place if kind == 0 else 2 + (kind - 1) * KOLBASA_SPAN + k
+
+    def placement_name(self, action: int) -> str:
+        if action < 2:
+            return ("top", "bottom")[action]
+        kind, k = divmod(action - 2, KOLBASA_SPAN)
+        return f"{('top', 'bottom', 'knife')[kind]}:{k}"
+
+    def parts(self) -> list[Part]:
+        return [("rows", self.players * N_TILES, 0, 1, "for each seat from the observer, 1 for each tile of its row that is public"),
+                ("up", N_TILES, 0, 1, "one-hot: the tile turned up and waiting for its place")]
+
+    def own_tiles(self, state: State) -> list[tuple[int, int]]:
+        return [t for t in state.rows[state.seat] if t is not None] if state.rows else []
+
+    def observe(self, state: State, obs: Any, at: dict[str, int], up: int) -> None:
+        n, me = self.players, state.seat
+        lines = state.lines
+        if lines is not None:
+            for a, b in [*([lines.start] if lines.start is not None else []), *lines.top, *lines.bottom]:
+                obs[at["table"] + tile(a, b)] = 1
+        for s in range(n):
+            for t in state.rows[s] if state.rows else ():
+                if t is not None:
+                    obs[at["rows"] + ((s - me) % n) * N_TILES + tile(*t)] = 1
+        if up >= 0:
+            obs[at["up"] + up] = 1
+
+
 class KolbasaSide(GameSide):
     deals = ("referee.engine.core.kolbasa.KolbasaDeal",)
     layout = "sausage"
+    encoding = SausageEncoding
     page = RowsPage
     decisions = (*GameSide.decisions,
                  Decision("knife offered", "knife offered", "knives offered"),

@@ -28,6 +28,7 @@ from typing import Any
 from msgspec import Struct
 
 from protocol import messages as m
+from protocol.bot import State
 from referee.engine.core.deal import Deal
 from referee.engine.core.errors import IllegalPlay
 from referee.engine.core.game import Game
@@ -37,15 +38,59 @@ from referee.engine.core.tiles import IS_DOUBLE, N_TILES, tile, tile_name, tile_
 from referee.engine.core.trains import TrainDeal, train_play
 from referee.records.records import Play as PlayRecord
 from referee.sides.base import TILE_JSON, DealSteps, Decision, GameSide, Stage, Who, engine_play, event_lines, hand_json
+from referee.sides.encoding import Encoding, Part
 from referee.sides.pages import Board, Seat
 
 #: the train names of an ``n``-seat round, by train index
 TRAIN_NAMES: dict[int, tuple[str, ...]] = {n: (*(f"seat{s}" for s in range(n)), "mexican") for n in (2, 3, 4)}
 
 
+class TrainsEncoding(Encoding):
+    """mexican_train's, for learners: a tile on a train, ``seat0`` … ``seat{n-1}`` then ``mexican``
+    (no lead: the station is no move), nothing else; the observation adds the markers and the open
+    double, and the seats' trains are counted from the observer's own."""
+
+    extras = ()
+
+    def __init__(self, players: int) -> None:
+        super().__init__(players)
+        self.end_names = (*(f"seat{s}" for s in range(players)), "mexican")
+        self._index = {name: i for i, name in enumerate(self.end_names)}
+
+    @property
+    def slots(self) -> int:
+        return len(self.end_names)
+
+    def slot_of(self, o: m.PlayOption | m.Play) -> int:
+        return self._index[o.train] if isinstance(o.train, str) and o.train in self._index else -1
+
+    def slot_name(self, slot: int) -> str:
+        return self.end_names[slot]
+
+    def parts(self) -> list[Part]:
+        trains = len(self.end_names)
+        return [("markers", trains, 0, 1, "1 for each train carrying a marker (trains: the seats' from the observer, then the Mexican)"),
+                ("open_double", trains, 0, 1, "one-hot: the train whose last tile is a double not yet covered")]
+
+    def end_place(self, i: int, me: int) -> int:
+        return (i - me) % self.players if i < self.players else i
+
+    def observe(self, state: State, obs: Any, at: dict[str, int], up: int) -> None:
+        me = state.seat
+        if state.station is not None:
+            obs[at["table"] + tile(*state.station)] = 1
+        for name in state.markers:
+            if name in self._index:
+                obs[at["markers"] + self.end_place(self._index[name], me)] = 1
+        double = state.open_double
+        if double is not None and double in self._index:
+            obs[at["open_double"] + self.end_place(self._index[double], me)] = 1
+
+
 class TrainSide(GameSide):
     deals = ("referee.engine.core.trains.TrainDeal",)
     layout = "trains"
+    encoding = TrainsEncoding
     lead_word = "on the station"
     decisions = (*GameSide.decisions,
                  Decision("marked train offered", "marked train offered", "marked trains offered"),

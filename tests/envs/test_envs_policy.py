@@ -157,3 +157,14 @@ def test_the_docs_tables_are_the_codecs():
     for c in (Codec("sport", 4), Codec("osel", 4), Codec("mexican_train", 4), Codec("kolbasa", 2), Codec("sea_kozel", 4)):
         for s in c.sections:
             assert f"| `{s.name}` | {s.start} | {s.size} |" in text
+
+
+def test_the_environments_name_no_family():
+    """What differs by family of games lives with its side (referee/sides/, issue 43 item 4): no
+    module of referee/envs/ asks which family a game is of."""
+    import re
+
+    asked = [f"{path.name}:{n}" for path in sorted((ROOT / "referee" / "envs").glob("*.py"))
+             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if re.search(r"family\s*(==|!=|in\b)|layout\s*(==|!=)|\"(sausage|trains|cross)\"", line)]
+    assert asked == []
