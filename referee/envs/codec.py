@@ -66,7 +66,7 @@ class Codec:
         self.players = v.default_players if players is None else players
         self.options = v.resolve_options(self.players, options)
         self.side = side_of(v, self.players, self.options)
-        self.family = self.side.layout  # "line", "cross", "trains" or "sausage": a name, for people
+        self.family = self.side.layout  # the family's name, for people (docs/envs.md's tables); nothing branches on it
         #: what differs by family (its side's, :mod:`referee.sides.encoding`)
         self.encoding = self.side.encoding(self.players)
         self.pairs = v.pair_play(self.players, self.options)
