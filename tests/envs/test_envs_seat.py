@@ -290,6 +290,16 @@ def test_check_env_passes_with_a_random_bot_program(game):
         env.close()
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize(("game", "players"), EVERY_GAME)
+def test_check_env_passes_with_a_random_bot_program_in_every_game(game, players):
+    env = SeatEnv(game, RANDOM_JS, players=players, seat=players - 1, episode="game")
+    try:
+        checked(env)
+    finally:
+        env.close()
+
+
 def test_a_bot_given_its_own_seed_keeps_it():
     from referee.bots.bot import Bot
     from referee.bots.spawn import Confinement
