@@ -175,7 +175,8 @@ class BotProgram:
         """Put ``lines`` (what the seat is owed) in its outbox and play its turn in ``state``, as
         a match does (:func:`~referee.conversation.exchange.turn`): its play is made on ``state``;
         the fault, if it made none."""
-        return self._call(self._turn, state, side, turn_id, lines)  # type: ignore[no-any-return]
+        fault: F.Fault | None = self._call(self._turn, state, side, turn_id, lines)
+        return fault
 
     async def _turn(self, state: DealState, side: GameSide, turn_id: int, lines: list[bytes]) -> F.Fault | None:
         assert self.terms is not None
@@ -185,7 +186,8 @@ class BotProgram:
     def tell(self, lines: list[bytes]) -> F.Fault | None:
         """Write ``lines`` asking nothing (a deal's end), and hear what it said unasked, as a
         match does (:func:`~referee.conversation.exchange.deliver`); a fault, if any."""
-        return self._call(self._tell, lines) if lines else None  # type: ignore[no-any-return]
+        fault: F.Fault | None = self._call(self._tell, lines) if lines else None
+        return fault
 
     async def _tell(self, lines: list[bytes]) -> F.Fault | None:
         assert self.terms is not None
