@@ -370,8 +370,9 @@ def load_league(path: Path, db: Path | None = None) -> League:
 Bad = Callable[[str], LeagueError]
 
 
-def _read(path: Path, bad: Bad) -> LeagueFile:
-    """The file, read and decoded into its types (whose bounds it must keep)."""
+def _read(path: Path, bad: Bad, kind: type[LeagueFile] = LeagueFile) -> Any:
+    """The file, read and decoded into its types (whose bounds it must keep): a league file, or
+    ``kind`` (a ladder's file adds its own table, :mod:`tournaments.ladder.config`)."""
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
@@ -387,7 +388,7 @@ def _read(path: Path, bad: Bad) -> LeagueFile:
     except UnicodeDecodeError:
         raise bad("not UTF-8 text") from None
     try:
-        return msgspec.toml.decode(text, type=LeagueFile)
+        return msgspec.toml.decode(text, type=kind)
     except msgspec.ValidationError as exc:
         raise bad(_explain(exc, text)) from None
     except msgspec.DecodeError as exc:

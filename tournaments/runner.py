@@ -65,7 +65,7 @@ from tournaments import worker
 from tournaments.config import BotEntry, League, LeagueError
 from tournaments.schedule import TableKey, leg_seed
 from tournaments.standings import state_of
-from tournaments.store import Finished, Store, StoreError, open_store
+from tournaments.store import Finished, Store, StoreError, open_store, this_run
 from tournaments.worker import TableRecord
 
 #: How long a child gets to stop its bots after SIGTERM before it is killed.
@@ -432,7 +432,9 @@ class Session:
         league = store.secret_seed(league, create=True)
         self.league = league
         self.store = store
-        self.display = display
+        run = this_run()
+        store.begin_runs(run)
+        self.display = NotingPlay(display, store, run["id"])
         self.schedule = league.plan()
         store.check(league, adopt=True)
         if retry:
@@ -529,8 +531,12 @@ class Session:
 
     def finish(self) -> None:
         """A run that played what it could and was neither interrupted nor stopped is no longer
-        cut short."""
+        cut short; no table is in play any more."""
         report = self.report
+        try:
+            self.store.not_playing([p.key for p in self.store.in_play()])
+        except StoreError:
+            pass
         report.rounds = self.drawn
         if self.began and not report.interrupted and report.stopped is None:
             try:
@@ -542,6 +548,33 @@ class Session:
         except StoreError:
             given_up = {}
         report.given_up = [(k, given_up[k]) for k in self.tables if k in given_up]
+
+
+class NotingPlay:
+    """A run's display that first notes each table it is told of as in play, in the database
+    (:meth:`Store.playing`: ``league status`` shows it from another shell), whichever executor
+    plays it; storing the table takes the note away."""
+
+    def __init__(self, inner: Display, store: Store, run: str) -> None:
+        self.inner = inner
+        self.store = store
+        self.run = run
+
+    def begin(self, pairings: int, done: int, pending: int) -> None:
+        self.inner.begin(pairings, done, pending)
+
+    def started(self, key: TableKey) -> None:
+        try:
+            self.store.playing(key, self.run)
+        except StoreError:
+            pass  # only what status shows: a database that cannot take it stops the run at the table's end
+        self.inner.started(key)
+
+    def progress(self, key: TableKey, done: int, total: int) -> None:
+        self.inner.progress(key, done, total)
+
+    def finished(self, key: TableKey, record: TableRecord | None, error: str | None) -> None:
+        self.inner.finished(key, record, error)
 
 
 @contextmanager

@@ -175,6 +175,32 @@ def balanced_design(n: int, k: int, per_bot: int, seed: int) -> list[tuple[int, 
     return [tuple(sorted(b)) for b in best_blocks]
 
 
+def extend_design(blocks: Sequence[Sequence[str]], names: Sequence[str], k: int, per_bot: int, seed: int) -> list[list[str]]:
+    """The tables to add to the design ``blocks`` (of some of ``names``) so that every bot sits at
+    ``per_bot`` tables at least: each new table seats the bot with the most tables still to
+    play, then, one by one, the bot that has met those already seated least, among those with
+    tables still to play first and else those with the fewest tables (so an old bot may sit at
+    one table more than ``per_bot``).  The blocks given stay as they are: a league that grows
+    keeps every table it played.  Deterministic: the same arguments give the same tables."""
+    rng = random.Random(f"referee-design-extension:{seed}:{len(names)}:{k}:{per_bot}")
+    seats = Counter(b for block in blocks for b in block)
+    meet = meetings(blocks)
+    order = {b: (i, rng.random()) for i, b in enumerate(names)}
+    out: list[list[str]] = []
+    while any(seats[b] < per_bot for b in names) and len(names) >= k:
+        block = [min(names, key=lambda b: (seats[b] - per_bot, order[b][1]))]
+        while len(block) < k:
+            rest = [b for b in names if b not in block]
+            block.append(min(rest, key=lambda b: (seats[b] >= per_bot, sum(meet[frozenset((b, c))] for c in block),
+                                                  seats[b], order[b][1])))
+        for b in block:
+            seats[b] += 1
+        for a, b in itertools.combinations(block, 2):
+            meet[frozenset((a, b))] += 1
+        out.append(sorted(block, key=lambda b: order[b][0]))
+    return out
+
+
 def _pick_swap(rng: random.Random, blocks: list[list[int]], meet: list[list[int]], where: list[list[int]], q: int,
                per_bot: int) -> tuple[int, int, int, int] | None:
     """A swap :func:`balanced_design` may try: member ``x`` of block ``bi`` for member ``y`` of
@@ -327,6 +353,7 @@ class Fixed(Schedule):
         else:
             self.per_bot = tables if tables is not None else fewest_tables(n, self.k, meet_all=anchor is None)
         self._drawn: list[list[str]] | None = None
+        self.extended = False  # the design is an earlier one grown by the tables of bots added since
 
     def design_key(self) -> dict[str, object]:
         """What a stored balanced design must have been drawn for."""
@@ -337,19 +364,36 @@ class Fixed(Schedule):
         design if it was drawn for these bots and settings, or a new one."""
         if self.complete:
             return [[self.others[i] for i in block] for block in complete_design(len(self.others), self.k)]
-        if stored is not None and {k: v for k, v in stored.items() if k != "blocks"} == self.design_key():
+        if stored is not None and {k: v for k, v in stored.items() if k not in ("blocks", "extended")} == self.design_key():
+            self.extended = bool(stored.get("extended"))
             return [list(b) for b in stored["blocks"]]  # type: ignore[attr-defined]
+        if self._drawn is None and stored is not None and self._extends(stored):
+            old = [list(b) for b in stored["blocks"]]  # type: ignore[attr-defined]
+            self._drawn = old + extend_design(old, self.others, self.k, self.per_bot, self.seed)
+            self.extended = True
         if self._drawn is None:
             self._drawn = [[self.others[i] for i in block]
                            for block in balanced_design(len(self.others), self.k, self.per_bot, self.seed)]
         return self._drawn
 
+    def _extends(self, stored: dict[str, object]) -> bool:
+        """Whether ``stored`` is a design of some of these bots (none gone), drawn for the same
+        table size and seed at no more tables per bot: bots were added, and the design grows
+        by the tables they play rather than being drawn again (every table it had is kept)."""
+        bots, blocks = stored.get("bots"), stored.get("blocks")
+        if not isinstance(bots, list) or not isinstance(blocks, list) or not set(bots) < set(self.others):
+            return False
+        tables = stored.get("tables")
+        return (stored.get("per_table") == self.k and stored.get("seed") == self.seed and isinstance(tables, int)
+                and tables <= self.per_bot and all(isinstance(b, list) and set(b) <= set(bots) for b in blocks))
+
     def plan(self, state: State, *, draw: bool = False) -> Plan:
         blocks = self.blocks(state.design)
         seated = [[self.anchor, *b] for b in blocks] if self.anchor is not None else blocks
         plan = Plan(_keys(seated))
-        if not self.complete and state.design != {**self.design_key(), "blocks": blocks}:
-            plan.design = {**self.design_key(), "blocks": blocks}
+        design = {**self.design_key(), "blocks": blocks, **({"extended": True} if self.extended else {})}
+        if not self.complete and state.design != design:
+            plan.design = design
         return plan
 
     def describe(self) -> str:
@@ -363,6 +407,8 @@ class Fixed(Schedule):
             return "round robin"
         if self.complete:
             return f"round robin of every {n} bots"
+        if self.extended:
+            return f"round robin, balanced, grown as bots were added: at least {self.per_bot} table{'s' if self.per_bot != 1 else ''} per bot"
         return f"round robin, balanced: {self.per_bot} table{'s' if self.per_bot != 1 else ''} per bot"
 
 

@@ -10,14 +10,15 @@ from __future__ import annotations
 import csv
 import io
 import json
+import time
 from typing import Any
 
 from tournaments.config import KNOCKOUT, SWISS, League
 from tournaments.schedule import Knockout, State, TableKey
 from tournaments.standings import state_of
-from tournaments.store import MAX_ATTEMPTS, Store
+from tournaments.store import MAX_ATTEMPTS, Store, run_alive
 
-STATES = ("done", "failed", "given up", "pending")
+STATES = ("done", "in play", "failed", "given up", "pending")
 
 
 def _ordinal(n: int) -> str:
@@ -73,11 +74,17 @@ def status(league: League, store: Store | None) -> dict[str, Any]:
     state = state_of(league, store)
     keys = league.plan().plan(state).tables
     rows = {t.key: t for t in store.tables()} if store is not None else {}
+    holder = held_by(store)
+    playing = {p.key: p for p in store.in_play()} if store is not None and holder is not None else {}
+    now = time.time()
     items: list[dict[str, Any]] = []
     for key in keys:
         t = rows.get(key)
         item: dict[str, Any] = {"round": key.round, "bots": list(key.bots), "leg": key.leg, "label": key.label}
-        if t is None:
+        if key in playing and (t is None or t.status != "done"):
+            p = playing[key]
+            item.update(status="in play", since=p.since, seconds=round(max(0.0, now - p.since), 1), run=p.run)
+        elif t is None:
             item["status"] = "pending"
         elif t.status == "done":
             item.update(status="done", winner=t.winner, places={s.bot: s.place for s in t.seats},
@@ -107,9 +114,48 @@ def status(league: League, store: Store | None) -> dict[str, Any]:
     runs = store.cut_runs() if store is not None else 0
     longest = store.longest_match() if store is not None else None
     left = counts["pending"] + counts["failed"]
+    data["run"] = holder
+    data["eta"] = eta(left + counts["in play"], store.pace() if store is not None else None,
+                      [i["seconds"] for i in items if i["status"] == "in play"])
     data["warning"] = (f"warning{cut_short(runs, longest)}; let a run go on longer".replace("warning; ", "warning: ")
                        if runs >= 2 and left else None)
     return data
+
+
+def held_by(store: Store | None) -> dict[str, Any] | None:
+    """The run that holds the database now (its id, since when), or ``None`` when none runs."""
+    run = store.run() if store is not None else None
+    if run is None or not run_alive(run):
+        return None
+    return {"id": run.get("id"), "since": run.get("since")}
+
+
+def eta(left: int, pace: float | None, playing: list[float]) -> float | None:
+    """Seconds until ``left`` tables (those in play among them, ``playing`` their seconds so far)
+    are played, at ``pace`` seconds a table, as many at once as are in play now; ``None``
+    before any table has a time (or when none is left: 0)."""
+    if left <= 0:
+        return 0.0
+    if pace is None:
+        return None
+    lanes = max(1, len(playing))
+    work = left * pace - sum(min(s, pace) for s in playing)
+    return round(max(0.0, work) / lanes, 1)
+
+
+def duration(seconds: float) -> str:
+    """``42 s``, ``3 min 5 s``, ``2 h 10 min``."""
+    s = int(round(seconds))
+    if s < 60:
+        return f"{s} s"
+    if s < 3600:
+        return f"{s // 60} min {s % 60} s"
+    return f"{s // 3600} h {s % 3600 // 60} min"
+
+
+def when(stamp: float) -> str:
+    """A Unix time as the local clock shows it: ``14:03:27``."""
+    return time.strftime("%H:%M:%S", time.localtime(stamp))
 
 
 def _result(item: dict[str, Any]) -> str:
@@ -130,7 +176,17 @@ def _note(item: dict[str, Any]) -> str:
         return f"cut short {item['attempts']} times, last: {item['error']} (not played again; `league run --retry` does)"
     if item["status"] == "failed":
         return item["error"] + (f" (attempt {item['attempts']} of {MAX_ATTEMPTS})" if item["attempts"] else "")
+    if item["status"] == "in play":
+        return f"since {when(item['since'])} ({duration(item['seconds'])}), by run {item['run']}"
     return ""
+
+
+def run_line(run: dict[str, Any] | None, seconds: float | None, left: int) -> str:
+    """Which run holds the database and since when, and how long what is left should take."""
+    held = f"run: {run['id']} since {when(run['since'])}" if run else "run: none is running"
+    if not left:
+        return held + "; nothing left to play"
+    return held + (f"; about {duration(seconds)} left at the pace so far" if seconds is not None else "; no time to go on yet")
 
 
 def to_lines(data: dict[str, Any]) -> list[str]:
@@ -138,8 +194,10 @@ def to_lines(data: dict[str, Any]) -> list[str]:
     unit = data["unit"]
     out = [f"{data['league']}: {data['game']}",
            f"database: {data['database']}" + ("" if data["created"] else " (not created yet)"),
-           f"{unit}s: {c['total']}: {c['done']} done, {c['failed'] + c['given up']} failed, {c['pending']} pending"
-           + (f" (of {data['expected']} in all)" if data["expected"] > c["total"] else "")]
+           f"{unit}s: {c['total']}: {c['done']} done, " + (f"{c['in play']} in play, " if c["in play"] else "")
+           + f"{c['failed'] + c['given up']} failed, "
+           f"{c['pending']} pending" + (f" (of {data['expected']} in all)" if data["expected"] > c["total"] else ""),
+           run_line(data["run"], data["eta"], c["total"] - c["done"])]
     if "rounds" in data:
         r = data["rounds"]
         out.append(f"rounds: {r['drawn']}" + (f" of {r['of']}" if r["of"] is not None else "") + " drawn"
@@ -169,14 +227,15 @@ def to_lines(data: dict[str, Any]) -> list[str]:
     return out
 
 
-CSV_HEADERS = ["round", "bots", "leg", "status", "result", "points", "attempts", "error"]
+CSV_HEADERS = ["round", "bots", "leg", "status", "result", "points", "attempts", "error", "since", "run"]
 
 
 def _row(item: dict[str, Any]) -> dict[str, Any]:
     done = item["status"] == "done"
     return {"round": item["round"], "bots": " ".join(item["bots"]), "leg": item["leg"], "status": item["status"],
             "result": _result(item) if done else "", "points": _points(item) if done else "",
-            "attempts": item.get("attempts", ""), "error": item.get("error", "")}
+            "attempts": item.get("attempts", ""), "error": item.get("error", ""), "since": item.get("since", ""),
+            "run": item.get("run", "")}
 
 
 def to_csv(data: dict[str, Any]) -> str:
@@ -201,7 +260,7 @@ def _md(text: str) -> str:
 
 def to_markdown(data: dict[str, Any]) -> str:
     lines = [f"**{_md(data['league'])}**: {_md(data['game'])}", ""]
-    lines += to_lines(data)[2:3] + ([to_lines(data)[3]] if "rounds" in data else []) + [""]
+    lines += to_lines(data)[2:4] + ([to_lines(data)[4]] if "rounds" in data else []) + [""]
     if data.get("bracket"):
         lines += ["Bracket:", "", *(f"- {_md(line.strip())}" for line in bracket_lines(data["bracket"])), ""]
     lines += ["| round | table | status | result | points | note |", "|---:|---|---|---|---|---|"]

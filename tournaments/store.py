@@ -33,6 +33,12 @@ alphabetical order joined by commas):
 ``draws(round, slot, bots)``
     the rounds of a Swiss or knockout schedule as they were drawn: each slot a table, or one
     bot (a bye).
+``in_play(round, bots, leg, since, run)``
+    the tables being played now: since when (Unix time) and by which run (:func:`this_run`;
+    ``meta 'run'`` describes the run that holds the database).  A table's row goes in the
+    transaction that stores it; a run starting clears the rows a killed one left.  Made beside
+    the others by any run (a database of an older run gets it then); not in :data:`TABLES`,
+    since it holds nothing once a run has ended.
 
 A table is written only when it is complete, in one transaction, so a crash or ``kill -9``
 leaves either the whole table or nothing.  Rows never depend on the order tables finished in:
@@ -69,7 +75,7 @@ if TYPE_CHECKING:
 
 SCHEMA_VERSION = 3
 TIMING_COLUMNS = frozenset(("started", "finished", "seconds"))
-TIMING_META = frozenset(("created", "cut_runs"))
+TIMING_META = frozenset(("created", "cut_runs", "run"))
 TABLES = ("meta", "bots", "matches", "seats", "boards", "faults", "draws")
 #: The key of a table in every table that describes one.
 KEY = "round, bots, leg"
@@ -148,6 +154,58 @@ CREATE TABLE draws (
     PRIMARY KEY (round, slot)
 ) WITHOUT ROWID;
 """
+
+
+IN_PLAY = """
+CREATE TABLE IF NOT EXISTS in_play (
+    round INTEGER NOT NULL,
+    bots  TEXT NOT NULL,
+    leg   INTEGER NOT NULL,
+    since REAL NOT NULL,
+    run   TEXT NOT NULL,
+    PRIMARY KEY (round, bots, leg)
+) WITHOUT ROWID
+"""
+
+
+@dataclass(frozen=True)
+class Playing:
+    """A table in play: since when (Unix time), and the run that plays it."""
+
+    key: TableKey
+    since: float
+    run: str
+
+
+def _start_ticks(pid: int) -> str | None:
+    """When process ``pid`` started (clock ticks since boot, ``/proc/PID/stat``), ``None`` if it is gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return stat.rpartition(")")[2].split()[19]
+
+
+def this_run() -> dict[str, Any]:
+    """This process as the run that holds a database: its id (``host:pid``), and what tells,
+    from another shell, whether it still runs (the process's start time)."""
+    import socket
+
+    host, pid = socket.gethostname(), os.getpid()
+    return {"id": f"{host}:{pid}", "host": host, "pid": pid, "since": round(time.time(), 3), "ticks": _start_ticks(pid)}
+
+
+def run_alive(run: dict[str, Any] | None) -> bool:
+    """Whether ``run`` (:func:`this_run` of some process) still runs: the same process on this
+    host (a run on another host sharing the folder cannot be told: it counts as alive)."""
+    import socket
+
+    if not isinstance(run, dict):
+        return False
+    if run.get("host") != socket.gethostname():
+        return True
+    pid = run.get("pid")
+    return isinstance(pid, int) and _start_ticks(pid) == run.get("ticks")
 
 
 def key_of(row: Iterable[Any]) -> TableKey:
@@ -505,6 +563,7 @@ class Store:
             for table in ("faults", "boards", "seats", "matches"):
                 self.conn.execute(f"DELETE FROM {table} WHERE {_WHERE}", key)
             self.conn.execute("DELETE FROM meta WHERE key = 'cut_runs'")  # this run got somewhere
+            self.conn.execute(f"DELETE FROM in_play WHERE {_WHERE}", key)
             if m.record is None:
                 attempts = (row[0] or 0 if row else 0) + (1 if m.counts else 0)
                 self.conn.execute(
@@ -543,6 +602,49 @@ class Store:
                 "INSERT INTO faults VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [(*key, k, f.bot, f.kind, f.game, f.deal, f.seat, f.detail, f.line) for k, f in enumerate(result.faults)],
             )
+
+    # -- tables in play ----------------------------------------------------------------------
+
+    def begin_runs(self, run: dict[str, Any]) -> None:
+        """A run takes the database (holding its lock): it is named in ``meta 'run'``, and the
+        tables a killed run left in play are forgotten (nothing of them was stored)."""
+        with self.transaction("write"):
+            self.conn.execute("DELETE FROM in_play")
+            self.conn.execute("INSERT OR REPLACE INTO meta VALUES ('run', ?)", (json.dumps(run, sort_keys=True),))
+
+    def playing(self, key: TableKey, run: str, since: float | None = None) -> None:
+        """Note ``key`` as in play by ``run`` from now (or ``since``)."""
+        with self.transaction("write"):
+            self.conn.execute("INSERT OR REPLACE INTO in_play VALUES (?, ?, ?, ?, ?)",
+                              (key.round, key.text, key.leg, time.time() if since is None else since, run))
+
+    def not_playing(self, keys: Iterable[TableKey]) -> None:
+        """Forget ``keys`` as in play (abandoned: stopped before they ended)."""
+        with self.transaction("write"):
+            self.conn.executemany(f"DELETE FROM in_play WHERE {_WHERE}", [(k.round, k.text, k.leg) for k in keys])
+
+    def in_play(self) -> list[Playing]:
+        """The tables in play, as the runs noted them (a database older than the table: none)."""
+        try:
+            rows = self.conn.execute(f"SELECT {KEY}, since, run FROM in_play ORDER BY since, round, bots, leg").fetchall()
+        except sqlite3.OperationalError:
+            return []
+        return [Playing(key_of(r), r[3], r[4]) for r in rows]
+
+    def run(self) -> dict[str, Any] | None:
+        """The last run that held the database (:func:`this_run`), or ``None``."""
+        text = self.meta("run")
+        try:
+            value = json.loads(text) if text is not None else None
+        except ValueError:
+            return None
+        return value if isinstance(value, dict) else None
+
+    def pace(self, last: int = 50) -> float | None:
+        """Seconds of play per stored table over the last ``last`` done ones (``None`` before any)."""
+        row = self.conn.execute("SELECT AVG(seconds) FROM (SELECT seconds FROM matches WHERE status = 'done' "
+                                "ORDER BY finished DESC LIMIT ?)", (last,)).fetchone()
+        return None if row is None or row[0] is None else float(row[0])
 
     def transaction(self, doing: str = "write") -> _Transaction:
         """``with store.transaction():`` commits at the end of the block or rolls back; an SQLite
@@ -678,6 +780,8 @@ def _checked(conn: sqlite3.Connection, path: Path, create: bool) -> Store | None
         elif version != SCHEMA_VERSION or "matches" not in _tables(conn):
             raise LeagueError(f"{path}: not a league database of this version (user_version {version})")
         _check_rows(conn, path)
+        if create:
+            conn.execute(IN_PLAY)
     except UnicodeDecodeError:  # SQLite's message quotes the damaged bytes of a page
         conn.close()
         raise StoreError(f"{path}: the database is damaged (its schema cannot be read); it was left as it is: restore it "

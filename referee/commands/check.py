@@ -88,7 +88,7 @@ def check(
         raise fail(f"--log-dir {log_dir} holds files already; add --overwrite to write over them (without --log-dir every check gets a folder of its own)")
     elif log_dir.exists() and not log_dir.is_dir():
         raise fail(f"--log-dir {log_dir} is not a folder")
-    opts = CheckOptions(deals=deals, tc=tc, seed=seed_option(seed), only=variant_id, log_dir=log_dir, sandbox=sandbox, cwd=cwd, memory_mb=memory_mb,
+    opts = CheckOptions(deals=deals, tc=tc, seed=seed_option(seed), only=variant_id, log_dir=log_dir, sandbox=sandbox, cwd=cwd, env=None, memory_mb=memory_mb,
                         isolation=isolation_of(isolation), **({} if concurrency is None else {"jobs": concurrency}))
     warn_short_seed(seed, opts.seed, "in the report")
     total = len(setups(variant_id))

@@ -198,6 +198,7 @@ class CheckOptions:
     log_dir: Path = Path("referee-logs/check")
     sandbox: bool = False  # the candidate runs in the sandbox (the sample bots never do)
     cwd: Path | None = None  # the candidate's working directory (the sample bots keep the referee's)
+    env: dict[str, str] | None = None  # variables added to the candidate's environment (a ladder's entry's)
     memory_mb: int | None = None  # the candidate's memory cap (in the sandbox: its default when None)
     isolation: Isolation = "concurrent"  # "strict": only the process on turn runs (PROTOCOL.md, "Fair play")
     jobs: int = field(default_factory=lambda: max(1, min(JOBS, os.cpu_count() or 1)))
@@ -374,7 +375,7 @@ async def check_game(setup: Setup, index: int, name: str, argv: list[str], opts:
     """
     v = variant(setup.variant)
     seed = setup.seed(opts.seed)
-    bot = Bot(name, argv, Confinement(sandbox=opts.sandbox, cwd=opts.cwd, memory_mb=opts.memory_mb))
+    bot = Bot(name, argv, Confinement(sandbox=opts.sandbox, cwd=opts.cwd, memory_mb=opts.memory_mb, env=opts.env))
     bots = [bot, *_opponents(setup, index, seed)]
     report = GameReport(setup, [b.name.removeprefix("sample ") for b in bots[1:]])
     deals = _game_deals(v, setup, opts)
