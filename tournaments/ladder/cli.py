@@ -199,8 +199,7 @@ def run(
         raise typer.Exit(X.BUG)
 
 
-@ladder_app.command("add", context_settings={"allow_interspersed_args": False},
-                    epilog="Example: referee ladder add ladder.toml greedy@2 -- python3 bots/greedy.py --fast\n\n" + EPILOG)
+@ladder_app.command("add", epilog="Example: referee ladder add ladder.toml greedy@2 -- python3 bots/greedy.py --fast\n\n" + EPILOG)
 def add(
     ladder_file: LadderArg,
     name: Annotated[str, typer.Argument(help="The entry's name; a new version of a bot is a new entry: name@2, name@3, ….", show_default=False)],

@@ -123,9 +123,10 @@ async def validate(ladder: Ladder, bot: BotEntry) -> CheckReport:
 
 
 def verdict(report: CheckReport) -> str:
-    """The check a bot passed, in a line (kept with its entry)."""
+    """The check a bot passed, in a line (kept with its entry; its logs, under the ladder's
+    ``checks/`` folder, hold its seed)."""
     games = len(report.games)
-    return f"PASS: {games} game{'s' if games != 1 else ''} of referee check, seed {report.options.seed:x}"
+    return f"PASS: {games} game{'s' if games != 1 else ''} of referee check in {report.options.only}"
 
 
 class Host:
