@@ -148,7 +148,7 @@ def test_sigkill_at_random_moments_then_restarts_store_what_an_uninterrupted_hos
         proc = start(str(path), "--db", str(db), "-j", "2", "--max-deals", limit, "-q")
         before = len(done(db))
         # a moment in the middle of play: after a table is chosen (or the bots are being checked), a little later
-        wait_for(lambda: query(db, "SELECT 1 FROM in_play") or proc.poll() is not None or not query(db, "SELECT 1 FROM ladder_entries"),
+        wait_for(lambda p=proc: query(db, "SELECT 1 FROM in_play") or p.poll() is not None or not query(db, "SELECT 1 FROM ladder_entries"),
                  deadline=HANG)
         time.sleep(rng.uniform(0.0, 1.5))
         family = tree(proc.pid)
@@ -157,7 +157,8 @@ def test_sigkill_at_random_moments_then_restarts_store_what_an_uninterrupted_hos
         os.kill(proc.pid, signal.SIGKILL)  # the host only: its match processes and bots must go by themselves
         proc.communicate(timeout=HANG)
         kills += 1
-        wait_for(lambda: not alive(family - {proc.pid}), deadline=60)  # no process is left
+        others = family - {proc.pid}
+        wait_for(lambda left=others: not alive(left), deadline=60)  # no process is left
         assert len(done(db)) >= before
     assert kills >= 3
     last = referee("ladder", "run", str(path), "--db", str(db), "-j", "2", "--max-deals", limit, "-q")

@@ -5,7 +5,7 @@ by one, in order: table ``n``'s bots come from the matchmaking
 (:class:`tournaments.ladder.matchmaking.Matchmaker`), given the entries that play at ``n``, the
 ratings fitted to the outcomes of the tables before ``n - LAG`` only
 (:data:`tournaments.ladder.config.LAG`; the chooser waits while one of those is in play) and the
-tables chosen so far per entry.  Its deal set is the number of tables those bots sat at
+tables chosen so far per entry, and the tables each has waited since it was last seated (or joined).  Its deal set is the number of tables those bots sat at
 together before (table *k* of a pairing plays deal set *k* of the ladder's seed sequence,
 :func:`deal_seed`), so a bot that joins late plays the very deals the others played.  A table
 chosen is stored at once (``ladder_tables``, with its ``in_play`` row) and handed to one of
@@ -156,6 +156,7 @@ class Host:
         self.deals: dict[int, int] = {}  # deals each settled table played
         self.together: Counter[tuple[str, ...]] = Counter(c.key.bots for c in self.chosen.values())
         self.played: Counter[str] = Counter(b for c in self.chosen.values() for b in c.bots)
+        self.last_seated: dict[str, int] = {b: n for n in sorted(self.chosen) for b in self.chosen[n].bots}
         self.changed = trio.Event()
         self.choosing = True
         self._load_settled()
@@ -284,13 +285,17 @@ class Host:
                                   f"(referee ladder add {self.ladder.path.name} NAME -- COMMAND)")
                 said_small = True
             await self._wait(POLL)
-        bots = self.matchmaker.choose(number, active, self.for_choice, dict(self.played))
+        seated_at = {e.name: max(self.last_seated.get(e.name, -1) + 1, e.active_from or 0) for e in self.entries if e.name in active}
+        waited = {name: number - seated_at[name] for name in active}
+        bots = self.matchmaker.choose(number, active, self.for_choice, dict(self.played), waited)
         seated = tuple(sorted(bots))
         table = Chosen(number, seated, self.together[seated])
         LS.choose(self.store, table, self.run_id)
         self.chosen[number] = table
         self.together[seated] += 1
         self.played.update(seated)
+        for b in seated:
+            self.last_seated[b] = number
         return table
 
     # -- playing ----------------------------------------------------------------------------------
