@@ -125,7 +125,7 @@ class HostLines:
             return
         try:
             write_ladder_report(self.ladder, self.report_dir)
-        except (OSError, ValueError, sqlite3.Error) as exc:
+        except (OSError, ValueError, ArithmeticError, sqlite3.Error) as exc:  # the ladder goes on: a page costs no table
             say(err, f"warning: the page in {self.report_dir} was not refreshed: {exc}")
 
 

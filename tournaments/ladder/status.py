@@ -113,6 +113,11 @@ def fit(ladder: Ladder, store: Store | None) -> tuple[Ratings, list[LS.Entry], l
 SIGNS = {"separated": ">", "tied": "=", "open": "?"}
 
 
+def _finite(x: float) -> float | None:
+    """A bound of an interval as JSON can hold it: ``None`` while it is infinite (too few tables)."""
+    return round(x, 3) if math.isfinite(x) else None
+
+
 def standings(ladder: Ladder, store: Store | None) -> dict[str, Any]:
     """The standings as data: every rated bot best first, with its interval, tables, deals, state,
     and the mark between it and the next one."""
@@ -124,7 +129,7 @@ def standings(ladder: Ladder, store: Store | None) -> dict[str, Any]:
     out = []
     for i, r in enumerate(rows):
         mark = marks[i].verdict if i < len(marks) else None
-        out.append({"rank": i + 1, "bot": r.name, "rating": round(r.rating, 3), "low": round(r.lo, 3), "high": round(r.hi, 3),
+        out.append({"rank": i + 1, "bot": r.name, "rating": round(r.rating, 3), "low": _finite(r.lo), "high": _finite(r.hi),
                     "tables": r.tables, "deals": r.deals, "forfeits": forfeits[r.name], "state": state.get(r.name, "?"),
                     "mark": mark})
     return {"ladder": ladder.name, "game": ladder.describe(), "resolution": ladder.resolution,
@@ -134,7 +139,7 @@ def standings(ladder: Ladder, store: Store | None) -> dict[str, Any]:
 
 def eta(ratings: Ratings, resolution: float, deals_a_second: float | None) -> tuple[int | None, float | None]:
     """Deals still needed to certify the order, and the seconds they take at ``deals_a_second``:
-    an estimate.  An open mark between two bots whose intervals are ``h`` wide (the two
+    an estimate (``None`` while some interval is not finite yet).  An open mark between two bots whose intervals are ``h`` wide (the two
     together) closes when ``h`` shrinks below their difference (separated) or the resolution
     (tied), and ``h`` shrinks as one over the square root of the deals played."""
     rows = {r.name: r for r in ratings.standings()}
@@ -147,6 +152,8 @@ def eta(ratings: Ratings, resolution: float, deals_a_second: float | None) -> tu
             continue
         u, lo = rows[m.upper], rows[m.lower]
         h = math.hypot((u.hi - u.lo) / 2, (lo.hi - lo.lo) / 2)
+        if not math.isfinite(h):  # too few tables for an interval yet: no estimate
+            return None, None
         target = max(abs(u.rating - lo.rating), resolution)
         deals = max(1, u.deals + lo.deals)
         need += deals * max(0.0, (h / target) ** 2 - 1)
@@ -257,7 +264,8 @@ TABLE_HEADERS = ["rank", "bot", "rating", "95% interval", "tables", "deals", "fo
 
 
 def _cells(r: dict[str, Any]) -> list[str]:
-    return [str(r["rank"]), r["bot"], f"{r['rating']:+.2f}", f"[{r['low']:+.2f}, {r['high']:+.2f}]", str(r["tables"]),
+    interval = "[?]" if r["low"] is None or r["high"] is None else f"[{r['low']:+.2f}, {r['high']:+.2f}]"
+    return [str(r["rank"]), r["bot"], f"{r['rating']:+.2f}", interval, str(r["tables"]),
             str(r["deals"]), str(r["forfeits"]), r["state"], "" if r["mark"] is None else f"{SIGNS[r['mark']]} {r['mark']}"]
 
 
