@@ -29,6 +29,7 @@ tables in play the same way, cleanly (every match process and bot stopped and re
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import os
 import secrets
@@ -149,6 +150,7 @@ class Host:
         self.in_choice: set[str] = set()
         self.in_all: set[str] = set()
         self.fed = 0  # tables 0 .. fed-1 are in for_choice
+        self.in_sight: set[str] = set()  # bots of the tables that came into the choice's sight since the last one
         self.entries: list[Entry] = []
         self.chosen: dict[int, Chosen] = LS.chosen(store)
         self.settled: dict[int, Outcome | None] = {}
@@ -158,7 +160,11 @@ class Host:
         self.played: Counter[str] = Counter(b for c in self.chosen.values() for b in c.bots)
         self.last_seated: dict[str, int] = {b: n for n in sorted(self.chosen) for b in self.chosen[n].bots}
         self.changed = trio.Event()
-        self.choosing = True
+        self.deals_settled = 0  # deals of the settled tables (a failed one: 0)
+        self.deals_played = 0  # ... of those with a result
+        self.tables_played = 0
+        self.first_deals: int | None = None  # deals the first table with a result played
+        self.history: dict[str, list[int]] = {}  # per bot, the settled tables it sat at, in order
         self._load_settled()
         self.refresh()
 
@@ -172,6 +178,14 @@ class Host:
         self.settled[table.number] = outcome
         self.forfeits[table.number] = forfeits
         self.deals[table.number] = deals
+        self.deals_settled += deals
+        for b in table.bots:
+            bisect.insort(self.history.setdefault(b, []), table.number)
+        if outcome is not None:
+            self.deals_played += deals
+            self.tables_played += 1
+            if self.first_deals is None:
+                self.first_deals = deals
         if outcome is not None:
             for b in outcome.bots:
                 self._enter(self.for_all, self.in_all, b)
@@ -197,24 +211,22 @@ class Host:
 
     def per_table_deals(self) -> int | None:
         """Deals a table plays, when the game has a fixed number (``None``: played to a target)."""
-        done = [d for n, d in self.deals.items() if self.settled.get(n) is not None]
         lg = self.league
         if lg.variant.to_target:
             return None
-        if done:
-            return done[0]
+        if self.first_deals is not None:
+            return self.first_deals
         return (lg.deals or 0) * (lg.games or 1) * lg.orientations
 
     def deals_chosen(self) -> int:
         """Deals of the tables chosen: those played, and those still to play (a fixed-length
         game's count; a game to a target: the mean so far, 1 before any)."""
         fixed = self.per_table_deals()
-        done = [self.deals[n] for n, o in self.settled.items() if o is not None]
-        guess = fixed if fixed is not None else (round(sum(done) / len(done)) if done else 1)
-        return sum(self.deals[n] if n in self.settled else guess for n in self.chosen)
+        guess = fixed if fixed is not None else (round(self.deals_played / self.tables_played) if self.tables_played else 1)
+        return self.deals_settled + (len(self.chosen) - len(self.settled)) * guess
 
     def stored_deals(self) -> int:
-        return sum(d for n, d in self.deals.items() if self.settled.get(n) is not None)
+        return self.deals_played
 
     def enough(self) -> str | None:
         """Why no further table is chosen (``None``: go on)."""
@@ -224,16 +236,18 @@ class Host:
             return "certified"
         return None
 
-    def _suspensions(self, number: int, active: list[str]) -> list[tuple[str, str]]:
-        """The active bots that forfeited at each of their last ``suspend_after`` tables among
-        those before ``number - LAG`` (a pure function of the stored outcomes)."""
+    def _suspensions(self, number: int, bots: set[str]) -> list[tuple[str, str]]:
+        """Those of ``bots`` (the bots of the tables that came into the choice's sight) that
+        forfeited at each of their last ``suspend_after`` tables among those before
+        ``number - LAG`` (a pure function of the stored outcomes)."""
         k = self.ladder.suspend_after
         horizon = number - LAG
         out = []
-        for name in active:
-            last = [n for n in sorted(self.settled, reverse=True) if n < horizon and name in self.chosen[n].bots][:k]
+        for name in sorted(bots):
+            seen = self.history.get(name, [])
+            last = seen[max(0, bisect.bisect_left(seen, horizon) - k):bisect.bisect_left(seen, horizon)]
             if len(last) == k and all(name in self.forfeits[n] for n in last):
-                out.append((name, f"forfeited (or could not start) at tables {', '.join(map(str, sorted(last)))}, {k} in a row"))
+                out.append((name, f"forfeited (or could not start) at tables {', '.join(map(str, last))}, {k} in a row"))
         return out
 
     async def _wait(self, seconds: float | None = None) -> None:
@@ -258,6 +272,8 @@ class Host:
                     self.report.ended = why
                     return None
             for m in range(self.fed, max(self.fed, horizon)):
+                if m in self.chosen:
+                    self.in_sight.update(self.chosen[m].bots)
                 outcome = self.settled.get(m)
                 if outcome is not None:
                     for b in outcome.bots:
@@ -271,7 +287,8 @@ class Host:
                     e = next(x for x in self.entries if x.name == name)
                     self.display.note(f"table {number}: {name} {'joins' if e.state == 'active' else 'leaves (retired)'}")
             active = [e.name for e in self.entries if e.plays_at(number)]
-            for name, why in self._suspensions(number, active):
+            sight, self.in_sight = self.in_sight & set(active), set()
+            for name, why in self._suspensions(number, sight):
                 LS.suspend(self.store, name, number, why)
                 self.display.note(f"table {number}: {name} is suspended: {why}")
                 self.refresh()

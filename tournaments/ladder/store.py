@@ -167,7 +167,12 @@ def ask_retire(store: Store, name: str) -> None:
 
 def take_in(store: Store, number: int) -> list[str]:
     """What the host does before it chooses table ``number``: entries waiting are active from
-    it, entries asked to retire are retired from it.  Returns the names that changed."""
+    it, entries asked to retire are retired from it.  Returns the names that changed.  (One read
+    when nothing changed: the host asks before every table.)"""
+    pending = store.conn.execute("SELECT 1 FROM ladder_entries WHERE (active_from IS NULL OR retire_asked IS NOT NULL) "
+                                 "AND retired_from IS NULL LIMIT 1").fetchone()
+    if pending is None:
+        return []
     with store.transaction("write"):
         new = [r[0] for r in store.conn.execute("SELECT name FROM ladder_entries WHERE active_from IS NULL AND retired_from IS NULL "
                                                 "ORDER BY seq")]
