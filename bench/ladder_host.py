@@ -1,5 +1,4 @@
-"""The ladder host's overhead per table at 50, 200 and 1,000 bots: ``python -m bench.ladder --host``
-(also ``python -m bench.ladder_host``).
+"""The ladder host's overhead per table at 50, 200 and 1,000 bots: ``python -m bench.ladder_host``.
 
 Everything a host does for one table besides playing it, on its own code path
 (:class:`tournaments.ladder.host.Host`), with no process started: the **choice** (reading the
@@ -182,7 +181,7 @@ def measure(n: int, tables: int, folder: Path) -> dict[str, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m bench.ladder --host", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m bench.ladder_host", description=__doc__.split("\n\n")[0])
     ap.add_argument("--fields", default=",".join(map(str, FIELDS)), help="field sizes (default 50,200,1000)")
     ap.add_argument("--tables", type=int, default=100, help="tables measured in each field (default 100)")
     args = ap.parse_args(argv)

@@ -302,9 +302,10 @@ class Host:
                                   f"(referee ladder add {self.ladder.path.name} NAME -- COMMAND)")
                 said_small = True
             await self._wait(POLL)
-        seated_at = {e.name: max(self.last_seated.get(e.name, -1) + 1, e.active_from or 0) for e in self.entries if e.name in active}
-        waited = {name: number - seated_at[name] for name in active}
-        bots = self.matchmaker.choose(number, active, self.for_choice, dict(self.played), waited)
+        playing = set(active)
+        waited = {e.name: number - max(self.last_seated.get(e.name, -1) + 1, e.active_from or 0)
+                  for e in self.entries if e.name in playing}
+        bots = self.matchmaker.choose(number, active, self.for_choice, self.played, waited)
         seated = tuple(sorted(bots))
         table = Chosen(number, seated, self.together[seated])
         LS.choose(self.store, table, self.run_id)
