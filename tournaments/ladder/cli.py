@@ -212,6 +212,7 @@ def add(
     from referee.base.errors import BotError
     from referee.bots.sandbox import absolute_words
     from referee.bots.spawn import resolve_command
+    from referee.commands.check import checked
     from referee.matches.check import render
     from tournaments.config import BotEntry
     from tournaments.ladder import store as LS
@@ -249,7 +250,7 @@ def add(
     with _writing(ladder) as store:
         _name_free(ladder, store, name)
     say(err, f"checking {name} (referee check, {ladder.league.variant.id}) before it joins …")
-    report = _checked(ladder, bot, validate)
+    report = checked(validate, ladder, bot)  # Ctrl-C and a log that cannot be written: as referee check says them
     if not report.passed:
         for line in render(report):
             out.print(line, markup=False, highlight=False, soft_wrap=True)
@@ -258,21 +259,6 @@ def add(
         _name_free(ladder, store, name)
         LS.enter(store, bot, "add", verdict(report))
     say(out, f"{name} entered: it joins at the next table the host chooses")
-
-
-def _checked(ladder, bot, validate):
-    from referee.base.errors import LogError
-    from referee.commands.shared import first_of, interrupted
-
-    try:
-        return trio.run(validate, ladder, bot)
-    except BaseException as exc:
-        if interrupted(exc):
-            err.print("interrupted: nothing was entered")
-            raise typer.Exit(X.INTERRUPTED) from None
-        if (log_error := first_of(exc, LogError)) is not None:
-            raise fail(f"{log_error}; the check was stopped and nothing was entered") from None
-        raise
 
 
 def _name_free(ladder, store, name: str) -> None:
@@ -308,6 +294,16 @@ def retire(ladder_file: LadderArg, name: Annotated[str, typer.Argument(help="The
     say(out, f"{name} retires: it plays no table chosen from now on and keeps its results")
 
 
+def _print(fmt: Format, data: dict[str, Any], as_csv, as_markdown, for_people) -> None:
+    """``data`` on stdout in the format asked for (``for_people`` prints the default one)."""
+    from tournaments.ladder.status import to_json
+
+    if fmt is Format.table:
+        for_people(data)
+    else:
+        sys.stdout.write({Format.csv: as_csv, Format.json: to_json, Format.markdown: as_markdown}[fmt](data))
+
+
 @ladder_app.command("table")
 def table(ladder_file: LadderArg, fmt: FormatOpt = Format.table, db: DbOpt = None) -> None:
     """Print the standings: ratings (points a deal) with 95% intervals, tables, deals, and the separated/tied mark to the next bot."""
@@ -315,14 +311,7 @@ def table(ladder_file: LadderArg, fmt: FormatOpt = Format.table, db: DbOpt = Non
 
     with _reading(_load(ladder_file, db)) as (ladder, store):
         data = T.standings(ladder, store)
-    if fmt is Format.csv:
-        sys.stdout.write(T.table_csv(data))
-    elif fmt is Format.json:
-        sys.stdout.write(T.to_json(data))
-    elif fmt is Format.markdown:
-        sys.stdout.write(T.table_markdown(data))
-    else:
-        out.print(T.rich_table(data))
+    _print(fmt, data, T.table_csv, T.table_markdown, lambda d: out.print(T.rich_table(d)))
 
 
 @ladder_app.command("status")
@@ -332,15 +321,11 @@ def status(ladder_file: LadderArg, fmt: FormatOpt = Format.table, db: DbOpt = No
 
     with _reading(_load(ladder_file, db)) as (ladder, store):
         data = T.status(ladder, store)
-    if fmt is Format.csv:
-        sys.stdout.write(T.status_csv(data))
-    elif fmt is Format.json:
-        sys.stdout.write(T.to_json(data))
-    elif fmt is Format.markdown:
-        sys.stdout.write(T.status_markdown(data))
-    else:
-        for line in T.status_lines(data):
+    def lines(d: dict[str, Any]) -> None:
+        for line in T.status_lines(d):  # plain text: names and errors may hold "[...]"
             say(out, line)
+
+    _print(fmt, data, T.status_csv, T.status_markdown, lines)
 
 
 def register(app: typer.Typer, report_writers: dict[str, Any]) -> None:

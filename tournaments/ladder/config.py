@@ -84,7 +84,7 @@ class Ladder:
         amount = games if lg.deals is None else f"{lg.deals} deals" if lg.games is None else f"{games} of {lg.deals} deals"
         sandbox = "" if lg.sandbox else ", NO SANDBOX (sandbox = false)"
         return (f"{lg.variant.id}, {lg.players} players, {lg.per_table} bots a table, {amount} per orientation, "
-                f"resolution {self.resolution:g} points a deal{sandbox}")
+                f"resolution {self.resolution:g} point{'' if self.resolution == 1 else 's'} a deal{sandbox}")
 
 
 def load_ladder(path: Path, db: Path | None = None) -> Ladder:
