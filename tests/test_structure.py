@@ -101,7 +101,7 @@ FLOORS = {
     "protocol": 0, "referee.engine": 0, "referee.engine.core": 0, "referee.engine.games": 0,
     "referee.base": 1, "referee.records": 1, "referee.bots": 1, "referee.conversation": 1, "referee.sides": 1,
     "referee": 2, "referee.matches": 2, "referee.audit": 2, "referee.web": 2, "referee.play": 2, "referee.envs": 2, "referee.commands": 2,
-    "tournaments": 3,
+    "tournaments": 3, "tournaments.ladder": 3,
     "bench": 4,
 }
 PACKAGES = ("protocol", "referee", "tournaments", "bench")
@@ -212,9 +212,10 @@ def test_no_import_runs_back_up_a_floor() -> None:
 #: the learning environments (issue 35), which play the engine through the games' sides and start
 #: bots as matches do; nothing of the referee imports them.
 FRONT_DOORS = ("referee.commands", "referee.envs")
-#: who may go through a front door: ``python -m referee``, the league's command line (the shared
-#: helpers of the referee's), and the benchmarks, which measure the environments
-DOORMEN = ("referee.__main__", "tournaments.cli", "bench")
+#: who may go through a front door: ``python -m referee``, the league's and the ladder's command
+#: lines (the shared helpers of the referee's; the ladder's checks a newcomer as ``referee check``
+#: does), and the benchmarks, which measure the environments
+DOORMEN = ("referee.__main__", "tournaments.cli", "tournaments.ladder.cli", "bench")
 
 
 def test_nothing_imports_a_front_door() -> None:
