@@ -1,5 +1,8 @@
 """Is the ladder's matchmaking worth it? ``python -m bench.ladder [--quick] [--fields N] [--seed S]``.
 
+``python -m bench.ladder --host [--fields 50,200,1000] [--tables N]`` measures the host's own
+overhead per table instead (:mod:`bench.ladder_host`).
+
 Simulates ladders of bots of known strengths, in-process, with the ladder's own ratings
 (:class:`tournaments.ladder.rating.Ratings`) and matchmaking
 (:class:`tournaments.ladder.matchmaking.Matchmaker`), beside two schedules that ignore the
@@ -221,7 +224,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="fewer fields (a few minutes on 2 cores)")
     parser.add_argument("--fields", type=int, help="simulated fields per size (default 40, --quick 12)")
     parser.add_argument("--seed", type=int, default=1, help="the simulation's seed (default 1)")
-    args = parser.parse_args(argv)
+    parser.add_argument("--host", action="store_true",
+                        help="instead: the host's overhead per table at 50, 200 and 1,000 bots (bench.ladder_host; its options follow)")
+    given = sys.argv[1:] if argv is None else argv
+    if "--host" in given:  # the host's own options (its --fields are sizes, not a count)
+        from bench.ladder_host import main as host_main
+
+        return host_main([a for a in given if a != "--host"])
+    args = parser.parse_args(given)
     fields = args.fields or (12 if args.quick else 40)
     noise = real_noise()
     sizes = {20: 400_000} if args.quick else {20: 400_000, 100: 4_000_000}

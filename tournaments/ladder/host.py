@@ -5,7 +5,8 @@ by one, in order: table ``n``'s bots come from the matchmaking
 (:class:`tournaments.ladder.matchmaking.Matchmaker`), given the entries that play at ``n``, the
 ratings fitted to the outcomes of the tables before ``n - LAG`` only
 (:data:`tournaments.ladder.config.LAG`; the chooser waits while one of those is in play) and the
-tables chosen so far per entry, and the tables each has waited since it was last seated (or joined).  Its deal set is the number of tables those bots sat at
+tables chosen so far per entry, the tables each has waited since it was last seated (or joined),
+and the seatings of the last ``LAG`` tables chosen (whose outcomes it may not see yet).  Its deal set is the number of tables those bots sat at
 together before (table *k* of a pairing plays deal set *k* of the ladder's seed sequence,
 :func:`deal_seed`), so a bot that joins late plays the very deals the others played.  A table
 chosen is stored at once (``ladder_tables``, with its ``in_play`` row) and handed to one of
@@ -305,7 +306,9 @@ class Host:
         playing = set(active)
         waited = {e.name: number - max(self.last_seated.get(e.name, -1) + 1, e.active_from or 0)
                   for e in self.entries if e.name in playing}
-        bots = self.matchmaker.choose(number, active, self.for_choice, self.played, waited)
+        # the tables chosen whose outcomes the choice may not see yet (the last LAG)
+        unseen = [self.chosen[m].bots for m in range(max(0, number - LAG), number) if m in self.chosen]
+        bots = self.matchmaker.choose(number, active, self.for_choice, self.played, waited, unseen)
         seated = tuple(sorted(bots))
         table = Chosen(number, seated, self.together[seated])
         LS.choose(self.store, table, self.run_id)

@@ -1,0 +1,25 @@
+"""``python -m bench.ladder --host``: the host's overhead per table, on a small field, prints a row
+per size with every part measured (figures are printed, never asserted)."""
+
+from __future__ import annotations
+
+import re
+
+from bench.ladder import main as ladder_main
+from bench.ladder_host import stub_record
+from tournaments.worker import TableRecord
+
+
+def test_the_host_mode_prints_a_row_per_field_size(capsys):
+    assert ladder_main(["--host", "--fields", "4,8", "--tables", "3"]) == 0
+    out = capsys.readouterr().out
+    rows = [line for line in out.splitlines() if re.match(r"\s+\d+ ", line)]
+    assert [int(r.split()[0]) for r in rows] == [4, 8]
+    assert all(len(re.findall(r"\d+\.\d\d", r)) == 5 for r in rows)  # choice, storage, refit, CPU total, wall
+
+
+def test_a_stub_record_is_a_result_the_store_takes():
+    record = stub_record(["a", "b"], 2.5)
+    assert isinstance(record, TableRecord)
+    assert record.result.names == ["a", "b"] and record.result.ahead == "a"
+    assert record.margins == [[2.5, -2.5]] * 4 and len(record.result.deals) == 8
