@@ -174,7 +174,7 @@ def test_table_and_status_of_three_bot_tables_in_every_format(trains):
     assert all(b in text for b in ("greedy", "first", "random", "random-b")) and "head to head" in text
     assert "3 bots a table" in text and "Plackett–Luce" in text
     status = json.loads(out["status-json"])
-    assert status["counts"] == {"total": 4, "done": 4, "failed": 0, "given up": 0, "pending": 0}
+    assert status["counts"] == {"total": 4, "done": 4, "in play": 0, "failed": 0, "given up": 0, "pending": 0}
     assert all(len(t["places"]) == 3 for t in status["tables"])
     rows = list(csv.DictReader(io.StringIO(out["status-csv"])))
     assert list(rows[0]) == CSV_HEADERS and len(rows) == 4 and {r["status"] for r in rows} == {"done"}
