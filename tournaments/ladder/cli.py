@@ -149,7 +149,7 @@ def run(
     until: Annotated[str | None, typer.Option("--until", help="certified: stop once every two neighbours of the standings are separated or tied (the tables in play are finished first).", show_default=False)] = None,
     max_deals: Annotated[int | None, typer.Option("--max-deals", help="Stop once the ladder's tables hold N deals (counted over the whole ladder, not this run: a run started again goes on to the same N).", show_default=False)] = None,
     report_dir: Annotated[Path | None, typer.Option("--report", help="Keep the ladder's web page in this folder, rewritten after every table; it reloads itself.")] = None,
-    cluster: Annotated[str | None, typer.Option("--cluster", help="Not for ladders yet: their tables play in lanes here.", show_default=False, hidden=True)] = None,
+    cluster: Annotated[str | None, typer.Option("--cluster", help="Play the tables on a Dask cluster: a scheduler address (tcp://host:8786) or local:N for N worker processes here; -j tables at once. Needs pip install 'referee\\[cluster]'; the bots' commands must exist at the same paths on every worker.", show_default=False)] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No line per finished table.")] = False,
     affinity: Annotated[bool, typer.Option("--affinity/--no-affinity", help="With -j 2 or more, keep each lane and its bots to CPUs of their own (as league run).")] = True,
 ) -> None:
@@ -165,8 +165,14 @@ def run(
         raise fail(f"--concurrency (-j): from 1 to {LAG}, not {concurrency}")
     if max_deals is not None and max_deals < 1:
         raise fail("--max-deals must be at least 1")
+    address = None
     if cluster is not None:
-        raise fail("--cluster: a ladder plays its tables here, in lanes (-j); a cluster host is not there yet")
+        from tournaments.cluster import parse_address
+
+        try:
+            address = parse_address(cluster)
+        except LeagueError as exc:
+            raise fail(str(exc)) from None
     if report_dir is not None and report_dir.exists() and not report_dir.is_dir():
         raise fail(f"--report {report_dir}: exists and is not a folder")
     if ladder.league.sandbox:
@@ -177,9 +183,18 @@ def run(
         except SandboxUnavailable as exc:
             raise fail(f"{ladder_file}: {exc} (or turn it off with sandbox = false)") from None
     lines = HostLines(ladder, quiet, report_dir)
+    def host(client: Any = None):
+        return trio.run(lambda: run_ladder(ladder, concurrency, max_deals=max_deals, until_certified=until == "certified",
+                                           display=lines, handle_signals=True, affinity=affinity, client=client))
+
     try:
-        report = trio.run(lambda: run_ladder(ladder, concurrency, max_deals=max_deals, until_certified=until == "certified",
-                                             display=lines, handle_signals=True, affinity=affinity))
+        if address is None:
+            report = host()
+        else:
+            from tournaments.cluster import connect
+
+            with connect(address) as client:
+                report = host(client)
     except LeagueError as exc:
         raise fail(str(exc).replace("another run of this league", "another run of this ladder")) from None
     lines.refresh()

@@ -36,16 +36,18 @@ import os
 import secrets
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import msgspec
 import trio
 
 from referee.base.signals import Stop, cancel_on_signals
 from referee.matches.check import CheckOptions, CheckReport, render, run_check
+from referee.matches.job import MatchJob
 from tournaments.config import BotEntry, LeagueError
 from tournaments.ladder import store as LS
 from tournaments.ladder.config import LAG, Ladder, with_bots
@@ -71,6 +73,11 @@ def deal_seed(seed: int, deal_set: int) -> int:
 def table_stem(number: int) -> str:
     """The file name of a table's log and stderr folder: ``table-000042``."""
     return f"table-{number:06d}"
+
+
+#: How a lane plays one job: ``(job, stall) -> (record, error, kind)``, the job's log and its bots'
+#: stderr written at ``job.log`` and ``job.stderr_dir`` (:meth:`tournaments.runner.Child.play`'s contract).
+RunJob = Callable[[MatchJob, float], Awaitable[tuple[TableRecord | None, str | None, str | None]]]
 
 
 class HostDisplay(Protocol):
@@ -325,8 +332,9 @@ class Host:
         logs = self.league.logs_dir
         return logs / f"{table_stem(table.number)}{self.league.log_suffix}", logs / f"{table_stem(table.number)}.stderr"
 
-    async def play(self, table: Chosen, child: Child, stall: float) -> None:
-        """Play one table and store it; its half-written files are removed if it is cut short."""
+    async def play(self, table: Chosen, run: RunJob, stall: float) -> None:
+        """Play one table with ``run`` (a lane's: here, or on the cluster) and store it; its
+        half-written files are removed if it is cut short."""
         league = self.league
         final_log, final_err = self.paths(table)
         token = f"{os.getpid()}-{secrets.token_hex(3)}"
@@ -338,7 +346,7 @@ class Host:
             job = msgspec.structs.replace(job, seed=deal_seed(self.seed, table.deal_set))
             started = time.time()
             self.display.started(table)
-            record, error, kind = await child.play(job, lambda done, total: None, stall)
+            record, error, kind = await run(job, stall)
             finished = time.time()
             if kind == "log":
                 raise OSError(error or "the log could not be written")
@@ -370,9 +378,12 @@ class Host:
 
 async def run_ladder(ladder: Ladder, concurrency: int = 1, *, max_deals: int | None = None, until_certified: bool = False,
                      display: HostDisplay | None = None, handle_signals: bool = False, worker_argv: Sequence[str] = WORKER_ARGV,
-                     stall: float | None = None, affinity: bool = True) -> HostReport:
-    """Host ``ladder`` here until it is stopped, certified (``until_certified``) or has chosen
-    tables of ``max_deals`` deals.
+                     stall: float | None = None, affinity: bool = True, client: Any = None) -> HostReport:
+    """Host ``ladder`` until it is stopped, certified (``until_certified``) or has chosen tables
+    of ``max_deals`` deals: each of ``concurrency`` lanes plays its tables in a match process
+    here, or, given a Dask ``client`` (:func:`tournaments.cluster.connect`), as a task on the
+    cluster (:func:`tournaments.cluster.play_match`: the same match process on a worker, its log
+    and stderr sent back and written here); the host alone chooses and stores, as here.
 
     Raises:
       LeagueError: another run holds the ladder, its settings differ from the stored results, a
@@ -385,7 +396,7 @@ async def run_ladder(ladder: Ladder, concurrency: int = 1, *, max_deals: int | N
     with _exclusive(ladder.league), _open(ladder.league) as store:
         host = await _begin(ladder, store, display, max_deals=max_deals, until_certified=until_certified)
         try:
-            await _serve(host, concurrency, handle_signals, worker_argv, stall, affinity)
+            await _serve(host, concurrency, handle_signals, worker_argv, stall, affinity, client)
         except (StoreError, OSError) as exc:
             host.report.stopped = str(exc) if isinstance(exc, StoreError) else f"cannot write in {ladder.league.logs_dir}: {exc}"
             host.report.ended = "stopped"
@@ -434,10 +445,10 @@ async def _begin(ladder: Ladder, store: Store, display: HostDisplay, *, max_deal
 
 
 async def _serve(host: Host, concurrency: int, handle_signals: bool, worker_argv: Sequence[str], stall: float | None,
-                 affinity: bool) -> None:
+                 affinity: bool, client: Any) -> None:
     league = host.league
     limit = stall_limit(league) if stall is None else stall
-    cpus = lane_cpus(concurrency) if affinity else None
+    cpus = lane_cpus(concurrency) if affinity and client is None else None
     send, receive = trio.open_memory_channel[Chosen](0)
 
     def interrupted(_stop: Stop) -> None:
@@ -461,11 +472,16 @@ async def _serve(host: Host, concurrency: int, handle_signals: bool, worker_argv
         argv = list(worker_argv) if cpus is None else [*worker_argv, "--cpus", ",".join(map(str, cpus[index]))]
         async with receive:
             table = await _next(receive)
+            if client is not None:
+                while table is not None:
+                    await host.play(table, partial(on_cluster, client), limit)
+                    table = await _next(receive)
+                return
             while table is not None:
                 async with trio.open_nursery() as nursery:
                     child = await Child.start(nursery, argv)
                     while table is not None and not child.dead:
-                        await host.play(table, child, limit)
+                        await host.play(table, partial(on_child, child), limit)
                         table = await _next(receive)
                     if not child.dead:
                         await child.close()
@@ -476,6 +492,34 @@ async def _serve(host: Host, concurrency: int, handle_signals: bool, worker_argv
             for i in range(concurrency):
                 nursery.start_soon(lane, i, receive.clone())
             await receive.aclose()
+
+
+async def on_child(child: Child, job: MatchJob, stall: float) -> tuple[TableRecord | None, str | None, str | None]:
+    """Play ``job`` in a lane's match process here."""
+    return await child.play(job, lambda done, total: None, stall)
+
+
+async def on_cluster(client: Any, job: MatchJob, stall: float) -> tuple[TableRecord | None, str | None, str | None]:
+    """Play ``job`` as a task on the cluster and write its log and stderr where the job says (the
+    host renames them into place); a task cancelled (Ctrl-C) is cancelled on the cluster too."""
+    from tournaments.cluster import play_match, task_failure
+
+    future = client.submit(play_match, job, stall, pure=False)
+    try:
+        out = await trio.to_thread.run_sync(future.result, abandon_on_cancel=True)
+    except trio.Cancelled:
+        future.cancel()
+        raise
+    except Exception as exc:  # noqa: BLE001 — KilledWorker, a task that raised: the table failed
+        out = task_failure(exc)
+    if out.get("log") is not None:
+        Path(job.log).write_bytes(out["log"])
+    if out.get("stderr"):
+        folder = Path(job.stderr_dir)
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, data in out["stderr"].items():
+            (folder / Path(name).name).write_bytes(data)
+    return out["record"], out["error"], out.get("kind")
 
 
 async def _next(receive: trio.MemoryReceiveChannel[Chosen]) -> Chosen | None:
