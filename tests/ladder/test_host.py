@@ -278,3 +278,23 @@ def test_a_ladder_file_with_a_schedule_is_refused_in_one_line(tmp_path):
     path = write(tmp_path, ladder_toml(extra='schedule = "swiss"'))
     r = referee("ladder", "status", str(path))
     assert r.returncode == X.USAGE and r.stderr.count("\n") == 1 and "a ladder has no schedule" in r.stderr
+
+
+def test_sigterm_while_the_files_bots_are_checked_ends_cleanly_with_130(tmp_path):
+    path = write(tmp_path, ladder_toml(FIELD[:2]))
+    proc = start(str(path))
+    try:
+        assert proc.stderr is not None
+        line = proc.stderr.readline().decode()  # the first thing the host says: it checks the first bot
+        assert line.startswith("checking greedy"), line
+        wait_for(lambda: list((tmp_path / "ladder-logs" / "checks").glob("greedy-*/*")), proc)  # its check is playing
+        family = tree(proc.pid)
+        code, err = stop(proc)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+    assert code == X.INTERRUPTED, err
+    assert err.strip().splitlines()[-1].startswith("interrupted while the bots were checked")
+    wait_for(lambda: not alive(family - {proc.pid}), deadline=60)
+    assert done(tmp_path / "ladder.db") == []

@@ -17,7 +17,7 @@ import trio
 import typer
 
 from referee.base import exitcodes as X
-from referee.commands.shared import err, fail, out, say
+from referee.commands.shared import err, fail, interrupted, out, say
 from tournaments.cli import Format, table_result
 
 if TYPE_CHECKING:
@@ -197,6 +197,11 @@ def run(
                 report = host(client)
     except LeagueError as exc:
         raise fail(str(exc).replace("another run of this league", "another run of this ladder")) from None
+    except BaseException as exc:
+        if interrupted(exc):  # while the file's bots were being checked: nothing was played
+            say(err, "interrupted while the bots were checked: no table was played; run the same command again")
+            raise typer.Exit(X.INTERRUPTED) from None
+        raise
     lines.refresh()
     summary = (f"{ladder.name}: played {report.played} table{'s' if report.played != 1 else ''} in {report.seconds:.1f} s"
                + (f", {len(report.failed)} failed" if report.failed else "")
