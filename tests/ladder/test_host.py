@@ -298,3 +298,20 @@ def test_sigterm_while_the_files_bots_are_checked_ends_cleanly_with_130(tmp_path
     assert err.strip().splitlines()[-1].startswith("interrupted while the bots were checked")
     wait_for(lambda: not alive(family - {proc.pid}), deadline=60)
     assert done(tmp_path / "ladder.db") == []
+
+
+def test_a_newcomer_is_checked_in_the_sandbox_when_the_ladder_plays_in_it(tmp_path):
+    bots = tmp_path / "bots"
+    bots.mkdir()
+    script = bots / "writes_beside_bot.py"
+    script.write_bytes((ROOT / "tests" / "ladder" / "bots" / "writes_beside_bot.py").read_bytes())
+    boxed = write(tmp_path / "boxed", ladder_toml([]).replace("sandbox = false", "sandbox = true"))
+    r = referee("ladder", "add", str(boxed), "writer", "--", str(script))
+    assert r.returncode == X.USAGE and "writer is refused" in r.stderr
+    assert "Read-only file system" in r.stdout or "read-only" in r.stdout  # check's report says why
+    assert not (bots / "writes_beside_bot.state").exists()
+    plain = write(tmp_path / "plain", ladder_toml([]))
+    r = referee("ladder", "add", str(plain), "writer", "--", str(script))
+    assert r.returncode == 0, r.stdout + r.stderr
+    entry = query(tmp_path / "plain" / "ladder.db", "SELECT bot FROM ladder_entries WHERE name = 'writer'")[0][0]
+    assert json.loads(entry)["sandbox"] is False

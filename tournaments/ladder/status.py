@@ -271,7 +271,7 @@ def _cells(r: dict[str, Any]) -> list[str]:
 
 def table_note(data: dict[str, Any]) -> str:
     return (f"ratings: points a deal over the field's mean, 95% intervals; next: the mark to the bot below (> separated, = tied "
-            f"within {data['resolution']:g}, ? open); order {'certified' if data['certified'] else 'not certified yet'}")
+            f"within {data['resolution']:g} a deal, ? open); order {'certified' if data['certified'] else 'not certified yet'}")
 
 
 def table_csv(data: dict[str, Any]) -> str:
