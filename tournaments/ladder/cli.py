@@ -205,7 +205,7 @@ def run(
     lines.refresh()
     summary = (f"{ladder.name}: played {report.played} table{'s' if report.played != 1 else ''} in {report.seconds:.1f} s"
                + (f", {len(report.failed)} failed" if report.failed else "")
-               + f"; the ladder holds {report.tables} tables, {report.deals} deals")
+               + f"; the ladder holds {report.tables} table{'s' if report.tables != 1 else ''}, {report.deals} deals")
     if report.stopped is not None:
         raise fail(f"{report.stopped}; the ladder stopped and keeps every finished table ({summary}); make room and run it again")
     if report.interrupted:

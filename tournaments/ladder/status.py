@@ -110,6 +110,32 @@ def fit(ladder: Ladder, store: Store | None) -> tuple[Ratings, list[LS.Entry], l
     return ratings, entries, settled, chosen
 
 
+#: The games whose club rating ``ladder table`` adds (seed 002 is Kozel's: penalties to a hundred).
+CLUB_VARIANTS = ("kozel",)
+
+
+def club(ladder: Ladder, store: Store | None, settled: Sequence[Settled]) -> dict[str, tuple[int, int]] | None:
+    """Seed 002's club rating (:mod:`tournaments.ladder.club`) of every bot over the games of the
+    stored tables, with its games: ``None`` for a game that is not Kozel.  A game one of whose
+    deals ended by a player's timeout counts as cut short by it (the player out gains nothing)."""
+    from tournaments.ladder.club import ClubRating
+
+    if ladder.league.variant.id not in CLUB_VARIANTS or store is None:
+        return None
+    rating = ClubRating()
+    numbers = [s.table.number for s in settled if s.outcome is not None]
+    for (text,) in store.conn.execute(f"SELECT result FROM matches WHERE status = 'done' AND round IN ({','.join('?' * len(numbers))}) "
+                                      "ORDER BY round", numbers):
+        result = json.loads(text)
+        names = [b["name"] for b in result["bots"]]
+        timeouts = {(f["game"], f["deal"]): f["bot"] for f in result["faults"] if f["kind"] == "timeout"}
+        for game in result["game_results"]:
+            out = next((timeouts[(d["game"], d["deal"])] for d in result["deals"]
+                        if d["game"] == game["game"] and d["end"] == "fault" and (d["game"], d["deal"]) in timeouts), None)
+            rating.add_game(dict(zip(names, game["points"])), out)
+    return {name: (rating.totals[name], rating.games[name]) for name in rating.totals}
+
+
 SIGNS = {"separated": ">", "tied": "=", "open": "?"}
 
 
@@ -124,6 +150,7 @@ def standings(ladder: Ladder, store: Store | None) -> dict[str, Any]:
     ratings, entries, settled, _ = fit(ladder, store)
     rows = ratings.standings()
     marks = ratings.marks()
+    clubbed = club(ladder, store, settled)
     state = {e.name: e.state for e in entries}
     forfeits = Counter(b for s in settled for b in s.forfeits)
     out = []
@@ -131,10 +158,10 @@ def standings(ladder: Ladder, store: Store | None) -> dict[str, Any]:
         mark = marks[i].verdict if i < len(marks) else None
         out.append({"rank": i + 1, "bot": r.name, "rating": round(r.rating, 3), "low": _finite(r.lo), "high": _finite(r.hi),
                     "tables": r.tables, "deals": r.deals, "forfeits": forfeits[r.name], "state": state.get(r.name, "?"),
-                    "mark": mark})
+                    "mark": mark, **({} if clubbed is None else {"club": clubbed.get(r.name, (0, 0))[0]})})
     return {"ladder": ladder.name, "game": ladder.describe(), "resolution": ladder.resolution,
             "certified": bool(rows) and len(rows) >= 2 and ratings.certified(), "rows": rows and out or [],
-            "open": sum(1 for m in marks if m.verdict == "open")}
+            "open": sum(1 for m in marks if m.verdict == "open"), "club": clubbed is not None}
 
 
 def eta(ratings: Ratings, resolution: float, deals_a_second: float | None) -> tuple[int | None, float | None]:
@@ -263,6 +290,14 @@ def status_markdown(data: dict[str, Any]) -> str:
 TABLE_HEADERS = ["rank", "bot", "rating", "95% interval", "tables", "deals", "forfeits", "state", "next"]
 
 
+def _headers(data: dict[str, Any]) -> list[str]:
+    return TABLE_HEADERS + (["club"] if data.get("club") else [])
+
+
+def _row(r: dict[str, Any]) -> list[str]:
+    return _cells(r) + ([str(r["club"])] if "club" in r else [])
+
+
 def _cells(r: dict[str, Any]) -> list[str]:
     interval = "[?]" if r["low"] is None or r["high"] is None else f"[{r['low']:+.2f}, {r['high']:+.2f}]"
     return [str(r["rank"]), r["bot"], f"{r['rating']:+.2f}", interval, str(r["tables"]),
@@ -270,24 +305,27 @@ def _cells(r: dict[str, Any]) -> list[str]:
 
 
 def table_note(data: dict[str, Any]) -> str:
+    club_note = "; club: seed 002's club rating over the games played (Kozel)" if data.get("club") else ""
     return (f"ratings: points a deal over the field's mean, 95% intervals; next: the mark to the bot below (> separated, = tied "
-            f"within {data['resolution']:g} a deal, ? open); order {'certified' if data['certified'] else 'not certified yet'}")
+            f"within {data['resolution']:g} a deal, ? open); order {'certified' if data['certified'] else 'not certified yet'}"
+            + club_note)
 
 
 def table_csv(data: dict[str, Any]) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["rank", "bot", "rating", "low", "high", "tables", "deals", "forfeits", "state", "mark"])
+    w.writerow(["rank", "bot", "rating", "low", "high", "tables", "deals", "forfeits", "state", "mark"]
+               + (["club"] if data.get("club") else []))
     for r in data["rows"]:
         w.writerow([r["rank"], r["bot"], r["rating"], r["low"], r["high"], r["tables"], r["deals"], r["forfeits"], r["state"],
-                    r["mark"] or ""])
+                    r["mark"] or "", *([r["club"]] if "club" in r else [])])
     return buf.getvalue()
 
 
 def table_markdown(data: dict[str, Any]) -> str:
-    lines = ["| " + " | ".join(TABLE_HEADERS) + " |", "|" + "|".join("---" if h in ("bot", "state", "next") else "---:"
-                                                                     for h in TABLE_HEADERS) + "|"]
-    lines += ["| " + " | ".join(_md(c) for c in _cells(r)) + " |" for r in data["rows"]]
+    heads = _headers(data)
+    lines = ["| " + " | ".join(heads) + " |", "|" + "|".join("---" if h in ("bot", "state", "next") else "---:" for h in heads) + "|"]
+    lines += ["| " + " | ".join(_md(c) for c in _row(r)) + " |" for r in data["rows"]]
     return "\n".join([*lines, "", table_note(data)]) + "\n"
 
 
@@ -299,10 +337,10 @@ def rich_table(data: dict[str, Any]):
     title = f"{data['ladder']}: {data['game']}"
     t = Table(title=escape(title), title_justify="left", header_style="bold", pad_edge=False, box=box.SIMPLE_HEAD,
               collapse_padding=True)
-    for h in TABLE_HEADERS:
+    for h in _headers(data):
         t.add_column(h, justify="left" if h in ("bot", "state", "next") else "right", no_wrap=True)
     for r in data["rows"]:
-        t.add_row(*(escape(c) for c in _cells(r)))
+        t.add_row(*(escape(c) for c in _row(r)))
     t.caption = escape(table_note(data))
     t.caption_justify = "left"
     return t
