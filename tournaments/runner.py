@@ -432,11 +432,11 @@ class Session:
         league = store.secret_seed(league, create=True)
         self.league = league
         self.store = store
-        run = this_run()
-        store.begin_runs(run)
-        self.display = NotingPlay(display, store, run["id"])
         self.schedule = league.plan()
         store.check(league, adopt=True)
+        run = this_run()
+        store.begin_runs(run)  # a run refused above changes nothing of this
+        self.display = NotingPlay(display, store, run["id"])
         if retry:
             store.retry()
         _claim_logs(league)
