@@ -224,10 +224,12 @@ class League:
         """What the league plays: ``pairing`` (two bots a table) or ``table``."""
         return "pairing" if self.per_table == 2 else "table"
 
-    def describe(self) -> str:
+    def describe(self, schedule: Schedule | None = None) -> str:
+        """The league in a line; ``schedule``: its schedule as planned from the store (a design
+        grown by bots added says so), else as the file alone gives it."""
         games = f"{self.games} game{'s' if self.games != 1 else ''}"
         amount = games if self.deals is None else f"{self.deals} deals" if self.games is None else f"{games} of {self.deals} deals"
-        sched = self.plan().describe()
+        sched = (schedule or self.plan()).describe()
         tables = f", {self.per_table} bots a table" if self.per_table != 2 else ""
         seed = "a secret seed" if self.seed is None else f"seed {seed_text(self.seed)}"
         text = f"{self.variant.id}, {self.players} players{tables}, {amount} per orientation, {seed}, {sched}, {len(self.bots)} bots"

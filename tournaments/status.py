@@ -72,7 +72,8 @@ def bracket_lines(rounds: list[dict[str, Any]]) -> list[str]:
 def status(league: League, store: Store | None) -> dict[str, Any]:
     """Everything ``league status`` says, as data."""
     state = state_of(league, store)
-    keys = league.plan().plan(state).tables
+    schedule = league.plan()
+    keys = schedule.plan(state).tables
     rows = {t.key: t for t in store.tables()} if store is not None else {}
     holder = held_by(store)
     playing = {p.key: p for p in store.in_play()} if store is not None and holder is not None else {}
@@ -95,9 +96,8 @@ def status(league: League, store: Store | None) -> dict[str, Any]:
         items.append(item)
     byes = [{"round": r, "bot": slot[0]} for r, slots in sorted(state.draws.items()) for slot in slots if len(slot) == 1]
     counts = {s: sum(1 for i in items if i["status"] == s) for s in STATES}
-    schedule = league.plan()
     data: dict[str, Any] = {
-        "league": league.name, "game": league.describe(), "database": str(league.db_path),
+        "league": league.name, "game": league.describe(schedule), "database": str(league.db_path),
         "created": store is not None or league.db_path.exists(), "unit": league.unit,
         "counts": {"total": len(items), **counts}, "expected": max(len(items), schedule.expected(state)),
         "tables": items, "byes": byes,

@@ -71,6 +71,7 @@ def test_adding_a_bot_to_a_finished_balanced_league_keeps_its_tables_and_plays_o
     status = json.loads(cli("league", "status", str(path), "-f", "json").stdout)
     assert status["counts"]["done"] == 6 and status["counts"]["pending"] == 3
     assert all("r11" in t["bots"] for t in status["tables"] if t["status"] == "pending")
+    assert "grown as bots were added: at least 3 tables per bot" in status["game"]
     second = referee("league", "run", str(path), "-j", "2", "-q")
     assert second.returncode == 0, second.stderr
     assert "played 3 tables" in second.stdout
