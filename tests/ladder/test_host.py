@@ -8,6 +8,7 @@ tables.  Deadlines only catch hangs; no test asserts how long anything took.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -17,6 +18,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -114,15 +116,29 @@ def alive(pids: set[int]) -> set[int]:
     return left
 
 
+def _kill(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+
+
+@contextlib.contextmanager
+def hosting(*args: str) -> Iterator[subprocess.Popen]:
+    """A host running (:func:`start`), killed with its group if the block leaves it running."""
+    proc = start(*args)
+    try:
+        yield proc
+    finally:
+        _kill(proc)
+
+
 def stop(proc: subprocess.Popen, sig: int = signal.SIGTERM) -> tuple[int, str]:
     if proc.poll() is None:
         proc.send_signal(sig)
     try:
         _, err = proc.communicate(timeout=HANG)
     finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.communicate()
+        _kill(proc)
     return proc.returncode, err.decode()
 
 
@@ -179,8 +195,7 @@ def test_sigkill_at_random_moments_then_restarts_store_what_an_uninterrupted_hos
 def test_a_bot_added_while_the_host_runs_plays_the_same_deals_and_a_retired_one_stops_and_keeps_its_rows(tmp_path):
     path = write(tmp_path, ladder_toml(FIELD[:2]))
     db = tmp_path / "ladder.db"
-    proc = start(str(path), "-j", "2")
-    try:
+    with hosting(str(path), "-j", "2") as proc:
         wait_for(lambda: len(done(db)) >= 2, proc)
         added = referee("ladder", "add", str(path), "random", "--env", "BOT_SEED=3", "--", str(BOTS / "random_bot.py"))
         assert added.returncode == 0, added.stderr
@@ -197,10 +212,6 @@ def test_a_bot_added_while_the_host_runs_plays_the_same_deals_and_a_retired_one_
                          proc)[0][0]
         wait_for(lambda: len([r for r in done(db) if r[0] >= since]) >= 2, proc)
         code, err = stop(proc)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.communicate()
     assert code == X.INTERRUPTED, err
     assert "table 0: first joins" in err or "first joins" in err
     chosen = query(db, "SELECT number, bots, deal_set FROM ladder_tables ORDER BY number")
@@ -250,13 +261,11 @@ def test_bad_input_is_one_line_and_exit_2_and_loses_nothing(tmp_path):
     refused("run", str(path), "--until", "never", words="--until")
 
     # a second host on the same database
-    proc = start(str(path))
-    try:
+    with hosting(str(path)) as proc:
         wait_for(lambda: query(db, "SELECT 1 FROM in_play"), proc)
         second = referee("ladder", "run", str(path))
         assert second.returncode == X.USAGE and second.stderr.count("\n") == 1
         assert "another run of this ladder" in second.stderr
-    finally:
         stop(proc)
 
     # a damaged database: every command says so in one line and leaves the file as it was
@@ -282,18 +291,13 @@ def test_a_ladder_file_with_a_schedule_is_refused_in_one_line(tmp_path):
 
 def test_sigterm_while_the_files_bots_are_checked_ends_cleanly_with_130(tmp_path):
     path = write(tmp_path, ladder_toml(FIELD[:2]))
-    proc = start(str(path))
-    try:
+    with hosting(str(path)) as proc:
         assert proc.stderr is not None
         line = proc.stderr.readline().decode()  # the first thing the host says: it checks the first bot
         assert line.startswith("checking greedy"), line
         wait_for(lambda: list((tmp_path / "ladder-logs" / "checks").glob("greedy-*/*")), proc)  # its check is playing
         family = tree(proc.pid)
         code, err = stop(proc)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.communicate()
     assert code == X.INTERRUPTED, err
     assert err.strip().splitlines()[-1].startswith("interrupted while the bots were checked")
     wait_for(lambda: not alive(family - {proc.pid}), deadline=60)

@@ -4,13 +4,11 @@ which it forfeited), not left forfeiting points to its opponents for ever; its r
 from __future__ import annotations
 
 import json
-import os
-import signal
 
 import pytest
 
 from referee.base import exitcodes as X
-from tests.ladder.test_host import FIELD, ROOT, done, ladder_toml, query, referee, start, stop, wait_for, write
+from tests.ladder.test_host import FIELD, ROOT, done, hosting, ladder_toml, query, referee, stop, wait_for, write
 
 pytestmark = pytest.mark.slow  # a real host
 
@@ -22,8 +20,7 @@ def test_a_bot_that_breaks_after_its_check_is_suspended_after_suspend_after_forf
     added = referee("ladder", "add", str(path), "breaks", "--", str(ROOT / "tests" / "ladder" / "bots" / "breaks_bot.py"), str(flag))
     assert added.returncode == 0, added.stdout + added.stderr  # it passes its check: it is not broken yet
     flag.write_text("")  # now it is
-    proc = start(str(path), "-j", "2")
-    try:
+    with hosting(str(path), "-j", "2") as proc:
         why = wait_for(lambda: query(db, "SELECT suspended_from, suspended_why FROM ladder_entries WHERE name = 'breaks' "
                                          "AND suspended_from IS NOT NULL"), proc)[0]
         since = why[0]
@@ -31,10 +28,6 @@ def test_a_bot_that_breaks_after_its_check_is_suspended_after_suspend_after_forf
         wait_for(lambda: len([r for r in done(db) if r[0] >= since]) >= 3, proc)
         status = json.loads(referee("ladder", "status", str(path), "-f", "json").stdout)
         code, err = stop(proc)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.communicate()
     assert code == X.INTERRUPTED, err
     assert "breaks is suspended" in err
     chosen = query(db, "SELECT number, bots FROM ladder_tables ORDER BY number")
