@@ -5,7 +5,7 @@ a gauntlet or an older balanced design, stay in the database but not in the tabl
 
 **Every table is a set of head-to-head results.**  At a table of N bots each bot finishes ahead
 of, level with or behind each of the N − 1 others (its place is its paired margin against them:
-:mod:`referee.records.stats`).  Match points are ``win`` for every bot it finished ahead of, ``draw``
+:mod:`referee.stats.figures`).  Match points are ``win`` for every bot it finished ahead of, ``draw``
 for every one level with it and ``loss`` for every one ahead of it (the file's ``[points]``):
 with two bots, win, draw or loss of the match, as always.
 
@@ -29,7 +29,7 @@ match points of every bot met, once per meeting) after the points and the seed (
 order) last; a knockout ranks by the stage reached, then the place at the table that put the
 bot out.  Beside it, every bot gets the *places* its rating allows: ``[1 + the bots whose 95%
 rating interval lies wholly above its own, n − those wholly below]``
-(:func:`referee.records.stats.rank_ranges`); bots whose intervals overlap are statistically tied and
+(:func:`referee.stats.figures.rank_ranges`); bots whose intervals overlap are statistically tied and
 share places.  In a gauntlet the ratings are relative to the gauntlet bot.
 
 :func:`standings` computes the figures as data; the ``to_*`` functions and :func:`rich_table`
@@ -47,7 +47,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from referee.conversation import faults as F
-from referee.records.stats import estimate, rank_ranges, signed
+from referee.stats.figures import rank_ranges
+from referee.stats.means import estimate, signed
 from tournaments import ratings
 from tournaments.config import GAUNTLET, KNOCKOUT, SWISS, League
 from tournaments.schedule import Knockout, Schedule, State, TableKey

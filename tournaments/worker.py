@@ -70,8 +70,8 @@ from referee.matches.match import house_for, orientations, run_match
 from referee.matches.results import MatchResult, encode_record
 from referee.matches.spec import MatchSpec
 from referee.matches.watch import watching
-from referee.records.stats import board_margins
 from referee.records.summary import MatchRecord
+from referee.stats.figures import board_margins
 
 EXIT_OK = 0
 EXIT_BUG = 1

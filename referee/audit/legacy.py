@@ -38,8 +38,8 @@ from referee.matches.match import DealStream, opening_moves, orientations
 from referee.matches.results import MatchResult
 from referee.matches.spec import MatchSpec
 from referee.records import records as R
-from referee.records.stats import SprtSpec, sprt_state
 from referee.sides import side_for
+from referee.stats.sprt import SprtSpec, sprt_state
 
 
 def read_log(path: Path) -> Generator[tuple[int, dict[str, Any]], None, None]:

@@ -51,7 +51,7 @@ from referee.matches.match import orientations, run_match
 from referee.matches.results import MatchResult
 from referee.matches.spec import MatchSpec
 from referee.matches.watch import watching
-from referee.records.stats import SprtSpec, is_sprt_word, parse_sprt
+from referee.stats.sprt import SprtSpec, is_sprt_word, parse_sprt
 
 if TYPE_CHECKING:
     from referee.matches.cluster import ClusterSegments

@@ -28,7 +28,7 @@ from referee.matches.match import deals_needed, match_length, orientations
 from referee.matches.report import render, verdict_line
 from referee.matches.results import MatchResult
 from referee.matches.spec import ISOLATIONS, Isolation
-from referee.records.stats import SprtSpec
+from referee.stats.sprt import SprtSpec
 
 
 def parse_options(pairs: list[str] | None) -> dict[str, str]:

@@ -29,7 +29,7 @@ from referee.engine import variant
 from referee.engine.core.deal import Deal
 from referee.engine.core.shuffle import Derivation
 from referee.matches.spec import Isolation, MatchSpec
-from referee.records.stats import SprtSpec
+from referee.stats.sprt import SprtSpec
 
 #: Seconds of a clock: at most a day (longer ones are mistakes, and infinite or huge ones cannot
 #: be sent to a bot in milliseconds).

@@ -1,7 +1,7 @@
 """The running score of a match in play: one line after every finished pair (``referee match``
 prints it on stderr on a terminal, like cutechess-cli's "Score of A vs B").
 
-The line is read from the match's running tally (:class:`referee.records.stats.Boards`), so it says
+The line is read from the match's running tally (:class:`referee.stats.figures.Boards`), so it says
 what the final result would say if the match stopped there: the margin per pair with its
 interval at the match's confidence, the pairs won, level and lost (two bots), and the SPRT's
 log-likelihood ratio with its bounds.
@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 
 from referee.matches.results import MatchResult
-from referee.records.stats import signed
+from referee.stats.means import signed
 
 
 def _pairs(n: int) -> str:

@@ -24,8 +24,10 @@ from rich.text import Text
 
 from referee.base.seeds import seed_text
 from referee.engine import variant
-from referee.records.stats import SprtState, Standing, signed
 from referee.records.summary import DealResult, GameResult, MatchSummary
+from referee.stats.figures import Standing
+from referee.stats.means import signed
+from referee.stats.sprt import SprtState
 
 #: Rows of a deal or game table printed at once.
 BLOCK = 500
@@ -241,7 +243,7 @@ def margin_text(result: MatchSummary) -> Text:
 
 def elo_bound_of(row: Standing) -> str | None:
     """"> +183" when the row's Elo is a one-sided bound (two bots, every play won; "< −183",
-    every play lost: :func:`referee.records.stats.elo_bound`), else ``None``."""
+    every play lost: :func:`referee.stats.elo.elo_bound`), else ``None``."""
     if row.elo is not None or row.elo_ci is None:
         return None
     lo, hi = row.elo_ci

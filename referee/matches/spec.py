@@ -15,7 +15,7 @@ from referee.bots.bot import Bot
 from referee.engine.core.deal import Deal
 from referee.engine.core.game import Variant
 from referee.engine.core.shuffle import BLAKE2B_GAMES, Derivation
-from referee.records.stats import SprtSpec
+from referee.stats.sprt import SprtSpec
 
 #: How the processes of a match share the machine (see :attr:`MatchSpec.isolation`).
 Isolation = Literal["concurrent", "strict"]

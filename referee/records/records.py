@@ -38,8 +38,8 @@ from msgspec import Meta, Struct
 
 from protocol import messages as m
 from referee.engine.core.shuffle import SPLITMIX64, Derivation
-from referee.records.stats import SprtSpec
 from referee.records.summary import MatchSummary
+from referee.stats.sprt import SprtSpec
 
 #: The newest log format, the one :class:`referee.conversation.log.MatchLog` writes.
 FORMAT: Final = 2

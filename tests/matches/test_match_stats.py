@@ -13,7 +13,8 @@ from support import read_log
 
 from referee.audit.verify import verify
 from referee.base import exitcodes as X
-from referee.records.stats import MIN_PAIRS, elo_bound
+from referee.stats.elo import elo_bound
+from referee.stats.sprt import MIN_PAIRS
 from tests.matches.test_match import FIRST, GREEDY, RANDOM, match, one_line_error, run
 
 pytestmark = pytest.mark.slow  # matches of real bot processes (or a long property sweep): the full run
