@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from fractions import Fraction
 
 import msgspec
 
@@ -101,6 +102,14 @@ def board_margins(board: Sequence[Sequence[float]], bot: int) -> list[float]:
     return [net[bot] - (sum(net) - net[bot]) / (len(net) - 1) for net in board]
 
 
+def board_margin(board: Sequence[Sequence[float]], bot: int) -> float:
+    """The bot's paired margin on one board (:func:`board_margins` averaged over the
+    orientations), divided once from its exact value (the nets are whole): margins equal as
+    fractions are equal floats, whatever the order of the plays that made them."""
+    k = len(board[0])
+    return sum(k * net[bot] - sum(net) for net in board) / ((k - 1) * len(board))
+
+
 class Boards:
     """The finished boards of a match, folded in one at a time into everything :func:`figures`
     and :func:`sprt_state` need (per bot: the board margins, the play margins, the classes and
@@ -116,6 +125,12 @@ class Boards:
         self.classes = [[0] * (2 * orientations + 1) for _ in range(bots)]
         self.scores = [Moments() for _ in range(bots)]  # board scores (plays won, a level play half)
         self.diff = {(i, j): Moments() for i in range(bots) for j in range(bots) if i != j}
+        #: per bot, exactly: the sum over boards and orientations of ``bots · net − the
+        #: orientation's total`` (an int while the nets are whole, as every game's are), which is the
+        #: board margins' sum times ``orientations · (bots − 1)``: the ranking's order and its ties,
+        #: free of the floats' rounding (two bots level as fractions are level here, whatever the
+        #: order their margins were summed in)
+        self.exact: list[int | Fraction] = [0] * bots
 
     @classmethod
     def of(cls, boards: Sequence[Sequence[Sequence[float]]], bots: int | None = None) -> Boards:
@@ -133,6 +148,7 @@ class Boards:
         n = len(board)
         others = self.bots - 1
         totals = [sum(net) for net in board]
+        exact = self.exact
         for i in range(self.bots):
             plays = self.plays[i]
             margin = 0.0
@@ -142,6 +158,8 @@ class Boards:
                 plays.add(x)
                 margin += x
                 halves += 2 if x > 0 else 1 if x == 0 else 0
+                whole = self.bots * net[i] - total
+                exact[i] += int(whole) if whole == int(whole) else Fraction(whole)
             self.margin[i].add(margin / n)
             self.classes[i][halves] += 1
             self.scores[i].add(halves / (2 * n))
@@ -203,7 +221,8 @@ def figures(boards: Boards, names: Sequence[str], confidence: float = 0.95, unit
             elo, elo_ci, score = None, None, None
         per_bot.append((i, est, Standing(bot=names[i], place=0, places=[], margin=est.record(), los=rounded(boards.margin[i].los()),
                                          classes=counts, score=score, elo=elo, elo_ci=elo_ci)))
-    order = sorted(per_bot, key=lambda e: (-e[1].mean, e[0]))
+    exact = boards.exact
+    order = sorted(per_bot, key=lambda e: (-exact[e[0]], e[0]))
     diffs = {pair: m.estimate(confidence) for pair, m in boards.diff.items()}
 
     def better(a: int, b: int) -> bool:
@@ -211,15 +230,15 @@ def figures(boards: Boards, names: Sequence[str], confidence: float = 0.95, unit
 
     ranges = rank_ranges(k, better)
     rows: list[Standing] = []
-    for place, (i, est, row) in enumerate(order):
+    for place, (i, _, row) in enumerate(order):
         row.places = ranges[place]
-        row.place = place + 1 if place == 0 or est.mean != order[place - 1][1].mean else rows[-1].place
+        row.place = place + 1 if place == 0 or exact[i] != exact[order[place - 1][0]] else rows[-1].place
         if place + 1 < k:
             j = order[place + 1][0]
             row.los_next = rounded(boards.diff[(i, j)].los())
             row.ahead_of_next = diffs[(i, j)].low > 0
         rows.append(row)
-    level = k > 1 and (not n or order[0][1].mean == order[1][1].mean)
+    level = k > 1 and (not n or exact[order[0][0]] == exact[order[1][0]])
     ahead = None if level else names[order[0][0]]
     significant = bool(ahead is not None and rows[0].ahead_of_next)
     return Figures(confidence=confidence, rule=RULE.format(unit=unit, pct=_percent(confidence)),

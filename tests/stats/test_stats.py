@@ -484,3 +484,25 @@ def test_simulated_pentanomial_streams_hold_the_normalized_tests_error_rates():
     assert None not in at_h1 and None not in at_h0
     assert 0.90 <= at_h1.count("H1") / runs <= 0.99
     assert at_h0.count("H1") / runs <= 0.09
+
+
+#: One board of four bots in four rotations where bots 0 and 1 are level as fractions (their
+#: margins sum to −32/3 over the rotations) but their margins, summed in the order of the plays,
+#: differ in the last bit of the float (−2.666666666666667 and −2.666666666666666).
+LEVEL_AS_FRACTIONS = [[43, 56, 52, 13], [30, 53, 51, 54], [49, 21, 23, 56], [18, 10, 9, 54]]
+
+
+def test_bots_level_as_fractions_share_a_place_whatever_the_floats_say():
+    """The ranking's places come from exact sums, not from float means that round differently."""
+    tally = F.Boards.of([[list(map(float, net)) for net in LEVEL_AS_FRACTIONS]])
+    assert tally.margin[0].mean != tally.margin[1].mean  # the floats disagree ...
+    assert tally.exact[0] == tally.exact[1]  # ... the fractions do not
+    f = F.figures(tally, list("ABCD"))
+    assert [(s.bot, s.place) for s in f.standings] == [("D", 1), ("A", 2), ("B", 2), ("C", 4)]
+    assert [F.board_margin(LEVEL_AS_FRACTIONS, i) for i in range(2)] == [-32 / 3 / 4] * 2
+    # Level at the top (38/3 each; floats 3.166666666666668 and …667): no one is ahead, no winner.
+    tally = F.Boards.of([[[36.0, 40.0, 8.0, 4.0], [36.0, 15.0, 9.0, 37.0], [58.0, 21.0, 45.0, 20.0], [3.0, 57.0, 51.0, 54.0]]])
+    assert tally.margin[0].mean != tally.margin[1].mean
+    top = F.figures(tally, list("ABCD"))
+    assert [(s.bot, s.place) for s in top.standings] == [("A", 1), ("B", 1), ("D", 3), ("C", 4)]
+    assert (top.ahead, top.winner, top.significant) == (None, None, False)
