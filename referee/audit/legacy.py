@@ -39,6 +39,7 @@ from referee.matches.results import MatchResult
 from referee.matches.spec import MatchSpec
 from referee.records import records as R
 from referee.sides import side_for
+from referee.stats.figures import alike
 from referee.stats.sprt import SprtSpec, sprt_state
 
 
@@ -421,10 +422,16 @@ def _unbounded(mine: dict[str, Any], theirs: dict[str, Any]) -> None:
     bound, the log's interval is ``[null, null]`` (``null`` after one pair) where today's is ``[bound, null]`` (or
     ``[null, -bound]``); taken as the log has it (as :func:`referee.audit.verify._unbounded`)."""
     rows = [(m.get("ranking") or {}).get("standings") or [] for m in (mine, theirs)]
+    two = len(mine.get("bots") or []) == 2
     for row, old in zip(*rows):
-        if (isinstance(row, dict) and isinstance(old, dict) and row.get("elo") is None and old.get("elo") is None
+        if not (isinstance(row, dict) and isinstance(old, dict)):
+            continue
+        if (row.get("elo") is None and old.get("elo") is None
                 and old.get("elo_ci") in (None, [None, None]) and isinstance(row.get("elo_ci"), list) and None in row["elo_ci"]):
             row["elo_ci"] = old["elo_ci"]
+        elif (two and row.get("elo") == old.get("elo") and old.get("elo_ci") in (None, [old.get("elo")] * 2)
+              and isinstance(row.get("classes"), list) and alike(row["classes"])):
+            row["elo_ci"] = old["elo_ci"]  # every pair alike, logged before that had an exact bound: a point then
 
 
 def _without_field_elo(summary: dict[str, Any]) -> dict[str, Any]:

@@ -45,6 +45,7 @@ from referee.matches.match import opening_moves, orientations, run_match
 from referee.matches.spec import MatchSpec
 from referee.matches.watch import Watch
 from referee.records import records as R
+from referee.stats.figures import alike
 
 
 class LogInterrupted(BaseException):
@@ -213,9 +214,13 @@ def _same(logged: R.Record, data: bytes) -> bool:
 def _unbounded(mine: R.Result, logged: R.Result) -> None:
     """A two-bot result where one bot won every play, logged before its Elo had a one-sided
     bound: the log's interval is ``[null, null]`` (``null`` after one pair), today's ``[bound, null]`` (or
-    ``[null, -bound]``); taken as the log has it, every other figure compared."""
+    ``[null, -bound]``); and one where every pair was alike, logged before that had an exact bound:
+    the log's interval is the point ``[elo, elo]`` (``null`` after one pair).  Taken as the log has
+    it, every other figure compared."""
     for row, old in zip(mine.ranking.standings, logged.ranking.standings):
         if row.elo is None and old.elo is None and old.elo_ci in (None, [None, None]) and row.elo_ci is not None and None in row.elo_ci:
+            row.elo_ci = old.elo_ci
+        elif len(mine.bots) == 2 and row.elo == old.elo and old.elo_ci in (None, [old.elo, old.elo]) and alike(row.classes):
             row.elo_ci = old.elo_ci
 
 

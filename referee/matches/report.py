@@ -25,7 +25,7 @@ from rich.text import Text
 from referee.base.seeds import seed_text
 from referee.engine import variant
 from referee.records.summary import DealResult, GameResult, MatchSummary
-from referee.stats.figures import Standing
+from referee.stats.figures import Standing, alike
 from referee.stats.means import signed
 from referee.stats.sprt import SprtState
 
@@ -273,11 +273,22 @@ def _elo_point(row: Standing, field: bool = False) -> str:
 
 
 def _elo_line(row: Standing, level: str) -> str:
-    """A two-bot match's Elo with its interval, or its bound when one bot won every play."""
+    """A two-bot match's Elo with its interval, or its bound when one bot won every play; an
+    interval the pairs cannot bound says so in words, not as ∞."""
     score = "—" if row.score is None else format(row.score, ".3f")
+    n = row.margin.n
+    pairs = f"{n} pair{'' if n == 1 else 's'}"
     if (bound := elo_bound_of(row)) is not None:
-        return (f"{bound} ({level} one-sided bound: {'every play won' if bound[0] == '>' else 'every play lost'}, "
-                f"{row.margin.n} pair{'' if row.margin.n == 1 else 's'}; score {score})")
+        return f"{bound} ({level} one-sided bound: {'every play won' if bound[0] == '>' else 'every play lost'}, {pairs}; score {score})"
+    if row.elo is not None and row.elo_ci is not None and alike(row.classes):
+        return (f"{_elo_point(row)} {_elo_interval(row)} ({level} interval: every pair alike, so no spread to take a t "
+                f"interval from; the exact bound of {pairs} alike; score {score})")
+    if row.elo is not None and row.elo_ci is not None and None in row.elo_ci:
+        lo, hi = row.elo_ci
+        side = "either way" if lo is None and hi is None else "above" if hi is None else "below"
+        shown = f"[{'unbounded' if lo is None else signed(lo)}, {'unbounded' if hi is None else signed(hi)}]"
+        return (f"{_elo_point(row)} {shown} ({level} interval, from the pairs' scores: {pairs} {'is' if n == 1 else 'are'} "
+                f"too few to bound it {side}; score {score})")
     return f"{_elo_point(row)} {_elo_interval(row)} ({level} interval, from the pairs' scores; score {score})"
 
 
@@ -365,12 +376,36 @@ def verdict_text(result: MatchSummary) -> Text:
         f" (LOS {_los(top.los_next)})" if top.los_next is not None else " (LOS —, one pair)")
     if result.winner is not None:
         t.append(f"Winner: {result.winner}", style="bold green")
-        t.append(f" — significant at {level}{los}")
+        t.append(f" — significant at {level}{los}{sprt_beside(result)}")
     elif result.ahead is not None:
-        t.append(f"No winner: {result.ahead} is ahead, but not significant at {level}{los}", style="bold")
+        t.append(f"No winner: {result.ahead} is ahead, but not significant at {level}{los}{sprt_beside(result)}", style="bold")
     else:
         t.append("Result: a draw.", style="bold")
     return t
+
+
+def sprt_beside(result: MatchSummary) -> str:
+    """Why the verdict and the SPRT's decision can seem to disagree, as a clause after the verdict
+    (docs/sprt.md, "A winner and an undecided SPRT"), or "" when they agree: the winner is named
+    when the leader's margin has an interval above 0, while the SPRT asks whether the first
+    bot's advantage is nearer H0's or H1's, at its error rates, which can take more pairs (or
+    fewer, for a test of the pairs' classes)."""
+    state = result.sprt
+    if state is None or not result.bots:
+        return ""
+    test = state.test
+    what = "margin" if test.kind == "margin" else "elo"
+    h0, h1 = f"{what}0={test.h0 + 0.0:g}", f"{what}1={test.h1 + 0.0:g}"
+    subject = result.bots[0].name
+    if result.winner is not None and state.decision is None:
+        return (f", as its margin's interval is above 0; the SPRT asks more, whether {subject}'s advantage is nearer "
+                f"{h0} or {h1} at its error rates, and has not decided yet")
+    if result.winner is not None and result.winner == subject and state.decision == "H0":
+        return f", as its margin's interval is above 0; the SPRT asks more, and found the advantage nearer {h0} than {h1}"
+    if result.winner is None and state.decision == "H1":
+        of = "of the margins" if what == "margin" else "of the pairs' classes"
+        return f": its margin's interval reaches 0; the SPRT accepted {h1} on its own test ({of}, at its error rates)"
+    return ""
 
 
 def verdict_line(result: MatchSummary) -> str:

@@ -40,6 +40,21 @@ def elo_bound(boards: int, confidence: float = 0.95) -> float:
     return elo_of_score((1.0 - confidence) ** (1.0 / boards))
 
 
+def alike_interval(score: float, boards: int, confidence: float = 0.95) -> list[float]:
+    """The interval at ``confidence`` of the expected score of bots whose ``boards`` boards all
+    scored ``score`` (every board in one class): their spread is 0, so the t interval is a point
+    (``0 [0, 0]`` for two bots level on 4 pairs) and says nothing.  As :func:`elo_bound`, one-sided
+    and exact: were the chance of a board scoring ``score`` ``p``, all ``n`` alike has probability
+    ``p^n``, at least ``1 − confidence`` down to ``p = (1 − confidence)^(1/n)``; the other boards
+    could score anything from 0 to 1, so the expected score lies in ``[p · score, p · score + 1 − p]``
+    (at ``score`` 1, :func:`elo_bound`'s).  Two bots level on 4 pairs at 95%: ``[0.236, 0.764]``,
+    Elo ±204; on 20, ±49; on 100, ±10."""
+    if boards < 1:
+        raise ValueError(f"an interval needs at least one board, not {boards}")
+    p = (1.0 - confidence) ** (1.0 / boards)
+    return [p * score, p * score + 1.0 - p]
+
+
 def finite(x: float, digits: int = 1) -> float | None:
     return clean(round(x, digits)) if math.isfinite(x) else None
 

@@ -19,10 +19,12 @@ Figures per bot (``i``) against the field:
   fishtest: LL, LD, DD+WL, WD, WW.
 * **Elo**, two bots — from the board scores (class / 2n): the mean score ``s`` turned into a
   logistic Elo difference ``−400 · log10(1/s − 1)``, its interval from ``s ± t · sd/√n`` of the
-  board scores mapped the same way (as fastchess does with pentanomial pairs).  When one bot
-  won every play the score is 1, its Elo infinite and its interval a point: the Elo is then a
-  one-sided bound instead (:func:`referee.stats.elo.elo_bound`; ``elo`` null, ``elo_ci``
-  ``[bound, null]``).
+  board scores mapped the same way (as fastchess does with pentanomial pairs); an end past a
+  score of 0 or 1 is null (the pairs cannot bound it).  When one bot won every play the score is
+  1, its Elo infinite and its interval a point: the Elo is then a one-sided bound instead
+  (:func:`referee.stats.elo.elo_bound`; ``elo`` null, ``elo_ci`` ``[bound, null]``).  When every
+  board is in one class (two bots level on every pair) the spread is 0 and the t interval a
+  point: the interval is then the exact bound of :func:`referee.stats.elo.alike_interval`.
 * **Elo**, three or more bots — from the margin (:func:`referee.stats.elo.field_elo`): the
   logistic Elo of ``Φ(margin / sd)``, ``sd`` the field's pooled spread of board margins.  A score
   of plays won cannot serve here: a bot can win fewer plays than another by larger margins, and
@@ -40,7 +42,7 @@ from fractions import Fraction
 
 import msgspec
 
-from referee.stats.elo import elo_bound, elo_of_score, field_elo, finite
+from referee.stats.elo import alike_interval, elo_bound, elo_of_score, field_elo, finite
 from referee.stats.means import MeanRecord, Moments, check_confidence, clean, rounded, t_quantile
 
 # -- pair classes ---------------------------------------------------------------------------------
@@ -100,6 +102,12 @@ def _percent(confidence: float) -> str:
 def board_margins(board: Sequence[Sequence[float]], bot: int) -> list[float]:
     """``[orientation]``: the bot's net less the mean net of the others on one board."""
     return [net[bot] - (sum(net) - net[bot]) / (len(net) - 1) for net in board]
+
+
+def alike(classes: Sequence[int]) -> bool:
+    """Whether every board is in one class (and there is at least one): no spread to take a t
+    interval from."""
+    return bool(classes) and max(classes) == sum(classes) > 0
 
 
 def board_margin(board: Sequence[Sequence[float]], bot: int) -> float:
@@ -211,6 +219,9 @@ def figures(boards: Boards, names: Sequence[str], confidence: float = 0.95, unit
             if k == 2 and s in (0.0, 1.0):  # every play won (lost): a one-sided bound, not ±inf
                 bound = clean(round(elo_bound(n, confidence), 1))
                 elo, elo_ci = None, [bound, None] if s == 1.0 else [None, -bound]
+            elif k == 2 and alike(counts):  # no spread: the exact bound
+                elo = finite(elo_of_score(s))
+                elo_ci = [finite(elo_of_score(x)) for x in alike_interval(s, n, confidence)]
             elif k == 2:
                 elo = finite(elo_of_score(s))
                 elo_ci = ([finite(elo_of_score(s - half)), finite(elo_of_score(s + half))] if math.isfinite(half) else None)
