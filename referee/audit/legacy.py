@@ -21,7 +21,7 @@ from typing import Any
 import msgspec
 
 from protocol import messages as m
-from referee.audit.inconsistency import Counts, Incomplete, Inconsistent, stop_text
+from referee.audit.inconsistency import Counts, Incomplete, Inconsistent, older_ties, stop_text
 from referee.base.clock import TimeControl
 from referee.bots.bot import Bot
 from referee.conversation import faults as F
@@ -409,6 +409,7 @@ class LogWalker:
         mine = _without_field_elo(msgspec.json.decode(msgspec.json.encode(result.summary())))
         theirs = _without_field_elo({k: v for k, v in rec.items() if k != "k"})
         _unbounded(mine, theirs)
+        older_ties(mine, theirs)
         keys = [k for k in dict.fromkeys([*mine, *theirs]) if mine.get(k) != theirs.get(k)]
         if keys:
             k = keys[0]

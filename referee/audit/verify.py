@@ -31,7 +31,7 @@ import trio
 import trio.testing
 
 from protocol import messages as m
-from referee.audit.inconsistency import Counts, Incomplete, Inconsistent, stop_text
+from referee.audit.inconsistency import Counts, Incomplete, Inconsistent, older_ties, stop_text
 from referee.base.clock import TimeControl
 from referee.base.errors import BotError, BotExited, BotStartError, LineTooLong, LogError
 from referee.bots.bot import Bot
@@ -208,6 +208,10 @@ def _same(logged: R.Record, data: bytes) -> bool:
         mine = msgspec.structs.replace(mine, unfinished=logged.unfinished)
     if isinstance(mine, R.Result) and isinstance(logged, R.Result):
         _unbounded(mine, logged)
+        if mine != logged:
+            ours, theirs = msgspec.to_builtins(mine), msgspec.to_builtins(logged)
+            older_ties(ours, theirs)
+            return bool(ours == theirs)
     return mine == logged
 
 

@@ -167,3 +167,40 @@ def test_bots_level_as_fractions_share_a_place_in_the_result_and_draw_in_the_lea
     assert {s.bot: s.place for s in row.seats} == {"A": 2, "B": 2, "C": 4, "D": 1}
     # against D a loss (0), against C a win (2), against each other a draw (1): 3 each
     assert table_points(league, row, "A") == table_points(league, row, "B") == 3
+
+
+def test_verify_takes_a_tie_logged_before_it_was_exact_and_nothing_else() -> None:
+    """A log written before bots level as fractions shared a place has them 2nd and 3rd (the
+    floats' order) and may name one ``ahead``: verify takes that ranking as the log has it, as
+    long as every bot's own figures agree and only bots level today are placed apart."""
+    import copy
+
+    from referee.audit.inconsistency import older_ties
+    from referee.conversation.players import Entry
+    from referee.matches.match import orientations
+    from tests.stats.test_stats import LEVEL_AS_FRACTIONS
+
+    v = variant("mexican_train")
+    opts = v.resolve_options(4, {})
+    bots = [Bot(name, [name]) for name in "ABCD"]
+    spec = MatchSpec(v, bots, 4, opts, deals=1, seed=5)
+    with MatchResult(spec, orientations(v, 4, opts, 4), [Entry(b, i, spec.tc) for i, b in enumerate(bots)]) as result:
+        for o, net in enumerate(LEVEL_AS_FRACTIONS):
+            result._played(0, o, net)
+        mine = msgspec.to_builtins(result.summary())
+    d, a, b, c = mine["ranking"]["standings"]
+    assert [r["bot"] for r in (d, a, b, c)] == list("DABC") and a["place"] == b["place"] == 2
+    logged = copy.deepcopy(mine)
+    old_b, old_a = copy.deepcopy(b), copy.deepcopy(a)
+    old_b["place"], old_a["place"], old_b["los_next"], old_a["los_next"] = 2, 3, 0.5, 0.9
+    logged["ranking"]["standings"] = [d, old_b, old_a, c]
+    taken = copy.deepcopy(mine)
+    older_ties(taken, logged)
+    assert taken == logged
+    # Not taken: a bot alone in its place moved, or a bot's own figures changed.
+    for tamper in ([d, old_b, c, old_a], [d, {**old_b, "los": 0.1}, old_a, c]):
+        bad = copy.deepcopy(mine)
+        bad_log = copy.deepcopy(logged)
+        bad_log["ranking"]["standings"] = copy.deepcopy(tamper)
+        older_ties(bad, bad_log)
+        assert bad == mine
