@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from fractions import Fraction
 
 import msgspec
 
@@ -134,11 +133,11 @@ class Boards:
         self.scores = [Moments() for _ in range(bots)]  # board scores (plays won, a level play half)
         self.diff = {(i, j): Moments() for i in range(bots) for j in range(bots) if i != j}
         #: per bot, exactly: the sum over boards and orientations of ``bots · net − the
-        #: orientation's total`` (an int while the nets are whole, as every game's are), which is the
-        #: board margins' sum times ``orientations · (bots − 1)``: the ranking's order and its ties,
-        #: free of the floats' rounding (two bots level as fractions are level here, whatever the
-        #: order their margins were summed in)
-        self.exact: list[int | Fraction] = [0] * bots
+        #: orientation's total``, which is the board margins' sum times ``orientations · (bots − 1)``:
+        #: the ranking's order and its ties, free of the floats' rounding (two bots level as
+        #: fractions are level here, whatever the order their margins were summed in).  Whole
+        #: numbers, as every game's nets are, which a float adds exactly below 2⁵³.
+        self.exact = [0.0] * bots
 
     @classmethod
     def of(cls, boards: Sequence[Sequence[Sequence[float]]], bots: int | None = None) -> Boards:
@@ -156,18 +155,20 @@ class Boards:
         n = len(board)
         others = self.bots - 1
         totals = [sum(net) for net in board]
+        everything = sum(totals)
         exact = self.exact
         for i in range(self.bots):
             plays = self.plays[i]
             margin = 0.0
+            own = 0.0  # the bot's nets: whole, so summed exactly
             halves = 0  # plays won, in halves: a level play is half a win
             for net, total in zip(board, totals):
                 x = net[i] - (total - net[i]) / others
                 plays.add(x)
                 margin += x
+                own += net[i]
                 halves += 2 if x > 0 else 1 if x == 0 else 0
-                whole = self.bots * net[i] - total
-                exact[i] += int(whole) if whole == int(whole) else Fraction(whole)
+            exact[i] += self.bots * own - everything
             self.margin[i].add(margin / n)
             self.classes[i][halves] += 1
             self.scores[i].add(halves / (2 * n))
