@@ -7,6 +7,8 @@ from __future__ import annotations
 import gc
 import io
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
 
@@ -134,18 +136,14 @@ def test_a_league_stores_the_result_it_was_handed_and_reads_it_back_the_same(tmp
     assert (deals, games, points_a, boards) == (len(back.deals), len(back.game_results), back.totals[0].points, len(record.boards))
 
 
-def test_bots_level_as_fractions_share_a_place_in_the_result_and_draw_in_the_league(tmp_path) -> None:
-    """Issue 40: two bots of a mexican_train table of four level as fractions, whose margins the
-    floats put apart in the last bit (summed in another order), share their place in the match's
-    result, and the league stores a draw between them, not a win."""
+@contextmanager
+def level_as_fractions() -> Iterator[MatchResult]:
+    """The result of a mexican_train table of four whose one board is
+    :data:`tests.stats.test_stats.LEVEL_AS_FRACTIONS` (A and B level as fractions, apart as
+    floats), recorded as the match records a finished board."""
     from referee.conversation.players import Entry
     from referee.matches.match import orientations
     from tests.stats.test_stats import LEVEL_AS_FRACTIONS
-    from tournaments.config import Points
-    from tournaments.schedule import TableKey
-    from tournaments.standings import table_points
-    from tournaments.store import Finished, open_store
-    from tournaments.worker import TableRecord, encode_table
 
     v = variant("mexican_train")
     opts = v.resolve_options(4, {})
@@ -154,6 +152,20 @@ def test_bots_level_as_fractions_share_a_place_in_the_result_and_draw_in_the_lea
     with MatchResult(spec, orientations(v, 4, opts, 4), [Entry(b, i, spec.tc) for i, b in enumerate(bots)]) as result:
         for o, net in enumerate(LEVEL_AS_FRACTIONS):
             result._played(0, o, net)
+        yield result
+
+
+def test_bots_level_as_fractions_share_a_place_in_the_result_and_draw_in_the_league(tmp_path) -> None:
+    """Issue 40: two bots of a mexican_train table of four level as fractions, whose margins the
+    floats put apart in the last bit (summed in another order), share their place in the match's
+    result, and the league stores a draw between them, not a win."""
+    from tournaments.config import Points
+    from tournaments.schedule import TableKey
+    from tournaments.standings import table_points
+    from tournaments.store import Finished, open_store
+    from tournaments.worker import TableRecord, encode_table
+
+    with level_as_fractions() as result:
         standings = result.summary().ranking.standings
         assert [(s.bot, s.place) for s in standings] == [("D", 1), ("A", 2), ("B", 2), ("C", 4)]
         record = msgspec.json.decode(b"".join(encode_table(result, b'"k":"result",')), type=TableRecord)
@@ -176,17 +188,8 @@ def test_verify_takes_a_tie_logged_before_it_was_exact_and_nothing_else() -> Non
     import copy
 
     from referee.audit.inconsistency import older_ties
-    from referee.conversation.players import Entry
-    from referee.matches.match import orientations
-    from tests.stats.test_stats import LEVEL_AS_FRACTIONS
 
-    v = variant("mexican_train")
-    opts = v.resolve_options(4, {})
-    bots = [Bot(name, [name]) for name in "ABCD"]
-    spec = MatchSpec(v, bots, 4, opts, deals=1, seed=5)
-    with MatchResult(spec, orientations(v, 4, opts, 4), [Entry(b, i, spec.tc) for i, b in enumerate(bots)]) as result:
-        for o, net in enumerate(LEVEL_AS_FRACTIONS):
-            result._played(0, o, net)
+    with level_as_fractions() as result:
         mine = msgspec.to_builtins(result.summary())
     d, a, b, c = mine["ranking"]["standings"]
     assert [r["bot"] for r in (d, a, b, c)] == list("DABC") and a["place"] == b["place"] == 2
