@@ -50,7 +50,8 @@ def read_log(path: Path) -> Generator[tuple[int, dict[str, Any]], None, None]:
         Incomplete: a last line without its newline, once the lines before it are read.
         Inconsistent: a line that is not a JSON object, naming it.
     """
-    for number, raw in enumerate(R.log_lines(path), start=1):
+    bounds = R.Bounds()
+    for number, raw in enumerate(R.log_lines(path, bounds), start=1):
         if not raw.endswith(b"\n"):
             raise Incomplete(f"{path}: incomplete: line {number} is cut short (a cut log); "
                              f"consistent up to line {number - 1}", number - 1)
@@ -64,6 +65,14 @@ def read_log(path: Path) -> Generator[tuple[int, dict[str, Any]], None, None]:
             raise R.Damaged(f"{path}: line {number} is not JSON") from None
         if not isinstance(rec, dict) or "k" not in rec:
             raise R.Damaged(f"{path}: line {number} is not a log record")
+        if number == 1 and rec["k"] == "match":
+            try:
+                header = R.decode(raw, path, number)
+            except R.Damaged:
+                pass  # a header of format 1 the records of today cannot type: the line bound only
+            else:
+                if isinstance(header, R.Header):
+                    bounds.fit(header)
         yield number, rec
 
 
