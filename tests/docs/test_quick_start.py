@@ -108,3 +108,21 @@ def test_the_test_extra_brings_the_learning_environments():
     """The README's plain `.[test]`: the regression of issue 40, where tests/envs could not be
     imported after the README's command because numpy came only with `[rl]`."""
     assert _installed_by({"rl"}) <= _installed_by({"test"})
+
+
+def test_the_sandbox_tests_find_bubblewrap_on_path_as_the_referee_does(tmp_path, monkeypatch):
+    """Not only at /usr/bin/bwrap: a bwrap found on PATH runs the sandbox's tests, as it runs the
+    sandbox (issue 40: 114 tests skipped where the referee would have found it)."""
+    import support
+
+    from referee.bots import sandbox as S
+
+    fake = tmp_path / "bin" / "bwrap"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\nexit 0\n")
+    fake.chmod(0o755)
+    monkeypatch.setattr(S, "BWRAP", str(tmp_path / "not-here" / "bwrap"))
+    monkeypatch.setenv("PATH", str(fake.parent))
+    assert support.bwrap() == S.find_bwrap() == str(fake)
+    monkeypatch.setenv("PATH", str(tmp_path / "not-here"))
+    assert support.bwrap() is None
