@@ -122,8 +122,10 @@ def module_graph() -> dict[str, dict[str, int]]:
     modules = {}
     for package in PACKAGES:
         for path in sorted((ROOT / package).rglob("*.py")):
-            name = ".".join(path.relative_to(ROOT).with_suffix("").parts)
-            modules[name.removesuffix(".__init__")] = path
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            if not all(part.isidentifier() for part in parts):
+                continue  # no module: a script shipped as data (referee/matches/sample-bots/, check's opponents)
+            modules[".".join(parts).removesuffix(".__init__")] = path
     graph: dict[str, dict[str, int]] = {}
     for name, path in modules.items():
         graph[name] = {}
