@@ -459,7 +459,7 @@ def spec_of(header: R.Header, path: Path, stderr_dir: Path) -> MatchSpec:
             deal_file_name=header.deals_file, deal_file_sha256=header.deals_file_sha256,
             tc=time_control(tc), max_faults=header.max_faults, max_line=header.max_line,
             stderr_dir=stderr_dir, confidence=header.confidence, sprt=header.sprt, deal_limit=header.deal_limit,
-            opening=opening_moves(header.opening or []))
+            opening=opening_moves(header.opening or []), event=header.event)
     except (ValueError, TypeError) as exc:
         raise bad(str(exc)) from None
     return spec

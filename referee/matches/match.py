@@ -155,7 +155,7 @@ def header(spec: MatchSpec, seatings: list[tuple[int, ...]]) -> R.Header:
         orientations=[list(s) for s in seatings], time_control=tc_record(tc),
         max_faults=spec.max_faults, max_line=spec.max_line, confidence=float(spec.confidence), sprt=spec.sprt, deal_limit=spec.deal_limit,
         opening=opening_records(spec.opening) or None, format=R.FORMAT, deals_from=spec.deals_from,
-        deals_file_sha256=spec.deal_file_sha256 if from_file else None)
+        deals_file_sha256=spec.deal_file_sha256 if from_file else None, event=spec.event)
 
 
 def tc_record(tc: TimeControl) -> R.TimeControlRecord:

@@ -292,8 +292,16 @@ def _elo_line(row: Standing, level: str) -> str:
     return f"{_elo_point(row)} {_elo_interval(row)} ({level} interval, from the pairs' scores; score {score})"
 
 
-def _los(x: float | None) -> str:
+def los_text(x: float | None) -> str:
+    """A likelihood of superiority as the report prints it: "97.3%", "—" when there is none."""
     return "—" if x is None else f"{100 * x:.1f}%"
+
+
+def elo_text(row: Standing, field: bool = False) -> str:
+    """A row's Elo with its interval as the report prints them ("+35 [−12, +83]"), or its bound
+    ("> +183") when one bot of two won or lost every play; ``field``: three or more bots."""
+    bound = None if field else elo_bound_of(row)
+    return bound or f"{_elo_point(row, field)} {_elo_interval(row)}"
 
 
 def board_word(result: MatchSummary) -> str:
@@ -321,7 +329,7 @@ def figures_text(result: MatchSummary) -> Text | Table | Group:
         other = result.bots[1].name
         t = Text()
         t.append(f"LOS ({first.bot} better than {other}): ", style="bold")
-        t.append(f"{_los(first.los)}\n")
+        t.append(f"{los_text(first.los)}\n")
         t.append(f"Pairs ({board_word(result)}), {first.bot}'s side: ", style="bold")
         t.append("  ".join(f"{label} {c}" for label, c in zip(rank.class_labels, first.classes)) + "\n")
         t.append(f"Elo difference {first.bot} − {other}: ", style="bold")
@@ -335,7 +343,7 @@ def figures_text(result: MatchSummary) -> Text | Table | Group:
         lo, hi = r.places
         ci = r.margin.ci
         margin = signed(r.margin.mean, 1) + ("" if ci is None else f" ± {(ci[1] - ci[0]) / 2:.1f}")
-        table.add_row(f"{r.place}" + (f" ({lo}–{hi})" if lo != hi else ""), escape(r.bot), margin, _los(r.los),
+        table.add_row(f"{r.place}" + (f" ({lo}–{hi})" if lo != hi else ""), escape(r.bot), margin, los_text(r.los),
                       f"{_elo_point(r, field=True)} {_elo_interval(r)}", " ".join(map(str, r.classes)))
     table.caption = (f"Rule: {rank.rule}.  A pair is {board_word(result)}; pairs 0…{halves}: how many pairs the bot "
                      f"won 0, ½, 1 … {halves // 2} plays of against the field's mean (a level play is half a win).  "
@@ -373,7 +381,7 @@ def verdict_text(result: MatchSummary) -> Text:
     top = result.ranking.standings[0] if result.ranking.standings else None
     # One form whatever the pairs: with one pair there is no spread, so no LOS, and it says so.
     los = "" if top is None or len(result.ranking.standings) < 2 else (
-        f" (LOS {_los(top.los_next)})" if top.los_next is not None else " (LOS —, one pair)")
+        f" (LOS {los_text(top.los_next)})" if top.los_next is not None else " (LOS —, one pair)")
     if result.winner is not None:
         t.append(f"Winner: {result.winner}", style="bold green")
         t.append(f" — significant at {level}{los}{sprt_beside(result)}")
@@ -469,13 +477,16 @@ def print_table(console: Console, make: Callable[[], Table], row: Callable[[T], 
 
 
 def render(result: MatchSummary, deals: Iterable[DealResult], games: Iterable[GameResult], console: Console,
-           limit: int | None = None, hints: Sequence[str | None] | None = None) -> None:
+           limit: int | None = None, hints: Sequence[str | None] | None = None, event: str | None = None) -> None:
     """Print the whole result; past ``limit`` rows a deal or game table shows its first and last
-    rows only; ``hints`` go with the faults, in their order.  ``deals`` and ``games`` are each read
-    a few times (see :func:`blocks`)."""
+    rows only; ``hints`` go with the faults, in their order; ``event``: the event the match
+    belongs to (``--event``), named first.  ``deals`` and ``games`` are each read a few times
+    (see :func:`blocks`)."""
     legend = ", ".join(f"{letter} = {b.name}" for letter, b in zip(letters(result), result.bots))
     head: list[Text | Table] = [Text(f"{result.variant} — {legend}; {result.players} seats, "
                                      + (f"seed {seed_text(result.seed)}" if result.seed is not None else f"deals from {result.deals_file}"))]
+    if event is not None:
+        head.insert(0, Text(f"Event: {event}", style="bold"))
     for o in range(len(result.orientations)):
         head.append(Text(f"  orientation {o}: {seating_text(result, o)}", style="dim"))
     console.print(Group(*head))

@@ -59,3 +59,5 @@ class MatchSpec:
     #: ``"strict"``: only the process whose turn it is runs, every other one of the match is
     #: frozen (PROTOCOL.md, "Fair play"); ``"concurrent"``: every process runs as it likes
     isolation: Isolation = "concurrent"
+    #: the event the match belongs to (``--event``): kept in the log's header, shown in reports
+    event: str | None = None

@@ -118,6 +118,8 @@ class Header(_Record, tag="match"):
     deals_from: Derivation | None = None
     #: the deal file's SHA-256, so that verify knows it has the same file
     deals_file_sha256: str | None = None
+    #: the event the match belongs to (``referee match --event``), shown in its reports; absent: none
+    event: str | None = None
 
     @property
     def derivation(self) -> Derivation:

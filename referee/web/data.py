@@ -198,7 +198,7 @@ def read_match(log: Path) -> MatchData:
     match: dict[str, Any] = {
         "kind": "match", "variant": header.variant, "title": variant(header.variant).title, "layout": reader.layout,
         "players": header.players, "options": header.options, "seed": None if header.seed is None else seed_text(header.seed),
-        "deals_file": header.deals_file,
+        "deals_file": header.deals_file, "event": header.event,
         "bots": [{"name": n, "hello": None} for n in names],
         "orientations": header.orientations,
         "sides": reader.side_names, "sense": variant(header.variant).sense,
