@@ -501,7 +501,9 @@ def _shows_cross(s: Standings) -> bool:
     return s.n > 2 or s.league.schedule in (SWISS, KNOCKOUT)
 
 
-def to_markdown(s: Standings) -> str:
+def to_markdown(s: Standings, legend: bool = True) -> str:
+    """The standings as a markdown table, its footnotes, the cross-table where there is one, and
+    the columns' legend (unless ``legend`` is false: ``league table --no-legend``)."""
     heads = text_headers(s)
     lines = ["| " + " | ".join(heads) + " |",
              "|" + "|".join("---:" if h not in ("bot", "faults", "stage") else "---" for h in heads) + "|"]
@@ -512,14 +514,16 @@ def to_markdown(s: Standings) -> str:
     if _shows_cross(s):
         lines.append("")
         lines.extend(cross_lines(s))
-    lines.append("")
-    lines.extend(legend_lines(s))
+    if legend:
+        lines.append("")
+        lines.extend(legend_lines(s))
     return "\n".join(lines) + "\n"
 
 
-def rich_table(s: Standings):
-    """The standings for a terminal: a rich table, with the head-to-head cross-table below it
-    for tables of N, Swiss and knockout leagues (a rich ``Group``)."""
+def rich_table(s: Standings, legend: bool = True):
+    """The standings for a terminal: a rich table (its caption the footnotes and, unless
+    ``legend`` is false, the columns' legend), with the head-to-head cross-table below it for
+    tables of N, Swiss and knockout leagues (a rich ``Group``)."""
     from rich import box
     from rich.console import Group
     from rich.markup import escape
@@ -535,7 +539,7 @@ def rich_table(s: Standings):
                      min_width=6 if h == "faults" else None)
     for r in s.rows:  # names are the league file's: never read as rich markup
         t.add_row(*(escape(c) for c in _cells(r, s)))
-    t.caption = escape("\n".join([*footnotes(s), *legend_lines(s)]))
+    t.caption = escape("\n".join([*footnotes(s), *(legend_lines(s) if legend else [])])) or None
     t.caption_justify = "left"
     if not _shows_cross(s):
         return detached(t)

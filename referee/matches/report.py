@@ -309,7 +309,7 @@ def board_word(result: MatchSummary) -> str:
     n = len(result.orientations)
     unit = "deal" if result.unit == "deal" else "game"
     if n == 2:
-        return f"a {unit} in both orientations" if unit == "deal" else "a game pair (one game in each orientation)"
+        return f"a {unit} in both orientations"  # one parenthesis only: it is printed inside "Pairs (…)"
     return f"a {unit} in all {n} rotations"
 
 

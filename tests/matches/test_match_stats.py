@@ -285,3 +285,11 @@ def test_two_identical_bots_get_an_honest_elo_interval_and_old_logs_still_verify
         old.write_bytes(b"\n".join([*lines[:-1], json.dumps(last, ensure_ascii=False).encode()]) + b"\n")
         checked = run("verify", str(old))
         assert (checked.exit_code == 0) is verifies, checked.output
+
+
+def test_a_game_pair_is_named_without_parentheses_in_parentheses(tmp_path):
+    """Issue 40: "Pairs (a game pair (one game in each orientation))"."""
+    _, _, res = match(tmp_path, GREEDY, FIRST, "--variant", "block", "--players", "2")
+    text = " ".join(res.output.split())
+    assert "Pairs (a game in both orientations), greedy_bot's side: LL " in text
+    assert not re.search(r"\([^()]*\(", text.split("Pairs ", 1)[1].split(":", 1)[0])
