@@ -100,7 +100,7 @@ def short_options() -> dict[str, set[str]]:
 def test_every_paragraph_of_a_help_is_one_line_in_the_source_so_it_wraps_whole(path):
     """The help keeps a docstring's line breaks: a paragraph written over two lines broke in the
     middle of a sentence at every width (issue 40: `referee play --help`)."""
-    cmd = dict((" ".join(p), c) for p, c in commands())[" ".join(path)]
+    cmd = {" ".join(p): c for p, c in commands()}[" ".join(path)]
     for paragraph in (cmd.help or "").split("\n\n"):
         assert "\n" not in paragraph.strip(), paragraph
     shown = runner.invoke(app, [*path, "--help"], env={"COLUMNS": "80"}).stdout

@@ -53,7 +53,7 @@ def test_a_log_named_gz_is_written_compressed_with_the_records_of_a_plain_one(lo
 
 def test_a_compressed_log_round_trips_through_verify_replay_and_report(logs, tmp_path):
     checked = cli("verify", logs["gz"])
-    assert checked.exit_code == 0 and checked.stdout.startswith("consistent: 2 games, 8 deals"), checked.output
+    assert checked.exit_code == 0 and checked.stdout.startswith("consistent: 1 game in each of 2 orientations, 8 deals"), checked.output
     assert cli("verify", logs["plain"]).stdout.split("—")[0] == checked.stdout.split("—")[0]
     replayed, plain = cli("replay", logs["gz"]), cli("replay", logs["plain"])
     untimed = re.compile(r"[0-9.]+ ms")  # the replay shows each move's time
