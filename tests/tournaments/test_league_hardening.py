@@ -374,6 +374,41 @@ async def test_a_bot_that_stops_its_match_process_is_ended_recorded_and_given_up
     assert len(report.failed) == 1 and "(attempt 1 of 3)" in cli("league", "status", str(path)).stdout
 
 
+async def test_a_signal_just_after_the_last_table_leaves_a_complete_league_not_an_interrupted_one(tmp_path, monkeypatch):
+    """Issue 40: Ctrl-C just after a league's last match said "6 of 6 pairings done; run the same
+    command again" and exited 130."""
+    from tournaments import runner
+
+    path = write_league(tmp_path, league_toml(FOUR[:3]))
+    league = load_league(path)
+
+    class SignalAfterTheLast(runner.Quiet):
+        def begin(self, pairings: int, done: int, pending: int) -> None:
+            self.left = pending
+
+        def finished(self, key, record, error) -> None:
+            self.left -= 1
+            if self.left == 0:
+                os.kill(os.getpid(), signal.SIGINT)  # as a person's Ctrl-C, once every table is stored
+
+    seen = []
+    finish = runner.Session.finish
+
+    def noting(session) -> None:
+        seen.append(session.report.interrupted)
+        finish(session)
+
+    monkeypatch.setattr(runner.Session, "finish", noting)
+    with trio.fail_after(HANG):
+        report = await run_league(league, display=SignalAfterTheLast(), handle_signals=True)
+    assert seen == [True]  # the signal was taken
+    assert report.left == 0 and report.played == 3 and not report.interrupted
+    status = cli("league", "status", str(path))
+    assert "3 done, 0 failed, 0 pending" in status.stdout and "cut short" not in status.stdout, status.stdout
+    again = referee("league", "run", str(path), "-q")
+    assert again.returncode == X.OK and "played 0 matches" in again.stdout and "3 of 3" in again.stdout, again.stdout + again.stderr
+
+
 async def test_a_match_that_makes_no_progress_for_longer_than_its_clocks_allow_is_stopped(tmp_path):
     # Alive (its heartbeat comes) but no deal ends: the stall limit of the clocks.
     alive = [sys.executable, "-c", (
