@@ -2,18 +2,18 @@
 
 For each sample of real pairs in ``bench/sprt_pairs.json`` (played by the referee:
 ``python -m bench.sprt_collect`` says how) and each test of :data:`TESTS`, it runs the referee's
-own SPRT (:func:`referee.records.stats.sprt_llr` on a :class:`referee.records.stats.Boards` tally, decided by
-:meth:`referee.records.stats.SprtSpec.decide`) on pairs drawn with replacement from the sample, made to
+own SPRT (:func:`referee.stats.sprt.sprt_llr` on a :class:`referee.stats.figures.Boards` tally, decided by
+:meth:`referee.stats.sprt.SprtSpec.decide`) on pairs drawn with replacement from the sample, made to
 hold exactly H0 or H1:
 
 * a **margin** test draws pairs whose margins are shifted so that their mean is ``margin0``
   (or ``margin1``): the real spread and shape, the hypothesis' mean;
 * an **Elo** test draws pairs from the sample reweighted to the most likely distribution whose
-  mean pair score is that of ``elo0`` (or ``elo1``) (:func:`referee.records.stats.mle_with_mean`, the
+  mean pair score is that of ``elo0`` (or ``elo1``) (:func:`referee.stats.sprt.mle_with_mean`, the
   distribution the GSPRT itself compares), so every draw is a real pair;
 * a **normalized Elo** test (``model=normalized``) likewise, to the most likely distribution
   whose pair scores have the t (mean less ½, over their spread) of ``elo0`` (or ``elo1``) read
-  as normalized Elo (:func:`referee.records.stats.mle_with_t`).
+  as normalized Elo (:func:`referee.stats.sprt.mle_with_t`).
 
 A third column draws the sample as it is (the bots' real strength).  Every run plays until the
 test decides, up to ``--cap`` pairs, once for every minimum of :data:`MINIMUMS` on the same
@@ -38,7 +38,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from referee.records.stats import NELO_SCALE, Boards, SprtSpec, elo_of_score, mle_with_mean, mle_with_t, parse_sprt, score_of_elo, sprt_llr, t_of_nelo
+from referee.stats.elo import elo_of_score, score_of_elo
+from referee.stats.figures import Boards
+from referee.stats.sprt import NELO_SCALE, SprtSpec, mle_with_mean, mle_with_t, parse_sprt, sprt_llr, t_of_nelo
 
 PAIRS = Path(__file__).resolve().parent / "sprt_pairs.json"
 

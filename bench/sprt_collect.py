@@ -46,8 +46,8 @@ def command_line(args: list[str]) -> str:
 
 def pairs_of(result: dict) -> list[list[float]]:
     """Per finished pair (board), the first bot's margin against the field in each orientation:
-    its net less the mean net of the others (:func:`referee.records.stats.board_margins`)."""
-    from referee.records.stats import board_margins
+    its net less the mean net of the others (:func:`referee.stats.figures.board_margins`)."""
+    from referee.stats.figures import board_margins
 
     n = len(result["orientations"])
     by_unit: dict[tuple[int, int], dict[int, list[int]]] = {}

@@ -352,6 +352,7 @@ def table(
     league_file: LeagueArg,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="table (for people), csv, json or markdown.")] = Format.table,
     db: DbOpt = None,
+    legend: Annotated[bool, typer.Option("--legend/--no-legend", help="Under a table or markdown, what each column means (--no-legend: the footnotes only).")] = True,
 ) -> None:
     """Print the standings: W/D/L (tables of N: places), match points, points for and against, ratings with 95% intervals, faults."""
     from tournaments import standings as S
@@ -364,9 +365,9 @@ def table(
     elif fmt is Format.json:
         sys.stdout.write(S.to_json(s))
     elif fmt is Format.markdown:
-        sys.stdout.write(S.to_markdown(s))
+        sys.stdout.write(S.to_markdown(s, legend=legend))
     else:  # into a file or a pipe nothing wraps (referee.base.console): no column is cut short
-        out.print(S.rich_table(s))
+        out.print(S.rich_table(s, legend=legend))
 
 
 @contextmanager

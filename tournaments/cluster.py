@@ -61,6 +61,7 @@ from referee.base.cluster import parse_address as _parse_address
 from referee.base.signals import Stop
 from referee.bots.reader import LineReader
 from referee.matches.job import MatchJob
+from referee.records.records import is_gzip_name
 from tournaments.config import League, LeagueError
 from tournaments.runner import (
     TERM_GRACE,
@@ -229,7 +230,7 @@ def play_match(job: MatchJob, stall: float, progress_queue: str | None = None, t
     except (ImportError, ValueError):
         pass
     with tempfile.TemporaryDirectory(prefix="referee-match-") as tmp:
-        log = Path(tmp) / ("match.jsonl.gz" if job.log.endswith(".gz") else "match.jsonl")  # compressed if the league's are
+        log = Path(tmp) / ("match.jsonl.gz" if is_gzip_name(job.log) else "match.jsonl")  # compressed if the league's are
         stderr_dir = Path(tmp) / "stderr"
         job = msgspec.structs.replace(job, log=str(log), stderr_dir=str(stderr_dir))
         started = time.time()

@@ -31,6 +31,7 @@ from referee.engine.core.deal import Deal
 from referee.engine.core.errors import RulesError
 from referee.engine.core.game import Variant
 from referee.engine.core.shuffle import BLAKE2B_GAMES, Derivation
+from referee.matches.deal_order import DEAL_ORDERS, played_order
 from referee.matches.job import CpuSeconds, Deals, Games, MaxFaults, MaxLine, MemoryMb, MoveSeconds, Processes, Seconds, bound_problem
 from referee.matches.match import match_length, orientations
 from referee.matches.spec import Isolation
@@ -93,8 +94,6 @@ class BotEntry:
         return {"command": self.command, "cwd": self.cwd, "env": dict(sorted(self.env.items())), **own}
 
 
-#: How a league's deal file is played: from ``start`` on in the file's order, or shuffled by the seed.
-DEAL_ORDERS = ("sequential", "random")
 
 
 @dataclass(frozen=True)
@@ -106,7 +105,7 @@ class DealsBook:
     path: Path
     sha256: str
     deals: tuple[Deal, ...]
-    order: str  # one of DEAL_ORDERS
+    order: str  # one of DEAL_ORDERS (referee.matches.deal_order)
     start: int  # the first deal played, from 1 (sequential: the rest follow, then the file's first)
     per_block: int = 1  # deals that must stay together and in order (mexican_train: the 7 rounds of a game)
 
@@ -114,16 +113,7 @@ class DealsBook:
         """Every deal of the file, in the order the tables play them: from :attr:`start`, wrapping
         round to the file's first (``sequential``), or that order shuffled by ``seed``
         (``random``, in whole blocks of :attr:`per_block`)."""
-        first = self.start - 1
-        deals = [*self.deals[first:], *self.deals[:first]]
-        if self.order == "sequential":
-            return deals
-        import random
-
-        k = self.per_block
-        blocks = [deals[i:i + k] for i in range(0, len(deals), k)]
-        random.Random(f"referee-league-deals:{seed}:{self.sha256}").shuffle(blocks)
-        return [d for b in blocks for d in b]
+        return played_order(self.deals, self.order, self.start, seed, self.sha256, self.per_block)
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from referee.conversation import faults as F
 from referee.web.data import NotALog, safe_name
 from referee.web.site import copy_assets, dump_doc, write_atomic, write_match, write_page
 from tournaments import standings as S
+from tournaments.config import KNOCKOUT
 from tournaments.schedule import TableKey
 from tournaments.status import bracket
 
@@ -91,4 +92,20 @@ def league_doc(league: Any, store: Any, match_href: dict[TableKey, str]) -> dict
         doc["head_to_head"] = s.head_to_head
     # A knockout's bracket, with its byes, as `league status` gives it.
     doc["bracket"] = bracket(league, S.state_of(league, store))
+    doc["leader"] = leader(s)
     return doc
+
+
+def leader(s: S.Standings) -> dict[str, Any] | None:
+    """Who heads the standings, in the words the page's card gives them: a knockout's champion,
+    the winner of a league whose every table is played (or the bots that share first place), or
+    the bots that lead a league still going; ``None`` before any table."""
+    if not s.rows or not s.done:
+        return None
+    champion = [r.bot for r in s.rows if r.stage == "won"]
+    if champion:
+        return {"bots": champion, "label": "won the knockout"}
+    first = [r.bot for r in s.rows if r.rank == s.rows[0].rank]
+    if s.done >= max(s.pairings, s.expected) and not s.failed and s.league.schedule != KNOCKOUT:
+        return {"bots": first, "label": "won the league" if len(first) == 1 else "share first place"}
+    return {"bots": first, "label": "leads the table" if len(first) == 1 else "lead the table"}

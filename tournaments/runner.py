@@ -538,6 +538,8 @@ class Session:
         except StoreError:
             pass
         report.rounds = self.drawn
+        if report.interrupted and report.left == 0 and not report.failed:
+            report.interrupted = False  # the signal came after the last table: it cut nothing short, the league is complete
         if self.began and not report.interrupted and report.stopped is None:
             try:
                 self.store.end_run()

@@ -5,7 +5,7 @@ a gauntlet or an older balanced design, stay in the database but not in the tabl
 
 **Every table is a set of head-to-head results.**  At a table of N bots each bot finishes ahead
 of, level with or behind each of the N − 1 others (its place is its paired margin against them:
-:mod:`referee.records.stats`).  Match points are ``win`` for every bot it finished ahead of, ``draw``
+:mod:`referee.stats.figures`).  Match points are ``win`` for every bot it finished ahead of, ``draw``
 for every one level with it and ``loss`` for every one ahead of it (the file's ``[points]``):
 with two bots, win, draw or loss of the match, as always.
 
@@ -29,7 +29,7 @@ match points of every bot met, once per meeting) after the points and the seed (
 order) last; a knockout ranks by the stage reached, then the place at the table that put the
 bot out.  Beside it, every bot gets the *places* its rating allows: ``[1 + the bots whose 95%
 rating interval lies wholly above its own, n − those wholly below]``
-(:func:`referee.records.stats.rank_ranges`); bots whose intervals overlap are statistically tied and
+(:func:`referee.stats.figures.rank_ranges`); bots whose intervals overlap are statistically tied and
 share places.  In a gauntlet the ratings are relative to the gauntlet bot.
 
 :func:`standings` computes the figures as data; the ``to_*`` functions and :func:`rich_table`
@@ -47,7 +47,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from referee.conversation import faults as F
-from referee.records.stats import estimate, rank_ranges, signed
+from referee.stats.figures import rank_ranges
+from referee.stats.means import estimate, signed
 from tournaments import ratings
 from tournaments.config import GAUNTLET, KNOCKOUT, SWISS, League
 from tournaments.schedule import Knockout, Schedule, State, TableKey
@@ -500,7 +501,9 @@ def _shows_cross(s: Standings) -> bool:
     return s.n > 2 or s.league.schedule in (SWISS, KNOCKOUT)
 
 
-def to_markdown(s: Standings) -> str:
+def to_markdown(s: Standings, legend: bool = True) -> str:
+    """The standings as a markdown table, its footnotes, the cross-table where there is one, and
+    the columns' legend (unless ``legend`` is false: ``league table --no-legend``)."""
     heads = text_headers(s)
     lines = ["| " + " | ".join(heads) + " |",
              "|" + "|".join("---:" if h not in ("bot", "faults", "stage") else "---" for h in heads) + "|"]
@@ -511,14 +514,16 @@ def to_markdown(s: Standings) -> str:
     if _shows_cross(s):
         lines.append("")
         lines.extend(cross_lines(s))
-    lines.append("")
-    lines.extend(legend_lines(s))
+    if legend:
+        lines.append("")
+        lines.extend(legend_lines(s))
     return "\n".join(lines) + "\n"
 
 
-def rich_table(s: Standings):
-    """The standings for a terminal: a rich table, with the head-to-head cross-table below it
-    for tables of N, Swiss and knockout leagues (a rich ``Group``)."""
+def rich_table(s: Standings, legend: bool = True):
+    """The standings for a terminal: a rich table (its caption the footnotes and, unless
+    ``legend`` is false, the columns' legend), with the head-to-head cross-table below it for
+    tables of N, Swiss and knockout leagues (a rich ``Group``)."""
     from rich import box
     from rich.console import Group
     from rich.markup import escape
@@ -534,7 +539,7 @@ def rich_table(s: Standings):
                      min_width=6 if h == "faults" else None)
     for r in s.rows:  # names are the league file's: never read as rich markup
         t.add_row(*(escape(c) for c in _cells(r, s)))
-    t.caption = escape("\n".join([*footnotes(s), *legend_lines(s)]))
+    t.caption = escape("\n".join([*footnotes(s), *(legend_lines(s) if legend else [])])) or None
     t.caption_justify = "left"
     if not _shows_cross(s):
         return detached(t)

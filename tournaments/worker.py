@@ -70,8 +70,8 @@ from referee.matches.match import house_for, orientations, run_match
 from referee.matches.results import MatchResult, encode_record
 from referee.matches.spec import MatchSpec
 from referee.matches.watch import watching
-from referee.records.stats import board_margins
 from referee.records.summary import MatchRecord
+from referee.stats.figures import board_margin
 
 EXIT_OK = 0
 EXIT_BUG = 1
@@ -108,11 +108,7 @@ def margins_of(result: MatchResult) -> list[list[float]]:
     k = len(result.spec.bots)
     out = []
     for board in result.boards():
-        row = []
-        for i in range(k):
-            per = board_margins(board, i)
-            row.append(sum(per) / len(per))
-        out.append(row)
+        out.append([board_margin(board, i) for i in range(k)])
     return out
 
 

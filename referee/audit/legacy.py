@@ -21,7 +21,7 @@ from typing import Any
 import msgspec
 
 from protocol import messages as m
-from referee.audit.inconsistency import Counts, Incomplete, Inconsistent, stop_text
+from referee.audit.inconsistency import Counts, Incomplete, Inconsistent, older_ties, stop_text
 from referee.base.clock import TimeControl
 from referee.bots.bot import Bot
 from referee.conversation import faults as F
@@ -38,8 +38,9 @@ from referee.matches.match import DealStream, opening_moves, orientations
 from referee.matches.results import MatchResult
 from referee.matches.spec import MatchSpec
 from referee.records import records as R
-from referee.records.stats import SprtSpec, sprt_state
 from referee.sides import side_for
+from referee.stats.figures import alike
+from referee.stats.sprt import SprtSpec, sprt_state
 
 
 def read_log(path: Path) -> Generator[tuple[int, dict[str, Any]], None, None]:
@@ -49,7 +50,8 @@ def read_log(path: Path) -> Generator[tuple[int, dict[str, Any]], None, None]:
         Incomplete: a last line without its newline, once the lines before it are read.
         Inconsistent: a line that is not a JSON object, naming it.
     """
-    for number, raw in enumerate(R.log_lines(path), start=1):
+    bounds = R.Bounds()
+    for number, raw in enumerate(R.log_lines(path, bounds), start=1):
         if not raw.endswith(b"\n"):
             raise Incomplete(f"{path}: incomplete: line {number} is cut short (a cut log); "
                              f"consistent up to line {number - 1}", number - 1)
@@ -63,6 +65,14 @@ def read_log(path: Path) -> Generator[tuple[int, dict[str, Any]], None, None]:
             raise R.Damaged(f"{path}: line {number} is not JSON") from None
         if not isinstance(rec, dict) or "k" not in rec:
             raise R.Damaged(f"{path}: line {number} is not a log record")
+        if number == 1 and rec["k"] == "match":
+            try:
+                header = R.decode(raw, path, number)
+            except R.Damaged:
+                pass  # a header of format 1 the records of today cannot type: the line bound only
+            else:
+                if isinstance(header, R.Header):
+                    bounds.fit(header)
         yield number, rec
 
 
@@ -408,6 +418,7 @@ class LogWalker:
         mine = _without_field_elo(msgspec.json.decode(msgspec.json.encode(result.summary())))
         theirs = _without_field_elo({k: v for k, v in rec.items() if k != "k"})
         _unbounded(mine, theirs)
+        older_ties(mine, theirs)
         keys = [k for k in dict.fromkeys([*mine, *theirs]) if mine.get(k) != theirs.get(k)]
         if keys:
             k = keys[0]
@@ -421,10 +432,16 @@ def _unbounded(mine: dict[str, Any], theirs: dict[str, Any]) -> None:
     bound, the log's interval is ``[null, null]`` (``null`` after one pair) where today's is ``[bound, null]`` (or
     ``[null, -bound]``); taken as the log has it (as :func:`referee.audit.verify._unbounded`)."""
     rows = [(m.get("ranking") or {}).get("standings") or [] for m in (mine, theirs)]
+    two = len(mine.get("bots") or []) == 2
     for row, old in zip(*rows):
-        if (isinstance(row, dict) and isinstance(old, dict) and row.get("elo") is None and old.get("elo") is None
+        if not (isinstance(row, dict) and isinstance(old, dict)):
+            continue
+        if (row.get("elo") is None and old.get("elo") is None
                 and old.get("elo_ci") in (None, [None, None]) and isinstance(row.get("elo_ci"), list) and None in row["elo_ci"]):
             row["elo_ci"] = old["elo_ci"]
+        elif (two and row.get("elo") == old.get("elo") and old.get("elo_ci") in (None, [old.get("elo")] * 2)
+              and isinstance(row.get("classes"), list) and alike(row["classes"])):
+            row["elo_ci"] = old["elo_ci"]  # every pair alike, logged before that had an exact bound: a point then
 
 
 def _without_field_elo(summary: dict[str, Any]) -> dict[str, Any]:

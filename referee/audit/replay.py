@@ -34,6 +34,12 @@ class Broken(ValueError):
     """The log cannot be re-played from some line on: the message names the file and the line."""
 
 
+class Oversized(Broken):
+    """The log is larger than the match its header describes could write (a line, the whole, or
+    empty lines in bulk: :class:`referee.records.records.Bounds`): read no further, and show
+    nothing of it."""
+
+
 class Replayer:
     """Re-plays a log through the engine; override the ``on_*`` methods to read it.
 
@@ -75,6 +81,8 @@ class Replayer:
                         raise
                     # a record of the right shape that no deal can hold (a seat past the table…)
                     raise self.fail(f"the engine cannot re-play it ({type(exc).__name__}: {exc})") from None
+        except R.TooLarge as exc:
+            raise Oversized(str(exc)) from None
         except R.Damaged as exc:
             raise Broken(str(exc)) from None
         if self.header is None:

@@ -31,7 +31,7 @@ import trio
 import trio.testing
 
 from protocol import messages as m
-from referee.audit.inconsistency import Counts, Incomplete, Inconsistent, stop_text
+from referee.audit.inconsistency import Counts, Incomplete, Inconsistent, older_ties, stop_text
 from referee.base.clock import TimeControl
 from referee.base.errors import BotError, BotExited, BotStartError, LineTooLong, LogError
 from referee.bots.bot import Bot
@@ -45,6 +45,7 @@ from referee.matches.match import opening_moves, orientations, run_match
 from referee.matches.spec import MatchSpec
 from referee.matches.watch import Watch
 from referee.records import records as R
+from referee.stats.figures import alike
 
 
 class LogInterrupted(BaseException):
@@ -207,15 +208,23 @@ def _same(logged: R.Record, data: bytes) -> bool:
         mine = msgspec.structs.replace(mine, unfinished=logged.unfinished)
     if isinstance(mine, R.Result) and isinstance(logged, R.Result):
         _unbounded(mine, logged)
+        if mine != logged:
+            ours, theirs = msgspec.to_builtins(mine), msgspec.to_builtins(logged)
+            older_ties(ours, theirs)
+            return bool(ours == theirs)
     return mine == logged
 
 
 def _unbounded(mine: R.Result, logged: R.Result) -> None:
     """A two-bot result where one bot won every play, logged before its Elo had a one-sided
     bound: the log's interval is ``[null, null]`` (``null`` after one pair), today's ``[bound, null]`` (or
-    ``[null, -bound]``); taken as the log has it, every other figure compared."""
+    ``[null, -bound]``); and one where every pair was alike, logged before that had an exact bound:
+    the log's interval is the point ``[elo, elo]`` (``null`` after one pair).  Taken as the log has
+    it, every other figure compared."""
     for row, old in zip(mine.ranking.standings, logged.ranking.standings):
         if row.elo is None and old.elo is None and old.elo_ci in (None, [None, None]) and row.elo_ci is not None and None in row.elo_ci:
+            row.elo_ci = old.elo_ci
+        elif len(mine.bots) == 2 and row.elo == old.elo and old.elo_ci in (None, [old.elo, old.elo]) and alike(row.classes):
             row.elo_ci = old.elo_ci
 
 
@@ -450,7 +459,7 @@ def spec_of(header: R.Header, path: Path, stderr_dir: Path) -> MatchSpec:
             deal_file_name=header.deals_file, deal_file_sha256=header.deals_file_sha256,
             tc=time_control(tc), max_faults=header.max_faults, max_line=header.max_line,
             stderr_dir=stderr_dir, confidence=header.confidence, sprt=header.sprt, deal_limit=header.deal_limit,
-            opening=opening_moves(header.opening or []))
+            opening=opening_moves(header.opening or []), event=header.event)
     except (ValueError, TypeError) as exc:
         raise bad(str(exc)) from None
     return spec

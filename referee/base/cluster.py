@@ -26,6 +26,9 @@ INSTALL = "pip install 'referee[cluster]'"
 ALLOWED_FAILURES = 3
 
 
+#: Starts of a local cluster tried before giving up (:func:`_start_local`).
+LOCAL_STARTS = 2
+
 #: A local cluster's workers run this first (a Dask preload given as its text).
 IGNORE_SIGINT = "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n"
 
@@ -96,10 +99,7 @@ def connect(address: Address, *, timeout: float = 30.0, close_timeout: float = 5
     with dask.config.set(settings):
         if address.local is not None:
             _quiet_resource_tracker()
-            cluster = distributed.LocalCluster(
-                n_workers=address.local, threads_per_worker=1, processes=True, host="127.0.0.1",
-                dashboard_address="127.0.0.1:0", silence_logs=logging.CRITICAL,
-            )
+            cluster = _start_local(distributed, address)
             try:
                 with distributed.Client(cluster, timeout=timeout) as client:
                     yield client
@@ -113,6 +113,41 @@ def connect(address: Address, *, timeout: float = 30.0, close_timeout: float = 5
                 raise ClusterUnavailable(f"--cluster {address}: cannot reach the scheduler: {why}") from None
             with client:
                 yield client
+
+
+def _start_local(distributed: Any, address: Address) -> Any:
+    """A ``LocalCluster`` of ``address.local`` worker processes, started again once if a start
+    fails (a worker killed while it starts: the OOM killer, a stray signal fails only that start).
+
+    Raises:
+        ClusterUnavailable: every start failed; one line, with Dask's reason.
+    """
+    import logging
+
+    why = ""
+    for _ in range(LOCAL_STARTS):
+        try:
+            return distributed.LocalCluster(
+                n_workers=address.local, threads_per_worker=1, processes=True, host="127.0.0.1",
+                dashboard_address="127.0.0.1:0", silence_logs=logging.CRITICAL,
+            )
+        except Exception as exc:  # Dask's RuntimeError("Nanny failed to start."), a timeout, an OSError…
+            why = _reason(exc)
+    raise ClusterUnavailable(f"--cluster {address}: the local cluster failed to start, {LOCAL_STARTS} times out of "
+                             f"{LOCAL_STARTS} ({why}): a worker process ended as it started; see that the machine has "
+                             "the memory and processes for them")
+
+
+def _reason(exc: BaseException) -> str:
+    """Dask's reason in a few words: the exception's first line, and its cause's when it differs."""
+    words: list[str] = []
+    at: BaseException | None = exc
+    while at is not None and len(words) < 2:
+        text = (str(at).splitlines() or [type(at).__name__])[0].rstrip(".")
+        if text not in words:
+            words.append(text)
+        at = at.__cause__ or at.__context__
+    return ": ".join(words)
 
 
 def _quiet_resource_tracker() -> None:

@@ -314,7 +314,7 @@ def referee_files(folders: Iterable[Path]) -> list[Path]:
 
 def _sniff(path: str) -> bool:
     """Whether the file at ``path`` begins like a match log, a deal file or a league database."""
-    name = path.rsplit("/", 1)[-1]
+    name = path.rsplit("/", 1)[-1].lower()  # a log named M.JSONL.GZ is a log as much as m.jsonl.gz
     if name.endswith((".jsonl", ".json")):
         head = _head(path, 16)
         return head.startswith((b'{"k":"match"', b'{"deal":'))

@@ -58,7 +58,9 @@ def check(
     from referee.matches.check import render as render_check
 
     if missing := missing_samples():
-        raise fail(f"the check plays against the sample bots, and {', '.join(missing)} is missing")
+        are = "is" if len(missing) == 1 else "are"
+        listed = ", ".join(missing[:-1]) + (" and " if len(missing) > 1 else "") + missing[-1]
+        raise fail(f"the check plays against the sample bots, and {listed} {are} missing: reinstall referee")
     if variant_id is not None:
         try:
             refereed_variant(variant_id)

@@ -28,7 +28,7 @@ from referee.matches.match import deals_needed, match_length, orientations
 from referee.matches.report import render, verdict_line
 from referee.matches.results import MatchResult
 from referee.matches.spec import ISOLATIONS, Isolation
-from referee.records.stats import SprtSpec
+from referee.stats.sprt import SprtSpec
 
 
 def parse_options(pairs: list[str] | None) -> dict[str, str]:
@@ -237,7 +237,8 @@ def print_result(result, summary, *, quiet: bool, full: bool, seed: int | None, 
         if quiet:
             say(out, verdict_line(summary))
         else:
-            render(summary, result.deals, result.games, out, limit=None if full else TABLE_ROWS, hints=fault_hints(result))
+            render(summary, result.deals, result.games, out, limit=None if full else TABLE_ROWS, hints=fault_hints(result),
+                   event=result.spec.event)
             if seed is not None:
                 out.print(f"seed: {seed_text(seed)}   (--seed {seed_text(seed)} plays these deals again)", style="dim",
                           markup=False, soft_wrap=True)

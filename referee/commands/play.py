@@ -70,8 +70,7 @@ def play(
 ) -> None:
     """Play against bots yourself, in your browser: a duplicate match like `referee match`'s, with you in one seat.
 
-    The table is served on 127.0.0.1 only, at an address with a secret token, printed here.  You
-    play every seating of the same deals; the match is logged (and verifies) as any match.
+    The table is served on 127.0.0.1 only, at an address with a secret token, printed here.  You play every seating of the same deals; the match is logged (and verifies) as any match.
     """
     from referee.base.clock import MAX_SECONDS
     from referee.matches.spec import MatchSpec

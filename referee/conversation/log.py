@@ -6,7 +6,7 @@ are formatted here directly from the bytes the referee already has (and give exa
 encoding the record would: a test holds the two together); every other record is encoded from
 its struct.
 
-A log whose name ends in ``.gz`` (``match.jsonl.gz``) is written gzip-compressed as it goes
+A log whose name ends in ``.gz``, in any case (``match.jsonl.gz``, ``M.JSONL.GZ``), is written gzip-compressed as it goes
 (:class:`GzipSink`), and every reader of logs reads it as it is (:func:`referee.records.records.log_lines`).
 
 Two runs with the same seed, deals and deterministic bots give the same log apart from the
@@ -32,7 +32,7 @@ from referee.conversation.lines import Line, heard
 from referee.engine.core.deal import Deal
 from referee.engine.core.game import Special
 from referee.engine.core.tiles import TILE_NAMES
-from referee.records.records import GZIP_SUFFIX, Exit, Play, Record, SpecialRecord, encode
+from referee.records.records import GZIP_SUFFIX, Exit, Play, Record, SpecialRecord, encode, is_gzip_name
 
 _enc = msgspec.json.Encoder()
 
@@ -112,7 +112,7 @@ class MatchLog:
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 self._file = open(path, "wb", buffering=1 << 16)
-                if path.name.endswith(GZIP_SUFFIX):
+                if is_gzip_name(path):  # .gz in any case
                     self._file = GzipSink(self._file)
             except FileExistsError:  # from mkdir: a file where a folder should be
                 raise LogError(f"cannot write the log {path}: a part of {path.parent} is a file, not a folder") from None
@@ -270,7 +270,7 @@ def stderr_dir_of(log_path: Path) -> Path:
 
 def _stem(log_path: Path) -> str:
     """A log's name without its suffix (``.jsonl``, or ``.jsonl.gz`` for a compressed one)."""
-    name = log_path.name.removesuffix(GZIP_SUFFIX)
+    name = log_path.name[: -len(GZIP_SUFFIX)] if is_gzip_name(log_path.name) else log_path.name
     return name[: -len(Path(name).suffix)] if Path(name).suffix else name
 
 

@@ -78,7 +78,9 @@ from referee.records import records as R
 from referee.sides import side_of
 from referee.sides.base import GameSide, Stage
 
-SAMPLE_DIR = Path(__file__).resolve().parents[2] / "sample_bots"
+#: The opponents' folder, inside the package so that the check works from any install: links to
+#: the repository's sample_bots/ (the bots authors read), whose files a wheel holds as such.
+SAMPLE_DIR = Path(__file__).resolve().parent / "sample-bots"
 #: The opponents, in the order they are taken.
 SAMPLES = ("greedy_bot.py", "random_bot.py", "first_bot.py")
 STOP_AFTER_TIMEOUTS = 3  # games not begun are skipped after this many timeouts in all
@@ -828,5 +830,6 @@ def _further_note(g: GameReport, report: CheckReport) -> str:
 
 
 def missing_samples() -> list[str]:
-    """The sample bots the check needs that are not where it looks (a source checkout)."""
+    """The sample bots the check needs that are not where it looks (an install that lost its
+    package data)."""
     return [str(SAMPLE_DIR / s) for s in SAMPLES if not (SAMPLE_DIR / s).is_file()]

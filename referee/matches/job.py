@@ -29,7 +29,7 @@ from referee.engine import variant
 from referee.engine.core.deal import Deal
 from referee.engine.core.shuffle import Derivation
 from referee.matches.spec import Isolation, MatchSpec
-from referee.records.stats import SprtSpec
+from referee.stats.sprt import SprtSpec
 
 #: Seconds of a clock: at most a day (longer ones are mistakes, and infinite or huge ones cannot
 #: be sent to a bot in milliseconds).
@@ -52,6 +52,9 @@ Games = Annotated[int, Meta(ge=1, le=100_000)]  # per orientation
 MAX_NAME = 64
 BotName = Annotated[str, Meta(min_length=1, max_length=MAX_NAME)]
 Confidence = Annotated[float, Meta(gt=0, lt=1)]
+#: The name of an event (``referee match --event``), as the log's header keeps it.
+MAX_EVENT = 200
+EventName = Annotated[str, Meta(min_length=1, max_length=MAX_EVENT)]
 #: How deals come from the seed: one of :data:`referee.engine.core.shuffle.DERIVATIONS`.
 DealsFrom = Derivation
 
@@ -132,6 +135,8 @@ class MatchJob(_Job, frozen=True):
     deals_file_sha256: str | None = None
     #: a league's match process writes ``{"k": "alive"}`` this often during the match
     heartbeat: float | None = None
+    #: the event the match belongs to (``referee match --event``), kept in the log's header
+    event: EventName | None = None
 
     def deal_list(self) -> list[Deal] | None:
         """The deals of :attr:`deals_file`, read and checked against :attr:`deals_file_sha256`
@@ -172,7 +177,7 @@ class MatchJob(_Job, frozen=True):
                          deal_file=deal_file, deal_file_name=self.deals_file, deal_file_sha256=self.deals_file_sha256,
                          tc=self.tc.time_control(), max_faults=lim.max_faults, max_line=lim.max_line, log_path=Path(self.log),
                          stderr_dir=Path(self.stderr_dir), confidence=self.confidence, sprt=self.sprt,
-                         hidden=tuple(Path(p) for p in self.hidden), isolation=lim.isolation)
+                         hidden=tuple(Path(p) for p in self.hidden), isolation=lim.isolation, event=self.event)
 
 
 def within(value: Any, kind: Any) -> bool:

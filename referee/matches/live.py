@@ -1,7 +1,8 @@
 """The running score of a match in play: one line after every finished pair (``referee match``
-prints it on stderr on a terminal, like cutechess-cli's "Score of A vs B").
+prints it on stderr on a terminal, like cutechess-cli's "Score of A vs B"), and the Elo and LOS
+every so many pairs (``--rating-interval``, :func:`rating_line`).
 
-The line is read from the match's running tally (:class:`referee.records.stats.Boards`), so it says
+The line is read from the match's running tally (:class:`referee.stats.figures.Boards`), so it says
 what the final result would say if the match stopped there: the margin per pair with its
 interval at the match's confidence, the pairs won, level and lost (two bots), and the SPRT's
 log-likelihood ratio with its bounds.
@@ -11,8 +12,10 @@ from __future__ import annotations
 
 import math
 
+from referee.matches.report import elo_text, los_text
 from referee.matches.results import MatchResult
-from referee.records.stats import signed
+from referee.stats.figures import figures
+from referee.stats.means import signed
 
 
 def _pairs(n: int) -> str:
@@ -50,3 +53,21 @@ def score_line(result: MatchResult) -> str:
         line += f"; LLR {signed(s.llr, 2)} ({signed(s.lower, 2)}, {signed(s.upper, 2)})" + (
             f": {s.decision} accepted" if s.decision else f" (no decision before {s.test.min_pairs} pairs)" if s.pairs < s.test.min_pairs else "")
     return line
+
+
+def rating_line(result: MatchResult) -> str:
+    """The Elo and LOS after the finished pairs, in one line (``referee match --rating-interval``,
+    fastchess's ``-ratinginterval``): two bots' Elo difference with its interval at the match's
+    confidence and the first's LOS, or each bot's against the field."""
+    spec = result.spec
+    names = result.names
+    unit = "game" if spec.variant.to_target else "deal"
+    fig = figures(result.tally, names, spec.confidence, unit)
+    rows = {r.bot: r for r in fig.standings}
+    level = f"{100 * spec.confidence:g}%"
+    head = f"After {_pairs(result.tally.count)}: "
+    if len(names) == 2:
+        first = rows[names[0]]
+        return head + f"Elo {names[0]} − {names[1]} {elo_text(first)} ({level}), LOS {los_text(first.los)}"
+    return head + f"Elo against the field ({level}): " + " · ".join(
+        f"{name} {elo_text(rows[name], field=True)} LOS {los_text(rows[name].los)}" for name in names)

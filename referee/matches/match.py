@@ -30,7 +30,7 @@ result shows it beside the interval an unpaired reading of the same deals would 
 
 A *board* (the issue's "pair") is one paired unit with all its orientations: a deal in both
 orientations, a game pair, or with *n* bots at *n* seats the unit in all *n* rotations.  The
-figures of :mod:`referee.records.stats` (ranking, LOS, pair classes, Elo, SPRT) are computed from the
+figures of :mod:`referee.stats` (ranking, LOS, pair classes, Elo, SPRT) are computed from the
 finished boards.  With ``--sprt`` the test is applied to the boards in board order and the match
 stops at the first board after which it decides; boards begun past it are ended and left out
 (the ``stop`` record counts them).  The log then holds an ``sprt`` record after every board and
@@ -73,7 +73,7 @@ from referee.matches.segments import Chunk, Segment
 from referee.matches.spec import MatchSpec
 from referee.matches.watch import Watch
 from referee.records import records as R
-from referee.records.stats import sprt_state
+from referee.stats.sprt import sprt_state
 
 
 def orientations(variant: Variant, players: int, options: dict[str, Any], bots: int) -> list[tuple[int, ...]]:
@@ -155,7 +155,7 @@ def header(spec: MatchSpec, seatings: list[tuple[int, ...]]) -> R.Header:
         orientations=[list(s) for s in seatings], time_control=tc_record(tc),
         max_faults=spec.max_faults, max_line=spec.max_line, confidence=float(spec.confidence), sprt=spec.sprt, deal_limit=spec.deal_limit,
         opening=opening_records(spec.opening) or None, format=R.FORMAT, deals_from=spec.deals_from,
-        deals_file_sha256=spec.deal_file_sha256 if from_file else None)
+        deals_file_sha256=spec.deal_file_sha256 if from_file else None, event=spec.event)
 
 
 def tc_record(tc: TimeControl) -> R.TimeControlRecord:

@@ -24,8 +24,10 @@ from rich.text import Text
 
 from referee.base.seeds import seed_text
 from referee.engine import variant
-from referee.records.stats import SprtState, Standing, signed
 from referee.records.summary import DealResult, GameResult, MatchSummary
+from referee.stats.figures import Standing, alike
+from referee.stats.means import signed
+from referee.stats.sprt import SprtState
 
 #: Rows of a deal or game table printed at once.
 BLOCK = 500
@@ -241,7 +243,7 @@ def margin_text(result: MatchSummary) -> Text:
 
 def elo_bound_of(row: Standing) -> str | None:
     """"> +183" when the row's Elo is a one-sided bound (two bots, every play won; "< −183",
-    every play lost: :func:`referee.records.stats.elo_bound`), else ``None``."""
+    every play lost: :func:`referee.stats.elo.elo_bound`), else ``None``."""
     if row.elo is not None or row.elo_ci is None:
         return None
     lo, hi = row.elo_ci
@@ -271,16 +273,35 @@ def _elo_point(row: Standing, field: bool = False) -> str:
 
 
 def _elo_line(row: Standing, level: str) -> str:
-    """A two-bot match's Elo with its interval, or its bound when one bot won every play."""
+    """A two-bot match's Elo with its interval, or its bound when one bot won every play; an
+    interval the pairs cannot bound says so in words, not as ∞."""
     score = "—" if row.score is None else format(row.score, ".3f")
+    n = row.margin.n
+    pairs = f"{n} pair{'' if n == 1 else 's'}"
     if (bound := elo_bound_of(row)) is not None:
-        return (f"{bound} ({level} one-sided bound: {'every play won' if bound[0] == '>' else 'every play lost'}, "
-                f"{row.margin.n} pair{'' if row.margin.n == 1 else 's'}; score {score})")
+        return f"{bound} ({level} one-sided bound: {'every play won' if bound[0] == '>' else 'every play lost'}, {pairs}; score {score})"
+    if row.elo is not None and row.elo_ci is not None and alike(row.classes):
+        return (f"{_elo_point(row)} {_elo_interval(row)} ({level} interval: every pair alike, so no spread to take a t "
+                f"interval from; the exact bound of {pairs} alike; score {score})")
+    if row.elo is not None and row.elo_ci is not None and None in row.elo_ci:
+        lo, hi = row.elo_ci
+        side = "either way" if lo is None and hi is None else "above" if hi is None else "below"
+        shown = f"[{'unbounded' if lo is None else signed(lo)}, {'unbounded' if hi is None else signed(hi)}]"
+        return (f"{_elo_point(row)} {shown} ({level} interval, from the pairs' scores: {pairs} {'is' if n == 1 else 'are'} "
+                f"too few to bound it {side}; score {score})")
     return f"{_elo_point(row)} {_elo_interval(row)} ({level} interval, from the pairs' scores; score {score})"
 
 
-def _los(x: float | None) -> str:
+def los_text(x: float | None) -> str:
+    """A likelihood of superiority as the report prints it: "97.3%", "—" when there is none."""
     return "—" if x is None else f"{100 * x:.1f}%"
+
+
+def elo_text(row: Standing, field: bool = False) -> str:
+    """A row's Elo with its interval as the report prints them ("+35 [−12, +83]"), or its bound
+    ("> +183") when one bot of two won or lost every play; ``field``: three or more bots."""
+    bound = None if field else elo_bound_of(row)
+    return bound or f"{_elo_point(row, field)} {_elo_interval(row)}"
 
 
 def board_word(result: MatchSummary) -> str:
@@ -288,7 +309,7 @@ def board_word(result: MatchSummary) -> str:
     n = len(result.orientations)
     unit = "deal" if result.unit == "deal" else "game"
     if n == 2:
-        return f"a {unit} in both orientations" if unit == "deal" else "a game pair (one game in each orientation)"
+        return f"a {unit} in both orientations"  # one parenthesis only: it is printed inside "Pairs (…)"
     return f"a {unit} in all {n} rotations"
 
 
@@ -308,7 +329,7 @@ def figures_text(result: MatchSummary) -> Text | Table | Group:
         other = result.bots[1].name
         t = Text()
         t.append(f"LOS ({first.bot} better than {other}): ", style="bold")
-        t.append(f"{_los(first.los)}\n")
+        t.append(f"{los_text(first.los)}\n")
         t.append(f"Pairs ({board_word(result)}), {first.bot}'s side: ", style="bold")
         t.append("  ".join(f"{label} {c}" for label, c in zip(rank.class_labels, first.classes)) + "\n")
         t.append(f"Elo difference {first.bot} − {other}: ", style="bold")
@@ -322,7 +343,7 @@ def figures_text(result: MatchSummary) -> Text | Table | Group:
         lo, hi = r.places
         ci = r.margin.ci
         margin = signed(r.margin.mean, 1) + ("" if ci is None else f" ± {(ci[1] - ci[0]) / 2:.1f}")
-        table.add_row(f"{r.place}" + (f" ({lo}–{hi})" if lo != hi else ""), escape(r.bot), margin, _los(r.los),
+        table.add_row(f"{r.place}" + (f" ({lo}–{hi})" if lo != hi else ""), escape(r.bot), margin, los_text(r.los),
                       f"{_elo_point(r, field=True)} {_elo_interval(r)}", " ".join(map(str, r.classes)))
     table.caption = (f"Rule: {rank.rule}.  A pair is {board_word(result)}; pairs 0…{halves}: how many pairs the bot "
                      f"won 0, ½, 1 … {halves // 2} plays of against the field's mean (a level play is half a win).  "
@@ -360,15 +381,39 @@ def verdict_text(result: MatchSummary) -> Text:
     top = result.ranking.standings[0] if result.ranking.standings else None
     # One form whatever the pairs: with one pair there is no spread, so no LOS, and it says so.
     los = "" if top is None or len(result.ranking.standings) < 2 else (
-        f" (LOS {_los(top.los_next)})" if top.los_next is not None else " (LOS —, one pair)")
+        f" (LOS {los_text(top.los_next)})" if top.los_next is not None else " (LOS —, one pair)")
     if result.winner is not None:
         t.append(f"Winner: {result.winner}", style="bold green")
-        t.append(f" — significant at {level}{los}")
+        t.append(f" — significant at {level}{los}{sprt_beside(result)}")
     elif result.ahead is not None:
-        t.append(f"No winner: {result.ahead} is ahead, but not significant at {level}{los}", style="bold")
+        t.append(f"No winner: {result.ahead} is ahead, but not significant at {level}{los}{sprt_beside(result)}", style="bold")
     else:
         t.append("Result: a draw.", style="bold")
     return t
+
+
+def sprt_beside(result: MatchSummary) -> str:
+    """Why the verdict and the SPRT's decision can seem to disagree, as a clause after the verdict
+    (docs/sprt.md, "A winner and an undecided SPRT"), or "" when they agree: the winner is named
+    when the leader's margin has an interval above 0, while the SPRT asks whether the first
+    bot's advantage is nearer H0's or H1's, at its error rates, which can take more pairs (or
+    fewer, for a test of the pairs' classes)."""
+    state = result.sprt
+    if state is None or not result.bots:
+        return ""
+    test = state.test
+    what = "margin" if test.kind == "margin" else "elo"
+    h0, h1 = f"{what}0={test.h0 + 0.0:g}", f"{what}1={test.h1 + 0.0:g}"
+    subject = result.bots[0].name
+    if result.winner is not None and state.decision is None:
+        return (f", as its margin's interval is above 0; the SPRT asks more, whether {subject}'s advantage is nearer "
+                f"{h0} or {h1} at its error rates, and has not decided yet")
+    if result.winner is not None and result.winner == subject and state.decision == "H0":
+        return f", as its margin's interval is above 0; the SPRT asks more, and found the advantage nearer {h0} than {h1}"
+    if result.winner is None and state.decision == "H1":
+        of = "of the margins" if what == "margin" else "of the pairs' classes"
+        return f": its margin's interval reaches 0; the SPRT accepted {h1} on its own test ({of}, at its error rates)"
+    return ""
 
 
 def verdict_line(result: MatchSummary) -> str:
@@ -432,13 +477,16 @@ def print_table(console: Console, make: Callable[[], Table], row: Callable[[T], 
 
 
 def render(result: MatchSummary, deals: Iterable[DealResult], games: Iterable[GameResult], console: Console,
-           limit: int | None = None, hints: Sequence[str | None] | None = None) -> None:
+           limit: int | None = None, hints: Sequence[str | None] | None = None, event: str | None = None) -> None:
     """Print the whole result; past ``limit`` rows a deal or game table shows its first and last
-    rows only; ``hints`` go with the faults, in their order.  ``deals`` and ``games`` are each read
-    a few times (see :func:`blocks`)."""
+    rows only; ``hints`` go with the faults, in their order; ``event``: the event the match
+    belongs to (``--event``), named first.  ``deals`` and ``games`` are each read a few times
+    (see :func:`blocks`)."""
     legend = ", ".join(f"{letter} = {b.name}" for letter, b in zip(letters(result), result.bots))
     head: list[Text | Table] = [Text(f"{result.variant} — {legend}; {result.players} seats, "
                                      + (f"seed {seed_text(result.seed)}" if result.seed is not None else f"deals from {result.deals_file}"))]
+    if event is not None:
+        head.insert(0, Text(f"Event: {event}", style="bold"))
     for o in range(len(result.orientations)):
         head.append(Text(f"  orientation {o}: {seating_text(result, o)}", style="dim"))
     console.print(Group(*head))

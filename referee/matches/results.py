@@ -4,7 +4,7 @@
 
 * :class:`MatchResult`: built by the match driver (and by ``verify`` from a log) deal by deal
   and game by game.  It keeps running totals and the running figures of the finished boards
-  (:class:`referee.records.stats.Boards`); the deal and game results and every board's nets go to
+  (:class:`referee.stats.figures.Boards`); the deal and game results and every board's nets go to
   unnamed temporary files as they are made and are read back as streams, so a match's memory
   does not grow with its deals (``python -m bench.memory``).
 
@@ -26,7 +26,6 @@ import msgspec
 from referee.base.errors import LogError
 from referee.engine.core.game import DealRecord, Game, GameOutcome
 from referee.engine.core.tiles import tile_name
-from referee.records.stats import Boards, SprtState, board_margins, figures
 from referee.records.summary import (
     JSON_KEYS,
     BotEntry,
@@ -41,6 +40,8 @@ from referee.records.summary import (
     MatchSummary,
     Ranking,
 )
+from referee.stats.figures import Boards, board_margins, figures
+from referee.stats.sprt import SprtState
 
 if TYPE_CHECKING:
     from referee.conversation.players import Entry
@@ -235,7 +236,7 @@ class MatchResult:
         return [b.name for b in self.spec.bots]
 
     def boards(self) -> Iterator[list[list[float]]]:
-        """The finished boards, in order: ``[orientation][bot]`` nets (see :mod:`referee.records.stats`)."""
+        """The finished boards, in order: ``[orientation][bot]`` nets (see :mod:`referee.stats.figures`)."""
         return iter(self._boards)
 
     def unit_margins(self, bot: int) -> Iterator[float]:

@@ -15,7 +15,7 @@ from referee.bots.bot import Bot
 from referee.engine.core.deal import Deal
 from referee.engine.core.game import Variant
 from referee.engine.core.shuffle import BLAKE2B_GAMES, Derivation
-from referee.records.stats import SprtSpec
+from referee.stats.sprt import SprtSpec
 
 #: How the processes of a match share the machine (see :attr:`MatchSpec.isolation`).
 Isolation = Literal["concurrent", "strict"]
@@ -59,3 +59,5 @@ class MatchSpec:
     #: ``"strict"``: only the process whose turn it is runs, every other one of the match is
     #: frozen (PROTOCOL.md, "Fair play"); ``"concurrent"``: every process runs as it likes
     isolation: Isolation = "concurrent"
+    #: the event the match belongs to (``--event``): kept in the log's header, shown in reports
+    event: str | None = None

@@ -190,7 +190,9 @@ class Person:
             "where": None if shown is None else dict(zip(("game", "orientation", "deal"), shown.where)),
             "finished": shown is not None and shown.over,
             "game_end": None if shown is None else shown.game_end,
-            "next": bool(view.finished),  # the deal on show waits for the person to go on
+            # the deal on show waits for the person to go on: to the next deal, or, once the match
+            # is over, to another finished deal not yet seen (the last one stays, with the verdict)
+            "next": len(view.finished) > (0 if self.over is None else 1),
             "waiting": len(view.finished) - 1 if view.finished else 0,
             "ask": ask,
             "over": self.over,

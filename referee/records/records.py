@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import base64
 import zlib
-from collections.abc import Generator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import IO, Annotated, Any, Final, Literal
 
@@ -38,8 +38,8 @@ from msgspec import Meta, Struct
 
 from protocol import messages as m
 from referee.engine.core.shuffle import SPLITMIX64, Derivation
-from referee.records.stats import SprtSpec
 from referee.records.summary import MatchSummary
+from referee.stats.sprt import SprtSpec
 
 #: The newest log format, the one :class:`referee.conversation.log.MatchLog` writes.
 FORMAT: Final = 2
@@ -118,6 +118,8 @@ class Header(_Record, tag="match"):
     deals_from: Derivation | None = None
     #: the deal file's SHA-256, so that verify knows it has the same file
     deals_file_sha256: str | None = None
+    #: the event the match belongs to (``referee match --event``), shown in its reports; absent: none
+    event: str | None = None
 
     @property
     def derivation(self) -> Derivation:
@@ -437,23 +439,80 @@ def _kind(raw: bytes) -> str | None:
     return k if isinstance(k, str) and len(k) <= 20 else None
 
 
+class TooLarge(Damaged):
+    """A log past the bounds of what the referee writes (:class:`Bounds`): a line or the whole
+    larger than any match could make, or empty lines in bulk.  Read no further."""
+
+
+#: The longest line read from a log before its header says more: the referee's own bound on a
+#: line (``--max-line`` is at most 16 MiB, and a bot's line is logged whole only up to
+#: :data:`KEPT` bytes, so no record of a move comes near it).
+LONGEST_LINE: Final = 1 << 24
+#: What one fault may add to the result record's line (its detail and the evidence, escaped):
+#: the result lists every fault, at most ``max_faults`` a bot.
+FAULT_BYTES: Final = 4096
+#: The longest result line read, however many faults the header allows.
+LONGEST_RESULT: Final = 1 << 28
+#: The most one deal adds to a log: measured at 20 to 40 KB (kozel, mexican_train, kolbasa of
+#: the sample bots); a move adds at most 17 records of a bot's lines, under 8 KiB each, and a
+#: deal has at most some hundreds of moves (kolbasa's knives included): 16 MiB is generous.
+DEAL_BYTES: Final = 16 << 20
+#: What a match adds besides its deals: the header, hellos, the SPRT's records, the result, and
+#: each bot's lines of unknown types (1 MiB of a bot's bytes a match, logged as records).
+MATCH_BYTES: Final = 64 << 20
+BOT_BYTES: Final = 16 << 20
+#: Empty lines a log may hold: the referee writes none, so more are a log made to cost time.
+MOST_EMPTY: Final = 1024
+#: Deals in a game to a target with no deal limit in its header (the engine's own, MAX_DEALS).
+_TARGET_DEALS: Final = 500
+
+
+class Bounds:
+    """How much of a log a reader takes, so that a log cannot cost more memory or time than the
+    match it claims to be: a line at most ``line`` bytes (:data:`LONGEST_LINE` until the header
+    is read), the whole at most ``total`` bytes (none until then), empty lines at most
+    :data:`MOST_EMPTY`.  :meth:`fit` sets them from the header."""
+
+    __slots__ = ("line", "total")
+
+    def __init__(self) -> None:
+        self.line = LONGEST_LINE
+        self.total: int | None = None
+
+    def fit(self, header: Header) -> None:
+        """The bounds of the match ``header`` describes: a line of :data:`LONGEST_LINE` (the
+        result's more, by :data:`FAULT_BYTES` for every fault it may list), and a whole of
+        :data:`DEAL_BYTES` for every deal it may play, :data:`MATCH_BYTES` and :data:`BOT_BYTES`
+        a bot."""
+        bots = len(header.bots)
+        faults = bots * header.max_faults * FAULT_BYTES
+        self.line = min(LONGEST_LINE + faults, LONGEST_RESULT)
+        per_game = header.deals or header.deal_limit or _TARGET_DEALS
+        deals = len(header.orientations) * (header.games or 1) * per_game
+        self.total = deals * DEAL_BYTES + MATCH_BYTES + bots * BOT_BYTES + self.line
+
+
 def read_records(path: Path, cut_ok: bool = False) -> Generator[tuple[int, Record, bytes], None, None]:
     """The records of a log with their line numbers and bytes (newline included); a compressed
-    log (:func:`log_lines`) is read as it is.
+    log (:func:`log_lines`) is read as it is, within the bounds its header sets (:class:`Bounds`).
 
     Raises:
         OSError: the file cannot be read.
         Damaged: a line that is not a record, naming it, or a compressed log that cannot be
-            decompressed; with ``cut_ok``, :class:`CutShort` for a last line without its
-            newline, once the lines before it are read.
+            decompressed; :class:`TooLarge` past the bounds; with ``cut_ok``, :class:`CutShort`
+            for a last line without its newline, once the lines before it are read.
     """
-    for number, raw in enumerate(log_lines(path), start=1):
+    bounds = Bounds()
+    for number, raw in enumerate(log_lines(path, bounds), start=1):
         if not raw.endswith(b"\n"):
             if cut_ok:
                 raise CutShort(path, number)
         if not raw.strip():
             continue
-        yield number, decode(raw, path, number), raw
+        record = decode(raw, path, number)
+        if number == 1 and isinstance(record, Header):
+            bounds.fit(record)
+        yield number, record, raw
 
 
 def header_of(path: Path) -> Header:
@@ -463,7 +522,7 @@ def header_of(path: Path) -> Header:
         OSError: the file cannot be read.
         Damaged: the first line is not a match header (or the log cannot be decompressed).
     """
-    lines = log_lines(path, longest=1 << 24)
+    lines = log_lines(path, first_only=True)
     try:
         first = next(lines, b"")
     finally:
@@ -482,64 +541,110 @@ GZIP_SUFFIX: Final = ".gz"
 _CHUNK = 1 << 16
 
 
-def log_lines(path: Path, longest: int | None = None) -> Generator[bytes, None, None]:
+def log_lines(path: Path, bounds: Bounds | None = None, first_only: bool = False) -> Generator[bytes, None, None]:
     """The lines of a log file, each with its newline (but a cut last one), plain or
     gzip-compressed: told by its first bytes, so a compressed log is read whatever its name.
 
     A compressed log cut short (a crash or Ctrl-C while it was written: the writer flushes
     the stream at every deal's end) gives the lines that were written out before the cut, its
     last one without a newline when the cut fell inside a line, exactly as a cut plain log
-    reads.  ``longest``: stop after that many bytes of one line (a header is looked for in
-    the first line only).
+    reads.  The file is read a chunk at a time, and a compressed one inflated a chunk at a time,
+    within ``bounds`` (:class:`Bounds`; a reader may change them as it goes, as
+    :func:`read_records` does at the header): no line longer than its bound is ever held
+    whole.  ``first_only``: the first line only (a header is looked for in it).
 
     Raises:
         OSError: the file cannot be read.
         Damaged: a file named ``*.gz`` that is not gzip, a zstd-compressed file, or a gzip
-            stream that is damaged (its data or its checksum).
+            stream that is damaged (its data or its checksum); :class:`TooLarge` past the bounds.
     """
+    bounds = bounds or Bounds()
+    chunks: Iterator[bytes]
     with open(path, "rb") as f:
         head = f.read(4)
         f.seek(0)
         if head.startswith(GZIP_MAGIC):
-            yield from _gzip_lines(f, path, longest)
-            return
-        if head == ZSTD_MAGIC:
+            chunks = _inflated(f, path)
+        elif head == ZSTD_MAGIC:
             raise Damaged(f"{path}: the file is compressed with zstd, which the referee does not read: decompress it "
                           "(zstd -d) or write the log as .jsonl.gz")
-        if path.name.endswith(GZIP_SUFFIX):
+        elif is_gzip_name(path):
             raise Damaged(f"{path}: named {GZIP_SUFFIX} but not gzip-compressed (it does not begin with gzip's magic bytes)")
-        if longest is not None:
-            yield f.readline(longest)
-            return
-        yield from f
+        else:
+            chunks = iter(lambda: f.read(_CHUNK), b"")
+        for line in _bounded_lines(chunks, path, bounds):
+            yield line
+            if first_only:
+                return
 
 
-def _gzip_lines(f: IO[bytes], path: Path, longest: int | None) -> Generator[bytes, None, None]:
-    """The lines of the gzip stream (one member or several, as ``cat a.gz b.gz`` makes) in ``f``."""
+def is_gzip_name(path: Path | str) -> bool:
+    """Whether a log's name says it is (to be) gzip-compressed: ``.gz`` in any case."""
+    return str(path).lower().endswith(GZIP_SUFFIX)
+
+
+def _inflated(f: IO[bytes], path: Path) -> Generator[bytes, None, None]:
+    """The gzip stream in ``f`` (one member or several, as ``cat a.gz b.gz`` makes), inflated
+    :data:`_CHUNK` bytes at a time: a small file that inflates to gigabytes never does so at once."""
     unzip = zlib.decompressobj(wbits=31)
-    rest = b""
-    while True:
-        chunk = f.read(_CHUNK)
-        if not chunk:
-            break
-        try:
-            data = unzip.decompress(chunk)
-            while unzip.eof and unzip.unused_data:  # the next member
-                tail = unzip.unused_data
+    while chunk := f.read(_CHUNK):
+        data = chunk
+        while data:
+            if unzip.eof:  # the next member
                 unzip = zlib.decompressobj(wbits=31)
-                data += unzip.decompress(tail)
-        except zlib.error as exc:
-            raise Damaged(f"{path}: the gzip-compressed log is damaged ({exc}): not a readable match log") from None
-        if not data:
+            try:
+                out = unzip.decompress(data, _CHUNK)
+            except zlib.error as exc:
+                raise Damaged(f"{path}: the gzip-compressed log is damaged ({exc}): not a readable match log") from None
+            data = unzip.unused_data if unzip.eof else unzip.unconsumed_tail
+            if out:
+                yield out
+
+
+def _bounded_lines(chunks: Iterator[bytes], path: Path, bounds: Bounds) -> Generator[bytes, None, None]:
+    """The lines of a stream of chunks, each with its newline (a cut last one without), refused
+    (:class:`TooLarge`) as soon as a line grows past ``bounds.line``, the bytes read past
+    ``bounds.total`` or the empty lines past :data:`MOST_EMPTY`: counted a chunk at a time."""
+    rest = bytearray()  # the line begun and not ended yet
+    number = 0  # lines given out
+    read = 0
+    empty = 0
+    for data in chunks:
+        read += len(data)
+        if bounds.total is not None and read > bounds.total:
+            raise TooLarge(f"{path}: larger than {_size(bounds.total)}, the most the match its header describes can write: "
+                           "not a log the referee wrote")
+        lines = data.split(b"\n")
+        if len(lines) == 1:
+            rest += data
+            if len(rest) > bounds.line:
+                raise TooLarge(_too_long(path, number + 1, bounds.line))
             continue
-        lines = (rest + data).split(b"\n")
-        rest = lines.pop()
-        for line in lines:
+        first = bytes(rest) + lines[0] + b"\n" if rest else lines[0] + b"\n"
+        rest = bytearray(lines.pop())
+        if len(first) > bounds.line:
+            raise TooLarge(_too_long(path, number + 1, bounds.line))
+        ended = lines[1:]
+        empty += (first in (b"\n", b"\r\n")) + ended.count(b"") + ended.count(b"\r")
+        if empty > MOST_EMPTY:
+            raise TooLarge(f"{path}: more than {MOST_EMPTY} empty lines (the referee writes none): not a log the referee wrote")
+        number += 1
+        yield first
+        for line in ended:
+            number += 1
             yield line + b"\n"
-        if longest is not None and len(rest) >= longest:
-            break
+        if len(rest) > bounds.line:
+            raise TooLarge(_too_long(path, number + 1, bounds.line))
     if rest:
-        yield rest  # cut inside a line (or the stream's end is missing): a cut log
+        yield bytes(rest)  # cut inside a line (or the stream's end is missing): a cut log
+
+
+def _too_long(path: Path, number: int, limit: int) -> str:
+    return f"{path}: line {number} is longer than {_size(limit)}, the longest the referee reads in a log: not a log the referee wrote"
+
+
+def _size(n: int) -> str:
+    return f"{n / (1 << 20):,.0f} MiB" if n >= 1 << 20 else f"{n:,} bytes"
 
 
 #: the fields that depend on the wall clock (and ``unfinished``, on how many lanes played)

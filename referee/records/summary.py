@@ -17,7 +17,9 @@ from typing import Any
 
 import msgspec
 
-from referee.records.stats import MeanRecord, SprtState, Standing
+from referee.stats.figures import Standing
+from referee.stats.means import MeanRecord
+from referee.stats.sprt import SprtState
 
 
 class DealResult(msgspec.Struct):

@@ -21,7 +21,7 @@ from typing import Any
 
 import msgspec
 
-from referee.audit.replay import Broken, Replayer
+from referee.audit.replay import Broken, Oversized, Replayer
 from referee.base.seeds import seed_text
 from referee.engine import variant
 from referee.engine.core.errors import RulesError
@@ -180,6 +180,8 @@ def read_match(log: Path) -> MatchData:
         reader.run()
     except OSError as exc:
         raise NotALog(f"{log}: {exc.strerror or exc}") from None
+    except Oversized as exc:
+        raise NotALog(str(exc)) from None  # a log made to cost memory or time: no report of it
     except (Broken, RulesError) as exc:
         if reader.header is None:
             raise NotALog(str(exc)) from None  # it names the file and the line
@@ -196,7 +198,7 @@ def read_match(log: Path) -> MatchData:
     match: dict[str, Any] = {
         "kind": "match", "variant": header.variant, "title": variant(header.variant).title, "layout": reader.layout,
         "players": header.players, "options": header.options, "seed": None if header.seed is None else seed_text(header.seed),
-        "deals_file": header.deals_file,
+        "deals_file": header.deals_file, "event": header.event,
         "bots": [{"name": n, "hello": None} for n in names],
         "orientations": header.orientations,
         "sides": reader.side_names, "sense": variant(header.variant).sense,

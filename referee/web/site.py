@@ -25,7 +25,7 @@ from typing import Any
 
 import jinja2
 
-from referee.records.stats import signed
+from referee.stats.means import signed
 from referee.web.data import MatchData, read_match, safe_name
 
 ASSETS = ("style.css", "site.js", "replay.js")

@@ -48,3 +48,20 @@ def test_an_edited_format_1_log_is_still_found_out(tmp_path):
     log.write_text("\n".join(lines) + "\n")
     result = cli("verify", log)
     assert result.exit_code == X.INCONSISTENT and "the deal's result differs" in result.stderr
+
+
+@pytest.mark.parametrize(("fixture", "says"), [("block", "consistent: 1 game in each of 2 orientations, 30 deals"),
+                                                ("draw3", "consistent: 1 game in each of 3 orientations, 21 deals")])
+def test_verify_counts_a_one_game_match_as_one_game_in_each_orientation(tmp_path, fixture, says):
+    """Issue 40: "2 games" for a match of one game, played in both orientations."""
+    checked = cli("verify", unpacked(tmp_path, Path(__file__).resolve().parents[1] / "fixtures" / "format1" / f"{fixture}.jsonl.gz"))
+    assert checked.exit_code == X.OK and checked.stdout.startswith(says), checked.output
+
+
+def test_verify_given_a_deal_file_says_it_is_one(tmp_path):
+    deals = tmp_path / "book.jsonl"
+    made = cli("deals", "generate", "--variant", "sport", "--seed", "0x1234567890abcdef1234", "--count", "4")
+    deals.write_text(made.stdout)
+    r = cli("verify", deals)
+    assert r.exit_code == X.USAGE and len(r.stderr.strip().splitlines()) == 1, r.output
+    assert f"{deals} is a deal file" in r.stderr and "not a match log" in r.stderr and "missing" not in r.stderr, r.stderr

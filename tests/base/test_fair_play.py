@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import read_log
+from support import needs_bwrap, read_log
 from support.commands import cli
 
 from referee.base.seeds import GUESSABLE_BITS, fresh_seed, guessable, parse_seed, seed_text
@@ -115,7 +115,7 @@ def test_without_the_sandbox_notes_in_files_do_reach_the_other_seating(tmp_path)
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not Path("/usr/bin/bwrap").exists(), reason="the sandbox needs bubblewrap (apt-get install bubblewrap)")
+@needs_bwrap
 def test_in_the_sandbox_notes_in_every_writable_place_reach_no_other_process(tmp_path):
     """The same bot in the sandbox, writing its notes to $TMPDIR, /tmp, $HOME, /dev/shm and its
     folder: none of them is shared with another process of the match (nor is its folder

@@ -10,7 +10,9 @@ import pytest
 
 from bench import sprt as B
 from bench.sprt_collect import MATCHES, pairs_of
-from referee.records.stats import Boards, parse_sprt, score_of_elo
+from referee.stats.elo import score_of_elo
+from referee.stats.figures import Boards
+from referee.stats.sprt import parse_sprt
 from tests.matches.test_match import GREEDY, RANDOM, match
 
 

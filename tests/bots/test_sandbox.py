@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 import trio
-from support import alive
+from support import alive, needs_bwrap
 from typer.testing import CliRunner
 
 from referee.base.clock import TimeControl
@@ -40,8 +40,7 @@ ATTACKER = Path(__file__).resolve().parents[1] / "hostile_bots" / "attacker.py"
 FIRST = ROOT / "sample_bots" / "first_bot.py"
 HANG = 60
 
-pytestmark = [pytest.mark.skipif(not os.access(S.BWRAP, os.X_OK), reason="bubblewrap is not installed (apt-get install bubblewrap)"),
-              pytest.mark.slow]  # real bot processes
+pytestmark = [needs_bwrap, pytest.mark.slow]  # real bot processes
 
 
 def attacker(*args: str, sandbox: bool = True, **conf) -> Bot:

@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support import needs_bwrap
 
 from referee.bots import sandbox as S
 
@@ -31,8 +32,7 @@ FIRST = ROOT / "sample_bots" / "first_bot.py"
 USER = "referee-fairplay"
 HANG = 300
 
-pytestmark = [pytest.mark.skipif(not os.access(S.BWRAP, os.X_OK), reason="bubblewrap is not installed (apt-get install bubblewrap)"),
-              pytest.mark.slow]  # real bot processes
+pytestmark = [needs_bwrap, pytest.mark.slow]  # real bot processes
 
 #: (variant, its options on the command line, how many first_bot opponents)
 GAMES = {

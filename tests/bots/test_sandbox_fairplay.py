@@ -8,7 +8,6 @@ back from its stderr log: each path it tries is reported ``refused`` or ``SUCCEE
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -17,10 +16,10 @@ from pathlib import Path
 
 import pytest
 import trio
+from support import needs_bwrap
 from typer.testing import CliRunner
 
 from referee.base.clock import TimeControl
-from referee.bots import sandbox as S
 from referee.bots.bot import Bot
 from referee.bots.spawn import Confinement
 from referee.engine import variant
@@ -32,8 +31,7 @@ ATTACKER = Path(__file__).resolve().parents[1] / "hostile_bots" / "attacker.py"
 FIRST = ROOT / "sample_bots" / "first_bot.py"
 HANG = 90
 
-pytestmark = [pytest.mark.skipif(not os.access(S.BWRAP, os.X_OK), reason="bubblewrap is not installed (apt-get install bubblewrap)"),
-              pytest.mark.slow]  # real bot processes
+pytestmark = [needs_bwrap, pytest.mark.slow]  # real bot processes
 
 
 def folder(path: Path) -> Path:

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pytest
 import trio
+from support import needs_bwrap
 
 from referee.base.clock import TimeControl
 from referee.bots import sandbox as S
@@ -40,8 +41,7 @@ SAMPLES = ROOT / "sample_bots"
 NOBODY = 65534
 HANG = 180
 
-pytestmark = [pytest.mark.skipif(not os.access(S.BWRAP, os.X_OK), reason="bubblewrap is not installed (apt-get install bubblewrap)"),
-              pytest.mark.slow]  # real bot processes
+pytestmark = [needs_bwrap, pytest.mark.slow]  # real bot processes
 
 
 @functools.cache
@@ -53,7 +53,7 @@ def as_nobody() -> tuple[list[str], dict[str, str]] | str:
     drop = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all"]
     paths = [str(ROOT), sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(dict.fromkeys(paths)), "HOME": "/tmp"}
-    probe = subprocess.run([*drop, S.BWRAP, "--unshare-user", "--ro-bind", "/", "/", "true"], capture_output=True, env=env)
+    probe = subprocess.run([*drop, S.find_bwrap(), "--unshare-user", "--ro-bind", "/", "/", "true"], capture_output=True, env=env)
     if probe.returncode != 0:
         return f"bubblewrap does not run as an ordinary user here: {probe.stderr.decode(errors='replace').strip()}"
     # This Python may live where an ordinary user cannot go (under /root): then the system's,

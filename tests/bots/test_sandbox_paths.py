@@ -11,15 +11,14 @@ in a league run from another directory.  Every test passes ``--seed``.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import sys
 from pathlib import Path
 
 import pytest
+from support import needs_bwrap
 from typer.testing import CliRunner
 
-from referee.bots import sandbox as S
 from referee.commands import app
 from tests.bots.test_sandbox_fairplay import folder
 
@@ -27,8 +26,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_bots"
 FIRST = SAMPLES / "first_bot.py"
 
-pytestmark = [pytest.mark.skipif(not os.access(S.BWRAP, os.X_OK), reason="bubblewrap is not installed (apt-get install bubblewrap)"),
-              pytest.mark.slow]  # real bot processes
+pytestmark = [needs_bwrap, pytest.mark.slow]  # real bot processes
 
 PERL_BOT = """\
 # The first legal play, in Perl (JSON::PP is in Perl's core).

@@ -96,6 +96,19 @@ def short_options() -> dict[str, set[str]]:
     return seen
 
 
+@pytest.mark.parametrize("path", [p for p, _ in commands()], ids=lambda p: " ".join(p) or "referee")
+def test_every_paragraph_of_a_help_is_one_line_in_the_source_so_it_wraps_whole(path):
+    """The help keeps a docstring's line breaks: a paragraph written over two lines broke in the
+    middle of a sentence at every width (issue 40: `referee play --help`)."""
+    cmd = {" ".join(p): c for p, c in commands()}[" ".join(path)]
+    for paragraph in (cmd.help or "").split("\n\n"):
+        assert "\n" not in paragraph.strip(), paragraph
+    shown = runner.invoke(app, [*path, "--help"], env={"COLUMNS": "80"}).stdout
+    for paragraph in (cmd.help or "").split("\n\n"):
+        words = paragraph.replace("\\[", "[").split()  # rich's escaped bracket is shown bare
+        assert " ".join(words) in " ".join(shown.split()), paragraph
+
+
 def test_a_short_option_means_one_thing_in_every_command():
     seen = short_options()
     assert seen, "no short options found"

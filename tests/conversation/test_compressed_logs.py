@@ -53,7 +53,7 @@ def test_a_log_named_gz_is_written_compressed_with_the_records_of_a_plain_one(lo
 
 def test_a_compressed_log_round_trips_through_verify_replay_and_report(logs, tmp_path):
     checked = cli("verify", logs["gz"])
-    assert checked.exit_code == 0 and checked.stdout.startswith("consistent: 2 games, 8 deals"), checked.output
+    assert checked.exit_code == 0 and checked.stdout.startswith("consistent: 1 game in each of 2 orientations, 8 deals"), checked.output
     assert cli("verify", logs["plain"]).stdout.split("—")[0] == checked.stdout.split("—")[0]
     replayed, plain = cli("replay", logs["gz"]), cli("replay", logs["plain"])
     untimed = re.compile(r"[0-9.]+ ms")  # the replay shows each move's time
@@ -135,6 +135,31 @@ def test_fresh_names_keep_the_compressed_suffix(tmp_path):
     first = fresh_path(tmp_path / "m.jsonl.gz")
     second = fresh_path(tmp_path / "m.jsonl.gz")
     assert (first.name, second.name) == ("m.jsonl.gz", "m-2.jsonl.gz")
+    assert [fresh_path(tmp_path / "M.JSONL.GZ").name for _ in range(2)] == ["M.JSONL.GZ", "M-2.JSONL.GZ"]
+
+
+def test_a_log_named_gz_in_any_case_is_written_compressed(tmp_path):
+    """Issue 42: ``--log x.JSONL.GZ`` was written uncompressed (the suffix was matched in lower
+    case only).  ``.gz`` in any case is a compressed log, to the writer, the readers, the stderr
+    folder beside it and the sandbox that hides logs from bots."""
+    from referee.bots.sandbox import referee_files
+
+    path = tmp_path / "X.JSONL.GZ"
+    played = cli("match", GREEDY, FIRST, "--deals", "4", "--seed", "11", "--log", path, "-q")
+    assert played.exit_code == 0, played.output
+    assert path.read_bytes().startswith(R.GZIP_MAGIC)
+    assert stderr_dir_of(path).name == "X.stderr" and stderr_dir_of(path).is_dir()
+    checked = cli("verify", path)
+    assert checked.exit_code == 0 and checked.stdout.startswith("consistent: 2 games, 8 deals"), checked.output
+    log = MatchLog(tmp_path / "y.Jsonl.Gz")
+    log._put(b'{"k":"interrupted","why":"x"}\n')
+    log.close()
+    assert (tmp_path / "y.Jsonl.Gz").read_bytes().startswith(R.GZIP_MAGIC)
+    assert R.is_gzip_name("a.jsonl.GZ") and R.is_gzip_name(Path("a.JSONL.gz")) and not R.is_gzip_name("a.jsonl.gzip")
+    folder = tmp_path / "bot"
+    folder.mkdir()
+    (folder / "OLD.JSONL.GZ").write_bytes(path.read_bytes())
+    assert referee_files([folder]) == [folder / "OLD.JSONL.GZ"]
 
 
 @pytest.mark.slow

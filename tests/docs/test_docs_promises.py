@@ -66,3 +66,23 @@ def test_a_game_every_bot_won_or_lost_is_drawn_for_all_as_result_json_says(winne
 
 def test_the_readme_says_how_long_the_whole_suite_takes_on_two_cores():
     assert "2628 tests in 15 min 16 s of pytest on two cores, on a fresh clone" in flat((ROOT / "README.md").read_text(encoding="utf-8"))
+
+
+def test_the_readme_says_one_thing_of_columns_and_the_console_does_it(monkeypatch):
+    """Issue 40: the README said both that COLUMNS is ignored when piped and that tables fit it
+    "also when output is piped"."""
+    import io
+
+    from rich.table import Table
+
+    from referee.base.console import Console
+
+    said = [flat(p) for p in re.split(r"\n\s*\n|\n\* ", (ROOT / "README.md").read_text(encoding="utf-8")) if "`COLUMNS`" in p]
+    assert said and not any("piped" in p and "fit" in p and "ignored" not in p and "not read" not in p for p in said), said
+    assert any("into a file or a pipe nothing is wrapped" in p for p in said)
+    monkeypatch.setenv("COLUMNS", "30")
+    piped = io.StringIO()
+    table = Table("bot", "a long column heading that does not fit thirty columns")
+    table.add_row("greedy_bot", "x")
+    Console(file=piped, force_terminal=False).print(table)
+    assert max(len(line) for line in piped.getvalue().splitlines()) > 30

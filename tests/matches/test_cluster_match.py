@@ -28,7 +28,7 @@ from referee.base.clock import TimeControl
 from referee.base.cluster import parse_address
 from referee.matches.match import run_match
 from referee.matches.spec import MatchSpec
-from referee.records.stats import SprtSpec
+from referee.stats.sprt import SprtSpec
 from tests.helpers import read_log, strip_timings
 from tests.matches.test_lanes import CASES, GREEDY, RANDOM, played, spec_of
 from tests.tournaments.test_cluster import _children, _cmdline, _tree, _wait_gone

@@ -25,7 +25,7 @@ from referee.bots.bot import Bot
 from referee.engine import variant
 from referee.matches.match import run_match
 from referee.matches.spec import MatchSpec
-from referee.records.stats import SprtSpec
+from referee.stats.sprt import SprtSpec
 
 ROOT = Path(__file__).resolve().parents[2]
 GREEDY = str(ROOT / "sample_bots" / "greedy_bot.py")

@@ -22,7 +22,7 @@ from tests.matches.test_match import FIRST, GREEDY, RANDOM, run
 
 pytestmark = pytest.mark.slow  # matches of real bot processes (or a long property sweep): the full run
 
-#: A mean that rounds to zero is printed without a sign ("0.00", referee.records.stats.signed).
+#: A mean that rounds to zero is printed without a sign ("0.00", referee.stats.means.signed).
 SCORE = re.compile(r"Score of greedy_bot vs random_bot after (\d+) pairs?: ([+-]?\d+\.\d\d)(?: ± (\d+\.\d\d))? per deal")
 
 

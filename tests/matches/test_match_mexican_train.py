@@ -85,7 +85,7 @@ def test_games_play_seven_round_games_from_the_deal_stream_and_verify(tmp_path):
     assert result["margin"]["random_bot"]["paired"]["n"] == 21  # a pair per round
     assert verify(log).games == 6
     res = run("verify", str(log))
-    assert res.exit_code == 0 and "consistent: 6 games, 42 deals" in res.output
+    assert res.exit_code == 0 and "consistent: 3 games in each of 2 orientations, 42 deals" in res.output
     text = run("replay", str(log), "--game", "3", "--deal", "7").output
     assert "== game 3, orientation 0, deal 7 (stream 20)" in text and "station [0|0]" in text
 

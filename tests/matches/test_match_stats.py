@@ -13,7 +13,8 @@ from support import read_log
 
 from referee.audit.verify import verify
 from referee.base import exitcodes as X
-from referee.records.stats import MIN_PAIRS, elo_bound
+from referee.stats.elo import elo_bound
+from referee.stats.sprt import MIN_PAIRS
 from tests.matches.test_match import FIRST, GREEDY, RANDOM, match, one_line_error, run
 
 pytestmark = pytest.mark.slow  # matches of real bot processes (or a long property sweep): the full run
@@ -189,7 +190,9 @@ def test_no_negative_zero_is_printed_or_stored(tmp_path):
     assert not NEGATIVE_ZERO.search(res.output), res.output
     assert not NEGATIVE_ZERO.search(log.read_text())
     assert not NEGATIVE_ZERO.search((tmp_path / "m.json").read_text())
-    assert "Elo difference first_bot − first_bot_2: 0 [0, 0]" in " ".join(res.output.split())
+    # every pair alike: the exact bound of 8 level pairs, not the point [0, 0] of a zero spread
+    assert first["elo_ci"] == [-112.3, 112.3]
+    assert "Elo difference first_bot − first_bot_2: 0 [-112, +112] (95% interval: every pair alike" in " ".join(res.output.split())
 
 
 def test_sea_kozel_says_that_a_game_won_outright_counts_as_125(tmp_path):
@@ -262,3 +265,31 @@ def test_a_bot_that_won_every_play_gets_an_elo_bound_in_print_json_and_the_log(t
     assert verify(before).deals == 24
     before.write_text("\n".join([*lines[:-1], old.replace('"elo_ci":[null,null]', '"elo_ci":null')]) + "\n")  # one pair: none
     assert verify(before).deals == 24
+
+
+def test_two_identical_bots_get_an_honest_elo_interval_and_old_logs_still_verify(tmp_path):
+    """Issue 40: greedy against itself, 4 deals, every pair level (DD+WL): the Elo was `0 [0, 0]`,
+    a point from a spread of 0.  Now the exact bound; the log verifies, and so does the same log
+    as the referee wrote it before (the point), while any other interval there is caught."""
+    result, log, res = match(tmp_path, GREEDY, GREEDY, "--variant", "sport", "--deals", "4")
+    first = result["ranking"]["standings"][0]
+    assert first["classes"] == [0, 0, 4, 0, 0] and first["elo"] == 0 and first["elo_ci"] == [-203.7, 203.7]
+    assert "0 [-204, +204] (95% interval: every pair alike" in " ".join(res.output.split())
+    assert verify(log).deals == 8
+    lines = log.read_bytes().splitlines()
+    for point, verifies in (([0.0, 0.0], True), ([-1.0, 1.0], False)):
+        last = json.loads(lines[-1])
+        for row in last["ranking"]["standings"]:
+            row["elo_ci"] = point
+        old = tmp_path / f"old{verifies}.jsonl"
+        old.write_bytes(b"\n".join([*lines[:-1], json.dumps(last, ensure_ascii=False).encode()]) + b"\n")
+        checked = run("verify", str(old))
+        assert (checked.exit_code == 0) is verifies, checked.output
+
+
+def test_a_game_pair_is_named_without_parentheses_in_parentheses(tmp_path):
+    """Issue 40: "Pairs (a game pair (one game in each orientation))"."""
+    _, _, res = match(tmp_path, GREEDY, FIRST, "--variant", "block", "--players", "2")
+    text = " ".join(res.output.split())
+    assert "Pairs (a game in both orientations), greedy_bot's side: LL " in text
+    assert not re.search(r"\([^()]*\(", text.split("Pairs ", 1)[1].split(":", 1)[0])

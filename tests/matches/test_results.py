@@ -7,6 +7,8 @@ from __future__ import annotations
 import gc
 import io
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
 
@@ -132,3 +134,76 @@ def test_a_league_stores_the_result_it_was_handed_and_reads_it_back_the_same(tmp
     back = msgspec.json.decode(text, type=MatchJson)
     assert back == record.result
     assert (deals, games, points_a, boards) == (len(back.deals), len(back.game_results), back.totals[0].points, len(record.boards))
+
+
+@contextmanager
+def level_as_fractions() -> Iterator[MatchResult]:
+    """The result of a mexican_train table of four whose one board is
+    :data:`tests.stats.test_stats.LEVEL_AS_FRACTIONS` (A and B level as fractions, apart as
+    floats), recorded as the match records a finished board."""
+    from referee.conversation.players import Entry
+    from referee.matches.match import orientations
+    from tests.stats.test_stats import LEVEL_AS_FRACTIONS
+
+    v = variant("mexican_train")
+    opts = v.resolve_options(4, {})
+    bots = [Bot(name, [name]) for name in "ABCD"]
+    spec = MatchSpec(v, bots, 4, opts, deals=1, seed=5)
+    with MatchResult(spec, orientations(v, 4, opts, 4), [Entry(b, i, spec.tc) for i, b in enumerate(bots)]) as result:
+        for o, net in enumerate(LEVEL_AS_FRACTIONS):
+            result._played(0, o, net)
+        yield result
+
+
+def test_bots_level_as_fractions_share_a_place_in_the_result_and_draw_in_the_league(tmp_path) -> None:
+    """Issue 40: two bots of a mexican_train table of four level as fractions, whose margins the
+    floats put apart in the last bit (summed in another order), share their place in the match's
+    result, and the league stores a draw between them, not a win."""
+    from tournaments.config import Points
+    from tournaments.schedule import TableKey
+    from tournaments.standings import table_points
+    from tournaments.store import Finished, open_store
+    from tournaments.worker import TableRecord, encode_table
+
+    with level_as_fractions() as result:
+        standings = result.summary().ranking.standings
+        assert [(s.bot, s.place) for s in standings] == [("D", 1), ("A", 2), ("B", 2), ("C", 4)]
+        record = msgspec.json.decode(b"".join(encode_table(result, b'"k":"result",')), type=TableRecord)
+    assert record.margins[0][0] == record.margins[0][1]  # the ratings' finishing order sees them level too
+    store = open_store(tmp_path / "league.db", create=True)
+    assert store is not None
+    with store:
+        store.record(Finished(TableKey(0, ("A", "B", "C", "D")), 1.0, 2.0, "m.jsonl", record))
+        (row,) = store.tables()
+    league = type("League", (), {"points": Points()})()
+    assert {s.bot: s.place for s in row.seats} == {"A": 2, "B": 2, "C": 4, "D": 1}
+    # against D a loss (0), against C a win (2), against each other a draw (1): 3 each
+    assert table_points(league, row, "A") == table_points(league, row, "B") == 3
+
+
+def test_verify_takes_a_tie_logged_before_it_was_exact_and_nothing_else() -> None:
+    """A log written before bots level as fractions shared a place has them 2nd and 3rd (the
+    floats' order) and may name one ``ahead``: verify takes that ranking as the log has it, as
+    long as every bot's own figures agree and only bots level today are placed apart."""
+    import copy
+
+    from referee.audit.inconsistency import older_ties
+
+    with level_as_fractions() as result:
+        mine = msgspec.to_builtins(result.summary())
+    d, a, b, c = mine["ranking"]["standings"]
+    assert [r["bot"] for r in (d, a, b, c)] == list("DABC") and a["place"] == b["place"] == 2
+    logged = copy.deepcopy(mine)
+    old_b, old_a = copy.deepcopy(b), copy.deepcopy(a)
+    old_b["place"], old_a["place"], old_b["los_next"], old_a["los_next"] = 2, 3, 0.5, 0.9
+    logged["ranking"]["standings"] = [d, old_b, old_a, c]
+    taken = copy.deepcopy(mine)
+    older_ties(taken, logged)
+    assert taken == logged
+    # Not taken: a bot alone in its place moved, or a bot's own figures changed.
+    for tamper in ([d, old_b, c, old_a], [d, {**old_b, "los": 0.1}, old_a, c]):
+        bad = copy.deepcopy(mine)
+        bad_log = copy.deepcopy(logged)
+        bad_log["ranking"]["standings"] = copy.deepcopy(tamper)
+        older_ties(bad, bad_log)
+        assert bad == mine

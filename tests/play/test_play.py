@@ -440,3 +440,38 @@ async def test_a_deep_message_and_a_turn_id_that_is_no_integer_are_refused_by_th
             async with page.stream:
                 await hostile_page(page, person)
         nursery.cancel_scope.cancel()
+
+
+async def test_at_the_match_end_the_last_deal_offers_no_next_deal(tmp_path):
+    """Issue 40: once the match was over the page still said "Go on to the next deal" with a
+    `next deal ›` button under the last deal."""
+    person_bot = Bot("ann", [], tc=TimeControl(move=MAX_SECONDS))
+    spec, me = spec_for(tmp_path, "draw", person_bot)  # one deal a game: a deal in each of 2 seatings
+    person = Person("ann", me)
+    launch, _ = scripted({})
+    finished: list[tuple] = []
+
+    async def page() -> None:  # goes on from every deal but the last, then looks at it
+        version = -1
+        while True:
+            await person.wait_change(version)
+            version = person.version
+            state = json.loads(person.state())
+            if state["finished"] and tuple(state["where"].values()) not in finished:
+                finished.append(tuple(state["where"].values()))
+                if len(finished) < 2:
+                    person.go_on()
+            elif state["ask"] is not None:
+                assert person.answer(state["ask"]["turn"], state["ask"]["legal"][0]) is None
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(page)
+        result = await run_match(spec, BotSource(person.launcher(person_bot, launch)), person.watch(), handle_signals=False)
+        nursery.cancel_scope.cancel()
+    result.close()
+    before = json.loads(person.state())
+    assert before["finished"] and before["next"]  # the match's end not yet told: the page may still go on
+    person.end(["The match is over"], interrupted=False)
+    state = json.loads(person.state())
+    assert len(finished) == 2 and state["finished"] and state["over"] is not None
+    assert not state["next"] and state["waiting"] == 0

@@ -1,6 +1,6 @@
 """What the tests share, one place for every helper more than one test file needs.
 
-This module: tiles by name, whether a process is still alive, the protocol's pages (PROTOCOL.md
+This module: tiles by name, whether a process is still alive, bubblewrap as the referee finds it, the protocol's pages (PROTOCOL.md
 and docs/protocol/) and their worked transcripts, a log's records, and random masked play of a PettingZoo environment.  :mod:`support.commands`:
 the command line in this process and as a real one, and what a refused command looks like.
 (``tests/helpers.py`` is this module under its old name.)"""
@@ -10,6 +10,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
+from referee.bots.sandbox import SandboxUnavailable, find_bwrap
 from referee.engine import parse_tile
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -17,6 +20,19 @@ PROTOCOL_MD = ROOT / "PROTOCOL.md"
 #: The protocol's pages by name: "core" is PROTOCOL.md, each family's is docs/protocol/NAME.md.
 PROTOCOL_PAGES = {"core": PROTOCOL_MD, **{p.stem: p for p in sorted((ROOT / "docs" / "protocol").glob("*.md"))}}
 _FENCE = re.compile(r"^```([^\n]*)\n(.*?)^```", re.M | re.S)
+
+
+def bwrap() -> str | None:
+    """bubblewrap where the referee finds it (:func:`referee.bots.sandbox.find_bwrap`: its usual
+    place, else ``PATH``), or ``None``: the sandbox's tests run wherever the sandbox works."""
+    try:
+        return find_bwrap()
+    except SandboxUnavailable:
+        return None
+
+
+#: The mark of a test that needs the sandbox.
+needs_bwrap = pytest.mark.skipif(bwrap() is None, reason="bubblewrap is not installed (apt-get install bubblewrap)")
 
 
 def tiles(*names: str) -> tuple[int, ...]:

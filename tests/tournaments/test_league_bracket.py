@@ -132,3 +132,34 @@ def test_the_league_page_shows_the_bracket_and_its_byes(knockout):
         assert [s["on"] for s in shown["slots"] if not s["bye"]] == [s["on"] for s in want["slots"] if not s["bye"]]
     byes = [s["bots"][0] for s in parsed.rounds[0]["slots"] if s["bye"]]
     assert len(byes) == 3 and all(f'data-bye="{b}"' in page for b in byes)
+
+
+def test_a_finished_knockouts_page_names_its_champion_not_a_leader(knockout):
+    """Issue 40: a finished knockout's page said its champion "leads the table"."""
+    path, site = knockout
+    rows = json.loads(cli("league", "table", str(path), "--format", "json").stdout)["standings"]
+    [champion] = [r["bot"] for r in rows if r["stage"] == "won"]
+    page = (site / "index.html").read_text(encoding="utf-8")
+    card = re.search(r'<div class="card" id="leader"><div class="big">([^<]*)</div><div class="label">([^<]*)</div>', page)
+    assert card is not None and card.groups() == (champion, "won the knockout"), page
+    assert "leads the table" not in page
+
+
+@pytest.mark.parametrize(("stages", "ranks", "done", "failed", "schedule", "want"), [
+    (["", "", ""], [1, 2, 3], 3, 0, "round-robin", (["a"], "won the league")),
+    (["", "", ""], [1, 1, 3], 3, 0, "round-robin", (["a", "b"], "share first place")),
+    (["", "", ""], [1, 2, 3], 2, 0, "round-robin", (["a"], "leads the table")),
+    (["", "", ""], [1, 2, 3], 2, 1, "round-robin", (["a"], "leads the table")),
+    (["won", "final", "round 1"], [1, 2, 3], 2, 0, "knockout", (["a"], "won the knockout")),
+    (["", "", "round 1"], [1, 1, 3], 1, 0, "knockout", (["a", "b"], "lead the table")),
+])
+def test_the_leader_card_says_what_the_standings_are(stages, ranks, done, failed, schedule, want):
+    from types import SimpleNamespace
+
+    from tournaments.report import leader
+
+    rows = [SimpleNamespace(bot=b, stage=st, rank=r) for b, st, r in zip("abc", stages, ranks)]
+    s = SimpleNamespace(rows=rows, done=done, failed=failed, pairings=3 if schedule != "knockout" else 2, expected=3 if schedule != "knockout" else 2,
+                        league=SimpleNamespace(schedule=schedule))
+    got = leader(s)
+    assert got is not None and (got["bots"], got["label"]) == want

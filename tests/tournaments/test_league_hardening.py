@@ -25,6 +25,7 @@ import pytest
 import trio
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support import alive
 
 from referee.base import exitcodes as X
 from referee.matches.job import MatchJob
@@ -42,7 +43,7 @@ from tests.tournaments.test_league import (
     test_bad_league_files_are_refused_in_one_line_before_any_match as refused_in_one_line,
 )
 from tournaments.config import LeagueError, load_league
-from tournaments.runner import last_words, make_job, run_league
+from tournaments.runner import last_words, make_job, run_league, stall_limit
 from tournaments.store import SCHEMA_VERSION, TABLES, open_store
 
 pytestmark = pytest.mark.slow  # leagues of real bot processes, killed and restarted
@@ -301,25 +302,53 @@ def test_league_shaped_files_give_a_league_or_one_line(lines, changes):
 STOPPER = """
 import json, os, signal, sys
 from pathlib import Path
-Path(os.environ["PID_FILE"]).write_text(str(os.getpid()))
+pid_file = Path(os.environ["PID_FILE"])
+pid_file.with_suffix(".part").write_text(f"{os.getpid()} {os.getppid()}")
+pid_file.with_suffix(".part").rename(pid_file)
 for line in sys.stdin:
     msg = json.loads(line)
     if msg["type"] == "hello":
         print(json.dumps({"type": "hello", "name": "stopper", "version": "1", "protocol": 1}), flush=True)
         os.kill(os.getppid(), signal.SIGSTOP)  # the referee's process: the whole match freezes
 """
+#: The watchdog's silence in the stopper's league: longer than any pause of a loaded machine, and
+#: never waited out: the test moves trio's clock past it once the match process is stopped.
+WATCH = 60.0
 
 
-def _alive(pid: int) -> bool:
+def _state(pid: int) -> str | None:
+    """The process's state letter (T: stopped), or ``None`` when it is gone."""
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    with open(f"/proc/{pid}/stat", encoding="ascii") as f:
-        return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+            return f.read().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return None
 
 
-async def test_a_bot_that_stops_its_match_process_is_ended_recorded_and_given_up_after_three_tries(tmp_path):
+async def _play_until_stopped(league, clock, pid_file: Path, **kw):
+    """Run the league while its stopper stops its match process; once that process is seen
+    stopped (the bot's pid file, then the process's state: events, not a time), move the clock
+    past the watchdog's silence.  The league's report and the stopper's pid."""
+    pid_file.unlink(missing_ok=True)
+    reports = []
+
+    async def play():
+        reports.append(await run_league(league, silence=WATCH, **kw))
+
+    with trio.fail_after(HANG + WATCH):  # a hang guard only: the clock jumps by WATCH once
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(play)
+            while not pid_file.exists():
+                await trio.sleep(0.05)
+            pid, parent = map(int, pid_file.read_text().split())
+            while _state(parent) not in ("T", None):
+                await trio.sleep(0.05)
+            clock.jump(WATCH)
+    return reports[0], pid
+
+
+async def test_a_bot_that_stops_its_match_process_is_ended_recorded_and_given_up_after_three_tries(tmp_path, mock_clock):
+    mock_clock.rate = 1  # real time, but for the jump past the watchdog
     (tmp_path / "stopper.py").write_text(STOPPER, encoding="utf-8")
     pid_file = tmp_path / "stopper.pid"
     # Only a bot outside the sandbox can reach its match process (tests/bots/test_sandbox.py).
@@ -327,23 +356,57 @@ async def test_a_bot_that_stops_its_match_process_is_ended_recorded_and_given_up
                                     'sandbox = false\n')
     path = write_league(tmp_path, text)
     league = load_league(path)
+    assert WATCH < stall_limit(league)  # the jump wakes the silence watchdog, not the stall one
     for attempt in (1, 2, 3):
-        with trio.fail_after(HANG):
-            report = await run_league(league, silence=2.0)
+        report, pid = await _play_until_stopped(league, mock_clock, pid_file)
         [(_, reason)] = report.failed
-        assert "gave no sign of life for 2 s" in reason and "SIGSTOP" in reason
-        assert not _alive(int(pid_file.read_text()))  # the bot went with its match process
+        assert f"gave no sign of life for {WATCH:g} s" in reason and "SIGSTOP" in reason
+        assert not alive(pid)  # the bot went with its match process
         status = cli("league", "status", str(path))
         assert (f"(attempt {attempt} of 3)" in status.stdout) == (attempt < 3), status.stdout
     assert "given up greedy vs stopper: cut short 3 times" in status.stdout and "--retry" in status.stdout
     with trio.fail_after(HANG):
-        report = await run_league(league, silence=2.0)
+        report = await run_league(league, silence=WATCH)
     assert report.played == 0 and not report.failed and [k.bots for k, _ in report.given_up] == [("greedy", "stopper")]
     r = referee("league", "run", str(path))
     assert r.returncode == X.BUG and "given up: greedy vs stopper" in r.stderr, r.stderr
-    with trio.fail_after(HANG):
-        report = await run_league(league, silence=2.0, retry=True)
+    report, _ = await _play_until_stopped(league, mock_clock, pid_file, retry=True)
     assert len(report.failed) == 1 and "(attempt 1 of 3)" in cli("league", "status", str(path)).stdout
+
+
+async def test_a_signal_just_after_the_last_table_leaves_a_complete_league_not_an_interrupted_one(tmp_path, monkeypatch):
+    """Issue 40: Ctrl-C just after a league's last match said "6 of 6 pairings done; run the same
+    command again" and exited 130."""
+    from tournaments import runner
+
+    path = write_league(tmp_path, league_toml(FOUR[:3]))
+    league = load_league(path)
+
+    class SignalAfterTheLast(runner.Quiet):
+        def begin(self, pairings: int, done: int, pending: int) -> None:
+            self.left = pending
+
+        def finished(self, key, record, error) -> None:
+            self.left -= 1
+            if self.left == 0:
+                os.kill(os.getpid(), signal.SIGINT)  # as a person's Ctrl-C, once every table is stored
+
+    seen = []
+    finish = runner.Session.finish
+
+    def noting(session) -> None:
+        seen.append(session.report.interrupted)
+        finish(session)
+
+    monkeypatch.setattr(runner.Session, "finish", noting)
+    with trio.fail_after(HANG):
+        report = await run_league(league, display=SignalAfterTheLast(), handle_signals=True)
+    assert seen == [True]  # the signal was taken
+    assert report.left == 0 and report.played == 3 and not report.interrupted
+    status = cli("league", "status", str(path))
+    assert "3 done, 0 failed, 0 pending" in status.stdout and "cut short" not in status.stdout, status.stdout
+    again = referee("league", "run", str(path), "-q")
+    assert again.returncode == X.OK and "played 0 matches" in again.stdout and "3 of 3" in again.stdout, again.stdout + again.stderr
 
 
 async def test_a_match_that_makes_no_progress_for_longer_than_its_clocks_allow_is_stopped(tmp_path):

@@ -43,4 +43,4 @@ def test_a_league_of_a_layout_game_stores_every_match_with_a_log_that_verifies(t
                                 capture_output=True, text=True, timeout=HANG, stdin=subprocess.DEVNULL, check=False)
         assert verify.returncode == 0, verify.stdout + verify.stderr
         if length == "games = 2":
-            assert "consistent: 4 games, 28 deals" in verify.stdout
+            assert "consistent: 2 games in each of 2 orientations, 28 deals" in verify.stdout

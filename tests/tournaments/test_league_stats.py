@@ -73,3 +73,14 @@ def test_the_table_says_what_ranks_it_and_has_a_legend_for_every_column(gauntlet
     r = cli("league", "table", str(gauntlet), "--format", "csv")
     row = next(csv.DictReader(io.StringIO(r.stdout)))
     assert {"place_low", "place_high"} <= row.keys() and "ranked by match points" in r.stderr
+
+
+def test_no_legend_leaves_the_legend_out_and_keeps_the_footnotes(gauntlet):
+    """Issue 40: the 9–12 lines of legend under every `league table` could not be turned off."""
+    legend = "pts: match points ([points] of the league file)"
+    for fmt in ("table", "markdown"):
+        with_it = cli("league", "table", str(gauntlet), "--format", fmt).stdout
+        without = cli("league", "table", str(gauntlet), "--format", fmt, "--no-legend").stdout
+        assert legend in " ".join(with_it.split()) and legend not in " ".join(without.split())
+        assert "ranked by match points" in without  # the footnotes stay
+        assert len(without.splitlines()) < len(with_it.splitlines()) - 8

@@ -1,0 +1,1 @@
+../../../sample_bots/random_bot.py
