@@ -229,7 +229,7 @@ def test_every_segment_is_greeted_before_it_plays(tmp_path):
 
     class Watch(Observer):
         def greeted(self, roster) -> None:
-            assert all(p.proc is not None for p in roster.players.values())
+            assert all(p.channel.proc is not None for p in roster.players.values())
             seen.append(("greeted", (roster.game, roster.orientations[0])))
 
         def record(self, record) -> None:
