@@ -29,7 +29,7 @@ is about to check).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final, Literal, TypeAlias
 
 import trio
@@ -38,6 +38,7 @@ from protocol import messages as m
 from referee.base.clock import TimeControl
 from referee.base.errors import BotExited
 from referee.conversation.faults import Fault
+from referee.conversation.handmade import TurnLines
 from referee.conversation.lines import Line, hear
 from referee.conversation.log import MatchLog
 from referee.records import records as R
@@ -67,6 +68,8 @@ class Terms:
     #: told of every turn before it is asked, with the state and the turn as a value (a watch's
     #: :meth:`~referee.conversation.house.TableWatch.asked`; ``None``: nobody asks)
     asked: Callable[[int, DealState, m.Turn], None] | None = None
+    #: the table's turn lines, built by hand with caches of the table's own
+    turns: TurnLines = field(default_factory=TurnLines)
 
 
 def stamp(terms: Terms, proc: BotTransport) -> int:

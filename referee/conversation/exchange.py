@@ -246,7 +246,7 @@ async def turn(terms: Terms, p: Player, at: At, state: DealState, side: GameSide
         return fault
     clock = p.entry.clock
     allowance, limit, bank = clock.terms()  # limit: the allowance and the margin
-    request = side.turn_line(state, allowance // 1000, bank, turn_id)
+    request = terms.turns.line(side, state, allowance // 1000, bank, turn_id)
     if terms.asked is not None:
         terms.asked(at.seat, state, side.turn_message(state, allowance // 1000, bank, turn_id))
     try:

@@ -6,6 +6,8 @@ each held against what encoding the message or record gives."""
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -22,6 +24,7 @@ from referee.bots.transport import Script, ScriptedBot, first_legal, play_line, 
 from referee.conversation import faults as F
 from referee.conversation import lines
 from referee.conversation.channel import SILENT, STUCK, Answered, Channel, Gone, Late, Refused, Silent, Terms, Verdict
+from referee.conversation.handmade import TurnLines, check_fields
 from referee.conversation.lines import Line, hear, judge
 from referee.conversation.log import MatchLog, play_record
 from referee.conversation.players import Entry, Player
@@ -78,7 +81,7 @@ async def test_ask_writes_the_outbox_and_the_turn_in_one_write_and_reads_the_ans
     ch.queue(m.encode_line(m.Passed(1)))
     writes: list[bytes] = []
     write = bot.write_nowait
-    bot.write_nowait = lambda data: writes.append(data) or write(data)  # type: ignore[method-assign]
+    bot.write_nowait = lambda data: writes.append(data) or write(data)
     reply = await ch.ask(terms, 0, a_turn(), 1_000_000, judged)
     assert len(writes) == 1 and len(bot.received) == 2
     bot.assert_done()
@@ -319,12 +322,52 @@ def test_the_turn_line_is_the_turn_message_encoded(vid):
     """Over playouts of every refereed game, at every turn: the line the referee sends is the
     encoding of the turn message, byte for byte, with and without a bank."""
     turns = 0
+    lines = TurnLines()
     for k, state in enumerate(playout_states(vid, 5)):
         side: GameSide = side_for(state)
         bank = None if k % 2 else 1000 + k
-        assert side.turn_line(state, 500 + k, bank, k + 1) == m.encode_line(side.turn_message(state, 500 + k, bank, k + 1))
+        assert lines.line(side, state, 500 + k, bank, k + 1) == m.encode_line(side.turn_message(state, 500 + k, bank, k + 1))
         turns += 1
     assert turns > 50
+
+
+def test_a_field_the_hand_built_lines_do_not_write_fails_at_import():
+    """A field added to Turn (or to a log record built by hand) and not written by
+    referee/conversation/handmade.py stops the referee from importing, naming the field."""
+    code = ("import msgspec\n"
+            "from protocol import messages as m\n"
+            "class Turn(m.Turn, tag='turn'):\n"
+            "    hint: int = 0\n"
+            "m.Turn = Turn\n"
+            "import referee.conversation.handmade\n")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False, timeout=60)
+    assert run.returncode == 1
+    assert "TypeError: the turn line builds __main__.Turn by hand" in run.stderr
+    assert "does not write its field(s) hint" in run.stderr
+    with pytest.raises(TypeError, match="does not write its field.s. wait"):
+        check_fields(R.In, ("seat", "t", "line", "b64", "size", "evidence", "judged"), "a test")
+
+
+def test_a_family_that_says_more_in_its_turns_says_so():
+    """No method is swapped in behind a family's back: one that overrides turn_message says
+    whether its turns may be built by hand."""
+    with pytest.raises(TypeError, match="overrides turn_message"):
+        type("Quiet", (GameSide,), {"turn_message": GameSide.turn_message})
+    loud = type("Loud", (GameSide,), {"turn_message": GameSide.turn_message, "handmade_turn": False})
+    assert loud.handmade_turn is False and GameSide.handmade_turn is True
+    assert [side.handmade_turn for side in map(side_for_variant, ("mexican_train", "kolbasa", "kozel"))] == [False, False, True]
+
+
+def side_for_variant(vid: str) -> GameSide:
+    state = next(iter(playout_states(vid, 1)))
+    return side_for(state)
+
+
+async def test_each_table_has_turn_lines_of_its_own(tmp_path):
+    one, two = terms_of(tmp_path), terms_of(tmp_path)
+    assert one.turns is not two.turns
+    one.log.close()
+    two.log.close()
 
 
 PLAYS = [b'{"type":"play","tile":[1,2],"end":"left"}', b'{"type":"play","tile":[2,1],"end":null}', b'{"type":"play","tile":null,"stop":true}',
