@@ -338,7 +338,7 @@ class Fixed(Schedule):
         if self.complete:
             return [[self.others[i] for i in block] for block in complete_design(len(self.others), self.k)]
         if stored is not None and {k: v for k, v in stored.items() if k != "blocks"} == self.design_key():
-            return [list(b) for b in stored["blocks"]]  # type: ignore[attr-defined]
+            return [list(b) for b in stored["blocks"]]  # type: ignore[attr-defined]  # the stored JSON: a list of lists
         if self._drawn is None:
             self._drawn = [[self.others[i] for i in block]
                            for block in balanced_design(len(self.others), self.k, self.per_bot, self.seed)]

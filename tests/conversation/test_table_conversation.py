@@ -180,7 +180,7 @@ async def test_a_game_past_its_deal_limit_ends_drawn_and_every_bot_hears_why(tmp
                       scripted_house(launch, TimeControl(), tmp_path, Closed()))
         await table.open()
         try:
-            outcome = await table.play_game(game, seating, next_deal, Where(0))  # type: ignore[arg-type]
+            outcome = await table.play_game(game, seating, next_deal, Where(0))
         finally:
             await table.close()
     assert game.played == 2 and game.outcome() == outcome
@@ -260,7 +260,7 @@ async def test_a_turn_sends_what_waits_reads_the_play_and_makes_it(tmp_path, aut
     before = len(state.history)
     assert await turn(terms, p, At(seat, 4, 7), state, wire, 12) is None
     assert [type(msg) for msg in bot.received] == [m.Passed, m.Turn]
-    assert bot.received[1].id == 12  # type: ignore[union-attr]
+    assert bot.received[1].id == 12
     assert len(state.history) > before and p.channel.outbox == []
     assert p.entry.clock.used == 250_000
     out, inp, play_rec = records(terms)
