@@ -42,7 +42,7 @@ import referee.envs.openspiel  # noqa: F401  (registers referee_<game>)
 from referee.envs import aec_env
 
 
-class MaskInObservation(BaseWrapper):  # type: ignore[misc]
+class MaskInObservation(BaseWrapper):
     """The observation and ``infos[agent]["action_mask"]`` as PettingZoo's classic dict."""
 
     def observe(self, agent: str) -> Any:

@@ -41,7 +41,7 @@ def stub_record(names: list[str], margin: float, deals: int = DEALS) -> Any:
     """A whole result of a table of two bots (:class:`tournaments.worker.TableRecord`) as a match
     process would hand it, with ``names[0]``'s paired margin ``margin`` on every board, built
     in-process (the deals themselves are not played)."""
-    from tournaments.worker import TableRecord
+    from tournaments.wire import TableRecord
 
     boards = deals // 2
     mean = {"mean": margin, "ci95": None, "n": boards, "sd": 0.0, "ci": None, "confidence": 0.95}

@@ -53,6 +53,7 @@ import msgspec
 import trio
 
 from referee.bots.transport import ScriptedBot
+from referee.matches.spec import Isolation
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "bench" / "out"
@@ -101,7 +102,7 @@ class StubBot(ScriptedBot):
         self._out: list[bytes] = []
         # The clock a BotProcess reads (trio's clock's own method, bound once), not the scripted
         # bot's trio.current_time(), which goes through three more calls on every reading.
-        self.now = trio.lowlevel.current_clock().current_time  # type: ignore[method-assign]
+        self.now = trio.lowlevel.current_clock().current_time  # type: ignore[method-assign]  # a faster clock in place of the method, as a bench may
 
     @classmethod
     async def launch(cls, nursery: object, bot: object, **kwargs: object) -> StubBot:
@@ -135,7 +136,7 @@ class StubBot(ScriptedBot):
         return []
 
 
-def play_match(bot: Path | None, deals: int, work: Path, profiler=None, isolation: str = "concurrent") -> dict:
+def play_match(bot: Path | None, deals: int, work: Path, profiler=None, isolation: Isolation = "concurrent") -> dict:
     """Play one sport match in this process; the timed part and the number of plays.
 
     ``bot`` None plays against :class:`StubBot` (no processes).  A ``profiler`` (a
@@ -162,7 +163,7 @@ def play_match(bot: Path | None, deals: int, work: Path, profiler=None, isolatio
         pause(self)
         frozen_by.add(str(self._frozen_by))
 
-    process.BotProcess.pause = noted_pause  # type: ignore[method-assign]
+    process.BotProcess.pause = noted_pause  # type: ignore[method-assign]  # the bench notes how processes were frozen
 
     class Timing(Watch):
         """Times each deal's play, from its start to its end (a lane plays one deal at a time)."""
@@ -185,7 +186,7 @@ def play_match(bot: Path | None, deals: int, work: Path, profiler=None, isolatio
     v = variant("sport")
     bots = [Bot("A", [str(bot or "stub")]), Bot("B", [str(bot or "stub")])]
     spec = MatchSpec(v, bots, 4, v.resolve_options(4, {}), deals=deals, seed=1,
-                     log_path=work / "match.jsonl", stderr_dir=work / "match.stderr", isolation=isolation)  # type: ignore[arg-type]
+                     log_path=work / "match.jsonl", stderr_dir=work / "match.stderr", isolation=isolation)
     bots_from = BotSource(StubBot.launch) if bot is None else PROCESSES
     result = trio.run(partial(run_match, spec, bots_from, Timing()))
     if profiler is not None:

@@ -72,6 +72,14 @@ class Cell:
         return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
+
+def _fields(line: bytes) -> tuple[bytes, bytes]:
+    """An ``out`` or ``in`` record's seat and time (every such record has both)."""
+    found = _T.search(line)
+    assert found is not None, line
+    seat, t = found.groups()
+    return seat, t
+
 def read_log(path: Path, cell: Cell) -> None:
     """Add a match log's turns, latencies and faults to ``cell``.  Lines are scanned, not
     decoded: an ``out`` record holding a ``turn`` opens a turn of its seat, the seat's next ``in``
@@ -83,10 +91,10 @@ def read_log(path: Path, cell: Cell) -> None:
             kind = line[6:12]
             if kind.startswith(b"out"):
                 if b'"type":"turn"' in line:
-                    seat, t = _T.search(line).groups()  # type: ignore[union-attr]
+                    seat, t = _fields(line)
                     asked[int(seat)] = float(t)
             elif kind.startswith(b"in"):
-                seat, t = _T.search(line).groups()  # type: ignore[union-attr]
+                seat, t = _fields(line)
                 began = asked.pop(int(seat), None)
                 if began is not None:
                     cell.latencies.append((float(t) - began) * 1000)

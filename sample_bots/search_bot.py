@@ -179,7 +179,7 @@ def playout(state: DealState, rng: random.Random) -> None:
 
 def value(game: object, state: DealState, side: int, sense: int) -> float:
     """What a finished deal is worth to ``side``: the game's own scoring of it."""
-    g = fork_game(game)  # type: ignore[arg-type]
+    g = fork_game(game)
     rec = g.finish(state)
     wrote = rec.wrote
     others = [w for s, w in enumerate(wrote) if s != side]

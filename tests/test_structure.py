@@ -5,6 +5,8 @@ late import added to dodge a cycle fails here too."""
 from __future__ import annotations
 
 import ast
+import functools
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -24,9 +26,15 @@ ENGINE_FORBIDDEN = {"tournaments", "bench", "protocol", "trio", "subprocess", "s
 
 
 def imports(path: Path) -> list[tuple[int, str]]:
-    """Every absolute module name ``path`` imports, with its line (relative imports resolved)."""
+    """Every absolute module name ``path`` imports, with its line (relative imports resolved).
+    Each file is parsed once a session (the checks below read the whole tree several times)."""
+    return _imports(path, ROOT, path.stat().st_mtime_ns)
+
+
+@functools.cache
+def _imports(path: Path, root: Path, _mtime: int) -> list[tuple[int, str]]:
     tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
-    package = path.relative_to(ROOT).with_suffix("").parts[:-1]
+    package = path.relative_to(root).with_suffix("").parts[:-1]
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -117,19 +125,25 @@ def floor_of(module: str) -> int:
 
 
 def module_graph() -> dict[str, dict[str, int]]:
+    """The :func:`project_graph` of ``ROOT`` (a test may point ``ROOT`` at a tree of its own)."""
+    return project_graph(ROOT)
+
+
+@functools.cache
+def project_graph(root: Path) -> dict[str, dict[str, int]]:
     """Every module of the project and the modules of the project it imports (at the top, in a
     function or under ``TYPE_CHECKING``: a circle of types is a circle still), with a line."""
     modules = {}
     for package in PACKAGES:
-        for path in sorted((ROOT / package).rglob("*.py")):
-            parts = path.relative_to(ROOT).with_suffix("").parts
+        for path in sorted((root / package).rglob("*.py")):
+            parts = path.relative_to(root).with_suffix("").parts
             if not all(part.isidentifier() for part in parts):
                 continue  # no module: a script shipped as data (referee/matches/sample-bots/, check's opponents)
             modules[".".join(parts).removesuffix(".__init__")] = path
     graph: dict[str, dict[str, int]] = {}
     for name, path in modules.items():
         graph[name] = {}
-        for line, imported in imports(path):
+        for line, imported in _imports(path, root, path.stat().st_mtime_ns):
             while imported and imported not in modules:
                 imported = imported.rpartition(".")[0]
             # a package's own __init__ is imported with each of its modules: no arrow of its own
@@ -173,6 +187,38 @@ def test_no_import_circles() -> None:
 
 def test_every_folder_has_a_floor() -> None:
     assert sorted({folder_of(name) for name in module_graph()}) == sorted(FLOORS)
+
+
+def folder_levels(graph: dict[str, dict[str, int]]) -> dict[str, int]:
+    """Each folder's level: 0 for one that imports no other folder of the project, else one more
+    than the highest level among those it imports (the longest chain of folders below it)."""
+    below: dict[str, set[str]] = {}
+    for a, edges in graph.items():
+        below.setdefault(folder_of(a), set()).update(folder_of(b) for b in edges if folder_of(b) != folder_of(a))
+    levels: dict[str, int] = {}
+
+    def level(folder: str) -> int:
+        if folder not in levels:
+            levels[folder] = 1 + max((level(b) for b in below[folder]), default=-1)
+        return levels[folder]
+
+    for folder in below:
+        level(folder)
+    return levels
+
+
+#: A row of the README's layout table: the folder, and its level and floor.
+_LAYOUT_ROW = re.compile(r"^\| `([\w/]+)/` (?:\(top\) )?\|.*\| (\d+) \((\d) \w+\) \|$", re.M)
+
+
+def test_the_readme_pictures_the_folders_as_they_stand() -> None:
+    """The layout table gives every folder its level (from the imports as they are) and its
+    floor (the rule, :data:`FLOORS`), and the text counts the levels."""
+    levels = folder_levels(module_graph())
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    shown = {m[1].replace("/", "."): (int(m[2]), int(m[3])) for m in _LAYOUT_ROW.finditer(readme)}
+    assert shown == {folder: (level, FLOORS[folder]) for folder, level in levels.items()}
+    assert f"the folders stand on {max(levels.values()) + 1} *levels*" in " ".join(readme.split())
 
 
 def folders_importing_each_other(graph: dict[str, dict[str, int]]) -> list[tuple[str, str]]:
@@ -270,6 +316,46 @@ def test_the_report_asks_the_game_whether_seats_play_in_pairs(game: str, players
         console = Console(width=200, record=True)
         console.print(deals_table(result.summary()))
     assert ("wrote seats 0+2 / 1+3" in console.export_text()) is pairs
+
+
+# -- the tree's habits --------------------------------------------------------------------------------
+
+#: The most suppressions of the type checker the tree may hold (issue 43): each is a known hole in
+#: the types, said where it is.
+MOST_IGNORES = 20
+_IGNORE = re.compile(r"#\s*type:\s*ignore\b(\[[^\]]*\])?(.*)$")
+
+
+def suppressions(root: Path) -> tuple[list[str], list[str]]:
+    """Every ``type: ignore`` comment in ``root``'s Python files, and those of them with no reason
+    (a comment after it that says why)."""
+    found, bare = [], []
+    for path in sorted(root.rglob("*.py")):
+        if ".venv" in path.parts or "build" in path.parts:
+            continue
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if (m := _IGNORE.search(line)) is not None:
+                where = f"{path.relative_to(root)}:{n}"
+                found.append(where)
+                if not re.match(r"\s+#\s*\w", m[2]):
+                    bare.append(where)
+    return found, bare
+
+
+def test_few_suppressions_of_the_type_checker_each_with_its_reason(tmp_path: Path) -> None:
+    found, bare = suppressions(ROOT)
+    assert len(found) <= MOST_IGNORES, found
+    assert bare == []
+    ignore = "# type" + ": ignore[misc]"
+    (tmp_path / "x.py").write_text(f"a = 1  {ignore}\nb = 2  {ignore}  # why\n")
+    assert suppressions(tmp_path) == (["x.py:1", "x.py:2"], ["x.py:1"])
+
+
+def test_the_tests_run_the_command_line_through_one_helper() -> None:
+    """typer's test runner is made in tests/support/commands.py only (:func:`support.commands.cli`)."""
+    made = [f"{path.relative_to(ROOT)}" for path in sorted((ROOT / "tests").rglob("*.py"))
+            if "support" not in path.parts and "CliRunner" + "(" in path.read_text(encoding="utf-8")]
+    assert made == []
 
 
 # -- one signal policy (referee.base.signals) ---------------------------------------------------------

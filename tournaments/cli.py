@@ -23,7 +23,7 @@ from referee.commands.shared import err, fail, out, progress_bar, say
 
 if TYPE_CHECKING:
     from tournaments.schedule import TableKey
-    from tournaments.worker import TableRecord
+    from tournaments.wire import TableRecord
 
 EPILOG = "Exit codes: 0 done, 1 a match process failed (a referee bug), 2 bad league file or database, 3 a bot could not be started, 130 interrupted (run again to continue)."
 

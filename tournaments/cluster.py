@@ -41,7 +41,6 @@ error naming that command.
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import subprocess
 import tempfile
@@ -62,6 +61,7 @@ from referee.base.signals import Stop
 from referee.bots.reader import LineReader
 from referee.matches.job import MatchJob
 from referee.records.records import is_gzip_name
+from tournaments import wire
 from tournaments.config import League, LeagueError
 from tournaments.runner import (
     TERM_GRACE,
@@ -78,7 +78,7 @@ from tournaments.runner import (
 )
 from tournaments.schedule import TableKey
 from tournaments.store import StoreError
-from tournaments.worker import TableRecord
+from tournaments.wire import FailureKind
 
 #: How often the coordinator wakes to drain progress and check for signals (seconds).
 TICK = 0.2
@@ -256,20 +256,18 @@ def play_match(job: MatchJob, stall: float, progress_queue: str | None = None, t
                     error = f"the match process {_exit_words(child)}"
                     break
                 try:
-                    msg = json.loads(line)
-                    k = msg.get("k")
-                except (ValueError, AttributeError):
-                    continue
-                if k == "progress" and queue is not None:
-                    queue.put([table, msg["done"], msg["total"]])
-                elif k == "result":
-                    try:
-                        record = msgspec.json.decode(line, type=TableRecord)
-                    except msgspec.ValidationError as exc:
-                        error = f"the match process sent a result that does not fit: {exc}"
+                    msg = wire.decode(line)
+                except wire.BadLine as exc:
+                    error = f"{exc} (on worker {worker_address})"
                     break
-                elif k == "error":
-                    error, kind = str(msg.get("message")), msg.get("kind")
+                if isinstance(msg, wire.Progress):
+                    if queue is not None:
+                        queue.put([table, msg.done, msg.total])
+                elif isinstance(msg, wire.Result):
+                    record = msg.record()
+                    break
+                elif isinstance(msg, wire.Failed):
+                    error, kind = msg.message, msg.kind
                     break
             if line_source_gone:
                 error = f"the match process {_exit_words(child)}"
@@ -308,15 +306,18 @@ def probe_bots(job: MatchJob) -> list[str]:
             limit = 30.0 + 2 * job.tc.startup
             try:
                 while (line := child.line(limit)) is not None:
-                    msg = json.loads(line)
-                    if msg.get("k") == "probed":
-                        problems = list(msg.get("failures", []))
+                    msg = wire.decode(line)
+                    if isinstance(msg, wire.Probed):
+                        problems = msg.failures
                         break
                 else:
                     problems = [f"the probe process {_exit_words(child)}"]
             except TimeoutError:
                 child.proc.kill()
                 problems = ["the bots did not all answer hello in time"]
+            except wire.BadLine as exc:
+                child.proc.kill()
+                problems = [str(exc)]
         finally:
             last = child.stop()
         if problems and problems[0].startswith("the probe process") and last:
@@ -529,7 +530,8 @@ def task_failure(exc: BaseException) -> dict[str, Any]:
     except ImportError:  # pragma: no cover - the cluster needs distributed
         KilledWorker = ()  # type: ignore[assignment,misc]  # noqa: N806
     if isinstance(exc, KilledWorker):
-        return {"record": None, "kind": "worker_lost", "log": None, "stderr": {},
+        lost: FailureKind = "worker_lost"
+        return {"record": None, "kind": lost, "log": None, "stderr": {},
                 "error": (f"the Dask workers playing it died {ALLOWED_FAILURES} times ({type(exc).__name__}); a worker's death "
                           f"is not counted as an attempt of the table, which the next run plays again")}
     return {"record": None, "kind": None, "log": None, "stderr": {},

@@ -37,7 +37,6 @@ deal stream (a further leg of the same bots plays a stream of its own:
 from __future__ import annotations
 
 import fcntl
-import json
 import os
 import secrets
 import shutil
@@ -61,12 +60,12 @@ from referee.bots.reader import StreamLines
 from referee.bots.sandbox import hidden_from
 from referee.bots.spawn import describe_exit
 from referee.matches.job import BotJob, ClockJob, GameJob, LimitsJob, MatchJob
-from tournaments import worker
+from tournaments import wire, worker
 from tournaments.config import BotEntry, League, LeagueError
 from tournaments.schedule import TableKey, leg_seed
 from tournaments.standings import state_of
 from tournaments.store import Finished, Store, StoreError, open_store, this_run
-from tournaments.worker import TableRecord
+from tournaments.wire import NOT_ATTEMPTS, FailureKind, TableRecord
 
 #: How long a child gets to stop its bots after SIGTERM before it is killed.
 TERM_GRACE = 5.0
@@ -264,7 +263,7 @@ class Child:
         return await self._lines.read_line(stall)
 
     async def play(self, job: MatchJob, report, stall: float,
-                   silence: float = SILENCE) -> tuple[TableRecord | None, str | None, str | None]:
+                   silence: float = SILENCE) -> tuple[TableRecord | None, str | None, FailureKind | None]:
         """Play ``job``, watched: the match must finish a deal (or a game) every ``stall``
         seconds, and the child must write a line (at least its heartbeat, every
         :data:`HEARTBEAT` s) every ``silence`` seconds.  Returns ``(record, error, kind)``:
@@ -294,20 +293,23 @@ class Child:
             if line is None:
                 return await self._crashed()
             try:
-                msg = json.loads(line)
-                k = msg.get("k")
-            except (ValueError, AttributeError):
-                continue
-            if k == "progress":
-                progressed = trio.current_time()
-                report(msg["done"], msg["total"])
-            elif k == "result":
-                try:
-                    return msgspec.json.decode(line, type=TableRecord), None, None
-                except msgspec.ValidationError as exc:
-                    return None, f"the match process sent a result that does not fit: {exc}", None
-            elif k == "error":
-                return None, str(msg.get("message")), msg.get("kind")
+                msg = wire.decode(line)
+            except wire.BadLine as exc:
+                self.dead = True  # a process that writes what it must not is not trusted with the next match
+                with trio.CancelScope(shield=True):
+                    await _terminate(self.proc)
+                    await self.proc.wait()
+                return None, str(exc), None
+            match msg:
+                case wire.Progress(done, total):
+                    progressed = trio.current_time()
+                    report(done, total)
+                case wire.Result():
+                    return msg.record(), None, None
+                case wire.Failed(kind, message):
+                    return None, message, kind
+                case wire.Alive() | wire.Probed():
+                    pass
 
     async def _crashed(self) -> tuple[None, str, None]:
         self.dead = True
@@ -356,7 +358,7 @@ def last_words(stderr: str) -> str:
 _BORDER = set("+-|0123456789 .")
 
 
-async def play_here(job: MatchJob, report) -> tuple[TableRecord | None, str | None, str | None]:
+async def play_here(job: MatchJob, report) -> tuple[TableRecord | None, str | None, FailureKind | None]:
     """Play ``job`` in this process (no isolation: a referee bug ends the league)."""
     try:
         return await worker.play(job, report), None, None
@@ -506,7 +508,7 @@ class Session:
             self.report.stopped = why
 
     def settle(self, key: TableKey, started: float, finished: float, record: TableRecord | None, error: str | None,
-               kind: str | None, log: Path | None, *, lost: Path | None = None) -> None:
+               kind: FailureKind | None, log: Path | None, *, lost: Path | None = None) -> None:
         """Record one finished table whose log (if any) is already in place at ``log``, and tell
         the report and the display.  A result without a log is not stored as done: nobody
         could replay or verify it (``lost`` names where the log was being written).
@@ -520,7 +522,7 @@ class Session:
             error = f"its log {lost or 'file'} disappeared while the match was played (was {league.logs_dir} removed?)"
         log_rel = os.path.relpath(log, league.db_path.parent) if log is not None else None
         self.store.record(Finished(key, started, finished, log_rel, record, error,
-                                   counts=kind not in ("bot_start", "log_lost", "worker_lost")))
+                                   counts=kind not in NOT_ATTEMPTS))
         if record is not None:
             report.played += 1
         else:

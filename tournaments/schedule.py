@@ -175,6 +175,13 @@ def balanced_design(n: int, k: int, per_bot: int, seed: int) -> list[tuple[int, 
     return [tuple(sorted(b)) for b in best_blocks]
 
 
+def _stored_blocks(stored: dict[str, object]) -> list[list[str]]:
+    """A stored design's blocks (:meth:`Fixed._extends` checked they are lists of names)."""
+    blocks = stored["blocks"]
+    assert isinstance(blocks, list)
+    return [list(b) for b in blocks]
+
+
 def extend_design(blocks: Sequence[Sequence[str]], names: Sequence[str], k: int, per_bot: int, seed: int) -> list[list[str]]:
     """The tables to add to the design ``blocks`` (of some of ``names``) so that every bot sits at
     ``per_bot`` tables at least: each new table seats the bot with the most tables still to
@@ -366,9 +373,9 @@ class Fixed(Schedule):
             return [[self.others[i] for i in block] for block in complete_design(len(self.others), self.k)]
         if stored is not None and {k: v for k, v in stored.items() if k not in ("blocks", "extended")} == self.design_key():
             self.extended = bool(stored.get("extended"))
-            return [list(b) for b in stored["blocks"]]  # type: ignore[attr-defined]
+            return [list(b) for b in stored["blocks"]]  # type: ignore[attr-defined]  # the stored JSON: a list of lists
         if self._drawn is None and stored is not None and self._extends(stored):
-            old = [list(b) for b in stored["blocks"]]  # type: ignore[attr-defined]
+            old = [list(b) for b in _stored_blocks(stored)]
             self._drawn = old + extend_design(old, self.others, self.k, self.per_bot, self.seed)
             self.extended = True
         if self._drawn is None:

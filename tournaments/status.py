@@ -108,7 +108,7 @@ def status(league: League, store: Store | None) -> dict[str, Any]:
         if league.schedule == KNOCKOUT:
             plan = schedule.plan(state)
             final = max(state.draws, default=0)
-            champion = [b for b, (r, _) in schedule.eliminated(state).items() if r > final] if plan.finished else []  # type: ignore[attr-defined]
+            champion = [b for b, (r, _) in schedule.eliminated(state).items() if r > final] if plan.finished else []  # type: ignore[attr-defined]  # a knockout's schedule, by league.schedule
             data["champion"] = champion[0] if champion else None
             data["bracket"] = bracket(league, state)
     runs = store.cut_runs() if store is not None else 0

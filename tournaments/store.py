@@ -71,7 +71,7 @@ from tournaments.config import League, LeagueError
 from tournaments.schedule import TableKey
 
 if TYPE_CHECKING:
-    from tournaments.worker import TableRecord
+    from tournaments.wire import TableRecord
 
 SCHEMA_VERSION = 3
 TIMING_COLUMNS = frozenset(("started", "finished", "seconds"))

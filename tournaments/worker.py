@@ -3,22 +3,9 @@
 The league runs its matches in child processes so that they use every core (the referee is
 single-threaded under trio).  Each child serves one lane of the league: it reads *jobs* on
 stdin, one JSON object per line, plays each with :func:`referee.matches.match.run_match`, and writes
-JSON lines on stdout:
-
-``{"k": "progress", "done": 3, "total": 8}``   deals (fixed-deal games) or games played, at
-                                               most every 0.2 s
-``{"k": "result", "margins": [...], "result": {...}, "boards": [...]}``  the match result
-                                               (:class:`TableRecord`: every bot's paired margin on
-                                               every board, the whole result, and the first bot's
-                                               margins again as :class:`referee.records.summary.MatchRecord`
-                                               has them), written as it is read from the match's
-                                               spools
-``{"k": "error", "kind": "bot_start", "message": "..."}``  a bot could not be started; nothing
-                                               was played
-``{"k": "error", "kind": "log", "message": "..."}``  the log or the bots' stderr could not be
-                                               written (a full disk); the match was stopped
-``{"k": "alive"}``                              every ``job.heartbeat`` seconds during a match,
-                                               when the job asks for it (the league's watchdog)
+JSON lines on stdout, each a message of :mod:`tournaments.wire` (progress, a heartbeat, the
+result, or why the match failed: ``bot_start`` when a bot could not be started and nothing was
+played, ``log`` when the log or the bots' stderr could not be written and the match was stopped).
 
 A job is a :class:`referee.matches.job.MatchJob` as JSON, which :func:`tournaments.runner.make_job`
 builds (one function, the only place a league makes jobs): the game, the clocks and limits,
@@ -48,7 +35,6 @@ when the parent *thread* that spawned the child ends, and trio spawns from a thr
 from __future__ import annotations
 
 import errno
-import json
 import os
 import signal
 import sys
@@ -70,8 +56,9 @@ from referee.matches.match import house_for, orientations, run_match
 from referee.matches.results import MatchResult, encode_record
 from referee.matches.spec import MatchSpec
 from referee.matches.watch import watching
-from referee.records.summary import MatchRecord
 from referee.stats.figures import board_margin
+from tournaments import wire
+from tournaments.wire import TableRecord
 
 EXIT_OK = 0
 EXIT_BUG = 1
@@ -88,16 +75,6 @@ DISK_ERRNOS = frozenset((errno.ENOSPC, errno.EFBIG, errno.EDQUOT, errno.EROFS, e
 
 #: Seconds between progress lines.
 PROGRESS_EVERY = 0.2
-
-
-class TableRecord(MatchRecord):
-    """What the league stores of one table: :class:`referee.records.summary.MatchRecord` (the whole
-    result, and the first bot's paired margin on every board) and ``margins``: on every
-    board, every bot's paired margin against the others (its net less their mean, averaged over
-    the rotations), in the order of the table's bots.  With two bots, ``margins[i]`` is
-    ``[boards[i], -boards[i]]``."""
-
-    margins: list[list[float]] = []
 
 
 _encoder = msgspec.json.Encoder()
@@ -178,9 +155,9 @@ class ParentGone(Exception):
     """The league closed this child's input (or died) in the middle of a match."""
 
 
-def _emit(record: dict[str, Any]) -> None:
+def _emit(msg: wire.Message) -> None:
     try:
-        sys.stdout.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
+        sys.stdout.buffer.write(wire.encode(msg))
         sys.stdout.flush()
     except BrokenPipeError:
         raise ParentGone from None
@@ -190,7 +167,7 @@ def _emit_result(result: MatchResult) -> None:
     """The result line, written piece by piece as the match's spools are read."""
     try:
         out = sys.stdout.buffer
-        for chunk in encode_table(result, b'"k":"result",'):
+        for chunk in encode_table(result, wire.RESULT_TAG):
             out.write(chunk)
         out.write(b"\n")
         out.flush()
@@ -226,7 +203,7 @@ class _Progress:
         now = time.monotonic()
         if now - self.last >= PROGRESS_EVERY:
             self.last = now
-            _emit({"k": "progress", "done": done, "total": total})
+            _emit(wire.Progress(done, total))
 
 
 class _Input:
@@ -293,18 +270,18 @@ async def _play_job(jobs: _Input, job: MatchJob) -> None:
             try:
                 outcome["result"] = await play_match(job, _Progress())
             except BotStartError as exc:
-                outcome["error"] = ("bot_start", start_failure(job, exc))
+                outcome["error"] = wire.Failed("bot_start", start_failure(job, exc))
             except LogError as exc:
-                outcome["error"] = ("log", str(exc))
+                outcome["error"] = wire.Failed("log", str(exc))
             except OSError as exc:
                 if exc.errno not in DISK_ERRNOS:
                     raise
-                outcome["error"] = ("log", f"cannot write {exc.filename or 'a file'}: {exc.strerror}")
+                outcome["error"] = wire.Failed("log", f"cannot write {exc.filename or 'a file'}: {exc.strerror}")
             nursery.cancel_scope.cancel()
 
         async def heartbeat(every: float) -> None:
             while True:
-                _emit({"k": "alive"})
+                _emit(wire.Alive())
                 await trio.sleep(every)
 
         nursery.start_soon(watch_parent)
@@ -315,8 +292,7 @@ async def _play_job(jobs: _Input, job: MatchJob) -> None:
         with outcome["result"] as result:
             _emit_result(result)
     elif "error" in outcome:
-        kind, message = outcome["error"]
-        _emit({"k": "error", "kind": kind, "message": message})
+        _emit(outcome["error"])
     else:
         raise ParentGone
 
@@ -351,7 +327,7 @@ def _probe_main() -> int:
         print(f"tournaments.worker: bad job: {exc}", file=sys.stderr)
         return EXIT_REFUSED
     failures = trio.run(probe, job)
-    _emit({"k": "probed", "failures": failures})
+    _emit(wire.Probed(failures))
     return EXIT_OK
 
 

@@ -192,7 +192,7 @@ class Tape:
 
 
 def _kind(rec: R.Record) -> str:
-    return rec.__struct_config__.tag  # type: ignore[return-value]
+    return str(rec.__struct_config__.tag)
 
 
 def _same(logged: R.Record, data: bytes) -> bool:

@@ -44,7 +44,7 @@ class Console(rich_console.Console):
 
     @size.setter
     def size(self, new_size: tuple[int, int]) -> None:
-        rich_console.Console.size.fset(self, new_size)  # type: ignore[attr-defined]
+        rich_console.Console.size.fset(self, new_size)  # type: ignore[attr-defined]  # rich's property, typed as its getter only
 
     def _render_buffer(self, buffer: Iterable[Segment]) -> str:
         text = super()._render_buffer(buffer)

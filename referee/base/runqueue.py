@@ -50,7 +50,8 @@ class RunQueue:
 
     def since(self, mark: object) -> int:
         try:
-            then = int(mark.split()[1])  # type: ignore[attr-defined]
+            assert isinstance(mark, bytes)
+            then = int(mark.split()[1])
             now = int(os.pread(self._fd, 64, 0).split()[1])
         except (AttributeError, IndexError, ValueError, OSError):
             return 0
@@ -73,4 +74,4 @@ def run_queue() -> RunQueue | None:
         else:
             rq = RunQueue(fd)
         _local.rq = rq
-    return _local.rq  # type: ignore[no-any-return]
+    return _local.rq

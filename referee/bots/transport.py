@@ -275,7 +275,7 @@ def _matches(what: Expected, msg: m.ToBotMessage) -> bool:
         return type(msg) is what
     if isinstance(what, m.ToBotMessage):
         return msg == what
-    return bool(what(msg))  # type: ignore[operator]
+    return bool(what(msg))
 
 
 def _expected_name(what: Expected) -> str:

@@ -8,9 +8,10 @@ and the log's ``out`` and ``in`` records of them, and offers what the exchanges 
 * :meth:`Channel.queue`: put a line in the outbox, for the seat's next write;
 * :meth:`Channel.deliver`: write the outbox, asking nothing (a deal's end);
 * :meth:`Channel.ask`: write a ``turn`` after the outbox, in one write, and read the answer by the
-  referee's clock: the seat is asked there, and has answered (or has run out of time) when it
-  returns, so a transport that pauses a bot between its turns is told so there and nowhere else
-  (``resume`` and ``pause``, where the transport has them);
+  referee's clock, a :data:`Reply` (:class:`Answered`, :class:`Refused`, :class:`Late` or
+  :class:`Silent`, each with its times): the seat is asked there, and has answered (or has run
+  out of time) when it returns, so a transport that pauses a bot between its turns is told so
+  there and nowhere else (``resume`` and ``pause``, where the transport has them);
 * :meth:`Channel.unasked` and :meth:`Channel.hear`: what the bot wrote while nobody asked, each line
   judged and logged as it is taken.
 
@@ -28,19 +29,21 @@ is about to check).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Final, Literal, TypeAlias
 
 import trio
 
+from protocol import messages as m
 from referee.base.clock import TimeControl
 from referee.base.errors import BotExited
+from referee.conversation.faults import Fault
+from referee.conversation.handmade import TurnLines
 from referee.conversation.lines import Line, hear
 from referee.conversation.log import MatchLog
 from referee.records import records as R
 
 if TYPE_CHECKING:
-    from protocol import messages as m
     from referee.base.runqueue import Waits
     from referee.bots.transport import BotTransport
     from referee.engine.core.state import DealState
@@ -65,6 +68,8 @@ class Terms:
     #: told of every turn before it is asked, with the state and the turn as a value (a watch's
     #: :meth:`~referee.conversation.house.TableWatch.asked`; ``None``: nobody asks)
     asked: Callable[[int, DealState, m.Turn], None] | None = None
+    #: the table's turn lines, built by hand with caches of the table's own
+    turns: TurnLines = field(default_factory=TurnLines)
 
 
 def stamp(terms: Terms, proc: BotTransport) -> int:
@@ -77,16 +82,59 @@ def deadline(terms: Terms, us: int) -> float:
     return terms.origin + us / 1e6
 
 
-def cutoff(terms: Terms, allowance: int) -> int:
-    """The last microsecond after a turn's write at which its answer counts: the allowance (the
-    deadline is hard; a line counts when the referee reads it, by its own clock).  A turn's
-    deadline and every judgement of a line as late come from this one number."""
-    return allowance
+@dataclass(frozen=True, slots=True)
+class Answered:
+    """A line read in time that ends the turn with a message: the message, and the microseconds
+    from the turn's write to the line's read."""
+
+    line: Line
+    msg: m.FromBotMessage
+    took: int
 
 
-#: What ``settle`` answers for a line that does not end the turn (a message of an unknown type,
-#: ignored): the channel reads on.
-IGNORED: Final = (None, None)
+@dataclass(frozen=True, slots=True)
+class Refused:
+    """A line read in time that ends the turn with a fault (what the exchange made of it)."""
+
+    line: Line
+    fault: Fault
+    took: int
+
+
+@dataclass(frozen=True, slots=True)
+class Late:
+    """A line read after the turn's limit, unjudged: ``took`` microseconds after the write, the
+    referee's own wait for a CPU (``waited``, logged with the line) already taken off."""
+
+    line: Line
+    took: int
+    waited: int
+
+
+@dataclass(frozen=True, slots=True)
+class Silent:
+    """No line by the turn's limit."""
+
+
+#: What a turn's answer is (:meth:`Channel.ask`): one of four, told apart by type.
+Reply = Answered | Refused | Late | Silent
+
+#: What a settle (the exchange's judgement of a line read in time) says: a message or a fault
+#: ends the turn; ``None`` (a message of an unknown type, ignored) reads on.
+Verdict: TypeAlias = "m.FromBotMessage | Fault | None"
+
+SILENT: Final = Silent()
+
+
+class Gone(Exception):
+    """The bot was found gone during a turn: ``exited``, and what the channel was doing (``op``:
+    writing the turn or reading the answer)."""
+
+    def __init__(self, exited: BotExited, op: Literal["write", "read"]) -> None:
+        super().__init__(str(exited))
+        self.exited = exited
+        self.op = op
+
 
 #: What :meth:`Channel.deliver` says of a bot that did not take its lines within a move's time.
 STUCK: Final = "stuck"
@@ -94,19 +142,13 @@ STUCK: Final = "stuck"
 
 class Channel:
     """One seat's line to its bot: the transport (``proc``, ``None`` while no process holds the
-    seat), the lines waiting for its next write (``outbox``), and the exchange in flight: after
-    :meth:`ask`, ``took`` (microseconds from the write to the read of the line it returned) and
-    ``op`` (``"write"`` or ``"read"``: what it was doing when the bot was found gone)."""
+    seat) and the lines waiting for its next write (``outbox``)."""
 
-    __slots__ = ("proc", "outbox", "took", "waited", "op", "strict")
+    __slots__ = ("proc", "outbox", "strict")
 
     def __init__(self) -> None:
         self.proc: BotTransport | None = None
         self.outbox: list[bytes] = []
-        self.took = 0
-        #: of the last answer's time, the microseconds the referee waited for a CPU (not in ``took``)
-        self.waited = 0
-        self.op = "write"
         #: strict isolation (PROTOCOL.md, "Fair play"): the process is paused between its turns,
         #: so :meth:`ask` resumes it for its turn and pauses it again once it has answered
         self.strict = False
@@ -169,18 +211,17 @@ class Channel:
     # -- a turn ----------------------------------------------------------------------------------
 
     async def ask(self, terms: Terms, seat: int, turn: bytes, allowance: int,
-                  settle: Callable[[Line], tuple[object, object]], limit: int | None = None) -> tuple[Line | None, tuple[object, object] | None]:
+                  settle: Callable[[Line], Verdict], limit: int | None = None) -> Reply:
         """Write ``turn`` (an encoded ``turn`` line) after what waits in the outbox, in one write,
         and read the answer within ``allowance`` microseconds by the referee's clock (``limit``,
         when given, is the allowance and the clock's margin: a line read by then still counts).
 
-        Each line read in time goes to ``settle``, which judges it: :data:`IGNORED` reads on,
-        anything else ends the turn and is returned with the line, ``(line, verdict)``.  A line
-        read too late is returned unjudged, ``(line, None)``, ``took`` past the allowance; no line
-        in time is ``(None, None)``.  ``took`` is the microseconds from the write to the read.
+        Each line read in time goes to ``settle``, which judges it: ``None`` reads on, a message
+        ends the turn :class:`Answered`, a fault :class:`Refused`.  A line read too late is
+        :class:`Late`, unjudged; no line in time is :class:`Silent`.
 
         Raises:
-            BotExited: the bot is gone (``op``: found while writing or reading).
+            Gone: the bot is gone (found while writing the turn or reading the answer).
             LineTooLong: it wrote a line over the limit.
         """
         proc = self.proc
@@ -190,10 +231,12 @@ class Channel:
         self.outbox = []
         request = b"".join(data)
         origin = terms.origin
-        limit = cutoff(terms, allowance) if limit is None else limit
+        if limit is None:
+            limit = allowance  # the deadline is hard: a line counts when the referee reads it
         strict = self.strict
         if strict:
             proc.resume()
+        op: Literal["write", "read"] = "write"
         try:
             start = round((proc.now() - origin) * 1e6)
             terms.log.out(seat, data, request, start)
@@ -206,28 +249,30 @@ class Channel:
             # (Table.play_deal), every write that ends it looks, and a turn that waits does.
             sent = proc.write_nowait(request) if allowance > 0 else 0
             if sent == len(request) and (ready := proc.line_within(min(terms.block, allowance / 1e6))) is not None:
-                line, verdict = self._read(terms, seat, ready, start, limit, settle, mark)
-                if verdict is not IGNORED:
-                    return line, verdict
-            self.op = "write"
+                reply = self._read(terms, seat, ready, start, limit, settle, mark)
+                if reply is not None:
+                    return reply
             with trio.move_on_at(origin + (start + limit) / 1e6):
                 if sent < len(request):
                     await proc.send(request[sent:])
-                self.op = "read"
+                op = "read"
                 while True:  # a message of an unknown type is skipped
-                    line, verdict = self._read(terms, seat, await proc.read_line(), start, limit, settle, mark)
-                    if verdict is not IGNORED:
-                        return line, verdict
-            return None, None
+                    reply = self._read(terms, seat, await proc.read_line(), start, limit, settle, mark)
+                    if reply is not None:
+                        return reply
+            return SILENT
+        except BotExited as exc:
+            raise Gone(exc.with_traceback(None), op) from None
         finally:
             if strict:
                 proc.pause()
 
     def _read(self, terms: Terms, seat: int, raw: bytes, start: int, limit: int,
-              settle: Callable[[Line], tuple[object, object]], mark: object = None) -> tuple[Line, tuple[object, object] | None]:
+              settle: Callable[[Line], Verdict], mark: object = None) -> Reply | None:
         """A line just read in answer to the turn written at ``start``: timed at once, judged and
-        logged; settled if it came by ``limit``, else ``(line, None)``.  A line that would be late
-        has the referee's own wait for a CPU since ``mark`` taken off its time (and logged)."""
+        logged; settled if it came by ``limit`` (``None``: read on), else :class:`Late`.  A line
+        that would be late has the referee's own wait for a CPU since ``mark`` taken off its time
+        (and logged)."""
         proc = self.proc
         assert proc is not None
         got = round((proc.now() - terms.origin) * 1e6)
@@ -238,8 +283,11 @@ class Channel:
             wait = min(took, terms.waits.since(mark))
             took -= wait
         terms.log.inp(seat, line, got, wait)
-        self.took = took
-        self.waited = wait
         if took > limit:
-            return line, None
-        return line, settle(line)
+            return Late(line, took, wait)
+        verdict = settle(line)
+        if verdict is None:
+            return None
+        if isinstance(verdict, Fault):
+            return Refused(line, verdict, took)
+        return Answered(line, verdict, took)

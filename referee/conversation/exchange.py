@@ -8,7 +8,7 @@
 * :func:`deliver`: write what waits in a seat's outbox (the deal's end) without a question.
 
 The bytes go through the seat's channel (:class:`~referee.conversation.channel.Channel`, which every
-:class:`~referee.conversation.players.Player` is): it owns the outbox, the writes and reads and their
+:class:`~referee.conversation.players.Player` has): it owns the outbox, the writes and reads and their
 ``out`` and ``in`` records; an exchange says what a line means and what follows from it.
 
 Where in the match an exchange happens comes as an :class:`At` (seat, game, deal), and what holds
@@ -27,14 +27,14 @@ the decisions used.
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Literal, NamedTuple, assert_never
 
 import trio
 
 from protocol import messages as m
 from referee.base.errors import BotExited, LineTooLong
 from referee.conversation import faults as F
-from referee.conversation.channel import IGNORED, STUCK, Terms, deadline, stamp
+from referee.conversation.channel import STUCK, Answered, Gone, Late, Refused, Silent, Terms, Verdict, deadline, stamp
 from referee.conversation.lines import BAD, MESSAGE, Line
 from referee.conversation.log import play_record
 from referee.engine import IllegalPlay
@@ -71,14 +71,14 @@ def new_fault(kind: str, p: Player, at: At, detail: str, line: Line | str | None
     return F.Fault(kind, p.entry.name, at.seat, at.game, at.deal, detail, evidence, hint, exit=exit, overlong=overlong)
 
 
-def exited(kind: str, p: Player, at: At, exc: BotExited, op: str) -> F.Fault:
+def exited(kind: str, p: Player, at: At, exc: BotExited, op: Literal["read", "write"]) -> F.Fault:
     """The fault of a process found gone while the referee read or wrote (``op``)."""
-    return new_fault(kind, p, at, str(exc), exit=R.Exit(op, str(exc), exc.returncode))  # type: ignore[arg-type]
+    return new_fault(kind, p, at, str(exc), exit=R.Exit(op, str(exc), exc.returncode))
 
 
-def too_long(kind: str, p: Player, at: At, exc: LineTooLong, op: str) -> F.Fault:
+def too_long(kind: str, p: Player, at: At, exc: LineTooLong, op: Literal["read", "ready"]) -> F.Fault:
     """The fault of a line over ``max_line``, read (``op`` ``"read"``) or found unasked."""
-    return new_fault(kind, p, at, str(exc), exc.evidence, overlong=R.Overlong(op, str(exc), exc.evidence))  # type: ignore[arg-type]
+    return new_fault(kind, p, at, str(exc), exc.evidence, overlong=R.Overlong(op, str(exc), exc.evidence))
 
 
 # -- the handshake ---------------------------------------------------------------------------
@@ -88,7 +88,7 @@ async def handshake(terms: Terms, p: Player, at: At, hello: bytes, record: R.Hel
     """Send ``hello`` to ``p``'s freshly started bot and read its own within the start-up limit
     (lines of unknown types before it are skipped, within the caps); a fault if that fails.
     ``record`` is the log's ``hello`` record: what the handshake saw is filled in."""
-    proc = p.proc
+    proc = p.channel.proc
     assert proc is not None
     tc = terms.tc if p.bot.tc is None else p.bot.tc  # a bot with a clock of its own (--tc) starts by it
     startup = round(tc.startup * 1e6)
@@ -151,14 +151,14 @@ def silent_start(terms: Terms, p: Player, at: At, record: R.Hello) -> F.Fault:
     """The fault of a bot that gave no hello in time, with what it did do: a bot whose answer
     sits in its output buffer has read the referee's hello; one that never read it is still
     loading (or reads nothing)."""
-    assert p.proc is not None
+    assert p.channel.proc is not None
     detail = f"no hello within the start-up limit of {(terms.tc if p.bot.tc is None else p.bot.tc).startup:g} s"
-    unfinished = p.proc.unfinished_line()
+    unfinished = p.channel.proc.unfinished_line()
     if unfinished:
         # a replayed bot gives back the text the log keeps, already cut
         record.unfinished = unfinished if isinstance(unfinished, str) else F.cut(unfinished)
         return new_fault(F.STARTUP, p, at, f"{detail}: it wrote a line but never ended it", record.unfinished, F.NEWLINE)
-    unread = p.proc.unread_input()
+    unread = p.channel.proc.unread_input()
     record.unread = unread
     if unread == 0:
         return new_fault(F.STARTUP, p, at, f"{detail}, although it read the referee's hello", None, F.FLUSH)
@@ -172,7 +172,7 @@ def unasked(terms: Terms, p: Player, at: At) -> F.Fault | None:
     """Look at what the bot wrote while nobody asked: a play is a fault, unknown types are
     ignored (and remarked on for ``referee check``) within the caps."""
     try:
-        lines = p.unasked()
+        lines = p.channel.unasked()
     except LineTooLong as exc:
         return too_long(F.BAD_OUTPUT, p, at, exc, "ready")
     return unasked_lines(terms, p, at, lines) if lines else None
@@ -181,7 +181,7 @@ def unasked(terms: Terms, p: Player, at: At) -> F.Fault | None:
 def unasked_lines(terms: Terms, p: Player, at: At, lines: list[bytes]) -> F.Fault | None:
     """:func:`unasked` of ``lines``, taken from the bot."""
     for raw in lines:
-        line = p.hear(terms, at.seat, raw)
+        line = p.channel.hear(terms, at.seat, raw)
         judged = line.judged
         if judged.reason == "deep":
             return new_fault(F.BAD_OUTPUT, p, at, f"wrote a line of {judged.why}", line)
@@ -212,22 +212,24 @@ def unknown(p: Player, kind: str, line: Line, when: str = "") -> str | None:
 # -- a turn ----------------------------------------------------------------------------------
 
 
-def answer(p: Player, at: At, line: Line) -> tuple[m.FromBotMessage | None, F.Fault | None]:
-    """What a line read in answer to a turn is: ``(message, None)``, ``(None, fault)``, or
-    :data:`~referee.conversation.channel.IGNORED` for a message of an unknown type."""
+def answer(p: Player, at: At, line: Line) -> Verdict:
+    """What a line read in time in answer to a turn is: a message, a fault, or ``None`` for a
+    message of an unknown type (ignored: the channel reads on)."""
     judged = line.judged
     if judged.kind == MESSAGE:
-        return judged.msg, None
+        return judged.msg
     if judged.kind == BAD:
         if judged.reason == "deep":
-            return None, new_fault(F.BAD_OUTPUT, p, at, f"the answer is {judged.why}", line)
+            return new_fault(F.BAD_OUTPUT, p, at, f"the answer is {judged.why}", line)
         if judged.reason == "json":
-            return None, new_fault(F.BAD_OUTPUT, p, at, f"not JSON: {judged.why}", line, F.STDOUT_ONLY)
+            return new_fault(F.BAD_OUTPUT, p, at, f"not JSON: {judged.why}", line, F.STDOUT_ONLY)
         if judged.reason == "object":  # msgspec checks types as it parses: "[x]" fails as an array
-            return None, new_fault(F.BAD_OUTPUT, p, at, "wrote a line that is not a JSON object", line, F.STDOUT_ONLY)
-        return None, new_fault(F.BAD_OUTPUT, p, at, f"the play does not fit the protocol: {judged.why}", line)
-    too_much = unknown(p, judged.type or "", line)
-    return IGNORED if too_much is None else (None, new_fault(F.BAD_OUTPUT, p, at, too_much, line))
+            return new_fault(F.BAD_OUTPUT, p, at, "wrote a line that is not a JSON object", line, F.STDOUT_ONLY)
+        return new_fault(F.BAD_OUTPUT, p, at, f"the play does not fit the protocol: {judged.why}", line)
+    if not judged.type:  # an object that names no type is no message of a later protocol: a play that forgot it
+        return new_fault(F.BAD_OUTPUT, p, at, 'the answer came in time but has no "type"', line, F.UNTYPED)
+    too_much = unknown(p, judged.type, line)
+    return None if too_much is None else new_fault(F.BAD_OUTPUT, p, at, too_much, line)
 
 
 async def turn(terms: Terms, p: Player, at: At, state: DealState, side: GameSide, turn_id: int) -> F.Fault | None:
@@ -235,37 +237,48 @@ async def turn(terms: Terms, p: Player, at: At, state: DealState, side: GameSide
     make it; a fault if anything goes wrong.  The seat's channel writes the turn with what waits
     in its outbox and reads the answer (:meth:`~referee.conversation.channel.Channel.ask`); this
     judges it and applies it."""
+    channel = p.channel
     try:  # unasked(), with its usual answer (nothing) one call shorter: it comes before every turn
-        lines = p.unasked()
+        lines = channel.unasked()
     except LineTooLong as exc:
         return too_long(F.BAD_OUTPUT, p, at, exc, "ready")
     if lines and (fault := unasked_lines(terms, p, at, lines)) is not None:
         return fault
     clock = p.entry.clock
     allowance, limit, bank = clock.terms()  # limit: the allowance and the margin
-    request = side.turn_line(state, allowance // 1000, bank, turn_id)
+    request = terms.turns.line(side, state, allowance // 1000, bank, turn_id)
     if terms.asked is not None:
         terms.asked(at.seat, state, side.turn_message(state, allowance // 1000, bank, turn_id))
     try:
-        line, verdict = await p.ask(terms, at.seat, request, allowance, partial(answer, p, at), limit)
-    except BotExited as exc:
-        return exited(F.CRASH, p, at, exc, p.op)
+        reply = await channel.ask(terms, at.seat, request, allowance, partial(answer, p, at), limit)
+    except Gone as gone:
+        return exited(F.CRASH, p, at, gone.exited, gone.op)
     except LineTooLong as exc:
         return too_long(F.BAD_OUTPUT, p, at, exc, "read")
-    if verdict is not None and verdict[1] is not None:
-        return verdict[1]  # type: ignore[return-value]
-    p.unknown = 0
-    if line is None:
-        clock.charge(allowance)
-        return new_fault(F.TIMEOUT, p, at, f"no play within {within(allowance, limit)}", hint=F.LATE)
-    elapsed = p.took
-    if verdict is None:
-        clock.charge(allowance)
-        waited = f" ({p.waited / 1000:.1f} ms of it the referee's own wait for a CPU, not counted)" if p.waited else ""
-        return new_fault(F.TIMEOUT, p, at, f"no play within {within(allowance, limit)}: its line was read "
-                         f"{(elapsed + p.waited) / 1000:.1f} ms after the turn was sent{waited}", line, F.LATE)
-    clock.charge(elapsed)
-    msg = verdict[0]
+    match reply:
+        case Answered(line, msg, elapsed):
+            p.unknown = 0
+            clock.charge(elapsed)
+            return play(terms, p, at, state, side, turn_id, line, msg, elapsed, allowance)
+        case Refused(_, fault):
+            return fault
+        case Late(line, elapsed, waited):
+            p.unknown = 0
+            clock.charge(allowance)
+            within_cpu = f" ({waited / 1000:.1f} ms of it the referee's own wait for a CPU, not counted)" if waited else ""
+            return new_fault(F.TIMEOUT, p, at, f"no play within {within(allowance, limit)}: its line was read "
+                             f"{(elapsed + waited) / 1000:.1f} ms after the turn was sent{within_cpu}", line, F.LATE)
+        case Silent():
+            p.unknown = 0
+            clock.charge(allowance)
+            return new_fault(F.TIMEOUT, p, at, f"no play within {within(allowance, limit)}", hint=F.LATE)
+    assert_never(reply)
+
+
+def play(terms: Terms, p: Player, at: At, state: DealState, side: GameSide, turn_id: int, line: Line,
+         msg: m.FromBotMessage, elapsed: int, allowance: int) -> F.Fault | None:
+    """Make the play ``msg`` (read in ``line``, ``elapsed`` microseconds after the turn was
+    written) in ``state``; a fault if it is no play for this turn or an illegal one."""
     if type(msg) is not m.Play:
         return new_fault(F.OUT_OF_TURN, p, at, "answered a turn with a hello", line)
     if msg.turn is not None and msg.turn is not m.UNSET and msg.turn != turn_id:
@@ -303,7 +316,7 @@ def queue_events(state: DealState, delivered: int, seating: list[Player], side: 
     n = len(seating)
     for event in history[delivered:]:
         for p, line in zip(seating, side.event_lines(state, event, n)):
-            p.outbox.append(line)
+            p.channel.outbox.append(line)
     return len(history)
 
 
@@ -311,10 +324,10 @@ async def deliver(terms: Terms, p: Player, at: At) -> F.Fault | None:
     """Write what waits in ``p``'s outbox (a deal's end), asking nothing; then look at what the
     bot said unasked.  A fault if it cannot take the lines within a move's time, has exited, or
     said something it must not."""
-    if p.proc is None or not p.outbox:
-        p.outbox = []
+    if p.channel.proc is None or not p.channel.outbox:
+        p.channel.outbox = []
         return None
-    failure = await p.deliver(terms, at.seat)
+    failure = await p.channel.deliver(terms, at.seat)
     if failure is STUCK:
         return new_fault(F.TIMEOUT, p, at, "did not read its input (the pipe stayed full)", hint=F.UNREAD)
     if isinstance(failure, BotExited):

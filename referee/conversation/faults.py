@@ -30,6 +30,7 @@ EVIDENCE = 200
 # (a start-up failure in ``match``, ``check`` and leagues; every fault in ``referee check``).
 FLUSH = "does it flush its standard output after every line?  A line left in a buffer never arrives"
 LATE = FLUSH + ".  Otherwise it thinks too long: answer within turn.time_ms"
+UNTYPED = 'every message names its type: a play is {"type":"play","tile":[a,b],...}'
 UNREAD = "read every line the referee sends, also the ones you ignore"
 STDOUT_ONLY = "standard output is for protocol lines only: write debugging output to standard error"
 NEWLINE = "end every line with a newline (\\n), and flush standard output after it"

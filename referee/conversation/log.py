@@ -1,10 +1,9 @@
 """The match log: one JSON object per line, everything needed to play a match again and verify it.
 
 The records are the types of :mod:`referee.records.records` (the field reference); this module writes
-them: :class:`MatchLog` is the one writer.  ``out`` and ``in`` records, written on every move,
-are formatted here directly from the bytes the referee already has (and give exactly what
-encoding the record would: a test holds the two together); every other record is encoded from
-its struct.
+them: :class:`MatchLog` is the one writer.  ``out``, ``in`` and ``play`` records, written on every
+move, are built by hand from the bytes the referee already has (:mod:`referee.conversation.handmade`:
+exactly what encoding the record would give); every other record is encoded from its struct.
 
 A log whose name ends in ``.gz``, in any case (``match.jsonl.gz``, ``M.JSONL.GZ``), is written gzip-compressed as it goes
 (:class:`GzipSink`), and every reader of logs reads it as it is (:func:`referee.records.records.log_lines`).
@@ -28,7 +27,8 @@ import msgspec
 
 from protocol import messages as m
 from referee.base.errors import LogError
-from referee.conversation.lines import Line, heard
+from referee.conversation.handmade import PlayRecords, in_record, out_record
+from referee.conversation.lines import Line
 from referee.engine.core.deal import Deal
 from referee.engine.core.game import Special
 from referee.engine.core.tiles import TILE_NAMES
@@ -106,6 +106,8 @@ class MatchLog:
         self.on_record = on_record
         self._file: IO[bytes] | GzipSink | None = None
         self._sink = sink
+        #: the usual play's records, built by hand
+        self._plays = PlayRecords()
         if path is not None:
             if path.is_dir():
                 raise LogError(f"cannot write the log {path}: it is a folder")
@@ -157,17 +159,8 @@ class MatchLog:
         nothing (:class:`referee.records.records.Out`)."""
         sink = self._sink
         if sink is not None:
-            # Each line is encoded JSON whose only newline is its last byte, so the messages
-            # joined with commas are the lines joined, with newlines turned into commas.
-            extra = b"" if bot is None else b',"bot":' + _enc.encode(bot)
-            if stuck:
-                extra += b',"stuck":true'
-            if exit is not None:
-                extra += b',"exit":' + _enc.encode(exit)
-            # On every move, so _put and seconds() are written out here (the same bytes).
             try:
-                sink(b'{"k":"out","seat":%d,"t":%d.%06d,"msgs":[%s]%s}\n'
-                     % (seat, us // 1_000_000, us % 1_000_000, data[:-1].replace(b"\n", b","), extra))
+                sink(out_record(seat, us, data, bot, stuck, exit))
             except OSError as exc:
                 raise self._failed(exc) from None
 
@@ -176,39 +169,25 @@ class MatchLog:
         microseconds of the referee's own wait for a CPU not counted against the bot)."""
         sink = self._sink
         if sink is not None:
-            logged = line.logged
-            if logged is None:
-                logged = line.logged = _logged(line)
             try:  # as in out()
-                if wait:
-                    sink(b'{"k":"in","seat":%d,"t":%d.%06d,"wait":%s,%s\n' % (seat, us // 1_000_000, us % 1_000_000,
-                                                                              _enc.encode(wait / 1000), logged))
-                else:
-                    sink(b'{"k":"in","seat":%d,"t":%d.%06d,%s\n' % (seat, us // 1_000_000, us % 1_000_000, logged))
+                sink(in_record(seat, line, us, wait))
             except OSError as exc:
                 raise self._failed(exc) from None
 
     def play(self, seat: int, msg: m.Play, elapsed: int | None, played: str) -> None:
         """The ``play`` record of a play accepted from ``seat`` (:func:`play_record`).  The usual
-        play (no field only some games use, nobody watching the records) is formatted from bytes
-        made once per seat, line and move: exactly what encoding its record gives (a test holds
-        the two together)."""
+        play (no field only some games use, nobody watching the records) is built by hand
+        (:class:`~referee.conversation.handmade.PlayRecords`)."""
         if self.on_record is None and elapsed is not None:
-            hit = _PLAYS.get((seat, id(msg)))
-            if hit is None or hit[0] is not msg or hit[1] != played:
-                if _extras(msg) != _NO_EXTRAS:  # (a message cached here has none: messages do not change)
-                    self.write(play_record(seat, msg, elapsed, played))
-                    return
-                hit = (msg, played, encode(Play(seat, msg.tile, msg.end, played))[:-2])  # without its "}\n"
-                if len(_PLAYS) < 4096:  # msg is kept, so its id names no other while it is here
-                    _PLAYS[(seat, id(msg))] = hit
-            sink = self._sink
-            if sink is not None:
-                try:  # as in out()
-                    sink(b'%s,"ms":%s}\n' % (hit[2], _enc.encode(elapsed / 1000)))
-                except OSError as exc:
-                    raise self._failed(exc) from None
-            return
+            line = self._plays.record(seat, msg, elapsed, played)
+            if line is not None:
+                sink = self._sink
+                if sink is not None:
+                    try:  # as in out()
+                        sink(line)
+                    except OSError as exc:
+                        raise self._failed(exc) from None
+                return
         self.write(play_record(seat, msg, elapsed, played))
 
     def flush(self) -> None:
@@ -229,19 +208,6 @@ class MatchLog:
                 raise self._failed(exc) from None
 
 
-def _logged(line: Line) -> bytes:
-    """What an ``in`` record keeps of ``line``: its fields after the time, with the closing brace."""
-    raw = line.raw
-    if raw is not None:
-        try:
-            text = raw.decode()
-        except UnicodeDecodeError:
-            pass
-        else:
-            return b'"line":%s}' % _enc.encode(text)
-    return _enc.encode(msgspec.to_builtins(heard(line)))[1:]
-
-
 def play_record(seat: int, msg: m.Play, elapsed: int | None, played: str) -> Play:
     """The log's record of an accepted play (``elapsed`` in microseconds; ``None`` for a move of
     a staged opening, made by the referee); the fields only some games use only where they are
@@ -258,8 +224,6 @@ def play_record(seat: int, msg: m.Play, elapsed: int | None, played: str) -> Pla
 
 _extras = operator.attrgetter(*m.PLAY_EXTRAS)
 _NO_EXTRAS = (m.UNSET,) * len(m.PLAY_EXTRAS) if len(m.PLAY_EXTRAS) > 1 else m.UNSET
-#: ``(seat, id(msg)) -> (msg, as, the record's bytes up to its ms)``, for :meth:`MatchLog.play`
-_PLAYS: dict[tuple[int, int], tuple[m.Play, str, bytes]] = {}
 
 
 def stderr_dir_of(log_path: Path) -> Path:

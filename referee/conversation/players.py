@@ -1,5 +1,5 @@
 """Who sits at the table: a bot's part in one match (:class:`Entry`: its faults, its hello, its
-time bank) and a process slot of it (:class:`Player`: a seat in one orientation, and the seat's
+time bank) and a process slot of it (:class:`Player`: a seat in one orientation, with the seat's
 channel to the process that holds it now).  Below the table and the exchanges, which both play
 with them."""
 
@@ -48,17 +48,17 @@ class Entry:
         self.remarks[text] += 1
 
 
-class Player(Channel):
+class Player:
     """One process slot: a bot's seat (``slot`` 0, or 1 for its second seat in a pair game) in
-    one game in one orientation (a *segment* of the match), and that seat's channel to its process
-    (:class:`~referee.conversation.channel.Channel`: ``proc``, the outbox, the turn in flight).
+    one game in one orientation (a *segment* of the match), with that seat's channel to its process
+    (:class:`~referee.conversation.channel.Channel`: ``proc`` and the outbox).
     Every segment has slots of its own, so no process ever sees a deal in two seatings, or two
     games.  The process is replaced after a fault; the slot, and its place in the seating, stays."""
 
-    __slots__ = ("entry", "slot", "orientation", "game", "pending", "starts", "unknown")
+    __slots__ = ("channel", "entry", "slot", "orientation", "game", "pending", "starts", "unknown")
 
     def __init__(self, entry: Entry, slot: int, orientation: int = 0, game: int = 0) -> None:
-        super().__init__()
+        self.channel = Channel()
         self.entry = entry
         self.slot = slot
         self.orientation = orientation

@@ -60,7 +60,7 @@ class Table:
         #: shaking hands), PROTOCOL.md "Fair play"
         self.strict = strict = house.strict
         for p in players:
-            p.strict = strict  # its channel resumes it for its turn and pauses it after (Channel.ask)
+            p.channel.strict = strict  # its channel resumes it for its turn and pauses it after (Channel.ask)
         self.players = players
         tc = house.tc
         self.log = log
@@ -122,7 +122,7 @@ class Table:
             shakes[i] = self._hello_record(p, OPENING)
             fault = await self._shake(p, OPENING, shakes[i])
             if fault is not None:
-                tail = p.proc.stderr_tail() if p.proc is not None else ""
+                tail = p.channel.proc.stderr_tail() if p.channel.proc is not None else ""
                 failures.append(f"{p.label}: {fault.explain()}" + (f"\n--- stderr of {p.label} ---\n{tail}" if tail.strip() else ""))
                 each.append((p.label, fault.explain(), tail if tail.strip() else ""))
 
@@ -156,16 +156,16 @@ class Table:
         suffix = ("" if p.game == 0 else f".g{p.game}") + ("" if p.starts == 1 else f".{p.starts}")
         path = self.house.stderr_dir / f"{_safe(p.label)}{suffix}.stderr.log"
         try:
-            p.proc = await self.house.bots.launch(self.nursery, p.bot, name=p.label, stderr_path=path, max_line=self.house.max_line,
+            p.channel.proc = await self.house.bots.launch(self.nursery, p.bot, name=p.label, stderr_path=path, max_line=self.house.max_line,
                                        hidden=self.hidden_from(p.bot) if _sandboxed(p.bot) else ())
         except (BotError, OSError) as exc:
             record.error = f"could not start: {exc}"
             return new_fault(F.STARTUP, p, at, record.error)
-        p.outbox = []
+        p.channel.outbox = []
         p.unknown = 0
         fault = await handshake(self.terms, p, at, self._hello_for(p.bot)[1], record)
-        if self.strict and fault is None and p.proc is not None:
-            p.proc.pause()  # it runs again when it is asked for a play
+        if self.strict and fault is None and p.channel.proc is not None:
+            p.channel.proc.pause()  # it runs again when it is asked for a play
         return fault
 
     def hidden_from(self, bot: Bot) -> list[Path]:
@@ -185,19 +185,19 @@ class Table:
         bye = m.encode_line(m.MatchEnd())
         last: dict[int, bytes] = {}
         for i, p in enumerate(self.players):
-            if p.proc is None:
+            if p.channel.proc is None:
                 continue
-            lines = [*p.outbox, bye]
+            lines = [*p.channel.outbox, bye]
             last[i] = b"".join(lines)
             try:
-                self.log.out(-1, lines, last[i], stamp(self.terms, p.proc), p.label)
+                self.log.out(-1, lines, last[i], stamp(self.terms, p.channel.proc), p.label)
             except LogError:
                 pass  # the log has failed already (and said so): the bots are ended all the same
         for p in self.players:
-            p.outbox = []
+            p.channel.outbox = []
 
         async def end(i: int, p: Player) -> None:
-            proc = p.proc
+            proc = p.channel.proc
             if proc is None:
                 return
             proc.resume()  # to read match_end and exit
@@ -207,7 +207,7 @@ class Table:
                 except BotError:
                     pass
             unread = await proc.close(grace=1.0)
-            p.proc = None
+            p.channel.proc = None
             if self.on_closed is not None:
                 self.on_closed(p, proc, unread)
 
@@ -224,10 +224,10 @@ class Table:
                 await self._retire(p)
 
     async def _retire(self, p: Player) -> None:
-        if p.proc is not None:
-            await p.proc.kill()
-            p.proc = None
-        p.outbox = []
+        if p.channel.proc is not None:
+            await p.channel.proc.kill()
+            p.channel.proc = None
+        p.channel.outbox = []
 
     # -- faults ------------------------------------------------------------------------------
 
@@ -280,8 +280,8 @@ class Table:
                                  list(outcome.dry), outcome.reason))
         line = m.encode_line(game_end(outcome))
         for p in seating:
-            if p.proc is not None:
-                p.queue(line)
+            if p.channel.proc is not None:
+                p.channel.queue(line)
 
     async def play_deal(
         self,
@@ -335,7 +335,7 @@ class Table:
                 await self._fault(p, fault, charged=seat)
                 state.forfeit(seat)
                 break
-            if p.proc is None:
+            if p.channel.proc is None:
                 fault = await self._start(p, ats[seat])
                 if fault is not None:
                     await self._fault(p, fault)
@@ -344,8 +344,8 @@ class Table:
 
         side = side_for(state)
         for seat, p in enumerate(seating):
-            if p.proc is not None:
-                p.queue(m.encode_line(side.deal_start(game, deal, state, seat, game_number)))
+            if p.channel.proc is not None:
+                p.channel.queue(m.encode_line(side.deal_start(game, deal, state, seat, game_number)))
         delivered = 0
         if staged and state.end is not None and state.end.reason == FAULT:  # a fault or a forfeit ended it at once
             staged.clear()
@@ -375,7 +375,7 @@ class Table:
                                  list(rec.totals), list(rec.notes), rec.rule))  # rule: sea_kozel, general, blitz
         end_line = m.encode_line(deal_end(rec))
         for p in seating:
-            p.queue(end_line)
+            p.channel.queue(end_line)
         await self._flush_all(seating, ats)
         self.log.flush()
         if after_deal is not None:
@@ -394,8 +394,8 @@ class Table:
         """Deliver every outbox (deal end); a bot that cannot take it faults at its next deal."""
         for seat, p in enumerate(seating):
             failure = await deliver(self.terms, p, ats[seat])
-            if self.strict and p.proc is not None:
-                p.proc.pause()  # deliver resumed it if it had to read to take the lines
+            if self.strict and p.channel.proc is not None:
+                p.channel.proc.pause()  # deliver resumed it if it had to read to take the lines
             if failure is not None and p.pending is None:
                 p.pending = failure
 

@@ -152,14 +152,13 @@ def _decision(state: DealState, event: Event, seat: int) -> Play | None:
     """The move of ``seat`` (to move in ``state``) that makes ``event`` happen, if one does:
     a placement, a declaration, or the stop that ended a turn the events show is over."""
     legal = state.legal_plays()
-    kind = type(event)
-    if kind is Placed and event.seat == seat and not event.forced:  # type: ignore[union-attr]
+    if isinstance(event, Placed) and event.seat == seat and not event.forced:
         for p in legal:
-            if p.tile == event.tile and p.end == event.end and p.closed == event.closed and p.declare is None:  # type: ignore[union-attr]
+            if p.tile == event.tile and p.end == event.end and p.closed == event.closed and p.declare is None:
                 return p
         return None
-    if kind is Declared and event.seat == seat:  # type: ignore[union-attr]
-        want = {"hundred": HUNDRED, "write_off": WRITE_OFF, "decline": DECLINE}.get(event.what)  # type: ignore[union-attr]
+    if isinstance(event, Declared) and event.seat == seat:
+        want = {"hundred": HUNDRED, "write_off": WRITE_OFF, "decline": DECLINE}.get(event.what)
         return want if want in legal else None
     if state.continuing and STOP in legal:
         return STOP  # the turn went on no further: the events go on with someone else
@@ -336,7 +335,7 @@ class Sampler:
                 table.place(e.seat, e.tile, e.end, e.closed)
                 if chain and e.seat != me:
                     nxt = told[i + 1] if i + 1 < len(told) else None
-                    if not (type(nxt) is Placed and nxt.seat == e.seat):  # type: ignore[union-attr]
+                    if not (type(nxt) is Placed and nxt.seat == e.seat):
                         voids[e.seat].append((i + 0.5, table.fits(e.seat)))  # TURN-8: the chain stopped
             elif kind is Drew:
                 assert isinstance(e, Drew)
@@ -348,7 +347,7 @@ class Sampler:
                 else:
                     nxt = told[i + 1] if i + 1 < len(told) else None
                     g = _Group(e.seat, i - 0.5, e.count)
-                    if type(nxt) is Placed and nxt.seat == e.seat:  # type: ignore[union-attr]
+                    if type(nxt) is Placed and nxt.seat == e.seat:
                         last_draw[e.seat] = g  # the last tile fitted: it is the placement that follows
                     groups.append(g)
                     drawn.append(g)
@@ -405,10 +404,10 @@ class Sampler:
         bazaar: list[Tile] = []
         for own, d in zip(self.own_draw, self.draws):
             if own:
-                bazaar += d  # type: ignore[arg-type]
+                bazaar += d  # type: ignore[arg-type]  # own draws are tiles; the others are (bin, count), by own_draw
             else:
                 b, final = d
-                got = bins[b]  # type: ignore[index]
+                got = bins[b]
                 rng.shuffle(got)
                 bazaar += got
                 if final is not None:

@@ -30,7 +30,7 @@ from pettingzoo import AECEnv
 from referee.envs.episode import EnvTable
 
 
-class DominoEnv(AECEnv):  # type: ignore[misc]
+class DominoEnv(AECEnv):
     """A game of :mod:`referee.engine.games` as a PettingZoo AEC environment."""
 
     RENDER_MODES = ("human", "ansi")

@@ -72,7 +72,7 @@ def game_type(v: Variant) -> pyspiel.GameType:
     )
 
 
-class RefereeGame(pyspiel.Game):  # type: ignore[misc]
+class RefereeGame(pyspiel.Game):
     """One deal of a variant, for OpenSpiel."""
 
     variant: Variant
@@ -112,7 +112,7 @@ class RefereeGame(pyspiel.Game):  # type: ignore[misc]
         return Observer(self)
 
 
-class RefereeState(pyspiel.State):  # type: ignore[misc]
+class RefereeState(pyspiel.State):
     """A deal being dealt by chance, then played on the engine."""
 
     def __init__(self, game: RefereeGame) -> None:

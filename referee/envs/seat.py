@@ -147,7 +147,7 @@ class BotProgram:
         self.terms = terms = Terms(MatchLog(None), self._tc, trio.current_time())
         async with trio.open_nursery() as nursery:
             try:
-                p.proc = await self._launch(nursery, self.bot, name=self.name, stderr_path=stderr_path, max_line=self._max_line,
+                p.channel.proc = await self._launch(nursery, self.bot, name=self.name, stderr_path=stderr_path, max_line=self._max_line,
                                             hidden=())
             except (BotError, OSError) as exc:
                 self._fail(str(exc))
@@ -162,10 +162,10 @@ class BotProgram:
                 self._ready.set()
                 await self._stop.wait()
                 with trio.move_on_after(1):  # the match is over: its last lines, then match_end
-                    await p.proc.send(b"".join([*p.outbox, m.encode_line(m.MatchEnd())]))
+                    await p.channel.proc.send(b"".join([*p.channel.outbox, m.encode_line(m.MatchEnd())]))
             finally:
                 with trio.CancelScope(shield=True):
-                    await p.proc.close()
+                    await p.channel.proc.close()
 
     def _fail(self, why: str) -> None:
         self._failed = OpponentError(why)
@@ -180,7 +180,7 @@ class BotProgram:
 
     async def _turn(self, state: DealState, side: GameSide, turn_id: int, lines: list[bytes]) -> F.Fault | None:
         assert self.terms is not None
-        self.player.outbox.extend(lines)
+        self.player.channel.outbox.extend(lines)
         return await turn(self.terms, self.player, At(self.seat, 0, 0), state, side, turn_id)
 
     def tell(self, lines: list[bytes]) -> F.Fault | None:
@@ -191,7 +191,7 @@ class BotProgram:
 
     async def _tell(self, lines: list[bytes]) -> F.Fault | None:
         assert self.terms is not None
-        self.player.outbox.extend(lines)
+        self.player.channel.outbox.extend(lines)
         return await deliver(self.terms, self.player, At(self.seat, 0, 0))
 
     def _call(self, fn: Callable[..., Any], *args: Any) -> Any:
@@ -202,7 +202,7 @@ class BotProgram:
     @property
     def returncode(self) -> int | None:
         """How its process ended, ``None`` while it runs."""
-        return None if self.player.proc is None else self.player.proc.returncode
+        return None if self.player.channel.proc is None else self.player.channel.proc.returncode
 
     def close(self) -> None:
         """Tell it the match is over, end it, and wait for its loop to finish."""
@@ -215,7 +215,7 @@ class BotProgram:
         self._thread.join(timeout=30)
 
 
-class SeatEnv(gymnasium.Env):  # type: ignore[misc]
+class SeatEnv(gymnasium.Env):
     """One seat of a game as a Gymnasium environment, the other seats played by ``opponents``
     (one for each other seat, in seat order; a single one plays them all)."""
 
@@ -308,7 +308,7 @@ class SeatEnv(gymnasium.Env):  # type: ignore[misc]
         return self._obs(), float(reward), over, False, self._info()
 
     def _obs(self) -> np.ndarray:
-        return self.table.observe(self.seat)  # type: ignore[no-any-return]
+        return self.table.observe(self.seat)
 
     def _info(self) -> dict[str, Any]:
         info: dict[str, Any] = {"action_mask": self.table.mask(self.seat)}
@@ -318,7 +318,7 @@ class SeatEnv(gymnasium.Env):  # type: ignore[misc]
 
     def action_mask(self) -> np.ndarray:
         """The learner's legal actions now (``info["action_mask"]`` of the last step)."""
-        return self.table.mask(self.seat)  # type: ignore[no-any-return]
+        return self.table.mask(self.seat)
 
     def action_masks(self) -> np.ndarray:
         """:meth:`action_mask` by the name sb3-contrib's ``MaskablePPO`` asks for (no wrapper needed)."""

@@ -291,7 +291,7 @@ class _Watch(Watch):
         if fault.kind in (F.CRASH, F.STARTUP) and self.rosters:
             mine = [p for r in self.rosters.values() for p in r.players.values() if p.bot is self.candidate]
             holder = self.seating[fault.seat] if self.seating and self._mine(fault.seat) else None
-            proc = holder.proc if holder is not None else next((p.proc for p in mine if p.proc is not None), None)
+            proc = holder.channel.proc if holder is not None else next((p.channel.proc for p in mine if p.channel.proc is not None), None)
             tail = proc.stderr_tail() if proc is not None else ""
         report.problems.append(Problem(fault.kind, report.setup, where, fault.detail, fault.line, tail, fault.hint))
         if self.staged_turn.pop(fault.seat, False):

@@ -37,7 +37,8 @@ from typing import Any
 import trio
 
 from referee.base.cluster import ALLOWED_FAILURES, Address, ClusterUnavailable, connect, workers
-from referee.matches.match import SegmentPlayed, play_segment
+from referee.matches.lanes import SegmentPlayed
+from referee.matches.match import play_segment
 from referee.matches.spec import MatchSpec
 
 #: How often a worker playing a segment looks whether its match has stopped (seconds).
@@ -50,7 +51,7 @@ class SegmentStopped(Exception):
 
 class ClusterSegments:
     """The coordinator's side: segments submitted to a Dask client and awaited from trio, at most
-    ``lanes`` at once (:class:`referee.matches.match.Cluster`)."""
+    ``lanes`` at once (:class:`referee.matches.lanes.Cluster`)."""
 
     def __init__(self, client: Any, lanes: int, workers: int) -> None:
         self.client = client

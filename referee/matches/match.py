@@ -21,7 +21,10 @@ fresh secret one (:mod:`referee.base.seeds`).
 
 Whatever the lanes, the log and the result are the same: a segment's records are held until
 the log takes them board by board, in board order, each board's orientations in order
-(:mod:`referee.matches.segments`).
+(:mod:`referee.matches.segments`).  The match is three modules: this one (:func:`run_match`, the
+deal stream, the log's header and the log), :mod:`referee.matches.lanes` (which segment plays
+when: scheduling only) and :mod:`referee.matches.ledger` (the only writer of the result: it
+takes the boards in order, commits them and runs the SPRT).
 
 A bot's *net* for a unit is what its sides wrote, times the game's sense (+1 for points, -1 for
 penalties), averaged over the orientations.  Its *margin* is its net less the mean net of the
@@ -31,7 +34,7 @@ result shows it beside the interval an unpaired reading of the same deals would 
 A *board* (the issue's "pair") is one paired unit with all its orientations: a deal in both
 orientations, a game pair, or with *n* bots at *n* seats the unit in all *n* rotations.  The
 figures of :mod:`referee.stats` (ranking, LOS, pair classes, Elo, SPRT) are computed from the
-finished boards.  With ``--sprt`` the test is applied to the boards in board order and the match
+finished boards (by the ledger).  With ``--sprt`` the test is applied to the boards in board order and the match
 stops at the first board after which it decides; boards begun past it are ended and left out
 (the ``stop`` record counts them).  The log then holds an ``sprt`` record after every board and
 a ``stop`` record, and a sport game stopped early has no ``game_end``.
@@ -43,37 +46,31 @@ not depend on which segments were played at once.
 
 from __future__ import annotations
 
-from collections import Counter, deque
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from contextlib import suppress
-from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import msgspec
 import trio
 
 from protocol import messages as m
 from referee.base.clock import TimeControl
-from referee.base.cluster import ClusterUnavailable
-from referee.base.errors import BotStartError, LogError
+from referee.base.errors import LogError
 from referee.base.signals import cancel_on_signals
 from referee.conversation.house import PROCESSES, BotSource, House, wants
 from referee.conversation.log import MatchLog
-from referee.conversation.players import Entry, Player
-from referee.conversation.table import Table, Where
+from referee.conversation.players import Entry
 from referee.engine.core.deal import Deal, DealShape, deal_from_seed
 from referee.engine.core.errors import BadDeal, BadOption
-from referee.engine.core.game import DealRecord, Game, Variant
-from referee.engine.core.shuffle import BLAKE2B_GAMES, GAME_STRIDE, game_keyed
+from referee.engine.core.game import Variant
+from referee.engine.core.shuffle import BLAKE2B_GAMES
+from referee.matches.lanes import AT_THE_TABLE, Alone, Cluster, Lanes, SegmentPlayed
+from referee.matches.ledger import Ledger
 from referee.matches.results import MatchResult
-from referee.matches.roster import Roster
-from referee.matches.segments import Chunk, Segment
 from referee.matches.spec import MatchSpec
 from referee.matches.watch import Watch
 from referee.records import records as R
-from referee.stats.sprt import sprt_state
 
 
 def orientations(variant: Variant, players: int, options: dict[str, Any], bots: int) -> list[tuple[int, ...]]:
@@ -206,7 +203,7 @@ async def run_match(spec: MatchSpec, bots: BotSource = PROCESSES, watch: Watch |
     """
     if lanes < 1:
         raise ValueError(f"lanes: at least 1, not {lanes}")
-    if cluster is not None and (lockstep or any(wants(watch, w, Watch) for w in _AT_THE_TABLE)):
+    if cluster is not None and (lockstep or any(wants(watch, w, Watch) for w in AT_THE_TABLE)):
         raise ValueError("a match on a cluster has no lockstep and no watch at its tables: its segments are played elsewhere")
     v = spec.variant
     seatings = orientations(v, spec.players, spec.options, len(spec.bots))
@@ -224,7 +221,9 @@ async def run_match(spec: MatchSpec, bots: BotSource = PROCESSES, watch: Watch |
     if block is None:
         block = 0.0 if lanes > 1 else 0.001  # more than one lane: segments share this trio loop
     house = house_for(spec, block=block, origin=origin, bots=bots, watch=watch)
-    play = _Lanes(spec, seatings, stream, result, log, house, lanes=lanes, lockstep=lockstep, cluster=cluster)
+    ledger = Ledger(spec, seatings, result, log, on_board=watch.board if wants(watch, "board", Watch) else None,
+                    progress=watch.progress if wants(watch, "progress", Watch) else None)
+    play = Lanes(spec, seatings, stream, ledger, house, lanes=lanes, lockstep=lockstep, cluster=cluster, put=log.raw)
     failure: Exception | None = None
     # Ctrl-C, SIGTERM and SIGHUP cancel the match; the cleanup below runs to its end (Terminated
     # after, carrying the result so far).
@@ -262,32 +261,6 @@ async def run_match(spec: MatchSpec, bots: BotSource = PROCESSES, watch: Watch |
     return result
 
 
-def _new_game(spec: MatchSpec) -> Game:
-    """A game of the match, as every segment starts one."""
-    game = spec.variant.new_game(spec.players, spec.options, spec.deals)
-    game.keep_records = False  # memory flat in the number of deals (bench.memory)
-    if spec.deal_limit is not None:
-        game.deal_limit = spec.deal_limit
-    return game
-
-
-def _board_done(spec: MatchSpec, result: MatchResult, log: MatchLog, on_board: Callable[[MatchResult], None] | None,
-                unfinished: Callable[[], int]) -> bool:
-    """After every finished board: run the SPRT, if any; True when it has decided (the ``stop``
-    record then counts the boards begun past this one, which are left out: ``unfinished()``)."""
-    state = None
-    if spec.sprt is not None:
-        state = result.sprt = sprt_state(spec.sprt, result.tally)
-        log.write(R.Sprt(state.pairs, state.llr, state.lower, state.upper, state.decision))
-    if on_board is not None:
-        on_board(result)
-    if state is None or state.decision is None:
-        return False
-    result.stopped_by = "sprt"
-    log.write(R.Stop("sprt", state.decision, state.pairs, state.llr, unfinished()))
-    return True
-
-
 def _open_log(spec: MatchSpec, seatings: list[tuple[int, ...]], watch: Watch | None) -> MatchLog:
     """The match's log, its header written, and the bots' stderr folder made (emptied of a
     rerun's files).  A watch that takes the log's lines gets them instead of ``spec.log_path``.
@@ -311,437 +284,6 @@ def _open_log(spec: MatchSpec, seatings: list[tuple[int, ...]], watch: Watch | N
     return log
 
 
-#: The watch's methods that look inside a segment's tables (a cluster's segments have none here).
-_AT_THE_TABLE = ("seated", "greeted", "record", "deal_begins", "deal_ends", "asked", "fault", "closed")
-
-#: Boards a segment may play ahead of the board the log takes (lockstep: none).  A segment that
-#: far ahead waits, its lane given to another; so the log, the running score and the SPRT never
-#: lag more than this behind the play, and a segment holds at most this many boards' records.
-AHEAD = 16
-
-
-class _Lane:
-    """A segment's hold on one of the match's lanes, taken while it plays and given up while it
-    waits for the log."""
-
-    def __init__(self, lanes: trio.Semaphore) -> None:
-        self._lanes = lanes
-        self.held = False
-
-    async def acquire(self) -> None:
-        if not self.held:
-            await self._lanes.acquire()
-            self.held = True
-
-    def release(self) -> None:
-        if self.held:
-            self._lanes.release()
-            self.held = False
-
-
-class _Lanes:
-    """The segments of one match, played ``lanes`` at a time, and the log and the result fed
-    board by board in board order (the *ledger*: :meth:`_ledger`).
-
-    Segments start in order (game by game, each game's orientations in order).  With one lane
-    one more segment than the lanes is started ahead: its processes are started and greeted while
-    the segments before it play (:meth:`Watch.greeted` is told), so process starts cost no
-    time of the match's.  Games to a target from a deal file, or by a derivation that deals them
-    one after another, wait for the game before them to be played in every orientation before
-    they play (their first deal is the stream position after the longest of them).
-    """
-
-    def __init__(self, spec: MatchSpec, seatings: list[tuple[int, ...]], stream: DealStream, result: MatchResult,
-                 log: MatchLog, house: House, *, lanes: int, lockstep: bool, cluster: Cluster | None = None,
-                 progress: Callable[[str, int], None] | None = None) -> None:
-        self.spec, self.seatings, self.stream, self.result, self.log = spec, seatings, stream, result, log
-        watch = house.watch if isinstance(house.watch, Watch) else None
-        self.progress = watch.progress if wants(watch, "progress", Watch) else progress
-        on_board = watch.board if wants(watch, "board", Watch) else None
-        self.board_done = partial(_board_done, spec, result, log, on_board, self._unfinished)
-        #: what every segment's table is given besides its nursery, players and log
-        self.house = house
-        #: the watch, where it looks at segments or at what their tables log
-        self.watch = watch if any(wants(watch, w, Watch) for w in _AT_THE_TABLE) else None
-        self.lanes, self.lockstep = lanes, lockstep
-        self.cluster = cluster
-        self.games = spec.games or 1
-        self.segments: dict[tuple[int, int], Segment] = {}
-        self.folder = None if spec.log_path is None else spec.log_path.parent
-        self.failure: Exception | None = None
-        self._nursery: trio.Nursery | None = None
-        # Games to a target: the stream position each game starts from (known at once when
-        # game-keyed, else when the game before it has ended in every orientation).
-        self.keyed = spec.deal_file is None and game_keyed(spec.deals_from)
-        self._starts: dict[int, int] = {0: 0}
-        self._started: dict[int, trio.Event] = {}
-        self._ended: Counter[int] = Counter()
-        self._furthest: Counter[int] = Counter()
-        self._board: tuple[int, int] = (-1, -1)  # the last board the log took
-        self._taking = 0  # the board the log takes now, counted in board order
-        self._moved = trio.Event()  # set (and replaced) when the log moves on to the next board
-        self._greeted: list[trio.Event] = []  # by start order: the segment's processes are greeted
-
-    def segment(self, g: int, o: int) -> Segment:
-        seg = self.segments.get((g, o))
-        if seg is None:
-            seg = self.segments[(g, o)] = Segment(g, o, self.log.raw, self.folder)
-        return seg
-
-    def close(self) -> None:
-        for seg in self.segments.values():
-            seg.close()
-
-    def _fail(self, exc: Exception) -> None:
-        if self.failure is None:
-            self.failure = exc
-        if self._nursery is not None:
-            self._nursery.cancel_scope.cancel()
-
-    def _unfinished(self) -> int:
-        """Boards begun (a segment's processes started for them) past the last one the log took."""
-        per = 0 if self.spec.variant.to_target else 1
-        begun = {(seg.game, k * per) for seg in self.segments.values() for k in range(seg.begun)}
-        return sum(1 for b in begun if b > self._board)
-
-    async def run(self) -> Exception | None:
-        """Play the match; the first failure that stopped it (BotStartError, BadDeal, LogError)."""
-        async with trio.open_nursery() as nursery:
-            self._nursery = nursery
-            nursery.start_soon(self._ledger)
-            nursery.start_soon(self._schedule)
-        return self.failure
-
-    async def _schedule(self) -> None:
-        # Every orientation of a board must be under way for the log to take it, and one more
-        # segment is started ahead (its processes greeted while the others play).
-        started = trio.Semaphore(max(self.lanes, len(self.seatings)) + (0 if self.lockstep else 1))
-        playing = trio.Semaphore(self.lanes)
-        async with trio.open_nursery() as nursery:
-            i = 0
-            for g in range(self.games):
-                for o in range(len(self.seatings)):
-                    await started.acquire()
-                    self._greeted.append(trio.Event())
-                    nursery.start_soon(self._run_segment, self.segment(g, o), i, started, _Lane(playing))
-                    i += 1
-
-    async def _run_segment(self, seg: Segment, i: int, started: trio.Semaphore, lane: _Lane) -> None:
-        try:
-            with seg.scope:
-                if self.cluster is not None:
-                    await self._segment_elsewhere(seg, lane)
-                else:
-                    await self._play_segment(seg, i, lane)
-        except (BotStartError, BadDeal, LogError, ClusterUnavailable) as exc:
-            self._fail(exc)
-        finally:
-            self._greeted[i].set()
-            lane.release()
-            started.release()
-
-    def _board_of(self, seg: Segment, k: int) -> int:
-        """The board, counted from 0 in board order, that chunk ``k`` of ``seg`` belongs to."""
-        return seg.game if self.spec.variant.to_target else seg.game * (self.spec.deals or 0) + k
-
-    async def _chunk(self, seg: Segment, k: int, lane: _Lane) -> None:
-        """Before chunk ``k`` of ``seg`` is played: begin it (``k`` > 0; the first is begun before
-        the processes start, for their hellos), and wait until the segment may play it: in lockstep
-        until the log takes it, else until it is fewer than :data:`AHEAD` boards ahead of the log
-        and a lane is free (a segment waiting for the log gives its lane up meanwhile)."""
-        if k:
-            seg.begin()
-            if self.lockstep:
-                await seg.turn()
-        if self.lockstep:
-            return
-        board = self._board_of(seg, k)
-        while board >= self._taking + AHEAD:
-            lane.release()
-            await self._moved.wait()
-        await lane.acquire()
-
-    async def _play_segment(self, seg: Segment, i: int, lane: _Lane) -> None:
-        spec, g, o = self.spec, seg.game, seg.orientation
-        seg.entries = [Entry(bot, i, spec.tc) for i, bot in enumerate(spec.bots)]
-        roster = Roster(seg.entries, self.seatings, only=o, game=g)
-        watch = self.watch
-        if watch is not None:
-            watch.seated(roster)
-        log = MatchLog(None, on_record=watch.record if wants(watch, "record") else None, sink=seg.write)
-        seg.begin()
-        if self.lockstep:
-            await seg.turn()
-        elif i >= self.lanes:
-            # Starts go ``lanes`` at a time, in order, so that the next segment's starts take the
-            # time the one before it plays rather than the time it starts in.
-            await self._greeted[i - self.lanes].wait()
-        async with trio.open_nursery() as nursery:
-            table = Table(nursery, list(roster.players.values()), log, self.house)
-            played = False
-            failure: Exception | None = None
-            try:
-                await table.open()
-                self._greeted[i].set()
-                if watch is not None:
-                    watch.greeted(roster)
-                start = await self._start_of(g)
-                await self._chunk(seg, 0, lane)
-                if spec.variant.to_target:
-                    await self._whole_game(seg, table, roster.seat(o), start, log)
-                else:
-                    await self._fixed_deals(seg, table, roster.seat(o), log, lane)
-                played = True
-            except (BotStartError, BadDeal, LogError) as exc:
-                failure = exc  # raised below, outside the nursery (not as an exception group)
-            finally:
-                with trio.CancelScope(shield=True):
-                    if played:
-                        await table.close()
-                    else:
-                        await table.abandon()
-                nursery.cancel_scope.cancel()
-        if failure is not None:
-            raise failure
-        seg.finish()
-
-    async def _segment_elsewhere(self, seg: Segment, lane: _Lane) -> None:
-        """Play ``seg`` on the cluster and hold its chunks for the log, as if played here.  It
-        waits, as a local segment's first chunk does, until it is fewer than :data:`AHEAD` boards
-        ahead of the log and a lane is free; the stop record counts its first board as begun
-        while it plays (how far a worker has got is not known here)."""
-        assert self.cluster is not None
-        spec, g, o = self.spec, seg.game, seg.orientation
-        start = await self._start_of(g)
-        while self._board_of(seg, 0) >= self._taking + AHEAD:
-            await self._moved.wait()
-        await lane.acquire()
-        seg.begun = 1
-        played = await self.cluster.play(spec, g, o, start)
-        game = _new_game(spec)  # the game's sides, for the result's records (they never change)
-        for chunk, _ in played.chunks:
-            chunk.events = [self._event(call, game, g, o) for call in chunk.events]
-        try:
-            for name, data in played.stderr.items():
-                (spec.stderr_dir / name).write_bytes(data)
-        except OSError as exc:
-            raise LogError(f"cannot write the bots' stderr files in {spec.stderr_dir}: {exc.strerror or exc}") from None
-        if spec.variant.to_target and not self.keyed:
-            self._game_ended(g, played.position)
-        seg.restore(played.chunks)
-
-    def _event(self, call: Any, game: Game, g: int, o: int) -> Callable[[], None]:
-        """A chunk's event played elsewhere (:class:`_Recorder`'s data) as the call it stands for."""
-        kind, *args = call
-        if kind == "deal":
-            rec, index = args
-            return partial(self.result.add_deal, rec, game, o, g, index)
-        if kind == "game":
-            outcome, played = args
-            return partial(self.result.add_game, outcome, game, o, g, played)
-        assert kind == "progress"
-        return partial(self.progress, *args) if self.progress is not None else _nothing
-
-    async def _start_of(self, g: int) -> int:
-        """The stream position game ``g`` starts from (games to a target)."""
-        if not self.spec.variant.to_target:
-            return 0
-        if self.keyed:
-            return g * GAME_STRIDE
-        if g not in self._starts:
-            await self._started.setdefault(g, trio.Event()).wait()
-        return self._starts[g]
-
-    def _game_ended(self, g: int, position: int) -> None:
-        """Game ``g`` (to a target) has ended in one more orientation, at stream ``position``."""
-        self._ended[g] += 1
-        self._furthest[g] = max(self._furthest[g], position)
-        if self._ended[g] == len(self.seatings):
-            self._starts[g + 1] = self._furthest[g]
-            self._started.setdefault(g + 1, trio.Event()).set()
-
-    async def _fixed_deals(self, seg: Segment, table: Table, seating: list[Player], log: MatchLog, lane: _Lane) -> None:
-        """A game of a fixed number of deals in one orientation, a chunk per deal; game ``g``
-        takes stream deals ``g * per_game …``."""
-        spec, result, progress = self.spec, self.result, self.progress
-        g, o = seg.game, seg.orientation
-        per_game = spec.deals or 0
-        game = _new_game(spec)
-        staged = deque(spec.opening)
-        log.write(R.Game(g, o, list(self.seatings[o])))
-        for k in range(per_game):
-            if game.outcome() is not None:  # a deal limit (every orientation has played as many)
-                break
-            if k:
-                await self._chunk(seg, k, lane)
-            index = g * per_game + k
-            rec = await table.play_deal(game, seating, index, self.stream[index], Where(g, o), staged=staged)
-            assert rec is not None  # sport never redeals
-            seg.event(partial(result.add_deal, rec, game, o, g, index))
-            if progress:
-                seg.event(partial(progress, f"deal {k + 1}/{per_game}" if spec.games is None else
-                                  f"game {g + 1}/{spec.games}, deal {k + 1}/{per_game}", 1))
-        outcome = game.outcome()
-        assert outcome is not None
-        table.end_game(outcome, seating, Where(g, o))
-        seg.event(partial(result.add_game, outcome, game, o, g, game.played))
-
-    async def _whole_game(self, seg: Segment, table: Table, seating: list[Player], start: int, log: MatchLog) -> None:
-        """A game to a target in one orientation, one chunk, from stream deal ``start``."""
-        spec, result, progress = self.spec, self.result, self.progress
-        g, o = seg.game, seg.orientation
-        game = _new_game(spec)
-        log.write(R.Game(g, o, list(self.seatings[o])))
-        position = start
-
-        def next_deal() -> tuple[int, Deal]:
-            nonlocal position
-            index = position
-            position += 1
-            return index, self.stream[index]
-
-        def dealt(rec: DealRecord) -> None:
-            seg.event(partial(result.add_deal, rec, game, o, g, position - 1))
-            if progress:
-                seg.event(partial(progress, f"game {g + 1}/{self.games}, deal {rec.number + 1}", 0))
-
-        outcome = await table.play_game(game, seating, next_deal, Where(g, o), dealt, spec.opening)
-        seg.event(partial(result.add_game, outcome, game, o, g, game.played))
-        if progress:
-            seg.event(partial(progress, f"game {g + 1}/{self.games}", 1))
-        seg.position = position
-        if not self.keyed:
-            self._game_ended(g, position)
-
-    async def _ledger(self) -> None:
-        """Take the segments' chunks in board order into the log and the result; run the SPRT
-        after every board; end the match when the last board is taken or the test decides."""
-        try:
-            per_game = 1 if self.spec.variant.to_target else (self.spec.deals or 0)
-            for g in range(self.games):
-                for k in range(per_game):
-                    self._taking = g * per_game + k  # as _board_of counts (per_game is 1 to a target)
-                    self._moved.set()
-                    self._moved = trio.Event()
-                    chunk = None
-                    for o in range(len(self.seatings)):
-                        seg = self.segment(g, o)
-                        try:
-                            chunk = await seg.take(k)
-                        except trio.Cancelled:
-                            # Stopped while the chunk was written live: if it finished, its
-                            # deal is whole in the log, and the result counts it too.
-                            if (late := seg.finished(k)) is not None:
-                                self._commit(late)
-                            raise
-                        if chunk is None:  # the game ended before (a deal limit, in every orientation)
-                            break
-                        self._commit(chunk)
-                    if chunk is None:
-                        break
-                    self._board = (g, k)
-                    self.log.flush()
-                    if self.board_done():
-                        return
-        except LogError as exc:
-            self._fail(exc)
-        finally:
-            assert self._nursery is not None
-            self._nursery.cancel_scope.cancel()  # segments still playing are not needed
-
-    def _commit(self, chunk: Chunk) -> None:
-        """A chunk the log has taken: the result's records, and the bots' faults, forfeits,
-        hellos and remarks into the match's entries."""
-        for fn in chunk.events:
-            fn()
-        entries = self.result.entries
-        for i, faults in chunk.faults:
-            entries[i].faults.extend(faults)
-        for i in chunk.forfeited:
-            entries[i].forfeited = True
-        for i, hello in chunk.hellos:
-            if entries[i].hello is None:
-                entries[i].hello = hello
-        for i, remarks in chunk.remarks:
-            entries[i].remarks.update(remarks)
-
-
-# -- a segment played elsewhere (on a cluster's worker) ----------------------------------------------
-
-
-@dataclass
-class SegmentPlayed:
-    """One segment played by itself, as it travels back to the match: its chunks with their log
-    lines (each chunk's ``events`` as :class:`_Recorder`'s data), the stream position after its
-    game (games to a target), the bots' stderr files by name, and the worker that played it."""
-
-    chunks: list[tuple[Chunk, bytes]]
-    position: int
-    stderr: dict[str, bytes] = field(default_factory=dict)
-    worker: str = ""
-
-
-class Cluster(Protocol):
-    """Where a match's segments are played when not here (:mod:`referee.matches.cluster`)."""
-
-    async def play(self, spec: MatchSpec, game: int, orientation: int, start: int) -> SegmentPlayed:
-        """Game ``game`` in ``orientation``, from stream position ``start`` (games to a target),
-        played to its end elsewhere.
-
-        Raises:
-            BotStartError, BadDeal, LogError: as the segment raised them where it was played.
-            ClusterUnavailable: the cluster could not play it.
-        """
-        ...
-
-    def stop(self) -> None:
-        """The match is over: segments still playing may end."""
-
-
-class _Recorder:
-    """Stands for the match's result and progress where a segment is played by itself: what
-    the events of each chunk would call, kept as data to travel back to the match."""
-
-    def __init__(self) -> None:
-        self.calls: list[tuple[Any, ...]] = []
-
-    def add_deal(self, rec: DealRecord, game: Game, o: int, g: int, index: int) -> None:
-        self.calls.append(("deal", rec, index))
-
-    def add_game(self, outcome: Any, game: Game, o: int, g: int, played: int) -> None:
-        self.calls.append(("game", outcome, played))
-
-    def progress(self, description: str, advance: int) -> None:
-        self.calls.append(("progress", description, advance))
-
-
-class _Alone(_Lanes):
-    """One segment played by itself from a given stream position: no log to wait for, no other
-    segment to share lanes with."""
-
-    def __init__(self, spec: MatchSpec, seatings: list[tuple[int, ...]], stream: DealStream, recorder: _Recorder,
-                 house: House, start: int) -> None:
-        super().__init__(spec, seatings, stream, recorder, None, house, lanes=1, lockstep=False,  # type: ignore[arg-type]
-                         progress=recorder.progress)
-        self._start = start
-        self._greeted.append(trio.Event())
-
-    async def _start_of(self, g: int) -> int:
-        return self._start
-
-    async def _chunk(self, seg: Segment, k: int, lane: _Lane) -> None:
-        if k:
-            seg.begin()
-
-
-def _nowhere(data: bytes) -> None:
-    raise AssertionError("a segment played by itself writes to no log")
-
-
-def _nothing() -> None:
-    pass
-
-
 async def play_segment(spec: MatchSpec, game: int, orientation: int, start: int, stderr_dir: Path, *,
                        bots: BotSource = PROCESSES) -> SegmentPlayed:
     """Play game ``game`` in ``orientation`` by itself, from stream position ``start`` (games to a
@@ -755,21 +297,7 @@ async def play_segment(spec: MatchSpec, game: int, orientation: int, start: int,
     seatings = orientations(spec.variant, spec.players, spec.options, len(spec.bots))
     stream = DealStream(spec.variant.shape(spec.players, spec.options), spec.seed, spec.deal_file, spec.deal_file_name, spec.deals_from)
     house = house_for(spec, stderr_dir=stderr_dir, origin=trio.current_time(), bots=bots)
-    recorder = _Recorder()
-    alone = _Alone(spec, seatings, stream, recorder, house, start)
-    seg = Segment(game, orientation, _nowhere, None)
-    try:
-        await alone._play_segment(seg, 0, _Lane(trio.Semaphore(1)))
-        chunks = []
-        for chunk, data in seg.played():
-            recorder.calls = []
-            for fn in chunk.events:
-                fn()
-            chunk.events = recorder.calls  # type: ignore[assignment]
-            chunks.append((chunk, data))
-        return SegmentPlayed(chunks, seg.position)
-    finally:
-        seg.close()
+    return await Alone(spec, seatings, stream, house, start).play(game, orientation)
 
 
 def house_for(spec: MatchSpec, *, stderr_dir: Path | None = None, block: float = 0.001, origin: float | None = None,

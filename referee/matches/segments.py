@@ -23,6 +23,7 @@ import os
 import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
@@ -32,6 +33,7 @@ from protocol import messages as m
 from referee.base.errors import LogError
 from referee.conversation.faults import Fault
 from referee.conversation.players import Entry
+from referee.engine.core.game import DealRecord, GameOutcome
 
 #: Bytes of log lines a segment keeps in memory before it moves them to a temporary file.
 SPILL_MEMORY = 1 << 22
@@ -89,6 +91,38 @@ class _Spill:
             self._file = None
 
 
+# -- what a chunk tells the match's result when the log takes it (:mod:`referee.matches.ledger`) ----
+
+
+@dataclass(frozen=True, slots=True)
+class DealPlayed:
+    """A deal of the segment's game ended: its record, and its place in the deal stream."""
+
+    rec: DealRecord
+    index: int
+
+
+@dataclass(frozen=True, slots=True)
+class GamePlayed:
+    """The segment's game ended: its outcome after ``played`` deals."""
+
+    outcome: GameOutcome
+    played: int
+
+
+@dataclass(frozen=True, slots=True)
+class Progressed:
+    """The match moved on, in words (``advance``: units of the progress bar)."""
+
+    description: str
+    advance: int
+
+
+#: A chunk's events, in the order they happened; data, so a segment played on a cluster's worker
+#: sends them back as they are.
+ChunkEvent = DealPlayed | GamePlayed | Progressed
+
+
 class Chunk:
     """A segment's part of one board: its log lines (``start``…``end`` of the segment's buffer,
     unless written live), what the match's result is told when the log takes it (``events``),
@@ -100,7 +134,7 @@ class Chunk:
         self.index = index
         self.start = start
         self.end = start
-        self.events: list[Callable[[], None]] = []
+        self.events: list[ChunkEvent] = []
         self.faults: list[tuple[int, list[Fault]]] = []
         self.forfeited: list[int] = []
         self.hellos: list[tuple[int, m.BotHello]] = []
@@ -168,10 +202,10 @@ class Segment:
             self._seen = [0] * len(self.entries)
             self._remarks = [Counter() for _ in self.entries]
 
-    def event(self, fn: Callable[[], None]) -> None:
-        """Call ``fn`` when the match's log takes the chunk being played (the result's records)."""
+    def event(self, event: ChunkEvent) -> None:
+        """Tell the match's result ``event`` when its log takes the chunk being played."""
         assert self._open is not None
-        self._open.events.append(fn)
+        self._open.events.append(event)
 
     def finish(self) -> None:
         """The segment is over: its last chunk is finished."""

@@ -13,7 +13,7 @@ from referee.base.clock import TimeControl
 from referee.base.seeds import fresh_seed
 from referee.bots.bot import Bot
 from referee.engine.core.deal import Deal
-from referee.engine.core.game import Variant
+from referee.engine.core.game import Game, Variant
 from referee.engine.core.shuffle import BLAKE2B_GAMES, Derivation
 from referee.stats.sprt import SprtSpec
 
@@ -61,3 +61,11 @@ class MatchSpec:
     isolation: Isolation = "concurrent"
     #: the event the match belongs to (``--event``): kept in the log's header, shown in reports
     event: str | None = None
+
+    def new_game(self) -> Game:
+        """A game of the match, as every segment starts one (and the ledger keeps one for its sides)."""
+        game = self.variant.new_game(self.players, self.options, self.deals)
+        game.keep_records = False  # memory flat in the number of deals (bench.memory)
+        if self.deal_limit is not None:
+            game.deal_limit = self.deal_limit
+        return game

@@ -256,14 +256,13 @@ class PersonSeat(InProcess):
             return 0
         for line in data.splitlines():
             msg = m.to_bot_decoder.decode(line)
-            kind = type(msg)
-            if kind is m.Hello:
+            if isinstance(msg, m.Hello):
                 self.say(m.encode_line(m.BotHello(name=self.person.name, protocol=m.PROTOCOL_VERSION, version="",
                                                   author="a person at the table (referee play)"))[:-1])
-            elif kind is m.DealStart:
-                self.seat = msg.seat  # type: ignore[union-attr]
-            elif kind is m.Turn:
-                self.person.ask(self, msg)  # type: ignore[arg-type]
+            elif isinstance(msg, m.DealStart):
+                self.seat = msg.seat
+            elif isinstance(msg, m.Turn):
+                self.person.ask(self, msg)
         return len(data)
 
     async def read_line(self) -> bytes:

@@ -45,7 +45,7 @@ def play_option(p: Play) -> m.PlayOption:
         if p == STOP:
             opt = m.PlayOption(None, None, stop=True)
         elif p.declare is not None:
-            opt = m.PlayOption(None if p.tile < 0 else TILE_JSON[p.tile], None, declare=p.declare)  # type: ignore[arg-type]
+            opt = m.PlayOption(None if p.tile < 0 else TILE_JSON[p.tile], None, declare=p.declare)  # type: ignore[arg-type]  # the engine's declarations are the protocol's Literal (the engine cannot import it)
         else:
             opt = m.PlayOption(TILE_JSON[p.tile], None if p.end is None else END_NAMES[p.end], closed=True if p.closed else m.UNSET)
         _OPTIONS[p] = opt
@@ -114,65 +114,6 @@ def turn_message(state: DealState, time_ms: int, bank_ms: int | None = None, tur
     )
 
 
-#: ``id(play) -> (play, its option's JSON)`` and ``hand -> its JSON``: the pieces of :func:`turn_line`,
-#: each encoded once (as :data:`_OPTION_BY_ID`, a play is kept so that its id names no other).
-_OPTION_JSON: dict[int, tuple[Play, bytes]] = {}
-_HAND_JSON: dict[int, bytes] = {}
-#: ``names -> [b'"left":', ...]``: an end's key in a turn's ``ends``, by layout
-_END_KEYS: dict[tuple[str, ...], list[bytes]] = {}
-#: ``(names, *ends) -> b'"left":3,"right":5'``: a turn's ``ends`` inside its braces
-_ENDS_JSON: dict[tuple[object, ...], bytes] = {}
-#: a number as a turn writes it (``b"%d" % n``), without a comprehension's frame
-_DECIMAL = b"%d".__mod__
-
-
-def turn_line(state: DealState, time_ms: int, bank_ms: int | None, turn_id: int) -> bytes:
-    """:func:`turn_message` as the line that goes to the bot, made from bytes encoded once per
-    play, hand and end instead of from the message: exactly what encoding the message gives (a
-    test holds the two together over playouts of every game it serves).  A turn that carries
-    ``held`` (sea_kozel's write-off) is encoded from its message."""
-    plays = state.legal_plays()
-    if not plays or plays[0] is WRITE_OFF:
-        return m.encode_line(turn_message(state, time_ms, bank_ms, turn_id))
-    by_id = _OPTION_JSON
-    legal = []
-    for p in plays:
-        hit = by_id.get(id(p))
-        if hit is None or hit[0] is not p:
-            hit = (p, m.encoder.encode(play_option(p)))
-            if len(by_id) < 4096:  # the engine's plays are interned; a fresh one is not kept
-                by_id[id(p)] = hit
-        legal.append(hit[1])
-    hands = state.hands
-    mine = hands[state.turn]
-    hand = _HAND_JSON.get(mine)
-    if hand is None:
-        hand = m.encoder.encode(hand_json(mine))
-        if len(_HAND_JSON) >= 1 << 16:
-            _HAND_JSON.clear()
-        _HAND_JSON[mine] = hand
-    names = state.layout.names
-    key = (names, *state.ends)
-    ends = _ENDS_JSON.get(key)
-    if ends is None:
-        keys = _END_KEYS.get(names)
-        if keys is None:
-            keys = _END_KEYS[names] = [m.encoder.encode(name) + b":" for name in names]
-        ends = b",".join([b"%s%d" % (keys[e], v) for e, v in enumerate(state.ends) if v >= 0])
-        if len(_ENDS_JSON) >= 1 << 16:
-            _ENDS_JSON.clear()
-        _ENDS_JSON[key] = ends
-    line = b'{"type":"turn","legal":[%s],"hand":%s,"ends":{%s},"counts":[%s],"bazaar":%d,"time_ms":%d,"bank_ms":%s,"id":%d' % (
-        b",".join(legal), hand, ends, b",".join(map(_DECIMAL, map(int.bit_count, hands))), state.bazaar_left(), time_ms,
-        b"null" if bank_ms is None else b"%d" % bank_ms, turn_id)
-    count = state.count()
-    if count is not None:
-        line += b',"count":%d' % count
-    if state.continuing:
-        line += b',"continuing":true'
-    return line + b"}\n"
-
-
 _PLACED_LINES: dict[int, bytes] = {}
 
 
@@ -193,7 +134,7 @@ def event_lines(event: Event, players: int) -> list[bytes]:
     if type(event) is Scored:
         return [m.encode_line(m.Scored(event.seat, event.points, event.count))] * players
     if type(event) is Declared:
-        return [m.encode_line(m.Declared(event.seat, event.what))] * players  # type: ignore[arg-type]
+        return [m.encode_line(m.Declared(event.seat, event.what))] * players  # type: ignore[arg-type]  # as play_option's declare
     if type(event) is Drew:
         public = m.encode_line(m.Drew(event.seat, event.count, None))
         own = m.encode_line(m.Drew(event.seat, event.count, [TILE_JSON[t] for t in event.tiles]))
@@ -235,7 +176,7 @@ def special_json(game: Game) -> m.Special | m.UnsetType:
     sp = game.special()
     if sp is None:
         return m.UNSET
-    return m.Special(sp.kind, sp.side, sp.deal, sp.of, sp.total)  # type: ignore[arg-type]
+    return m.Special(sp.kind, sp.side, sp.deal, sp.of, sp.total)  # type: ignore[arg-type]  # the engine's special kinds are the protocol's Literal
 
 
 def deal_end(rec: DealRecord) -> m.DealEnd:
@@ -413,6 +354,12 @@ class GameSide:
 
     # -- bots: the wire --------------------------------------------------------------------------
 
+    #: the match builds this family's ``turn`` lines by hand from the state, as the line games'
+    #: (:class:`referee.conversation.handmade.TurnLines`); a family whose :meth:`turn_message` says
+    #: more sets it false and its turns are encoded from that message.  A family that overrides
+    #: :meth:`turn_message` must say which (``__init_subclass__`` refuses it otherwise).
+    handmade_turn = True
+
     def turn_message(self, state: DealState, time_ms: int, bank_ms: int | None = None,
                      turn_id: int | m.UnsetType = m.UNSET) -> m.Turn:
         return turn_message(state, time_ms, bank_ms, turn_id)
@@ -424,20 +371,15 @@ class GameSide:
         (here): a turn holds the mover's own hand, and the events say the rest."""
         return None
 
-    #: ``turn_line(state, time_ms, bank_ms, turn_id)``: the ``turn`` as the encoded line the bot
-    #: is sent.  The line games' is :func:`turn_line` itself (no call in between: it is made on
-    #: every move); a family with a :meth:`turn_message` of its own sends that, encoded
-    #: (:meth:`encoded_turn_line`, put in place by ``__init_subclass__``).
-    turn_line = staticmethod(turn_line)
-
-    def encoded_turn_line(self, state: DealState, time_ms: int, bank_ms: int | None, turn_id: int) -> bytes:
-        """:meth:`turn_message`'s ``turn``, encoded."""
+    def turn_line(self, state: DealState, time_ms: int, bank_ms: int | None, turn_id: int) -> bytes:
+        """:meth:`turn_message`'s ``turn``, encoded (what the match sends, which it builds faster)."""
         return m.encode_line(self.turn_message(state, time_ms, bank_ms, turn_id))
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        if cls.turn_message is not GameSide.turn_message and "turn_line" not in cls.__dict__:
-            cls.turn_line = GameSide.encoded_turn_line  # type: ignore[assignment]
+        if "turn_message" in cls.__dict__ and "handmade_turn" not in cls.__dict__:
+            raise TypeError(f"{cls.__qualname__} overrides turn_message: say whether the match may build its turns by hand "
+                            "(handmade_turn = True: the line games' fields only) or must encode turn_message (False)")
 
     def play_option(self, state: DealState, p: Play) -> m.PlayOption:
         return play_option(p)

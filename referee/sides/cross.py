@@ -43,7 +43,7 @@ class CrossSide(LineSide):
         lo, hi, _ = lead[0]
         line = ("".join(tile(n, f, c, outward=False) for n, f, c in reversed(a.get(LEFT, [])))
                 + f"{{{lo}|{hi}}}" + "".join(tile(n, f, c) for n, f, c in a.get(RIGHT, [])))
-        if a.get(UP) or a.get(DOWN) or state.layout.opened:  # type: ignore[attr-defined]
+        if a.get(UP) or a.get(DOWN) or state.layout.opened:  # type: ignore[attr-defined]  # a cross deal's layout (this side speaks only for those)
             line += "\n      " + "   ".join(f"{name}: " + ("".join(tile(n, f, c) for n, f, c in a.get(e, [])) or "-")
                                            for e, name in ((UP, "up"), (DOWN, "down")))
         return line

@@ -142,6 +142,9 @@ class KolbasaSide(GameSide):
                  Decision("insertion offered", "double to insert offered", "doubles to insert offered"),
                  Decision("insertion made", "double inserted", "doubles inserted"))
 
+    #: its turns say more than the line games' (the match encodes :meth:`turn_message`)
+    handmade_turn = False
+
     def turn_message(self, state: DealState, time_ms: int, bank_ms: int | None = None,
                      turn_id: int | m.UnsetType = m.UNSET) -> m.Turn:
         assert isinstance(state, KolbasaDeal)

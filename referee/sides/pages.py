@@ -178,7 +178,7 @@ def _plan(cls: type) -> tuple[list[tuple[str, Hidden | None]], list[str]]:
         fields: list[tuple[str, Hidden | None]] = []
         face_up = []
         for name, hint in typing.get_type_hints(cls, include_extras=True).items():
-            if name not in cls.__struct_fields__:  # type: ignore[attr-defined]
+            if name not in cls.__struct_fields__:  # type: ignore[attr-defined]  # cls is a page Struct; type[DealPage] does not say so
                 continue
             mark = _mark(hint, Hidden)
             if mark is not None or _holds_structs(hint):

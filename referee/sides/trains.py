@@ -109,6 +109,9 @@ class TrainSide(GameSide):
             opt = self._options[key] = m.PlayOption(TILE_JSON[p.tile], None, train=TRAIN_NAMES[state.n][p.end])
         return opt
 
+    #: its turns say more than the line games' (the match encodes :meth:`turn_message`)
+    handmade_turn = False
+
     def turn_message(self, state: DealState, time_ms: int, bank_ms: int | None = None,
                      turn_id: int | m.UnsetType = m.UNSET) -> m.Turn:
         assert isinstance(state, TrainDeal)

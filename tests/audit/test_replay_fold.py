@@ -7,10 +7,9 @@ import re
 
 from hypothesis import given
 from hypothesis import strategies as st
-from typer.testing import CliRunner
+from support.commands import cli
 
 from referee.audit.replay import fold
-from referee.commands import app
 from tests.matches.test_match import GREEDY, RANDOM, run
 
 TILE = re.compile(r"\[\d[|#]\d\]|\{\d\|\d\}")
@@ -54,9 +53,9 @@ def test_replay_on_a_narrow_terminal_never_breaks_a_tile(tmp_path):
     assert run("match", GREEDY, RANDOM, "--variant", "osel", "--seed", "3", "--log", str(log)).exit_code == 0
     wide = run("replay", str(log), "--game", "1").output
     assert max(map(len, wide.splitlines())) > 40  # lines of play longer than the terminal below
-    piped = CliRunner().invoke(app, ["replay", str(log), "--game", "1"], env={"COLUMNS": "40"})
+    piped = cli("replay", str(log), "--game", "1", env={"COLUMNS": "40"})
     assert piped.output == wide  # into a file or a pipe nothing is folded, whatever COLUMNS says
-    res = CliRunner().invoke(app, ["replay", str(log), "--game", "1"], env={"COLUMNS": "40", "FORCE_COLOR": "1"})  # a terminal
+    res = cli("replay", str(log), "--game", "1", env={"COLUMNS": "40", "FORCE_COLOR": "1"})  # a terminal
     assert res.exit_code == 0, res.output
     lines = res.output.splitlines()
     # a tile cut across two lines would be missing from the tiles found line by line

@@ -126,7 +126,7 @@ class Log:
 
     def insert(self, i: int, rec: dict) -> None:
         self.recs.insert(i, json.loads(json.dumps(rec)))
-        self.raw.insert(i, None)  # type: ignore[arg-type]
+        self.raw.insert(i, None)
         self._orig.insert(i, "")
 
 

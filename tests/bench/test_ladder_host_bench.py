@@ -7,7 +7,7 @@ import re
 
 from bench.ladder import main as ladder_main
 from bench.ladder_host import stub_record
-from tournaments.worker import TableRecord
+from tournaments.wire import TableRecord
 
 
 def test_the_host_mode_prints_a_row_per_field_size(capsys):

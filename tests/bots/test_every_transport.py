@@ -116,7 +116,7 @@ def by_process(tmp_path: Path, mode: str) -> Played:
     spec = spec_of(tmp_path, [Bot("A", [sys.executable, str(bot), mode]), Bot("B", [sys.executable, str(bot), "plays"])],
                    TimeControl(startup=30, move=30))
     trio.run(lambda: run_match(spec, BotSource(launch), block=0, handle_signals=False)).close()
-    return Played(spec.log_path, started, spec.tc.move)  # type: ignore[arg-type]
+    return Played(spec.log_path, started, spec.tc.move)
 
 
 def by_script(tmp_path: Path, mode: str) -> Played:
@@ -129,7 +129,7 @@ def by_script(tmp_path: Path, mode: str) -> Played:
 
     spec = spec_of(tmp_path, [Bot("A", ["a"]), Bot("B", ["b"])], TimeControl(startup=5, move=1))
     trio.run(lambda: run_match(spec, BotSource(launch), block=0, handle_signals=False), clock=trio.testing.MockClock(autojump_threshold=0)).close()
-    return Played(spec.log_path, started, spec.tc.move)  # type: ignore[arg-type]
+    return Played(spec.log_path, started, spec.tc.move)
 
 
 def by_tape(tmp_path: Path, mode: str, monkeypatch: pytest.MonkeyPatch) -> Played:
@@ -183,7 +183,7 @@ def by_person(tmp_path: Path, mode: str) -> Played:
             nursery.cancel_scope.cancel()
 
     trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
-    return Played(spec.log_path, [*person.seats, *others], spec.tc.move)  # type: ignore[arg-type]
+    return Played(spec.log_path, [*person.seats, *others], spec.tc.move)
 
 
 @pytest.fixture(params=TRANSPORTS)

@@ -535,7 +535,7 @@ async def test_spawn_failure_raises_bot_not_found_and_leaks_nothing(tmp_path):
 
 def test_no_public_constructor():
     with pytest.raises(TypeError, match="BotProcess.start"):
-        BotProcess(None, None, "x", 0, 0, None, None)  # type: ignore[arg-type]
+        BotProcess(None, None, "x", 0, 0, None, None)
 
 
 async def test_sandbox_cwd_and_env(tmp_path):

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 import trio
 from support import alive, needs_bwrap
-from typer.testing import CliRunner
+from support.commands import cli
 
 from referee.base.clock import TimeControl
 from referee.base.errors import BotExited, BotNotFound
@@ -251,11 +251,10 @@ def test_nothing_outlives_a_killed_referee(tmp_path, sig, sandbox):
 
 
 def test_match_without_bwrap_refuses_in_one_line(monkeypatch):
-    from referee.commands import app
 
     monkeypatch.setattr(S, "BWRAP", "/nonexistent/bwrap")
     monkeypatch.setattr(S.shutil, "which", lambda name: None)
-    result = CliRunner().invoke(app, ["match", str(FIRST), str(FIRST), "--sandbox"])
+    result = cli("match", str(FIRST), str(FIRST), "--sandbox")
     assert result.exit_code == 2
     assert "apt-get install bubblewrap" in result.output
     assert len(result.output.strip().splitlines()) == 1
@@ -265,10 +264,9 @@ def test_match_without_bwrap_refuses_in_one_line(monkeypatch):
 
 
 def check(tmp_path: Path, command: str) -> tuple[int, str]:
-    from referee.commands import app
 
-    result = CliRunner().invoke(app, ["check", command, "--sandbox", "--variant", "sport", "--deals", "1",
-                                      "--log-dir", str(tmp_path / "check")])
+    result = cli("check", command, "--sandbox", "--variant", "sport", "--deals", "1",
+                                      "--log-dir", str(tmp_path / "check"))
     return result.exit_code, result.stdout
 
 
@@ -311,16 +309,15 @@ def league_file(tmp_path: Path, head: str, attack: list[str], bot_extra: str = "
 
 
 def test_a_league_is_sandboxed_by_default_and_its_database_is_out_of_reach(tmp_path):
-    from referee.commands import app
 
     db = tmp_path / "league.db"
     path = league_file(tmp_path, "", ["edit_db", str(db)])
-    r = CliRunner().invoke(app, ["league", "run", str(path), "-q"])
+    r = cli("league", "run", str(path), "-q")
     assert r.exit_code == 0, r.output
     logs = {p.name: p.read_text() for p in (tmp_path / "league-logs").rglob("attacker*.stderr.log")}
     lines = attack_lines(logs)
     assert lines and all("refused" in line for line in lines), lines
-    table = CliRunner().invoke(app, ["league", "table", str(path), "--format", "json"])
+    table = cli("league", "table", str(path), "--format", "json")
     data = json.loads(table.stdout)
     assert "SANDBOX" not in data["game"]
     honest = next(row for row in data["standings"] if row["bot"] == "honest")

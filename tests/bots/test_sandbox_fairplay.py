@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import trio
 from support import needs_bwrap
-from typer.testing import CliRunner
+from support.commands import cli
 
 from referee.base.clock import TimeControl
 from referee.bots.bot import Bot
@@ -90,7 +90,6 @@ def assert_refused(lines: list[str], paths: list[Path]) -> None:
 def test_a_league_bot_reads_no_other_league_bots_file(tmp_path):
     """Three bots in one folder (one in a folder below it): in every match the attacker plays,
     neither its opponent's files nor those of the bot it is not playing can be opened."""
-    from referee.commands import app
 
     league = folder(tmp_path / "league")
     bots = bots_in(league / "bots", "attacker", "quiet")
@@ -106,7 +105,7 @@ def test_a_league_bot_reads_no_other_league_bots_file(tmp_path):
     ]) + "\n"
     path = league / "league.toml"
     path.write_text(text, encoding="utf-8")
-    r = CliRunner().invoke(app, ["league", "run", str(path), "-q"])
+    r = cli("league", "run", str(path), "-q")
     assert r.exit_code == 0, r.output
     logs = sorted((league / "league-logs").rglob("attacker*.stderr.log"))
     assert len({p.parent for p in logs}) == 2, logs  # it played both others
@@ -168,18 +167,17 @@ async def test_an_earlier_matchs_files_in_the_bots_own_folder_are_hidden(tmp_pat
 def test_the_default_logs_folder_is_hidden_as_a_whole(tmp_path, monkeypatch):
     """Bots in the folder the referee runs in: its referee-logs/ (earlier matches' logs, and
     whatever else is kept there) cannot be listed."""
-    from referee.commands import app
 
     work = folder(tmp_path / "work")
     bots_in(work, "attacker", "quiet")
     monkeypatch.chdir(work)
-    first = CliRunner().invoke(app, ["match", "quiet.py", "quiet.py", "--name", "a", "--name", "b", "--deals", "4", "-q"])
+    first = cli("match", "quiet.py", "quiet.py", "--name", "a", "--name", "b", "--deals", "4", "-q")
     assert first.exit_code == 0, first.output
     logs = work / "referee-logs"
     (logs / "notes.txt").write_text("the organiser's notes\n")
     targets = [logs, logs / "notes.txt", *sorted(logs.glob("*.jsonl"))]
-    second = CliRunner().invoke(app, ["match", f"attacker.py read {' '.join(map(str, targets))}", "quiet.py", "--sandbox",
-                                      "--deals", "4", "--log", str(tmp_path / "m.jsonl"), "-q"])
+    second = cli("match", f"attacker.py read {' '.join(map(str, targets))}", "quiet.py", "--sandbox",
+                                      "--deals", "4", "--log", str(tmp_path / "m.jsonl"), "-q")
     assert second.exit_code == 0, second.output
     assert_refused(attack_lines(tmp_path / "m.stderr"), targets)
 
@@ -277,9 +275,8 @@ def java_classes(tmp_path) -> Path:
 
 
 def check(*args: str) -> tuple[int, str]:
-    from referee.commands import app
 
-    result = CliRunner().invoke(app, ["check", *args, "--sandbox", "--variant", "sport", "--deals", "1"])
+    result = cli("check", *args, "--sandbox", "--variant", "sport", "--deals", "1")
     return result.exit_code, result.stdout
 
 
@@ -316,18 +313,17 @@ def test_check_says_a_python_bot_cannot_find_its_module_in_the_sandbox(tmp_path)
 
 
 def test_a_match_names_the_sandbox_when_a_sandboxed_bot_cannot_start(tmp_path):
-    from referee.commands import app
 
     code_dir = folder(tmp_path / "code")
     (code_dir / "bot.py").write_text("import sys\nsys.path.insert(0, '/nowhere-else')\nopen(sys.argv[1]).read()\n")
     secret = folder(tmp_path / "elsewhere") / "book.txt"
     secret.write_text("x")
-    r = CliRunner().invoke(app, ["match", f"{code_dir / 'bot.py'} {secret.parent}/../elsewhere/book.txt", str(FIRST),
-                                 "--sandbox", "--log", str(tmp_path / "m.jsonl"), "--deals", "4"])
+    r = cli("match", f"{code_dir / 'bot.py'} {secret.parent}/../elsewhere/book.txt", str(FIRST),
+                                 "--sandbox", "--log", str(tmp_path / "m.jsonl"), "--deals", "4")
     assert r.exit_code == 3, r.output
     hint = [line for line in r.output.splitlines() if "the sandbox may be why" in line]
     assert len(hint) == 1 and "without --sandbox" in hint[0], r.output
-    plain = CliRunner().invoke(app, ["match", str(code_dir / "bot.py"), str(FIRST), "--log", str(tmp_path / "p.jsonl"), "--deals", "4"])
+    plain = cli("match", str(code_dir / "bot.py"), str(FIRST), "--log", str(tmp_path / "p.jsonl"), "--deals", "4")
     assert "the sandbox may be why" not in plain.output
 
 

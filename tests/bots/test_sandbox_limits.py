@@ -26,6 +26,7 @@ from pathlib import Path
 import pytest
 import trio
 from support import needs_bwrap
+from support.commands import cli
 
 from referee.base.clock import TimeControl
 from referee.bots import sandbox as S
@@ -94,8 +95,8 @@ def referee(request):
     def run(*args: str) -> subprocess.CompletedProcess:
         return subprocess.run([*prefix, "-m", "referee", *args], cwd=work, env=env, capture_output=True, text=True, timeout=HANG)
 
-    run.work = work  # type: ignore[attr-defined]
-    run.user = request.param  # type: ignore[attr-defined]
+    run.work = work
+    run.user = request.param
     yield run
     shutil.rmtree(work, ignore_errors=True)
 
@@ -190,9 +191,7 @@ def test_a_jvm_given_its_flags_plays_under_the_default_cap(referee):
 
 @pytest.mark.slow
 def test_check_says_when_the_memory_cap_is_why(tmp_path):
-    from typer.testing import CliRunner
 
-    from referee.commands import app
 
     (tmp_path / "code").mkdir()
     for p in (tmp_path, tmp_path / "code"):
@@ -200,7 +199,7 @@ def test_check_says_when_the_memory_cap_is_why(tmp_path):
     bot = tmp_path / "code" / "big.py"
     big = S.DEFAULT_MEMORY_MB + 128
     bot.write_text(f"ballast = b'x' * ({big} << 20)\n" + (SAMPLES / "first_bot.py").read_text())
-    r = CliRunner().invoke(app, ["check", str(bot), "--sandbox", "--variant", "sport", "--deals", "1", "--log-dir", str(tmp_path / "check")])
+    r = cli("check", str(bot), "--sandbox", "--variant", "sport", "--deals", "1", "--log-dir", str(tmp_path / "check"))
     assert r.exit_code == 3, r.stdout
     assert "it fails only because of the sandbox" in r.stdout
     assert "it needs more memory than the sandbox's cap" in r.stdout, r.stdout

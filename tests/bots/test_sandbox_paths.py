@@ -17,9 +17,8 @@ from pathlib import Path
 
 import pytest
 from support import needs_bwrap
-from typer.testing import CliRunner
+from support.commands import cli
 
-from referee.commands import app
 from tests.bots.test_sandbox_fairplay import folder
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -69,15 +68,15 @@ def needs(form: str) -> None:
 
 
 def match(*args: str) -> tuple[int, str]:
-    r = CliRunner().invoke(app, ["match", *args, "--sandbox", "--variant", "sport", "--deals", "4", "--seed", "11", "-q"])
+    r = cli("match", *args, "--sandbox", "--variant", "sport", "--deals", "4", "--seed", "11", "-q")
     return r.exit_code, r.output
 
 
 def test_the_sample_bots_readme_example_plays_in_the_sandbox(tmp_path, monkeypatch):
     """sample_bots/README.md's own command line, from the repository's folder, with the sandbox."""
     monkeypatch.chdir(ROOT)
-    r = CliRunner().invoke(app, ["match", "python3 sample_bots/random_bot.py 7", "sample_bots/greedy_bot.py", "--variant", "block",
-                                 "--games", "1", "--sandbox", "--seed", "5", "--log", str(tmp_path / "m.jsonl"), "-q"])
+    r = cli("match", "python3 sample_bots/random_bot.py 7", "sample_bots/greedy_bot.py", "--variant", "block",
+                                 "--games", "1", "--sandbox", "--seed", "5", "--log", str(tmp_path / "m.jsonl"), "-q")
     assert r.exit_code == 0, r.output
     assert "can't open file" not in r.output
 
@@ -123,12 +122,12 @@ def test_check_passes_an_interpreter_and_a_relative_script_in_the_sandbox(tmp_pa
     script = make_bot(form, home / "bots")
     other = folder(home / "other")
     monkeypatch.chdir(tmp_path)
-    r = CliRunner().invoke(app, ["check", f"{form} ../bots/{script}", "--cwd", str(other), "--sandbox", "--variant", "sport",
-                                 "--deals", "1", "--seed", "3", "--log-dir", str(tmp_path / "check")])
+    r = cli("check", f"{form} ../bots/{script}", "--cwd", str(other), "--sandbox", "--variant", "sport",
+                                 "--deals", "1", "--seed", "3", "--log-dir", str(tmp_path / "check"))
     assert r.exit_code == 0, r.output
     monkeypatch.chdir(home)
-    r = CliRunner().invoke(app, ["check", f"{form} bots/{script}", "--sandbox", "--variant", "sport", "--deals", "1", "--seed", "3",
-                                 "--log-dir", str(tmp_path / "check2")])
+    r = cli("check", f"{form} bots/{script}", "--sandbox", "--variant", "sport", "--deals", "1", "--seed", "3",
+                                 "--log-dir", str(tmp_path / "check2"))
     assert r.exit_code == 0, r.output
 
 
@@ -148,9 +147,9 @@ def test_a_league_plays_interpreters_and_relative_scripts_in_the_sandbox(tmp_pat
     python = make_bot("python3", home / "py")
     path = league(home, {"perl": f"perl perl/{perl}", "py": f"python3 ./py/../py/{python}"})
     monkeypatch.chdir(tmp_path)
-    r = CliRunner().invoke(app, ["league", "run", str(path), "-q"])
+    r = cli("league", "run", str(path), "-q")
     assert r.exit_code == 0, r.output
-    table = CliRunner().invoke(app, ["league", "table", str(path), "--format", "json"])
+    table = cli("league", "table", str(path), "--format", "json")
     assert table.exit_code == 0, table.output
     rows = [v for v in json.loads(table.output).values() if isinstance(v, list) and v and "bot" in v[0]][0]
     assert {r["bot"] for r in rows} == {"perl", "py"}, rows
@@ -165,7 +164,7 @@ def test_a_league_names_the_sandbox_when_a_bot_fails_only_there(tmp_path, monkey
     shutil.copy(FIRST, home / "code" / "first.py")
     path = league(home, {"reader": f"{sys.executable} code/bot.py", "first": "code/first.py"})
     monkeypatch.chdir(tmp_path)
-    r = CliRunner().invoke(app, ["league", "run", str(path), "-q"])
+    r = cli("league", "run", str(path), "-q")
     assert "sandbox" in r.output, r.output
 
 
@@ -184,8 +183,8 @@ def test_check_names_a_relative_file_that_the_sandboxs_working_directory_lacks(t
     (home / "data" / "book.txt").write_text("x")
     (folder(home / "code") / "bot.py").write_text('open("data/book.txt").read()\n' + FIRST.read_text())
     monkeypatch.chdir(home)
-    r = CliRunner().invoke(app, ["check", "python3 code/bot.py", "--sandbox", "--variant", "sport", "--deals", "1", "--seed", "3",
-                                 "--log-dir", str(tmp_path / "check")])
+    r = cli("check", "python3 code/bot.py", "--sandbox", "--variant", "sport", "--deals", "1", "--seed", "3",
+                                 "--log-dir", str(tmp_path / "check"))
     assert r.exit_code == 3, r.output
     assert _verdict(r.output) == [
         "It passes without the sandbox: it fails only because of the sandbox.",
@@ -203,8 +202,8 @@ def test_check_names_a_relative_file_outside_what_the_sandbox_shows(tmp_path, mo
     (home / "data" / "book.txt").write_text("x")
     (folder(home / "code") / "bot.py").write_text('open("../data/book.txt").read()\n' + FIRST.read_text())
     monkeypatch.chdir(tmp_path)
-    r = CliRunner().invoke(app, ["check", "python3 bot.py", "--cwd", str(home / "code"), "--sandbox", "--variant", "sport",
-                                 "--deals", "1", "--seed", "3", "--log-dir", str(tmp_path / "check")])
+    r = cli("check", "python3 bot.py", "--cwd", str(home / "code"), "--sandbox", "--variant", "sport",
+                                 "--deals", "1", "--seed", "3", "--log-dir", str(tmp_path / "check"))
     assert r.exit_code == 3, r.output
     assert _verdict(r.output) == [
         "It passes without the sandbox: it fails only because of the sandbox.",

@@ -10,12 +10,11 @@ from pathlib import Path
 
 import pytest
 import typer
-from typer.testing import CliRunner
+from support.commands import cli
 
 from referee.commands import app
 
 ROOT = Path(__file__).resolve().parents[2]
-runner = CliRunner()
 
 
 # typer carries a click of its own (typer._click): its classes are reached through typer.core.
@@ -54,7 +53,7 @@ def bracketed(text: str) -> list[str]:
 
 
 def rendered_help(path: list[str]) -> str:
-    res = runner.invoke(app, [*path, "--help"], env={"COLUMNS": "400", "TERMINAL_WIDTH": "400"})
+    res = cli(*path, "--help", env={"COLUMNS": "400", "TERMINAL_WIDTH": "400"})
     assert res.exit_code == 0, res.output
     return " ".join(res.output.split())
 
@@ -103,7 +102,7 @@ def test_every_paragraph_of_a_help_is_one_line_in_the_source_so_it_wraps_whole(p
     cmd = {" ".join(p): c for p, c in commands()}[" ".join(path)]
     for paragraph in (cmd.help or "").split("\n\n"):
         assert "\n" not in paragraph.strip(), paragraph
-    shown = runner.invoke(app, [*path, "--help"], env={"COLUMNS": "80"}).stdout
+    shown = cli(*path, "--help", env={"COLUMNS": "80"}).stdout
     for paragraph in (cmd.help or "").split("\n\n"):
         words = paragraph.replace("\\[", "[").split()  # rich's escaped bracket is shown bare
         assert " ".join(words) in " ".join(shown.split()), paragraph
@@ -127,7 +126,7 @@ def test_the_readme_lists_every_short_option_as_the_commands_have_it():
 def test_report_answers_the_old_dash_o_with_the_new_spelling(tmp_path):
     log = tmp_path / "m.jsonl"
     log.write_text("{}\n")
-    res = runner.invoke(app, ["report", str(log), "-o", str(tmp_path / "site")])
+    res = cli("report", str(log), "-o", str(tmp_path / "site"))
     assert res.exit_code == 2
     assert "-o is --option (a game option) in every command" in res.output and "-O" in res.output
     assert not (tmp_path / "site").exists()

@@ -6,6 +6,8 @@ each held against what encoding the message or record gives."""
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -19,8 +21,10 @@ from referee.base.clock import TimeControl
 from referee.base.errors import BotExited
 from referee.bots.bot import Bot
 from referee.bots.transport import Script, ScriptedBot, first_legal, play_line, silent
+from referee.conversation import faults as F
 from referee.conversation import lines
-from referee.conversation.channel import IGNORED, STUCK, Channel, Terms
+from referee.conversation.channel import SILENT, STUCK, Answered, Channel, Gone, Late, Refused, Silent, Terms, Verdict
+from referee.conversation.handmade import TurnLines, check_fields
 from referee.conversation.lines import Line, hear, judge
 from referee.conversation.log import MatchLog, play_record
 from referee.conversation.players import Entry, Player
@@ -55,9 +59,16 @@ def a_turn(turn_id: int = 1) -> bytes:
     return m.encode_line(m.Turn([m.PlayOption((0, 1), "left")], [(0, 1)], {}, [1, 1], 0, 1000, None, turn_id))
 
 
-def judged(line: Line) -> tuple[object, object]:
+def judged(line: Line) -> Verdict:
     """The settle of a turn: a message ends it, a line of an unknown type is read past."""
-    return IGNORED if line.judged.kind == lines.UNKNOWN else (line.judged.msg, None)
+    return None if line.judged.kind == lines.UNKNOWN else line.judged.msg
+
+
+def unsettled(settled: list[Line]):  # noqa: ANN201 - a settle that must not be called
+    def settle(line: Line) -> Verdict:
+        settled.append(line)
+        return None
+    return settle
 
 
 # -- ask ---------------------------------------------------------------------------------------------
@@ -70,13 +81,12 @@ async def test_ask_writes_the_outbox_and_the_turn_in_one_write_and_reads_the_ans
     ch.queue(m.encode_line(m.Passed(1)))
     writes: list[bytes] = []
     write = bot.write_nowait
-    bot.write_nowait = lambda data: writes.append(data) or write(data)  # type: ignore[method-assign]
-    line, verdict = await ch.ask(terms, 0, a_turn(), 1_000_000, judged)
+    bot.write_nowait = lambda data: writes.append(data) or write(data)
+    reply = await ch.ask(terms, 0, a_turn(), 1_000_000, judged)
     assert len(writes) == 1 and len(bot.received) == 2
     bot.assert_done()
     assert ch.outbox == []
-    assert line is not None and line.raw == PLAY and verdict == (judge(PLAY).msg, None)
-    assert ch.took == 250_000  # exactly, on the mock clock
+    assert reply == Answered(hear(PLAY), judge(PLAY).msg, 250_000)  # exactly, on the mock clock
     out, inp = logged(terms)
     assert (out["k"], out["seat"], [x["type"] for x in out["msgs"]], out["t"]) == ("out", 0, ["passed", "turn"], 0.0)
     assert (inp["k"], inp["line"], inp["t"]) == ("in", PLAY.decode(), 0.25)
@@ -86,9 +96,9 @@ async def test_ask_reads_past_ignored_lines_to_the_answer(tmp_path, autojump_clo
     terms = terms_of(tmp_path)
     ch, bot = channel_with()
     bot.expect(m.Turn, b'{"type":"note"}', (0.5, b'{"type":"later"}'), (0.25, PLAY))
-    line, verdict = await ch.ask(terms, 1, a_turn(), 1_000_000, judged)
+    reply = await ch.ask(terms, 1, a_turn(), 1_000_000, judged)
     bot.assert_done()
-    assert line is not None and line.raw == PLAY and verdict is not None and ch.took == 750_000
+    assert isinstance(reply, Answered) and reply.line.raw == PLAY and reply.took == 750_000
     assert [r["k"] for r in logged(terms)] == ["out", "in", "in", "in"]
 
 
@@ -99,8 +109,8 @@ async def test_no_line_by_the_deadline_is_nothing_after_exactly_the_allowance(tm
     ch, bot = channel_with()
     bot.expect(m.Turn, (1.0, PLAY))
     settled: list[Line] = []
-    line, verdict = await ch.ask(terms, 0, a_turn(), 500_000, lambda line: settled.append(line) or (None, None))
-    assert (line, verdict) == (None, None)
+    reply = await ch.ask(terms, 0, a_turn(), 500_000, unsettled(settled))
+    assert reply is SILENT and isinstance(reply, Silent)
     assert trio.current_time() - terms.origin == pytest.approx(0.5) and settled == []
 
 
@@ -123,9 +133,8 @@ async def test_a_line_read_after_the_allowance_comes_back_unjudged(tmp_path, aut
     ch = Channel()
     ch.proc = SlowReferee()
     settled: list[Line] = []
-    line, verdict = await ch.ask(terms, 0, a_turn(), 500_000, lambda line: settled.append(line) or (None, None))
-    assert line is not None and line.raw == PLAY and verdict is None
-    assert ch.took == 1_000_000 and settled == []
+    reply = await ch.ask(terms, 0, a_turn(), 500_000, unsettled(settled))
+    assert reply == Late(hear(PLAY), 1_000_000, 0) and settled == []
 
 
 async def test_allowance_zero_writes_nothing_at_once_and_reads_nothing(tmp_path, autojump_clock):
@@ -133,17 +142,18 @@ async def test_allowance_zero_writes_nothing_at_once_and_reads_nothing(tmp_path,
     terms = terms_of(tmp_path)
     ch, bot = channel_with(first_legal)
     bot._replies.append((0.0, PLAY))  # a line waiting all the same
-    assert await ch.ask(terms, 0, a_turn(), 0, judged) == (None, None)
+    assert await ch.ask(terms, 0, a_turn(), 0, judged) is SILENT
 
 
 async def test_a_bot_that_exits_instead_of_answering_is_gone_while_reading(tmp_path, autojump_clock):
     terms = terms_of(tmp_path)
     ch, bot = channel_with()
     bot.expect(m.Turn, (0.1, None))
-    with pytest.raises(BotExited):
+    with pytest.raises(Gone) as gone:
         await ch.ask(terms, 0, a_turn(), 1_000_000, judged)
     bot.assert_done()
-    assert ch.op == "read"
+    terms.log.close()
+    assert gone.value.op == "read" and isinstance(gone.value.exited, BotExited)
 
 
 class Pausing(ScriptedBot):
@@ -190,7 +200,7 @@ async def test_ask_is_where_a_seat_is_resumed_and_paused(tmp_path, autojump_cloc
     ch.proc = Pausing(events).expect(m.Turn, *replies)
     try:
         await ch.ask(terms_of(tmp_path), 0, a_turn(), allowance, judged)
-    except BotExited:
+    except Gone:
         pass
     assert events[0] == "resume" and events[1] == "write" and events[-1] == "pause"
     assert events.count("resume") == events.count("pause") == 1
@@ -200,8 +210,8 @@ async def test_without_strict_isolation_a_seat_is_neither_resumed_nor_paused(tmp
     events: list[str] = []
     ch = Channel()
     ch.proc = Pausing(events).expect(m.Turn, PLAY)
-    line, _ = await ch.ask(terms_of(tmp_path), 0, a_turn(), 1_000_000, judged)
-    assert line is not None and "resume" not in events and "pause" not in events
+    reply = await ch.ask(terms_of(tmp_path), 0, a_turn(), 1_000_000, judged)
+    assert isinstance(reply, Answered) and "resume" not in events and "pause" not in events
 
 
 # -- deliver and what is said unasked -------------------------------------------------------------
@@ -263,9 +273,22 @@ async def test_unasked_lines_are_heard_and_logged_one_by_one(tmp_path, autojump_
     assert (inp["seat"], inp["line"]) == (3, '{"type":"note"}')
 
 
-def test_a_player_is_its_seats_channel():
+def test_a_player_has_its_seats_channel():
     p = Player(Entry(Bot("A", ["a"]), 0, TimeControl()), 0)
-    assert isinstance(p, Channel) and p.proc is None and p.outbox == []
+    assert not isinstance(p, Channel) and p.channel.proc is None and p.channel.outbox == []
+
+
+async def test_a_fault_the_settle_makes_ends_the_turn_refused(tmp_path, autojump_clock):
+    terms = terms_of(tmp_path)
+    ch, bot = channel_with()
+    bot.expect(m.Turn, (0.1, b'{"type":"note"}'), (0.2, b"nonsense"))
+    fault = F.Fault(F.BAD_OUTPUT, "A", 0, 0, 0, "not JSON")
+
+    def settle(line: Line) -> Verdict:
+        return fault if line.judged.kind == lines.BAD else None
+
+    reply = await ch.ask(terms, 0, a_turn(), 1_000_000, settle)
+    assert reply == Refused(hear(b"nonsense"), fault, 300_000)
 
 
 # -- bytes made without encoding ----------------------------------------------------------------------
@@ -299,12 +322,52 @@ def test_the_turn_line_is_the_turn_message_encoded(vid):
     """Over playouts of every refereed game, at every turn: the line the referee sends is the
     encoding of the turn message, byte for byte, with and without a bank."""
     turns = 0
+    lines = TurnLines()
     for k, state in enumerate(playout_states(vid, 5)):
         side: GameSide = side_for(state)
         bank = None if k % 2 else 1000 + k
-        assert side.turn_line(state, 500 + k, bank, k + 1) == m.encode_line(side.turn_message(state, 500 + k, bank, k + 1))
+        assert lines.line(side, state, 500 + k, bank, k + 1) == m.encode_line(side.turn_message(state, 500 + k, bank, k + 1))
         turns += 1
     assert turns > 50
+
+
+def test_a_field_the_hand_built_lines_do_not_write_fails_at_import():
+    """A field added to Turn (or to a log record built by hand) and not written by
+    referee/conversation/handmade.py stops the referee from importing, naming the field."""
+    code = ("import msgspec\n"
+            "from protocol import messages as m\n"
+            "class Turn(m.Turn, tag='turn'):\n"
+            "    hint: int = 0\n"
+            "m.Turn = Turn\n"
+            "import referee.conversation.handmade\n")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False, timeout=60)
+    assert run.returncode == 1
+    assert "TypeError: the turn line builds __main__.Turn by hand" in run.stderr
+    assert "does not write its field(s) hint" in run.stderr
+    with pytest.raises(TypeError, match="does not write its field.s. wait"):
+        check_fields(R.In, ("seat", "t", "line", "b64", "size", "evidence", "judged"), "a test")
+
+
+def test_a_family_that_says_more_in_its_turns_says_so():
+    """No method is swapped in behind a family's back: one that overrides turn_message says
+    whether its turns may be built by hand."""
+    with pytest.raises(TypeError, match="overrides turn_message"):
+        type("Quiet", (GameSide,), {"turn_message": GameSide.turn_message})
+    loud = type("Loud", (GameSide,), {"turn_message": GameSide.turn_message, "handmade_turn": False})
+    assert loud.handmade_turn is False and GameSide.handmade_turn is True
+    assert [side.handmade_turn for side in map(side_for_variant, ("mexican_train", "kolbasa", "kozel"))] == [False, False, True]
+
+
+def side_for_variant(vid: str) -> GameSide:
+    state = next(iter(playout_states(vid, 1)))
+    return side_for(state)
+
+
+async def test_each_table_has_turn_lines_of_its_own(tmp_path):
+    one, two = terms_of(tmp_path), terms_of(tmp_path)
+    assert one.turns is not two.turns
+    one.log.close()
+    two.log.close()
 
 
 PLAYS = [b'{"type":"play","tile":[1,2],"end":"left"}', b'{"type":"play","tile":[2,1],"end":null}', b'{"type":"play","tile":null,"stop":true}',

@@ -150,7 +150,7 @@ def test_a_log_named_gz_in_any_case_is_written_compressed(tmp_path):
     assert path.read_bytes().startswith(R.GZIP_MAGIC)
     assert stderr_dir_of(path).name == "X.stderr" and stderr_dir_of(path).is_dir()
     checked = cli("verify", path)
-    assert checked.exit_code == 0 and checked.stdout.startswith("consistent: 2 games, 8 deals"), checked.output
+    assert checked.exit_code == 0 and checked.stdout.startswith("consistent: 1 game in each of 2 orientations, 8 deals"), checked.output
     log = MatchLog(tmp_path / "y.Jsonl.Gz")
     log._put(b'{"k":"interrupted","why":"x"}\n')
     log.close()

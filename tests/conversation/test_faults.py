@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import trio
 from support import alive
-from typer.testing import CliRunner
+from support.commands import cli
 
 from referee.base.clock import TimeControl
 from referee.base.errors import BotStartError
@@ -394,15 +394,12 @@ async def test_bot_that_cannot_start_at_match_start(tmp_path, behaviour, detail)
 
 
 def test_cli_exits_3_with_the_stderr_tail(tmp_path):
-    from referee.commands import app
 
     state = tmp_path / "state"
     state.mkdir()
-    runner = CliRunner()
-    result = runner.invoke(app, [
+    result = cli(
         "match", f"{HOSTILE} start_crash {state} start=1", str(FIRST), "--deals", "4", "--move-time", "1",
-        "--startup-time", "5", "--log", str(tmp_path / "m.jsonl"), "-q",
-    ])
+        "--startup-time", "5", "--log", str(tmp_path / "m.jsonl"), "-q")
     assert result.exit_code == 3, result.output
     assert "a bot could not be started" in result.stderr
     assert "cannot load my weights (start-up crash on purpose)" in result.stderr
@@ -491,14 +488,12 @@ async def test_hello_nested_too_deep_is_a_startup_fault(tmp_path):
 
 def test_cli_hello_nested_too_deep_at_match_start(tmp_path):
     """At the very start it is a bot that cannot start (exit 3), with one line saying why."""
-    from referee.commands import app
 
     state = tmp_path / "state"
     state.mkdir()
-    result = CliRunner().invoke(app, [
+    result = cli(
         "match", f"{HOSTILE} start_deep {state} start=1", str(FIRST), "--deals", "4",
-        "--log", str(tmp_path / "m.jsonl"), "-q",
-    ])
+        "--log", str(tmp_path / "m.jsonl"), "-q")
     assert result.exit_code == 3, result.output
     assert "nested deeper than 64 levels" in result.stderr
     assert "Traceback" not in result.output

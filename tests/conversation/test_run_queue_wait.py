@@ -93,7 +93,7 @@ async def one_turn(tmp_path: Path, think: float, waits: FakeWaits, tc: TimeContr
     state = game.start(deal_from_seed(3, 0, game.shape))
     assert state is not None
     p = Player(Entry(Bot("A", ["a"]), 0, tc), 0)
-    p.proc = ReadLate(late_at(0, think), 0, lag)
+    p.channel.proc = ReadLate(late_at(0, think), 0, lag)
     fault = await turn(terms, p, At(state.to_move(), 0, 0), state, side_for(state), 1)
     log.close()
     return fault, p, [json.loads(line) for line in (tmp_path / "turn.jsonl").read_bytes().splitlines()]

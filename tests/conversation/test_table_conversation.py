@@ -180,7 +180,7 @@ async def test_a_game_past_its_deal_limit_ends_drawn_and_every_bot_hears_why(tmp
                       scripted_house(launch, TimeControl(), tmp_path, Closed()))
         await table.open()
         try:
-            outcome = await table.play_game(game, seating, next_deal, Where(0))  # type: ignore[arg-type]
+            outcome = await table.play_game(game, seating, next_deal, Where(0))
         finally:
             await table.close()
     assert game.played == 2 and game.outcome() == outcome
@@ -218,7 +218,7 @@ def seat_with(script: Script, tc: TimeControl | None = None) -> tuple[Player, Sc
     """A player in a seat, its bot already started (scripted), its clock set."""
     p = Player(Entry(Bot("A", ["a"]), 0, tc or TimeControl()), 0)
     bot = ScriptedBot(script, "A")
-    p.proc = bot
+    p.channel.proc = bot
     return p, bot
 
 
@@ -256,12 +256,12 @@ async def test_a_turn_sends_what_waits_reads_the_play_and_makes_it(tmp_path, aut
     state, wire = draw_deal()
     seat = state.to_move()
     p, bot = seat_with(thinking(0.25))
-    p.outbox = [m.encode_line(m.Passed(1))]  # an event waiting for the seat rides on the turn
+    p.channel.outbox = [m.encode_line(m.Passed(1))]  # an event waiting for the seat rides on the turn
     before = len(state.history)
     assert await turn(terms, p, At(seat, 4, 7), state, wire, 12) is None
     assert [type(msg) for msg in bot.received] == [m.Passed, m.Turn]
-    assert bot.received[1].id == 12  # type: ignore[union-attr]
-    assert len(state.history) > before and p.outbox == []
+    assert bot.received[1].id == 12
+    assert len(state.history) > before and p.channel.outbox == []
     assert p.entry.clock.used == 250_000
     out, inp, play_rec = records(terms)
     assert (out["k"], out["seat"], [msg["type"] for msg in out["msgs"]]) == ("out", seat, ["passed", "turn"])
@@ -319,6 +319,23 @@ async def test_unknown_lines_before_the_answer_are_skipped_up_to_the_cap(tmp_pat
         assert p.entry.remarks["sent a message of unknown type 'note' (ignored)"] == UNKNOWN_PER_MOVE
 
 
+@pytest.mark.parametrize("untyped", [b'{"tile":[0,0],"end":null}', b'{"type":"","tile":[0,0],"end":null}', b"{}"])
+async def test_an_answer_in_time_without_a_type_is_bad_output_not_a_timeout(tmp_path, autojump_clock, untyped):
+    """A play that forgot its ``"type"`` came in time: it is said so (issue 40), not waited past
+    as a message of a later protocol until the turn times out with the flush hint."""
+    terms = terms_of(tmp_path)
+    state, wire = draw_deal()
+    seat = state.to_move()
+    p, _ = seat_with(answering((0.1, untyped)))
+    fault = await turn(terms, p, At(seat, 0, 0), state, wire, 1)
+    assert fault is not None
+    assert (fault.kind, fault.detail, fault.line, fault.hint) == (F.BAD_OUTPUT, 'the answer came in time but has no "type"',
+                                                                  untyped.decode(), F.UNTYPED)
+    assert not p.entry.remarks  # no remark of an "unknown type ''"
+    assert trio.current_time() - terms.origin == pytest.approx(0.1)  # judged as read, not at the deadline
+    records(terms)
+
+
 async def test_a_play_echoing_another_turn_is_out_of_turn(tmp_path, autojump_clock):
     terms = terms_of(tmp_path)
     state, wire = draw_deal()
@@ -350,16 +367,16 @@ async def test_delivering_to_a_bot_that_has_exited_is_a_crash(tmp_path, autojump
     terms = terms_of(tmp_path)
     p, bot = seat_with(first_legal)
     bot.closed = True
-    p.outbox = [m.encode_line(m.GameEnd([1, 0], [0], [1], "target", []))]
+    p.channel.outbox = [m.encode_line(m.GameEnd([1, 0], [0], [1], "target", []))]
     fault = await deliver(terms, p, At(1, 2, 3))
     assert fault is not None and (fault.kind, fault.seat, fault.game, fault.deal) == (F.CRASH, 1, 2, 3)
-    assert p.outbox == []
+    assert p.channel.outbox == []
 
 
 async def test_delivering_sends_the_outbox_in_one_write_and_sees_unasked_lines(tmp_path, autojump_clock):
     terms = terms_of(tmp_path)
     p, bot = seat_with(lambda msg: [(0.0, b"not json")] if type(msg) is m.DealEnd else [])
-    p.outbox = [m.encode_line(m.Passed(0)), m.encode_line(m.DealEnd("fish", 0, [[], []], [0, 0], [0, 0], [0, 0], []))]
+    p.channel.outbox = [m.encode_line(m.Passed(0)), m.encode_line(m.DealEnd("fish", 0, [[], []], [0, 0], [0, 0], [0, 0], []))]
     fault = await deliver(terms, p, At(0, 0, 0))
     assert [type(msg) for msg in bot.received] == [m.Passed, m.DealEnd]
     assert fault is not None and (fault.kind, fault.detail) == (F.BAD_OUTPUT, "wrote a line that is not a JSON object")
@@ -379,7 +396,7 @@ def test_queued_events_reach_every_seat_and_only_the_drawer_sees_its_tiles():
     seating = [Player(Entry(Bot("A", ["a"]), 0, TimeControl()), 0), Player(Entry(Bot("B", ["b"]), 1, TimeControl()), 0)]
     assert queue_events(state, 0, seating, wire) == len(state.history)
     drew = next(e for e in state.history if type(e) is Drew)
-    told = [[m.to_bot_decoder.decode(line) for line in p.outbox] for p in seating]
+    told = [[m.to_bot_decoder.decode(line) for line in p.channel.outbox] for p in seating]
     assert [len(t) for t in told] == [len(state.history)] * 2
     seen = [next(msg for msg in t if type(msg) is m.Drew) for t in told]
     assert seen[drew.seat].tiles and seen[1 - drew.seat].tiles is None

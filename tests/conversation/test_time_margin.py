@@ -51,7 +51,7 @@ def late_at(turn_index: int, seconds: float) -> Script:
 def seat_with(script: Script, tc: TimeControl) -> tuple[Player, ScriptedBot]:
     bot = ScriptedBot(script, "A")
     p = Player(Entry(Bot("A", ["a"]), 0, tc), 0)
-    p.proc = bot
+    p.channel.proc = bot
     return p, bot
 
 

@@ -132,6 +132,8 @@ def play_recorded(monkeypatch, tmp_path: Path, vid: str, players: int, options: 
     class TruthWire:
         """The game's encoding, noting the truth as each ``turn`` is built."""
 
+        handmade_turn = False  # what the exchange sends is turn_message encoded: noted too
+
         def __init__(self, wire) -> None:
             self.wire = wire
 
@@ -144,8 +146,6 @@ def play_recorded(monkeypatch, tmp_path: Path, vid: str, players: int, options: 
                                 tuple(h.bit_count() for h in state.hands), state.bazaar_left()))
             return self.wire.turn_message(state, time_ms, bank_ms, turn_id)
 
-        def turn_line(self, state, time_ms, bank_ms, turn_id):  # what the exchange sends: noted too
-            return m.encode_line(self.turn_message(state, time_ms, bank_ms, turn_id))
 
     def finish(self, state):
         truth.ends.append((tuple(state.hands), state.layout_mask()))

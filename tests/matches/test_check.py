@@ -15,12 +15,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from support.commands import cli
 
 from referee.audit.replay import replay_lines
 from referee.audit.verify import verify
 from referee.base import exitcodes as X
-from referee.commands import app
 from referee.matches.check import setups
 
 pytestmark = pytest.mark.slow  # each check plays every game against the sample bots
@@ -32,7 +31,7 @@ HOSTILE = Path(__file__).resolve().parents[1] / "hostile_bots" / "hostile.py"
 
 
 def check(tmp_path: Path, bot: str, *args: str):
-    result = CliRunner().invoke(app, ["check", bot, "--log-dir", str(tmp_path / "logs"), *args])
+    result = cli("check", bot, "--log-dir", str(tmp_path / "logs"), *args)
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         raise result.exception
     return result
@@ -211,18 +210,18 @@ def test_check_folders_are_never_overwritten(tmp_path, monkeypatch):
     a --log-dir holding files is written over only with --overwrite (issue 8)."""
     monkeypatch.chdir(tmp_path)
     first = str(BOTS / "first_bot.py")
-    runs = [CliRunner().invoke(app, ["check", first, "-v", "block", "--deals", "1"]) for _ in range(2)]
+    runs = [cli("check", first, "-v", "block", "--deals", "1") for _ in range(2)]
     assert [r.exit_code for r in runs] == [X.OK, X.OK]
     assert "logs and stderr of every process: referee-logs/check-first_bot\n" in runs[0].stdout
     assert "logs and stderr of every process: referee-logs/check-first_bot-2\n" in runs[1].stdout
     assert sorted(p.name for p in (tmp_path / "referee-logs").iterdir()) == ["check-first_bot", "check-first_bot-2"]
     kept = (tmp_path / "referee-logs" / "check-first_bot" / "block-2.jsonl").read_bytes()
-    again = CliRunner().invoke(app, ["check", first, "-v", "block", "--deals", "1", "--log-dir", "referee-logs/check-first_bot"])
+    again = cli("check", first, "-v", "block", "--deals", "1", "--log-dir", "referee-logs/check-first_bot")
     assert again.exit_code == X.USAGE
     assert "holds files already; add --overwrite" in again.stderr
     assert (tmp_path / "referee-logs" / "check-first_bot" / "block-2.jsonl").read_bytes() == kept
-    forced = CliRunner().invoke(app, ["check", first, "-v", "block", "--deals", "1", "--log-dir", "referee-logs/check-first_bot",
-                                      "--overwrite", "--seed", "2"])
+    forced = cli("check", first, "-v", "block", "--deals", "1", "--log-dir", "referee-logs/check-first_bot",
+                                      "--overwrite", "--seed", "2")
     assert forced.exit_code == X.OK
     assert (tmp_path / "referee-logs" / "check-first_bot" / "block-2.jsonl").read_bytes() != kept
 

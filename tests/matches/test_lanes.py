@@ -17,6 +17,7 @@ import msgspec
 import pytest
 import trio
 from support import alive, read_log, strip_timings
+from support.commands import cli
 
 from referee.audit.verify import verify
 from referee.base import exitcodes as X
@@ -136,15 +137,13 @@ def test_faults_are_counted_per_segment_whatever_the_lanes(tmp_path):
 
 
 def test_a_lane_count_below_one_is_refused(tmp_path):
-    from typer.testing import CliRunner
 
-    from referee.commands import app
 
-    res = CliRunner().invoke(app, ["match", GREEDY, RANDOM, "-j", "0", "--log", str(tmp_path / "m.jsonl")])
+    res = cli("match", GREEDY, RANDOM, "-j", "0", "--log", str(tmp_path / "m.jsonl"))
     assert res.exit_code == X.USAGE
     assert "--concurrency (-j): at least 1, not 0" in res.output
     assert not (tmp_path / "m.jsonl").exists()
-    res = CliRunner().invoke(app, ["check", GREEDY, "-j", "0"])
+    res = cli("check", GREEDY, "-j", "0")
     assert res.exit_code == X.USAGE and "at least 1" in res.output
 
 
@@ -229,7 +228,7 @@ def test_every_segment_is_greeted_before_it_plays(tmp_path):
 
     class Watch(Observer):
         def greeted(self, roster) -> None:
-            assert all(p.proc is not None for p in roster.players.values())
+            assert all(p.channel.proc is not None for p in roster.players.values())
             seen.append(("greeted", (roster.game, roster.orientations[0])))
 
         def record(self, record) -> None:

@@ -12,11 +12,10 @@ from pathlib import Path
 import msgspec
 import pytest
 from support import read_log, strip_timings
-from typer.testing import CliRunner
+from support.commands import cli
 
 from referee.audit.verify import Inconsistent, verify
 from referee.base import exitcodes as X
-from referee.commands import app
 from referee.matches.report import verdict_text
 from referee.matches.results import MatchSummary
 
@@ -28,11 +27,10 @@ GREEDY = str(BOTS / "greedy_bot.py")
 RANDOM = f"{BOTS / 'random_bot.py'} 7"  # seeded: bots do not inherit the environment (BOT_SEED)
 FIRST = str(BOTS / "first_bot.py")
 
-runner = CliRunner()
 
 
 def run(*args: str):
-    return runner.invoke(app, list(args), catch_exceptions=False)
+    return cli(*args)
 
 
 def match(tmp_path: Path, *args: str, name: str = "m"):

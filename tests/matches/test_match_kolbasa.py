@@ -10,15 +10,14 @@ from pathlib import Path
 
 import pytest
 from support import read_log, strip_timings, tiles
+from support.commands import cli
 
 from referee.audit.verify import Inconsistent, verify
-from referee.commands import app
 from referee.engine import Deal, deal_from_seed, variant
 from referee.engine.core.shuffle import BLAKE2B
 from referee.engine.core.tiles import PIPS, parse_tile
 from referee.web.data import read_match
 from tests.conversation.test_wire_kolbasa import play_kolbasa
-from tests.matches.test_match import runner
 from tests.matches.test_match_cross import GREEDY, RANDOM, match, run
 
 pytestmark = pytest.mark.slow  # matches of real bot processes (or a long property sweep): the full run
@@ -72,7 +71,7 @@ def test_a_bad_deal_file_is_one_line(tmp_path, edit, message):
 
 def test_replay_draws_the_two_lines_and_the_rows(tmp_path):
     _, log = match(tmp_path, RANDOM, GREEDY, "--variant", "kolbasa", "--seed", "4", "--games", "1")
-    text = runner.invoke(app, ["replay", str(log)], env={"COLUMNS": "400"}, catch_exceptions=False).output
+    text = cli("replay", str(log), env={"COLUMNS": "400"}).output
     for needle in ("the rows, left to right", "turns up", "laid as the start (automatic)", "top    {", "bottom {",
                    "rows: seat 0 has", "fits nowhere", "as a knife at position", "it cuts"):
         assert needle in text, needle

@@ -117,12 +117,16 @@ def test_live_objects_do_not_grow_with_the_deals(tmp_path) -> None:
 def test_a_league_stores_the_result_it_was_handed_and_reads_it_back_the_same(tmp_path) -> None:
     """The league database's result column round-trips through MatchJson, and its other columns
     are the record's fields."""
+    from tournaments import wire
     from tournaments.schedule import TableKey
     from tournaments.store import Finished, open_store
-    from tournaments.worker import TableRecord, encode_table
+    from tournaments.worker import encode_table
 
     with stub_match(tmp_path, "kozel", None, 2) as result:
-        record = msgspec.json.decode(b"".join(encode_table(result, b'"k":"result",')), type=TableRecord)
+        msg = wire.decode(b"".join(encode_table(result, wire.RESULT_TAG)))  # the line as the league reads it
+        assert isinstance(msg, wire.Result)
+        record = msg.record()
+        assert type(record) is wire.TableRecord and b'"k"' not in msgspec.json.encode(record)  # stored without its tag
         assert msgspec.json.decode(b"".join(encode_record(result)), type=MatchRecord).boards == record.boards
     store = open_store(tmp_path / "league.db", create=True)
     assert store is not None

@@ -111,9 +111,9 @@ def test_a_cluster_takes_no_watch_at_its_tables(tmp_path):
             pass
 
     with pytest.raises(ValueError, match="no watch at its tables"):
-        trio.run(lambda: run_match(spec_of(tmp_path, "c"), PROCESSES, Records(), cluster=object(), handle_signals=False))  # type: ignore[arg-type]
+        trio.run(lambda: run_match(spec_of(tmp_path, "c"), PROCESSES, Records(), cluster=object(), handle_signals=False))
     with pytest.raises(ValueError, match="no lockstep"):
-        trio.run(lambda: run_match(spec_of(tmp_path, "c"), lockstep=True, cluster=object(), handle_signals=False))  # type: ignore[arg-type]
+        trio.run(lambda: run_match(spec_of(tmp_path, "c"), lockstep=True, cluster=object(), handle_signals=False))
 
 
 def test_a_table_is_made_of_four_things(tmp_path):

@@ -596,7 +596,7 @@ def test_side_for_dispatches_on_the_deal_states_class(monkeypatch):
     assert sides.side_for(_OtherDeal()) is other
     assert sides.side_for(_NewerDeal()) is other
     assert sides._OF_CLASS[_NewerDeal] is other
-    assert sides.side_for(object()) is line.SIDE  # type: ignore[arg-type]
+    assert sides.side_for(object()) is line.SIDE
 
 
 def _deal_message(**extra) -> m.DealStart:
@@ -617,7 +617,7 @@ def test_the_library_keeps_each_familys_fields_in_the_deals_family():
     assert state.markers == {"seat1"} and state.rows == [] and state.special is None
     other = state.family.copy()
     state.hear(m.Placed(seat=1, tile=(6, 3), end=None, train="seat1"))
-    assert state.markers == set() and other.markers == {"seat1"} and state.ends["seat1"] == 3  # type: ignore[attr-defined]
+    assert state.markers == set() and other.markers == {"seat1"} and state.ends["seat1"] == 3
 
     state.hear(_deal_message(rows=[[None] * 14, [None] * 14]))
     assert type(state.family) is bot.RowsFamily and not state.family.trains

@@ -13,11 +13,10 @@ from pathlib import Path
 import msgspec
 import pytest
 from support import PROTOCOL_PAGES, protocol_page, read_log, tiles
-from typer.testing import CliRunner
+from support.commands import cli
 
 from referee.base import exitcodes as X
 from referee.base.clock import TimeControl
-from referee.commands import app
 from referee.engine import Deal
 from tests.conversation.test_wire_replay import play_recorded
 
@@ -113,7 +112,7 @@ def test_the_lower_half_of_a_lead_goes_left_whatever_order_is_sent(monkeypatch, 
 def test_a_game_check_stops_early_ends_with_no_winner_and_says_why(tmp_path):
     protocol_says("`winners` and `losers` are both empty (as for a drawn game), `totals` are the totals so far, and "
                   "`reason` is `\"deal limit (4) reached\"`")
-    result = CliRunner().invoke(app, ["check", FIRST, "-v", "block", "--deals", "1", "--log-dir", str(tmp_path / "logs")])
+    result = cli("check", FIRST, "-v", "block", "--deals", "1", "--log-dir", str(tmp_path / "logs"))
     assert result.exit_code == X.OK, result.stdout
     ends = [m for _, r in read_log(tmp_path / "logs" / "block-2.jsonl") if r["k"] == "out"
             for m in r["msgs"] if m["type"] == "game_end"]
@@ -140,7 +139,7 @@ def test_every_message_to_a_bot_is_in_the_log_the_closing_ones_too(tmp_path):
     protocol_says("each process's last `game_end` and the `match_end` are an `out` record with `\"seat\":-1` and the "
                   "process's label in `bot`")
     log = tmp_path / "m.jsonl"
-    res = CliRunner().invoke(app, ["match", FIRST, FIRST, "--variant", "block", "--players", "2", "--games", "2", "--log", str(log), "-q"])
+    res = cli("match", FIRST, FIRST, "--variant", "block", "--players", "2", "--games", "2", "--log", str(log), "-q")
     assert res.exit_code == X.OK, res.output
     outs = [r for _, r in read_log(log) if r["k"] == "out"]
     sent = [m["type"] for r in outs for m in r["msgs"]]
@@ -180,7 +179,7 @@ def test_every_game_ends_with_a_game_end_sent_to_each_bot(tmp_path, variant, arg
     seen = [tmp_path / "a.txt", tmp_path / "b.txt"]
     bots = [f"python3 {script} {path}" for path in seen]
     log = tmp_path / "m.jsonl"
-    res = CliRunner().invoke(app, ["match", *bots, "--variant", variant, *args, "--log", str(log), "-q"])
+    res = cli("match", *bots, "--variant", variant, *args, "--log", str(log), "-q")
     assert res.exit_code == X.OK, res.output
     games = sum(1 for _, r in read_log(log) if r["k"] == "game_end")
     seatings = len(next(r for _, r in read_log(log) if r["k"] == "match")["orientations"])
@@ -200,7 +199,7 @@ def test_every_game_ends_with_a_game_end_sent_to_each_bot(tmp_path, variant, arg
 def test_the_check_example_counts_the_games_check_plays(tmp_path):
     """PROTOCOL.md's check transcript names how many games a default check plays; a new game or
     staged position changes the count, and the example must follow."""
-    result = CliRunner().invoke(app, ["check", FIRST, "--seed", "1", "--log-dir", str(tmp_path / "logs")])
+    result = cli("check", FIRST, "--seed", "1", "--log-dir", str(tmp_path / "logs"))
     assert result.exit_code == X.OK, result.stdout
     verdict = result.stdout.strip().splitlines()[-1]
     assert verdict.startswith("PASS: ")
@@ -252,8 +251,8 @@ def test_two_bots_at_four_seats_of_individuals_alternate_and_each_seat_plays_for
                   "Each seat plays for itself (`deal.side` is your seat, `deal.partner` is null")
     log, out = tmp_path / "m.jsonl", tmp_path / "r.json"
     greedy = str(ROOT / "sample_bots" / "greedy_bot.py")
-    res = CliRunner().invoke(app, ["match", greedy, FIRST, "--variant", "muggins", "--players", "4", "--log", str(log),
-                                   "--json", str(out)])
+    res = cli("match", greedy, FIRST, "--variant", "muggins", "--players", "4", "--log", str(log),
+                                   "--json", str(out))
     assert res.exit_code == X.OK, res.output
     result = json.loads(out.read_text())
     assert result["orientations"] == [[0, 1, 0, 1], [1, 0, 1, 0]]

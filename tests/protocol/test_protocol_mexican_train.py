@@ -271,7 +271,7 @@ def example(hands: tuple[tuple[str, ...], ...], bazaar: tuple[str, ...], seat0: 
     """A two-player round on the 6-6 station from chosen hands, played at the table; what each
     seat was sent, decoded."""
 
-    class ChosenTiles(variant("mexican_train").game):  # type: ignore[misc, valid-type]
+    class ChosenTiles(variant("mexican_train").game):
         """Round 0 (6-6 on the station, seat 0 starts) dealt from a few chosen tiles, not 27."""
 
         def choose_lead(self, deal: Deal) -> tuple[int, int]:
@@ -281,7 +281,7 @@ def example(hands: tuple[tuple[str, ...], ...], bazaar: tuple[str, ...], seat0: 
     records: dict[str, list[str]] = {"s0": [], "s1": []}
     play_deals([deal], 2, {"s0": planned(*seat0), "s1": planned(*seat1)}, records,
                game=ChosenTiles(variant("mexican_train"), 2, {}, None))
-    return tuple([m.to_bot_decoder.decode(line[2:]) for line in records[k] if line.startswith("< ")] for k in ("s0", "s1"))  # type: ignore[return-value]
+    return tuple([m.to_bot_decoder.decode(line[2:]) for line in records[k] if line.startswith("< ")] for k in ("s0", "s1"))
 
 
 def after(msgs: list[m.ToBotMessage], pred) -> m.ToBotMessage:

@@ -19,14 +19,13 @@ import msgspec
 import pytest
 import trio
 from support import read_log, strip_timings
-from typer.testing import CliRunner
+from support.commands import cli
 
 from protocol import messages as m
 from protocol.bot import State, to_play
 from referee.base.clock import TimeControl
 from referee.bots.bot import Bot
 from referee.bots.spawn import resolve_command
-from referee.commands import app
 from referee.engine import TERMINAL, deal_from_seed, variant
 from referee.engine.core.view import seen_by
 from referee.engine.sampling import Knowledge
@@ -149,7 +148,7 @@ def test_the_search_bot_plays_every_game_through_the_referee_without_a_fault(vid
     assert plays
     if vid in SPECIAL:  # the game's own kind of move reached the referee
         assert all(r.get(SPECIAL[vid]) for r in plays), f"a play without {SPECIAL[vid]!r} in {vid}"
-    assert CliRunner().invoke(app, ["verify", str(log)]).exit_code == 0
+    assert cli("verify", str(log)).exit_code == 0
 
 
 def test_the_same_seed_gives_the_same_moves(tmp_path, monkeypatch):

@@ -37,4 +37,4 @@ def test_a_line_play_is_named_as_str_names_it_interned_or_not():
     fresh = [Play(9, 1), Play(9, 1, True), Play(27, None, False, "hundred"), Play(-1, None)]
     for _ in range(2):
         for p in [*interned, STOP, HUNDRED, WRITE_OFF, *fresh]:
-            assert LINE_SIDE.play_text(state, p) == str(p)  # type: ignore[arg-type]
+            assert LINE_SIDE.play_text(state, p) == str(p)

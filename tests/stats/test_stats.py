@@ -397,7 +397,7 @@ def test_the_web_pages_and_league_ratings_print_no_negative_zero():
 
     from tournaments.standings import Standings
 
-    two = Standings(SimpleNamespace(per_table=2, schedule="round-robin"), [], 0, 0, 0)  # type: ignore[arg-type]  # its kind is read
+    two = Standings(SimpleNamespace(per_table=2, schedule="round-robin"), [], 0, 0, 0)  # its kind is read
     flat = _flat(two, Row(rank=1, bot="a", rating=-0.04, rating_low=-0.01, rating_high=0.02))
     assert all(math.copysign(1, flat[k]) == 1 for k in ("rating", "rating_low", "rating_high"))
 

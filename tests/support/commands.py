@@ -13,11 +13,15 @@ from typer.testing import CliRunner
 
 from referee.commands import app
 
+#: The one runner of the command line in this process: every test goes through :func:`cli`.
+_RUNNER = CliRunner()
 
-def cli(*args: object):
-    """``referee ARGS`` in this process (each argument as text); an exception the command did
-    not turn into an exit is raised here, with its traceback, instead of hidden in the result."""
-    result = CliRunner().invoke(app, [str(a) for a in args])
+
+def cli(*args: object, env: dict[str, str] | None = None):
+    """``referee ARGS`` in this process (each argument as text; ``env``: variables set for the
+    run); an exception the command did not turn into an exit is raised here, with its traceback,
+    instead of hidden in the result."""
+    result = _RUNNER.invoke(app, [str(a) for a in args], env=env)
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         raise result.exception
     return result

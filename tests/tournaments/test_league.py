@@ -24,10 +24,9 @@ from pathlib import Path
 import msgspec
 import pytest
 import trio
-from typer.testing import CliRunner
+from support.commands import cli
 
 from referee.base import exitcodes as X
-from referee.commands import app
 from tournaments import ratings
 from tournaments.config import GAUNTLET, LeagueError, load_league
 from tournaments.runner import run_league
@@ -69,10 +68,6 @@ def referee(*args: str, timeout: float = HANG) -> subprocess.CompletedProcess:
     """Run ``python -m referee ...`` as a real process."""
     return subprocess.run([sys.executable, "-m", "referee", *args], capture_output=True, text=True, timeout=timeout,
                           stdin=subprocess.DEVNULL, check=False)
-
-
-def cli(*args: str):
-    return CliRunner().invoke(app, list(args))
 
 
 def done_count(db: Path) -> int:

@@ -28,11 +28,10 @@ import msgspec
 import pytest
 from playwright import sync_api as playwright_api
 from support import read_log
-from typer.testing import CliRunner
+from support.commands import cli
 
 from referee.audit.replay import Replayer
 from referee.base import exitcodes as X
-from referee.commands import app
 from referee.engine import variant, variant_names
 from referee.engine.core.layout import KNIFE, Sausage
 from referee.engine.core.line import Cut, Drew, Passed, Placed, Play, Scored, Tailed, Turned, line_of
@@ -367,7 +366,7 @@ GAMES = variant_names()
 def test_replay_of_a_deal_matches_the_log_move_by_move(variant, logs, page, tmp_path):
     log = logs[variant]
     site = tmp_path / "site"
-    r = CliRunner().invoke(app, ["report", str(log), "-O", str(site)])
+    r = cli("report", str(log), "-O", str(site))
     assert r.exit_code == 0, r.output
     # The second deal: in games to a target it depends on the first (leader, totals before it).
     page.goto(url(site / "g1-o0-d2.html"))
@@ -387,7 +386,7 @@ def test_every_mexican_train_round_draws_its_trains_markers_and_open_doubles(log
     open fails here)."""
     log = logs["mexican_train"]
     site = tmp_path / "site"
-    assert CliRunner().invoke(app, ["report", str(log), "-O", str(site)]).exit_code == 0
+    assert cli("report", str(log), "-O", str(site)).exit_code == 0
     names = [b["name"] for _, r in read_log(log) if r["k"] == "match" for b in r["bots"]]
     seen = {"marker": 0, "open": 0, "hanging": 0}
     rounds = [(r["game"], r["orientation"], r["deal"]) for _, r in read_log(log) if r["k"] == "deal_end"]
@@ -422,7 +421,7 @@ def test_every_kolbasa_deal_draws_its_lines_rows_knives_and_cuts(logs, page, tmp
     the left end of the other row."""
     log = logs["kolbasa"]
     site = tmp_path / "site"
-    assert CliRunner().invoke(app, ["report", str(log), "-O", str(site)]).exit_code == 0
+    assert cli("report", str(log), "-O", str(site)).exit_code == 0
     seen = {"turn": 0, "tail": 0, "insert": 0, "knife": 0, "cut": 0, "public": 0}
     deals = [(r["game"], r["orientation"], r["deal"]) for _, r in read_log(log) if r["k"] == "deal_end"]
     for game, orientation, deal in deals:
@@ -464,7 +463,7 @@ def test_every_kolbasa_deal_draws_its_lines_rows_knives_and_cuts(logs, page, tmp
 def test_every_played_deal_has_a_replay_page_linked_from_the_match_page(logs, page, tmp_path):
     log = logs["kozel"]
     site = tmp_path / "site"
-    assert CliRunner().invoke(app, ["report", str(log), "-O", str(site)]).exit_code == 0
+    assert cli("report", str(log), "-O", str(site)).exit_code == 0
     played = [r for _, r in read_log(log) if r["k"] == "deal_end"]
     names = [b["name"] for _, r in read_log(log) if r["k"] == "match" for b in r["bots"]]
     page.goto(url(site / "index.html"))
@@ -496,7 +495,7 @@ def test_every_played_deal_has_a_replay_page_linked_from_the_match_page(logs, pa
 
 def test_a_move_from_the_url_and_the_arrow_keys(logs, page, tmp_path):
     site = tmp_path / "site"
-    assert CliRunner().invoke(app, ["report", str(logs["sport"]), "-O", str(site)]).exit_code == 0
+    assert cli("report", str(logs["sport"]), "-O", str(site)).exit_code == 0
     want = expected_deal(logs["sport"], 0, 1, 0)
     page.goto(url(site / "index.html"))
     result = next(r for _, r in read_log(logs["sport"]) if r["k"] == "result")
@@ -584,7 +583,7 @@ def test_the_line_is_laid_without_overlaps_in_every_deal(logs, page, tmp_path):
     from referee.web.data import read_match
 
     site = tmp_path / "site"
-    assert CliRunner().invoke(app, ["report", str(logs["sport"]), "-O", str(site)]).exit_code == 0
+    assert cli("report", str(logs["sport"]), "-O", str(site)).exit_code == 0
     page.goto(url(site / "g1-o0-d1.html"))
     deals = 0
     for log in logs.values():
@@ -604,7 +603,7 @@ def test_the_trains_are_laid_without_overlaps_and_a_long_train_wraps(logs, page,
 
     site = tmp_path / "site"
     log = logs["mexican_train"]
-    assert CliRunner().invoke(app, ["report", str(log), "-O", str(site)]).exit_code == 0
+    assert cli("report", str(log), "-O", str(site)).exit_code == 0
     page.goto(url(site / "g1-o0-d1.html"))
 
     def laid(placements: list[dict], table: dict, size: str = "WIDE") -> list[dict]:
@@ -645,7 +644,7 @@ def test_the_sausage_is_laid_without_overlaps_and_a_narrow_table_breaks_it_into_
 
     site = tmp_path / "site"
     log = logs["kolbasa"]
-    assert CliRunner().invoke(app, ["report", str(log), "-O", str(site)]).exit_code == 0
+    assert cli("report", str(log), "-O", str(site)).exit_code == 0
     page.goto(url(site / "g1-o0-d1.html"))
     tables = [{**(deal.get("table") or {}), **(step.get("table") or {})} for deal in read_match(log).deals for step in deal["steps"]]
     tables = [t for t in tables if t.get("start")]
@@ -682,7 +681,7 @@ def test_the_cross_renderer_grows_up_and_down_from_the_first_open_double(page, l
     """The renderer the cross games (osel, telephone, muggins) will use: a lead 6-6, both sides,
     then columns on up and down, with doubles across them."""
     site = tmp_path / "site"
-    assert CliRunner().invoke(app, ["report", str(logs["sport"]), "-O", str(site)]).exit_code == 0
+    assert cli("report", str(logs["sport"]), "-O", str(site)).exit_code == 0
     page.goto(url(site / "g1-o0-d1.html"))
     plays = [("6-6", None), ("4-6", "right"), ("2-6", "left"), ("1-6", "up"), ("5-6", "down"), ("1-1", "up"), ("1-3", "up"),
              ("5-5", "down"), ("0-5", "down"), ("4-4", "right"), ("2-3", "left"), ("3-3", "up"), ("0-0", "down")]
@@ -734,7 +733,7 @@ def test_the_cross_is_laid_without_overlaps_in_every_deal_wide_or_narrow(logs, p
     from referee.web.data import read_match
 
     site = tmp_path / "site"
-    assert CliRunner().invoke(app, ["report", str(logs["osel"]), "-O", str(site)]).exit_code == 0
+    assert cli("report", str(logs["osel"]), "-O", str(site)).exit_code == 0
     page.goto(url(site / "g1-o0-d1.html"))
     deals = [[{"tile": s["tile"], "end": s["end"], "seat": s["seat"], "closed": s.get("closed", False)} for s in d["steps"] if s["kind"] == "place"]
              for game in ("osel", "telephone", "muggins") for d in read_match(logs[game]).deals]
@@ -895,7 +894,7 @@ def test_a_log_cut_in_the_middle_of_a_deal(logs, page, tmp_path):
     cut = tmp_path / "cut.jsonl"
     cut.write_bytes(b"".join(lines[: cut_at + 1]) + lines[cut_at + 1][:20])  # and half a line
     site = tmp_path / "site"
-    r = CliRunner().invoke(app, ["report", str(cut), "-O", str(site)])
+    r = cli("report", str(cut), "-O", str(site))
     assert r.exit_code == 0, r.output
     assert "warning" in r.stderr
     page.goto(url(site / "index.html"))
@@ -919,7 +918,7 @@ def test_three_bots_get_the_ranking_and_its_rule(page, tmp_path):
     log = tmp_path / "m.jsonl"
     referee("match", *(str(BOTS / b) for b in ("greedy_bot.py", "random_bot.py", "first_bot.py")), "--variant", "draw", "--log", str(log), "-q")
     site = tmp_path / "site"
-    assert CliRunner().invoke(app, ["report", str(log), "-O", str(site)]).exit_code == 0
+    assert cli("report", str(log), "-O", str(site)).exit_code == 0
     result = next(r for _, r in read_log(log) if r["k"] == "result")
     page.goto(url(site / "index.html"))
     rows = page.eval_on_selector_all("#ranking tbody tr", "rs => rs.map(r => r.cells[1].innerText)")
@@ -935,7 +934,7 @@ def test_bot_names_are_text_never_markup(page, tmp_path):
     referee("match", str(BOTS / "greedy_bot.py"), str(BOTS / "random_bot.py"), "--variant", "draw", "--log", str(log), "-q",
             "--name", evil, "--name", "</script><script>alert(2)</script>")
     site = tmp_path / "site"
-    assert CliRunner().invoke(app, ["report", str(log), "-O", str(site)]).exit_code == 0
+    assert cli("report", str(log), "-O", str(site)).exit_code == 0
     page.goto(url(site / "index.html"))
     assert evil in page.inner_text("h1")
     assert page.locator("img").count() == 0
@@ -950,7 +949,7 @@ def test_a_report_written_again_drops_deal_pages_the_log_no_longer_has(logs, tmp
     (site / "g9-o0-d9.html").write_text("an old deal")
     (site / "g9-o0-d9.json").write_text("{}")
     (site / "notes.txt").write_text("not ours")
-    assert CliRunner().invoke(app, ["report", str(logs["sport"]), "-O", str(site)]).exit_code == 0
+    assert cli("report", str(logs["sport"]), "-O", str(site)).exit_code == 0
     assert not (site / "g9-o0-d9.html").exists() and not (site / "g9-o0-d9.json").exists()
     assert (site / "notes.txt").read_text() == "not ours"
     assert len(list(site.glob("g*-o*-d*.html"))) == 8
@@ -959,15 +958,15 @@ def test_a_report_written_again_drops_deal_pages_the_log_no_longer_has(logs, tmp
 def test_report_refuses_what_is_not_a_log(tmp_path):
     junk = tmp_path / "junk.jsonl"
     junk.write_text("hello\n")
-    r = CliRunner().invoke(app, ["report", str(junk), "-O", str(tmp_path / "site")])
+    r = cli("report", str(junk), "-O", str(tmp_path / "site"))
     assert r.exit_code == X.USAGE
     assert r.stderr.count("\n") == 1 and "line 1 is not JSON" in r.stderr
     junk.write_text('{"a": 1}\n')
-    r = CliRunner().invoke(app, ["report", str(junk), "-O", str(tmp_path / "site")])
+    r = cli("report", str(junk), "-O", str(tmp_path / "site"))
     assert r.exit_code == X.USAGE
     assert r.stderr.count("\n") == 1 and "line 1 is not a record of a match log" in r.stderr
     assert not (tmp_path / "site").exists() or not any((tmp_path / "site").iterdir())
-    r = CliRunner().invoke(app, ["report", str(tmp_path / "missing.jsonl"), "-O", str(tmp_path / "site")])
+    r = cli("report", str(tmp_path / "missing.jsonl"), "-O", str(tmp_path / "site"))
     assert r.exit_code == X.USAGE and "no such file" in r.stderr
 
 
@@ -1014,7 +1013,7 @@ def league(tmp_path_factory) -> tuple[Path, Path]:
 def test_league_page_shows_the_table_of_league_table_and_links_to_replays(league, page, tmp_path):
     toml, _ = league
     site = tmp_path / "site"
-    r = CliRunner().invoke(app, ["report", str(toml), "-O", str(site)])
+    r = cli("report", str(toml), "-O", str(site))
     assert r.exit_code == 0, r.output
     page.goto(url(site / "index.html"))
     page.screenshot(path=str(tmp_path / "league.png"), full_page=True)
@@ -1136,7 +1135,7 @@ def test_a_league_of_the_train_and_sausage_games_reports_its_matches_like_the_ot
 def test_league_report_before_any_match(tmp_path, page):
     toml = write_league(tmp_path / "league.toml")
     site = tmp_path / "site"
-    r = CliRunner().invoke(app, ["report", str(toml), "-O", str(site)])
+    r = cli("report", str(toml), "-O", str(site))
     assert r.exit_code == 0, r.output
     page.goto(url(site / "index.html"))
     assert page.inner_text("#done").startswith("0 / 3")

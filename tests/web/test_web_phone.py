@@ -20,9 +20,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
+from support.commands import cli
 
-from referee.commands import app
 from referee.engine import variant, variant_names
 from tests.web.test_web import BOTS, chromium, referee, url, watched_page, write_league
 
@@ -63,7 +62,7 @@ class Reports:
                         check=False)
             assert r.returncode == 0, r.stderr
             site = self.folder / f"{game}-{players}"
-            result = CliRunner().invoke(app, ["report", str(log), "-O", str(site)])
+            result = cli("report", str(log), "-O", str(site))
             assert result.exit_code == 0, result.output
             self.sites[key] = site
         return self.sites[key]

@@ -22,7 +22,7 @@ from tournaments.cli import Format, table_result
 
 if TYPE_CHECKING:
     from tournaments.ladder.store import Chosen
-    from tournaments.worker import TableRecord
+    from tournaments.wire import TableRecord
 
 EPILOG = ("Exit codes: 0 done (stopped by --until or --max-deals), 1 a match process failed (a referee bug), 2 bad ladder file, "
           "database or entry (a name taken, a command that does not exist, a bot that failed its check), 130 interrupted "

@@ -57,7 +57,7 @@ from tournaments.ladder.status import blamed, outcome_of, settled_tables
 from tournaments.ladder.store import Chosen, Entry
 from tournaments.runner import WORKER_ARGV, Child, _claim_logs, _exclusive, _open, _remove, lane_cpus, make_job, stall_limit
 from tournaments.store import Finished, Store, StoreError, this_run
-from tournaments.worker import TableRecord
+from tournaments.wire import TableRecord
 
 #: Seconds between two looks at the database for entries while the field is too small to play.
 POLL = 1.0

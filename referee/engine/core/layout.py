@@ -185,7 +185,7 @@ class Trains(Layout):
 
     def __init__(self, players: int, station: int) -> None:
         super().__init__(players + 1)
-        self.names = tuple(f"seat{s}" for s in range(players)) + ("mexican",)  # type: ignore[misc]
+        self.names = tuple(f"seat{s}" for s in range(players)) + ("mexican",)
         self.station = station
         self.ends = [station] * (players + 1)
         self.laid = [0] * (players + 1)
