@@ -284,7 +284,7 @@ def freezer_missing() -> str | None:
     if group is None:
         return STRICT_NEEDS.format("may make no cgroup")
     try:
-        found = bool(group._open_freezers())
+        found = group.freeze(False)  # a thaw of an empty cgroup: its freezer opened, and closed by remove()
     finally:
         group.remove()
     return None if found else STRICT_NEEDS.format("has cgroups without a freezer")

@@ -128,13 +128,22 @@ def test_without_the_sandbox_the_page_cache_carries_hands(place, mode):  # noqa:
     assert learned(play(place, "block", mode, sandbox=False))
 
 
+@pytest.mark.parametrize("landlock", [True, False], ids=["proc closed by Landlock", "proc of constant files"])
 @pytest.mark.parametrize("mode", ["pagemap", "statm", "rusage"])
-def test_the_self_test_reads_a_pattern_without_the_sandbox_and_nothing_in_it(place, mode):  # noqa: F811
+def test_the_self_test_reads_a_pattern_without_the_sandbox_and_nothing_in_it(place, monkeypatch, mode, landlock):  # noqa: F811
+    """Both ways of closing /proc: Landlock where the kernel has it (for a bot behind a shell),
+    else a /proc of a few constant files."""
+    if landlock and not S._landlock():
+        pytest.skip("this kernel has no Landlock")
+    monkeypatch.setattr(S, "_landlock", lambda: landlock)
     home = attacker_folder(place)
     argv = [sys.executable, str(home / "pagecache.py"), "selftest", mode, str(home / "sparse")]
     plain = subprocess.run(argv, capture_output=True, text=True, timeout=HANG, check=True).stdout
     assert float(re.search(r"([\d.]+) bits", plain)[1]) > 40, plain
+    if landlock:
+        argv = ["/bin/sh", "-c", 'exec "$@"', "sh", *argv]
     plan = S.sandboxed(argv, cwd=None, env=None)
+    assert ("confine.py" in " ".join(plan.argv)) == landlock
     try:
         boxed = subprocess.run(plan.argv, env=plan.env, pass_fds=plan.pass_fds, capture_output=True, text=True, timeout=HANG)
     finally:
@@ -204,3 +213,74 @@ def test_the_machines_counters_carry_nothing_in_the_sandbox(place, sandbox):  # 
             assert any(f"({name}: cannot move it" in line for line in lines), (name, lines)
     else:
         assert learned(lines), lines
+
+
+# -- the private copies' bound and cleanup -------------------------------------------------------
+
+
+def test_a_bot_whose_folder_holds_more_than_the_bound_is_refused_in_one_line(tmp_path, monkeypatch):
+    monkeypatch.setattr(S, "COPY_MB", 1)
+    home = tmp_path / "big"
+    home.mkdir()
+    shutil.copy(FIRST, home / "bot.py")
+    (home / "book.bin").write_bytes(os.urandom(2 << 20))
+    before = set(os.listdir(S.copy_root()))
+    with pytest.raises(S.SandboxUnavailable) as refused:
+        S.sandboxed([sys.executable, str(home / "bot.py")], cwd=None, env=None)
+    message = str(refused.value)
+    assert "\n" not in message and "at most 1 MiB" in message and str(home) in message, message
+    assert set(os.listdir(S.copy_root())) <= before  # nothing of the half-made copy is left
+
+
+def test_a_sparse_file_is_copied_as_what_it_holds(tmp_path):
+    """The attacker's 120 MiB sparse file passes the 64 MiB bound: holes cost nothing."""
+    home = attacker_folder(folder_for(tmp_path))
+    with open(home / "sparse", "r+b") as f:
+        f.seek(5 << 20)
+        f.write(b"data")
+    plan = S.sandboxed([sys.executable, str(home / "pagecache.py")], cwd=None, env=None)
+    try:
+        assert plan.copies is not None
+        copy = next(plan.copies.rglob("sparse"))
+        assert copy.stat().st_size == SPARSE_MB << 20 and copy.stat().st_blocks * 512 < 1 << 20
+        with open(copy, "rb") as f:
+            f.seek(5 << 20)
+            assert f.read(4) == b"data"
+        assert copy.stat().st_ino != (home / "sparse").stat().st_ino
+    finally:
+        plan.close_fds()
+        S.remove_copies(plan.copies)
+    assert not plan.copies.exists()
+
+
+def folder_for(tmp_path: Path) -> Path:
+    where = tmp_path / "w"
+    where.mkdir(mode=0o755)
+    return where
+
+
+# -- what a sandboxed bot must not see, worked out once per bot (issue 41 item 7) ------------------
+
+
+def test_a_bots_places_are_worked_out_once_not_once_per_match(tmp_path, monkeypatch):
+    """A league of 12 bots: the places of each are looked up once, however many matches ask
+    what each must not see; a match with no sandboxed bot asks nothing."""
+    from tournaments import runner
+    from tournaments.config import load_league
+
+    bots = folder_for(tmp_path)
+    text = 'name = "l"\nseed = 1234567890123456789012\n\n[game]\nvariant = "block"\ngames = 1\n\n'
+    for i in range(12):
+        shutil.copy(FIRST, bots / f"b{i}.py")
+        text += f'[[bot]]\nname = "b{i}"\ncommand = "{bots / f"b{i}.py"}"\n' + ("sandbox = false\n" if i >= 10 else "") + "\n"
+    (tmp_path / "l.toml").write_text(text)
+    league = load_league(tmp_path / "l.toml")
+    S.bot_places.cache_clear()
+    looked: list[tuple] = []
+    real = S.bot_home
+    monkeypatch.setattr(S, "bot_home", lambda argv, cwd: looked.append((tuple(argv), cwd)) or real(argv, cwd))
+    pairs = [(f"b{i}", f"b{j}") for i in range(10) for j in range(i + 1, 10)]
+    hidden = {pair: runner.hidden_from_bots(league, pair) for pair in pairs}
+    assert len(looked) == 12, len(looked)  # once per bot, not 45 matches × 12 bots
+    assert bots / "b5.py" in hidden[("b0", "b1")] and bots / "b0.py" not in hidden[("b0", "b1")]
+    assert runner.hidden_from_bots(league, ("b10", "b11")) == []  # neither is sandboxed
