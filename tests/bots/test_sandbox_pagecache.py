@@ -195,15 +195,17 @@ def test_two_bots_colluding_through_a_system_file_at_a_draw(place, sandbox, isol
 # -- the machine's counters ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("sandbox", [False, True])
-def test_the_machines_counters_carry_nothing_in_the_sandbox(place, sandbox):  # noqa: F811
+@pytest.mark.parametrize(("sandbox", "as_a_user"), [(False, False), (True, False), (True, True)])
+def test_the_machines_counters_carry_nothing_in_the_sandbox(place, user, sandbox, as_a_user):  # noqa: F811
     """The counter attacker reads what another process of the match moved (the control), and in
-    the sandbox can neither move nor read anything of the kind."""
+    the sandbox can neither move nor read anything of the kind, as root or as a user."""
+    if as_a_user and user is None:
+        pytest.skip("the tests run as an ordinary user already")
     shutil.copy(HOSTILE / "counters.py", place / "counters.py")
     shutil.copy(FIRST, place / "first.py")
     for p in place.iterdir():
         p.chmod(0o644)
-    done = match(place, ["counters.py", "first.py"], "sport", sandbox=sandbox)
+    done = match(place, ["counters.py", "first.py"], "sport", sandbox=sandbox, as_user=user if as_a_user else None)
     assert done.returncode == 0, done.stdout + done.stderr
     lines = lines_of(place, "counters*.stderr.log", "attack ")
     assert lines, "the attacker never looked"
