@@ -467,7 +467,7 @@ class _Copies:
     as before).  At most :data:`COPY_MB` MiB and :data:`COPY_ENTRIES` entries in all."""
 
     def __init__(self, hidden: Iterable[Path]) -> None:
-        self.hidden = {_real(p) for p in hidden}
+        self.hidden = {str(_real(p)) for p in hidden}
         self.folder: Path | None = None
         self.bytes = 0
         self.entries = 0
@@ -481,12 +481,12 @@ class _Copies:
             self.folder.chmod(0o755)  # as root the bot runs as a user of its own
         target = self.folder / str(self.entries)
         try:
-            self._copy(source, target, source)
+            self._copy(str(source), str(target), str(source))
         except OSError as e:
             raise SandboxUnavailable(f"cannot copy {source} for the bot ({e.strerror or e})") from None
         return target
 
-    def _count(self, source: Path, stored: int) -> None:
+    def _count(self, source: str, stored: int) -> None:
         self.entries += 1
         self.bytes += stored
         if self.bytes > COPY_MB << 20 or self.entries > COPY_ENTRIES:
@@ -494,49 +494,62 @@ class _Copies:
                 f"the sandbox gives each process of a bot a copy of its own files, at most {COPY_MB} MiB and {COPY_ENTRIES} "
                 f"entries, and {source} holds more: keep the bot in a folder of its own, without what it does not need")
 
-    def _copy(self, source: Path, target: Path, top: Path) -> None:
-        st = os.lstat(source)
+    def _copy(self, source: str, target: str, top: str, st: os.stat_result | None = None) -> None:
+        # paths as strings: a folder of thousands of files spends its time in pathlib otherwise
+        if st is None:
+            st = os.lstat(source)
         hidden = source in self.hidden and source != top
+        mode = stat.S_IMODE(st.st_mode)
         if stat.S_ISDIR(st.st_mode):
             self._count(top, 0)
-            target.mkdir()
+            os.mkdir(target, 0o700)
             if not hidden:
                 with os.scandir(source) as entries:
                     for entry in entries:
-                        self._copy(Path(entry.path), target / entry.name, top)
-            target.chmod(0o755 if hidden else stat.S_IMODE(st.st_mode))
+                        self._copy(entry.path, f"{target}/{entry.name}", top, entry.stat(follow_symlinks=False))
+            os.chmod(target, 0o755 if hidden else mode)
         elif stat.S_ISLNK(st.st_mode):
             self._count(top, 0)
             os.symlink(os.readlink(source), target)
         elif stat.S_ISREG(st.st_mode):
-            self._count(top, 0 if hidden else min(st.st_size, st.st_blocks * 512))
-            if hidden:
-                target.touch(0o644)
-            else:
-                _copy_file(source, target, st.st_size)
-                target.chmod(stat.S_IMODE(st.st_mode))
+            empty = hidden or st.st_size == 0
+            self._count(top, 0 if empty else min(st.st_size, st.st_blocks * 512))
+            out = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+            try:
+                if not empty:
+                    _copy_file(source, out, st.st_size, sparse=st.st_blocks * 512 < st.st_size)
+                os.fchmod(out, 0o644 if hidden else mode)
+            finally:
+                os.close(out)
         # fifos, sockets and devices are not copied
 
 
-def _copy_file(source: Path, target: Path, size: int) -> None:
-    """Copy a file's data, its holes left holes (a sparse file costs what it holds)."""
-    with open(source, "rb") as f, open(target, "wb") as g:
-        src, dst = f.fileno(), g.fileno()
+def _copy_file(source: str, out: int, size: int, *, sparse: bool) -> None:
+    """Copy a file's data into ``out``; a sparse file's holes are left holes (it costs what it holds)."""
+    src = os.open(source, os.O_RDONLY | os.O_CLOEXEC)
+    try:
         at = 0
         while at < size:
-            try:
-                start = os.lseek(src, at, os.SEEK_DATA)
-            except OSError:  # ENXIO: only a hole is left
-                break
-            end = os.lseek(src, start, os.SEEK_HOLE)
-            os.lseek(dst, start, os.SEEK_SET)
+            if sparse:
+                try:
+                    start = os.lseek(src, at, os.SEEK_DATA)
+                except OSError:  # ENXIO: only a hole is left
+                    break
+                end = os.lseek(src, start, os.SEEK_HOLE)
+            else:
+                start, end = at, size
+            os.lseek(out, start, os.SEEK_SET)
             while start < end:
-                sent = os.sendfile(dst, src, start, end - start)
+                sent = os.sendfile(out, src, start, end - start)
                 if sent == 0:
+                    end = start  # the file shrank meanwhile
                     break
                 start += sent
-            at = end
-        os.ftruncate(dst, size)
+            at = max(end, at + 1) if sparse else size
+        if sparse:
+            os.ftruncate(out, size)
+    finally:
+        os.close(src)
 
 
 @functools.cache
