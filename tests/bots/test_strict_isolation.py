@@ -11,13 +11,16 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import subprocess
+import sysconfig
 import time
 import uuid
 from pathlib import Path
 
 import pytest
 
-from tests.bots.test_sandbox_channels import USER, place, play_as, user  # noqa: F401 - fixtures
+from referee.bots.sandbox import SETPRIV
+from tests.bots.test_sandbox_channels import USER, place, play_as, user, user_python  # noqa: F401 - fixtures
 
 FAIR = Path(__file__).resolve().parents[1] / "fair_bots"
 SLOW = """\
@@ -155,3 +158,24 @@ def test_a_setsid_daemon_with_its_descriptors_closed_dies_with_its_match(place, 
     play_as(place, [f"daemon.py {token}", "first.py"], ["--variant", "block", "--games", "1", "--isolation", isolation],
             sandbox=sandbox, as_user=user if as_a_user else None)
     assert not gone(token), daemons(token)
+
+
+def test_a_strict_league_without_a_cgroup_freezer_is_refused_in_one_line(place, user):  # noqa: F811
+    """A league is strict unless its file says otherwise: as an ordinary user it is refused before
+    any match, in one line naming the league file and the way out."""
+    if user is None:
+        pytest.skip("the tests run as an ordinary user: see the test above")
+    (place / "slow.py").write_text(SLOW)
+    (place / "slow.py").chmod(0o644)
+    league = place / "l.toml"
+    league.write_text('name = "l"\nseed = 1234567890123456789012\nsandbox = false\n\n[game]\nvariant = "block"\ngames = 1\n\n'
+                      f'[[bot]]\nname = "a"\ncommand = "{place / "slow.py"}"\n\n[[bot]]\nname = "b"\ncommand = "{place / "slow.py"}"\n')
+    league.chmod(0o644)
+    python, path = user_python(), [str(FAIR.parent.parent), sysconfig.get_paths()["purelib"]]
+    uid, gid = user
+    done = subprocess.run([SETPRIV, f"--reuid={uid}", f"--regid={gid}", "--clear-groups", "--", python, "-m", "referee", "league", "run",
+                           str(league), "-q"], capture_output=True, text=True, cwd=place, timeout=300,
+                          env={"PATH": os.environ["PATH"], "HOME": str(place), "PYTHONPATH": os.pathsep.join(path)})
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and "delegated cgroup v2" in done.stderr and 'isolation = "concurrent"' in done.stderr
+    assert not list(place.glob("l-logs/*.jsonl"))  # no match was played
