@@ -285,4 +285,7 @@ def test_a_bots_places_are_worked_out_once_not_once_per_match(tmp_path, monkeypa
     hidden = {pair: runner.hidden_from_bots(league, pair) for pair in pairs}
     assert len(looked) == 12, len(looked)  # once per bot, not 45 matches × 12 bots
     assert bots / "b5.py" in hidden[("b0", "b1")] and bots / "b0.py" not in hidden[("b0", "b1")]
-    assert runner.hidden_from_bots(league, ("b10", "b11")) == []  # neither is sandboxed
+    looked.clear()
+    S.bot_places.cache_clear()
+    assert bots / "b0.py" not in runner.hidden_from_bots(league, ("b10", "b11"))  # neither is sandboxed:
+    assert looked == []  # no bot's places are looked up
