@@ -179,3 +179,24 @@ def test_a_strict_league_without_a_cgroup_freezer_is_refused_in_one_line(place, 
     assert done.returncode == 2, done.stdout + done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and "delegated cgroup v2" in done.stderr and 'isolation = "concurrent"' in done.stderr
     assert not list(place.glob("l-logs/*.jsonl"))  # no match was played
+
+
+async def test_a_cluster_worker_without_a_cgroup_freezer_refuses_a_strict_league(tmp_path, monkeypatch):
+    """A cluster checks every worker before a league (the probe): one that cannot freeze says so,
+    rather than play a weaker strict."""
+    import dataclasses
+
+    from referee.bots import cgroups
+    from tournaments.config import load_league
+    from tournaments.runner import make_job
+    from tournaments.worker import probe
+
+    first = FAIR.parent.parent / "sample_bots" / "first_bot.py"
+    (tmp_path / "l.toml").write_text('name = "l"\nsandbox = false\n\n[game]\nvariant = "block"\ngames = 1\n\n'
+                                     f'[[bot]]\nname = "a"\ncommand = "{first}"\n\n[[bot]]\nname = "b"\ncommand = "{first}"\n')
+    league = load_league(tmp_path / "l.toml")
+    job = make_job(dataclasses.replace(league, seed=1), ["a", "b"], tmp_path / "probe.jsonl", tmp_path / "stderr")
+    assert await probe(job) == []
+    monkeypatch.setattr(cgroups, "freezer_missing", lambda: cgroups.STRICT_NEEDS.format("may make no cgroup"))
+    refused = await probe(job)
+    assert len(refused) == 1 and "cannot play strict" in refused[0] and "delegated cgroup v2" in refused[0], refused
