@@ -24,7 +24,12 @@ writable place, a private ``/tmp`` whose size is taken out of its memory cap (se
 :func:`tmp_mb`).  Inside the places it is shown, the referee's files (logs, stderr logs, deal
 files, league databases) and the other bots' files and folders are hidden.  Every path is
 compared after resolving symlinks, and a folder is mounted at its real path (with the links
-that lead to it made again inside), so no second name reaches a hidden file.
+that lead to it made again inside), so no second name reaches a hidden file.  What is the bot's
+own (its directory, working directory and named paths) it sees as a private copy made for each
+process (:class:`_Copies`), so no two processes share a page of it; no procfs file can be read
+(a /proc of constant files, or for a wrapper the real one closed by Landlock:
+:mod:`referee.bots.confine`), /dev has no terminal, and a seccomp filter refuses what would
+tell the page cache or move a counter of the whole machine (PROTOCOL.md, "Fair play").
 """
 
 from __future__ import annotations
