@@ -98,18 +98,19 @@ def lines_of(where: Path, pattern: str, prefix: str) -> list[str]:
             if line.startswith(prefix)]
 
 
-def play(where: Path, game: str, mode: str, *, sandbox: bool, isolation: str = "concurrent", as_user=None) -> list[str]:
-    """The attacker (signalling through its own sparse file) against first_bot; its attack lines,
-    after checking every process of it saw a file of its own when sandboxed."""
+def play(where: Path, game: str, mode: str, *, sandbox: bool, isolation: str = "concurrent", as_user=None,
+         through: Path | None = None) -> list[str]:
+    """The attacker (signalling through its own sparse file, or ``through``) against first_bot;
+    its attack lines, after checking every process of it saw a file of its own when sandboxed."""
     home = attacker_folder(where)
     shutil.copy(FIRST, where / "first.py")
     (where / "first.py").chmod(0o644)
-    done = match(where, [f"{home / 'pagecache.py'} {mode} {home / 'sparse'}", "first.py"], game, sandbox=sandbox,
+    done = match(where, [f"{home / 'pagecache.py'} {mode} {through or home / 'sparse'}", "first.py"], game, sandbox=sandbox,
                  isolation=isolation, as_user=as_user)
     assert done.returncode == 0, done.stdout + done.stderr
     inodes = lines_of(where, "pagecache*.stderr.log", "pagecache inode")
     assert len(inodes) >= 2, inodes
-    if sandbox:
+    if sandbox and through is None:
         assert len(set(inodes)) == len(inodes), inodes  # no two processes share the file's pages
     attacks = lines_of(where, "pagecache*.stderr.log", "attack ")
     assert attacks, "the attacker never looked"
@@ -161,6 +162,18 @@ def test_the_self_test_reads_a_pattern_without_the_sandbox_and_nothing_in_it(pla
 def test_the_page_cache_of_its_own_file_carries_no_hand(place, game, isolation):  # noqa: F811
     lines = play(place, game, "pagemap", sandbox=True, isolation=isolation)
     assert not learned(lines), learned(lines)
+
+
+@pytest.mark.parametrize("isolation", ["concurrent", "strict"])
+@pytest.mark.parametrize("game", ["block", "sport"])
+def test_the_page_cache_of_a_system_file_carries_no_hand(place, game, isolation):  # noqa: F811
+    """A file every bot reads alike (the system's is shared, not copied): no readout of its cache."""
+    lines = play(place, game, "pagemap", sandbox=True, isolation=isolation, through=system_file())
+    assert not learned(lines), learned(lines)
+
+
+def test_without_the_sandbox_a_system_file_carries_hands(place):  # noqa: F811
+    assert learned(play(place, "block", "pagemap", sandbox=False, through=system_file()))
 
 
 @pytest.mark.parametrize("mode", ["statm", "rusage"])
