@@ -1,8 +1,9 @@
 """Bots in every language a host is likely to meet still start and play in the sandbox after
 issue 42 took away its procfs, its terminals and the machine's counters (a /proc of a few constant
 files; PROTOCOL.md, "Fair play"): Python, Node, C, Java, Go and C#, each against first_bot in a
-seeded match.  A language whose toolchain is not installed is skipped, saying which package
-brings it.
+seeded match; and Java behind a shell script, which gets the real /proc closed by Landlock (with
+the constant one its launcher, finding its libraries through /proc/self/exe, found the shell's).
+A language whose toolchain is not installed is skipped, saying which package brings it.
 """
 
 from __future__ import annotations
@@ -86,7 +87,7 @@ def need(*tools: str, package: str) -> None:
 
 def build(language: str, where: Path) -> str:
     """The command of a first-play bot in ``language``, built in ``where``."""
-    home = folder(where / language)
+    home = folder(where / language.replace(" ", "-"))
     if language == "python":
         shutil.copy(ROOT / "sample_bots" / "first_bot.py", home / "bot.py")
         return f"{sys.executable} {home / 'bot.py'}"
@@ -109,6 +110,14 @@ def build(language: str, where: Path) -> str:
         env = {**os.environ, "GOCACHE": str(where / "gocache"), "GOPATH": str(where / "gopath"), "GO111MODULE": "off"}
         subprocess.run(["go", "build", "-o", str(home / "bot"), str(home / "main.go")], check=True, timeout=HANG, env=env)
         return str(home / "bot")
+    if language == "java behind a shell script":
+        # the JVM's launcher finds its libraries through /proc/self/exe, which must name java, not sh
+        need("java", "javac", package="default-jdk-headless")
+        (home / "Main.java").write_text(JAVA_BOT)
+        subprocess.run(["javac", "Main.java"], cwd=home, check=True, timeout=HANG)
+        (home / "run.sh").write_text('#!/bin/sh\nexec java -XX:+UseSerialGC -Xmx256m -XX:CompressedClassSpaceSize=64m -cp "$(dirname "$0")" Main\n')
+        (home / "run.sh").chmod(0o755)
+        return str(home / "run.sh")
     need("dotnet", package="dotnet-sdk-8.0 (Microsoft's packages; not in Debian)")
     subprocess.run(["dotnet", "new", "console", "-o", str(home), "--force"], check=True, timeout=HANG, capture_output=True)
     (home / "Program.cs").write_text(CSHARP_BOT)
@@ -116,7 +125,7 @@ def build(language: str, where: Path) -> str:
     return f"dotnet {home / 'out' / (home.name + '.dll')}"
 
 
-@pytest.mark.parametrize("language", ["python", "node", "c", "java", "go", "csharp"])
+@pytest.mark.parametrize("language", ["python", "node", "c", "java", "java behind a shell script", "go", "csharp"])
 def test_a_bot_in_each_language_plays_in_the_sandbox(tmp_path, language):
     command = build(language, tmp_path)
     first = folder(tmp_path / "first")
