@@ -25,7 +25,7 @@ from referee.base.errors import BotExited, LineTooLong
 from referee.bots.pipes import Closed, PipeWriter, StderrCopy, end_holders, started
 from referee.bots.reader import LineReader
 from referee.bots.sandbox import UIDS, remove_copies
-from referee.bots.spawn import Confinement, Spawned, describe_exit, end_orphans, oom_kills, spawn
+from referee.bots.spawn import Confinement, Spawned, describe_exit, end_orphans, oom_kills, release_orphans, spawn
 
 _UNREAD_READS = 4  # at close, how many reads of up to BUDGET bytes look for lines nobody read
 _EXIT_WAIT = 0.5  # after EOF on stdout, how long to wait for the exit status
@@ -78,6 +78,7 @@ class BotProcess:
         self._cgroup = spawned.cgroup
         self._uid = spawned.uid
         self._copies = spawned.copies
+        self._reaps = spawned.reaps
         self._sandboxed = confinement.sandbox
         self._oom = 0  # processes killed for memory, read when the cgroup is removed
         self._memory_mb = spawned.memory_mb
@@ -314,7 +315,7 @@ class BotProcess:
             try:
                 if self.returncode is None:
                     self._killed_by_referee = True
-                if self._cgroup is None and not self._sandboxed:
+                if self._reaps:
                     self._signal_tree(signal.SIGKILL)  # its daemons too: it is their subreaper
                 self._signal_group()
                 if self._cgroup is not None:
@@ -324,7 +325,9 @@ class BotProcess:
                     await self._process.wait()
                 await self._end_cgroup()
                 await self._kill_pipe_holders()
-                await end_orphans()
+                if self._reaps:
+                    self._reaps = False
+                    await release_orphans()
             finally:
                 self._in.close()
                 self._out.close()

@@ -109,25 +109,38 @@ class Child:
 
 #: The pids of the bots' own processes this referee spawned and has not reaped.
 _bots: set[int] = set()
-_subreaper = False
+#: The live bots whose leftovers the referee reaps itself (:func:`adopt_orphans`).
+_reaping = 0
 
 
 def adopt_orphans() -> None:
-    """Make the referee a child subreaper (once): a process a bot leaves behind when it exits
-    (a ``setsid`` daemon with its descriptors closed) becomes the referee's child, not init's,
-    so :func:`end_orphans` can find and kill it where no cgroup holds the bot."""
-    global _subreaper
-    if not _subreaper and _prctl is not None:
+    """Make the referee a child subreaper while a bot that no cgroup holds lives: a process such
+    a bot leaves behind when it exits (a ``setsid`` daemon with its descriptors closed) becomes
+    the referee's child, not init's, so :func:`end_orphans` can find and kill it.  Undone by
+    :func:`release_orphans` when the last such bot is gone (a subreaper adopts every orphan of
+    every program it ever started, for as long as it is one)."""
+    global _reaping
+    _reaping += 1
+    if _reaping == 1 and _prctl is not None:
         _prctl(_PR_SET_CHILD_SUBREAPER, 1)
-        _subreaper = True
 
 
 async def end_orphans() -> None:
     """Kill and reap the processes bots left behind that came to the referee (:func:`adopt_orphans`):
     its children in a session not its own (every bot runs in a session of its own, and so does
     whatever it starts) that are not a bot's own process."""
-    if _subreaper:
+    if _reaping:
         await _on_spawning_thread(_end_orphans)
+
+
+async def release_orphans() -> None:
+    """A bot that :func:`adopt_orphans` counted is gone: its leftovers are ended, and the referee
+    stops being a subreaper when it was the last."""
+    global _reaping
+    await end_orphans()
+    _reaping = max(0, _reaping - 1)
+    if _reaping == 0 and _prctl is not None:
+        _prctl(_PR_SET_CHILD_SUBREAPER, 0)
 
 
 def _end_orphans() -> None:
@@ -458,6 +471,8 @@ class Spawned:
     uid: int | None
     memory_mb: int | None
     copies: Path | None = None
+    #: the referee reaps what it leaves behind (no cgroup, no sandbox): see :func:`adopt_orphans`
+    reaps: bool = False
 
 
 async def spawn(argv: Sequence[str], *, name: str, stderr_path: Path, confinement: Confinement,
@@ -500,8 +515,6 @@ async def spawn(argv: Sequence[str], *, name: str, stderr_path: Path, confinemen
     # bot leaves behind is found by parentage: the bot is a subreaper while it lives (its tree
     # holds its daemons) and the referee once it is gone.
     reaps = cgroup is None and not conf.sandbox
-    if reaps:
-        adopt_orphans()
 
     def child_setup() -> None:
         join(join_fds)  # first: every process the bot starts stays in its cgroup
@@ -530,6 +543,9 @@ async def spawn(argv: Sequence[str], *, name: str, stderr_path: Path, confinemen
 
     with ExitStack() as on_fail:
         on_fail.callback(release)
+        if reaps:
+            adopt_orphans()
+            on_fail.callback(_unadopt)
         log = open(stderr_path, "ab", buffering=0)  # noqa: SIM115 - closed by the bot's kill()
         on_fail.callback(log.close)
         # The child gets its own copies of its ends; ours must go, or EOF never arrives.
@@ -551,7 +567,15 @@ async def spawn(argv: Sequence[str], *, name: str, stderr_path: Path, confinemen
     plan.close_fds()
     for fd in join_fds:
         os.close(fd)
-    return Spawned(child, in_w, out_r, err_r, log, cgroup, uid, memory_mb, plan.copies)
+    return Spawned(child, in_w, out_r, err_r, log, cgroup, uid, memory_mb, plan.copies, reaps)
+
+
+def _unadopt() -> None:
+    """A spawn that counted itself in :func:`adopt_orphans` failed: nothing of it is left to reap."""
+    global _reaping
+    _reaping = max(0, _reaping - 1)
+    if _reaping == 0 and _prctl is not None:
+        _prctl(_PR_SET_CHILD_SUBREAPER, 0)
 
 
 def _pipe(child_ends: ExitStack, on_fail: ExitStack, *, ours_writes: bool) -> tuple[int, int]:
