@@ -1,0 +1,238 @@
+"""The ladder's ratings: least squares over every table's margins, order-invariant, incremental,
+and the separated/tied marks checked against an independent recomputation from the boards."""
+
+from __future__ import annotations
+
+import math
+import random
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tournaments.ladder.rating import PRIOR_DEALS, Outcome, Ratings, ratings_of, t_quantile, verdict
+
+
+def boards_of_field(seed: int, strengths: dict[str, float], tables: int, per_table: int = 2, deals: int = 8,
+                    noise: float = 20.0) -> list[tuple[int, tuple[str, ...], list[list[Fraction]]]]:
+    """Simulated stored boards: per table, its bots and every bot's margin on each board
+    (``[board][seat]``, each board's margins summing to 0), in whole points as the store has them."""
+    rng = random.Random(seed)
+    names = sorted(strengths)
+    out = []
+    for t in range(tables):
+        bots = tuple(rng.sample(names, per_table))
+        boards = []
+        for _ in range(deals):
+            nets = [strengths[b] + rng.gauss(0, noise) for b in bots]
+            # the paired margin: the bot's net less the others' mean (sums to 0 over the seats)
+            whole = [round(x) for x in nets]
+            margins = [Fraction(w) - Fraction(sum(whole) - w, per_table - 1) for w in whole]
+            boards.append(margins)
+        out.append((t, bots, boards))
+    return out
+
+
+def outcome_of(table: int, bots: tuple[str, ...], boards: list[list[Fraction]]) -> Outcome:
+    deals = len(boards)
+    return Outcome(table, table, bots, tuple(sum((b[i] for b in boards), Fraction(0)) / deals for i in range(len(bots))), deals)
+
+
+def independent_marks(names: list[str], stored: list[tuple[int, tuple[str, ...], list[list[Fraction]]]],
+                      resolution: float) -> tuple[list[str], list[str], np.ndarray]:
+    """The standings' order and marks recomputed plainly: one weighted row per bot and board
+    (margin × (N−1)/N against e_i − mean of the table), one prior row per bot, numpy's lstsq, σ²
+    from the boards' residuals over the table means (the tables' weighted residuals), scipy's t."""
+    stats = pytest.importorskip("scipy.stats")
+    k = len(names)
+    col = {n: i for i, n in enumerate(names)}
+    rows, target, weight = [], [], []
+    observations = 0
+    played = set()
+    for _, bots, boards in stored:
+        n = len(bots)
+        deals = len(boards)
+        means = [float(sum(b[i] for b in boards)) / deals for i in range(n)]
+        for i, bot in enumerate(bots):
+            x = np.zeros(k)
+            for other in bots:
+                x[col[other]] -= 1.0 / n
+            x[col[bot]] += 1.0
+            rows.append(x)
+            target.append(means[i] * (n - 1) / n)
+            weight.append(deals)
+            played.add(bot)
+        observations += n - 1
+    data = len(rows)
+    for i in range(k):
+        x = np.zeros(k)
+        x[i] = 1.0
+        rows.append(x)
+        target.append(0.0)
+        weight.append(PRIOR_DEALS)
+    X, y, w = np.array(rows), np.array(target), np.array(weight, dtype=float)
+    sw = np.sqrt(w)
+    s, *_ = np.linalg.lstsq(X * sw[:, None], y * sw, rcond=None)
+    resid = (y - X @ s)[:data]
+    dof = observations - (len(played) - 1)
+    sigma2 = float(np.sum(w[:data] * resid ** 2)) / dof
+    cov = sigma2 * np.linalg.inv((X * w[:, None]).T @ X)
+    s = s - s.mean()
+    order = sorted(range(k), key=lambda i: (-s[i], names[i]))
+    marks = []
+    for i, j in zip(order, order[1:]):
+        d = s[i] - s[j]
+        se = math.sqrt(cov[i, i] + cov[j, j] - 2 * cov[i, j])
+        if d / se > stats.t.ppf(0.975, dof):
+            marks.append("separated")
+        elif abs(d) + stats.t.ppf(0.95, dof) * se < resolution:
+            marks.append("tied")
+        else:
+            marks.append("open")
+    return [names[i] for i in order], marks, s
+
+
+@pytest.mark.parametrize(("per_table", "seed"), [(2, 1), (2, 2), (3, 3), (4, 4)])
+def test_marks_agree_with_an_independent_recomputation_from_the_boards(per_table: int, seed: int) -> None:
+    strengths = {"a": 12.0, "b": 6.0, "c": 5.5, "d": 0.0, "e": 0.2, "f": -9.0}
+    stored = boards_of_field(seed, strengths, tables=120, per_table=per_table)
+    ratings = ratings_of([outcome_of(*t) for t in stored], resolution=2.0)
+    order, marks, s = independent_marks(sorted(strengths), stored, resolution=2.0)
+    assert [x.name for x in ratings.standings()] == order
+    assert [m.verdict for m in ratings.marks()] == marks
+    mine = {x.name: x.rating for x in ratings.standings()}
+    assert [mine[n] for n in order] == pytest.approx(sorted(s, reverse=True), abs=1e-9)
+    assert {"separated", "open"} <= set(marks) or {"separated", "tied"} <= set(marks)
+
+
+def test_a_field_played_long_enough_is_certified_with_ties_within_the_resolution() -> None:
+    strengths = {"a": 10.0, "b": 0.0, "c": 0.0, "d": -10.0}
+    stored = boards_of_field(5, strengths, tables=3000, deals=8)
+    ratings = ratings_of([outcome_of(*t) for t in stored], resolution=2.0)
+    assert ratings.certified()
+    assert [m.verdict for m in ratings.marks()] == ["separated", "tied", "separated"]
+
+
+def test_the_fit_recovers_the_strengths_and_the_noise() -> None:
+    strengths = {"a": 10.0, "b": 3.0, "c": -1.0, "d": -12.0}
+    stored = boards_of_field(7, strengths, tables=2000, deals=8, noise=20.0)
+    ratings = ratings_of([outcome_of(*t) for t in stored], resolution=1.0)
+    got = {x.name: x for x in ratings.standings()}
+    mean = sum(strengths.values()) / 4
+    for name, s in strengths.items():
+        assert got[name].lo <= s - mean <= got[name].hi
+        assert abs(got[name].rating - (s - mean)) < 1.0
+    # a board's margin of two bots is net − net: its noise per deal is 2 × 20² over two bots' nets
+    assert ratings.fit().sigma2 == pytest.approx(400.0, rel=0.1)
+
+
+margins = st.integers(-60, 60)
+
+
+@st.composite
+def outcome_lists(draw: st.DrawFn) -> list[Outcome]:
+    names = ["a", "b", "c", "d", "e"]
+    out = []
+    for t in range(draw(st.integers(0, 25))):
+        n = draw(st.sampled_from([2, 2, 3]))
+        bots = tuple(draw(st.permutations(names))[:n])
+        raw = [Fraction(draw(margins), draw(st.integers(1, 12))) for _ in range(n - 1)]
+        out.append(Outcome(t, t, bots, (*raw, -sum(raw, Fraction(0))), draw(st.integers(1, 24))))
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(outcome_lists(), st.randoms(use_true_random=False))
+def test_any_order_of_the_outcomes_gives_the_same_standings(outcomes: list[Outcome], rnd: random.Random) -> None:
+    shuffled = outcomes[:]
+    rnd.shuffle(shuffled)
+    a = ratings_of(outcomes, 2.0, bots="abcde")
+    b = ratings_of(shuffled, 2.0, bots="abcde")
+    assert a.standings() == b.standings()
+    assert a.marks() == b.marks()
+
+
+@settings(max_examples=40, deadline=None)
+@given(outcome_lists())
+def test_refitting_after_every_outcome_equals_a_fit_from_scratch(outcomes: list[Outcome]) -> None:
+    incremental = Ratings(2.0)
+    for b in "abcde":
+        incremental.add_bot(b)
+    for o in outcomes:
+        incremental.add(o)
+        incremental.standings()  # a refit on the way
+    scratch = ratings_of(outcomes, 2.0, bots="abcde")
+    assert incremental.standings() == scratch.standings()
+    assert incremental.marks() == scratch.marks()
+
+
+def test_a_bot_that_stops_playing_does_not_drift() -> None:
+    """c stops; a and b play on, exactly as the fit expects them to: c's rating stays put to the
+    last bit of a float, and its interval does not widen (nothing decays with time)."""
+    strengths = {"a": 5.0, "b": 0.0, "c": -5.0}
+    ratings = ratings_of([outcome_of(*t) for t in boards_of_field(9, strengths, tables=60)], 2.0)
+    before = {x.name: x for x in ratings.standings()}
+    gap = Fraction(before["a"].rating - before["b"].rating)
+    for t in range(60, 160):
+        ratings.add(Outcome(t, t, ("a", "b"), (gap, -gap), 8))
+    after = {x.name: x for x in ratings.standings()}
+    assert after["c"].rating == pytest.approx(before["c"].rating, abs=1e-9)
+    assert after["c"].hi - after["c"].lo <= before["c"].hi - before["c"].lo
+    assert after["c"].tables == before["c"].tables
+
+
+def test_a_bot_without_results_sits_at_the_mean_with_a_wide_interval() -> None:
+    ratings = ratings_of([outcome_of(*t) for t in boards_of_field(3, {"a": 5.0, "b": -5.0}, tables=30)], 2.0, bots=["new"])
+    new = next(s for s in ratings.standings() if s.name == "new")
+    a = next(s for s in ratings.standings() if s.name == "a")
+    assert new.tables == 0 and new.deals == 0
+    assert new.hi - new.lo > 5 * (a.hi - a.lo)
+
+
+def test_before_the_noise_is_known_everything_is_open() -> None:
+    ratings = Ratings(2.0)
+    for b in "ab":
+        ratings.add_bot(b)
+    ratings.add(Outcome(0, 0, ("a", "b"), (Fraction(30), Fraction(-30)), 12))
+    assert [m.verdict for m in ratings.marks()] == ["open"]
+    assert ratings.standings()[0].name == "a" and math.isinf(ratings.standings()[0].hi)
+    assert not ratings.certified()
+
+
+@pytest.mark.parametrize(("outcome", "message"), [
+    (Outcome(0, 0, ("a",), (Fraction(0),), 1), "two bots or more"),
+    (Outcome(0, 0, ("a", "a"), (Fraction(0), Fraction(0)), 1), "two bots or more"),
+    (Outcome(0, 0, ("a", "x"), (Fraction(1), Fraction(-1)), 1), "'x' is not a bot"),
+    (Outcome(0, 0, ("a", "b"), (Fraction(1), Fraction(0)), 1), "sum to 1"),
+    (Outcome(0, 0, ("a", "b"), (Fraction(1),), 1), "1 margins for 2 bots"),
+    (Outcome(0, 0, ("a", "b"), (Fraction(1), Fraction(-1)), 0), "at least 1"),
+])
+def test_bad_outcomes_are_refused(outcome: Outcome, message: str) -> None:
+    ratings = Ratings(2.0)
+    ratings.add_bot("a")
+    ratings.add_bot("b")
+    with pytest.raises(ValueError, match=message):
+        ratings.add(outcome)
+    assert ratings.standings()[0].tables == 0
+
+
+def test_the_resolution_must_be_positive() -> None:
+    with pytest.raises(ValueError, match="positive"):
+        Ratings(0.0)
+
+
+def test_t_quantiles_match_scipy() -> None:
+    stats = pytest.importorskip("scipy.stats")
+    for dof in (1, 2, 5, 29, 30, 31, 45, 100, 1000):
+        for p in (0.95, 0.975):
+            assert t_quantile(p, dof) == pytest.approx(stats.t.ppf(p, dof), abs=2e-4)
+    assert math.isinf(t_quantile(0.975, 0))
+
+
+def test_verdicts() -> None:
+    assert verdict(5.0, 1.0, 1000, 2.0) == "separated"
+    assert verdict(0.1, 0.5, 1000, 2.0) == "tied"
+    assert verdict(1.5, 1.0, 1000, 2.0) == "open"
+    assert verdict(0.0, math.inf, 0, 2.0) == "open"
