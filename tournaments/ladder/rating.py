@@ -220,6 +220,11 @@ class Ratings:
     def tables(self, name: str) -> int:
         return self._tables[self._index[name]]
 
+    def deals_per_table(self) -> float:
+        """The mean deals of the tables counted (1 before any)."""
+        seats = sum(self._tables)
+        return sum(self._deals) / seats if seats else 1.0
+
     def last_met(self, a: str, b: str) -> int | None:
         """The latest table at which ``a`` and ``b`` sat together, or None."""
         i, j = sorted((self._index[a], self._index[b]))
