@@ -32,9 +32,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -50,7 +52,7 @@ SAMPLE = "sport, greedy vs random"
 SPREAD = 10.0      # the standard deviation of the bots' strengths, points a deal
 NOISE = 20.0       # the standard deviation of a deal's paired margin about the true difference
 DEALS = 12         # deals a table (a sport game)
-RESOLUTION = 2.0   # "tied": within 2 points a deal (a tenth of a deal's noise), with 95% confidence
+RESOLUTION = 0.5   # "tied": within half a point a deal (a fortieth of a deal's noise), with 95% confidence
 LAG = 8            # a table's result counts this many tables later
 TAU = 0.95
 
@@ -126,8 +128,9 @@ class Row:
 
 
 def simulate(strengths: np.ndarray, schedule: Schedule, noise: np.ndarray, rng: np.random.Generator, cap: int,
-             deals: int = DEALS, lag: int = LAG, resolution: float = RESOLUTION) -> Run:
-    """Play one field until its order is certified (or ``cap`` deals), as a ladder's host would."""
+             deals: int = DEALS, lag: int = LAG, resolution: float = RESOLUTION, every: int = 1) -> Run:
+    """Play one field until its order is certified and τ ≥ 0.95 (or ``cap`` deals), as a ladder's
+    host would, looking at the standings after every ``every`` tables."""
     start = time.process_time()
     k = len(strengths)
     names = [f"bot{i:03d}" for i in range(k)]
@@ -156,7 +159,7 @@ def simulate(strengths: np.ndarray, schedule: Schedule, noise: np.ndarray, rng: 
         pending.append(Outcome(table, table, tuple(seated), (Fraction(total, deals), Fraction(-total, deals)), deals))
         run.deals += deals
         table += 1
-        if counted == 0:
+        if counted == 0 or table % every:
             continue
         fit = ratings.fit()
         if run.tau_deals is None and kendall_tau(fit.rating, strengths) >= TAU:
@@ -187,15 +190,28 @@ SCHEDULES: dict[str, Callable[[int], Schedule]] = {
 }
 
 
-def bench(k: int, fields: int, seed: int, cap: int, noise: np.ndarray, out: Callable[[str], None]) -> dict[str, Row]:
+def one(k: int, f: int, name: str, seed: int, cap: int, resolution: float) -> Run:
+    """Field ``f`` of ``k`` bots under schedule ``name`` (a process of its own may run it)."""
+    strengths = np.random.default_rng([seed, k, f]).normal(0.0, SPREAD, k)
+    # the same noise stream for every schedule of a field: the schedules differ only in whom they seat
+    return simulate(strengths, SCHEDULES[name](seed * 1000 + f), real_noise(), np.random.default_rng([seed, k, f, 1]), cap,
+                    resolution=resolution, every=max(1, k // 10))
+
+
+def bench(k: int, fields: int, seed: int, cap: int, out: Callable[[str], None], jobs: int = 1,
+          resolution: float = RESOLUTION) -> dict[str, Row]:
+    """Every schedule on ``fields`` fields of ``k`` bots; prints a table through ``out``."""
+    tasks = [(k, f, name, seed, cap, resolution) for f in range(fields) for name in SCHEDULES]
+    if jobs > 1:
+        with ProcessPoolExecutor(jobs) as pool:
+            runs = list(pool.map(one, *zip(*tasks)))
+    else:
+        runs = [one(*t) for t in tasks]
     rows = {name: Row() for name in SCHEDULES}
-    for f in range(fields):
-        strengths = np.random.default_rng([seed, k, f]).normal(0.0, SPREAD, k)
-        for name, make in SCHEDULES.items():
-            # the same noise stream for every schedule of a field: the schedules differ only in whom they seat
-            rows[name].runs.append(simulate(strengths, make(seed * 1000 + f), noise, np.random.default_rng([seed, k, f, 1]), cap))
+    for task, run in zip(tasks, runs):
+        rows[task[2]].runs.append(run)
     out(f"\n{k} bots, {fields} fields (strength sd {SPREAD:g}, noise sd {NOISE:g} points a deal, {DEALS} deals a table, "
-        f"resolution {RESOLUTION:g}, results counted {LAG} tables late; cap {cap} deals)")
+        f"resolution {resolution:g}, results counted {LAG} tables late; cap {cap} deals)")
     out(f"{'schedule':<16} {'deals to tau>=0.95':>20} {'deals to certify':>18} {'coverage':>9} {'cpu s/field':>12}")
     for name, row in rows.items():
         tau, tau_missing = row.mean("tau_deals", cap)
@@ -221,12 +237,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="fewer fields (a few minutes on 2 cores)")
     parser.add_argument("--fields", type=int, help="simulated fields per size (default 40, --quick 12)")
     parser.add_argument("--seed", type=int, default=1, help="the simulation's seed (default 1)")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="processes (default: the CPUs)")
     args = parser.parse_args(argv)
     fields = args.fields or (12 if args.quick else 40)
-    noise = real_noise()
-    sizes = {20: 400_000} if args.quick else {20: 400_000, 100: 4_000_000}
-    results = {k: bench(k, fields if k == 20 else max(2, fields // 8), args.seed, cap, noise, print) for k, cap in sizes.items()}
-    print(summary(results[20], sizes[20]))
+    sizes = {20: (fields, 2_000_000), 100: (1 if args.quick else 4, 1_000_000)}
+    results = {k: bench(k, n, args.seed, cap, print, jobs=args.jobs) for k, (n, cap) in sizes.items()}
+    print(summary(results[20], sizes[20][1]))
     return 0
 
 

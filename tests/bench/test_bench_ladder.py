@@ -30,7 +30,7 @@ def test_kendall_tau() -> None:
 @pytest.mark.parametrize("schedule", sorted(B.SCHEDULES))
 def test_a_small_field_is_ordered_and_certified_with_intervals_that_hold(schedule: str) -> None:
     strengths = np.array([15.0, 8.0, 0.0, -1.0, -12.0, 20.0])
-    run = B.simulate(strengths, B.SCHEDULES[schedule](3), B.real_noise(), np.random.default_rng(3), cap=200_000)
+    run = B.simulate(strengths, B.SCHEDULES[schedule](3), B.real_noise(), np.random.default_rng(3), cap=200_000, resolution=2.0)
     assert run.tau_deals is not None and run.certify_deals is not None
     assert run.tau_deals <= run.deals and run.certify_deals <= run.deals
     assert run.intervals == 6 and run.covered >= 5
@@ -38,13 +38,13 @@ def test_a_small_field_is_ordered_and_certified_with_intervals_that_hold(schedul
 
 def test_a_run_repeats_itself() -> None:
     strengths = np.array([10.0, 0.0, -10.0, 3.0])
-    runs = [B.simulate(strengths, B.SCHEDULES["matchmaker"](1), B.real_noise(), np.random.default_rng(9), cap=100_000) for _ in range(2)]
+    runs = [B.simulate(strengths, B.SCHEDULES["matchmaker"](1), B.real_noise(), np.random.default_rng(9), cap=100_000, resolution=2.0) for _ in range(2)]
     assert (runs[0].tau_deals, runs[0].certify_deals, runs[0].covered) == (runs[1].tau_deals, runs[1].certify_deals, runs[1].covered)
 
 
 def test_the_summary_line_reads_as_the_issue_says() -> None:
     lines: list[str] = []
-    rows = B.bench(6, 2, 1, 200_000, B.real_noise(), lines.append)
+    rows = B.bench(6, 2, 1, 200_000, lines.append, resolution=2.0)
     assert any("matchmaker" in x for x in lines)
     line = B.summary(rows, 200_000)
     m = re.fullmatch(r"tau deals vs random pairing: (\d+\.\d\d); vs round robin: (\d+\.\d\d); "

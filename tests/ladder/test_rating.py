@@ -202,8 +202,8 @@ def test_before_the_noise_is_known_everything_is_open() -> None:
 
 
 @pytest.mark.parametrize(("outcome", "message"), [
-    (Outcome(0, 0, ("a",), (Fraction(0),), 1), "two bots or more"),
-    (Outcome(0, 0, ("a", "a"), (Fraction(0), Fraction(0)), 1), "two bots or more"),
+    (Outcome(0, 0, ("a",), (Fraction(0),), 1), "two to eight bots"),
+    (Outcome(0, 0, ("a", "a"), (Fraction(0), Fraction(0)), 1), "two to eight bots"),
     (Outcome(0, 0, ("a", "x"), (Fraction(1), Fraction(-1)), 1), "'x' is not a bot"),
     (Outcome(0, 0, ("a", "b"), (Fraction(1), Fraction(0)), 1), "sum to 1"),
     (Outcome(0, 0, ("a", "b"), (Fraction(1),), 1), "1 margins for 2 bots"),
