@@ -136,10 +136,27 @@ def test_a_newcomer_is_placed_against_entries_near_its_estimate() -> None:
 
 def test_refresh_tables_seat_the_neighbours_that_met_longest_ago() -> None:
     mm = Matchmaker(2, floor=1, seed=1, refresh=5)
-    chosen, ratings = run(mm, FIELD, 300)
-    refreshes = [chosen[n] for n in range(4, 300, 5)]
-    # the refresh tables seat neighbours of the standings that would otherwise not meet again
-    assert len({frozenset(t) for t in refreshes}) > 5
+    _, ratings = run(mm, FIELD, 300)
+    played = dict.fromkeys(FIELD, 50)
+    waited = dict.fromkeys(FIELD, 0)
+    ranked = [s.name for s in ratings.standings()]
+    ages = {(a, b): ratings.last_met(a, b) for a, b in zip(ranked, ranked[1:])}
+    oldest = min(ages, key=lambda p: -1 if ages[p] is None else ages[p])
+    assert mm.choose(304, list(FIELD), ratings, played, waited) == oldest
+    # any other table number: the rule of the uncertain pairs, not this one
+    assert mm.choose(303, list(FIELD), ratings, played, waited) != oldest
+
+
+def test_tables_in_play_are_counted_so_choices_do_not_stack_on_one_pair() -> None:
+    mm = Matchmaker(2, floor=1, seed=1)
+    _, ratings = run(mm, FIELD, 200)
+    played = dict.fromkeys(FIELD, 20)
+    waited = dict.fromkeys(FIELD, 0)
+    first = mm.choose(201, list(FIELD), ratings, played, waited)
+    # with that pair already at eight tables in play, the next table goes elsewhere
+    assert mm.choose(201, list(FIELD), ratings, played, waited, in_play=[first] * 8) != first
+    # a table in play with an entry no longer active is left out, not an error
+    assert mm.choose(201, list(FIELD), ratings, played, waited, in_play=[("gone", first[0])]) == first
 
 
 def test_tables_of_three_seat_entries_near_each_other() -> None:

@@ -1,9 +1,11 @@
 """The ladder's matchmaking: which entries sit at the next table.
 
 ``Matchmaker.choose`` is a pure function of its arguments (the table number, the active entries in
-join order, the ratings, the tables each entry was seated at, the tables each has waited) and of
-the ladder's seed: the same arguments give the same table on every machine, whatever ``-j`` or
-the timing.  The rule, first that applies:
+join order, the ratings, the tables each entry was seated at, the tables each has waited, the
+tables in play): the same arguments give the same table on every machine, whatever ``-j`` or the
+timing.  The rule draws nothing at random today; ``seed`` is the ladder's, so that a randomised
+rule would still be a function of the ladder's seed and the table number.  The rule, first that
+applies:
 
 1. **No starvation.**  An entry that has waited ``wait`` tables (default ``patience × ⌈k / S⌉``,
    ``k`` active entries, ``S`` seats) is *overdue*; the overdue entries are seated first, the
@@ -15,7 +17,9 @@ the timing.  The rule, first that applies:
    with the entries nearest its rating (with no result yet: the middle of the field), with at most
    two of its tables in play at once, so that its later tables follow its first results.
 3. **Refresh.**  Every ``refresh``-th table seats the two neighbours of the standings whose last
-   meeting is the oldest (never met: oldest of all), so no comparison rests on old tables alone.
+   meeting is the oldest (never met: oldest of all), so no comparison rests on old tables alone,
+   and a pair that looked settled by luck is played again (without it the intervals lose their
+   coverage: rule 4 stops playing a pair when its estimate looks settled, which keeps the luck).
 4. **Where the order is uncertain.**  Otherwise, among the pairs of entries at most ``window``
    places apart in the standings, the pair whose table is expected to do most (:class:`Outlook`),
    with the tables in play counted as if played (what a table will tell does not depend on its
@@ -43,7 +47,7 @@ from tournaments.ladder.rating import Fit, Ratings, t_quantile
 
 
 class Matchmaker:
-    def __init__(self, seats: int = 2, *, floor: int = 4, seed: bytes | int = 0, patience: int = 8, refresh: int = 20,
+    def __init__(self, seats: int = 2, *, floor: int = 4, seed: bytes | int = 0, patience: int = 8, refresh: int = 10,
                  window: int = 3) -> None:
         if seats < 2:
             raise ValueError(f"a table seats two entries or more, not {seats}")
