@@ -14,16 +14,35 @@ alternating plain and sandboxed so that a slow spell of the machine falls on bot
   orientation, through :func:`referee.matches.match.run_match` as the CLI plays it; wall seconds and
   µs per move, start-ups included.
 
+* **private copies** — what giving a process its own copy of its folder costs
+  (:class:`referee.bots.sandbox._Copies`): ms to copy sample_bots/ (a typical bot's folder) and a
+  folder holding a 16 MiB file.
+
 Figures are medians over ``R`` repeats; the last column is sandboxed ÷ plain.  Nothing here
 asserts anything.  Needs bubblewrap (``apt-get install bubblewrap``).
+
+``python -m bench.sandbox --pagecache [--seeds S]`` measures instead what is left of the page
+cache as a channel (issue 42 item 4): tests/hostile_bots/pagecache.py in its ``time`` mode (read
+times only: a cached page comes fast, one from the disk slow) publishes each hand by reading pages
+of a file and judges the other seats' hands by timing reads, against first_bot, sandboxed, with
+``-j 2``, in block and sport, concurrent and strict, through a system file every bot can read (a
+JDK's ``java.base.jmod`` or another large library; its cached pages dropped first) and through a
+sparse file of its own folder (which each process now sees as a copy of its own).  It prints the
+bits learned per deal: the mutual information between what the timing said and the hand that was
+published there, over the tiles the judging process does not hold, summed over the seats it
+judged and averaged over deals (a whole 2-player hand is 16.6 bits).
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import platform
+import re
+import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -89,11 +108,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=7, help="measurements of each figure, interleaved (default 7)")
     ap.add_argument("--round-trips", type=int, default=5000, help="round trips per per-move measurement (default 5000)")
     ap.add_argument("--deals", type=int, default=8, help="sport deals per orientation in the match (default 8)")
+    ap.add_argument("--pagecache", action="store_true", help="measure the page cache as a timing channel instead")
+    ap.add_argument("--seeds", type=int, default=2, help="--pagecache: matches per row, each its own seed (default 2)")
     args = ap.parse_args(argv)
     try:
         find_bwrap()
     except SandboxUnavailable as exc:
         raise SystemExit(f"bench.sandbox: {exc}") from None
+    if args.pagecache:
+        return pagecache(args.seeds)
 
     figures: dict[tuple[str, str], list[float]] = {}
 
@@ -116,6 +139,10 @@ def main(argv: list[str] | None = None) -> int:
                 wall, per = await match(sandbox, scratch, args.deals)
                 add(f"match, {args.deals * 2} deals (s)", mode, wall)
                 add("match, per move incl. start-ups (µs)", mode, per)
+                if sandbox:
+                    for label, folder in copy_folders(scratch):
+                        add(f"private copy, {label} (ms)", "plain", float("nan"))
+                        add(f"private copy, {label} (ms)", "sandbox", copy_ms(folder))
 
     with tempfile.TemporaryDirectory(prefix="bench-sandbox-") as tmp:
         trio.run(run_all, Path(tmp))
@@ -129,6 +156,146 @@ def main(argv: list[str] | None = None) -> int:
     for row in rows:
         plain, boxed = (statistics.median(figures[(row, m)]) for m in MODES)
         print(f"{row:<{width}}  {plain:>10.2f}  {boxed:>10.2f}  {boxed / plain if plain else float('nan'):>6.2f}")
+    return 0
+
+
+# -- private copies ---------------------------------------------------------------------------------
+
+
+def copy_folders(scratch: Path) -> list[tuple[str, Path]]:
+    """sample_bots/ as it is, and a bot's folder with a 16 MiB book of random bytes."""
+    book = scratch / "book-bot"
+    if not book.exists():
+        book.mkdir()
+        (book / "bot.py").write_text(ECHO)
+        (book / "book.bin").write_bytes(os.urandom(16 << 20))
+    return [(f"sample_bots/ ({_size_kb(ROOT / 'sample_bots')} KiB)", ROOT / "sample_bots"), ("a folder with a 16 MiB book", book)]
+
+
+def _size_kb(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) >> 10
+
+
+def copy_ms(folder: Path) -> float:
+    """Milliseconds to make a process's private copy of ``folder`` (and remove it)."""
+    from referee.bots.sandbox import _Copies, remove_copies
+
+    copies = _Copies(())
+    t0 = time.perf_counter()
+    copies.of(folder.resolve())
+    took = time.perf_counter() - t0
+    remove_copies(copies.folder)
+    return took * 1e3
+
+
+# -- the page cache as a timing channel ---------------------------------------------------------------
+
+PAGECACHE = ROOT / "tests" / "hostile_bots" / "pagecache.py"
+GAMES = {"block": ["--variant", "block", "--games", "1"], "sport": ["--variant", "sport", "--deals", "8"]}
+_LINE = re.compile(r"pagecache (published|judged) (g\d+d\d+) seat (\d) \[([\d, ]*)\]")
+
+
+def system_file() -> Path | None:
+    """A large file of the system every sandboxed bot can read."""
+    for path in [*Path("/usr/lib/jvm").glob("*/jmods/java.base.jmod"), *Path("/usr/lib/x86_64-linux-gnu").glob("libLLVM*.so*"),
+                 *Path("/usr/lib/aarch64-linux-gnu").glob("libLLVM*.so*")]:
+        if path.is_file() and not path.is_symlink() and path.stat().st_size >= 16 << 20:
+            return path
+    return None
+
+
+def drop_cache(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    finally:
+        os.close(fd)
+
+
+def bits_per_deal(stderr_dir: Path) -> tuple[float, float, int]:
+    """The bits the judgements learned per deal; the same scored against another deal's hands
+    (what an estimate of so few tiles finds by chance); how many deals were judged."""
+    published: dict[tuple[str, int], set[int]] = {}
+    judged: list[tuple[Path, str, int, set[int]]] = []
+    own: dict[tuple[Path, str], set[int]] = {}
+    for log in stderr_dir.glob("attacker*.stderr.log"):
+        for kind, label, seat, tiles in _LINE.findall(log.read_text(errors="replace")):
+            found = {int(t) for t in tiles.replace(",", " ").split()}
+            if kind == "published":
+                published[(label, int(seat))] = found
+                own[(log, label)] = found
+            else:
+                judged.append((log, label, int(seat), found))
+    labels = sorted({label for label, _ in published})
+    total = chance = 0.0
+    deals = set()
+    for log, label, seat, guess in judged:
+        truth = published.get((label, seat))
+        if truth is None:
+            continue
+        # chance: the same judgement scored against the hand published at another deal
+        other = next((published[(x, seat)] for x in labels[labels.index(label) + 1:] + labels if x != label and (x, seat) in published),
+                     None)
+        universe = [t for t in range(28) if t not in own.get((log, label), set())]
+        total += mutual_information(truth, guess, universe)
+        chance += mutual_information(other, guess, universe) if other is not None else 0.0
+        deals.add((log, label))
+    n = max(len(deals), 1)
+    return total / n, chance / n, len(deals)
+
+
+def mutual_information(truth: set[int], guess: set[int], universe: list[int]) -> float:
+    """I(truth; guess) over ``universe``, in bits in all (per element × elements)."""
+    n = len(universe)
+    counts = {(a, b): sum(1 for x in universe if (x in truth) == a and (x in guess) == b) for a in (True, False) for b in (True, False)}
+    total = 0.0
+    for (a, b), c in counts.items():
+        if c:
+            pa = sum(v for (x, _), v in counts.items() if x == a) / n
+            pb = sum(v for (_, y), v in counts.items() if y == b) / n
+            total += c / n * math.log2(c / n / (pa * pb))
+    return total * n
+
+
+def pagecache(seeds: int) -> int:
+    shared = system_file()
+    print(f"bench.sandbox --pagecache — {platform.node()}, {os.cpu_count()} CPUs, as {'root' if os.geteuid() == 0 else 'a user'}; "
+          f"the timing attacker against first_bot, sandboxed, -j 2, {seeds} seeds a row")
+    print(f"{'game':<6} {'isolation':<10} {'through':<34} {'bits/deal':>9} {'chance':>7} {'deals':>6}")
+    with tempfile.TemporaryDirectory(prefix="bench-pagecache-") as tmp:
+        where = Path(tmp)
+        where.chmod(0o755)
+        home = where / "attacker"
+        home.mkdir(mode=0o755)
+        shutil.copy(PAGECACHE, home / "attacker.py")
+        with open(home / "sparse", "wb") as f:
+            f.truncate(120 << 20)
+        shutil.copy(ROOT / "sample_bots" / "first_bot.py", where / "first.py")
+        for p in (*home.iterdir(), where / "first.py"):
+            p.chmod(0o644)
+        throughs = [("its own sparse file (a private copy)", home / "sparse")] + ([(str(shared), shared)] if shared else [])
+        for game in GAMES:
+            for isolation in ("concurrent", "strict"):
+                for label, path in throughs:
+                    bits = chance = 0.0
+                    deals = 0
+                    for seed in range(seeds):
+                        if path == shared:
+                            drop_cache(path)
+                        run = where / f"{game}-{isolation}-{deals}-{seed}-{path.name}"
+                        log = run / "m.jsonl"
+                        done = subprocess.run(
+                            [sys.executable, "-m", "referee", "match", f"{sys.executable} {home / 'attacker.py'} time {path}",
+                             f"{sys.executable} {where / 'first.py'}", "--name", "attacker", "--name", "first", *GAMES[game],
+                             "--sandbox", "--isolation", isolation, "-j", "2", "--seed", str(1000 + seed), "--log", str(log), "-q"],
+                            capture_output=True, text=True, cwd=where)
+                        if done.returncode != 0:
+                            print(f"{game}: the match failed: {done.stderr.strip()[:300]}")
+                            return 1
+                        b, c, d = bits_per_deal(log.with_name("m.stderr"))
+                        bits, chance, deals = bits + b * d, chance + c * d, deals + d
+                    n = max(deals, 1)
+                    print(f"{game:<6} {isolation:<10} {label[:34]:<34} {bits / n:>9.2f} {chance / n:>7.2f} {deals:>6}")
     return 0
 
 

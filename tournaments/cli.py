@@ -22,6 +22,7 @@ from referee.base.seeds import guessable, short_seed_warning
 from referee.commands.shared import err, fail, out, progress_bar, say
 
 if TYPE_CHECKING:
+    from tournaments.config import League
     from tournaments.schedule import TableKey
     from tournaments.wire import TableRecord
 
@@ -143,6 +144,23 @@ def _ordinal(n: int) -> str:
     return f"{n}{'th' if 10 <= n % 100 < 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
 
 
+def _refuse_what_is_missing(league: League, league_file: Path, *, local: bool) -> None:
+    """Refuse, in one line, a league this machine cannot play as written: a sandbox without
+    bwrap, strict isolation without a cgroup freezer (a cluster's workers judge their own)."""
+    if any(b.sandbox for b in league.bots):
+        from referee.bots.sandbox import SandboxUnavailable, find_bwrap
+
+        try:
+            find_bwrap()
+        except SandboxUnavailable as exc:
+            raise fail(f"{league_file}: {exc} (or turn it off with sandbox = false)") from None
+    if league.isolation == "strict" and local:
+        from referee.bots.cgroups import freezer_missing
+
+        if (why := freezer_missing()) is not None:
+            raise fail(f"{league_file}: {why} (isolation = \"concurrent\" in the league file)")
+
+
 @league_app.command("run", epilog="Example: referee league run tournaments/example.toml --concurrency 2\n\n" + EPILOG)
 def run(
     league_file: LeagueArg,
@@ -171,13 +189,7 @@ def run(
             address = parse_address(cluster)
         except LeagueError as exc:
             raise fail(str(exc)) from None
-    if any(b.sandbox for b in league.bots):
-        from referee.bots.sandbox import SandboxUnavailable, find_bwrap
-
-        try:
-            find_bwrap()
-        except SandboxUnavailable as exc:
-            raise fail(f"{league_file}: {exc} (or turn it off with sandbox = false)") from None
+    _refuse_what_is_missing(league, league_file, local=address is None)
     lines = FinishedLines(league, err) if (live if live is not None else not quiet) else None
     display: Any = lines
     live_display = None

@@ -190,6 +190,8 @@ def hidden_from_bots(league: League, pair: Sequence[str] = ()) -> list[Path]:
     referee_files = [league.path.resolve(), db, *(db.with_name(db.name + s) for s in ("-wal", "-shm", "-journal")), league.logs_dir,
                      *([] if league.book is None else [league.book.path])]  # the deals every table plays
     playing = [league.bot(name) for name in pair]
+    if pair and not any(b.sandbox for b in playing):
+        return referee_files  # no bot of the match is sandboxed: the other bots' places are not worked out
     others = [b for b in league.bots if b.name not in pair]
     return hidden_from([(b.argv, _cwd(b)) for b in playing], [(b.argv, _cwd(b)) for b in others], referee_files)
 

@@ -135,6 +135,11 @@ async def probe(job: MatchJob) -> list[str]:
     spec = job.spec()
     spec.stderr_dir.mkdir(parents=True, exist_ok=True)
     failures: list[str] = []
+    if spec.isolation == "strict":
+        from referee.bots.cgroups import freezer_missing
+
+        if (why := freezer_missing()) is not None:
+            failures.append(f"this worker cannot play strict: {why}")  # never a weaker strict in silence
     log = MatchLog(spec.log_path)
     try:
         for i, bot in enumerate(spec.bots):

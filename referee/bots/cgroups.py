@@ -19,6 +19,7 @@ by the next referee that makes one beside them.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import signal
 import time
@@ -26,7 +27,7 @@ from pathlib import Path
 
 import trio
 
-__all__ = ["BotCgroup"]
+__all__ = ["BotCgroup", "freezer_missing"]
 
 _PREFIX = "referee-bot-"
 
@@ -108,7 +109,7 @@ class BotCgroup:
         mounts, own = _mounts(), _own_paths()
         track = _parent_dir("2", mounts, own)
         v1_track = None if track is not None else next(
-            (p for k in ("pids", "freezer", "memory", "cpu") if (p := _parent_dir(k, mounts, own)) is not None), None)
+            (p for k in ("freezer", "pids", "memory", "cpu") if (p := _parent_dir(k, mounts, own)) is not None), None)
         memory_parent = None
         if memory_mb is not None:
             if track is not None and "memory" in _read(track / "cgroup.subtree_control").split():
@@ -267,3 +268,23 @@ def _sweep(parent: Path) -> None:
             _kill_all(d)
             with contextlib.suppress(OSError):
                 d.rmdir()  # fails while the killed are still dying: the next sweep takes it
+
+
+#: Why ``--isolation strict`` cannot be had, when it cannot.
+STRICT_NEEDS = ("--isolation strict freezes each bot's processes in a cgroup, and this referee {}: run it as root, or in a "
+                "delegated cgroup v2 subtree (systemd-run --user --scope -p Delegate=yes referee ...), or play concurrent")
+
+
+@functools.cache
+def freezer_missing() -> str | None:
+    """Why strict isolation cannot be had here (one line), or None: the referee makes a cgroup
+    and opens its freezer, as each bot's would be.  Strict is refused rather than weakened to a
+    SIGSTOP of a process tree, which a ``setsid`` daemon with its descriptors closed escapes."""
+    group = BotCgroup.create()
+    if group is None:
+        return STRICT_NEEDS.format("may make no cgroup")
+    try:
+        found = group.freeze(False)  # a thaw of an empty cgroup: its freezer opened, and closed by remove()
+    finally:
+        group.remove()
+    return None if found else STRICT_NEEDS.format("has cgroups without a freezer")

@@ -24,8 +24,8 @@ import trio
 from referee.base.errors import BotExited, LineTooLong
 from referee.bots.pipes import Closed, PipeWriter, StderrCopy, end_holders, started
 from referee.bots.reader import LineReader
-from referee.bots.sandbox import UIDS
-from referee.bots.spawn import Confinement, Spawned, describe_exit, oom_kills, spawn
+from referee.bots.sandbox import UIDS, remove_copies
+from referee.bots.spawn import Confinement, Spawned, describe_exit, end_orphans, oom_kills, release_orphans, spawn
 
 _UNREAD_READS = 4  # at close, how many reads of up to BUDGET bytes look for lines nobody read
 _EXIT_WAIT = 0.5  # after EOF on stdout, how long to wait for the exit status
@@ -77,6 +77,8 @@ class BotProcess:
         self._killed_by_referee = False
         self._cgroup = spawned.cgroup
         self._uid = spawned.uid
+        self._copies = spawned.copies
+        self._reaps = spawned.reaps
         self._sandboxed = confinement.sandbox
         self._oom = 0  # processes killed for memory, read when the cgroup is removed
         self._memory_mb = spawned.memory_mb
@@ -313,6 +315,8 @@ class BotProcess:
             try:
                 if self.returncode is None:
                     self._killed_by_referee = True
+                if self._reaps:
+                    self._signal_tree(signal.SIGKILL)  # its daemons too: it is their subreaper
                 self._signal_group()
                 if self._cgroup is not None:
                     self._cgroup.kill()  # a process frozen in a v1 cgroup dies once thawed: killed first
@@ -321,6 +325,9 @@ class BotProcess:
                     await self._process.wait()
                 await self._end_cgroup()
                 await self._kill_pipe_holders()
+                if self._reaps:
+                    self._reaps = False
+                    await release_orphans()
             finally:
                 self._in.close()
                 self._out.close()
@@ -335,6 +342,8 @@ class BotProcess:
         if self._uid is not None:
             UIDS.give_back(self._uid)
             self._uid = None
+        copies, self._copies = self._copies, None
+        remove_copies(copies)
 
     async def _end_leftovers(self) -> None:
         """When the bot's own process exits, kill whatever it left holding its pipes: a child
@@ -343,6 +352,7 @@ class BotProcess:
         with self._watch_scope:
             await self._process.wait()
             await self._kill_pipe_holders()
+            await end_orphans()
 
     def _signal_group(self) -> None:
         # Even when the leader is gone, members it left in the group are still to be killed.

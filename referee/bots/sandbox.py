@@ -24,7 +24,12 @@ writable place, a private ``/tmp`` whose size is taken out of its memory cap (se
 :func:`tmp_mb`).  Inside the places it is shown, the referee's files (logs, stderr logs, deal
 files, league databases) and the other bots' files and folders are hidden.  Every path is
 compared after resolving symlinks, and a folder is mounted at its real path (with the links
-that lead to it made again inside), so no second name reaches a hidden file.
+that lead to it made again inside), so no second name reaches a hidden file.  What is the bot's
+own (its directory, working directory and named paths) it sees as a private copy made for each
+process (:class:`_Copies`), so no two processes share a page of it; no procfs file can be read
+(a /proc of constant files, or for a wrapper the real one closed by Landlock:
+:mod:`referee.bots.confine`), /dev has no terminal, and a seccomp filter refuses what would
+tell the page cache or move a counter of the whole machine (PROTOCOL.md, "Fair play").
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ import shutil
 import stat
 import struct
 import sys
+import tempfile
 import threading
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
@@ -43,6 +49,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from referee.base.errors import RefereeError
+from referee.bots.confine import landlock_abi
 
 __all__ = ["BWRAP", "DEFAULT_MEMORY_MB", "INSTALL", "SandboxUnavailable", "Spawn", "absolute_words", "address_space_mb", "bot_environment",
            "bot_files", "bot_home", "find_bwrap", "hidden_from", "named_paths", "referee_files", "sandboxed", "tmp_mb"]
@@ -59,6 +66,8 @@ SAFE_ENV = ("PATH", "HOME", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_NUMERI
 SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin"
 #: The system directories a sandboxed bot sees, read-only (when they exist and are not links).
 SYSTEM_DIRS = ("/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+#: The devices of the sandbox's /dev (no terminal: see :func:`sandboxed`).
+DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
 #: Processes (threads count too) a sandboxed bot may have at once, the sandbox's init included.
 DEFAULT_PROCESSES = 64
 #: The memory cap of a sandboxed bot process when none is given, in MiB: the private /tmp
@@ -249,19 +258,54 @@ def hidden_from(own: Iterable[tuple[Sequence[str], Path | None]], others: Iterab
     live in one folder), and what their command lines name (:func:`named_paths`) unless one
     of ``own`` has it as its home or names it too (a library two bots share).  Naming another
     bot's home on a command line does not make it one's own.  Each bot is ``(argv, cwd)``;
-    paths are compared after resolving symlinks."""
-    own = list(own)
-    homes = {_real(p) for argv, cwd in own for p in bot_home(argv, cwd)}
-    named = homes | {_real(p) for argv, cwd in own for p in named_paths(argv, cwd)}
+    paths are compared after resolving symlinks.
+
+    A bot's places are worked out once per bot (:func:`bot_places`), not once per match: a
+    league of N bots asks this of every match, about every other bot."""
+    own_places = [bot_places(tuple(argv), cwd) for argv, cwd in own]
+    homes = frozenset().union(*(p.homes_real for p in own_places))
+    named = homes.union(*(p.named_real for p in own_places))
     out = list(hidden)
+    seen = set(out)
     for argv, cwd in others:
-        for p in bot_home(argv, cwd):
-            if _real(p) not in homes and p not in out:
+        places = bot_places(tuple(argv), cwd)
+        for p, real in zip(places.homes, places.homes_real_list, strict=True):
+            if real not in homes and p not in seen:
                 out.append(p)
-        for p in named_paths(argv, cwd):
-            if _real(p) not in named and p not in out:
+                seen.add(p)
+        for p, real in zip(places.named, places.named_real_list, strict=True):
+            if real not in named and p not in seen:
                 out.append(p)
+                seen.add(p)
     return out
+
+
+@dataclass(frozen=True)
+class BotPlaces:
+    """A bot's homes (:func:`bot_home`) and named paths (:func:`named_paths`), as written and
+    resolved."""
+
+    homes: tuple[Path, ...]
+    named: tuple[Path, ...]
+    homes_real_list: tuple[Path, ...]
+    named_real_list: tuple[Path, ...]
+
+    @property
+    def homes_real(self) -> frozenset[Path]:
+        return frozenset(self.homes_real_list)
+
+    @property
+    def named_real(self) -> frozenset[Path]:
+        return frozenset(self.named_real_list)
+
+
+@functools.lru_cache(maxsize=4096)
+def bot_places(argv: tuple[str, ...], cwd: Path | None) -> BotPlaces:
+    """A bot's places, looked up once (the files and folders of a bot's command are taken to
+    stay where they are while the referee runs)."""
+    homes = tuple(bot_home(argv, cwd))
+    named = tuple(named_paths(argv, cwd))
+    return BotPlaces(homes, named, tuple(_real(p) for p in homes), tuple(_real(p) for p in named))
 
 
 def referee_files(folders: Iterable[Path]) -> list[Path]:
@@ -412,6 +456,133 @@ def _walk(path: Path) -> tuple[Path, list[tuple[Path, str]]]:
     return current, links
 
 
+# -- private copies ----------------------------------------------------------------------------
+
+#: What the private copies of one sandboxed process may hold at most: bytes stored (a sparse
+#: file counts what it holds, not its length) and entries (files, folders, links).
+COPY_MB = 64
+COPY_ENTRIES = 10000
+_COPY_PREFIX = "referee-copy-"
+
+
+class _Copies:
+    """The private copies of one process's own files and folders, made in a folder of their own
+    (:func:`copy_root`): each gets new inodes, so no page of them is in the cache for anyone but
+    this process.  What is hidden inside them is copied as an empty file or folder (to be covered
+    as before).  At most :data:`COPY_MB` MiB and :data:`COPY_ENTRIES` entries in all."""
+
+    def __init__(self, hidden: Iterable[Path]) -> None:
+        self.hidden = {str(_real(p)) for p in hidden}
+        self.folder: Path | None = None
+        self.bytes = 0
+        self.entries = 0
+
+    def of(self, source: Path) -> Path:
+        """A private copy of the real path ``source`` (a file or a folder), to show at its place."""
+        if self.folder is None:
+            root = copy_root()
+            _sweep_copies(root)
+            self.folder = Path(tempfile.mkdtemp(prefix=f"{_COPY_PREFIX}{os.getpid()}-", dir=root))
+            self.folder.chmod(0o755)  # as root the bot runs as a user of its own
+        target = self.folder / str(self.entries)
+        try:
+            self._copy(str(source), str(target), str(source))
+        except OSError as e:
+            raise SandboxUnavailable(f"cannot copy {source} for the bot ({e.strerror or e})") from None
+        return target
+
+    def _count(self, source: str, stored: int) -> None:
+        self.entries += 1
+        self.bytes += stored
+        if self.bytes > COPY_MB << 20 or self.entries > COPY_ENTRIES:
+            raise SandboxUnavailable(
+                f"the sandbox gives each process of a bot a copy of its own files, at most {COPY_MB} MiB and {COPY_ENTRIES} "
+                f"entries, and {source} holds more: keep the bot in a folder of its own, without what it does not need")
+
+    def _copy(self, source: str, target: str, top: str, st: os.stat_result | None = None) -> None:
+        # paths as strings: a folder of thousands of files spends its time in pathlib otherwise
+        if st is None:
+            st = os.lstat(source)
+        hidden = source in self.hidden and source != top
+        mode = stat.S_IMODE(st.st_mode)
+        if stat.S_ISDIR(st.st_mode):
+            self._count(top, 0)
+            os.mkdir(target, 0o700)
+            if not hidden:
+                with os.scandir(source) as entries:
+                    for entry in entries:
+                        self._copy(entry.path, f"{target}/{entry.name}", top, entry.stat(follow_symlinks=False))
+            os.chmod(target, 0o755 if hidden else mode)
+        elif stat.S_ISLNK(st.st_mode):
+            self._count(top, 0)
+            os.symlink(os.readlink(source), target)
+        elif stat.S_ISREG(st.st_mode):
+            empty = hidden or st.st_size == 0
+            self._count(top, 0 if empty else min(st.st_size, st.st_blocks * 512))
+            out = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+            try:
+                if not empty:
+                    _copy_file(source, out, st.st_size, sparse=st.st_blocks * 512 < st.st_size)
+                os.fchmod(out, 0o644 if hidden else mode)
+            finally:
+                os.close(out)
+        # fifos, sockets and devices are not copied
+
+
+def _copy_file(source: str, out: int, size: int, *, sparse: bool) -> None:
+    """Copy a file's data into ``out``; a sparse file's holes are left holes (it costs what it holds)."""
+    src = os.open(source, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        at = 0
+        while at < size:
+            if sparse:
+                try:
+                    start = os.lseek(src, at, os.SEEK_DATA)
+                except OSError:  # ENXIO: only a hole is left
+                    break
+                end = os.lseek(src, start, os.SEEK_HOLE)
+            else:
+                start, end = at, size
+            os.lseek(out, start, os.SEEK_SET)
+            while start < end:
+                sent = os.sendfile(out, src, start, end - start)
+                if sent == 0:
+                    end = start  # the file shrank meanwhile
+                    break
+                start += sent
+            at = max(end, at + 1) if sparse else size
+        if sparse:
+            os.ftruncate(out, size)
+    finally:
+        os.close(src)
+
+
+@functools.cache
+def copy_root() -> Path:
+    """Where private copies are made: ``/dev/shm`` (memory) where the referee may write there,
+    else the system's temporary folder."""
+    shm = Path("/dev/shm")
+    return shm if os.access(shm, os.W_OK | os.X_OK) else Path(tempfile.gettempdir())
+
+
+def remove_copies(folder: Path | None) -> None:
+    """Remove a process's private copies (:attr:`Spawn.copies`)."""
+    if folder is not None:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _sweep_copies(root: Path) -> None:
+    """Remove the copies left by referees that are gone (killed before they could clean up)."""
+    try:
+        names = [n for n in os.listdir(root) if n.startswith(_COPY_PREFIX)]
+    except OSError:
+        return
+    for name in names:
+        pid = name[len(_COPY_PREFIX):].split("-")[0]
+        if pid.isdigit() and not os.path.exists(f"/proc/{pid}"):
+            shutil.rmtree(root / name, ignore_errors=True)
+
+
 # -- the spawn -------------------------------------------------------------------------------
 
 
@@ -428,6 +599,9 @@ class Spawn:
     cwd: Path | None
     uid: int | None = None
     pass_fds: tuple[int, ...] = ()
+    #: the folder holding the process's private copies of its own files (:func:`private_copies`),
+    #: to remove with :func:`remove_copies` once every process of it is gone
+    copies: Path | None = None
 
     def close_fds(self) -> None:
         for fd in self.pass_fds:
@@ -526,13 +700,23 @@ def sandboxed(
     root = os.geteuid() == 0
     if root:
         _check_readable([*own, *named])
-    layout = _layout(own + runtime, named, hide)
+    copies = _Copies(hide)
+    try:
+        layout = _layout(own + runtime, named, hide, copies, shared=runtime)
+    except BaseException:
+        remove_copies(copies.folder)
+        raise
     program_bytes = seccomp_program(address_space=address_space)
-    pass_fds = (_pipe_with(program_bytes),) if program_bytes else ()
+    pass_fds: tuple[int, ...] = (_pipe_with(program_bytes),) if program_bytes else ()
+    closed_proc = _landlock() and _wrapper(argv)
+    if not closed_proc:
+        meminfo = _pipe_with(_meminfo(memory_mb))
+        pass_fds += (meminfo,)
     try:
         uid = UIDS.take() if root else None
     except SandboxUnavailable:
-        Spawn([], {}, None, None, pass_fds).close_fds()
+        Spawn([], {}, None, None, pass_fds, copies.folder).close_fds()
+        remove_copies(copies.folder)
         raise
     # As root, bwrap runs privileged (so it can show the bot a directory under /root, say) and
     # the bot drops to its own uid inside; otherwise bwrap makes a user namespace.
@@ -545,21 +729,80 @@ def sandboxed(
             args += ["--symlink", os.readlink(system_dir), system_dir]
         elif os.path.isdir(system_dir):
             args += ["--ro-bind", system_dir, system_dir]
-    args += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--size", str(tmp_mb(memory_mb) << 20), "--tmpfs", "/tmp"]
+    # /dev holds the devices a program reads and writes, and no terminal (a pty's allocation
+    # moves a count of the whole machine's).  Every file of a procfs tells what is in the page
+    # cache or moves with the whole machine: where Landlock is to be had, /proc is the bot's own
+    # PID namespace's, none of whose files it may open (confine.py runs first); elsewhere it is
+    # no procfs but a few constant files (PROTOCOL.md, "Fair play").
+    args += ["--tmpfs", "/dev", *(a for d in DEVICES for a in ("--dev-bind", d, d)), "--dir", "/dev/shm"]
+    if closed_proc:
+        args += ["--proc", "/proc"]
+    else:
+        args += ["--tmpfs", "/proc", "--dir", "/proc/self", "--symlink", str(_executable(argv)), "/proc/self/exe",
+                 "--ro-bind-data", str(meminfo), "/proc/meminfo", "--remount-ro", "/proc"]
+    args += ["--perms", "1777", "--size", str(tmp_mb(memory_mb) << 20), "--tmpfs", "/tmp"]
     args += layout
     # Nothing but /tmp is writable: not the root bwrap builds, nor the folders it makes for
     # the parents of what is shown, nor /dev (whose shm folder would be a tmpfs outside the cap).
     args += ["--remount-ro", "/dev", "--remount-ro", "/"]
-    if pass_fds:
+    if program_bytes:
         args += ["--seccomp", str(pass_fds[0])]
     if workdir is not None:
         args += ["--chdir", str(workdir)]
     # The cap is set inside, where it counts this bot's processes only: those of its own uid,
     # or those in its own user namespace (not every process of the referee's user).
-    args += ["--", PRLIMIT, f"--nproc={processes}:{processes}", "--"]
+    args += ["--", *(_CONFINE if closed_proc else ()), PRLIMIT, f"--nproc={processes}:{processes}", "--"]
     if uid is not None:
         args += [SETPRIV, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--"]
-    return Spawn([*args, *argv], bot_environment(env, sandboxed=True), None, uid, pass_fds)
+    return Spawn([*args, *argv], bot_environment(env, sandboxed=True), None, uid, pass_fds, copies.folder)
+
+
+#: The sandbox's first program where Landlock closes /proc (:mod:`referee.bots.confine`).
+_CONFINE = (os.path.realpath(sys.executable), "-S", "-I", "-B", str(Path(__file__).with_name("confine.py")), "--")
+
+
+#: Programs that run other programs, as a bot's first word: a shell or ``env``.
+_WRAPPERS = frozenset(("sh", "bash", "dash", "zsh", "ksh", "mksh", "busybox", "env", "exec", "nice", "timeout", "stdbuf"))
+
+
+def _wrapper(argv: Sequence[str]) -> bool:
+    """Whether a bot's command is a wrapper (a shell, ``env``, a ``#!`` script): the program it
+    ends up running is not the one it starts, so a constant ``/proc/self/exe`` would name the
+    wrong one (and a JVM's launcher behind ``sh -c 'exec java …'`` would not find its libraries).
+    Such a bot gets the real /proc closed by Landlock, which costs it a Python's start (measured
+    40–80 ms a process on a loaded 2-CPU machine); any other gets the constant /proc."""
+    program = _real(Path(argv[0]))
+    return program.name in _WRAPPERS or Path(argv[0]).name in _WRAPPERS or _head(str(program), 2) == b"#!"
+
+
+@functools.cache
+def _landlock() -> bool:
+    """Whether /proc is closed with Landlock (this kernel has it), rather than replaced."""
+    return landlock_abi() > 0
+
+
+def _meminfo(memory_mb: int) -> bytes:
+    """The sandbox's /proc/meminfo: the bot's memory cap as the whole memory, all of it free,
+    whatever the machine does."""
+    kb = memory_mb << 10
+    return "".join(f"{name}:{value:>16} kB\n" for name, value in (
+        ("MemTotal", kb), ("MemFree", kb), ("MemAvailable", kb), ("Buffers", 0), ("Cached", 0), ("SwapCached", 0),
+        ("SwapTotal", 0), ("SwapFree", 0), ("Mlocked", 0), ("Shmem", 0))).encode()
+
+
+def _executable(argv: Sequence[str]) -> Path:
+    """The program a bot's first process runs, as ``/proc/self/exe`` names it (the loader
+    finds a program's ``$ORIGIN`` libraries through it, as a JVM's launcher does): the real
+    path of the command's program, or of the interpreter its ``#!`` line names."""
+    program = _real(Path(argv[0]))
+    head = _head(str(program), 256)
+    if head.startswith(b"#!"):
+        words = head[2:].split(b"\n", 1)[0].decode("utf-8", "replace").split()
+        if words:
+            found = shutil.which(words[1]) if Path(words[0]).name == "env" and len(words) > 1 else words[0]
+            if found:
+                return _real(Path(found))
+    return program
 
 
 def _relative_path_option(argv: Sequence[str]) -> bool:
@@ -575,7 +818,8 @@ def _relative_path_option(argv: Sequence[str]) -> bool:
 _SHOW, _HIDE, _PRIVATE, _LINK = "show", "hide", "private", "link"
 
 
-def _layout(own: list[Path], named: list[Path], hidden: list[Path]) -> list[str]:
+def _layout(own: list[Path], named: list[Path], hidden: list[Path], copies: _Copies | None = None,
+            shared: Iterable[Path] = ()) -> list[str]:
     """The bwrap arguments that show ``own`` and ``named`` read-only and hide ``hidden``.
 
     Every path is taken at its real place (links resolved), and mounted there; the links met
@@ -583,7 +827,10 @@ def _layout(own: list[Path], named: list[Path], hidden: list[Path]) -> list[str]
     have them, so the path as written still leads to it.  The deepest rule wins (a path is
     seen as its nearest ruled ancestor says), except that ``named`` paths never show what
     ``hidden`` hides, on the path itself or above it; on one path, ``own`` beats ``hidden``.
+    With ``copies``, what is shown is a private copy of it (:class:`_Copies`), except what lies
+    in ``shared`` (the runtime every bot runs with).
     """
+    shared_real = [_real(p) for p in shared]
     rules, links = _rules(own, named, hidden)
     state: dict[Path, str] = {Path("/tmp"): _PRIVATE, **dict.fromkeys(_system_dirs(), _SHOW)}
     args: list[str] = []
@@ -616,7 +863,8 @@ def _layout(own: list[Path], named: list[Path], hidden: list[Path]) -> list[str]
                 state[p] = _SHOW
             elif p.exists():
                 parents(p, above)
-                args.extend(["--ro-bind", str(p), str(p)])
+                private = copies is not None and not any(_under(p, r) for r in shared_real)
+                args.extend(["--ro-bind", str(copies.of(p) if copies is not None and private else p), str(p)])
                 state[p] = _SHOW
         elif seen == _SHOW:
             if p.is_dir():
@@ -669,9 +917,13 @@ def _check_readable(paths: list[Path]) -> None:
 # -- seccomp -----------------------------------------------------------------------------------
 
 #: An entry of the filter: (system call number, argument tested or None, how: ``"eq"`` its low 32
-#: bits equal ``value``, ``"set"`` they have a bit of ``value`` set; the errno the call then
+#: bits equal ``value``, ``"set"`` they have a bit of ``value`` set, ``"nonnull"`` the whole
+#: argument (a pointer) is not 0; the errno the call then
 #: returns, 0 being a success that does nothing).
 _Rule = tuple[int, int | None, str, int, int]
+#: System call numbers of the machine's counters: io_setup, the mlocks, getrusage, (wait4,
+#: waitid), and calls refused whole (move_pages, migrate_pages, perf_event_open, bpf, syslog).
+_Counters = tuple[int, tuple[int, ...], int, tuple[int, int], tuple[int, ...]]
 _ENOSYS, _ENOLCK, _EPERM, _EOPNOTSUPP, _EINVAL, _DONE = 38, 37, 1, 95, 22, 0
 _CLONE_NEWUSER = 0x10000000
 #: fcntl commands that take a lock on a file (classic, 64-bit and open-file-description locks):
@@ -685,12 +937,23 @@ _LEASE_COMMANDS = (1024, 1025, 1026)
 
 
 def _shared_state(flock: int, fcntl: int, inotify: tuple[int, ...], fanotify: tuple[int, ...], unshare: int, clone: int,
-                  keys: tuple[int, ...], mincore: int, madvise: int, rw2: tuple[int, int], fadvise: int) -> list[_Rule]:
+                  keys: tuple[int, ...], mincore: int, madvise: int, rw2: tuple[int, int], fadvise: int,
+                  counters: _Counters) -> list[_Rule]:
     """The rules that close what two processes of a match could share through the kernel:
     locks, leases and notifications on the files they both see, watches (inotify, fanotify),
-    user namespaces, the kernel's keyrings, io_uring, and the calls that tell or drop the page
-    cache of a shared file (PROTOCOL.md, "Fair play")."""
+    user namespaces, the kernel's keyrings, io_uring, the calls that tell or drop the page
+    cache of a shared file, and the machine's counters (PROTOCOL.md, "Fair play")."""
+    io_setup, mlocks, getrusage, (wait4, waitid), refused = counters
     return [
+        (io_setup, None, "eq", 0, _ENOSYS),  # Linux AIO: aio-nr counts the whole machine's; RWF_NOWAIT in an iocb tells the cache
+        *((nr, None, "eq", 0, _EPERM) for nr in mlocks),  # Mlocked counts the whole machine's (as without RLIMIT_MEMLOCK)
+        # a process's fault counts, blocks read, context switches and peak RSS tell which pages
+        # of a file were cached: its own, and a child's through wait4/waitid
+        (getrusage, None, "eq", 0, _ENOSYS),
+        (wait4, 3, "nonnull", 0, _EPERM),
+        (waitid, 4, "nonnull", 0, _EPERM),
+        # move_pages tells which pages are present; perf events count faults; bpf, syslog: the machine's
+        *((nr, None, "eq", 0, _ENOSYS) for nr in refused),
         (flock, None, "eq", 0, _DONE),
         *((fcntl, 1, "eq", cmd, _DONE) for cmd in _LOCK_COMMANDS),
         *((fcntl, 1, "eq", cmd, _ENOLCK) for cmd in _LOCK_TESTS),
@@ -714,10 +977,12 @@ def _shared_state(flock: int, fcntl: int, inotify: tuple[int, ...], fanotify: tu
 #: numbers).  On x86-64 the x32 ABI, numbered from 2^30, is refused whole too.
 _SECCOMP: dict[str, tuple[int, list[_Rule], list[_Rule], tuple[int, ...]]] = {
     "x86_64": (0xC000003E,
-               _shared_state(73, 72, (253, 254, 294), (300, 301), 272, 56, (248, 249, 250), 27, 28, (327, 328), 221),
+               _shared_state(73, 72, (253, 254, 294), (300, 301), 272, 56, (248, 249, 250), 27, 28, (327, 328), 221,
+                             (206, (149, 151, 325), 98, (61, 247), (279, 256, 298, 321, 103))),
                [(nr, None, "eq", 0, _ENOSYS) for nr in (319, 29, 447)], (0x40000003,)),
     "aarch64": (0xC00000B7,
-                _shared_state(32, 25, (26, 27), (262, 263), 97, 220, (217, 218, 219), 232, 233, (286, 287), 223),
+                _shared_state(32, 25, (26, 27), (262, 263), 97, 220, (217, 218, 219), 232, 233, (286, 287), 223,
+                              (0, (228, 230, 284), 165, (260, 95), (239, 238, 241, 280, 116))),
                 [(nr, None, "eq", 0, _ENOSYS) for nr in (279, 194, 447)], (0x40000028,)),
 }
 
@@ -744,6 +1009,9 @@ def seccomp_program(machine: str | None = None, *, address_space: bool = True) -
     for nr, arg, how, value, answer in [*rules, *(memory_rules if address_space else [])]:
         if arg is None:
             native += [(ld_w_abs, 0, 0, 0), (jeq, 0, 1, nr), (ret, 0, 0, errno(answer))]
+        elif how == "nonnull":  # either half of the 64-bit argument (little-endian) has a bit set
+            native += [(ld_w_abs, 0, 0, 0), (jeq, 0, 5, nr), (ld_w_abs, 0, 0, 16 + 8 * arg), (jset, 2, 0, 0xFFFFFFFF),
+                       (ld_w_abs, 0, 0, 20 + 8 * arg), (jset, 0, 1, 0xFFFFFFFF), (ret, 0, 0, errno(answer))]
         else:
             native += [(ld_w_abs, 0, 0, 0), (jeq, 0, 3, nr), (ld_w_abs, 0, 0, 16 + 8 * arg),
                        (jset if how == "set" else jeq, 0, 1, value), (ret, 0, 0, errno(answer))]

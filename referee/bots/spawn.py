@@ -10,6 +10,7 @@ does with them, and how it ends the bot, is :class:`referee.bots.process.BotProc
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import queue
@@ -39,10 +40,12 @@ from referee.bots.sandbox import (
     Spawn,
     address_space_mb,
     bot_environment,
+    remove_copies,
     sandboxed,
 )
 
 _PR_SET_PDEATHSIG = 1
+_PR_SET_CHILD_SUBREAPER = 36
 try:
     _prctl = ctypes.CDLL(None, use_errno=True).prctl if sys.platform.startswith("linux") else None
 except (OSError, AttributeError):
@@ -77,7 +80,12 @@ class Child:
     async def start(cls, argv: list[str], **popen_options) -> Child:
         """Spawn ``argv`` (``subprocess.Popen``'s options) on the spawning thread.  Not
         cancellable once begun: the process is returned, to be owned and ended by the caller."""
-        return cls(await _on_spawning_thread(lambda: subprocess.Popen(argv, **popen_options)))
+        def run() -> subprocess.Popen:
+            popen = subprocess.Popen(argv, **popen_options)
+            _bots.add(popen.pid)  # on the spawning thread, where orphans are swept: never taken for one
+            return popen
+
+        return cls(await _on_spawning_thread(run))
 
     @property
     def returncode(self) -> int | None:
@@ -95,7 +103,81 @@ class Child:
                 trio.lowlevel.notify_closing(self._pidfd)
                 os.close(self._pidfd)
                 self._pidfd = -1
+        _bots.discard(self.pid)
         return self._popen.returncode
+
+
+#: The pids of the bots' own processes this referee spawned and has not reaped.
+_bots: set[int] = set()
+#: The live bots whose leftovers the referee reaps itself (:func:`adopt_orphans`).
+_reaping = 0
+
+
+def adopt_orphans() -> None:
+    """Make the referee a child subreaper while a bot that no cgroup holds lives: a process such
+    a bot leaves behind when it exits (a ``setsid`` daemon with its descriptors closed) becomes
+    the referee's child, not init's, so :func:`end_orphans` can find and kill it.  Undone by
+    :func:`release_orphans` when the last such bot is gone (a subreaper adopts every orphan of
+    every program it ever started, for as long as it is one)."""
+    global _reaping
+    _reaping += 1
+    if _reaping == 1 and _prctl is not None:
+        _prctl(_PR_SET_CHILD_SUBREAPER, 1)
+
+
+async def end_orphans() -> None:
+    """Kill and reap the processes bots left behind that came to the referee (:func:`adopt_orphans`):
+    its children in a session not its own (every bot runs in a session of its own, and so does
+    whatever it starts) that are not a bot's own process."""
+    if _reaping:
+        await _on_spawning_thread(_end_orphans)
+
+
+async def release_orphans() -> None:
+    """A bot that :func:`adopt_orphans` counted is gone: its leftovers are ended, and the referee
+    stops being a subreaper when it was the last."""
+    global _reaping
+    await end_orphans()
+    _reaping = max(0, _reaping - 1)
+    if _reaping == 0 and _prctl is not None:
+        _prctl(_PR_SET_CHILD_SUBREAPER, 0)
+
+
+def _end_orphans() -> None:
+    session = os.getsid(0)
+    for _ in range(8):  # an orphan may fork between the listing and the kill: look again
+        found = [pid for pid in _children(os.getpid()) if pid not in _bots and _session(pid) not in (None, session)]
+        if not found:
+            return
+        for pid in found:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        for pid in found:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, 0)  # SIGKILLed: it ends at once
+
+
+def _children(pid: int) -> list[int]:
+    out: list[int] = []
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return out
+    for t in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{t}/children") as f:
+                out += [int(c) for c in f.read().split()]
+        except (OSError, ValueError):
+            continue
+    return out
+
+
+def _session(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return int(f.read().rpartition(b")")[2].split()[3])
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 T = TypeVar("T")
@@ -377,7 +459,8 @@ class Confinement:
 class Spawned:
     """A bot's process just started: the child, the referee's ends of its pipes (non-blocking;
     the child's ends are closed here), the file its stderr is copied to, and what the process
-    holds that must be given back when it ends (its cgroup, the sandbox's uid)."""
+    holds that must be given back when it ends (its cgroup, the sandbox's uid, its private
+    copies of its files)."""
 
     child: Child
     stdin: int
@@ -387,6 +470,9 @@ class Spawned:
     cgroup: BotCgroup | None
     uid: int | None
     memory_mb: int | None
+    copies: Path | None = None
+    #: the referee reaps what it leaves behind (no cgroup, no sandbox): see :func:`adopt_orphans`
+    reaps: bool = False
 
 
 async def spawn(argv: Sequence[str], *, name: str, stderr_path: Path, confinement: Confinement,
@@ -425,6 +511,10 @@ async def spawn(argv: Sequence[str], *, name: str, stderr_path: Path, confinemen
     referee_pid = os.getpid()
     uid = plan.uid
     join_fds = cgroup.join_files() if cgroup is not None else []
+    # Without a cgroup and without the sandbox (whose PID namespace dies with the bot), what the
+    # bot leaves behind is found by parentage: the bot is a subreaper while it lives (its tree
+    # holds its daemons) and the referee once it is gone.
+    reaps = cgroup is None and not conf.sandbox
 
     def child_setup() -> None:
         join(join_fds)  # first: every process the bot starts stays in its cgroup
@@ -433,6 +523,8 @@ async def spawn(argv: Sequence[str], *, name: str, stderr_path: Path, confinemen
         # Die with the referee, even if it is killed with SIGKILL and cannot clean up.
         if _prctl is not None:
             _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+            if reaps:
+                _prctl(_PR_SET_CHILD_SUBREAPER, 1)  # kept across exec
             if os.getppid() != referee_pid:  # the referee died before prctl took effect
                 os._exit(1)
 
@@ -447,9 +539,13 @@ async def spawn(argv: Sequence[str], *, name: str, stderr_path: Path, confinemen
             cgroup.remove()
         if uid is not None:
             UIDS.give_back(uid)
+        remove_copies(plan.copies)
 
     with ExitStack() as on_fail:
         on_fail.callback(release)
+        if reaps:
+            adopt_orphans()
+            on_fail.callback(_unadopt)
         log = open(stderr_path, "ab", buffering=0)  # noqa: SIM115 - closed by the bot's kill()
         on_fail.callback(log.close)
         # The child gets its own copies of its ends; ours must go, or EOF never arrives.
@@ -471,7 +567,15 @@ async def spawn(argv: Sequence[str], *, name: str, stderr_path: Path, confinemen
     plan.close_fds()
     for fd in join_fds:
         os.close(fd)
-    return Spawned(child, in_w, out_r, err_r, log, cgroup, uid, memory_mb)
+    return Spawned(child, in_w, out_r, err_r, log, cgroup, uid, memory_mb, plan.copies, reaps)
+
+
+def _unadopt() -> None:
+    """A spawn that counted itself in :func:`adopt_orphans` failed: nothing of it is left to reap."""
+    global _reaping
+    _reaping = max(0, _reaping - 1)
+    if _reaping == 0 and _prctl is not None:
+        _prctl(_PR_SET_CHILD_SUBREAPER, 0)
 
 
 def _pipe(child_ends: ExitStack, on_fail: ExitStack, *, ours_writes: bool) -> tuple[int, int]:

@@ -14,6 +14,7 @@ from protocol.messages import MAX_DEPTH, too_deep
 from referee.base import exitcodes as X
 from referee.base.seeds import seed_text
 from referee.base.signals import Terminated
+from referee.bots.cgroups import freezer_missing
 from referee.bots.sandbox import DEFAULT_MEMORY_MB, SandboxUnavailable, find_bwrap
 from referee.bots.spawn import bot_name
 from referee.commands.app import TABLE_ROWS
@@ -272,6 +273,8 @@ def isolation_of(value: str) -> Isolation:
     """``--isolation``'s value, or a one-line error naming the choices."""
     for choice in ISOLATIONS:
         if value == choice:
+            if choice == "strict" and (why := freezer_missing()) is not None:
+                raise fail(why)
             return choice
     raise fail(f"--isolation {value!r}: give one of {', '.join(ISOLATIONS)}")
 

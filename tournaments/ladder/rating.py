@@ -258,9 +258,11 @@ class Ratings:
         sigma2 = max(rss, 0.0) / dof if dof >= 1 else math.inf
         # centred on the mean of the bots with results, so a newcomer's wide prior does not widen theirs
         played = np.array([t > 0 for t in self._tables]) if fitted else np.ones(k, dtype=bool)
-        centre = np.eye(k) - np.outer(np.ones(k), played) / played.sum()
-        rating = centre @ s
-        unit = centre @ inverse @ centre.T
+        # (I − 1 wᵀ) C (I − w 1ᵀ) with w the played bots' weights, in O(k²): C − 1 (wᵀC) − (C w) 1ᵀ + (wᵀ C w)
+        w = played / played.sum()
+        rating = s - float(w @ s)
+        cw = inverse @ w
+        unit = inverse - cw[None, :] - cw[:, None] + float(w @ cw)
         order = tuple(sorted(range(k), key=lambda i: (-round(float(rating[i]), 9), self._names[i])))
         return Fit(tuple(self._names), rating, unit, sigma2, dof, order)
 
