@@ -176,6 +176,7 @@ class GameReport:
     staged_faults: int = 0  # offers of the staged decision the candidate answered with a fault
     staged_at: int | None = None  # the deal of the staged position (0: the first), if one was found
     no_further: bool = False  # :attr:`hidden`, but no first deal of the further match's seed offers the position
+    staged_answers: list[str] = field(default_factory=list)  # the candidate's plays at the staged turns, in words
 
     @property
     def hidden(self) -> bool:
@@ -249,6 +250,7 @@ class _Watch(Watch):
         self.memo: dict[str, Any] = {}  # the side's notes across the candidate's turns
         #: by seat: the candidate's turn on now offers the staged decision (its answer, or its fault, comes next)
         self.staged_turn: dict[int, bool] = {}
+        self.staged_answers: list[str] = []  # its plays there, in words (the records' ``as``)
 
     def seated(self, roster: Roster) -> None:
         for o in roster.orientations:
@@ -268,7 +270,8 @@ class _Watch(Watch):
         elif isinstance(record, R.Hello):
             self.hellos.append(record)
         elif isinstance(record, R.Play) and self._mine(record.seat) and not record.staged:
-            self.staged_turn[record.seat] = False
+            if self.staged_turn.pop(record.seat, False):
+                self.staged_answers.append(record.as_)
             self.plays.append(((record.ms or 0.0) / 1000, f"seating {self.orientation + 1}, seat {record.seat}"))
             self.cross.update(self.side.made(record, self.memo))
 
@@ -402,6 +405,7 @@ async def check_game(setup: Setup, index: int, name: str, argv: list[str], opts:
     entry = result.entries[0]  # the candidate's part in the match, every segment's together
     report.forfeited = entry.forfeited
     report.cross = watch.cross
+    report.staged_answers = watch.staged_answers
     report.unexercised = setup.stage is not None and not watch.cross[setup.stage.offered]
     report.remarks = Counter(entry.remarks)
     if watch.plays:
@@ -804,7 +808,8 @@ def _notes(report: CheckReport) -> list[str]:
                     f"(under \"What went wrong\"), so {'its choice there' if g.staged_faults >= n else 'those choices'} went unchecked")
         elif stage.made is not None and not g.cross[stage.made]:
             n = g.cross[stage.offered]
-            note = (f"{g.setup.title}: offered {stage.title} {_times(n)}; {'each time ' if n > 1 else ''}{stage.never}, "
+            plays = " or ".join(dict.fromkeys(g.staged_answers)) or "?"
+            note = (f"{g.setup.title}: offered {stage.title} {_times(n)}; {'each time ' if n > 1 else ''}{stage.never.format(plays=plays)}, "
                     f"a legal choice (a bot that wants the other sends that entry of turn.legal as it is)")
         else:
             continue

@@ -261,7 +261,8 @@ class Stage:
     offered: str
     wanted: Callable[[DealState, list[m.PlayOption]], bool]
     #: for a decision that may be declined: what ``referee check`` counts when the bot takes it,
-    #: and what it says, as information (declining is legal), of a bot that never did
+    #: and what it says, as information (declining is legal), of a bot that never did (``{plays}``
+    #: stands for what it played there instead, in words: "0-0")
     made: str | None = None
     never: str = ""
 

@@ -16,7 +16,7 @@ class LineSide(GameSide):
     stages = {
         "sea_kozel": (
             Stage("hundred", "6-6 for a hundred", "hundred offered", declares("hundred"),
-                  "hundred made", "it led 6-6 plainly (SK-7)"),
+                  "hundred made", "it led {plays} without declaring a hundred (SK-7)"),
             Stage("fish", "a fish decision", "write-off offered", declares("write_off"),
                   "write_off made", "it declined to write the fish off (SK-12)"),
         ),

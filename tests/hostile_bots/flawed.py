@@ -24,7 +24,7 @@ as it is.  The flaws:
   markup_stderr  writes stderr lines that look like rich markup ("[perlbot] …", "[/INFO] …"),
                  then exits before its hello
   bad_declare    answers a fish decision (write off or decline, sea_kozel) with a tile instead
-  no_declare     never declares: leads 6-6 plainly when offered a hundred, declines every fish
+  no_declare     never declares: answers a hundred with its first plain lead, declines every fish
   crash_declare  exits (code 3) whenever a turn offers a declaration (a hundred, a fish to write off)
   markup_hello   a hello whose name and author look like rich markup; plays like ``ok``
   crash_second_deal  dies with a KeyError on the second ``deal`` message its process reads

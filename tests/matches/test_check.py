@@ -321,8 +321,9 @@ def test_the_sea_kozel_check_stages_both_declarations_and_its_staged_logs_verify
         fish = next(ln for ln in games if ln.startswith(f"sea_kozel, {players}, staged: a fish decision "))
         assert re.search(r"\b[1-9]\d* fish to write off offered", fish) and re.search(r"\b[1-9]\d* fish written off", fish), fish
         assert "write_off" not in fish and "write-off offered" not in fish
-    # first_bot answers legal[0]: the plain lead before the hundred, but the write-off first
-    assert "staged: 6-6 for a hundred: offered 6-6 for a hundred once; it led 6-6 plainly (SK-7), a legal choice" in result.stdout
+    # first_bot answers legal[0]: a plain lead (the hundred's entry comes last), but the write-off first
+    assert re.search(r"staged: 6-6 for a hundred: offered 6-6 for a hundred once; it led \d-\d without declaring a hundred "
+                     r"\(SK-7\), a legal choice", result.stdout), result.stdout
     assert "declined to write the fish off" not in result.stdout
     for slug in ("sea_kozel-2-hundred", "sea_kozel-4-hundred", "sea_kozel-2-fish", "sea_kozel-4-fish"):
         log = tmp_path / "logs" / f"{slug}.jsonl"
@@ -337,12 +338,30 @@ def test_a_bot_that_never_declares_is_told_so(tmp_path):
     result = check(tmp_path, f"{FLAWED} no_declare", "-v", "sea_kozel")
     assert result.exit_code == X.OK, result.stdout
     for players in ("2 players", "4 players in pairs"):
-        assert (f"sea_kozel, {players}, staged: 6-6 for a hundred: offered 6-6 for a hundred once; it led 6-6 plainly (SK-7), "
-                "a legal choice (a bot that wants the other sends that entry of turn.legal as it is)") in result.stdout
+        assert re.search(rf"sea_kozel, {players}, staged: 6-6 for a hundred: offered 6-6 for a hundred once; it led \d-\d without "
+                         r"declaring a hundred \(SK-7\), a legal choice \(a bot that wants the other sends that entry of turn\.legal "
+                         r"as it is\)", result.stdout), result.stdout
         assert (f"sea_kozel, {players}, staged: a fish decision: offered a fish decision once; it declined to write the fish off "
                 "(SK-12), a legal choice") in result.stdout
     notes = result.stdout.partition("Worth knowing")[2].partition("\n\n")[0]
-    assert "it led 6-6 plainly" in notes and "never" not in notes  # information, not a reproach
+    assert "without declaring a hundred" in notes and "never" not in notes  # information, not a reproach
+    assert last_line(result).startswith("PASS: ")
+
+
+def test_the_note_on_a_hundred_not_declared_names_the_tile_the_bot_led(tmp_path):
+    """Issue 40 §3: with this seed first_bot, offered a hundred, leads 0-0 (legal[0]); the note
+    said it "led 6-6 plainly".  The tile named is the one the log shows it playing there."""
+    result = check(tmp_path, str(BOTS / "first_bot.py"), "--variant", "sea_kozel", "--seed", "1")
+    assert result.exit_code == X.OK, result.stdout
+    for players in ("2 players", "4 players in pairs"):
+        assert (f"sea_kozel, {players}, staged: 6-6 for a hundred: offered 6-6 for a hundred once; it led 0-0 without declaring "
+                "a hundred (SK-7), a legal choice") in result.stdout
+    assert "6-6 plainly" not in result.stdout
+    records = [json.loads(line) for line in (tmp_path / "logs" / "sea_kozel-2-hundred.jsonl").read_text().splitlines()]
+    offered = next(i for i, r in enumerate(records) if r["k"] == "out" and any(
+        o.get("declare") == "hundred" for msg in r["msgs"] if msg["type"] == "turn" for o in msg["legal"]))
+    answer = next(r for r in records[offered:] if r["k"] == "play")
+    assert (answer["seat"], answer["as"], answer.get("declare")) == (records[offered]["seat"], "0-0", None)
     assert last_line(result).startswith("PASS: ")
 
 
