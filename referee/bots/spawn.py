@@ -230,7 +230,11 @@ def resolve_command(command: str | Sequence[str], cwd: Path | None = None) -> li
       cwd: the directory relative paths are taken from (default: the current directory).
 
     Returns:
-      The argv, with the program (or the script) as an absolute path when it is a file.
+      The argv, with the program (or the script) as an absolute path when it is a file, and
+      each later word that is a path through ``..`` to an existing file or folder made absolute
+      with the ``..`` taken as the kernel takes it (``node ../bots/bot.js`` run from ``/a/tests``
+      is ``node /a/bots/bot.js``): a sandboxed bot is shown its own folder but not the one its
+      path went up from, so no path it is given or run in may pass through that one.
 
     Raises:
       BotNotFound: the command is empty or cannot be split, the file does not exist or is not
@@ -250,8 +254,8 @@ def resolve_command(command: str | Sequence[str], cwd: Path | None = None) -> li
         argv = list(command)
     if not argv or not argv[0]:
         raise fail("empty command")
-    first, rest = argv[0], argv[1:]
     base = Path.cwd() if cwd is None else Path(cwd)
+    first, rest = argv[0], [_through_parent(word, base) for word in argv[1:]]
     path = base / os.path.expanduser(first)
 
     if first.endswith((".py", ".js")):
@@ -280,6 +284,24 @@ def resolve_command(command: str | Sequence[str], cwd: Path | None = None) -> li
         hint = f" (did you mean './{first}'?)" if (base / first).is_file() else ""
         raise fail(f"{first!r} is not on PATH{hint}")
     return [found, *rest]
+
+
+def _through_parent(word: str, base: Path) -> str:
+    """``word`` itself, or when it is a path through ``..`` to an existing file or folder (taken
+    from ``base`` when relative), that path made absolute with its folder resolved as the kernel
+    resolves it (``..`` after a link goes up from the link's target); the file's own name is
+    kept, a link or not."""
+    if word.startswith("-") or ".." not in Path(word).parts:
+        return word
+    path = base / os.path.expanduser(word)
+    try:
+        if not path.exists():
+            return word
+    except OSError:
+        return word
+    if path.name in ("", ".", ".."):
+        return os.path.realpath(path)
+    return os.path.join(os.path.realpath(path.parent), path.name)
 
 
 #: Programs that run a bot kept in another file (an interpreter, a VM, a wrapper): a bot run by

@@ -57,7 +57,7 @@ from referee.base.errors import BotStartError
 from referee.base.seeds import fresh_seed, seed_text
 from referee.base.signals import cancel_on_signals
 from referee.bots.bot import Bot
-from referee.bots.sandbox import DEFAULT_MEMORY_MB, DEFAULT_PROCESSES, bot_files
+from referee.bots.sandbox import DEFAULT_MEMORY_MB, DEFAULT_PROCESSES, bot_files, bot_home, named_paths
 from referee.bots.spawn import Confinement
 from referee.bots.transport import BotTransport
 from referee.conversation import faults as F
@@ -595,6 +595,7 @@ def _missing_outside(text: str, argv: list[str], cwd: Path | None) -> list[str]:
     own = bot_files(argv, cwd)
     workdir = Path(cwd).absolute() if cwd is not None else own[0].parent if own else None
     here = Path.cwd()  # without the sandbox and without --cwd, a bot runs in the referee's directory
+    shown = [Path(os.path.realpath(p)) for p in [*bot_home(argv, cwd), *named_paths(argv, cwd)]]
     lines: list[str] = []
     for match in _MISSING.finditer(text):
         name = next(g for g in match.groups() if g)
@@ -616,6 +617,11 @@ def _missing_outside(text: str, argv: list[str], cwd: Path | None) -> list[str]:
         if not there.exists():
             continue
         where = "" if name == str(there) else f", which from its working directory {workdir} is {there}"
+        if ".." in Path(name).parts and any(Path(os.path.realpath(there)).is_relative_to(p) for p in shown):
+            lines.append(f"It could not open {name}{where}: the sandbox shows that {'folder' if there.is_dir() else 'file'}, "
+                         "but the path goes up (..) from a folder it does not show, which the kernel must pass through.  "
+                         f"Name it without .. ({os.path.realpath(there)}).")
+            continue
         lines.append(f"It could not open {name}{where}: that {'folder' if there.is_dir() else 'file'} exists, but outside "
                      "what the sandbox shows it (the system, the bot's own directory, its working directory, the paths its "
                      "command line names, and an empty /tmp).  Keep it beside the bot, or name it (or its folder) on the "

@@ -82,7 +82,7 @@ def test_the_sample_bots_readme_example_plays_in_the_sandbox(tmp_path, monkeypat
 
 
 @pytest.mark.parametrize("form", FORMS)
-@pytest.mark.parametrize("place", ["its own folder", "the folder above", "--cwd and .."])
+@pytest.mark.parametrize("place", ["its own folder", "the folder above", "--cwd and ..", "a sibling folder and .."])
 def test_an_interpreter_and_a_relative_script_play_in_the_sandbox(tmp_path, monkeypatch, form, place):
     needs(form)
     home = folder(tmp_path / "home")
@@ -94,6 +94,9 @@ def test_an_interpreter_and_a_relative_script_play_in_the_sandbox(tmp_path, monk
     elif place == "the folder above":
         monkeypatch.chdir(home)
         code, out = match(f"{form} bots/{script}", str(FIRST), *log)
+    elif place == "a sibling folder and ..":  # issue 40 §3: bwrap could not chdir to home/tests/../bots
+        monkeypatch.chdir(folder(home / "tests"))
+        code, out = match(f"{form} ../bots/{script}", str(FIRST), *log)
     else:
         other = folder(home / "other")
         monkeypatch.chdir(tmp_path)  # neither the bot's folder nor its --cwd
@@ -211,3 +214,32 @@ def test_check_names_a_relative_file_outside_what_the_sandbox_shows(tmp_path, mo
         "that file exists, but outside what the sandbox shows it (the system, the bot's own directory, its working "
         "directory, the paths its command line names, and an empty /tmp).  Keep it beside the bot, or name it (or its "
         "folder) on the bot's command line."]
+
+
+def test_check_runs_a_script_named_through_dotdot_from_a_sibling_folder_in_the_sandbox(tmp_path, monkeypatch):
+    """Issue 40 §3: ``cd tests && referee check "node ../sample_bots/random_bot.js" --sandbox``
+    gave "bwrap: Can't chdir" and a hint to keep the file beside the bot, which it was."""
+    needs("node")
+    home = folder(tmp_path / "home")
+    make_bot("node", home / "sample_bots")
+    monkeypatch.chdir(folder(home / "tests"))
+    r = CliRunner().invoke(app, ["check", "node ../sample_bots/bot.js", "--sandbox", "--variant", "sport", "--deals", "1",
+                                 "--seed", "3", "--log-dir", str(tmp_path / "check")])
+    assert r.exit_code == 0, r.output
+    assert "Can't chdir" not in r.output
+
+
+def test_a_file_shown_but_named_through_a_folder_the_sandbox_does_not_show_is_said_to_be_so(tmp_path):
+    """The hint for a file the bot could not open names the ``..`` when the file itself is shown
+    (it is in the bot's own folder) and only the way there is not."""
+    from referee.matches.check import _missing_outside
+
+    home = folder(tmp_path / "home")
+    (folder(home / "bots") / "bot.py").write_text("")
+    (home / "bots" / "book.txt").write_text("x")
+    folder(home / "tests")
+    name = f"{home}/tests/../bots/book.txt"
+    lines = _missing_outside(f"FileNotFoundError: [Errno 2] No such file or directory: '{name}'",
+                             ["python3", str(home / "bots" / "bot.py")], None)
+    assert lines == [f"It could not open {name}: the sandbox shows that file, but the path goes up (..) from a folder it does "
+                     f"not show, which the kernel must pass through.  Name it without .. ({home / 'bots' / 'book.txt'})."]
