@@ -432,9 +432,11 @@ def integral_reading(line: bytes, refusal: msgspec.ValidationError) -> FromBotMe
         why = str(exc)
         if "got `float`" not in why:
             raise
-        field = re.match(r"\$\.(\w+)", why.rpartition(" - at `")[2])
+        at = why.rpartition(" - at `")[2].rstrip("`") if " - at `" in why else "$"
+        field = re.match(r"\$\.(\w+)", at)
         name = f"`{field.group(1)}`" if field else "this field"
-        raise msgspec.ValidationError(f"{why}: {name} {NUMBER_HINT}") from None
+        # msgspec's own words ("Expected `int`, got `float`") would deny that 4.0 is read as 4
+        raise msgspec.ValidationError(f"a number with a fraction at `{at}`: {name} {NUMBER_HINT}") from None
 
 
 def _integral(value: Any) -> Any:

@@ -136,8 +136,10 @@ def table_result(record: TableRecord | None, error: str | None) -> str:
     if len(t) == 2:
         who = f"{r.ahead} won" if r.ahead else "drawn"
         return f"{who}, points {t[0].points}–{t[1].points}{more}"
-    places = ", ".join(f"{s.bot} {_ordinal(s.place)}" for s in r.ranking.standings)
-    return f"{places}; points {', '.join(str(x.points) for x in t)}{more}"
+    standings = r.ranking.standings
+    points = dict(zip(r.names, (x.points for x in t)))
+    places = ", ".join(f"{s.bot} {_ordinal(s.place)}" for s in standings)
+    return f"{places}; points {', '.join(str(points[s.bot]) for s in standings)}{more}"  # in the places' order
 
 
 def _ordinal(n: int) -> str:

@@ -86,3 +86,69 @@ def test_the_readme_says_one_thing_of_columns_and_the_console_does_it(monkeypatc
     table.add_row("greedy_bot", "x")
     Console(file=piped, force_terminal=False).print(table)
     assert max(len(line) for line in piped.getvalue().splitlines()) > 30
+
+
+def _section(text: str, title: str) -> str:
+    return text.partition(f"\n## {title}\n")[2].partition("\n## ")[0]
+
+
+#: The messages that frame a deal rather than tell of one of its events.
+_FRAMING = {"hello", "deal", "turn", "deal_end", "game_end", "match_end"}
+
+
+def test_the_conversation_names_every_event_the_referee_sends():
+    """Issue 40 §3: the conversation named only placed, drew and passed among the events."""
+    import typing
+
+    from protocol import messages as m
+
+    events = [t.__struct_config__.tag for t in typing.get_args(m.ToBotMessage)]
+    events = [e for e in events if e not in _FRAMING]
+    assert {"placed", "drew", "passed", "scored", "declared", "turned", "tailed", "cut"} <= set(events)
+    conversation = _section(PROTOCOL, "The conversation")
+    assert [e for e in events if f"`{e}`" not in conversation] == []
+
+
+def test_the_play_table_says_end_may_be_left_out_where_there_is_none_and_the_referee_agrees():
+    """Issue 40 §3: a stop, a declaration and a train play need no ``end``; the table said only the lead."""
+    from types import SimpleNamespace
+
+    import msgspec
+
+    from protocol import messages as m
+    from referee.engine.core.line import DECLINE, HUNDRED, STOP, WRITE_OFF
+    from referee.sides.base import engine_play
+    from referee.sides.trains import SIDE as TRAINS
+
+    row = next(line for line in _section(PROTOCOL, "Messages from the bot").splitlines() if line.startswith("| `end` |"))
+    for words in ("left out", "the lead", "`stop`", '`"write_off"`/`"decline"`', "mexican_train"):
+        assert words in row, row
+
+    def decoded(text: str) -> m.Play:
+        msg = msgspec.json.decode(text.encode(), type=m.FromBotMessage)
+        assert isinstance(msg, m.Play) and msg.end is None
+        return msg
+
+    assert engine_play(decoded('{"type":"play","tile":null,"stop":true}')) == STOP
+    assert engine_play(decoded('{"type":"play","tile":null,"declare":"write_off"}')) == WRITE_OFF
+    assert engine_play(decoded('{"type":"play","tile":null,"declare":"decline"}')) == DECLINE
+    assert engine_play(decoded('{"type":"play","tile":[6,6],"declare":"hundred"}')) == HUNDRED
+    assert TRAINS.engine_play(SimpleNamespace(n=2), decoded('{"type":"play","tile":[1,6],"train":"mexican"}')).tile >= 0
+
+
+def test_the_mexican_train_page_calls_only_a_named_end_illegal_as_the_referee_does():
+    """Issue 40 §3: the page called a play with "an `end`" illegal, while every legal entry has
+    ``"end": null``: null is no end; a named one is refused."""
+    from types import SimpleNamespace
+
+    from protocol import messages as m
+    from referee.engine.core.errors import IllegalPlay
+    from referee.sides.trains import SIDE as TRAINS
+
+    page = flat(protocol_page("mexican_train"))
+    assert "or an `end` is an illegal move" not in page
+    assert 'or an `end` that names one (`"end":"left"`; null is as good as none) is an illegal move' in page
+    two = SimpleNamespace(n=2)
+    TRAINS.engine_play(two, m.Play(tile=(1, 6), end=None, train="mexican"))
+    with pytest.raises(IllegalPlay):
+        TRAINS.engine_play(two, m.Play(tile=(1, 6), end="left", train="mexican"))

@@ -111,3 +111,14 @@ def test_on_a_terminal_the_bars_show_an_eta_and_the_lines_still_come(tmp_path):
     assert re.search(r"Finished match 3 of 3 \(", shown)
     shown = _on_a_terminal([sys.executable, "-m", "referee", "match", GREEDY, FIRST, "--deals", "8", "--log", "m.jsonl"], tmp_path)
     assert re.search(r"\d+/16 .*ETA (\d:\d\d:\d\d|-:--:--)", shown), shown
+
+
+def test_a_finished_table_of_three_lists_the_points_in_the_order_of_its_places():
+    """Issue 40 §3: the points followed the table's bots (alphabetical), not the places beside them."""
+    from types import SimpleNamespace as NS
+
+    from tournaments.cli import table_result
+
+    result = NS(names=["a", "b", "c"], totals=[NS(points=75), NS(points=61), NS(points=90)], faults=[], ahead=None,
+                ranking=NS(standings=[NS(bot="b", place=1), NS(bot="a", place=2), NS(bot="c", place=3)]))
+    assert table_result(NS(result=result), None) == "b 1st, a 2nd, c 3rd; points 61, 75, 90"
