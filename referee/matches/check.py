@@ -167,7 +167,6 @@ class GameReport:
     slowest_where: str = ""
     startups: list[float] = field(default_factory=list)  # seconds to each valid hello
     exits: list[str] = field(default_factory=list)  # how processes ended after match_end, if oddly
-    forfeited: bool = False
     skipped: str | None = None
     cross: Counter[str] = field(default_factory=Counter)  # see _Watch.cross
     hello: dict | None = None
@@ -196,7 +195,10 @@ class CheckOptions:
     tc: TimeControl = field(default_factory=TimeControl)
     seed: int = field(default_factory=fresh_seed)  # a fresh secret one unless given
     only: str | None = None
-    max_faults: int = 3
+    #: never reached: a fault costs the deal, never the rest of the game, so every deal is
+    #: played and one bug cannot hide another in the deals after it (the deals are few, and
+    #: timeouts skip the games not yet begun, so the check stays short)
+    max_faults: int = 1_000_000
     max_line: int = 65536
     log_dir: Path = Path("referee-logs/check")
     sandbox: bool = False  # the candidate runs in the sandbox (the sample bots never do)
@@ -403,7 +405,6 @@ async def check_game(setup: Setup, index: int, name: str, argv: list[str], opts:
     result = await run_match(spec, watch=watch, block=0, handle_signals=False)
     result.close()
     entry = result.entries[0]  # the candidate's part in the match, every segment's together
-    report.forfeited = entry.forfeited
     report.cross = watch.cross
     report.staged_answers = watch.staged_answers
     report.unexercised = setup.stage is not None and not watch.cross[setup.stage.offered]
@@ -680,8 +681,6 @@ def render(report: CheckReport) -> list[str]:
         elif g.problems:
             counts = Counter(p.kind for p in g.problems)
             status = "PROBLEMS: " + ", ".join(_counted(n, *_KIND_COUNTED.get(k, (k, k))) for k, n in counts.items())
-            if g.forfeited:
-                status += f" (forfeited the rest after {opts.max_faults} faults)"
         else:
             status = "ok"
         if g.cross:
@@ -709,6 +708,10 @@ def render(report: CheckReport) -> list[str]:
             for hint in hints:
                 if hint:
                     lines.append(f"    Hint: {hint[0].upper()}{hint[1:]}.")
+        every = [g.setup.title for g in report.games if g.deals and len(_faulted_deals(g)) >= g.deals]
+        if every:
+            lines.append(f"  Every deal of {'; '.join(every)} ended in a fault of the bot's, so what it does later in a deal "
+                         "went unchecked there: other faults may hide behind these.  Fix them and check again.")
 
     notes = _notes(report)
     if notes:
@@ -778,6 +781,11 @@ def _describe(p: Problem, same_stderr: bool = False) -> list[str]:
         out.append("  the last lines of its stderr:")
         out += ["  | " + s for s in p.stderr.splitlines()[-10:]]
     return out
+
+
+def _faulted_deals(g: GameReport) -> set[tuple[str, str]]:
+    """The (seating, deal) of each deal of game ``g`` that a fault of the candidate's cost."""
+    return {(m[1], m[2]) for p in g.problems if (m := re.match(r"seating (\d+), deal (\d+)", p.where))}
 
 
 def _notes(report: CheckReport) -> list[str]:

@@ -28,6 +28,8 @@ as it is.  The flaws:
   crash_declare  exits (code 3) whenever a turn offers a declaration (a hundred, a fish to write off)
   markup_hello   a hello whose name and author look like rich markup; plays like ``ok``
   crash_second_deal  dies with a KeyError on the second ``deal`` message its process reads
+  early_string   in a game's first three deals (``deal_number`` 0–2), writes its tile as a string
+  late_crash     from a game's fourth deal on, exits (code 4) at its first turn of the deal
 
 Flaws joined by ``+`` (``crash_second_deal+bad_declare``) are all the bot's.
 """
@@ -61,6 +63,7 @@ def send(message):
 
 answered = 0
 deals = 0
+deal_number = 0  # the game's deal now played
 for line in sys.stdin:
     msg = json.loads(line)
     kind = msg.get("type")
@@ -75,6 +78,8 @@ for line in sys.stdin:
             send({"type": "hello", "name": f"flawed-{flaw}", "protocol": 2 if "protocol2" in flaws else 1})
     elif kind == "deal" and "crash_second_deal" in flaws and (deals := deals + 1) == 2:
         print(msg["state_of_the_game"])  # a KeyError: it expected a field the protocol does not have
+    elif kind == "deal":
+        deal_number = msg["deal_number"]
     elif kind == "drew" and "crash_on_drew" in flaws:
         print(msg["tiles_drawn"])  # a KeyError: the field is called "tiles"
     elif kind == "deal_end" and "extra_line" in flaws:
@@ -86,8 +91,10 @@ for line in sys.stdin:
             send({"type": "thinking", "candidates": len(msg["legal"])})
         elif "debug_print" in flaws:
             print(f"my hand: {msg['hand']}", flush=True)
-        elif "tile_string" in flaws:
+        elif "tile_string" in flaws or ("early_string" in flaws and deal_number < 3 and first["tile"] is not None):
             play["tile"] = "{}-{}".format(*first["tile"])
+        elif "late_crash" in flaws and deal_number >= 3:
+            sys.exit(4)
         elif "illegal" in flaws:
             play = {"type": "play", "tile": msg["hand"][0], "end": "left" if msg["ends"] else None}
         elif "crash_declare" in flaws and any(o.get("declare") for o in msg["legal"]):

@@ -462,3 +462,23 @@ def test_a_fault_before_a_staged_decision_does_not_hide_the_bots_answer_to_it(tm
         verify(log)
     assert out.startswith("referee check flawed: 6 games and 1 further match, ")
     assert re.search(r"FAIL: \d+ problems in 7 of 7 games\n$", out), last_line(result)
+
+
+def test_a_bug_of_later_deals_is_found_behind_one_of_the_first_deals(tmp_path):
+    """Issue 40 §3: a bot that writes its tile as a string in a game's first three deals and
+    crashes from the fourth: the check forfeited it after three faults, so the crash was never
+    seen.  Every deal is played now, and the report says when every deal ended in a fault."""
+    result = check(tmp_path, f"{FLAWED} early_string+late_crash", "-v", "sport", "--seed", "5")
+    assert result.exit_code == X.CHECK_FAILED, result.stdout
+    line = next(ln for ln in result.stdout.splitlines() if ln.strip().startswith("sport, 4 players in pairs "))
+    assert re.search(r"PROBLEMS: \d+ bad outputs?, \d+ crash", line), line
+    assert "forfeit" not in result.stdout
+    assert re.search(r"sport, 4 players in pairs, seating \d, deal 4, seat \d:\n\s+bot 'flawed[^']*' exited with code 4", result.stdout)
+    assert ("Every deal of sport, 4 players in pairs ended in a fault of the bot's, so what it does later in a deal went "
+            "unchecked there: other faults may hide behind these.") in result.stdout
+
+
+def test_a_game_with_a_clean_deal_is_not_said_to_hide_faults(tmp_path):
+    result = check(tmp_path, f"{FLAWED} late_crash", "-v", "sport", "--seed", "5")
+    assert result.exit_code == X.CHECK_FAILED, result.stdout
+    assert "crash" in result.stdout and "may hide behind" not in result.stdout
