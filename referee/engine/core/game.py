@@ -23,6 +23,7 @@ penalties (-1, kozel): a match runner multiplies by it to compare bots.
 
 from __future__ import annotations
 
+import functools
 from abc import ABC, abstractmethod
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
@@ -108,14 +109,21 @@ class Variant:
                 of players.
         """
         self.check_players(players)
-        values = {o.name: o.default for o in self.options}
-        for name, value in (given or {}).items():
+        values = dict(self._defaults)
+        if not given:
+            return values  # the common case: a new game of a match with the default options
+        for name, value in given.items():
             opt = self.option(name)
             values[name] = opt.parse(value)
             if opt.players is not None and players not in opt.players and values[name] != opt.default:
                 counts = ", ".join(map(str, opt.players))
                 raise BadOption(f"option {name} fits {self.id} with {counts} players, not {players}")
         return values
+
+    @functools.cached_property
+    def _defaults(self) -> dict[str, Any]:
+        """Every option at its default (copied by :meth:`resolve_options`: a game may keep it)."""
+        return {o.name: o.default for o in self.options}
 
     def check_players(self, players: int) -> None:
         if players not in self.players:
@@ -245,12 +253,10 @@ class Game(ABC):
         self.pair_play = self.uses_pairs(players, options)
         if self.pair_play:
             self.sides: list[tuple[int, ...]] = [(0, 2), (1, 3)]
+            self.side_of = [0, 1, 0, 1]
         else:
             self.sides = [(s,) for s in range(players)]
-        self.side_of = [0] * players
-        for side, seats in enumerate(self.sides):
-            for s in seats:
-                self.side_of[s] = side
+            self.side_of = list(range(players))
         self.totals = [0] * len(self.sides)
         self.names = [self.side_name(s) for s in range(len(self.sides))]  # for notes
         self.records: list[DealRecord] = []
@@ -360,7 +366,7 @@ class Game(ABC):
     def start(self, deal: Deal) -> DealState | None:
         """Begin the next deal from ``deal``.  Returns ``None`` when the deal is void (a redeal):
         the reason is recorded and the caller takes the next deal of the stream."""
-        if self.outcome() is not None:
+        if self._outcome is not None:
             raise RuntimeError("the game is over")
         reason = self.void_reason(deal)
         if reason is not None:
@@ -381,8 +387,7 @@ class Game(ABC):
         end = state.end
         if end is None:
             raise RuntimeError("the deal is not over")
-        value = self.hand_value
-        values = [value(h) for h in state.hands]
+        values = list(map(self.hand_value, state.hands))
         notes: list[str] = []
         played: tuple[int, ...] = ()
         self.rule = None
@@ -408,7 +413,7 @@ class Game(ABC):
         leader, lead_tile = self._lead
         rec = DealRecord(
             self.played, leader, lead_tile, end,
-            tuple([tiles_tuple(h) for h in state.hands]), tuple(values),
+            tuple(map(tiles_tuple, state.hands)), tuple(values),
             tuple(wrote), tuple(totals), tuple(notes), winner=winner, played=played, rule=self.rule,
         )
         self._record(rec)
@@ -492,10 +497,11 @@ def forced_lead(deal: Deal, order: list[int]) -> tuple[int, Tile]:
     return double_holder(deal, order) or heaviest_holder(deal)
 
 
-# Every suit's count in a set of tiles, packed four bits a suit (suit n at bit 4n), from four
-# lookups of 7 tile ids each: redeal_reason runs once a deal in kozel and osel.
-_NIBBLE_SIX = sum(2 << 4 * n for n in range(7))  # + 2 in every nibble: a count of 6 or 7 sets bit 3
-_NIBBLE_HIGH = sum(8 << 4 * n for n in range(7))
+# Every suit's count in a set of tiles, packed four bits a suit (suit n at bit 4n), and the
+# count of doubles in the eighth nibble (bit 28), from four lookups of 7 tile ids each:
+# redeal_reason runs once a deal in kozel and osel.
+_NIBBLE_SIX = sum(2 << 4 * n for n in range(7)) + (3 << 28)  # a suit's 6 or 7, or 5+ doubles, set bit 3
+_NIBBLE_HIGH = sum(8 << 4 * n for n in range(8))
 
 
 def _suit_table(k: int) -> list[int]:
@@ -508,19 +514,24 @@ def _suit_table(k: int) -> list[int]:
                 for n in range(7):
                     if SUIT[n] >> t & 1:
                         packed += 1 << 4 * n
+                if DOUBLES >> t & 1:
+                    packed += 1 << 28
         out.append(packed)
     return out
 
 
 _SUIT_TABLES = [_suit_table(k) for k in range(4)]
+# The same counts for 14 tile ids a lookup, biased by _NIBBLE_SIX in the low half: a hand is
+# two lookups and an addition (the tables hold 2 × 16,384 entries, made in a few ms at import).
+_LOW14 = [a + b + _NIBBLE_SIX for b in _SUIT_TABLES[1] for a in _SUIT_TABLES[0]]
+_HIGH14 = [a + b for b in _SUIT_TABLES[3] for a in _SUIT_TABLES[2]]
 
 
 def redeal_reason(deal: Deal) -> str | None:
     """RULES.md §2.9: five or more doubles, or six or more tiles of one suit, in one hand."""
-    s0, s1, s2, s3 = _SUIT_TABLES
+    low, high = _LOW14, _HIGH14
     for m in deal.masks:
-        packed = s0[m & 127] + s1[m >> 7 & 127] + s2[m >> 14 & 127] + s3[m >> 21 & 127]
-        if (packed + _NIBBLE_SIX) & _NIBBLE_HIGH or (m & DOUBLES).bit_count() >= 5:
+        if (low[m & 16383] + high[m >> 14]) & _NIBBLE_HIGH:
             break
     else:
         return None  # the common case, found without the 32 counts below

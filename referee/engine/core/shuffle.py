@@ -129,6 +129,8 @@ def deal_generator(seed: int, index: int) -> SplitMix64:
 
 #: ``2**64 mod n`` for the bounds the shuffle of 28 tiles uses (Lemire's rejection threshold).
 _THRESHOLD = [0] + [(1 << 64) % n for n in range(1, 29)]
+#: The shuffle's steps in order: the place ``i`` filled, the bound ``n = i + 1``, its threshold.
+_STEPS = tuple((i, i + 1, _THRESHOLD[i + 1]) for i in range(27, 0, -1))
 
 
 def shuffled_tiles(seed: int, index: int) -> list[int]:
@@ -139,16 +141,14 @@ def shuffled_tiles(seed: int, index: int) -> list[int]:
     """
     order = list(range(28))
     state = mix(mix(seed & _M) ^ (index & _M))
-    for i in range(27, 0, -1):
-        n = i + 1
-        threshold = _THRESHOLD[n]
+    gamma, mask = GAMMA, _M  # locals: the loop runs 27 times a deal
+    for i, n, threshold in _STEPS:
         while True:
-            state = (state + GAMMA) & _M
-            z = state
-            z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _M
-            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M
+            state = (state + gamma) & mask
+            z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & mask
+            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
             m = (z ^ (z >> 31)) * n
-            if (m & _M) >= threshold:
+            if (m & mask) >= threshold:
                 break
         j = m >> 64
         order[i], order[j] = order[j], order[i]

@@ -79,21 +79,21 @@ class Kozel(Game):
         return lone_double_value(hand, zero_zero=self.zero_zero, six_six=50, both=None)
 
     def score(self, state: DealState, values: list[int], notes: list[str]) -> tuple[list[int], int | None]:
-        assert state.end is not None  # score is called on a finished deal
+        end = state.end
+        assert end is not None  # score is called on a finished deal
         names = self.names
         sides = self.side_values(values)
+        if end.reason == DOMINO:  # the common case first: every other side writes what it holds
+            out = self.side_of[end.seat]
+            notes.append(f"seat {end.seat} went out: {names[out]} wins the deal")
+            self.rule13.clear(out, names[out], notes)
+            sides[out] = 0
+            return self._settle(sides, names, notes), out
         total = sum(values)
         raw = [0] * len(self.sides)
-        winner = None
+        winner: int | None = None
         mode = self.fish_mode
-        if state.end.reason == DOMINO:
-            winner = self.side_of[state.end.seat]
-            notes.append(f"seat {state.end.seat} went out: {names[winner]} wins the deal")
-            self.rule13.clear(winner, names[winner], notes)
-            for side, v in enumerate(sides):
-                if side != winner:
-                    raw[side] = v
-        elif mode == EACH_WRITES_OWN:
+        if mode == EACH_WRITES_OWN:
             notes.append("fish for all: every side writes its own hands")
             raw = list(sides)
         else:
@@ -134,11 +134,15 @@ class Kozel(Game):
             self.carry.award(raw, names, notes)
         apply = self.rule13.apply
         totals = self.totals
-        return [apply(s, raw[s], totals[s], names[s], notes) for s in range(len(raw))]
+        # A side with points written already writes what it is given (Rule13.apply's first case).
+        return [w if w > 0 and totals[s] > 0 else apply(s, w, totals[s], names[s], notes) for s, w in enumerate(raw)]
 
     def game_over(self) -> GameOutcome | None:
         limit = self.target + 1
-        if max(self.totals) < limit:
+        for t in self.totals:
+            if t >= limit:
+                break
+        else:
             return None  # the common case, without building the goats
         goats = tuple(s for s, t in enumerate(self.totals) if t >= limit)
         if not goats:
