@@ -145,12 +145,16 @@ def every_log_the_referee_writes_verifies(request):
     written: list[tuple[object, str]] = []
     real_close = MatchLog.close
 
+    def digest_of(path) -> str:
+        with open(path, "rb") as f:  # streamed: a long match's log is not read into memory at once
+            return hashlib.file_digest(f, "sha256").hexdigest()
+
     def close(self) -> None:
         had_file = self._file is not None
         real_close(self)
         if had_file and self.path is not None:
             try:
-                written.append((self.path, hashlib.sha256(self.path.read_bytes()).hexdigest()))
+                written.append((self.path, digest_of(self.path)))
             except OSError:
                 pass
 
@@ -169,7 +173,7 @@ def every_log_the_referee_writes_verifies(request):
 
     for path, digest in written:
         try:
-            if hashlib.sha256(path.read_bytes()).hexdigest() != digest or header_of(path).format < 2:
+            if digest_of(path) != digest or header_of(path).format < 2:
                 continue
         except (OSError, Damaged):
             continue

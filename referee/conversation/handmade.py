@@ -66,6 +66,10 @@ check_fields(m.Turn, TURN_FIELDS + TURN_ENCODED, "the turn line")
 _DECIMAL = b"%d".__mod__
 #: entries a cache keeps before it starts again
 _KEEP = 1 << 16
+#: hands kept encoded before the cache starts again: a hand comes back within its board (the
+#: other orientations of the deal, at most 16 boards behind), not across a match; 65,536 of them
+#: were 12 MB of a long match's memory, filled a few hundred bytes a deal (issue 40 §7)
+HANDS_KEPT = 4096
 
 
 class TurnLines:
@@ -105,7 +109,7 @@ class TurnLines:
         hand = self._hands.get(mine)
         if hand is None:
             hand = m.encoder.encode(hand_json(mine))
-            if len(self._hands) >= _KEEP:
+            if len(self._hands) >= HANDS_KEPT:
                 self._hands.clear()
             self._hands[mine] = hand
         names = state.layout.names

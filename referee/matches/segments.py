@@ -47,6 +47,10 @@ class _Spill:
         self.memory = bytearray()
         self._file: IO[bytes] | None = None
         self.size = 0
+        #: the offset of the first byte still held (``memory[0]``, or the file's first byte):
+        #: what the log has taken is let go (:meth:`release`), so a long segment holds only
+        #: what waits for the log, not all it ever wrote
+        self.base = 0
         #: bytes the memory still takes before the file is made (-1 once it is): a line that fits
         #: is appended by the segment itself (:meth:`Segment.write`), without a call here
         self.room = SPILL_MEMORY
@@ -71,6 +75,8 @@ class _Spill:
     def read(self, start: int, end: int) -> Iterator[bytes]:
         if start >= end:
             return
+        start -= self.base
+        end -= self.base
         if self._file is None:
             yield bytes(self.memory[start:end])
             return
@@ -82,6 +88,21 @@ class _Spill:
                 raise LogError("a segment's buffered log lines were cut short")
             start += len(piece)
             yield piece
+
+    def release(self, upto: int) -> None:
+        """Let go of the bytes before offset ``upto`` (nothing reads them again).  In memory
+        they are dropped (a bytearray drops its front without copying the rest); a file is
+        closed once nothing in it is wanted, and the next bytes are held in memory again."""
+        if self._file is None:
+            if upto > self.base:
+                del self.memory[: upto - self.base]
+                self.base = upto
+                self.room = SPILL_MEMORY - len(self.memory)
+        elif upto >= self.size:
+            self._file.close()
+            self._file = None
+            self.base = self.size
+            self.room = SPILL_MEMORY
 
     def close(self) -> None:
         self.memory = bytearray()
@@ -250,6 +271,7 @@ class Segment:
             for piece in self._spill.read(chunk.start, self._spill.size):
                 self._put(piece)
             chunk.start = self._spill.size
+            self._release()
         self._notify()  # a segment waiting for its turn (lockstep) may go
         while index not in self._finished:
             if self.over:
@@ -265,7 +287,16 @@ class Segment:
         if chunk is not None:
             for piece in self._spill.read(chunk.start, chunk.end):
                 self._put(piece)
+            self._release()
         return chunk
+
+    def _release(self) -> None:
+        """Let the buffer go of every line the log has taken: all before the first line a chunk
+        still waits with (the chunk being played, if it is not live, and the finished ones)."""
+        waiting = [c.start for c in self._finished.values()]
+        if self._open is not None:
+            waiting.append(self._open.start)
+        self._spill.release(min(waiting, default=self._spill.size))
 
     def played(self) -> Iterator[tuple[Chunk, bytes]]:
         """Every chunk of a segment played by itself (on a cluster's worker, the log never taking

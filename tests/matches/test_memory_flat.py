@@ -1,0 +1,69 @@
+"""A long match, and its ``verify``, hold no more than a short one (issue 40 §7): nothing the
+referee keeps grows with the deals played.  A match of sport against the in-process stub bot of
+``bench.referee`` (no processes), with its log, is played for ``N`` and ``4N`` deals per
+orientation under :mod:`tracemalloc`, and so is ``verify`` of its log; the peak of the Python
+heap may not grow by more than a few bytes a deal.  The bounded caches and spools are made small
+here so that they are full in both matches (what they hold is bounded, and is not the question;
+the stub's lines repeat, so the caches of lines heard and what hangs on them stay small).
+Nothing here measures time.
+"""
+
+from __future__ import annotations
+
+import gc
+import tracemalloc
+from functools import partial
+from pathlib import Path
+
+import pytest
+import trio
+
+from bench.referee import StubBot
+from referee.audit.verify import verify
+from referee.bots.bot import Bot
+from referee.conversation import handmade
+from referee.conversation.house import BotSource
+from referee.engine import variant
+from referee.matches import results
+from referee.matches.match import run_match
+from referee.matches.spec import MatchSpec
+
+pytestmark = pytest.mark.slow  # a few thousand deals, traced
+
+SHORT, LONG = 32, 128  # deals per orientation (sport: 4 orientations)
+BYTES_A_DEAL = 40  # before: about 2,500 bytes a deal while playing (the segments' buffers), 400 after it
+
+
+@pytest.fixture(autouse=True)
+def small_caches(monkeypatch):
+    monkeypatch.setattr(handmade, "HANDS_KEPT", 64)
+    monkeypatch.setattr(results, "SPOOL_MEMORY", 4096)
+
+
+def peaks(tmp_path: Path, deals: int) -> tuple[int, int]:
+    """The peak of the traced heap over a match of ``deals`` per orientation, and over its verify."""
+    v = variant("sport")
+    log = tmp_path / f"m{deals}.jsonl"
+    spec = MatchSpec(v, [Bot("A", ["stub"]), Bot("B", ["stub"])], 4, v.resolve_options(4, {}), deals=deals, seed=7,
+                     log_path=log, stderr_dir=tmp_path / f"m{deals}.stderr")
+    gc.collect()
+    tracemalloc.start()
+    try:
+        with trio.run(partial(run_match, spec, BotSource(StubBot.launch))):
+            match = tracemalloc.get_traced_memory()[1]
+        gc.collect()
+        tracemalloc.reset_peak()
+        verify(log)
+        checked = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    return match, checked
+
+
+def test_a_long_match_and_its_verify_hold_no_more_than_a_short_ones(tmp_path):
+    peaks(tmp_path, 4)  # warm: imports, the engine's and the protocol's tables
+    short = peaks(tmp_path, SHORT)
+    long = peaks(tmp_path, LONG)
+    more = 4 * (LONG - SHORT)
+    assert (long[0] - short[0]) / more < BYTES_A_DEAL, (short, long)
+    assert (long[1] - short[1]) / more < BYTES_A_DEAL, (short, long)
