@@ -14,10 +14,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from support import needs_bwrap
+from support.commands import cli
 
-from referee.bots import sandbox as S
-from referee.commands import app
 from tests.bots.test_sandbox_fairplay import folder
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -52,43 +51,35 @@ def expected(p: dict[str, Path], sandbox: bool, cwd: bool, league: bool = False)
     return {os.path.realpath(where)}
 
 
-def needs_sandbox(sandbox: bool) -> None:
-    if sandbox and not (os.access(S.BWRAP, os.X_OK) or shutil.which("bwrap")):
-        pytest.skip("bubblewrap is not installed (apt-get install bubblewrap)")
-
-
-@pytest.mark.parametrize("sandbox", [False, True], ids=["plain", "sandbox"])
+@pytest.mark.parametrize("sandbox", [False, pytest.param(True, marks=needs_bwrap)], ids=["plain", "sandbox"])
 @pytest.mark.parametrize("cwd", [False, True], ids=["own", "cwd"])
 def test_match_runs_the_bot_where_the_protocol_says(places, sandbox, cwd):
-    needs_sandbox(sandbox)
     p = places
     bot = str(p["own"] / "cwd_bot.py") if cwd else "python3 ../home/bots/cwd_bot.py"
     args = ["match", bot, str(FIRST), "--variant", "sport", "--deals", "4", "--seed", "4", "--log", str(p["out"] / "m.jsonl"), "-q"]
     if cwd:
         args += ["--cwd", str(p["given"]), "--cwd", str(p["run"])]
-    r = CliRunner().invoke(app, args + (["--sandbox"] if sandbox else []))
+    r = cli(*args, *(["--sandbox"] if sandbox else []))
     assert r.exit_code == 0, r.output
     assert cwds(p["out"]) == expected(p, sandbox, cwd)
 
 
-@pytest.mark.parametrize("sandbox", [False, True], ids=["plain", "sandbox"])
+@pytest.mark.parametrize("sandbox", [False, pytest.param(True, marks=needs_bwrap)], ids=["plain", "sandbox"])
 @pytest.mark.parametrize("cwd", [False, True], ids=["own", "cwd"])
 def test_check_runs_the_bot_where_the_protocol_says(places, sandbox, cwd):
-    needs_sandbox(sandbox)
     p = places
     args = ["check", "python3 ../home/bots/cwd_bot.py", "--variant", "sport", "--deals", "1", "--seed", "4",
             "--log-dir", str(p["out"] / "check")]
     if cwd:
         args = ["check", str(p["own"] / "cwd_bot.py"), *args[2:], "--cwd", str(p["given"])]
-    r = CliRunner().invoke(app, args + (["--sandbox"] if sandbox else []))
+    r = cli(*args, *(["--sandbox"] if sandbox else []))
     assert r.exit_code == 0, r.output
     assert cwds(p["out"]) == expected(p, sandbox, cwd)
 
 
-@pytest.mark.parametrize("sandbox", [False, True], ids=["plain", "sandbox"])
+@pytest.mark.parametrize("sandbox", [False, pytest.param(True, marks=needs_bwrap)], ids=["plain", "sandbox"])
 @pytest.mark.parametrize("cwd", [False, True], ids=["own", "cwd"])
 def test_a_league_runs_the_bot_where_the_protocol_says(places, sandbox, cwd):
-    needs_sandbox(sandbox)
     p = places
     shutil.copy(FIRST, p["own"] / "first_bot.py")
     lines = ["seed = 7", f"sandbox = {'true' if sandbox else 'false'}", f'logs = "{p["out"] / "logs"}"', "[game]",
@@ -97,6 +88,6 @@ def test_a_league_runs_the_bot_where_the_protocol_says(places, sandbox, cwd):
              *([f'cwd = "{p["given"]}"'] if cwd else []),
              "[[bot]]", 'name = "first"', 'command = "bots/first_bot.py"']
     (p["home"] / "league.toml").write_text("\n".join(lines) + "\n")
-    r = CliRunner().invoke(app, ["league", "run", str(p["home"] / "league.toml"), "-q"])
+    r = cli("league", "run", p["home"] / "league.toml", "-q")
     assert r.exit_code == 0, r.output
     assert cwds(p["out"]) == expected(p, sandbox, cwd, league=True)

@@ -223,8 +223,8 @@ def test_check_runs_a_script_named_through_dotdot_from_a_sibling_folder_in_the_s
     home = folder(tmp_path / "home")
     make_bot("node", home / "sample_bots")
     monkeypatch.chdir(folder(home / "tests"))
-    r = CliRunner().invoke(app, ["check", "node ../sample_bots/bot.js", "--sandbox", "--variant", "sport", "--deals", "1",
-                                 "--seed", "3", "--log-dir", str(tmp_path / "check")])
+    r = cli("check", "node ../sample_bots/bot.js", "--sandbox", "--variant", "sport", "--deals", "1",
+            "--seed", "3", "--log-dir", tmp_path / "check")
     assert r.exit_code == 0, r.output
     assert "Can't chdir" not in r.output
 
