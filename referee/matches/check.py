@@ -167,6 +167,7 @@ class GameReport:
     slowest_where: str = ""
     startups: list[float] = field(default_factory=list)  # seconds to each valid hello
     exits: list[str] = field(default_factory=list)  # how processes ended after match_end, if oddly
+    forfeited: bool = False  # only with a max_faults of the caller's (a ladder's check): the check's own never forfeits
     skipped: str | None = None
     cross: Counter[str] = field(default_factory=Counter)  # see _Watch.cross
     hello: dict | None = None
@@ -405,6 +406,7 @@ async def check_game(setup: Setup, index: int, name: str, argv: list[str], opts:
     result = await run_match(spec, watch=watch, block=0, handle_signals=False)
     result.close()
     entry = result.entries[0]  # the candidate's part in the match, every segment's together
+    report.forfeited = entry.forfeited
     report.cross = watch.cross
     report.staged_answers = watch.staged_answers
     report.unexercised = setup.stage is not None and not watch.cross[setup.stage.offered]
@@ -681,6 +683,8 @@ def render(report: CheckReport) -> list[str]:
         elif g.problems:
             counts = Counter(p.kind for p in g.problems)
             status = "PROBLEMS: " + ", ".join(_counted(n, *_KIND_COUNTED.get(k, (k, k))) for k, n in counts.items())
+            if g.forfeited:
+                status += f" (forfeited the rest after {opts.max_faults} faults)"
         else:
             status = "ok"
         if g.cross:
