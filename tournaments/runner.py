@@ -373,6 +373,18 @@ async def play_here(job: MatchJob, report) -> tuple[TableRecord | None, str | No
 # -- the league -----------------------------------------------------------------------------------
 
 
+def place_outputs(part_log: Path, final_log: Path, part_err: Path, final_err: Path) -> bool:
+    """Move a finished table's log and stderr folder from their working names to their own;
+    whether the log was there to move (a table whose log vanished is not a result)."""
+    placed = part_log.exists()
+    if placed:
+        os.replace(part_log, final_log)
+    if part_err.exists():
+        _remove(final_err)
+        os.replace(part_err, final_err)
+    return placed
+
+
 def _remove(path: Path) -> None:
     if path.is_dir() and not path.is_symlink():
         shutil.rmtree(path, ignore_errors=True)
@@ -701,12 +713,7 @@ class LocalExecutor:
                 halt(error or "the log could not be written", parts)
                 return
             try:
-                placed = part_log.exists()
-                if placed:
-                    os.replace(part_log, final_log)
-                if part_err.exists():
-                    _remove(final_err)
-                    os.replace(part_err, final_err)
+                placed = place_outputs(part_log, final_log, part_err, final_err)
                 parts.clear()
                 session.settle(key, started, finished, record, error, kind, final_log if placed else None, lost=part_log)
             except OSError as exc:

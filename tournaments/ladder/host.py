@@ -55,7 +55,7 @@ from tournaments.ladder.matchmaking import Matchmaker
 from tournaments.ladder.rating import Outcome, Ratings
 from tournaments.ladder.status import blamed, outcome_of, settled_tables
 from tournaments.ladder.store import Chosen, Entry
-from tournaments.runner import WORKER_ARGV, Child, _claim_logs, _exclusive, _open, _remove, lane_cpus, make_job, stall_limit
+from tournaments.runner import WORKER_ARGV, Child, _claim_logs, _exclusive, _open, _remove, lane_cpus, make_job, place_outputs, stall_limit
 from tournaments.store import Finished, Store, StoreError, this_run
 from tournaments.wire import TableRecord
 
@@ -350,12 +350,7 @@ class Host:
             finished = time.time()
             if kind == "log":
                 raise OSError(error or "the log could not be written")
-            placed = part_log.exists()
-            if placed:
-                os.replace(part_log, final_log)
-            if part_err.exists():
-                _remove(final_err)
-                os.replace(part_err, final_err)
+            placed = place_outputs(part_log, final_log, part_err, final_err)
             parts.clear()
             if record is not None and not placed:
                 record, error = None, f"its log disappeared while the match was played (was {league.logs_dir} removed?)"
@@ -424,7 +419,10 @@ async def _begin(ladder: Ladder, store: Store, display: HostDisplay, *, max_deal
         if e is not None and e.bot.identity() != bot.identity():
             raise LeagueError(f"{ladder.path}: bot {bot.name!r}: its command, cwd or env differ from its entry's; a new version is "
                               f"a new entry: name it {bot.name.split('@')[0]}@2 (or the next free number)")
-    store.check(with_bots(ladder, [e.bot for e in entered.values()]).league, adopt=True)
+    # the entries (ladder_entries) are the ladder's bots and the check above holds the file to them; the
+    # league's bots table stays empty, or a run restarted before any table ended would fill it
+    # where an uninterrupted one does not
+    store.check(with_bots(ladder, []).league, adopt=True)
     store.begin_runs(this_run())
     _claim_logs(league)
     for leftover in league.logs_dir.glob(".*.part*"):
