@@ -121,7 +121,7 @@ class MatchReader(Replayer):
         cur.step("deal", None, "the deal")
 
     def on_fault(self, rec: R.Fault) -> None:
-        self.faults.append({k: v for k, v in msgspec.to_builtins(rec).items() if k != "k"})
+        self.faults.append(msgspec.to_builtins(msgspec.structs.asdict(rec)))
         if self.cur is not None and self.cur.doc.result is None:
             self.cur.step("fault", rec.seat, f"{self.who(rec.seat)} faults: {rec.kind}", fault=FaultNote(rec.kind, rec.detail, rec.line))
 

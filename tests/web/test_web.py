@@ -970,6 +970,22 @@ def test_report_refuses_what_is_not_a_log(tmp_path):
     assert r.exit_code == X.USAGE and "no such file" in r.stderr
 
 
+
+def test_a_fault_without_a_line_is_listed_on_the_match_page(tmp_path):
+    """A crash or a timeout has no line the bot wrote: the log leaves ``line`` out, and the page
+    lists the fault all the same (it once failed on the missing key)."""
+    log = tmp_path / "crash.jsonl"
+    flawed = ROOT / "tests" / "hostile_bots" / "flawed.py"
+    r = referee("match", str(BOTS / "greedy_bot.py"), f"{sys.executable} {flawed} late_crash", "--variant", "sport", "--deals", "4",
+                "--seed", "1", "--log", str(log), "-q", check=False)
+    faults = [rec for _, rec in read_log(log) if rec["k"] == "fault"]
+    assert faults and all("line" not in f for f in faults), (r.stderr, faults)
+    r = cli("report", str(log), "-O", str(tmp_path / "site"))
+    assert r.exit_code == 0, r.stderr
+    html = (tmp_path / "site" / "index.html").read_text()
+    assert html.count('<td class="bot">flawed') >= 1 and "crash" in html
+
+
 # -- leagues --------------------------------------------------------------------------------------------
 
 
