@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import trio
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from support.commands import cli
 from support.tables import FaultList, scripted_house
@@ -109,6 +109,10 @@ def assert_clean(result, codes: tuple[int, ...]) -> None:
     assert "Traceback" not in result.output
 
 
+#: A line that opens 3,000 arrays, deeper than Python's recursion limit.
+DEEP_LINE = b'{"type":"play","x":' + b"[" * 3000 + b"]" * 3000 + b"}"
+
+
 @pytest.mark.slow  # real matches through the command line, many times
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.one_of(LINE_BYTES, st.binary(max_size=2000)))
@@ -121,6 +125,7 @@ def test_arbitrary_deal_files_are_read_or_refused_in_one_line(tmp_path, data):
 @pytest.mark.slow  # real matches through the command line, many times
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.one_of(LINE_BYTES, st.binary(max_size=2000)))
+@example(data=DEEP_LINE)  # json's parser recurses: found by hypothesis, now always tried
 def test_arbitrary_logs_are_verified_or_refused_in_one_line(tmp_path, data):
     path = tmp_path / "log.jsonl"
     path.write_bytes(data)
@@ -143,6 +148,7 @@ def real_log(tmp_path: Path) -> bytes:
 @pytest.mark.slow  # real matches through the command line, many times
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(where=st.floats(0, 1), cut=st.integers(0, 200), insert=LINE_BYTES)
+@example(where=0.0, cut=0, insert=DEEP_LINE)
 def test_damaged_logs_are_found_out_in_one_line(tmp_path, where, cut, insert):
     """A real log with bytes replaced somewhere: verify says consistent only if the damage left
     a log the engine agrees with, else inconsistent, incomplete or not a log; never a traceback."""

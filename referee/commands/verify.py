@@ -63,9 +63,13 @@ def deal_file_words(path: Path) -> str | None:
     the one line that says so; else ``None``."""
     import json
 
+    from protocol.messages import too_deep
+
     try:
         with open(path, "rb") as f:
             first = f.readline(1 << 20)
+        if too_deep(first):  # no deal is nested deeply, and json's parser recurses
+            return None
         obj = json.loads(first)
     except (OSError, ValueError):
         return None
