@@ -706,7 +706,9 @@ def _as_a_user(*argv: str) -> subprocess.CompletedProcess:
 def test_reading_a_read_only_database_leaves_nothing_that_keeps_a_later_run_from_writing(tmp_path):
     if os.geteuid() == 0 and shutil.which("setpriv") is None:
         pytest.skip("as root, the test needs setpriv to be subject to file modes")
-    path = played_league(tmp_path, FOUR[:2])
+    # Concurrent: a user may not make the cgroups strict isolation (a league's default) freezes.
+    path = write_league(tmp_path, league_toml(FOUR[:2], head='isolation = "concurrent"'))
+    assert cli("league", "run", str(path)).exit_code == 0
     db = path.with_suffix(".db")
     shm = db.with_name(db.name + "-shm")
     db.chmod(0o444)
