@@ -30,7 +30,7 @@ for line in sys.stdin:
     if msg["type"] == "hello":
         print(json.dumps({"type": "hello", "name": "slow", "protocol": 1}), flush=True)
     elif msg["type"] == "turn":
-        time.sleep(0.05)
+        time.sleep(float(sys.argv[1]) if len(sys.argv) > 1 else 0.05)
         print(json.dumps({"type": "play", **msg["legal"][0]}), flush=True)
     elif msg["type"] == "match_end":
         break
@@ -39,13 +39,19 @@ for line in sys.stdin:
 pytestmark = pytest.mark.slow  # real bot processes
 
 
+#: How long the slow bot thinks a move while the spinner should be frozen.  The spinner still gets
+#: the moments between its answer and its freezing, which a loaded machine stretches (tens of ms
+#: at a load of 25): the longer the think, the smaller their share.
+THINK = 0.1
+
+
 def spin_share(where: Path, isolation: str, sandbox: bool, as_user=None) -> float:
     """The processor time the spinner got between its turns, as a share of the time they took."""
     shutil.copy(FAIR / "spinner.py", where / "spinner.py")
     (where / "slow.py").write_text(SLOW)
     for p in where.iterdir():
         p.chmod(0o644)
-    stderr_dir = play_as(where, ["spinner.py", "slow.py"], ["--variant", "block", "--games", "1", "--isolation", isolation],
+    stderr_dir = play_as(where, ["spinner.py", f"slow.py {THINK}"], ["--variant", "block", "--games", "1", "--isolation", isolation],
                          sandbox=sandbox, as_user=as_user)
     cpu = wall = 0.0
     for log in stderr_dir.glob("spinner*.stderr.log"):
@@ -59,15 +65,15 @@ def spin_share(where: Path, isolation: str, sandbox: bool, as_user=None) -> floa
 def test_a_process_not_on_turn_gets_no_processor_time(place, sandbox):  # noqa: F811
     # The control: concurrent, it thinks on the opponent's time.  Its share is what the machine
     # gives it (about 1 when idle, 0.23 seen at a load of 15 on 2 cores), so strict is compared
-    # with it, measured in the same run, as well as held under a fixed bound.
+    # with it, measured in the same run.
     control = spin_share(place, "concurrent", sandbox)
     (place / "strict").mkdir(mode=0o777)
     strict = spin_share(place / "strict", "strict", sandbox)
     # Strict gets only the moments between its answer and its freezing, which a loaded machine
-    # stretches (0.09 against a control of 0.30 at a load of 10; ~0.01-0.05 at lighter loads;
-    # 0.154 against 0.63 once in CI, beside the rest of the suite).  The bound that has teeth is
-    # the control's half: a strict that freezes nothing gets what the control gets.
-    assert strict < 0.2 and strict < control / 2, (strict, control)
+    # stretches (0.09 against a control of 0.30 at a load of 10 with a 50 ms think; 0.20 against
+    # 0.68 in CI at a load of about 25).  No fixed bound holds at every load: the control, measured
+    # in the same run, is the yardstick, and a strict that freezes nothing gets what it gets.
+    assert strict < control / 2, (strict, control)
 
 
 def test_strict_isolation_without_a_cgroup_freezer_is_refused_in_one_line(place, user):  # noqa: F811
