@@ -11,6 +11,9 @@ Nothing here measures time.
 from __future__ import annotations
 
 import gc
+import json
+import subprocess
+import sys
 import tracemalloc
 from functools import partial
 from pathlib import Path
@@ -21,12 +24,12 @@ import trio
 from bench.referee import StubBot
 from referee.audit.verify import verify
 from referee.bots.bot import Bot
-from referee.conversation import handmade
 from referee.conversation.house import BotSource
 from referee.engine import variant
-from referee.matches import results
 from referee.matches.match import run_match
 from referee.matches.spec import MatchSpec
+
+ROOT = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.slow  # a few thousand deals, traced
 
@@ -34,12 +37,6 @@ SHORT, LONG = 32, 128  # deals per orientation (sport: 4 orientations)
 #: before: about 14 KB a deal in the match (a segment's buffer kept every line); after, well
 #: under 1 KB, the transient peaks of the boards played ahead of the log and of bounded caches
 BYTES_A_DEAL = 2000
-
-
-@pytest.fixture(autouse=True)
-def small_caches(monkeypatch):
-    monkeypatch.setattr(handmade, "HANDS_KEPT", 64)
-    monkeypatch.setattr(results, "SPOOL_MEMORY", 4096)
 
 
 def peaks(tmp_path: Path, deals: int) -> tuple[int, int]:
@@ -62,10 +59,27 @@ def peaks(tmp_path: Path, deals: int) -> tuple[int, int]:
     return match, checked
 
 
+def _peaks_in_a_fresh_interpreter(tmp_path: Path) -> list[tuple[int, int]]:
+    """Warm, short and long peaks, measured in a process of their own: tracemalloc counts every
+    thread's allocations, and a worker of the suite may still run threads of earlier tests (in CI
+    both long peaks once grew by the same 2.2 MB, at the end of a loaded run)."""
+    code = ("import json, sys, pathlib, pytest\n"
+            "from referee.conversation import handmade\n"
+            "from referee.matches import results\n"
+            "from tests.matches import test_memory_flat as t\n"
+            "mp = pytest.MonkeyPatch()\n"
+            "mp.setattr(handmade, 'HANDS_KEPT', 64)\n"
+            "mp.setattr(results, 'SPOOL_MEMORY', 4096)\n"
+            "where = pathlib.Path(sys.argv[1])\n"
+            "print(json.dumps([t.peaks(where, n) for n in (4, t.SHORT, t.LONG)]))\n")
+    r = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, cwd=ROOT, timeout=600,
+                       stdin=subprocess.DEVNULL, check=False)
+    assert r.returncode == 0, r.stderr
+    return [tuple(p) for p in json.loads(r.stdout.splitlines()[-1])]
+
+
 def test_a_long_match_and_its_verify_hold_no_more_than_a_short_ones(tmp_path):
-    peaks(tmp_path, 4)  # warm: imports, the engine's and the protocol's tables
-    short = peaks(tmp_path, SHORT)
-    long = peaks(tmp_path, LONG)
+    _, short, long = _peaks_in_a_fresh_interpreter(tmp_path)  # the first warms: imports, the engine's and the protocol's tables
     more = 2 * (LONG - SHORT)  # deals played: two bots in pairs play two orientations
     assert (long[0] - short[0]) / more < BYTES_A_DEAL, (short, long)
     assert (long[1] - short[1]) / more < BYTES_A_DEAL, (short, long)
