@@ -131,9 +131,8 @@ class Fit:
     def unit(self) -> np.ndarray:
         """The covariance of the centred ratings over σ²: ``(I − 1 wᵀ) C (I − w 1ᵀ)``, in ``O(k²)``."""
         cw = self._cw
-        unit = self.cov - cw[None, :]
-        unit -= cw[:, None]
-        unit += self._wcw
+        unit = self.cov - cw[:, None]
+        unit -= (cw - self._wcw)[None, :]
         return unit
 
     def se_diff(self, i: int, j: int) -> float:
