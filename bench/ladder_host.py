@@ -6,9 +6,9 @@ entries for adds and retires, the suspension rule, feeding the ratings the outco
 see, :meth:`Matchmaker.choose`, storing the chosen table with its ``in_play`` row), the
 **storage** of the finished table (:meth:`Store.record` of a whole result, one transaction, and
 the host's own bookkeeping) and the **rating refit** (the time spent in the ratings: the choice's
-``Ratings.fit``, which folds the new outcomes into the incremental solve; the covariance of the
-centred ratings when the matchmaking first reads it, ``Fit.unit``; the look for certification of
-``--until certified``, ``Ratings.certified``, and any exact solve it calls for), each in CPU time
+``Ratings.fit``, which folds the new outcomes into the incremental solve; the look for
+certification of ``--until certified``, ``Ratings.certified``, and any exact solve it calls
+for), each in CPU time
 (what grows with the field), and the wall time of the whole, which adds the waits for the disk at
 every commit (the same at every size; a shared disk makes it noisy).  The exact solve that
 replaces the incremental one every ``max(REFIT_EVERY, k)`` outcomes is timed once per field and
@@ -40,7 +40,6 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -185,7 +184,7 @@ def measure(n: int, tables: int, folder: Path, client: Any = None) -> dict[str, 
 
     import tournaments.cluster as TC
     from tournaments.ladder.host import on_cluster
-    from tournaments.ladder.rating import REFIT_EVERY, Fit
+    from tournaments.ladder.rating import REFIT_EVERY
 
     field = Field(n, folder)
     try:
@@ -201,7 +200,6 @@ def measure(n: int, tables: int, folder: Path, client: Any = None) -> dict[str, 
         number = max(host.chosen) + 1
         host.league.logs_dir.mkdir(parents=True, exist_ok=True)
         cluster: Any = TC  # its play_match stands in for the task, during the measure
-        fit_class: Any = Fit  # its unit is timed, during the measure
         play_match = TC.play_match
 
         async def run() -> None:
@@ -225,15 +223,9 @@ def measure(n: int, tables: int, folder: Path, client: Any = None) -> dict[str, 
                 wall.append(w2 - w0)
                 number += 1
 
-        # the covariance of the centred ratings, worked out when the matchmaking first reads it
-        lazy = Fit.__dict__["unit"]
-        timed_unit = cached_property(_timed_function(lazy.func, refits))
-        timed_unit.__set_name__(Fit, "unit")
-        fit_class.unit = timed_unit
         try:
             trio.run(run)
         finally:
-            fit_class.unit = lazy
             cluster.play_match = play_match
         # the exact solve that replaces the incremental state every max(REFIT_EVERY, k) outcomes
         t0 = time.process_time()

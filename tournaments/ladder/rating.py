@@ -104,46 +104,35 @@ class Mark:
 class Fit:
     """One solve of the model: what the standings, the marks and the matchmaker read.
 
-    ``cov`` is the inverse of the information matrix with the prior (the covariance of the raw
-    strengths over σ²); ``unit``, the covariance of the centred ratings, is worked out from it
-    when first read (``O(k²)``: the matchmaking reads it, the marks and the standings do not)."""
+    With ``C`` the inverse of the information matrix with the prior (the covariance of the raw
+    strengths over σ²) and ``w`` the centre's weights (uniform over the bots with results):
+    ``unit = (I − 1 wᵀ) C (I − w 1ᵀ)``, ``cw = C w``, ``wcw = wᵀ C w``, so that
+    ``C = unit + cw 1ᵀ + 1 cwᵀ − wcw``."""
 
     names: tuple[str, ...]      # every bot, in the order they were added
     rating: np.ndarray          # strengths less the mean of the bots with results, by the index of ``names``
-    cov: np.ndarray             # the inverse information (with the prior), symmetric: the covariance of the strengths over σ²
-    centre: np.ndarray          # the indexes the ratings are centred on (the bots with results, by name; every bot before any)
+    unit: np.ndarray            # covariance of the centred strengths over σ² (k × k, symmetric)
+    cw: np.ndarray              # C w
+    wcw: float                  # wᵀ C w
     sigma2: float               # the noise variance per deal of one bot's net (inf while unknown)
     dof: int                    # residual degrees of freedom
     order: tuple[int, ...]      # indexes, best first (ties by name)
 
     @cached_property
-    def _cw(self) -> np.ndarray:
-        """``C w`` with ``w`` the centre's weights, summed in the centre's (name) order."""
-        if len(self.centre) == 0:
-            return np.zeros(len(self.names))
-        return np.asarray(self.cov[self.centre].sum(axis=0) / len(self.centre))
-
-    @cached_property
-    def _wcw(self) -> float:
-        return float(self._cw[self.centre].sum() / len(self.centre)) if len(self.centre) else 0.0
-
-    @cached_property
-    def unit(self) -> np.ndarray:
-        """The covariance of the centred ratings over σ²: ``(I − 1 wᵀ) C (I − w 1ᵀ)``, in ``O(k²)``."""
-        cw = self._cw
-        unit = self.cov - cw[:, None]
-        unit -= (cw - self._wcw)[None, :]
-        return unit
+    def cov(self) -> np.ndarray:
+        """``C``, the covariance of the raw strengths over σ² (``O(k²)``, when first read)."""
+        cov = self.unit + self.cw[:, None]
+        cov += (self.cw - self.wcw)[None, :]
+        return cov
 
     def se_diff(self, i: int, j: int) -> float:
-        """The standard error of ``rating[i] − rating[j]`` (the centring cancels: ``O(1)``)."""
-        var = float(self.cov[i, i] + self.cov[j, j] - 2.0 * self.cov[i, j])
+        """The standard error of ``rating[i] − rating[j]``."""
+        var = float(self.unit[i, i] + self.unit[j, j] - 2.0 * self.unit[i, j])
         return math.sqrt(self.sigma2 * max(var, 0.0))
 
     def se(self, i: int) -> float:
         """The standard error of ``rating[i]`` (centred on the field's mean)."""
-        var = float(self.cov[i, i]) - 2.0 * float(self._cw[i]) + self._wcw
-        return math.sqrt(self.sigma2 * max(var, 0.0))
+        return math.sqrt(self.sigma2 * max(float(self.unit[i, i]), 0.0))
 
 
 def t_quantile(p: float, dof: int) -> float:
@@ -235,14 +224,18 @@ class Ratings:
         self._played = 0              # bots with at least one table
         self._met: dict[tuple[int, int], int] = {}  # (i < j) -> the latest table at which they met
         self._by_name: tuple[np.ndarray, np.ndarray] | None = None  # (rank of each name, the centre), cached
-        # the incremental state: C and s over the bots it knows, the outcomes not folded in yet
-        self._cov = np.zeros((0, 0))
+        # the incremental state over the bots it knows: C as (unit, cw, wcw) centred on the bots with
+        # results among the outcomes folded in (``known``; every bot while none has), and s = C b
+        self._unit = np.zeros((0, 0))
+        self._cw = np.zeros(0)
+        self._wcw = 0.0
         self._s = np.zeros(0)
+        self._known = np.zeros(0, dtype=bool)
         self._pending: list[_Step] = []  # the outcomes since the last exact solve called for, not folded in yet
         self._since = 0               # outcomes counted since the last exact solve called for
         self._stale = False           # the state is to be the exact solve of the sums less the pending outcomes
         self._fit: Fit | None = None
-        self._handed: weakref.ref[Fit] | None = None  # the last fit handed out (it shares self._cov)
+        self._handed: weakref.ref[Fit] | None = None  # the last fit handed out (it shares self._unit)
         self._exact: Fit | None = None
 
     # -- input -------------------------------------------------------------------------------
@@ -332,7 +325,7 @@ class Ratings:
         ``O(k²)`` each.  It equals an exact solve (:meth:`exact`) to rounding (about 1e-12 relative)."""
         if self._fit is None:
             self._catch_up()
-            self._fit = self._make_fit(self._cov, self._s)
+            self._fit = self._make_fit(self._unit, self._cw, self._wcw, self._s)
             self._handed = weakref.ref(self._fit)
         return self._fit
 
@@ -341,20 +334,57 @@ class Ratings:
         and the marks report, bit for bit the same whatever the order of the outcomes."""
         if self._exact is None:
             cov, s = self._solve(self._diag, self._off, self._rhs)
-            self._exact = self._make_fit(cov, s)
+            self._exact = self._make_fit(*self._centred(cov, np.array(self._diag) > 0), s)
         return self._exact
+
+    def _centre_on(self, cov: np.ndarray, centre: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+        """``(unit, cw, wcw)`` of ``C`` with ``w`` uniform over ``centre`` (indexes in name order:
+        the sums are a function of the bots, not of their indexes); ``O(k²)``."""
+        cw = cov[centre].sum(axis=0) / len(centre)
+        wcw = float(cw[centre].sum() / len(centre))
+        unit = cov - cw[:, None]
+        unit -= (cw - wcw)[None, :]
+        return unit, cw, wcw
+
+    def _in_name_order(self, known: np.ndarray) -> np.ndarray:
+        """The indexes ``known``, in name order."""
+        rank = self._names_order()[0]
+        idx = np.flatnonzero(known)
+        return idx[np.argsort(rank[idx])]
+
+    def _centred(self, cov: np.ndarray, known: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+        """The state of ``C``: centred on the bots ``known`` to have results (``w = 0``, ``unit = C``, while none has)."""
+        if not known.any():
+            return cov.copy(), np.zeros(len(cov)), 0.0
+        return self._centre_on(cov, self._in_name_order(known))
+
+    def _tidy(self) -> None:
+        """The rows of the bots without results (uncoupled: ``C`` is ``1/prior`` on their diagonal, 0
+        elsewhere; ``s`` and ``cw`` 0) as those formulas make them, whatever the folds did to them:
+        so the state is the same whenever a bot was entered.  ``O(k)`` a bot without results."""
+        unknown = np.flatnonzero(~self._known)
+        if len(unknown) == 0:
+            return
+        self._cw[unknown] = 0.0
+        self._s[unknown] = 0.0
+        row = -(self._cw - self._wcw)
+        self._unit[unknown, :] = row[None, :]
+        self._unit[:, unknown] = row[:, None]
+        self._unit[unknown, unknown] += 1.0 / PRIOR_DEALS
 
     def _catch_up(self) -> None:
         """Fold the pending outcomes into the incremental state (after the exact solve called for, if one is)."""
         k = len(self._names)
         old = len(self._s)
-        if old < k:  # bots entered since: no results, so uncoupled (their C entries 1/prior, s 0)
-            cov = np.zeros((k, k))
-            cov[:old, :old] = self._cov
-            cov[np.arange(old, k), np.arange(old, k)] = 1.0 / PRIOR_DEALS
-            s = np.zeros(k)
-            s[:old] = self._s
-            self._cov, self._s, self._handed = cov, s, None
+        changed = False
+        if old < k:  # bots entered since: no results (their rows are made by _tidy)
+            unit = np.zeros((k, k))
+            unit[:old, :old] = self._unit
+            self._unit = unit
+            self._cw = np.concatenate([self._cw, np.zeros(k - old)])
+            self._s = np.concatenate([self._s, np.zeros(k - old)])
+            self._known = np.concatenate([self._known, np.zeros(k - old, dtype=bool)])
+            self._handed, changed = None, True
         pending, self._pending = self._pending, []
         if self._stale:
             # the sums as they were at the last outcome that called for an exact solve: the later
@@ -370,33 +400,61 @@ class Ratings:
                             off[i, j] += step.deals * (SCALE // n)
                             if off[i, j] == 0:
                                 del off[i, j]
-            self._cov, self._s = self._solve(diag, off, rhs)
-            self._handed, self._stale = None, False
-        if not pending:
-            return
-        if self._handed is not None and self._handed() is not None:
-            self._cov = self._cov.copy()  # a fit handed out still reads the old one
+            cov, self._s = self._solve(diag, off, rhs)
+            self._known = np.array(diag, dtype=int) > 0
+            self._unit, self._cw, self._wcw = self._centred(cov, self._known)
+            self._handed, self._stale, changed = None, False, True
+        if pending and self._handed is not None and self._handed() is not None:
+            self._unit, self._cw = self._unit.copy(), self._cw.copy()  # a fit handed out still reads the old ones
         self._handed = None
-        scratch = np.empty_like(self._cov)
-        for step in pending:
-            self._fold(step, scratch)
+        if pending:
+            scratch = np.empty_like(self._unit)
+            for step in pending:
+                self._fold(step, scratch)
+        if pending or changed:
+            self._tidy()
 
     def _fold(self, step: _Step, scratch: np.ndarray) -> None:
-        """Sherman–Morrison: ``C ← C − α v vᵀ`` with ``v = C u``, ``α = h / (1 + h uᵀv)`` for each pair
-        of the table (``h = d / N``), then ``s ← C b`` from ``s`` in ``O(k)`` (entry by entry: the
-        result does not depend on the bots' indexes)."""
-        cov, s = self._cov, self._s
+        """Sherman–Morrison for each pair of the table (``u = e_a − e_b``, ``h = d / N``):
+        ``C ← C − α v vᵀ`` with ``v = C u``, ``α = h / (1 + h uᵀv)``; in the centred form
+        ``unit ← unit − α z zᵀ`` with ``z = unit u`` (``v = z + uᵀcw``), ``cw`` and ``s ← C b`` in
+        ``O(k)``.  Entry by entry: the result does not depend on the bots' indexes."""
+        new = [i for i in step.idx if not self._known[i]]
+        if new:  # a bot's first result: the centre takes it in (C is the same, in O(k²))
+            self._tidy()
+            self._known[new] = True
+            centre = self._in_name_order(self._known)
+            unit, cw = self._unit, self._cw
+            r = unit[centre].sum(axis=0) / len(centre)  # unit w'
+            rho = float(r[centre].sum() / len(centre))
+            m = float(cw[centre].sum() / len(centre))  # cwᵀ w'
+            unit -= r[:, None]
+            unit -= (r - rho)[None, :]
+            cw += r
+            cw += m - self._wcw
+            self._wcw = rho + 2.0 * m - self._wcw
+        unit, cw, s = self._unit, self._cw, self._s
         n = len(step.idx)
         h = step.deals / n
         for x, a in enumerate(step.idx):
             for b in step.idx[x + 1:]:
-                v = cov[a] - cov[b]  # C symmetric: a row is a column
-                alpha = h / (1.0 + h * float(v[a] - v[b]))
-                s -= (alpha * float(s[a] - s[b])) * v  # C' b = C b − α v (uᵀ C b)
-                np.multiply.outer(alpha * v, v, out=scratch)
-                cov -= scratch
+                z = unit[a] - unit[b]  # symmetric: a row is a column
+                dc = float(cw[a] - cw[b])
+                alpha = h / (1.0 + h * float(z[a] - z[b]))
+                ds = alpha * float(s[a] - s[b])  # C' b = C b − α v (uᵀ C b)
+                s -= ds * z
+                s -= ds * dc
+                cw -= (alpha * dc) * z  # C' w = C w − α v (vᵀ w), vᵀ w = uᵀ cw
+                cw -= alpha * dc * dc
+                self._wcw -= alpha * dc * dc
+                np.multiply.outer(alpha * z, z, out=scratch)
+                unit -= scratch
+        wcw = self._wcw
         for a, i in enumerate(step.idx):
-            s += float(step.rhs[a]) * cov[i]  # + C' Δb
+            d = float(step.rhs[a])  # + C' Δb, C' e_i = unit[i] + cw + (cw_i − wcw)
+            s += d * unit[i]
+            s += d * cw
+            s += d * float(cw[i] - wcw)
 
     def _solve(self, diag: list[int], off: dict[tuple[int, int], int], rhs: list[Fraction]) -> tuple[np.ndarray, np.ndarray]:
         """``C`` and ``s`` of the sums given, exactly: the bots with results in name order (a
@@ -433,11 +491,13 @@ class Ratings:
             self._by_name = (rank, np.array(centre, dtype=int))
         return self._by_name
 
-    def _make_fit(self, cov: np.ndarray, s: np.ndarray) -> Fit:
+    def _make_fit(self, unit: np.ndarray, cw: np.ndarray, wcw: float, s: np.ndarray) -> Fit:
         k = len(self._names)
         if k == 0:
-            return Fit((), np.zeros(0), np.zeros((0, 0)), np.zeros(0, dtype=int), math.inf, 0, ())
+            return Fit((), np.zeros(0), np.zeros((0, 0)), np.zeros(0), 0.0, math.inf, 0, ())
         rank, centre = self._names_order()
+        if not self._played:  # no results: the state is C itself, the ratings centred on every bot
+            unit, cw, wcw = self._centre_on(unit, centre)
         # centred on the mean of the bots with results, so a newcomer's wide prior does not widen theirs
         rating = s - math.fsum(s[centre].tolist()) / len(centre)
         # the residuals' sum of squares: Σ d|y/c|² − 2 sᵀb + sᵀ L s, and sᵀ L s = sᵀ b − prior · sᵀ s
@@ -446,7 +506,7 @@ class Ratings:
         dof = self._observations - max(self._played - 1, 0)
         sigma2 = max(rss, 0.0) / dof if dof >= 1 else math.inf
         order = np.lexsort((rank, -np.round(rating, 9)))
-        return Fit(tuple(self._names), rating, cov, centre, sigma2, dof, tuple(int(i) for i in order))
+        return Fit(tuple(self._names), rating, unit, cw, wcw, sigma2, dof, tuple(int(i) for i in order))
 
     def standings(self) -> list[Standing]:
         """Every bot, best first (ties by name), with its 95% interval (of the exact solve)."""
@@ -478,7 +538,7 @@ class Ratings:
         if sum(len(o.bots) - 1 for o in later) > LATER_SEATS or any(b not in self._index for o in later for b in o.bots):
             return None
         self.fit()  # folds the outcomes pending into the state
-        cov, s = self._cov, self._s
+        unit, cw, wcw, s = self._unit, self._cw, self._wcw, self._s
         # the later tables' information, d (I − J/N) on their seats, is U H Uᵀ with U's columns the
         # seats less the first (e_a − e_first) and H = d (I − J/N) over N − 1: H⁻¹ = (I + J) / d
         first, seat, blocks = [], [], []
@@ -493,12 +553,12 @@ class Ratings:
                 delta[i] += float(o.deals * Fraction(m) * Fraction(n - 1, n))
         t = s.copy()
         for seated in np.flatnonzero(delta):
-            t += delta[seated] * cov[seated]  # s + C Δb
+            t += delta[seated] * (unit[seated] + cw + float(cw[seated] - wcw))  # s + C Δb
         at = np.array([self._index.get(name, -1) for name in whole._names])
         known = at >= 0
         if seat:
             A, B = np.array(seat), np.array(first)
-            vt = cov[A] - cov[B]  # (C U)ᵀ, m × k
+            vt = unit[A] - unit[B] + (cw[A] - cw[B])[:, None]  # (C U)ᵀ, m × k
             hinv = np.zeros((len(seat), len(seat)))
             pos = 0
             for block in blocks:
@@ -519,8 +579,11 @@ class Ratings:
         # the neighbours' indexes in this fit (-1: a bot it does not know, uncoupled), and 0 in their stead
         hi, lo = at[upper], at[lower]
         hi0, lo0 = np.where(hi >= 0, hi, 0), np.where(lo >= 0, lo, 0)
-        var = (np.where(hi >= 0, cov[hi0, hi0], 1.0 / PRIOR_DEALS) + np.where(lo >= 0, cov[lo0, lo0], 1.0 / PRIOR_DEALS)
-               - 2.0 * np.where((hi >= 0) & (lo >= 0), cov[hi0, lo0], 0.0))
+        def raw(i: np.ndarray, j: np.ndarray) -> np.ndarray:
+            return unit[i, j] + cw[i] + cw[j] - wcw  # C's entries
+
+        var = (np.where(hi >= 0, raw(hi0, hi0), 1.0 / PRIOR_DEALS) + np.where(lo >= 0, raw(lo0, lo0), 1.0 / PRIOR_DEALS)
+               - 2.0 * np.where((hi >= 0) & (lo >= 0), raw(hi0, lo0), 0.0))
         if seat:
             q = np.where(hi >= 0, vt[:, hi0], 0.0) - np.where(lo >= 0, vt[:, lo0], 0.0)
             var = var - np.einsum("ij,ij->j", q, np.linalg.solve(S, q))
