@@ -195,15 +195,16 @@ class Ratings:
 
     The sums (the information matrix, sparse; the right-hand side; the sum of squares) are exact,
     so the standings, the marks and a certification are an exact solve of them (:meth:`exact`)
-    whatever the order.  Beside them an incremental state (the inverse information ``C`` and the
-    strengths ``s = C b``) follows every outcome: a table of ``N`` adds ``d/N · u uᵀ`` for each of
-    its pairs (``u = e_a − e_b``), a Sherman–Morrison update of ``C`` in ``O(k²)`` and of ``s`` in
-    ``O(k)``, folded in when the fit is next asked for (:meth:`fit`, what the matchmaking reads),
-    and replaced by an exact solve every :data:`REFIT_EVERY` outcomes or ``k``, whichever is more.
-    The state is a function of the sequence of outcomes alone (not of when the fit is asked for,
-    nor of the order the bots were entered in: each fold works entry by entry, each exact solve
-    over the bots with results in name order), so a host restarted on the same tables chooses the
-    same ones."""
+    whatever the order.  Beside them an incremental state (the inverse information ``C``, kept
+    centred on the bots with results as :class:`Fit` has it, and the strengths ``s = C b``)
+    follows every outcome: a table of ``N`` adds ``d/N · u uᵀ`` for each of its pairs
+    (``u = e_a − e_b``), a Sherman–Morrison update in ``O(k²)`` (``O(k)`` for ``s``), folded in
+    when the fit is next asked for (:meth:`fit`, what the matchmaking reads), and replaced by an
+    exact solve every :data:`REFIT_EVERY` outcomes or ``k``, whichever is more.  The state is a
+    function of the sequence of outcomes alone (not of when the fit is asked for, nor of when or in
+    what order the bots were entered: each fold works entry by entry, each sum over bots runs in
+    name order, the rows of bots without results are rebuilt from their formulas), so a host
+    restarted on the same tables chooses the same ones."""
 
     def __init__(self, resolution: float) -> None:
         if not (resolution > 0 and math.isfinite(resolution)):
