@@ -44,3 +44,32 @@ def test_the_cluster_rows_go_through_the_hosts_cluster_path():
     rows = [line for line in run.stdout.splitlines() if re.match(r"\s+\d+ ", line)]
     assert [int(r.split()[0]) for r in rows] == [4, 4]  # the field here, and through the cluster
     assert all(len(re.findall(r"\d+\.\d\d", r)) == 5 for r in rows)
+
+
+def test_a_fresh_field_chooses_and_stores_tables_until_certified(tmp_path):
+    """The host's own path with ``--until certified`` from its first table (no warm-up): every look
+    for certification reads the choice's ratings, empty at first, and the outcomes they lag behind,
+    and says what the exact solve of every outcome says."""
+    import trio
+
+    from bench.ladder_host import Field
+
+    field = Field(6, tmp_path)
+    try:
+        host = field.host
+        said = []
+
+        async def run() -> None:
+            for number in range(60):
+                exact = len(host.in_all) >= 2 and all(m.verdict != "open" for m in host.for_all.marks())
+                table = await host.next_table(number)
+                said.append((table is None, exact))
+                if table is None:
+                    return
+                field.store_table(table, field.result(table))
+
+        trio.run(run)
+        assert all(stopped == exact for stopped, exact in said)
+        assert len(said) >= 30
+    finally:
+        field.close()

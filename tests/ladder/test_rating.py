@@ -367,3 +367,13 @@ def test_the_choices_fit_with_the_later_outcomes_is_the_whole_fit(seed: int) -> 
                        atol=0)
     assert sigma2 == pytest.approx(exact.sigma2, rel=1e-9) and dof == exact.dof
     assert choice.certified(later, whole) == all(m.verdict != "open" for m in whole.marks())
+
+
+def test_certified_reads_the_whole_ratings_when_the_choices_know_no_bot_yet() -> None:
+    """A host's first look for certification comes before its choice's ratings have any bot."""
+    choice, whole = Ratings(1.0), Ratings(1.0)
+    for name in "xy":
+        whole.add_bot(name)
+    assert not choice.certified([], whole)
+    choice.add_bot("x")
+    assert not choice.certified([], whole)  # y unknown here: uncoupled, its mark open

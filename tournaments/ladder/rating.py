@@ -532,13 +532,16 @@ class Ratings:
     def _with_later(self, later: list[Outcome], whole: Ratings) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, int] | None:
         """``whole``'s ratings, order (best first), variances (over σ²) of each two neighbours'
         difference, σ² and degrees of freedom, from this incremental fit and ``later`` by Woodbury
-        (``None``: too many later seats, a later bot this fit does not know, or fewer than two bots)."""
+        (``None``: too many later seats, a later bot this fit does not know, no bot here, or fewer
+        than two bots there)."""
         k = len(whole._names)
         if k < 2:
             return None
         if sum(len(o.bots) - 1 for o in later) > LATER_SEATS or any(b not in self._index for o in later for b in o.bots):
             return None
         self.fit()  # folds the outcomes pending into the state
+        if not self._names:
+            return None  # nothing to update (a host before its first choice)
         unit, cw, wcw, s = self._unit, self._cw, self._wcw, self._s
         # the later tables' information, d (I − J/N) on their seats, is U H Uᵀ with U's columns the
         # seats less the first (e_a − e_first) and H = d (I − J/N) over N − 1: H⁻¹ = (I + J) / d
