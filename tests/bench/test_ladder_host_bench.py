@@ -37,8 +37,14 @@ def test_the_cluster_rows_go_through_the_hosts_cluster_path():
     """In a process of its own, as the cluster tests run theirs (a local cluster leaves its process
     server to the interpreter's exit)."""
     pytest.importorskip("distributed")
-    run = subprocess.run([sys.executable, "-m", "bench.ladder", "--host", "--fields", "4", "--tables", "2", "--cluster", "local:2"],
-                         cwd=ROOT, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL)
+    run = subprocess.run(
+        [sys.executable, "-m", "bench.ladder", "--host", "--fields", "4", "--tables", "2", "--cluster", "local:2"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        stdin=subprocess.DEVNULL,
+    )
     assert run.returncode == 0, run.stderr
     assert "--cluster local:2" in run.stdout
     rows = [line for line in run.stdout.splitlines() if re.match(r"\s+\d+ ", line)]
