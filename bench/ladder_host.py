@@ -5,10 +5,14 @@ Everything a host does for one table besides playing it, on its own code path
 entries for adds and retires, the suspension rule, feeding the ratings the outcomes the choice may
 see, :meth:`Matchmaker.choose`, storing the chosen table with its ``in_play`` row), the
 **storage** of the finished table (:meth:`Store.record` of a whole result, one transaction, and
-the host's own bookkeeping) and the **rating refit** (the time spent in ``Ratings.fit``, by the
-choice's ratings and by the ratings of every outcome that ``--until certified`` asks), each in
-CPU time (what grows with the field), and the wall time of the whole, which adds the waits for
-the disk at every commit (the same at every size; a shared disk makes it noisy).
+the host's own bookkeeping) and the **rating refit** (the time spent in the ratings: the choice's
+``Ratings.fit``, which folds the new outcomes into the incremental solve; the look for
+certification of ``--until certified``, ``Ratings.certified``, and any exact solve it calls
+for), each in CPU time
+(what grows with the field), and the wall time of the whole, which adds the waits for the disk at
+every commit (the same at every size; a shared disk makes it noisy).  The exact solve that
+replaces the incremental one every ``max(REFIT_EVERY, k)`` outcomes is timed once per field and
+printed beside, amortised (it falls in none of the measured tables at 1,000 bots).
 
 Each field is a fresh database of ``N`` entries that has played ``floor × N / 2`` tables already
 (every bot past the matchmaking's floor), results drawn in-process: bots of known strengths
@@ -16,11 +20,20 @@ Each field is a fresh database of ``N`` entries that has played ``floor × N / 2
 (:func:`stub_record`, the shape a match process hands the host).  Then ``--tables`` tables are
 chosen and stored one after the other, and the median of each part is printed, with its ratio to
 the smallest field: flat (or logarithmic) is what the ladder promises.  Nothing is asserted.
+
+``--cluster ADDRESS`` (``local:2``: a local Dask cluster of two workers) measures the same fields
+again through the host's cluster path, :meth:`Host.play` with
+:func:`tournaments.ladder.host.on_cluster`: each table a task submitted to the cluster that plays
+nothing (:func:`stub_task`, in :func:`tournaments.cluster.play_match`'s place, returns the stub
+result drawn by the host), its result awaited in a thread, its log written and stored; the
+"task + storage" column is the host's CPU for that (the Dask client's thread included), the wall
+time adds the task's round trip.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import statistics
 import sys
@@ -130,31 +143,64 @@ class Field:
         self.store.close()
 
 
-def _timed(target: Any, name: str, spent: list[float]) -> None:
-    """Count the time ``target.name(...)`` takes into ``spent``."""
-    inner: Callable[..., Any] = getattr(target, name)
+class _Spent(list[float]):
+    """CPU seconds of the calls timed, the outermost only (a timed call inside another is in it)."""
+
+    depth = 0
+
+
+def _timed_function(inner: Callable[..., Any], spent: _Spent) -> Callable[..., Any]:
+    """``inner``, counting the CPU time each call takes into ``spent``."""
 
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        spent.depth += 1
         t0 = time.process_time()
         try:
             return inner(*args, **kwargs)
         finally:
-            spent.append(time.process_time() - t0)
+            spent.depth -= 1
+            if not spent.depth:
+                spent.append(time.process_time() - t0)
 
-    setattr(target, name, wrapper)
+    return wrapper
 
 
-def measure(n: int, tables: int, folder: Path) -> dict[str, float]:
-    """Median seconds of each part of a table's overhead in a field of ``n`` bots."""
+def _timed(target: Any, name: str, spent: _Spent) -> None:
+    """Count the time ``target.name(...)`` takes into ``spent``."""
+    setattr(target, name, _timed_function(getattr(target, name), spent))
+
+
+def stub_task(record: Any, job: Any, stall: float) -> dict[str, Any]:
+    """What :func:`tournaments.cluster.play_match` returns, for a task that plays nothing: ``record``
+    (drawn by the host), a one-line log, no stderr.  Bound with :func:`functools.partial` in its place."""
+    return {"record": record, "error": None, "kind": None, "log": b"{}\n", "stderr": {}, "worker": "?", "started": 0.0,
+            "finished": 0.0}
+
+
+def measure(n: int, tables: int, folder: Path, client: Any = None) -> dict[str, float]:
+    """Median seconds of each part of a table's overhead in a field of ``n`` bots (given a Dask
+    ``client``, each table goes through the host's cluster path, a stub task on the cluster)."""
+    from functools import partial
+
+    import tournaments.cluster as TC
+    from tournaments.ladder.host import on_cluster
+    from tournaments.ladder.rating import REFIT_EVERY
+
     field = Field(n, folder)
     try:
         field.warm(4)
         host = field.host
-        refits: list[float] = []
+        refits = _Spent()
+        # the choice's fit, and the certification of every outcome: read off that fit with the outcomes it
+        # does not count yet (at times, and when it is declared, an exact solve of them all)
         _timed(host.for_choice, "fit", refits)
-        _timed(host.for_all, "fit", refits)
+        _timed(host.for_choice, "certified", refits)
+        _timed(host.for_all, "exact", refits)
         choice, storage, refit, wall = [], [], [], []
         number = max(host.chosen) + 1
+        host.league.logs_dir.mkdir(parents=True, exist_ok=True)
+        cluster: Any = TC  # its play_match stands in for the task, during the measure
+        play_match = TC.play_match
 
         async def run() -> None:
             nonlocal number
@@ -164,7 +210,11 @@ def measure(n: int, tables: int, folder: Path) -> dict[str, float]:
                 table = await host.next_table(number)
                 t1 = time.process_time()
                 assert table is not None
-                field.store_table(table, field.result(table))
+                if client is None:
+                    field.store_table(table, field.result(table))
+                else:  # the host's own path: a task submitted, its result awaited in a thread, stored
+                    cluster.play_match = partial(stub_task, field.result(table))
+                    await host.play(table, partial(on_cluster, client), 60.0)
                 t2, w2 = time.process_time(), time.perf_counter()
                 fitted = sum(refits)
                 choice.append(t1 - t0 - fitted)
@@ -173,29 +223,24 @@ def measure(n: int, tables: int, folder: Path) -> dict[str, float]:
                 wall.append(w2 - w0)
                 number += 1
 
-        trio.run(run)
+        try:
+            trio.run(run)
+        finally:
+            cluster.play_match = play_match
+        # the exact solve that replaces the incremental state every max(REFIT_EVERY, k) outcomes
+        t0 = time.process_time()
+        host.for_choice._solve(host.for_choice._diag, host.for_choice._off, host.for_choice._rhs)
+        solve = time.process_time() - t0
         return {"choice": statistics.median(choice), "storage": statistics.median(storage), "refit": statistics.median(refit),
-                "wall": statistics.median(wall)}
+                "wall": statistics.median(wall), "solve": solve, "every": max(REFIT_EVERY, n)}
     finally:
         field.close()
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m bench.ladder_host", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--fields", default=",".join(map(str, FIELDS)), help="field sizes (default 50,200,1000)")
-    ap.add_argument("--tables", type=int, default=100, help="tables measured in each field (default 100)")
-    args = ap.parse_args(argv)
-    sizes = [int(x) for x in args.fields.split(",")]
-    rows = {}
-    for n in sizes:
-        with tempfile.TemporaryDirectory(prefix="bench-ladder-host-") as tmp:
-            rows[n] = measure(n, args.tables, Path(tmp))
-        print(f"  {n} bots measured", file=sys.stderr, flush=True)
+def table(rows: dict[int, dict[str, float]], sizes: list[int], storage: str) -> None:
     base = rows[sizes[0]]
     parts = ("choice", "storage", "refit")
-    print(f"per-table overhead of the ladder's host: median CPU ms over {args.tables} tables (× the {sizes[0]}-bot field's), "
-          f"and the wall time with the database's commits")
-    print(f"{'bots':>6} {'choice':>15} {'storage':>15} {'rating refit':>15} {'CPU total':>15} {'wall':>15}")
+    print(f"{'bots':>6} {'choice':>15} {storage:>15} {'rating refit':>15} {'CPU total':>15} {'wall':>15}")
     for n in sizes:
         r = rows[n]
         cpu, base_cpu = sum(r[k] for k in parts), sum(base[k] for k in parts)
@@ -204,6 +249,43 @@ def main(argv: list[str] | None = None) -> int:
             return f"{x * 1000:7.2f} ×{x / b:5.1f}" if b > 0 else f"{x * 1000:7.2f}      "
 
         print(f"{n:>6} " + " ".join(f"{cell(r[k], base[k]):>15}" for k in parts) + f" {cell(cpu, base_cpu):>15} {cell(r['wall'], base['wall']):>15}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m bench.ladder_host", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--fields", default=",".join(map(str, FIELDS)), help="field sizes (default 50,200,1000)")
+    ap.add_argument("--tables", type=int, default=100, help="tables measured in each field (default 100)")
+    ap.add_argument("--cluster", metavar="ADDRESS", default=None,
+                    help="also through the host's cluster path on this Dask cluster (local:N or a scheduler's address), "
+                         "a stub task a table")
+    args = ap.parse_args(argv)
+    sizes = [int(x) for x in args.fields.split(",")]
+    load = os.getloadavg()[0]
+    rows = {}
+    for n in sizes:
+        with tempfile.TemporaryDirectory(prefix="bench-ladder-host-") as tmp:
+            rows[n] = measure(n, args.tables, Path(tmp))
+        print(f"  {n} bots measured", file=sys.stderr, flush=True)
+    cluster = {}
+    if args.cluster is not None:
+        from tournaments.cluster import connect, parse_address
+
+        with connect(parse_address(args.cluster)) as client:
+            for n in sizes:
+                with tempfile.TemporaryDirectory(prefix="bench-ladder-host-") as tmp:
+                    cluster[n] = measure(n, args.tables, Path(tmp), client)
+                print(f"  {n} bots measured on --cluster {args.cluster}", file=sys.stderr, flush=True)
+    print(f"per-table overhead of the ladder's host: median CPU ms over {args.tables} tables (× the {sizes[0]}-bot field's), "
+          f"and the wall time with the database's commits; load average {load:.1f} on {os.cpu_count()} cores at the start")
+    table(rows, sizes, "storage")
+    for n in sizes:
+        r = rows[n]
+        print(f"  the exact solve of the ratings at {n} bots: {r['solve'] * 1000:.1f} ms every {int(r['every'])} tables "
+              f"({r['solve'] / r['every'] * 1000:.2f} ms a table, beside the refit's median)")
+    if cluster:
+        print(f"the same through the host's --cluster {args.cluster} path (each table a task that plays nothing: submitted, "
+              f"its result awaited in a thread, its log written, stored)")
+        table(cluster, sizes, "task + storage")
     return 0
 
 

@@ -236,3 +236,144 @@ def test_verdicts() -> None:
     assert verdict(0.1, 0.5, 1000, 2.0) == "tied"
     assert verdict(1.5, 1.0, 1000, 2.0) == "open"
     assert verdict(0.0, math.inf, 0, 2.0) == "open"
+
+
+# -- the incremental fit -------------------------------------------------------------------------
+
+
+def ladder_history(seed: int, tables: int, field: int = 30) -> list[tuple[str, object]]:
+    """A ladder's life as the ratings see it: bots join over time (``("join", name)``), play tables
+    of two or three (``("table", Outcome)``), some retire (they never play again), and the fit is
+    asked for now and then (``("fit", None)``)."""
+    rng = random.Random(seed)
+    strength = {f"b{i:02d}": rng.gauss(0, 10) for i in range(field)}
+    waiting = sorted(strength, key=lambda _: rng.random())
+    active: list[str] = []
+    events: list[tuple[str, object]] = []
+    for t in range(tables):
+        while waiting and (len(active) < 3 or rng.random() < 0.08):
+            active.append(waiting.pop())
+            events.append(("join", active[-1]))
+        if len(active) > 4 and rng.random() < 0.03:
+            active.remove(rng.choice(active))  # retired: stays in the ratings, plays no more
+        n = rng.choice([2, 2, 2, 3])
+        bots = tuple(rng.sample(active, n))
+        deals = rng.choice([4, 8, 12])
+        raw = [Fraction(round(deals * (strength[b] + rng.gauss(0, 20))), deals) for b in bots]
+        mean = sum(raw, Fraction(0)) / n
+        events.append(("table", Outcome(t, t, bots, tuple(r - mean for r in raw), deals)))
+        if rng.random() < 0.3:
+            events.append(("fit", None))
+    return events
+
+
+def replay(events: list[tuple[str, object]], resolution: float = 1.0, fits: bool = True) -> Ratings:
+    ratings = Ratings(resolution)
+    for kind, what in events:
+        if kind == "join":
+            ratings.add_bot(str(what))
+        elif kind == "table":
+            assert isinstance(what, Outcome)
+            ratings.add(what)
+        elif fits:
+            ratings.fit()
+    return ratings
+
+
+def by_name(ratings: Ratings, fit_of: str = "fit") -> tuple[dict[str, float], dict[tuple[str, str], float], float]:
+    fit = getattr(ratings, fit_of)()
+    names = fit.names
+    rating = {n: float(fit.rating[i]) for i, n in enumerate(names)}
+    unit = {(a, b): float(fit.unit[i, j]) for i, a in enumerate(names) for j, b in enumerate(names)}
+    return rating, unit, fit.sigma2
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_incremental_fit_equals_a_fit_from_scratch_after_joins_results_and_retirements(seed: int) -> None:
+    """Hundreds of tables (past several exact solves of the incremental state, REFIT_EVERY), bots
+    joining and retiring, the fit asked for at random moments: the incremental fit's ratings,
+    covariance and noise equal a from-scratch fit's (the outcomes in another order, the bots
+    entered in another order) to 1e-9, and the standings, marks and certification are equal."""
+    events = ladder_history(seed, tables=40 + 90 * seed)
+    incremental = replay(events)
+    outcomes = [what for _, what in events if isinstance(what, Outcome)]
+    shuffled = outcomes[:]
+    random.Random(seed).shuffle(shuffled)
+    scratch = ratings_of(shuffled, 1.0, bots=sorted((str(n) for k, n in events if k == "join"), reverse=True))
+    mine, mine_unit, mine_sigma2 = by_name(incremental)
+    theirs, theirs_unit, theirs_sigma2 = by_name(scratch, "exact")
+    assert mine.keys() == theirs.keys()
+    assert all(mine[n] == pytest.approx(theirs[n], abs=1e-9) for n in mine)
+    assert all(mine_unit[p] == pytest.approx(theirs_unit[p], abs=1e-9) for p in mine_unit)
+    assert mine_sigma2 == pytest.approx(theirs_sigma2, rel=1e-9)
+    assert incremental.standings() == scratch.standings()
+    assert incremental.marks() == scratch.marks()
+    assert incremental.certified() == scratch.certified()
+    fit = incremental.fit()
+    assert [fit.names[i] for i in fit.order] == [s.name for s in scratch.standings()]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_incremental_fit_is_a_function_of_the_outcomes_in_order(seed: int) -> None:
+    """What the matchmaking reads is the same to the last bit whenever the fit was asked for and
+    in whatever order the bots were entered (a host restarted on the same tables chooses the same)."""
+    events = ladder_history(100 + seed, tables=150)
+    asked = replay(events)
+    joins = [e for e in events if e[0] == "join"]
+    late = joins[::-1] + [e for e in events if e[0] == "table"]  # every bot first, in reverse, fit asked once
+    once = replay(late, fits=False)
+    a, a_unit, a_sigma2 = by_name(asked)
+    b, b_unit, b_sigma2 = by_name(once)
+    assert a == b and a_unit == b_unit and a_sigma2 == b_sigma2
+    fa, fb = asked.fit(), once.fit()
+    assert [fa.names[i] for i in fa.order] == [fb.names[i] for i in fb.order]
+
+
+def test_certification_is_the_exact_solves_when_declared() -> None:
+    """A field that certifies: certified() turns true at the table where the exact solve's marks
+    are all settled, not a table earlier or later."""
+    strengths = {"a": 12.0, "b": 4.0, "c": 3.9, "d": -8.0}
+    ratings = Ratings(1.0)
+    for name in strengths:
+        ratings.add_bot(name)
+    declared = None
+    for t, bots, boards in boards_of_field(5, strengths, tables=300, noise=4.0):
+        ratings.add(outcome_of(t, bots, boards))
+        exact = all(m.verdict != "open" for m in ratings.marks())
+        assert ratings.certified() == exact
+        if exact and declared is None:
+            declared = t
+    assert declared is not None
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_choices_fit_with_the_later_outcomes_is_the_whole_fit(seed: int) -> None:
+    """A host's two views: the choice's ratings (lagging) updated by the outcomes they do not count
+    yet (a Woodbury update, what certified() reads every table) equal the ratings of every outcome
+    solved from scratch, a bot entered since included; and certified() says what their marks say."""
+    events = ladder_history(200 + seed, tables=120 + 40 * seed)
+    outcomes = [what for _, what in events if isinstance(what, Outcome)]
+    lag = 1 + seed * 3
+    choice = replay([e for e in events if e[0] != "table" or e[1] not in outcomes[-lag:]])
+    whole = replay(events + [("join", "newcomer")])
+    later = outcomes[-lag:]
+    view = choice._with_later(later, whole)
+    assert view is not None
+    rating, order, var, sigma2, dof = view
+    exact = whole.exact()
+    assert np.allclose(rating, exact.rating, rtol=0, atol=1e-9)
+    assert [whole.names[i] for i in order] == [s.name for s in whole.standings()]
+    assert np.allclose(var, [exact.cov[i, i] + exact.cov[j, j] - 2 * exact.cov[i, j] for i, j in zip(order, order[1:])], rtol=1e-9,
+                       atol=0)
+    assert sigma2 == pytest.approx(exact.sigma2, rel=1e-9) and dof == exact.dof
+    assert choice.certified(later, whole) == all(m.verdict != "open" for m in whole.marks())
+
+
+def test_certified_reads_the_whole_ratings_when_the_choices_know_no_bot_yet() -> None:
+    """A host's first look for certification comes before its choice's ratings have any bot."""
+    choice, whole = Ratings(1.0), Ratings(1.0)
+    for name in "xy":
+        whole.add_bot(name)
+    assert not choice.certified([], whole)
+    choice.add_bot("x")
+    assert not choice.certified([], whole)  # y unknown here: uncoupled, its mark open

@@ -158,6 +158,7 @@ class Host:
         self.in_choice: set[str] = set()
         self.in_all: set[str] = set()
         self.fed = 0  # tables 0 .. fed-1 are in for_choice
+        self.beyond: dict[int, Outcome] = {}  # the outcomes stored of the tables from fed on (in for_all, not for_choice)
         self.in_sight: set[str] = set()  # bots of the tables that came into the choice's sight since the last one
         self.entries: list[Entry] = []
         self.chosen: dict[int, Chosen] = LS.chosen(store)
@@ -198,6 +199,8 @@ class Host:
             for b in outcome.bots:
                 self._enter(self.for_all, self.in_all, b)
             self.for_all.add(outcome)
+            if table.number >= self.fed:
+                self.beyond[table.number] = outcome
         old, self.changed = self.changed, trio.Event()
         old.set()
 
@@ -240,7 +243,9 @@ class Host:
         """Why no further table is chosen (``None``: go on)."""
         if self.max_deals is not None and self.deals_chosen() >= self.max_deals:
             return "max-deals"
-        if self.until_certified and len(self.in_all) >= 2 and self.for_all.certified():
+        # every outcome's marks, read off the choice's fit and the outcomes it does not count yet: one
+        # refit a table serves both (for_all keeps the exact sums, solved when certification is declared)
+        if self.until_certified and len(self.in_all) >= 2 and self.for_choice.certified(list(self.beyond.values()), self.for_all):
             return "certified"
         return None
 
@@ -283,6 +288,7 @@ class Host:
                 if m in self.chosen:
                     self.in_sight.update(self.chosen[m].bots)
                 outcome = self.settled.get(m)
+                self.beyond.pop(m, None)
                 if outcome is not None:
                     for b in outcome.bots:
                         self._enter(self.for_choice, self.in_choice, b)

@@ -18,11 +18,20 @@ paired difference 0.024 ± 0.006).  Its intervals are in the game's own points a
 
 **Order-invariant and incremental.**  The fit depends on the outcomes only through sums (the
 information matrix, the right-hand side, the weighted sum of squares and the count of
-observations), kept *exactly* (whole numbers times :data:`SCALE`, fractions), so the same outcomes in any order give bit for bit
-the same standings, and a bot that stops playing keeps its rating as long as nobody else's
-results move it (nothing decays with time, unlike TrueSkill's growing variance).  Adding an
-outcome costs ``O(N²)`` whatever the number of results; the float solve (``O(k³)`` for ``k``
-bots, numpy) runs once per change, when the standings are asked for.
+observations), kept *exactly* (whole numbers times :data:`SCALE`, fractions; the matrix sparse,
+an entry per two bots that met), so the same outcomes in any order give bit for bit the same
+standings and marks (an exact solve of the sums, :meth:`Ratings.exact`), and a bot that stops
+playing keeps its rating as long as nobody else's results move it (nothing decays with time,
+unlike TrueSkill's growing variance).  Adding an outcome costs ``O(N²)`` whatever the number of
+results.  What is asked at every table (the matchmaking's fit, the host's look for certification)
+is read off an incremental solve: the inverse information and the strengths updated by
+Sherman–Morrison for each table (``O(k²)`` numpy for ``k`` bots, where the exact solve is
+``O(k³)``), replaced by an exact solve every :data:`REFIT_EVERY` outcomes or ``k``, whichever is
+more (``O(k²)`` a table amortised).  It equals the exact solve to rounding (tests/ladder/
+test_rating.py holds it to 1e-9 after hundreds of tables, joins and retirements), and wherever a
+result is reported it is the exact solve's: the standings, the marks, and a certification, which
+the incremental solve only rules out while a mark is open and not within :data:`GUARD` of its
+threshold.
 
 **Prior.**  Every bot also has :data:`PRIOR_DEALS` virtual deal(s) level with a reference of
 strength 0 (a ridge): a bot with no result sits at 0 with a wide interval instead of none, and
@@ -44,9 +53,11 @@ otherwise *open*.  The order is *certified* when no mark is open.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+import weakref
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cached_property
 from typing import Literal
 
 import numpy as np
@@ -91,14 +102,28 @@ class Mark:
 
 @dataclass(frozen=True)
 class Fit:
-    """One solve of the model: what the standings, the marks and the matchmaker read."""
+    """One solve of the model: what the standings, the marks and the matchmaker read.
+
+    With ``C`` the inverse of the information matrix with the prior (the covariance of the raw
+    strengths over σ²) and ``w`` the centre's weights (uniform over the bots with results):
+    ``unit = (I − 1 wᵀ) C (I − w 1ᵀ)``, ``cw = C w``, ``wcw = wᵀ C w``, so that
+    ``C = unit + cw 1ᵀ + 1 cwᵀ − wcw``."""
 
     names: tuple[str, ...]      # every bot, in the order they were added
     rating: np.ndarray          # strengths less the mean of the bots with results, by the index of ``names``
-    unit: np.ndarray            # covariance of the centred strengths over σ² (the inverse information)
+    unit: np.ndarray            # covariance of the centred strengths over σ² (k × k, symmetric)
+    cw: np.ndarray              # C w
+    wcw: float                  # wᵀ C w
     sigma2: float               # the noise variance per deal of one bot's net (inf while unknown)
     dof: int                    # residual degrees of freedom
     order: tuple[int, ...]      # indexes, best first (ties by name)
+
+    @cached_property
+    def cov(self) -> np.ndarray:
+        """``C``, the covariance of the raw strengths over σ² (``O(k²)``, when first read)."""
+        cov = self.unit + self.cw[:, None]
+        cov += (self.cw - self.wcw)[None, :]
+        return cov
 
     def se_diff(self, i: int, j: int) -> float:
         """The standard error of ``rating[i] − rating[j]``."""
@@ -145,10 +170,41 @@ def verdict(diff: float, se: float, dof: int, resolution: float) -> Verdict:
     return "open"
 
 
+#: The incremental state is replaced by an exact solve of the sums once this many outcomes were
+#: folded into it since the last (or as many as the bots with results, when more: an exact solve
+#: costs ``O(k³)``, a fold ``O(k²)``, so the solves add ``O(k²)`` a table amortised).
+REFIT_EVERY = 64
+#: A mark of the incremental fit this near its threshold (relative) is decided by an exact solve.
+GUARD = 1e-6
+#: Beyond this many seats (less one a table) of later outcomes, :meth:`Ratings.certified` solves ``whole`` exactly.
+LATER_SEATS = 64
+
+
+@dataclass(frozen=True)
+class _Step:
+    """What one outcome added to the sums, kept until the incremental state has folded it in."""
+
+    idx: tuple[int, ...]          # the bots' indexes, in the outcome's order
+    deals: int
+    rhs: tuple[Fraction, ...]     # per seat, what it added to the right-hand side (deals · y / c)
+
+
 class Ratings:
     """Least squares over all outcomes; order-invariant (the same outcomes in any order give the
-    same fit), refit incrementally (an outcome updates exact sums in ``O(N²)``; one solve per
-    change, when asked)."""
+    same standings), refit incrementally.
+
+    The sums (the information matrix, sparse; the right-hand side; the sum of squares) are exact,
+    so the standings, the marks and a certification are an exact solve of them (:meth:`exact`)
+    whatever the order.  Beside them an incremental state (the inverse information ``C``, kept
+    centred on the bots with results as :class:`Fit` has it, and the strengths ``s = C b``)
+    follows every outcome: a table of ``N`` adds ``d/N · u uᵀ`` for each of its pairs
+    (``u = e_a − e_b``), a Sherman–Morrison update in ``O(k²)`` (``O(k)`` for ``s``), folded in
+    when the fit is next asked for (:meth:`fit`, what the matchmaking reads), and replaced by an
+    exact solve every :data:`REFIT_EVERY` outcomes or ``k``, whichever is more.  The state is a
+    function of the sequence of outcomes alone (not of when the fit is asked for, nor of when or in
+    what order the bots were entered: each fold works entry by entry, each sum over bots runs in
+    name order, the rows of bots without results are rebuilt from their formulas), so a host
+    restarted on the same tables chooses the same ones."""
 
     def __init__(self, resolution: float) -> None:
         if not (resolution > 0 and math.isfinite(resolution)):
@@ -156,15 +212,32 @@ class Ratings:
         self.resolution = float(resolution)
         self._names: list[str] = []
         self._index: dict[str, int] = {}
-        # the data's information matrix times SCALE: whole numbers, so the sums are exact in any order
-        self._info = np.zeros((0, 0), dtype=np.int64)
+        # the data's information matrix times SCALE, whole numbers (exact in any order): its diagonal,
+        # and its off-diagonal entries (i < j) where two bots met (only those: sparse)
+        self._diag: list[int] = []
+        self._off: dict[tuple[int, int], int] = {}
         self._rhs: list[Fraction] = []
+        self._b: list[float] = []     # float(self._rhs[i])
         self._squares = Fraction(0)   # Σ deals · |y / c|²
         self._observations = 0        # Σ (N − 1) over the tables
         self._tables: list[int] = []
         self._deals: list[int] = []
+        self._played = 0              # bots with at least one table
         self._met: dict[tuple[int, int], int] = {}  # (i < j) -> the latest table at which they met
+        self._by_name: tuple[np.ndarray, np.ndarray] | None = None  # (rank of each name, the centre), cached
+        # the incremental state over the bots it knows: C as (unit, cw, wcw) centred on the bots with
+        # results among the outcomes folded in (``known``; every bot while none has), and s = C b
+        self._unit = np.zeros((0, 0))
+        self._cw = np.zeros(0)
+        self._wcw = 0.0
+        self._s = np.zeros(0)
+        self._known = np.zeros(0, dtype=bool)
+        self._pending: list[_Step] = []  # the outcomes since the last exact solve called for, not folded in yet
+        self._since = 0               # outcomes counted since the last exact solve called for
+        self._stale = False           # the state is to be the exact solve of the sums less the pending outcomes
         self._fit: Fit | None = None
+        self._handed: weakref.ref[Fit] | None = None  # the last fit handed out (it shares self._unit)
+        self._exact: Fit | None = None
 
     # -- input -------------------------------------------------------------------------------
 
@@ -175,16 +248,15 @@ class Ratings:
         self._index[name] = len(self._names)
         self._names.append(name)
         self._rhs.append(Fraction(0))
-        k = len(self._names)
-        grown = np.zeros((k, k), dtype=np.int64)
-        grown[: k - 1, : k - 1] = self._info
-        self._info = grown
+        self._b.append(0.0)
+        self._diag.append(0)
         self._tables.append(0)
         self._deals.append(0)
-        self._fit = None
+        self._by_name = None
+        self._fit = self._exact = None
 
     def add(self, outcome: Outcome) -> None:
-        """Count a finished table.
+        """Count a finished table (``O(N²)``; the float work waits for the next fit).
 
         Raises:
             ValueError: a bot not added, a bot twice, fewer than two bots, margins not one per bot
@@ -204,19 +276,31 @@ class Ratings:
         if not isinstance(deals, int) or deals < 1:
             raise ValueError(f"table {outcome.table}: deals must be a whole number at least 1, not {deals!r}")
         n = len(bots)
-        idx = [self._index[b] for b in bots]
+        idx = tuple(self._index[b] for b in bots)
         scale = Fraction(n - 1, n)  # 1 / c
+        rhs = tuple(deals * v * scale for v in y)
         for a, i in enumerate(idx):
-            self._rhs[i] += deals * y[a] * scale
+            self._rhs[i] += rhs[a]
+            self._b[i] = float(self._rhs[i])
+            if self._tables[i] == 0:
+                self._played += 1
+                self._by_name = None
             self._tables[i] += 1
             self._deals[i] += deals
+            self._diag[i] += deals * (SCALE - SCALE // n)
             for j in idx:
-                self._info[i, j] += deals * ((SCALE if i == j else 0) - SCALE // n)
                 if i < j:
+                    self._off[i, j] = self._off.get((i, j), 0) - deals * (SCALE // n)
                     self._met[i, j] = max(self._met.get((i, j), -1), outcome.table)
         self._squares += deals * sum((v * scale) ** 2 for v in y)
         self._observations += n - 1
-        self._fit = None
+        self._since += 1
+        if self._since >= max(REFIT_EVERY, self._played):  # an exact solve of the sums as they are now
+            self._since, self._stale = 0, True
+            self._pending.clear()
+        else:
+            self._pending.append(_Step(idx, deals, rhs))
+        self._fit = self._exact = None
 
     # -- the fit -----------------------------------------------------------------------------
 
@@ -238,37 +322,196 @@ class Ratings:
         return self._met.get((i, j))
 
     def fit(self) -> Fit:
-        """The solve of the current sums (cached until the next change)."""
+        """The incremental fit (cached until the next change): the outcomes not folded in yet are,
+        ``O(k²)`` each.  It equals an exact solve (:meth:`exact`) to rounding (about 1e-12 relative)."""
         if self._fit is None:
-            self._fit = self._solve()
+            self._catch_up()
+            self._fit = self._make_fit(self._unit, self._cw, self._wcw, self._s)
+            self._handed = weakref.ref(self._fit)
         return self._fit
 
-    def _solve(self) -> Fit:
+    def exact(self) -> Fit:
+        """The exact solve of the sums (``O(k³)``; cached until the next change): what the standings
+        and the marks report, bit for bit the same whatever the order of the outcomes."""
+        if self._exact is None:
+            cov, s = self._solve(self._diag, self._off, self._rhs)
+            self._exact = self._make_fit(*self._centred(cov, np.array(self._diag) > 0), s)
+        return self._exact
+
+    def _centre_on(self, cov: np.ndarray, centre: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+        """``(unit, cw, wcw)`` of ``C`` with ``w`` uniform over ``centre`` (indexes in name order:
+        the sums are a function of the bots, not of their indexes); ``O(k²)``."""
+        cw = cov[centre].sum(axis=0) / len(centre)
+        wcw = float(cw[centre].sum() / len(centre))
+        unit = cov - cw[:, None]
+        unit -= (cw - wcw)[None, :]
+        return unit, cw, wcw
+
+    def _in_name_order(self, known: np.ndarray) -> np.ndarray:
+        """The indexes ``known``, in name order."""
+        rank = self._names_order()[0]
+        idx = np.flatnonzero(known)
+        return idx[np.argsort(rank[idx])]
+
+    def _centred(self, cov: np.ndarray, known: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+        """The state of ``C``: centred on the bots ``known`` to have results (``w = 0``, ``unit = C``, while none has)."""
+        if not known.any():
+            return cov.copy(), np.zeros(len(cov)), 0.0
+        return self._centre_on(cov, self._in_name_order(known))
+
+    def _tidy(self) -> None:
+        """The rows of the bots without results (uncoupled: ``C`` is ``1/prior`` on their diagonal, 0
+        elsewhere; ``s`` and ``cw`` 0) as those formulas make them, whatever the folds did to them:
+        so the state is the same whenever a bot was entered.  ``O(k)`` a bot without results."""
+        unknown = np.flatnonzero(~self._known)
+        if len(unknown) == 0:
+            return
+        self._cw[unknown] = 0.0
+        self._s[unknown] = 0.0
+        row = -(self._cw - self._wcw)
+        self._unit[unknown, :] = row[None, :]
+        self._unit[:, unknown] = row[:, None]
+        self._unit[unknown, unknown] += 1.0 / PRIOR_DEALS
+
+    def _catch_up(self) -> None:
+        """Fold the pending outcomes into the incremental state (after the exact solve called for, if one is)."""
+        k = len(self._names)
+        old = len(self._s)
+        changed = False
+        if old < k:  # bots entered since: no results (their rows are made by _tidy)
+            unit = np.zeros((k, k))
+            unit[:old, :old] = self._unit
+            self._unit = unit
+            self._cw = np.concatenate([self._cw, np.zeros(k - old)])
+            self._s = np.concatenate([self._s, np.zeros(k - old)])
+            self._known = np.concatenate([self._known, np.zeros(k - old, dtype=bool)])
+            self._handed, changed = None, True
+        pending, self._pending = self._pending, []
+        if self._stale:
+            # the sums as they were at the last outcome that called for an exact solve: the later
+            # outcomes taken off again (exact)
+            diag, off, rhs = list(self._diag), dict(self._off), list(self._rhs)
+            for step in pending:
+                n = len(step.idx)
+                for a, i in enumerate(step.idx):
+                    diag[i] -= step.deals * (SCALE - SCALE // n)
+                    rhs[i] -= step.rhs[a]
+                    for j in step.idx:
+                        if i < j:
+                            off[i, j] += step.deals * (SCALE // n)
+                            if off[i, j] == 0:
+                                del off[i, j]
+            cov, self._s = self._solve(diag, off, rhs)
+            self._known = np.array(diag, dtype=int) > 0
+            self._unit, self._cw, self._wcw = self._centred(cov, self._known)
+            self._handed, self._stale, changed = None, False, True
+        if pending and self._handed is not None and self._handed() is not None:
+            self._unit, self._cw = self._unit.copy(), self._cw.copy()  # a fit handed out still reads the old ones
+        self._handed = None
+        if pending:
+            scratch = np.empty_like(self._unit)
+            for step in pending:
+                self._fold(step, scratch)
+        if pending or changed:
+            self._tidy()
+
+    def _fold(self, step: _Step, scratch: np.ndarray) -> None:
+        """Sherman–Morrison for each pair of the table (``u = e_a − e_b``, ``h = d / N``):
+        ``C ← C − α v vᵀ`` with ``v = C u``, ``α = h / (1 + h uᵀv)``; in the centred form
+        ``unit ← unit − α z zᵀ`` with ``z = unit u`` (``v = z + uᵀcw``), ``cw`` and ``s ← C b`` in
+        ``O(k)``.  Entry by entry: the result does not depend on the bots' indexes."""
+        new = [i for i in step.idx if not self._known[i]]
+        if new:  # a bot's first result: the centre takes it in (C is the same, in O(k²))
+            self._tidy()
+            self._known[new] = True
+            centre = self._in_name_order(self._known)
+            unit, cw = self._unit, self._cw
+            r = unit[centre].sum(axis=0) / len(centre)  # unit w'
+            rho = float(r[centre].sum() / len(centre))
+            m = float(cw[centre].sum() / len(centre))  # cwᵀ w'
+            unit -= r[:, None]
+            unit -= (r - rho)[None, :]
+            cw += r
+            cw += m - self._wcw
+            self._wcw = rho + 2.0 * m - self._wcw
+        unit, cw, s = self._unit, self._cw, self._s
+        n = len(step.idx)
+        h = step.deals / n
+        for x, a in enumerate(step.idx):
+            for b in step.idx[x + 1:]:
+                z = unit[a] - unit[b]  # symmetric: a row is a column
+                dc = float(cw[a] - cw[b])
+                alpha = h / (1.0 + h * float(z[a] - z[b]))
+                ds = alpha * float(s[a] - s[b])  # C' b = C b − α v (uᵀ C b)
+                s -= ds * z
+                s -= ds * dc
+                cw -= (alpha * dc) * z  # C' w = C w − α v (vᵀ w), vᵀ w = uᵀ cw
+                cw -= alpha * dc * dc
+                self._wcw -= alpha * dc * dc
+                np.multiply.outer(alpha * z, z, out=scratch)
+                unit -= scratch
+        wcw = self._wcw
+        for a, i in enumerate(step.idx):
+            d = float(step.rhs[a])  # + C' Δb, C' e_i = unit[i] + cw + (cw_i − wcw)
+            s += d * unit[i]
+            s += d * cw
+            s += d * float(cw[i] - wcw)
+
+    def _solve(self, diag: list[int], off: dict[tuple[int, int], int], rhs: list[Fraction]) -> tuple[np.ndarray, np.ndarray]:
+        """``C`` and ``s`` of the sums given, exactly: the bots with results in name order (a
+        function of the sums, not of the indexes), the others uncoupled."""
+        k = len(self._names)
+        cov = np.zeros((k, k))
+        cov[np.arange(k), np.arange(k)] = 1.0 / PRIOR_DEALS
+        s = np.zeros(k)
+        played = sorted((i for i in range(k) if diag[i] > 0), key=self._names.__getitem__)
+        p = len(played)
+        if p:
+            at = np.full(k, -1)
+            at[played] = np.arange(p)
+            info = np.zeros((p, p))
+            info[np.arange(p), np.arange(p)] = np.array([diag[i] for i in played], dtype=float) / SCALE + PRIOR_DEALS
+            if off:
+                pairs = np.array(list(off), dtype=int)
+                values = np.fromiter(off.values(), dtype=float, count=len(off)) / SCALE
+                info[at[pairs[:, 0]], at[pairs[:, 1]]] = values
+                info[at[pairs[:, 1]], at[pairs[:, 0]]] = values
+            inverse = np.linalg.inv(info)
+            inverse = (inverse + inverse.T) / 2.0
+            cov[np.ix_(played, played)] = inverse
+            s[played] = inverse @ np.array([float(rhs[i]) for i in played])
+        return cov, s
+
+    def _names_order(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each bot's rank by name, and the centre: the bots with results by name (all before any)."""
+        if self._by_name is None:
+            by_name = sorted(range(len(self._names)), key=self._names.__getitem__)
+            rank = np.empty(len(by_name), dtype=int)
+            rank[by_name] = np.arange(len(by_name))
+            centre = [i for i in by_name if self._tables[i] > 0] if self._played else by_name
+            self._by_name = (rank, np.array(centre, dtype=int))
+        return self._by_name
+
+    def _make_fit(self, unit: np.ndarray, cw: np.ndarray, wcw: float, s: np.ndarray) -> Fit:
         k = len(self._names)
         if k == 0:
-            return Fit((), np.zeros(0), np.zeros((0, 0)), math.inf, 0, ())
-        info = self._info / SCALE
-        rhs = np.array([float(v) for v in self._rhs])
-        ridge = info + PRIOR_DEALS * np.eye(k)
-        inverse = np.linalg.inv(ridge)
-        s = inverse @ rhs
-        rss = float(self._squares) - 2.0 * float(s @ rhs) + float(s @ info @ s)
-        fitted = sum(1 for t in self._tables if t > 0)
-        dof = self._observations - max(fitted - 1, 0)
-        sigma2 = max(rss, 0.0) / dof if dof >= 1 else math.inf
+            return Fit((), np.zeros(0), np.zeros((0, 0)), np.zeros(0), 0.0, math.inf, 0, ())
+        rank, centre = self._names_order()
+        if not self._played:  # no results: the state is C itself, the ratings centred on every bot
+            unit, cw, wcw = self._centre_on(unit, centre)
         # centred on the mean of the bots with results, so a newcomer's wide prior does not widen theirs
-        played = np.array([t > 0 for t in self._tables]) if fitted else np.ones(k, dtype=bool)
-        # (I − 1 wᵀ) C (I − w 1ᵀ) with w the played bots' weights, in O(k²): C − 1 (wᵀC) − (C w) 1ᵀ + (wᵀ C w)
-        w = played / played.sum()
-        rating = s - float(w @ s)
-        cw = inverse @ w
-        unit = inverse - cw[None, :] - cw[:, None] + float(w @ cw)
-        order = tuple(sorted(range(k), key=lambda i: (-round(float(rating[i]), 9), self._names[i])))
-        return Fit(tuple(self._names), rating, unit, sigma2, dof, order)
+        rating = s - math.fsum(s[centre].tolist()) / len(centre)
+        # the residuals' sum of squares: Σ d|y/c|² − 2 sᵀb + sᵀ L s, and sᵀ L s = sᵀ b − prior · sᵀ s
+        b = np.array(self._b)
+        rss = float(self._squares - Fraction(math.fsum((s * b).tolist())) - PRIOR_DEALS * Fraction(math.fsum((s * s).tolist())))
+        dof = self._observations - max(self._played - 1, 0)
+        sigma2 = max(rss, 0.0) / dof if dof >= 1 else math.inf
+        order = np.lexsort((rank, -np.round(rating, 9)))
+        return Fit(tuple(self._names), rating, unit, cw, wcw, sigma2, dof, tuple(int(i) for i in order))
 
     def standings(self) -> list[Standing]:
-        """Every bot, best first (ties by name), with its 95% interval."""
-        fit = self.fit()
+        """Every bot, best first (ties by name), with its 95% interval (of the exact solve)."""
+        fit = self.exact()
         t = t_quantile(0.975, fit.dof)
         out = []
         for i in fit.order:
@@ -278,17 +521,104 @@ class Ratings:
         return out
 
     def marks(self) -> list[Mark]:
-        """The verdict between every two neighbours of the standings (one fewer than the bots)."""
-        fit = self.fit()
+        """The verdict between every two neighbours of the standings (one fewer than the bots), of the exact solve."""
+        fit = self.exact()
         out = []
         for i, j in zip(fit.order, fit.order[1:]):
             diff = float(fit.rating[i] - fit.rating[j])
             out.append(Mark(self._names[i], self._names[j], verdict(diff, fit.se_diff(i, j), fit.dof, self.resolution)))
         return out
 
-    def certified(self) -> bool:
-        """Every neighbour mark settled (separated or tied)."""
-        return all(m.verdict != "open" for m in self.marks())
+    def _with_later(self, later: list[Outcome], whole: Ratings) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, int] | None:
+        """``whole``'s ratings, order (best first), variances (over σ²) of each two neighbours'
+        difference, σ² and degrees of freedom, from this incremental fit and ``later`` by Woodbury
+        (``None``: too many later seats, a later bot this fit does not know, no bot here, or fewer
+        than two bots there)."""
+        k = len(whole._names)
+        if k < 2:
+            return None
+        if sum(len(o.bots) - 1 for o in later) > LATER_SEATS or any(b not in self._index for o in later for b in o.bots):
+            return None
+        self.fit()  # folds the outcomes pending into the state
+        if not self._names:
+            return None  # nothing to update (a host before its first choice)
+        unit, cw, wcw, s = self._unit, self._cw, self._wcw, self._s
+        # the later tables' information, d (I − J/N) on their seats, is U H Uᵀ with U's columns the
+        # seats less the first (e_a − e_first) and H = d (I − J/N) over N − 1: H⁻¹ = (I + J) / d
+        first, seat, blocks = [], [], []
+        delta = np.zeros(len(s))
+        for o in later:
+            idx = [self._index[b] for b in o.bots]
+            n = len(idx)
+            first += [idx[0]] * (n - 1)
+            seat += idx[1:]
+            blocks.append((np.eye(n - 1) + 1.0) / o.deals)
+            for i, m in zip(idx, o.margins):
+                delta[i] += float(o.deals * Fraction(m) * Fraction(n - 1, n))
+        t = s.copy()
+        for seated in np.flatnonzero(delta):
+            t += delta[seated] * (unit[seated] + cw + float(cw[seated] - wcw))  # s + C Δb
+        at = np.array([self._index.get(name, -1) for name in whole._names])
+        known = at >= 0
+        if seat:
+            A, B = np.array(seat), np.array(first)
+            vt = unit[A] - unit[B] + (cw[A] - cw[B])[:, None]  # (C U)ᵀ, m × k
+            hinv = np.zeros((len(seat), len(seat)))
+            pos = 0
+            for block in blocks:
+                hinv[pos:pos + len(block), pos:pos + len(block)] = block
+                pos += len(block)
+            S = hinv + (vt[:, A] - vt[:, B])
+            t = t - vt.T @ np.linalg.solve(S, t[A] - t[B])  # C' (b + Δb) = t − V S⁻¹ Uᵀ t
+        s_all = np.zeros(k)
+        s_all[known] = t[at[known]]
+        rank, centre = whole._names_order()
+        rating = s_all - math.fsum(s_all[centre].tolist()) / len(centre)
+        b = np.array(whole._b)
+        rss = float(whole._squares - Fraction(math.fsum((s_all * b).tolist())) - PRIOR_DEALS * Fraction(math.fsum((s_all * s_all).tolist())))
+        dof = whole._observations - max(whole._played - 1, 0)
+        sigma2 = max(rss, 0.0) / dof if dof >= 1 else math.inf
+        order = np.lexsort((rank, -np.round(rating, 9)))
+        upper, lower = order[:-1], order[1:]
+        # the neighbours' indexes in this fit (-1: a bot it does not know, uncoupled), and 0 in their stead
+        hi, lo = at[upper], at[lower]
+        hi0, lo0 = np.where(hi >= 0, hi, 0), np.where(lo >= 0, lo, 0)
+        def raw(i: np.ndarray, j: np.ndarray) -> np.ndarray:
+            return unit[i, j] + cw[i] + cw[j] - wcw  # C's entries
+
+        var = (np.where(hi >= 0, raw(hi0, hi0), 1.0 / PRIOR_DEALS) + np.where(lo >= 0, raw(lo0, lo0), 1.0 / PRIOR_DEALS)
+               - 2.0 * np.where((hi >= 0) & (lo >= 0), raw(hi0, lo0), 0.0))
+        if seat:
+            q = np.where(hi >= 0, vt[:, hi0], 0.0) - np.where(lo >= 0, vt[:, lo0], 0.0)
+            var = var - np.einsum("ij,ij->j", q, np.linalg.solve(S, q))
+        return rating, order, var, sigma2, dof
+
+    def certified(self, later: Sequence[Outcome] = (), whole: Ratings | None = None) -> bool:
+        """Every neighbour mark of ``whole`` settled (separated or tied), as its exact solve has them.
+
+        ``whole`` (by default these ratings) counts this one's outcomes and ``later`` (a host's
+        ratings of every outcome, beside the choice's that lag behind them).  The marks are read off
+        this incremental fit updated by ``later`` (Woodbury: ``O(k·m²)`` for ``m`` the seats of
+        ``later`` less one a table, besides the fit's own folds) while one of them is open there and
+        none is near its threshold; else (certified, or too near to tell) ``whole``'s exact solve
+        decides.  So the host refits once a table, not once for the choice and again for this."""
+        whole = self if whole is None else whole
+        view = self._with_later(list(later), whole)
+        if view is None:
+            return all(m.verdict != "open" for m in whole.marks())
+        rating, order, var, sigma2, dof = view
+        if dof < 1:
+            return False  # every mark open, none near
+        se = np.sqrt(sigma2 * np.maximum(var, 0.0))
+        diff = rating[order[:-1]] - rating[order[1:]]
+        t2, t1, res = t_quantile(0.975, dof), t_quantile(0.95, dof), whole.resolution
+        settled = (diff > t2 * se) | (np.abs(diff) + t1 * se < res)
+        scale = np.abs(diff) + t2 * se + res
+        near = bool(np.any(((np.abs(diff) > 0) & (np.abs(diff) < 1e-7)) | (np.abs(diff - t2 * se) <= GUARD * scale)
+                           | (np.abs(np.abs(diff) + t1 * se - res) <= GUARD * scale)))
+        if not near and not settled.all():
+            return False
+        return all(m.verdict != "open" for m in whole.marks())
 
 
 def ratings_of(outcomes: Iterable[Outcome], resolution: float, bots: Iterable[str] = ()) -> Ratings:
