@@ -32,14 +32,15 @@ bits learned per deal: the mutual information between what the timing said and t
 published there, over the tiles the judging process does not hold, summed over the seats it
 judged and averaged over deals (a whole 2-player hand is 16.6 bits).
 
-``python -m bench.sandbox --counters [--seeds S] [--user NAME]`` measures the counters of the
-whole machine PROTOCOL.md lists as open (issue 42 item 2): tests/hostile_bots/machine_counters.py
-against first_bot in block, ``-j 2`` (its two seatings at once: the process at seat 0 sends, the
-one at seat 1, in the other seating, receives), one channel at a time (``sysinfo()``'s count of
-threads and its free memory, the inode numbers of new pipes, the user's pipe-buffer allowance),
-without the sandbox and in it, as root and (``--user``: the referee run through setpriv) as that
-ordinary user.  It prints the bits per reading (the mutual information between the bit sent in a
-slot of 100 ms and the bit read there), the readings, and bits per second.
+``python -m bench.sandbox --counters [--seeds S] [--user NAME] [--slot-ms MS] [--channels ...]``
+measures the counters of the whole machine a bot could signal through (issue 42 item 2):
+tests/hostile_bots/machine_counters.py against first_bot in block, ``-j 2`` (its two seatings at
+once: the process at seat 0 sends, the one at seat 1, in the other seating, receives), one channel
+at a time (``sysinfo()``'s count of threads and its free memory, the inode numbers of new pipes,
+the user's pipe-buffer allowance read with ``F_GETPIPE_SZ`` and by filling a pipe), without the
+sandbox and in it, as root and (``--user``: the referee run through setpriv) as that ordinary
+user.  It prints the bits per reading (the mutual information between the bit sent in a slot of
+``--slot-ms``, 100 by default, and the bit read there), the readings, and bits per second.
 """
 
 from __future__ import annotations
@@ -121,6 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seeds", type=int, default=2, help="--pagecache, --counters: matches per row, each its own seed (default 2)")
     ap.add_argument("--counters", action="store_true", help="measure the machine's counters as channels instead")
     ap.add_argument("--user", help="--counters: also run the referee as this ordinary user (when run as root)")
+    ap.add_argument("--slot-ms", type=int, default=100, help="--counters: the length of a slot, a bit sent and read (default 100)")
     ap.add_argument("--channels", default=",".join(CHANNELS), help=f"--counters: which (default {','.join(CHANNELS)})")
     args = ap.parse_args(argv)
     try:
@@ -130,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.pagecache:
         return pagecache(args.seeds)
     if args.counters:
-        return counters(args.seeds, args.user, args.channels.split(","))
+        return counters(args.seeds, args.user, args.channels.split(","), args.slot_ms)
 
     figures: dict[tuple[str, str], list[float]] = {}
 
@@ -316,9 +318,8 @@ def pagecache(seeds: int) -> int:
 # -- the machine's counters as channels ------------------------------------------------------------
 
 COUNTERS = ROOT / "tests" / "hostile_bots" / "machine_counters.py"
-CHANNELS = ("procs", "freeram", "ino", "pipes")
+CHANNELS = ("procs", "freeram", "ino", "pipes", "pipefill")
 _CHANNEL_LINE = re.compile(r"^channel (sent|read) (\d+) ([01])", re.MULTILINE)
-SLOT_MS = 100
 SECONDS = 6
 
 
@@ -365,10 +366,10 @@ def _as_user(name: str) -> tuple[list[str], str, str]:
     return prefix, python, os.pathsep.join([str(ROOT), sysconfig.get_paths()["purelib"]])
 
 
-def counters(seeds: int, user: str | None, channels: list[str]) -> int:
+def counters(seeds: int, user: str | None, channels: list[str], slot_ms: int) -> int:
     who = ["root" if os.geteuid() == 0 else "this user"] + ([user] if user and os.geteuid() == 0 else [])
     print(f"bench.sandbox --counters — {platform.node()}, {os.cpu_count()} CPUs; machine_counters.py against first_bot, block, -j 2, "
-          f"slots of {SLOT_MS} ms for {SECONDS} s a match, {seeds} matches a row; pipe-user-pages-soft "
+          f"slots of {slot_ms} ms for {SECONDS} s a match, {seeds} matches a row; pipe-user-pages-soft "
           f"{Path('/proc/sys/fs/pipe-user-pages-soft').read_text().strip()}")
     print(f"{'channel':<8} {'as':<18} {'sandbox':<8} {'bits/reading':>12} {'readings':>8} {'bits/s':>7}  refused")
     with tempfile.TemporaryDirectory(prefix="bench-counters-") as tmp:
@@ -380,7 +381,8 @@ def counters(seeds: int, user: str | None, channels: list[str]) -> int:
             p.chmod(0o644)
         for channel in channels:
             for name in who:
-                prefix, python, path = ([], sys.executable, os.environ.get("PYTHONPATH", str(ROOT)))
+                prefix: list[str] = []
+                python, path = sys.executable, os.environ.get("PYTHONPATH", str(ROOT))
                 if name == user and os.geteuid() == 0:
                     prefix, python, path = _as_user(user)
                 for sandbox in (False, True):
@@ -394,7 +396,7 @@ def counters(seeds: int, user: str | None, channels: list[str]) -> int:
                         log = run / "m.jsonl"
                         done = subprocess.run(
                             [*prefix, python, "-m", "referee", "match",
-                             f"{python} {where / 'machine_counters.py'} {channel} {SECONDS} {SLOT_MS}", f"{python} {where / 'first.py'}",
+                             f"{python} {where / 'machine_counters.py'} {channel} {SECONDS} {slot_ms}", f"{python} {where / 'first.py'}",
                              "--variant", "block", "--games", "1", "--move-time", str(SECONDS * 10), "-j", "2",
                              "--seed", str(4242424242 + seed), "--log", str(log), "-q", *(["--sandbox"] if sandbox else [])],
                             capture_output=True, text=True, cwd=where, env={**os.environ, "PYTHONPATH": path, "HOME": str(where)})
@@ -405,7 +407,7 @@ def counters(seeds: int, user: str | None, channels: list[str]) -> int:
                         bits, readings, refused = bits + b * n, readings + n, refused or why
                     per = bits / max(readings, 1)
                     print(f"{channel:<8} {name:<18} {'yes' if sandbox else 'no':<8} {per:>12.2f} {readings:>8} "
-                          f"{per * 1000 / SLOT_MS:>7.1f}  {refused}")
+                          f"{per * 1000 / slot_ms:>7.1f}  {refused}")
     return 0
 
 

@@ -3,8 +3,8 @@ machine's (issue 42 item 2; PROTOCOL.md, "Fair play").
 
 ``sysinfo()`` tells the machine's free memory, its number of threads and its loads: counters a
 process of one seating can move and a process of another read (measured by ``python -m
-bench.sandbox --counters``: 0.3–0.8 bit per reading of 100 ms through the count of threads).  It
-cannot simply be refused: glibc's ``sysconf(_SC_PHYS_PAGES)`` calls it without looking at the
+bench.sandbox --counters``: 0.35–0.82 bit per reading of 100 ms through the count of threads,
+sandboxed).  It cannot simply be refused: glibc's ``sysconf(_SC_PHYS_PAGES)`` calls it without looking at the
 result, and a JVM sized its heap from what was on the stack.  So the spawn of a sandboxed bot
 installs, before bwrap runs, a seccomp filter that hands every ``sysinfo`` call of the bot's
 processes to the referee (``SECCOMP_RET_USER_NOTIF``, Linux 5.0); the listener comes back to the
@@ -175,7 +175,7 @@ def _answer(listener: int, memory_mb: int) -> None:
 
     notif = _Notif()
     try:
-        fcntl.ioctl(listener, _NOTIF_RECV, notif)  # type: ignore[call-overload]
+        fcntl.ioctl(listener, _NOTIF_RECV, notif)
     except OSError:
         return
     known = _machine()
@@ -185,7 +185,7 @@ def _answer(listener: int, memory_mb: int) -> None:
     else:
         resp.error = -_write(listener, notif, constant(memory_mb))
     try:
-        fcntl.ioctl(listener, _NOTIF_SEND, resp)  # type: ignore[call-overload]
+        fcntl.ioctl(listener, _NOTIF_SEND, resp)
     except OSError:
         pass  # the caller is gone
 
@@ -203,7 +203,7 @@ def _write(listener: int, notif: _Notif, data: bytes) -> int:
         return errno.ENOSYS
     try:
         # the pid still names the caller only while the notification is pending
-        fcntl.ioctl(listener, _NOTIF_ID_VALID, ctypes.c_uint64(notif.id))  # type: ignore[call-overload]
+        fcntl.ioctl(listener, _NOTIF_ID_VALID, ctypes.c_uint64(notif.id))
         os.pwrite(mem, data, address)
     except OSError as exc:
         return errno.EFAULT if exc.errno in (errno.EIO, errno.EFAULT) else exc.errno or errno.ENOSYS

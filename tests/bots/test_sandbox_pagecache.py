@@ -10,12 +10,14 @@ sandbox every process has its own copy of its own folder (the inodes differ) and
 be had; without the sandbox (the control) the same attacker learns hands, so the tests can fail.
 Its self-test (a child reads a pattern, its parent reads it back) shows the readout itself: 0 bits
 sandboxed, about 72 of a possible 72 without.  The counter attacker moves the machine's counters
-(AIO events, locked memory, ptys) and reads them back: sandboxed it can neither.
-Every match passes ``--seed``.
+(AIO events, locked memory, ptys) and reads them back: sandboxed it can neither.  And
+tests/hostile_bots/machine_counters.py signals through ``sysinfo()``'s count of the machine's
+threads: sandboxed, the referee answers it with constants.  Every match passes ``--seed``.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import shutil
@@ -332,7 +334,8 @@ def test_sysinfo_tells_a_sandboxed_bot_nothing_of_the_machine(place, user, sandb
 
 def test_sysinfo_gives_the_memory_cap_and_the_jvm_sizes_its_heap_from_it(tmp_path):
     """glibc's sysconf(_SC_PHYS_PAGES) reads sysinfo() without looking at the result: answered,
-    a C program and a JVM see the bot's memory cap as the machine's memory."""
+    a C program and a JVM see the bot's memory cap as the machine's memory (and the referee holds
+    no descriptor of it once the bot is gone: the suite's leak check)."""
     import trio
 
     from referee.bots.process import BotProcess
@@ -341,9 +344,9 @@ def test_sysinfo_gives_the_memory_cap_and_the_jvm_sizes_its_heap_from_it(tmp_pat
     if shutil.which("gcc") is None:
         pytest.skip("no gcc here")
     source = tmp_path / "si.c"
-    source.write_text('#include <stdio.h>\n#include <unistd.h>\n#include <sys/sysinfo.h>\n'
-                      'int main(void) { struct sysinfo s; int r = sysinfo(&s);\n'
-                      '  printf("%d %lu %lu %u %ld\\n", r, s.totalram * s.mem_unit, s.freeram * s.mem_unit, s.procs, sysconf(_SC_PHYS_PAGES));\n'
+    source.write_text('#include <errno.h>\n#include <stdio.h>\n#include <unistd.h>\n#include <sys/sysinfo.h>\n'
+                      'int main(void) { struct sysinfo s; int r = sysinfo(&s); int bad = sysinfo(NULL) == -1 ? errno : 0;\n'
+                      '  printf("%d %lu %lu %u %ld %d\\n", r, s.totalram * s.mem_unit, s.freeram * s.mem_unit, s.procs, sysconf(_SC_PHYS_PAGES), bad);\n'
                       '  return 0; }\n')
     subprocess.run(["gcc", "-o", str(tmp_path / "si"), str(source)], check=True)
     tmp_path.chmod(0o755)
@@ -364,7 +367,8 @@ def test_sysinfo_gives_the_memory_cap_and_the_jvm_sizes_its_heap_from_it(tmp_pat
         return out
 
     said = trio.run(lines, [str(tmp_path / "si")])
-    assert said and said[0].split() == [b"0", b"%d" % (2048 << 20), b"%d" % (2048 << 20), b"1", b"%d" % ((2048 << 20) // os.sysconf("SC_PAGE_SIZE"))], said
+    assert said and said[0].split() == [b"0", b"%d" % (2048 << 20), b"%d" % (2048 << 20), b"1", b"%d" % ((2048 << 20) // os.sysconf("SC_PAGE_SIZE")),
+                                    b"%d" % errno.EFAULT], said  # a bad pointer fails as the kernel's own call would
     if java is not None:
         flags = trio.run(lines, [os.path.realpath(java), "-XX:+PrintFlagsFinal", "-version"])
         heap = next(line for line in flags if b" MaxHeapSize " in line)
