@@ -254,21 +254,17 @@ class _Supervisor:
             pass  # it is awake already
 
     def _run(self, wake: int) -> None:
-        poller = select.poll()
-        poller.register(wake, select.POLLIN)
-        polled: dict[int, int] = {}  # listener -> token
+        loop = _Loop(wake)
         while True:
             with self._lock:
                 finished = [done for _, done in self._forgotten]
                 for token, _ in self._forgotten:
                     entry = self._listeners.pop(token, None)
                     if entry is not None:
-                        self._close(poller, polled, entry[0])
+                        loop.close(entry[0])
                 self._forgotten.clear()
-                for token, (fd, _) in self._listeners.items():
-                    if fd not in polled:
-                        poller.register(fd, select.POLLIN)
-                        polled[fd] = token
+                for token, (fd, memory_mb) in self._listeners.items():
+                    loop.add(fd, token, memory_mb)
                 if not self._listeners:  # nothing left: the thread ends
                     os.close(self._wake_r)
                     os.close(self._wake_w)
@@ -278,28 +274,81 @@ class _Supervisor:
                     return
             for done in finished:
                 done.set()
-            for fd, events in poller.poll():
-                if fd == wake:
-                    try:
-                        os.read(wake, 4096)
-                    except BlockingIOError:
-                        pass
-                elif events & select.POLLIN:
-                    try:
-                        _answer(fd, self._listeners[polled[fd]][1])
-                    except Exception:  # noqa: BLE001, S110 - never let one bot stop the answers to all
-                        pass
-                elif events & (select.POLLHUP | select.POLLERR | select.POLLNVAL):
-                    with self._lock:
-                        self._listeners.pop(polled[fd], None)
-                        self._close(poller, polled, fd)
+            for token in loop.turn():  # the listeners no process uses any more
+                with self._lock:
+                    entry = self._listeners.pop(token, None)
+                    if entry is not None:
+                        loop.close(entry[0])
 
-    @staticmethod
-    def _close(poller: select.poll, polled: dict[int, int], fd: int) -> None:
-        if fd in polled:
-            poller.unregister(fd)
-            del polled[fd]
+
+#: Answers a second to one bot process (its processes and threads together), and how many may
+#: come at once: a Python starts with 17 calls, a JVM with 4; a bot that calls it in a loop gets
+#: no more, so that it cannot make the referee spend its time answering (one answer costs the
+#: referee about 50 µs).
+RATE, BURST = 1000.0, 100.0
+
+
+class _Loop:
+    """The supervisor's poll: the listeners it watches, each answered at most :data:`RATE` times
+    a second (a listener over it rests, not polled, until it has its turn again)."""
+
+    def __init__(self, wake: int) -> None:
+        self.wake = wake
+        self.poller = select.poll()
+        self.poller.register(wake, select.POLLIN)
+        self.watched: dict[int, tuple[int, int]] = {}  # listener -> (token, memory cap)
+        self.budget: dict[int, tuple[float, float]] = {}  # listener -> (answers it may have now, when counted)
+        self.resting: dict[int, float] = {}  # listener -> when it is polled again
+
+    def add(self, fd: int, token: int, memory_mb: int) -> None:
+        if fd not in self.watched:
+            self.watched[fd] = (token, memory_mb)
+            self.budget[fd] = (BURST, time.monotonic())
+            self.poller.register(fd, select.POLLIN)
+
+    def close(self, fd: int) -> None:
+        if fd in self.watched:
+            if fd not in self.resting:
+                self.poller.unregister(fd)
+            del self.watched[fd], self.budget[fd]
+            self.resting.pop(fd, None)
         os.close(fd)
+
+    def turn(self) -> list[int]:
+        """Wait for something to do and do it; the tokens of the listeners that hung up."""
+        timeout = None if not self.resting else max(0.0, min(self.resting.values()) - time.monotonic()) * 1000
+        hung_up = []
+        for fd, events in self.poller.poll(timeout):
+            if fd == self.wake:
+                try:
+                    os.read(self.wake, 4096)
+                except BlockingIOError:
+                    pass
+            elif events & select.POLLIN:
+                self._answer(fd)
+            elif events & (select.POLLHUP | select.POLLERR | select.POLLNVAL):
+                hung_up.append(self.watched[fd][0])
+        now = time.monotonic()
+        for fd, at in list(self.resting.items()):
+            if at <= now:
+                del self.resting[fd]
+                self.poller.register(fd, select.POLLIN)
+        return hung_up
+
+    def _answer(self, fd: int) -> None:
+        now = time.monotonic()
+        tokens, then = self.budget[fd]
+        tokens = min(BURST, tokens + (now - then) * RATE)
+        if tokens < 1:  # over its rate: it waits, its caller blocked in the call meanwhile
+            self.poller.unregister(fd)
+            self.resting[fd] = now + (1 - tokens) / RATE
+            self.budget[fd] = (tokens, now)
+            return
+        self.budget[fd] = (tokens - 1, now)
+        try:
+            _answer(fd, self.watched[fd][1])
+        except Exception:  # noqa: BLE001 - never let one bot stop the answers to all
+            pass
 
 
 _SUPERVISOR = _Supervisor()

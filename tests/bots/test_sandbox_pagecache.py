@@ -373,3 +373,34 @@ def test_sysinfo_gives_the_memory_cap_and_the_jvm_sizes_its_heap_from_it(tmp_pat
         flags = trio.run(lines, [os.path.realpath(java), "-XX:+PrintFlagsFinal", "-version"])
         heap = next(line for line in flags if b" MaxHeapSize " in line)
         assert int(heap.split(b"=")[1].split()[0]) == 512 << 20, heap  # a quarter of 2 GiB
+
+
+def test_a_bot_that_calls_sysinfo_in_a_loop_is_killed_as_any_other(tmp_path):
+    """Eight threads calling sysinfo() without end, each call waiting for the referee's answer
+    (and, over 1,000 a second, for its turn): the bot plays its line, is killed, and the referee
+    keeps no descriptor of it (the suite's leak check)."""
+    import trio
+
+    from referee.bots.process import BotProcess
+    from referee.bots.spawn import Confinement
+
+    if shutil.which("gcc") is None:
+        pytest.skip("no gcc here")
+    source = tmp_path / "flood.c"
+    source.write_text('#include <pthread.h>\n#include <stdio.h>\n#include <sys/sysinfo.h>\n'
+                      'static void *run(void *a) { struct sysinfo s; for (;;) sysinfo(&s); return a; }\n'
+                      'int main(void) { pthread_t t[8]; for (int i = 0; i < 8; i++) pthread_create(&t[i], 0, run, 0);\n'
+                      '  struct sysinfo s; sysinfo(&s); printf("%u\\n", s.procs); fflush(stdout); run(0); }\n')
+    subprocess.run(["gcc", "-pthread", "-o", str(tmp_path / "flood"), str(source)], check=True)
+    tmp_path.chmod(0o755)
+    (tmp_path / "flood").chmod(0o755)
+
+    async def main() -> bytes:
+        async with trio.open_nursery() as nursery:
+            bot = await BotProcess.start(nursery, [str(tmp_path / "flood")], name="flood", stderr_path=tmp_path / "flood.stderr.log",
+                                         confinement=Confinement(sandbox=True))
+            line = await bot.read_line()
+            await bot.kill()
+            return line
+
+    assert trio.run(main).strip() == b"1"
