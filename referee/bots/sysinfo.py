@@ -18,7 +18,10 @@ when one is there (a caller gone meanwhile makes the read fail at once), and the
 and reply do not block.  If the referee is gone the bot's call fails (ENOSYS) rather than tell
 anything.  Where a step cannot be had (a kernel without user notification, a bwrap installed
 setuid, a machine whose filter :mod:`referee.bots.sandbox` does not know), :func:`supported` is
-False and the call is left to the kernel, as PROTOCOL.md says.
+False and the call is left to the kernel, as PROTOCOL.md says; so is a call the referee may not
+write the answer of (a host whose security module forbids it: ``SECCOMP_USER_NOTIF_FLAG_CONTINUE``),
+rather than fail and leave glibc's callers with garbage.  A bot gets at most :data:`RATE` answers
+a second.
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ _NO_NEW_PRIVS = 38
 # ioctls of the listener: _IOWR('!', 0, struct seccomp_notif), _IOWR('!', 1, struct
 # seccomp_notif_resp), _IOW('!', 2, __u64)
 _NOTIF_RECV, _NOTIF_SEND, _NOTIF_ID_VALID = 0xC0502100, 0xC0182101, 0x40082102
+_FLAG_CONTINUE = 1  # SECCOMP_USER_NOTIF_FLAG_CONTINUE (Linux 5.5): the call runs as if allowed
 _BOOTTIME = 7
 
 
@@ -183,15 +187,22 @@ def _answer(listener: int, memory_mb: int) -> None:
     if known is None or notif.arch != known[0] or notif.nr != known[1]:
         resp.error = -errno.ENOSYS
     else:
-        resp.error = -_write(listener, notif, constant(memory_mb))
+        failed = _write(listener, notif, constant(memory_mb))
+        if failed is None:  # the referee may not write there (a host that forbids it): the kernel's call
+            resp.flags = _FLAG_CONTINUE
+        else:
+            resp.error = -failed
     try:
         fcntl.ioctl(listener, _NOTIF_SEND, resp)
     except OSError:
         pass  # the caller is gone
 
 
-def _write(listener: int, notif: _Notif, data: bytes) -> int:
-    """Write ``data`` at the caller's first argument; 0, or the errno its call then fails with."""
+def _write(listener: int, notif: _Notif, data: bytes) -> int | None:
+    """Write ``data`` at the caller's first argument; 0, the errno its call then fails with, or
+    None when this referee may not write into its bots (a host whose security module forbids it):
+    then the call is left to the kernel, as where the filter cannot be had, rather than fail and
+    leave glibc's callers with garbage."""
     import fcntl
 
     address = notif.args[0]
@@ -199,13 +210,15 @@ def _write(listener: int, notif: _Notif, data: bytes) -> int:
         return errno.EFAULT
     try:
         mem = os.open(f"/proc/{notif.pid}/mem", os.O_WRONLY | os.O_CLOEXEC)
-    except OSError:
-        return errno.ENOSYS
+    except OSError as exc:
+        return errno.ENOSYS if exc.errno in (errno.ENOENT, errno.ESRCH) else None  # the caller is gone, or not ours to write
     try:
         # the pid still names the caller only while the notification is pending
         fcntl.ioctl(listener, _NOTIF_ID_VALID, ctypes.c_uint64(notif.id))
         os.pwrite(mem, data, address)
     except OSError as exc:
+        if exc.errno in (errno.EPERM, errno.EACCES):
+            return None
         return errno.EFAULT if exc.errno in (errno.EIO, errno.EFAULT) else exc.errno or errno.ENOSYS
     finally:
         os.close(mem)
