@@ -31,6 +31,16 @@ sparse file of its own folder (which each process now sees as a copy of its own)
 bits learned per deal: the mutual information between what the timing said and the hand that was
 published there, over the tiles the judging process does not hold, summed over the seats it
 judged and averaged over deals (a whole 2-player hand is 16.6 bits).
+
+``python -m bench.sandbox --counters [--seeds S] [--user NAME] [--slot-ms MS] [--channels ...]``
+measures the counters of the whole machine a bot could signal through (issue 42 item 2):
+tests/hostile_bots/machine_counters.py against first_bot in block, ``-j 2`` (its two seatings at
+once: the process at seat 0 sends, the one at seat 1, in the other seating, receives), one channel
+at a time (``sysinfo()``'s count of threads and its free memory, the inode numbers of new pipes,
+the user's pipe-buffer allowance read with ``F_GETPIPE_SZ`` and by filling a pipe), without the
+sandbox and in it, as root and (``--user``: the referee run through setpriv) as that ordinary
+user.  It prints the bits per reading (the mutual information between the bit sent in a slot of
+``--slot-ms``, 100 by default, and the bit read there), the readings, and bits per second.
 """
 
 from __future__ import annotations
@@ -109,7 +119,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--round-trips", type=int, default=5000, help="round trips per per-move measurement (default 5000)")
     ap.add_argument("--deals", type=int, default=8, help="sport deals per orientation in the match (default 8)")
     ap.add_argument("--pagecache", action="store_true", help="measure the page cache as a timing channel instead")
-    ap.add_argument("--seeds", type=int, default=2, help="--pagecache: matches per row, each its own seed (default 2)")
+    ap.add_argument("--seeds", type=int, default=2, help="--pagecache, --counters: matches per row, each its own seed (default 2)")
+    ap.add_argument("--counters", action="store_true", help="measure the machine's counters as channels instead")
+    ap.add_argument("--user", help="--counters: also run the referee as this ordinary user (when run as root)")
+    ap.add_argument("--slot-ms", type=int, default=100, help="--counters: the length of a slot, a bit sent and read (default 100)")
+    ap.add_argument("--channels", default=",".join(CHANNELS), help=f"--counters: which (default {','.join(CHANNELS)})")
     args = ap.parse_args(argv)
     try:
         find_bwrap()
@@ -117,6 +131,8 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"bench.sandbox: {exc}") from None
     if args.pagecache:
         return pagecache(args.seeds)
+    if args.counters:
+        return counters(args.seeds, args.user, args.channels.split(","), args.slot_ms)
 
     figures: dict[tuple[str, str], list[float]] = {}
 
@@ -296,6 +312,102 @@ def pagecache(seeds: int) -> int:
                         bits, chance, deals = bits + b * d, chance + c * d, deals + d
                     n = max(deals, 1)
                     print(f"{game:<6} {isolation:<10} {label[:34]:<34} {bits / n:>9.2f} {chance / n:>7.2f} {deals:>6}")
+    return 0
+
+
+# -- the machine's counters as channels ------------------------------------------------------------
+
+COUNTERS = ROOT / "tests" / "hostile_bots" / "machine_counters.py"
+CHANNELS = ("procs", "freeram", "ino", "pipes", "pipefill")
+_CHANNEL_LINE = re.compile(r"^channel (sent|read) (\d+) ([01])", re.MULTILINE)
+SECONDS = 6
+
+
+def channel_bits(stderr_dir: Path) -> tuple[float, int, str]:
+    """Bits per reading (the mutual information between the bits sent and the bits read in the
+    same slots), how many readings, and why not when the attacker was refused."""
+    sent: dict[int, int] = {}
+    read: dict[int, int] = {}
+    refused = ""
+    for log in stderr_dir.glob("machine_counters*.stderr.log"):
+        text = log.read_text(errors="replace")
+        for kind, slot, bit in _CHANNEL_LINE.findall(text):
+            (sent if kind == "sent" else read)[int(slot)] = int(bit)
+        refused = refused or next((line[len("channel "):] for line in text.splitlines() if line.startswith("channel refused")), "")
+    pairs = [(sent[s], read[s]) for s in read if s in sent]
+    return binary_information(pairs), len(pairs), refused
+
+
+def binary_information(pairs: list[tuple[int, int]]) -> float:
+    """I(sent; read) in bits per pair, from the pairs' joint frequencies."""
+    n = len(pairs)
+    counts: dict[tuple[int, int], int] = {}
+    for pair in pairs:
+        counts[pair] = counts.get(pair, 0) + 1
+    total = 0.0
+    for (a, b), c in counts.items():
+        pa = sum(v for (x, _), v in counts.items() if x == a) / n
+        pb = sum(v for (_, y), v in counts.items() if y == b) / n
+        total += c / n * math.log2(c / n / (pa * pb))
+    return total
+
+
+def _as_user(name: str) -> tuple[list[str], str, str]:
+    """The setpriv prefix that runs a command as the ordinary user ``name``, a Python that user
+    may run, and the PYTHONPATH it needs."""
+    import pwd
+    import sysconfig
+
+    entry = pwd.getpwnam(name)
+    python = sys.executable
+    if not (os.access(python, os.R_OK) and all(os.stat(p).st_mode & 0o005 == 0o005 for p in Path(python).resolve().parents)):
+        python = f"/usr/bin/python{sys.version_info.major}.{sys.version_info.minor}"
+    prefix = ["/usr/bin/setpriv", f"--reuid={entry.pw_uid}", f"--regid={entry.pw_gid}", "--clear-groups", "--"]
+    return prefix, python, os.pathsep.join([str(ROOT), sysconfig.get_paths()["purelib"]])
+
+
+def counters(seeds: int, user: str | None, channels: list[str], slot_ms: int) -> int:
+    who = ["root" if os.geteuid() == 0 else "this user"] + ([user] if user and os.geteuid() == 0 else [])
+    print(f"bench.sandbox --counters — {platform.node()}, {os.cpu_count()} CPUs; machine_counters.py against first_bot, block, -j 2, "
+          f"slots of {slot_ms} ms for {SECONDS} s a match, {seeds} matches a row; pipe-user-pages-soft "
+          f"{Path('/proc/sys/fs/pipe-user-pages-soft').read_text().strip()}")
+    print(f"{'channel':<8} {'as':<18} {'sandbox':<8} {'bits/reading':>12} {'readings':>8} {'bits/s':>7}  refused")
+    with tempfile.TemporaryDirectory(prefix="bench-counters-") as tmp:
+        where = Path(tmp)
+        where.chmod(0o755)
+        shutil.copy(COUNTERS, where / "machine_counters.py")
+        shutil.copy(ROOT / "sample_bots" / "first_bot.py", where / "first.py")
+        for p in (where / "machine_counters.py", where / "first.py"):
+            p.chmod(0o644)
+        for channel in channels:
+            for name in who:
+                prefix: list[str] = []
+                python, path = sys.executable, os.environ.get("PYTHONPATH", str(ROOT))
+                if name == user and os.geteuid() == 0:
+                    prefix, python, path = _as_user(user)
+                for sandbox in (False, True):
+                    bits = 0.0
+                    readings = 0
+                    refused = ""
+                    for seed in range(seeds):
+                        run = where / f"{channel}-{name}-{sandbox}-{seed}"
+                        run.mkdir(mode=0o777)
+                        run.chmod(0o777)
+                        log = run / "m.jsonl"
+                        done = subprocess.run(
+                            [*prefix, python, "-m", "referee", "match",
+                             f"{python} {where / 'machine_counters.py'} {channel} {SECONDS} {slot_ms}", f"{python} {where / 'first.py'}",
+                             "--variant", "block", "--games", "1", "--move-time", str(SECONDS * 10), "-j", "2",
+                             "--seed", str(4242424242 + seed), "--log", str(log), "-q", *(["--sandbox"] if sandbox else [])],
+                            capture_output=True, text=True, cwd=where, env={**os.environ, "PYTHONPATH": path, "HOME": str(where)})
+                        if done.returncode != 0:
+                            print(f"{channel}: the match failed: {done.stderr.strip()[:300]}")
+                            return 1
+                        b, n, why = channel_bits(log.with_name("m.stderr"))
+                        bits, readings, refused = bits + b * n, readings + n, refused or why
+                    per = bits / max(readings, 1)
+                    print(f"{channel:<8} {name:<18} {'yes' if sandbox else 'no':<8} {per:>12.2f} {readings:>8} "
+                          f"{per * 1000 / slot_ms:>7.1f}  {refused}")
     return 0
 
 

@@ -22,6 +22,7 @@ from typing import final
 import trio
 
 from referee.base.errors import BotExited, LineTooLong
+from referee.bots import sysinfo
 from referee.bots.pipes import Closed, PipeWriter, StderrCopy, end_holders, started
 from referee.bots.reader import LineReader
 from referee.bots.sandbox import UIDS, remove_copies
@@ -78,6 +79,7 @@ class BotProcess:
         self._cgroup = spawned.cgroup
         self._uid = spawned.uid
         self._copies = spawned.copies
+        self._sysinfo = spawned.sysinfo
         self._reaps = spawned.reaps
         self._sandboxed = confinement.sandbox
         self._oom = 0  # processes killed for memory, read when the cgroup is removed
@@ -344,6 +346,8 @@ class BotProcess:
             self._uid = None
         copies, self._copies = self._copies, None
         remove_copies(copies)
+        answered, self._sysinfo = self._sysinfo, None
+        sysinfo.forget(answered)
 
     async def _end_leftovers(self) -> None:
         """When the bot's own process exits, kill whatever it left holding its pipes: a child

@@ -29,7 +29,8 @@ own (its directory, working directory and named paths) it sees as a private copy
 process (:class:`_Copies`), so no two processes share a page of it; no procfs file can be read
 (a /proc of constant files, or for a wrapper the real one closed by Landlock:
 :mod:`referee.bots.confine`), /dev has no terminal, and a seccomp filter refuses what would
-tell the page cache or move a counter of the whole machine (PROTOCOL.md, "Fair play").
+tell the page cache or move a counter of the whole machine (PROTOCOL.md, "Fair play"); its
+``sysinfo()`` the referee answers with constants (:mod:`referee.bots.sysinfo`).
 """
 
 from __future__ import annotations

@@ -31,6 +31,7 @@ from typing import IO, TypeVar
 import trio
 
 from referee.base.errors import BotNotFound
+from referee.bots import sysinfo
 from referee.bots.cgroups import BotCgroup, join
 from referee.bots.sandbox import (
     DEFAULT_MEMORY_MB,
@@ -495,6 +496,8 @@ class Spawned:
     copies: Path | None = None
     #: the referee reaps what it leaves behind (no cgroup, no sandbox): see :func:`adopt_orphans`
     reaps: bool = False
+    #: its sysinfo() is answered by the referee: the token to :func:`referee.bots.sysinfo.forget` it by
+    sysinfo: int | None = None
 
 
 async def spawn(argv: Sequence[str], *, name: str, stderr_path: Path, confinement: Confinement,
@@ -537,11 +540,15 @@ async def spawn(argv: Sequence[str], *, name: str, stderr_path: Path, confinemen
     # bot leaves behind is found by parentage: the bot is a subreaper while it lives (its tree
     # holds its daemons) and the referee once it is gone.
     reaps = cgroup is None and not conf.sandbox
+    # A sandboxed bot's sysinfo() is answered by the referee (referee.bots.sysinfo): the child
+    # installs the filter and sends its listener back over this pair.
+    notify = sysinfo.Channel(on=conf.sandbox and sysinfo.supported(plan.argv[0]), memory_mb=memory_mb or 0)
 
     def child_setup() -> None:
         join(join_fds)  # first: every process the bot starts stays in its cgroup
         for which, values in limits:
             resource.setrlimit(which, values)
+        notify.install()
         # Die with the referee, even if it is killed with SIGKILL and cannot clean up.
         if _prctl is not None:
             _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
@@ -553,6 +560,7 @@ async def spawn(argv: Sequence[str], *, name: str, stderr_path: Path, confinemen
     options["preexec_fn"] = child_setup
 
     def release() -> None:
+        notify.close()
         plan.close_fds()
         for fd in join_fds:
             os.close(fd)
@@ -584,12 +592,14 @@ async def spawn(argv: Sequence[str], *, name: str, stderr_path: Path, confinemen
                     reason = missing_interpreter(Path(argv[0])) or (
                         f"{argv[0]} exists, but the loader it needs does not (built for another system?)")
                 raise BotNotFound(f"bot {name!r}: cannot start ({reason})", bot=name) from e
+        answered = notify.take()
         on_fail.pop_all()
 
+    notify.close()
     plan.close_fds()
     for fd in join_fds:
         os.close(fd)
-    return Spawned(child, in_w, out_r, err_r, log, cgroup, uid, memory_mb, plan.copies, reaps)
+    return Spawned(child, in_w, out_r, err_r, log, cgroup, uid, memory_mb, plan.copies, reaps, answered)
 
 
 def _unadopt() -> None:

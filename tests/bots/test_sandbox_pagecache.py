@@ -10,12 +10,14 @@ sandbox every process has its own copy of its own folder (the inodes differ) and
 be had; without the sandbox (the control) the same attacker learns hands, so the tests can fail.
 Its self-test (a child reads a pattern, its parent reads it back) shows the readout itself: 0 bits
 sandboxed, about 72 of a possible 72 without.  The counter attacker moves the machine's counters
-(AIO events, locked memory, ptys) and reads them back: sandboxed it can neither.
-Every match passes ``--seed``.
+(AIO events, locked memory, ptys) and reads them back: sandboxed it can neither.  And
+tests/hostile_bots/machine_counters.py signals through ``sysinfo()``'s count of the machine's
+threads: sandboxed, the referee answers it with constants.  Every match passes ``--seed``.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import shutil
@@ -302,3 +304,103 @@ def test_a_bots_places_are_worked_out_once_not_once_per_match(tmp_path, monkeypa
     S.bot_places.cache_clear()
     assert bots / "b0.py" not in runner.hidden_from_bots(league, ("b10", "b11"))  # neither is sandboxed:
     assert looked == []  # no bot's places are looked up
+
+
+# -- sysinfo(), answered by the referee ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("sandbox", "as_a_user"), [(False, False), (True, False), (True, True)])
+def test_sysinfo_tells_a_sandboxed_bot_nothing_of_the_machine(place, user, sandbox, as_a_user):  # noqa: F811
+    """machine_counters.py at seat 0 holds 24 more processes in the slots of its random bits and
+    its opponent's process in the other seating reads sysinfo()'s count of the machine's
+    threads: without the sandbox it reads the machine's (the control: more than one, and moving);
+    sandboxed, as root or as a user, every reading is the referee's constant 1, whatever was sent."""
+    if as_a_user and user is None:
+        pytest.skip("the tests run as an ordinary user already")
+    shutil.copy(HOSTILE / "machine_counters.py", place / "counters.py")
+    shutil.copy(FIRST, place / "first.py")
+    for p in place.iterdir():
+        p.chmod(0o644)
+    done = match(place, ["counters.py procs 1.5", "first.py"], "block", sandbox=sandbox, as_user=user if as_a_user else None)
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = lines_of(place, "counters*.stderr.log", "channel ")
+    values = [int(line.split()[4]) for line in lines if line.startswith("channel read ")]
+    assert values and any(line.startswith("channel sent ") for line in lines), lines
+    if sandbox:
+        assert set(values) == {1}, values
+    else:
+        assert min(values) > 1, values
+
+
+def test_sysinfo_gives_the_memory_cap_and_the_jvm_sizes_its_heap_from_it(tmp_path):
+    """glibc's sysconf(_SC_PHYS_PAGES) reads sysinfo() without looking at the result: answered,
+    a C program and a JVM see the bot's memory cap as the machine's memory (and the referee holds
+    no descriptor of it once the bot is gone: the suite's leak check)."""
+    import trio
+
+    from referee.bots.process import BotProcess
+    from referee.bots.spawn import Confinement
+
+    if shutil.which("gcc") is None:
+        pytest.skip("no gcc here")
+    source = tmp_path / "si.c"
+    source.write_text('#include <errno.h>\n#include <stdio.h>\n#include <unistd.h>\n#include <sys/sysinfo.h>\n'
+                      'int main(void) { struct sysinfo s; int r = sysinfo(&s); int bad = sysinfo(NULL) == -1 ? errno : 0;\n'
+                      '  printf("%d %lu %lu %u %ld %d\\n", r, s.totalram * s.mem_unit, s.freeram * s.mem_unit, s.procs, sysconf(_SC_PHYS_PAGES), bad);\n'
+                      '  return 0; }\n')
+    subprocess.run(["gcc", "-o", str(tmp_path / "si"), str(source)], check=True)
+    tmp_path.chmod(0o755)
+    (tmp_path / "si").chmod(0o755)
+    java = shutil.which("java")
+
+    async def lines(argv: list[str]) -> list[bytes]:
+        out = []
+        async with trio.open_nursery() as nursery:
+            bot = await BotProcess.start(nursery, argv, name="si", stderr_path=tmp_path / "si.stderr.log",
+                                         confinement=Confinement(sandbox=True, memory_mb=2048))
+            try:
+                while True:
+                    out.append(await bot.read_line())
+            except Exception:  # noqa: BLE001 - its end
+                pass
+            await bot.kill()
+        return out
+
+    said = trio.run(lines, [str(tmp_path / "si")])
+    assert said and said[0].split() == [b"0", b"%d" % (2048 << 20), b"%d" % (2048 << 20), b"1", b"%d" % ((2048 << 20) // os.sysconf("SC_PAGE_SIZE")),
+                                    b"%d" % errno.EFAULT], said  # a bad pointer fails as the kernel's own call would
+    if java is not None:
+        flags = trio.run(lines, [os.path.realpath(java), "-XX:+PrintFlagsFinal", "-version"])
+        heap = next(line for line in flags if b" MaxHeapSize " in line)
+        assert int(heap.split(b"=")[1].split()[0]) == 512 << 20, heap  # a quarter of 2 GiB
+
+
+def test_a_bot_that_calls_sysinfo_in_a_loop_is_killed_as_any_other(tmp_path):
+    """Eight threads calling sysinfo() without end, each call waiting for the referee's answer
+    (and, over 1,000 a second, for its turn): the bot plays its line, is killed, and the referee
+    keeps no descriptor of it (the suite's leak check)."""
+    import trio
+
+    from referee.bots.process import BotProcess
+    from referee.bots.spawn import Confinement
+
+    if shutil.which("gcc") is None:
+        pytest.skip("no gcc here")
+    source = tmp_path / "flood.c"
+    source.write_text('#include <pthread.h>\n#include <stdio.h>\n#include <sys/sysinfo.h>\n'
+                      'static void *run(void *a) { struct sysinfo s; for (;;) sysinfo(&s); return a; }\n'
+                      'int main(void) { pthread_t t[8]; for (int i = 0; i < 8; i++) pthread_create(&t[i], 0, run, 0);\n'
+                      '  struct sysinfo s; sysinfo(&s); printf("%u\\n", s.procs); fflush(stdout); run(0); }\n')
+    subprocess.run(["gcc", "-pthread", "-o", str(tmp_path / "flood"), str(source)], check=True)
+    tmp_path.chmod(0o755)
+    (tmp_path / "flood").chmod(0o755)
+
+    async def main() -> bytes:
+        async with trio.open_nursery() as nursery:
+            bot = await BotProcess.start(nursery, [str(tmp_path / "flood")], name="flood", stderr_path=tmp_path / "flood.stderr.log",
+                                         confinement=Confinement(sandbox=True))
+            line = await bot.read_line()
+            await bot.kill()
+            return line
+
+    assert trio.run(main).strip() == b"1"
