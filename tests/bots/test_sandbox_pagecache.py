@@ -141,7 +141,13 @@ def test_the_self_test_reads_a_pattern_without_the_sandbox_and_nothing_in_it(pla
     monkeypatch.setattr(S, "_landlock", lambda: landlock)
     home = attacker_folder(place)
     argv = [sys.executable, str(home / "pagecache.py"), "selftest", mode, str(home / "sparse")]
-    plain = subprocess.run(argv, capture_output=True, text=True, timeout=HANG, check=True).stdout
+    # The control: the attack works without the sandbox.  A busy machine's page reclaim or
+    # faults can spoil one reading (4.8 bits once, under load), so it has three tries; the
+    # sandboxed half, the promise, has one.
+    for _ in range(3):
+        plain = subprocess.run(argv, capture_output=True, text=True, timeout=HANG, check=True).stdout
+        if float(re.search(r"([\d.]+) bits", plain)[1]) > 40:
+            break
     assert float(re.search(r"([\d.]+) bits", plain)[1]) > 40, plain
     if landlock:
         argv = ["/bin/sh", "-c", 'exec "$@"', "sh", *argv]
