@@ -40,7 +40,7 @@ from .layout import END_NAMES as END_NAMES
 from .layout import LEFT as LEFT
 from .layout import RIGHT as RIGHT
 from .layout import Layout, Line
-from .tiles import HIGH, LOW, OTHER, SUIT, Tile, TileSet, bits, mask_of, tile_name
+from .tiles import HIGH, LOW, OTHER, SUIT, Tile, TileSet, bits, mask_of, tile_name, tiles_tuple
 
 TERMINAL = -1
 
@@ -214,7 +214,7 @@ _PLACED_EVENTS: list[Placed] = [
     for end in (None, *range(len(END_NAMES)))
     for forced in (False, True)
 ]
-_PASSED_EVENTS: dict[int, Passed] = {}
+_PASSED_EVENTS = [Passed(seat) for seat in range(_MAX_SEATS)]
 _ENDS_PLUS_LEAD = len(END_NAMES) + 1
 _PLACED_TILE = _ENDS_PLUS_LEAD * 2  # index strides in _PLACED_EVENTS (unforced events)
 _PLACED_SEAT = 28 * _PLACED_TILE
@@ -222,13 +222,6 @@ _PLACED_SEAT = 28 * _PLACED_TILE
 
 def _placed(seat: int, t: Tile, end: int | None, forced: bool) -> Placed:
     return _PLACED_EVENTS[((seat * 28 + t) * _ENDS_PLUS_LEAD + (0 if end is None else end + 1)) * 2 + forced]
-
-
-def _passed(seat: int) -> Passed:
-    ev = _PASSED_EVENTS.get(seat)
-    if ev is None:
-        ev = _PASSED_EVENTS[seat] = Passed(seat)
-    return ev
 
 
 @dataclass(frozen=True, slots=True)
@@ -354,7 +347,7 @@ class LineDeal:
         hand = self.hands[self.turn]
         ends = self.ends
         if ends[0] < 0:
-            return [_LEADS[t] for t in bits(hand)]
+            return [_LEADS[t] for t in tiles_tuple(hand)]
         out: list[Play] = []
         if len(ends) == 2:
             # The line's fast path: the same plays in the same order, from a table.
@@ -512,6 +505,17 @@ class LineDeal:
         if self._blocked(ends_mask):
             self._fish()
             return
+        if len(self.bazaar) - self.drawn <= self.keep:
+            # Nothing can be drawn (kozel for 4, sport), so the hands stay as they are and, the deal
+            # not being blocked, some seat can place: the seats before it pass.  The loop below
+            # does the same, testing for draws and a block at every pass.
+            history = self.history
+            seat = nxt
+            while not hands[seat] & ends_mask:
+                history.append(_PASSED_EVENTS[seat])
+                seat = (seat + 1) % n
+            self.turn = seat
+            return
         while True:
             seat = (seat + 1) % n
             if hands[seat] & ends_mask:
@@ -521,7 +525,7 @@ class LineDeal:
                 if self._draw(seat, ends_mask):
                     self.turn = seat
                     return
-            self.history.append(_passed(seat))
+            self.history.append(_PASSED_EVENTS[seat])
             if self._blocked(ends_mask):
                 self._fish()
                 return
