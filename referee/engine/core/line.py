@@ -102,13 +102,16 @@ DECLARATIONS = ("hundred", "write_off", "decline")
 #: ``_END_SUIT[v]``: the tiles that fit an end showing ``v``; ``_END_SUIT[-1]`` (a closed or
 #: unopened end) is the empty set, so the hot path needs no ``v >= 0`` test.
 _END_SUIT: list[TileSet] = [*SUIT, 0]
-#: ``_FIT2[(a + 1) * 8 + (b + 1)][t]``: the plays of tile ``t`` on a two-ended layout showing
-#: ``a`` (left) and ``b`` (right), left before right — what :meth:`LineDeal.legal_plays` would
-#: build end by end, precomputed (``-1``: a closed end, which nothing fits).
-_FIT2: list[list[tuple[Play, ...]]] = [
-    [tuple(_PLAYS[t][e] for e, v in enumerate((a, b)) if v == LOW[t] or v == HIGH[t]) for t in range(28)]
-    for a in range(-1, 7)
-    for b in range(-1, 7)
+#: ``_FIT2[a][b]``, for a two-ended layout showing ``a`` (left) and ``b`` (right): the tiles that
+#: fit either end, and for each tile ``t`` its plays, left before right — what
+#: :meth:`LineDeal.legal_plays` would build end by end, precomputed.  Like ``_END_SUIT``, index
+#: ``-1`` (the last, 7) is a closed or unopened end, which nothing fits.
+_FIT2: list[list[tuple[TileSet, list[tuple[Play, ...]]]]] = [
+    [
+        (_END_SUIT[a] | _END_SUIT[b], [tuple(_PLAYS[t][e] for e, v in enumerate((a, b)) if v == LOW[t] or v == HIGH[t]) for t in range(28)])
+        for b in (*range(7), -1)
+    ]
+    for a in (*range(7), -1)
 ]
 
 
@@ -234,6 +237,11 @@ class DealEnd:
     seat: int
 
 
+# A deal's end is a frozen value too: one shared instance per seat for going out and for a fish.
+_WENT_OUT = [DealEnd(DOMINO, seat) for seat in range(_MAX_SEATS)]
+_FISHED = [DealEnd(FISH, seat) for seat in range(_MAX_SEATS)]
+
+
 def check_turn(turn: int, seat: int | None, over: str = "the deal is over") -> None:
     """Raise :class:`IllegalPlay` if the deal is over (``turn`` is :data:`TERMINAL`) or ``seat``
     (``None``: whoever is to move) is not the seat to move; every deal state's checks start here."""
@@ -351,9 +359,8 @@ class LineDeal:
         out: list[Play] = []
         if len(ends) == 2:
             # The line's fast path: the same plays in the same order, from a table.
-            a, b = ends
-            m = hand & (_END_SUIT[a] | _END_SUIT[b])
-            row2 = _FIT2[(a + 1) * 8 + b + 1]
+            fits, row2 = _FIT2[ends[0]][ends[1]]
+            m = hand & fits
             while m:
                 low = m & -m
                 out += row2[low.bit_length() - 1]
@@ -395,13 +402,13 @@ class LineDeal:
             self.history.append(_PLACED_EVENTS[seat * _PLACED_SEAT + t * _PLACED_TILE + end * 2 + 2])
         self.last_placer = seat
         if not hand:
-            self.end = DealEnd(DOMINO, seat)
+            self.end = _WENT_OUT[seat]
             self.turn = TERMINAL
             return
         nxt = seat + 1
         if nxt == self.n:
             nxt = 0
-        if hands[nxt] & (_END_SUIT[ends[0]] | _END_SUIT[ends[1]]):
+        if hands[nxt] & _FIT2[ends[0]][ends[1]][0]:
             self.turn = nxt  # the next seat can place: nothing is blocked, nobody draws or passes
             return
         self._advance(seat)
@@ -477,7 +484,7 @@ class LineDeal:
     def _after_place(self, seat: int) -> None:
         """Decide what follows a placement: going out, or the next turn."""
         if not self.hands[seat]:
-            self.end = DealEnd(DOMINO, seat)
+            self.end = _WENT_OUT[seat]
             self.turn = TERMINAL
             return
         self._advance(seat)
@@ -551,7 +558,8 @@ class LineDeal:
         self.turn = TERMINAL
 
     def _fish(self) -> None:
-        self.end = DealEnd(FISH, self.last_placer)
+        seat = self.last_placer
+        self.end = _FISHED[seat] if seat >= 0 else DealEnd(FISH, seat)
         self.turn = TERMINAL
 
     # -- copies and layout -------------------------------------------------------------------
