@@ -96,11 +96,29 @@ def test_shuffle_matches_the_docstring(seed, index):
 
 @settings(max_examples=100, deadline=None)
 @given(seed=st.integers(0, MASK64), index=st.integers(0, 2**32))
-def test_unrolled_shuffle_equals_the_generator_class(seed, index):
+def test_shuffled_tiles_equals_the_generator_class(seed, index):
     order = list(range(28))
     deal_generator(seed, index).shuffle(order)
     assert shuffled_tiles(seed, index) == order
 
+
+@pytest.mark.parametrize("step", [0, 13, 26])
+def test_a_rejected_draw_shuffles_step_by_step(monkeypatch, step):
+    """shuffled_tiles computes the 27 draws at once assuming none is rejected (probability under
+    28 / 2**64 a step, so no real seed is known to reach it): a step made to reject sends the deal
+    to the generator class, whose own thresholds shuffle it as documented."""
+    import referee.engine.core.shuffle as shuffle
+
+    expected = shuffled_tiles(5, 9)
+    steps = list(shuffle._STEPS)
+    i, n, _ = steps[step]
+    steps[step] = (i, n, 1 << 64)  # every draw of this step looks rejected
+    monkeypatch.setattr(shuffle, "_STEPS", tuple(steps))
+    calls = []
+    real = shuffle.SplitMix64.shuffle
+    monkeypatch.setattr(shuffle.SplitMix64, "shuffle", lambda self, items: (calls.append(1), real(self, items))[1])
+    assert shuffled_tiles(5, 9) == expected == my_shuffled_tiles(5, 9)
+    assert calls == [1]
 
 def test_seed_is_taken_mod_2_64_and_each_deal_has_its_own_stream():
     assert shuffled_tiles(-1, 0) == shuffled_tiles(2**64 - 1, 0)

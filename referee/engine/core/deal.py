@@ -57,7 +57,7 @@ class Deal:
     masks: tuple[int, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "masks", tuple(mask_of(h) for h in self.hands))
+        object.__setattr__(self, "masks", tuple([mask_of(h) for h in self.hands]))
 
     @property
     def players(self) -> int:
@@ -85,7 +85,7 @@ def deal_from_seed(seed: int, index: int, shape: DealShape, derivation: str = SP
         station = DOUBLE[6 - index % 7]
         order = [t for t in order if t != station]
     k = shape.hand_size
-    hands = tuple(tuple(order[s * k : (s + 1) * k]) for s in range(shape.players))
+    hands = tuple([tuple(order[s * k : s * k + k]) for s in range(shape.players)])
     return Deal(hands, tuple(order[shape.players * k :]))
 
 

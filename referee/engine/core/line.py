@@ -40,7 +40,7 @@ from .layout import END_NAMES as END_NAMES
 from .layout import LEFT as LEFT
 from .layout import RIGHT as RIGHT
 from .layout import Layout, Line
-from .tiles import HIGH, LOW, OTHER, SUIT, Tile, TileSet, bits, mask_of, tile_name
+from .tiles import HIGH, LOW, OTHER, SUIT, Tile, TileSet, bits, mask_of, tile_name, tiles_tuple
 
 TERMINAL = -1
 
@@ -102,13 +102,16 @@ DECLARATIONS = ("hundred", "write_off", "decline")
 #: ``_END_SUIT[v]``: the tiles that fit an end showing ``v``; ``_END_SUIT[-1]`` (a closed or
 #: unopened end) is the empty set, so the hot path needs no ``v >= 0`` test.
 _END_SUIT: list[TileSet] = [*SUIT, 0]
-#: ``_FIT2[(a + 1) * 8 + (b + 1)][t]``: the plays of tile ``t`` on a two-ended layout showing
-#: ``a`` (left) and ``b`` (right), left before right — what :meth:`LineDeal.legal_plays` would
-#: build end by end, precomputed (``-1``: a closed end, which nothing fits).
-_FIT2: list[list[tuple[Play, ...]]] = [
-    [tuple(_PLAYS[t][e] for e, v in enumerate((a, b)) if v == LOW[t] or v == HIGH[t]) for t in range(28)]
-    for a in range(-1, 7)
-    for b in range(-1, 7)
+#: ``_FIT2[a][b]``, for a two-ended layout showing ``a`` (left) and ``b`` (right): the tiles that
+#: fit either end, and for each tile ``t`` its plays, left before right — what
+#: :meth:`LineDeal.legal_plays` would build end by end, precomputed.  Like ``_END_SUIT``, index
+#: ``-1`` (the last, 7) is a closed or unopened end, which nothing fits.
+_FIT2: list[list[tuple[TileSet, list[tuple[Play, ...]]]]] = [
+    [
+        (_END_SUIT[a] | _END_SUIT[b], [tuple(_PLAYS[t][e] for e, v in enumerate((a, b)) if v == LOW[t] or v == HIGH[t]) for t in range(28)])
+        for b in (*range(7), -1)
+    ]
+    for a in (*range(7), -1)
 ]
 
 
@@ -214,7 +217,7 @@ _PLACED_EVENTS: list[Placed] = [
     for end in (None, *range(len(END_NAMES)))
     for forced in (False, True)
 ]
-_PASSED_EVENTS: dict[int, Passed] = {}
+_PASSED_EVENTS = [Passed(seat) for seat in range(_MAX_SEATS)]
 _ENDS_PLUS_LEAD = len(END_NAMES) + 1
 _PLACED_TILE = _ENDS_PLUS_LEAD * 2  # index strides in _PLACED_EVENTS (unforced events)
 _PLACED_SEAT = 28 * _PLACED_TILE
@@ -222,13 +225,6 @@ _PLACED_SEAT = 28 * _PLACED_TILE
 
 def _placed(seat: int, t: Tile, end: int | None, forced: bool) -> Placed:
     return _PLACED_EVENTS[((seat * 28 + t) * _ENDS_PLUS_LEAD + (0 if end is None else end + 1)) * 2 + forced]
-
-
-def _passed(seat: int) -> Passed:
-    ev = _PASSED_EVENTS.get(seat)
-    if ev is None:
-        ev = _PASSED_EVENTS[seat] = Passed(seat)
-    return ev
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,6 +235,11 @@ class DealEnd:
 
     reason: str
     seat: int
+
+
+# A deal's end is a frozen value too: one shared instance per seat for going out and for a fish.
+_WENT_OUT = [DealEnd(DOMINO, seat) for seat in range(_MAX_SEATS)]
+_FISHED = [DealEnd(FISH, seat) for seat in range(_MAX_SEATS)]
 
 
 def check_turn(turn: int, seat: int | None, over: str = "the deal is over") -> None:
@@ -354,13 +355,12 @@ class LineDeal:
         hand = self.hands[self.turn]
         ends = self.ends
         if ends[0] < 0:
-            return [_LEADS[t] for t in bits(hand)]
+            return [_LEADS[t] for t in tiles_tuple(hand)]
         out: list[Play] = []
         if len(ends) == 2:
             # The line's fast path: the same plays in the same order, from a table.
-            a, b = ends
-            m = hand & (_END_SUIT[a] | _END_SUIT[b])
-            row2 = _FIT2[(a + 1) * 8 + b + 1]
+            fits, row2 = _FIT2[ends[0]][ends[1]]
+            m = hand & fits
             while m:
                 low = m & -m
                 out += row2[low.bit_length() - 1]
@@ -402,13 +402,13 @@ class LineDeal:
             self.history.append(_PLACED_EVENTS[seat * _PLACED_SEAT + t * _PLACED_TILE + end * 2 + 2])
         self.last_placer = seat
         if not hand:
-            self.end = DealEnd(DOMINO, seat)
+            self.end = _WENT_OUT[seat]
             self.turn = TERMINAL
             return
         nxt = seat + 1
         if nxt == self.n:
             nxt = 0
-        if hands[nxt] & (_END_SUIT[ends[0]] | _END_SUIT[ends[1]]):
+        if hands[nxt] & _FIT2[ends[0]][ends[1]][0]:
             self.turn = nxt  # the next seat can place: nothing is blocked, nobody draws or passes
             return
         self._advance(seat)
@@ -484,7 +484,7 @@ class LineDeal:
     def _after_place(self, seat: int) -> None:
         """Decide what follows a placement: going out, or the next turn."""
         if not self.hands[seat]:
-            self.end = DealEnd(DOMINO, seat)
+            self.end = _WENT_OUT[seat]
             self.turn = TERMINAL
             return
         self._advance(seat)
@@ -512,6 +512,17 @@ class LineDeal:
         if self._blocked(ends_mask):
             self._fish()
             return
+        if len(self.bazaar) - self.drawn <= self.keep:
+            # Nothing can be drawn (kozel for 4, sport), so the hands stay as they are and, the deal
+            # not being blocked, some seat can place: the seats before it pass.  The loop below
+            # does the same, testing for draws and a block at every pass.
+            history = self.history
+            seat = nxt
+            while not hands[seat] & ends_mask:
+                history.append(_PASSED_EVENTS[seat])
+                seat = (seat + 1) % n
+            self.turn = seat
+            return
         while True:
             seat = (seat + 1) % n
             if hands[seat] & ends_mask:
@@ -521,7 +532,7 @@ class LineDeal:
                 if self._draw(seat, ends_mask):
                     self.turn = seat
                     return
-            self.history.append(_passed(seat))
+            self.history.append(_PASSED_EVENTS[seat])
             if self._blocked(ends_mask):
                 self._fish()
                 return
@@ -547,7 +558,8 @@ class LineDeal:
         self.turn = TERMINAL
 
     def _fish(self) -> None:
-        self.end = DealEnd(FISH, self.last_placer)
+        seat = self.last_placer
+        self.end = _FISHED[seat] if seat >= 0 else DealEnd(FISH, seat)
         self.turn = TERMINAL
 
     # -- copies and layout -------------------------------------------------------------------

@@ -62,6 +62,7 @@ every hand: never for matches between bots that might cheat.
 from __future__ import annotations
 
 import hashlib
+import struct
 from typing import Any, Final, Literal
 
 _M = (1 << 64) - 1
@@ -132,26 +133,47 @@ _THRESHOLD = [0] + [(1 << 64) % n for n in range(1, 29)]
 #: The shuffle's steps in order: the place ``i`` filled, the bound ``n = i + 1``, its threshold.
 _STEPS = tuple((i, i + 1, _THRESHOLD[i + 1]) for i in range(27, 0, -1))
 
+# shuffled_tiles runs the generator's 27 steps at once: the 27 states side by side in one big
+# integer, a 128-bit lane each (a 64-bit value times a 64-bit constant needs 128 bits, so no
+# lane carries into the next), so every mixer operation is one operation on all the steps.
+# ``_LOW`` keeps the low 64 bits of every lane (the "mod 2**64"), also clearing the bits a right
+# shift brings down from the lane above.  Lane ``k`` starts as ``state + (k + 1) * gamma``.
+_LANES = len(_STEPS)
+_ONES = sum(1 << 128 * k for k in range(_LANES))
+_LOW = _M * _ONES
+_GAMMAS = sum(((k + 1) * GAMMA & _M) << 128 * k for k in range(_LANES))
+#: The lanes' low 64 bits as 27 integers, lane 0 first (each lane's high 8 bytes skipped).
+_UNPACK_LANES = struct.Struct("<" + "Q8x" * _LANES).unpack
+
 
 def shuffled_tiles(seed: int, index: int) -> list[int]:
     """The 28 tile ids in the order deal ``index`` of ``seed`` hands them out.
 
-    This is :meth:`SplitMix64.shuffle` unrolled into one loop (every deal of every match goes
-    through it); ``tests/engine/test_shuffle.py`` holds the two to the same output.
+    This is :meth:`SplitMix64.shuffle` of :func:`deal_generator`, with the generator's outputs
+    computed all at once (every deal of every match goes through it; see the lanes above).  That
+    assumes no draw is rejected, which happens with probability under 28 / 2**64 a step; if one
+    is, the deal is shuffled again the step-by-step way.  ``tests/engine/test_shuffle.py`` holds
+    the two to the same output, the rejected case included.
     """
+    low = _LOW
+    z = (mix(mix(seed & _M) ^ (index & _M)) * _ONES + _GAMMAS) & low  # the 27 states
+    z = ((z ^ (z >> 30)) & low) * 0xBF58476D1CE4E5B9 & low
+    z = ((z ^ (z >> 27)) & low) * 0x94D049BB133111EB & low
+    z = (z ^ (z >> 31)) & low
     order = list(range(28))
-    state = mix(mix(seed & _M) ^ (index & _M))
-    gamma, mask = GAMMA, _M  # locals: the loop runs 27 times a deal
-    for i, n, threshold in _STEPS:
-        while True:
-            state = (state + gamma) & mask
-            z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & mask
-            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
-            m = (z ^ (z >> 31)) * n
-            if (m & mask) >= threshold:
-                break
+    mask = _M
+    for (i, n, threshold), r in zip(_STEPS, _UNPACK_LANES(z.to_bytes(16 * _LANES, "little"))):
+        m = r * n
+        if (m & mask) < threshold:  # a rejected draw shifts every later step's state
+            return _shuffled_step_by_step(seed, index)
         j = m >> 64
         order[i], order[j] = order[j], order[i]
+    return order
+
+
+def _shuffled_step_by_step(seed: int, index: int) -> list[int]:
+    order = list(range(28))
+    deal_generator(seed, index).shuffle(order)
     return order
 
 

@@ -74,8 +74,8 @@ class Kozel(Game):
         return forced_lead(deal, LOWEST_FIRST)
 
     def hand_value(self, hand: int) -> int:
-        if hand & NOT_LONE:
-            return pips_of(hand)  # the common case, without lone_double_value's call
+        if hand & NOT_LONE or not hand:
+            return pips_of(hand)  # the common cases (and the empty hand of who went out), without lone_double_value's call
         return lone_double_value(hand, zero_zero=self.zero_zero, six_six=50, both=None)
 
     def score(self, state: DealState, values: list[int], notes: list[str]) -> tuple[list[int], int | None]:
