@@ -93,18 +93,17 @@ class Matchmaker:
             raise ValueError(f"{missing[0]!r} has no rating: add it to the ratings first")
         join = {name: n for n, name in enumerate(active)}
         k = len(active)
-
-        overdue = sorted((a for a in active if waited.get(a, 0) >= self.wait(k)), key=lambda a: (-waited.get(a, 0), join[a]))
-        if overdue:
+        rule = self.rule(table, active, ratings, played, waited)
+        if rule == 1:
+            overdue = sorted((a for a in active if waited.get(a, 0) >= self.wait(k)), key=lambda a: (-waited.get(a, 0), join[a]))
             return self._fill(overdue[: self.seats], active, fit, position, join)
-        # a newcomer waits for its results before more placement tables, two in play at most
-        newcomers = [a for a in active if played.get(a, 0) < self.floor and played.get(a, 0) - ratings.tables(a) < 2]
-        if newcomers:
+        if rule == 2:
+            newcomers = [a for a in active if self._newcomer(a, ratings, played)]
             first = min(newcomers, key=lambda a: (played.get(a, 0), join[a]))
             return self._fill([first], active, fit, position, join, skip=played.get(first, 0) - ratings.tables(first))
         rank = {i: r for r, i in enumerate(fit.order)}
         ranked = sorted(active, key=lambda a: rank[position[a]])
-        if table % self.refresh == self.refresh - 1:
+        if rule == 3:
             def age(p: tuple[str, str]) -> int:
                 last = ratings.last_met(*p)
                 return -1 if last is None else last
@@ -118,6 +117,25 @@ class Matchmaker:
                 view.expect([place[b] for b in seated], deals)
         p, q = view.best(self.window, deals)
         return self._fill([ranked[p], ranked[q]], active, fit, position, join)
+
+    def rule(self, table: int, active: Sequence[str], ratings: Ratings, played: Mapping[str, int],
+             waited: Mapping[str, int]) -> int:
+        """Which of the module's rules (1 to 4) seats table ``table``: the first that applies, as
+        :meth:`choose` applies it (the bench counts them).  ``O(k)``."""
+        k = len(active)
+        if any(waited.get(a, 0) >= self.wait(k) for a in active):
+            return 1
+        if any(self._newcomer(a, ratings, played) for a in active):
+            return 2
+        if table % self.refresh == self.refresh - 1:
+            return 3
+        return 4
+
+    def _newcomer(self, entry: str, ratings: Ratings, played: Mapping[str, int]) -> bool:
+        """Below the floor and fewer than two placement tables in play (a newcomer waits for its
+        results before more placement tables)."""
+        n = played.get(entry, 0)
+        return n < self.floor and n - ratings.tables(entry) < 2
 
     def _fill(self, first: list[str], active: Sequence[str], fit: Fit, position: Mapping[str, int],
               join: Mapping[str, int], skip: int = 0) -> tuple[str, ...]:
