@@ -240,24 +240,24 @@ SCHEDULES: dict[str, Callable[[int], Schedule]] = {
 }
 
 
-def one(k: int, f: int, name: str, seed: int, cap: int, resolution: float) -> Run:
+def one(k: int, f: int, name: str, seed: int, cap: int, resolution: float, certify: bool = True) -> Run:
     """Field ``f`` of ``k`` bots under schedule ``name`` (a process of its own may run it)."""
     strengths = np.random.default_rng([seed, k, f]).normal(0.0, SPREAD, k)
     schedule = oracle(strengths) if name == ORACLE else SCHEDULES[name](seed * 1000 + f)
     # the same noise stream for every schedule of a field: the schedules differ only in whom they seat
     return simulate(strengths, schedule, real_noise(), np.random.default_rng([seed, k, f, 1]), cap,
-                    resolution=resolution, every=max(1, k // 10), certify=name != ORACLE)
+                    resolution=resolution, every=max(1, k // 10), certify=certify and name != ORACLE)
 
 
 ORACLE = "oracle"  # rule 4 told the true strengths (--oracle): τ only
 
 
 def bench(k: int, fields: int, seed: int, cap: int, out: Callable[[str], None], jobs: int = 1,
-          resolution: float = RESOLUTION, with_oracle: bool = False) -> dict[str, Row]:
-    """Every schedule on ``fields`` fields of ``k`` bots (and the oracle, τ only, if ``with_oracle``);
-    prints a table through ``out``."""
+          resolution: float = RESOLUTION, with_oracle: bool = False, certify: bool = True) -> dict[str, Row]:
+    """Every schedule on ``fields`` fields of ``k`` bots (and the oracle, τ only, if ``with_oracle``;
+    every schedule τ only if not ``certify``); prints a table through ``out``."""
     names = [*SCHEDULES, *([ORACLE] if with_oracle else [])]
-    tasks = [(k, f, name, seed, cap, resolution) for f in range(fields) for name in names]
+    tasks = [(k, f, name, seed, cap, resolution, certify) for f in range(fields) for name in names]
     if jobs > 1:
         with ProcessPoolExecutor(jobs) as pool:
             runs = list(pool.map(one, *zip(*tasks)))
@@ -272,7 +272,7 @@ def bench(k: int, fields: int, seed: int, cap: int, out: Callable[[str], None], 
     for name, row in rows.items():
         tau, tau_missing = row.mean("tau_deals", cap)
         seconds = float(np.mean([r.seconds for r in row.runs]))
-        if name == ORACLE:
+        if name == ORACLE or not certify:
             out(f"{name:<16} {tau:>14.0f}{f' ({tau_missing} capped)' if tau_missing else '':>6} {'-':>12}{'':>6} {'-':>8} {seconds:>12.1f}")
             continue
         cert, cert_missing = row.mean("certify_deals", cap)
@@ -321,6 +321,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1, help="the simulation's seed (default 1)")
     parser.add_argument("--oracle", action="store_true",
                         help="also rule 4 told the true strengths (20-bot fields, τ only): what choosing pairs could do at best")
+    parser.add_argument("--tau-only", action="store_true",
+                        help="stop each field at tau >= 0.95 (no certification, no coverage): cheap enough for hundreds of fields")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="processes (default: the CPUs)")
     parser.add_argument("--host", action="store_true",
                         help="instead: the host's overhead per table at 50, 200 and 1,000 bots (bench.ladder_host; its options follow)")
@@ -332,8 +334,17 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(given)
     fields = args.fields or (24 if args.quick else 60)
     sizes = {20: (fields, 2_000_000), 100: (1, 300_000) if args.quick else (4, 2_000_000)}
-    results = {k: bench(k, n, args.seed, cap, print, jobs=args.jobs, with_oracle=args.oracle and k == 20) for k, (n, cap) in sizes.items()}
-    print(summary(results[20], sizes[20][1]))
+    if args.tau_only:
+        sizes[100] = (max(1, fields // 25), 2_000_000)
+    results = {k: bench(k, n, args.seed, cap, print, jobs=args.jobs, with_oracle=args.oracle and k == 20, certify=not args.tau_only)
+               for k, (n, cap) in sizes.items()}
+    if args.tau_only:
+        rows, cap = results[20], sizes[20][1]
+        mm_tau = rows["matchmaker"].mean("tau_deals", cap)[0]
+        print(f"tau deals vs random pairing: {mm_tau / rows['random pairing'].mean('tau_deals', cap)[0]:.2f}; "
+              f"vs round robin: {mm_tau / rows['round robin'].mean('tau_deals', cap)[0]:.2f} (tau only)")
+    else:
+        print(summary(results[20], sizes[20][1]))
     return 0
 
 
