@@ -42,11 +42,11 @@ at work.  Kendall τ ≥ 0.95 with the true order: about 0.8× random pairing's 
 the issue asked for, and no variant tried does measurably better (a wider window, ordering
 longer, more or less refresh or placement, the least-settled neighbours, random tables mixed in).
 Nor would knowing the answer: rule 4 told the true strengths needs 0.97× random pairing's
-deals (it plays the truly close pairs; the ratings' rule 4 also replays the pairs that only look
-close because their order is wrong, which is why it does better).  A table's margin is a number whose noise does not depend on who plays (unlike
-a win, most informative between equals), so a table tells as much about any two entries; the
-least-squares fit pools every path between two entries, and random pairing's comparisons already
-reach every pair by short paths.  Seating near neighbours makes those paths long (random pairs
+deals (it plays the truly close pairs; the real rule, likely, gains by also replaying the pairs
+that only look close because their order is wrong).  A table's margin is a number whose noise
+does not depend on who plays (unlike a win, most informative between equals), so a table tells
+as much about any two entries; the least-squares fit pools every path between two entries, and
+random pairing's comparisons already reach every pair by short paths.  Seating near neighbours makes those paths long (random pairs
 within 3 true places need 1.3× random pairing's deals), and what is left to a rule, more tables
 for the crowded middle and fewer for the clear ends, is worth about 17% by the best allocation of
 tables told the true strengths.
