@@ -38,6 +38,7 @@ import json
 import os
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -46,8 +47,8 @@ from pathlib import Path
 
 import numpy as np
 
-from tournaments.ladder.matchmaking import Matchmaker
-from tournaments.ladder.rating import Outcome, Ratings
+from tournaments.ladder.matchmaking import Matchmaker, Outlook
+from tournaments.ladder.rating import Fit, Outcome, Ratings
 
 PAIRS = Path(__file__).resolve().parent / "sprt_pairs.json"
 SAMPLE = "sport, greedy vs random"
@@ -100,8 +101,45 @@ def round_robin(rng: np.random.Generator) -> Schedule:
     return choose
 
 
+class Counted:
+    """The ladder's matchmaker, counting the tables each of its rules seats (``rules``: rule
+    number to tables; 1 overdue, 2 placement, 3 refresh, 4 the uncertain pairs)."""
+
+    def __init__(self, seed: int) -> None:
+        self.mm = Matchmaker(2, floor=4, seed=seed)
+        self.rules: dict[int, int] = {}
+
+    def __call__(self, table: int, active: list[str], ratings: Ratings, played: dict[str, int], waited: dict[str, int],
+                 in_play: list[tuple[str, ...]]) -> tuple[str, ...]:
+        rule = self.mm.rule(table, active, ratings, played, waited)
+        self.rules[rule] = self.rules.get(rule, 0) + 1
+        return self.mm.choose(table, active, ratings, played, waited, in_play)
+
+
 def matchmaker(seed: int) -> Schedule:
-    return Matchmaker(2, floor=4, seed=seed).choose
+    return Counted(seed)
+
+
+def oracle(strengths: np.ndarray) -> Schedule:
+    """Not a schedule a ladder can run: rule 4's objective over every pair, with the *true*
+    strengths in place of the ratings (the covariance is the fit's), after one table for each bot
+    in join order; the bound of what choosing pairs by expected information can do."""
+    truth = strengths - strengths.mean()
+    order = tuple(int(i) for i in np.argsort(-truth))
+
+    def choose(table: int, active: list[str], ratings: Ratings, played: dict[str, int], waited: dict[str, int],
+               in_play: list[tuple[str, ...]]) -> tuple[str, ...]:
+        k = len(active)
+        fit = ratings.fit()
+        if table < k or not np.isfinite(fit.sigma2):
+            return active[table % k], active[(table + 1 + table // k) % k]
+        view = Outlook(Fit(fit.names, truth, fit.unit, fit.sigma2, fit.dof, order), list(order), ratings.resolution)
+        place = {active[i]: n for n, i in enumerate(order)}
+        for seated in in_play:
+            view.expect([place[b] for b in seated], ratings.deals_per_table())
+        p, q = view.best(k - 1, ratings.deals_per_table())
+        return active[order[p]], active[order[q]]
+    return choose
 
 
 @dataclass
@@ -114,6 +152,7 @@ class Run:
     intervals: int = 0
     deals: int = 0
     seconds: float = 0.0
+    rules: dict[int, int] = field(default_factory=dict)  # the matchmaker's tables by rule, up to τ ≥ 0.95
 
 
 @dataclass
@@ -131,9 +170,9 @@ class Row:
 
 
 def simulate(strengths: np.ndarray, schedule: Schedule, noise: np.ndarray, rng: np.random.Generator, cap: int,
-             deals: int = DEALS, lag: int = LAG, resolution: float = RESOLUTION, every: int = 1) -> Run:
-    """Play one field until its order is certified and τ ≥ 0.95 (or ``cap`` deals), as a ladder's
-    host would, looking at the standings after every ``every`` tables."""
+             deals: int = DEALS, lag: int = LAG, resolution: float = RESOLUTION, every: int = 1, certify: bool = True) -> Run:
+    """Play one field until its order is certified and τ ≥ 0.95 (or ``cap`` deals; τ alone if not
+    ``certify``), as a ladder's host would, looking at the standings after every ``every`` tables."""
     start = time.process_time()
     k = len(strengths)
     names = [f"bot{i:03d}" for i in range(k)]
@@ -168,6 +207,9 @@ def simulate(strengths: np.ndarray, schedule: Schedule, noise: np.ndarray, rng: 
         fit = ratings.fit()
         if run.tau_deals is None and kendall_tau(fit.rating, strengths) >= TAU:
             run.tau_deals = run.deals
+            run.rules = dict(getattr(schedule, "rules", {}))
+            if not certify:
+                break
         # certification is looked for at every table until τ is reached, then at every 1% more
         # deals (the figure is then at most 1% late, alike for every schedule)
         if run.certify_deals is None and (run.tau_deals is None or run.deals >= look) and ratings.certified():
@@ -177,7 +219,7 @@ def simulate(strengths: np.ndarray, schedule: Schedule, noise: np.ndarray, rng: 
             look = int(run.deals * 1.01)
         if run.tau_deals is not None and run.certify_deals is not None:
             break
-    if run.certify_deals is None:
+    if run.certify_deals is None and certify:
         cover(run, ratings, strengths, index)
     run.seconds = time.process_time() - start
     return run
@@ -198,24 +240,30 @@ SCHEDULES: dict[str, Callable[[int], Schedule]] = {
 }
 
 
-def one(k: int, f: int, name: str, seed: int, cap: int, resolution: float) -> Run:
+def one(k: int, f: int, name: str, seed: int, cap: int, resolution: float, certify: bool = True) -> Run:
     """Field ``f`` of ``k`` bots under schedule ``name`` (a process of its own may run it)."""
     strengths = np.random.default_rng([seed, k, f]).normal(0.0, SPREAD, k)
+    schedule = oracle(strengths) if name == ORACLE else SCHEDULES[name](seed * 1000 + f)
     # the same noise stream for every schedule of a field: the schedules differ only in whom they seat
-    return simulate(strengths, SCHEDULES[name](seed * 1000 + f), real_noise(), np.random.default_rng([seed, k, f, 1]), cap,
-                    resolution=resolution, every=max(1, k // 10))
+    return simulate(strengths, schedule, real_noise(), np.random.default_rng([seed, k, f, 1]), cap,
+                    resolution=resolution, every=max(1, k // 10), certify=certify and name != ORACLE)
+
+
+ORACLE = "oracle"  # rule 4 told the true strengths (--oracle): τ only
 
 
 def bench(k: int, fields: int, seed: int, cap: int, out: Callable[[str], None], jobs: int = 1,
-          resolution: float = RESOLUTION) -> dict[str, Row]:
-    """Every schedule on ``fields`` fields of ``k`` bots; prints a table through ``out``."""
-    tasks = [(k, f, name, seed, cap, resolution) for f in range(fields) for name in SCHEDULES]
+          resolution: float = RESOLUTION, with_oracle: bool = False, certify: bool = True) -> dict[str, Row]:
+    """Every schedule on ``fields`` fields of ``k`` bots (and the oracle, τ only, if ``with_oracle``;
+    every schedule τ only if not ``certify``); prints a table through ``out``."""
+    names = [*SCHEDULES, *([ORACLE] if with_oracle else [])]
+    tasks = [(k, f, name, seed, cap, resolution, certify) for f in range(fields) for name in names]
     if jobs > 1:
         with ProcessPoolExecutor(jobs) as pool:
             runs = list(pool.map(one, *zip(*tasks)))
     else:
         runs = [one(*t) for t in tasks]
-    rows = {name: Row() for name in SCHEDULES}
+    rows = {name: Row() for name in names}
     for task, run in zip(tasks, runs):
         rows[task[2]].runs.append(run)
     out(f"\n{k} bots, {fields} fields (strength sd {SPREAD:g}, noise sd {NOISE:g} points a deal, {DEALS} deals a table, "
@@ -223,11 +271,37 @@ def bench(k: int, fields: int, seed: int, cap: int, out: Callable[[str], None], 
     out(f"{'schedule':<16} {'deals to tau>=0.95':>20} {'deals to certify':>18} {'coverage':>9} {'cpu s/field':>12}")
     for name, row in rows.items():
         tau, tau_missing = row.mean("tau_deals", cap)
-        cert, cert_missing = row.mean("certify_deals", cap)
         seconds = float(np.mean([r.seconds for r in row.runs]))
+        if name == ORACLE or not certify:
+            out(f"{name:<16} {tau:>14.0f}{f' ({tau_missing} capped)' if tau_missing else '':>6} {'-':>12}{'':>6} {'-':>8} {seconds:>12.1f}")
+            continue
+        cert, cert_missing = row.mean("certify_deals", cap)
         out(f"{name:<16} {tau:>14.0f}{f' ({tau_missing} capped)' if tau_missing else '':>6} "
             f"{cert:>12.0f}{f' ({cert_missing} capped)' if cert_missing else '':>6} {row.coverage():>8.1%} {seconds:>12.1f}")
+    out(spread(rows, cap))
+    out(rules(rows["matchmaker"]))
     return rows
+
+
+def spread(rows: dict[str, Row], cap: int) -> str:
+    """How far the τ ratio can be trusted: the matchmaker's τ deals over random pairing's, with the
+    standard deviation of that ratio over the fields resampled (bootstrap, a fixed seed)."""
+    mm = np.array([cap if r.tau_deals is None else r.tau_deals for r in rows["matchmaker"].runs], dtype=float)
+    rp = np.array([cap if r.tau_deals is None else r.tau_deals for r in rows["random pairing"].runs], dtype=float)
+    picks = np.random.default_rng(0).integers(0, len(mm), (1000, len(mm)))
+    ratios = mm[picks].mean(axis=1) / rp[picks].mean(axis=1)
+    return (f"tau deals vs random pairing {mm.mean() / rp.mean():.2f} ± {ratios.std():.2f} (fields resampled); "
+            f"median field {np.median(mm):.0f} against {np.median(rp):.0f}")
+
+
+def rules(row: Row) -> str:
+    """The matchmaker's tables up to τ ≥ 0.95, by the rule that seated them."""
+    total = Counter[int]()
+    for r in row.runs:
+        total.update(r.rules)
+    n = max(1, sum(total.values()))
+    names = {1: "overdue", 2: "placement", 3: "refresh", 4: "uncertain pairs"}
+    return "matchmaker's tables up to tau>=0.95: " + ", ".join(f"{names[i]} {total[i] / n:.0%}" for i in sorted(names))
 
 
 def summary(rows: dict[str, Row], cap: int) -> str:
@@ -245,6 +319,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="fewer fields (a few minutes on 2 cores)")
     parser.add_argument("--fields", type=int, help="simulated 20-bot fields (default 60, --quick 24)")
     parser.add_argument("--seed", type=int, default=1, help="the simulation's seed (default 1)")
+    parser.add_argument("--oracle", action="store_true",
+                        help="also rule 4 told the true strengths (20-bot fields, τ only): what choosing pairs could do at best")
+    parser.add_argument("--tau-only", action="store_true",
+                        help="stop each field at tau >= 0.95 (no certification, no coverage): cheap enough for hundreds of fields")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="processes (default: the CPUs)")
     parser.add_argument("--host", action="store_true",
                         help="instead: the host's overhead per table at 50, 200 and 1,000 bots (bench.ladder_host; its options follow)")
@@ -256,8 +334,17 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(given)
     fields = args.fields or (24 if args.quick else 60)
     sizes = {20: (fields, 2_000_000), 100: (1, 300_000) if args.quick else (4, 2_000_000)}
-    results = {k: bench(k, n, args.seed, cap, print, jobs=args.jobs) for k, (n, cap) in sizes.items()}
-    print(summary(results[20], sizes[20][1]))
+    if args.tau_only:
+        sizes[100] = (max(1, fields // 25), 2_000_000)
+    results = {k: bench(k, n, args.seed, cap, print, jobs=args.jobs, with_oracle=args.oracle and k == 20, certify=not args.tau_only)
+               for k, (n, cap) in sizes.items()}
+    if args.tau_only:
+        rows, cap = results[20], sizes[20][1]
+        mm_tau = rows["matchmaker"].mean("tau_deals", cap)[0]
+        print(f"tau deals vs random pairing: {mm_tau / rows['random pairing'].mean('tau_deals', cap)[0]:.2f}; "
+              f"vs round robin: {mm_tau / rows['round robin'].mean('tau_deals', cap)[0]:.2f} (tau only)")
+    else:
+        print(summary(results[20], sizes[20][1]))
     return 0
 
 

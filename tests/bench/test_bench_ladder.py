@@ -51,3 +51,17 @@ def test_the_summary_line_reads_as_the_issue_says() -> None:
                      r"certify vs round robin: (\d+\.\d\d); coverage: (\d+)%", line)
     assert m, line
     assert all(float(x) > 0 for x in m.groups())
+
+
+def test_the_bench_says_which_rules_seated_the_tables_and_what_an_oracle_would_do() -> None:
+    lines: list[str] = []
+    rows = B.bench(6, 2, 1, 200_000, lines.append, resolution=2.0, with_oracle=True)
+    # the oracle (rule 4 told the true strengths) reaches τ and stops there: no certification, no intervals
+    assert all(r.tau_deals is not None and r.certify_deals is None and r.intervals == 0 for r in rows["oracle"].runs)
+    assert any(x.startswith("oracle") for x in lines)
+    # the matchmaker's tables up to τ, by rule, are counted by the rule's own Matchmaker.rule
+    counted = [sum(r.rules.values()) for r in rows["matchmaker"].runs]
+    assert all(n == r.tau_deals // B.DEALS for n, r in zip(counted, rows["matchmaker"].runs))
+    assert any(re.fullmatch(r"matchmaker's tables up to tau>=0\.95: overdue \d+%, placement \d+%, refresh \d+%, uncertain pairs \d+%", x)
+               for x in lines)
+    assert any(x.startswith("tau deals vs random pairing ") and "±" in x for x in lines)

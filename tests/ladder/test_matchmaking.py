@@ -177,3 +177,27 @@ def test_bad_calls_are_refused() -> None:
         Matchmaker(2).choose(0, ["a", "b"], ratings, {}, {})
     with pytest.raises(ValueError, match="two entries or more"):
         Matchmaker(1)
+
+
+def test_rule_names_the_rule_that_seats_the_table() -> None:
+    """``rule`` says which rule seats a table, as ``choose`` applies it (the bench counts them): an
+    overdue entry first, then a newcomer below the floor, then the refresh table, else rule 4."""
+    mm = Matchmaker(2, floor=3, seed=1, patience=2, refresh=5)
+    _, ratings = run(mm, FIELD, 200)
+    names = list(FIELD)
+    played = dict.fromkeys(names, 30)
+    waited = dict.fromkeys(names, 0)
+    assert mm.rule(201, names, ratings, played, waited) == 4
+    assert mm.rule(204, names, ratings, played, waited) == 3  # table % refresh == refresh − 1
+    # a newcomer (below the floor, its tables counted) takes the table, whatever its number
+    newcomer = {**played, "b07": 1}
+    assert mm.rule(204, names, ratings, newcomer, waited) == 2
+    assert "b07" in mm.choose(204, names, ratings, newcomer, waited)
+    # an overdue entry comes before both
+    overdue = {**waited, "b03": mm.wait(len(names))}
+    assert mm.rule(204, names, ratings, newcomer, overdue) == 1
+    assert "b03" in mm.choose(204, names, ratings, newcomer, overdue)
+    # the same arguments, the same answer
+    assert [mm.rule(t, names, ratings, played, waited) for t in range(200, 210)] == [
+        Matchmaker(2, floor=3, seed=1, patience=2, refresh=5).rule(t, names, ratings, played, waited) for t in range(200, 210)
+    ]
