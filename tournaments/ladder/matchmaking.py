@@ -30,7 +30,7 @@ applies:
    mark counts :data:`TIED_WEIGHT` towards separating, so the ladder keeps ordering after
    certification).  Each of the ``O(k · window)`` candidates reads only the pairs near it, so the
    choice itself is linear in the field; counting the tables in play updates the fit's ``k × k``
-   covariance (``O(k²)`` numpy a table in play), and the fit is the ratings' own (``O(k³)``).
+   covariance (``O(k²)`` numpy a table in play), and the fit is the ratings' own (incremental, ``O(k²)`` a table: :mod:`tournaments.ladder.rating`).
 
 The other seats of a table (after rule 1's, 2's or 3's first entries) go to the entries nearest
 the first in rating, ties broken by join order; the table's entries are returned in that order.
