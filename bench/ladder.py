@@ -133,7 +133,7 @@ def oracle(strengths: np.ndarray) -> Schedule:
         fit = ratings.fit()
         if table < k or not np.isfinite(fit.sigma2):
             return active[table % k], active[(table + 1 + table // k) % k]
-        view = Outlook(Fit(fit.names, truth, fit.unit, fit.sigma2, fit.dof, order), list(order), ratings.resolution)
+        view = Outlook(Fit(fit.names, truth, fit.unit, fit.cw, fit.wcw, fit.sigma2, fit.dof, order), list(order), ratings.resolution)
         place = {active[i]: n for n, i in enumerate(order)}
         for seated in in_play:
             view.expect([place[b] for b in seated], ratings.deals_per_table())

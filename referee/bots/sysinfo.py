@@ -108,7 +108,9 @@ def install(sock: int) -> None:
         raise OSError(ctypes.get_errno(), "no_new_privs")
     buf = ctypes.create_string_buffer(program, len(program))
     prog = _Program(len(program) // 8, ctypes.cast(buf, ctypes.c_void_p))
-    listener = _libc.syscall(_machine()[2], _SET_MODE_FILTER, _FLAG_NEW_LISTENER, ctypes.byref(prog))  # type: ignore[index]
+    known = _machine()
+    assert known is not None  # filter_program() is empty on a machine it does not know
+    listener = _libc.syscall(known[2], _SET_MODE_FILTER, _FLAG_NEW_LISTENER, ctypes.byref(prog))
     if listener < 0:
         raise OSError(ctypes.get_errno(), "seccomp")
     try:
