@@ -496,9 +496,16 @@ class Ratings:
         k = len(self._names)
         if k == 0:
             return Fit((), np.zeros(0), np.zeros((0, 0)), np.zeros(0), 0.0, math.inf, 0, ())
-        rank, centre = self._names_order()
+        _, centre = self._names_order()
         if not self._played:  # no results: the state is C itself, the ratings centred on every bot
             unit, cw, wcw = self._centre_on(unit, centre)
+        rating, sigma2, dof, order = self._judged(s)
+        return Fit(tuple(self._names), rating, unit, cw, wcw, sigma2, dof, tuple(int(i) for i in order))
+
+    def _judged(self, s: np.ndarray) -> tuple[np.ndarray, float, int, np.ndarray]:
+        """For the raw strengths ``s`` of every bot: the ratings, σ², the degrees of freedom and
+        the order (indexes, best first, ties by name)."""
+        rank, centre = self._names_order()
         # centred on the mean of the bots with results, so a newcomer's wide prior does not widen theirs
         rating = s - math.fsum(s[centre].tolist()) / len(centre)
         # the residuals' sum of squares: Σ d|y/c|² − 2 sᵀb + sᵀ L s, and sᵀ L s = sᵀ b − prior · sᵀ s
@@ -506,8 +513,7 @@ class Ratings:
         rss = float(self._squares - Fraction(math.fsum((s * b).tolist())) - PRIOR_DEALS * Fraction(math.fsum((s * s).tolist())))
         dof = self._observations - max(self._played - 1, 0)
         sigma2 = max(rss, 0.0) / dof if dof >= 1 else math.inf
-        order = np.lexsort((rank, -np.round(rating, 9)))
-        return Fit(tuple(self._names), rating, unit, cw, wcw, sigma2, dof, tuple(int(i) for i in order))
+        return rating, sigma2, dof, np.lexsort((rank, -np.round(rating, 9)))
 
     def standings(self) -> list[Standing]:
         """Every bot, best first (ties by name), with its 95% interval (of the exact solve)."""
@@ -572,13 +578,7 @@ class Ratings:
             t = t - vt.T @ np.linalg.solve(S, t[A] - t[B])  # C' (b + Δb) = t − V S⁻¹ Uᵀ t
         s_all = np.zeros(k)
         s_all[known] = t[at[known]]
-        rank, centre = whole._names_order()
-        rating = s_all - math.fsum(s_all[centre].tolist()) / len(centre)
-        b = np.array(whole._b)
-        rss = float(whole._squares - Fraction(math.fsum((s_all * b).tolist())) - PRIOR_DEALS * Fraction(math.fsum((s_all * s_all).tolist())))
-        dof = whole._observations - max(whole._played - 1, 0)
-        sigma2 = max(rss, 0.0) / dof if dof >= 1 else math.inf
-        order = np.lexsort((rank, -np.round(rating, 9)))
+        rating, sigma2, dof, order = whole._judged(s_all)
         upper, lower = order[:-1], order[1:]
         # the neighbours' indexes in this fit (-1: a bot it does not know, uncoupled), and 0 in their stead
         hi, lo = at[upper], at[lower]
