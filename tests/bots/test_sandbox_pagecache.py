@@ -216,19 +216,25 @@ def test_two_bots_colluding_through_a_system_file_at_a_draw(place, sandbox, isol
 # -- the machine's counters ----------------------------------------------------------------------
 
 
+def counter_lines(where: Path, attacker: str, args: str, game: str, prefix: str, *, sandbox: bool, as_user) -> list[str]:
+    """The hostile bot ``attacker`` (as counters.py, with ``args``) against first_bot, as root or
+    ``as_user``; the lines of its stderr that start with ``prefix``."""
+    shutil.copy(HOSTILE / attacker, where / "counters.py")
+    shutil.copy(FIRST, where / "first.py")
+    for p in where.iterdir():
+        p.chmod(0o644)
+    done = match(where, [f"counters.py{args}", "first.py"], game, sandbox=sandbox, as_user=as_user)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return lines_of(where, "counters*.stderr.log", prefix)
+
+
 @pytest.mark.parametrize(("sandbox", "as_a_user"), [(False, False), (True, False), (True, True)])
 def test_the_machines_counters_carry_nothing_in_the_sandbox(place, user, sandbox, as_a_user):  # noqa: F811
     """The counter attacker reads what another process of the match moved (the control), and in
     the sandbox can neither move nor read anything of the kind, as root or as a user."""
     if as_a_user and user is None:
         pytest.skip("the tests run as an ordinary user already")
-    shutil.copy(HOSTILE / "counters.py", place / "counters.py")
-    shutil.copy(FIRST, place / "first.py")
-    for p in place.iterdir():
-        p.chmod(0o644)
-    done = match(place, ["counters.py", "first.py"], "sport", sandbox=sandbox, as_user=user if as_a_user else None)
-    assert done.returncode == 0, done.stdout + done.stderr
-    lines = lines_of(place, "counters*.stderr.log", "attack ")
+    lines = counter_lines(place, "counters.py", "", "sport", "attack ", sandbox=sandbox, as_user=user if as_a_user else None)
     assert lines, "the attacker never looked"
     if sandbox:
         assert not learned(lines), learned(lines)
@@ -323,13 +329,8 @@ def test_sysinfo_tells_a_sandboxed_bot_nothing_of_the_machine(place, user, sandb
     sandboxed, as root or as a user, every reading is the referee's constant 1, whatever was sent."""
     if as_a_user and user is None:
         pytest.skip("the tests run as an ordinary user already")
-    shutil.copy(HOSTILE / "machine_counters.py", place / "counters.py")
-    shutil.copy(FIRST, place / "first.py")
-    for p in place.iterdir():
-        p.chmod(0o644)
-    done = match(place, ["counters.py procs 1.5", "first.py"], "block", sandbox=sandbox, as_user=user if as_a_user else None)
-    assert done.returncode == 0, done.stdout + done.stderr
-    lines = lines_of(place, "counters*.stderr.log", "channel ")
+    lines = counter_lines(place, "machine_counters.py", " procs 1.5", "block", "channel ", sandbox=sandbox,
+                          as_user=user if as_a_user else None)
     values = [int(line.split()[4]) for line in lines if line.startswith("channel read ")]
     assert values and any(line.startswith("channel sent ") for line in lines), lines
     if sandbox:
