@@ -146,16 +146,30 @@ def _ordinal(n: int) -> str:
     return f"{n}{'th' if 10 <= n % 100 < 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
 
 
+def sandbox_ready(path: Path) -> None:
+    """Refuse in one line a host (league or ladder, its file ``path``) whose sandbox cannot be had."""
+    from referee.bots.sandbox import SandboxUnavailable, find_bwrap
+
+    try:
+        find_bwrap()
+    except SandboxUnavailable as exc:
+        raise fail(f"{path}: {exc} (or turn it off with sandbox = false)") from None
+
+
+def sandbox_note(sandboxed: bool) -> None:
+    """Say on stderr, as a host begins to play, what its sandboxed bots still share (run as an
+    ordinary user: the pipe-buffer allowance, unless the host turned it off)."""
+    from referee.bots.sandbox import shared_pipe_allowance
+
+    if sandboxed and (note := shared_pipe_allowance()) is not None:
+        say(err, note)
+
+
 def _refuse_what_is_missing(league: League, league_file: Path, *, local: bool) -> None:
     """Refuse, in one line, a league this machine cannot play as written: a sandbox without
     bwrap, strict isolation without a cgroup freezer (a cluster's workers judge their own)."""
     if any(b.sandbox for b in league.bots):
-        from referee.bots.sandbox import SandboxUnavailable, find_bwrap
-
-        try:
-            find_bwrap()
-        except SandboxUnavailable as exc:
-            raise fail(f"{league_file}: {exc} (or turn it off with sandbox = false)") from None
+        sandbox_ready(league_file)
     if league.isolation == "strict" and local:
         from referee.bots.cgroups import freezer_missing
 
@@ -204,8 +218,7 @@ def run(
         display = ReportingDisplay(league, report_dir, display)
         display.refresh()
 
-    if league.seed is not None and guessable(league.seed):
-        display = SeedWarning(league, display)
+    display = BeginNotes(league, display)
 
     def play():
         if address is not None:
@@ -279,17 +292,21 @@ class PassingOn:
             self.inner.finished(key, record, error)
 
 
-class SeedWarning(PassingOn):
-    """Says that the league file's seed is guessable once the run has checked the league and its
-    database and is about to play: a run refused for another reason prints that reason alone."""
+class BeginNotes(PassingOn):
+    """Says that the league file's seed is guessable, and what its sandboxed bots still share
+    (:func:`sandbox_note`), once the run has checked the league and its database and is about to
+    play: a run refused for another reason prints that reason alone."""
 
     def __init__(self, league, inner: Any) -> None:
         super().__init__(inner)
         self.league = league
 
     def begin(self, pairings: int, done: int, pending: int) -> None:
-        say(err, short_seed_warning(self.league.seed, f"leave seed out of {self.league.path.name}: the first run draws a "
-                                                          "secret one and keeps it in the database"))
+        seed = self.league.seed
+        if seed is not None and guessable(seed):
+            say(err, short_seed_warning(seed, f"leave seed out of {self.league.path.name}: the first run draws a "
+                                              "secret one and keeps it in the database"))
+        sandbox_note(any(b.sandbox for b in self.league.bots))
         super().begin(pairings, done, pending)
 
 

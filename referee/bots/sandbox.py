@@ -53,7 +53,8 @@ from referee.base.errors import RefereeError
 from referee.bots.confine import landlock_abi
 
 __all__ = ["BWRAP", "DEFAULT_MEMORY_MB", "INSTALL", "SandboxUnavailable", "Spawn", "absolute_words", "address_space_mb", "bot_environment",
-           "bot_files", "bot_home", "find_bwrap", "hidden_from", "named_paths", "referee_files", "sandboxed", "tmp_mb"]
+           "bot_files", "bot_home", "find_bwrap", "hidden_from", "named_paths", "referee_files", "sandboxed", "shared_pipe_allowance",
+           "tmp_mb"]
 
 BWRAP = "/usr/bin/bwrap"
 PRLIMIT = "/usr/bin/prlimit"
@@ -117,6 +118,28 @@ def find_bwrap() -> str:
     if found is None:
         raise SandboxUnavailable(f"the sandbox needs bubblewrap ({BWRAP}), which is not installed: {INSTALL}")
     return found
+
+
+#: The user's pipe-buffer allowance: past it, an ordinary user's new pipes are made small.
+PIPE_USER_PAGES_SOFT = Path("/proc/sys/fs/pipe-user-pages-soft")
+
+
+def shared_pipe_allowance(euid: int | None = None, setting: Path = PIPE_USER_PAGES_SOFT) -> str | None:
+    """What a host running bots as an ordinary user should know: the kernel counts the pipe-buffer
+    allowance per user, whatever the namespaces, so the sandboxed bots of one ordinary user can
+    signal through it (PROTOCOL.md, "Fair play"); ``None`` as root (each bot its own uid), where
+    the allowance is off (``0``), or where the setting cannot be read."""
+    if (os.geteuid() if euid is None else euid) == 0:
+        return None
+    try:
+        pages = int(setting.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+    if pages == 0:
+        return None
+    return (f"note: run as an ordinary user, the bots share the user's pipe-buffer allowance ({setting.name} = {pages}), "
+            "a channel of about 10 bits a second between them; `sysctl fs.pipe-user-pages-soft=0` (as root) closes it "
+            "(PROTOCOL.md, \"Fair play\")")
 
 
 def bot_environment(extra: Mapping[str, str] | None, *, sandboxed: bool, base: Mapping[str, str] | None = None) -> dict[str, str]:

@@ -18,7 +18,7 @@ import typer
 
 from referee.base import exitcodes as X
 from referee.commands.shared import err, fail, interrupted, out, say
-from tournaments.cli import Format, table_result
+from tournaments.cli import Format, sandbox_note, sandbox_ready, table_result
 
 if TYPE_CHECKING:
     from tournaments.ladder.store import Chosen
@@ -105,9 +105,12 @@ class HostLines:
         self.ladder = ladder
         self.quiet = quiet
         self.report_dir = report_dir
+        self.noted = False
 
     def started(self, table: Chosen) -> None:
-        return None
+        if not self.noted:  # once the host holds the ladder and plays: a refused run says its reason alone
+            self.noted = True
+            sandbox_note(self.ladder.league.sandbox)
 
     def finished(self, table: Chosen, record: TableRecord | None, error: str | None) -> None:
         who = " vs ".join(table.bots)
@@ -176,12 +179,7 @@ def run(
     if report_dir is not None and report_dir.exists() and not report_dir.is_dir():
         raise fail(f"--report {report_dir}: exists and is not a folder")
     if ladder.league.sandbox:
-        from referee.bots.sandbox import SandboxUnavailable, find_bwrap
-
-        try:
-            find_bwrap()
-        except SandboxUnavailable as exc:
-            raise fail(f"{ladder_file}: {exc} (or turn it off with sandbox = false)") from None
+        sandbox_ready(ladder_file)
     lines = HostLines(ladder, quiet, report_dir)
     def host(client: Any = None):
         return trio.run(lambda: run_ladder(ladder, concurrency, max_deals=max_deals, until_certified=until == "certified",
@@ -259,12 +257,7 @@ def add(
         raise fail(f"{name}: {exc}") from None
     sandbox = ladder.league.sandbox
     if sandbox:
-        from referee.bots.sandbox import SandboxUnavailable, find_bwrap
-
-        try:
-            find_bwrap()
-        except SandboxUnavailable as exc:
-            raise fail(f"{ladder_file}: {exc} (or turn it off with sandbox = false)") from None
+        sandbox_ready(ladder_file)
         argv = absolute_words(argv, Path.cwd())
     bot = BotEntry(name, list(command), str(workdir), variables, argv, workdir, sandbox)
     with _writing(ladder) as store:
