@@ -112,3 +112,24 @@ def test_the_bots_of_each_lane_keep_to_that_lanes_cpus(tmp_path):
 @pytest.mark.parametrize(("concurrency", "affinity"), [(1, True), (2, False)])
 def test_one_lane_or_no_affinity_leaves_the_bots_every_cpu(tmp_path, concurrency, affinity):
     assert masks_of_a_league(tmp_path, concurrency, affinity) == {everything}
+
+
+class _Played(Exception):
+    """Raised by the stand-in for run_league: the test needs what it was asked, not a league."""
+
+
+@pytest.mark.parametrize(("flags", "expected"), [((), True), (("--no-affinity",), False), (("--affinity",), True)])
+def test_league_run_passes_its_affinity_flag_to_the_lanes(tmp_path, monkeypatch, flags, expected):
+    from tests.support.commands import cli
+
+    asked: dict[str, object] = {}
+
+    async def stand_in(league, concurrency, **kwargs):
+        asked.update(kwargs, concurrency=concurrency)
+        raise _Played
+
+    monkeypatch.setattr("tournaments.runner.run_league", stand_in)
+    path = write_league(tmp_path, league_toml(head='sandbox = false\nisolation = "concurrent"'))
+    with pytest.raises(_Played):
+        cli("league", "run", str(path), "-j", "2", "-q", *flags)
+    assert asked["concurrency"] == 2 and asked["affinity"] is expected
