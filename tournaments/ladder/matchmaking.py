@@ -28,9 +28,12 @@ applies:
    within ``window`` places: ``Σ P(N(0,1) > |D| / se)``); after that, the fall in the log of the
    variance of each open neighbour mark, floored at the variance that would settle it (a tied
    mark counts :data:`TIED_WEIGHT` towards separating, so the ladder keeps ordering after
-   certification).  Each of the ``O(k · window)`` candidates reads only the pairs near it, so the
-   choice itself is linear in the field; counting the tables in play updates the fit's ``k × k``
-   covariance (``O(k²)`` numpy a table in play), and the fit is the ratings' own (incremental, ``O(k²)`` a table: :mod:`tournaments.ladder.rating`).
+   certification).  Each of the ``O(k · window)`` candidates reads only the pairs near it, entries
+   of the covariance at most ``2 · window`` places apart in the standings, and only that band is
+   worked out: the tables in play are rank-one corrections of the fit's covariance, not a copy of
+   it updated (``O(k · m)`` a pair in play and ``O(k · window · m)`` for the band, ``m`` the pairs
+   in play), so the choice is linear in the field.  The fit is the ratings' own (incremental,
+   :mod:`tournaments.ladder.rating`).
 
 The other seats of a table (after rule 1's, 2's or 3's first entries) go to the entries nearest
 the first in rating, ties broken by join order; the table's entries are returned in that order.
@@ -172,25 +175,55 @@ class Outlook:
 
     The covariance (in units of σ², over the active entries in standings order) after a table of
     ``d`` deals is a Sherman–Morrison update of the fit's: a table of ``N`` adds ``d/N`` of the
-    information of every difference of two of its entries."""
+    information of every difference of two of its entries.  Rule 4 reads only the entries of
+    entries a few places apart, so the fit's covariance is neither copied nor updated: the tables
+    in play are kept as rank-one corrections, ``U = unit − Σ_t α_t v_t v_tᵀ`` (``unit`` read
+    through ``ranked``), and only the band of ``U`` that :meth:`best` reads is worked out."""
 
     def __init__(self, fit: Fit, ranked: list[int], resolution: float) -> None:
         self.fit = fit
         self.ranked = np.array(ranked, dtype=int)
         self.resolution = resolution
-        self.unit = np.array(fit.unit[np.ix_(self.ranked, self.ranked)], dtype=float)
+        k = len(self.ranked)
+        self.alpha = np.zeros(0)
+        self.v = np.zeros((0, k))  # the corrections' vectors, over the standings' places
+
+    def column(self, a: int) -> np.ndarray:
+        """Column ``a`` of ``U`` (``a`` a place in the standings): ``O(k · m)`` for ``m`` corrections."""
+        unit = self.fit.unit
+        return unit[self.ranked[a], self.ranked] - (self.alpha * self.v[:, a]) @ self.v
 
     def expect(self, seats: list[int], deals: float) -> None:
-        """Count a table in play (its information, not its result); ``seats`` are positions."""
+        """Count a table in play (its information, not its result); ``seats`` are places:
+        ``O(k · m)`` a pair of its seats, for ``m`` corrections counted before."""
         h = deals / len(seats)
         for n, a in enumerate(seats):
             for b in seats[n + 1:]:
-                v = self.unit[:, a] - self.unit[:, b]
-                self.unit -= (h / (1.0 + h * (v[a] - v[b]))) * np.outer(v, v)
+                v = self.column(a) - self.column(b)
+                self.alpha = np.append(self.alpha, h / (1.0 + h * (v[a] - v[b])))
+                self.v = np.vstack([self.v, v])
+
+    def band(self, width: int) -> np.ndarray:
+        """``U[x, x + d]`` at ``[x, d]`` for ``d`` up to ``width`` (0 past the last place):
+        ``O(k · width · m)``."""
+        k = len(self.ranked)
+        out = np.zeros((k, width + 1))
+        unit, r, v, alpha = self.fit.unit, self.ranked, self.v, self.alpha
+        for d in range(min(width, k - 1) + 1):
+            out[:k - d, d] = unit[r[:k - d], r[d:]] - alpha @ (v[:, :k - d] * v[:, d:])
+        return out
 
     def best(self, window: int, deals: float) -> tuple[int, int]:
         """The positions of the two entries whose table is expected to do most (the module's
-        rule 4), ties to the first.  Each candidate reads only the pairs near it: ``O(k · window³)``."""
+        rule 4), ties to the first."""
+        P, Q, gains = self.gains(window, deals)
+        c = int(np.argmax(gains))
+        return int(P[c]), int(Q[c])
+
+    def gains(self, window: int, deals: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The candidates (places ``P[c] < Q[c]``, at most ``window`` apart) and what a table of
+        each is expected to do.  Each candidate reads only the pairs near it, entries of ``U`` at
+        most ``2 · window`` places apart: ``O(k · window³)``, besides the band's ``O(k · window · m)``."""
         k = len(self.ranked)
         P = np.array([p for p in range(k) for g in range(1, window + 1) if p + g < k], dtype=int)
         Q = np.array([p + g for p in range(k) for g in range(1, window + 1) if p + g < k], dtype=int)
@@ -202,16 +235,19 @@ class Outlook:
         valid = (near < last[:, None])
         near = np.where(valid, near, np.arange(len(P))[:, None])
         valid &= Q[near] <= (Q + window)[:, None]
-        U = self.unit
-        var = np.maximum(U[P, P] + U[Q, Q] - 2 * U[P, Q], 1e-300)
+        near = np.where(valid, near, np.arange(len(P))[:, None])  # so every entry read is within 2 · window places
+        band = self.band(2 * window)
+
+        def U(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+            return band[np.minimum(x, y), np.abs(x - y)]
+
+        var = np.maximum(U(P, P) + U(Q, Q) - 2 * U(P, Q), 1e-300)
         pc, qc, pm, qm = P[:, None], Q[:, None], P[near], Q[near]
         # the covariance of each candidate's difference with each near pair's
-        cov = U[pc, pm] - U[pc, qm] - U[qc, pm] + U[qc, qm]
+        cov = U(pc, pm) - U(pc, qm) - U(qc, pm) + U(qc, qm)
         h = deals / 2.0
         after = np.maximum(var[near] - h * cov * cov / (1.0 + h * var)[:, None], 1e-300)
-        gains = np.where(valid, self.gain(P, Q, var, near, after), 0.0).sum(axis=1)
-        c = int(np.argmax(gains))
-        return int(P[c]), int(Q[c])
+        return P, Q, np.where(valid, self.gain(P, Q, var, near, after), 0.0).sum(axis=1)
 
     def gain(self, P: np.ndarray, Q: np.ndarray, var: np.ndarray, near: np.ndarray, after: np.ndarray) -> np.ndarray:
         """What a table does to each near pair (``after``: its variance then) if played by each candidate (rows)."""
