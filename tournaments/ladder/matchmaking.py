@@ -225,8 +225,9 @@ class Outlook:
         each is expected to do.  Each candidate reads only the pairs near it, entries of ``U`` at
         most ``2 · window`` places apart: ``O(k · window³)``, besides the band's ``O(k · window · m)``."""
         k = len(self.ranked)
-        P = np.array([p for p in range(k) for g in range(1, window + 1) if p + g < k], dtype=int)
-        Q = np.array([p + g for p in range(k) for g in range(1, window + 1) if p + g < k], dtype=int)
+        P, Q = np.repeat(np.arange(k), window), np.tile(np.arange(1, window + 1), k)
+        Q += P
+        P, Q = P[Q < k], Q[Q < k]  # by P, then by Q
         # near[c]: the pairs within ``window`` places of candidate c (padded with c itself, masked)
         first = np.searchsorted(P, P - window)
         last = np.searchsorted(P, Q + window, side="right")
