@@ -177,21 +177,20 @@ class Outlook:
     ``d`` deals is a Sherman–Morrison update of the fit's: a table of ``N`` adds ``d/N`` of the
     information of every difference of two of its entries.  Rule 4 reads only the entries of
     entries a few places apart, so the fit's covariance is neither copied nor updated: the tables
-    in play are kept as rank-one corrections, ``U = unit − Σ_t α_t v_t v_tᵀ`` (``unit`` read
-    through ``ranked``), and only the band of ``U`` that :meth:`best` reads is worked out."""
+    in play are kept as rank-one corrections beside the fit's own pending ones,
+    ``U = base − Σ_t α_t v_t v_tᵀ`` (``base`` read through ``ranked``), and only the band of ``U``
+    that :meth:`best` reads is worked out."""
 
     def __init__(self, fit: Fit, ranked: list[int], resolution: float) -> None:
         self.fit = fit
         self.ranked = np.array(ranked, dtype=int)
         self.resolution = resolution
-        k = len(self.ranked)
-        self.alpha = np.zeros(0)
-        self.v = np.zeros((0, k))  # the corrections' vectors, over the standings' places
+        self.alpha = np.array(fit.alpha, dtype=float)
+        self.v = fit.z[:, self.ranked]  # the corrections' vectors, over the standings' places
 
     def column(self, a: int) -> np.ndarray:
         """Column ``a`` of ``U`` (``a`` a place in the standings): ``O(k · m)`` for ``m`` corrections."""
-        unit = self.fit.unit
-        return unit[self.ranked[a], self.ranked] - (self.alpha * self.v[:, a]) @ self.v
+        return self.fit.base[self.ranked[a], self.ranked] - (self.alpha * self.v[:, a]) @ self.v
 
     def expect(self, seats: list[int], deals: float) -> None:
         """Count a table in play (its information, not its result); ``seats`` are places:
@@ -208,9 +207,9 @@ class Outlook:
         ``O(k · width · m)``."""
         k = len(self.ranked)
         out = np.zeros((k, width + 1))
-        unit, r, v, alpha = self.fit.unit, self.ranked, self.v, self.alpha
+        base, r, v, alpha = self.fit.base, self.ranked, self.v, self.alpha
         for d in range(min(width, k - 1) + 1):
-            out[:k - d, d] = unit[r[:k - d], r[d:]] - alpha @ (v[:, :k - d] * v[:, d:])
+            out[:k - d, d] = base[r[:k - d], r[d:]] - alpha @ (v[:, :k - d] * v[:, d:])
         return out
 
     def best(self, window: int, deals: float) -> tuple[int, int]:
