@@ -57,6 +57,7 @@ tables told the true strengths.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping, Sequence
 
@@ -115,11 +116,11 @@ class Matchmaker:
         rule = self.rule(table, active, ratings, played, waited)
         if rule == 1:
             overdue = sorted((a for a in active if waited.get(a, 0) >= self.wait(k)), key=lambda a: (-waited.get(a, 0), join[a]))
-            return self._fill(overdue[: self.seats], active, fit, position, join)
+            return self._fill(overdue[: self.seats], active, fit, position)
         if rule == 2:
             newcomers = [a for a in active if self._newcomer(a, ratings, played)]
             first = min(newcomers, key=lambda a: (played.get(a, 0), join[a]))
-            return self._fill([first], active, fit, position, join, skip=played.get(first, 0) - ratings.tables(first))
+            return self._fill([first], active, fit, position, skip=played.get(first, 0) - ratings.tables(first))
         rank = {i: r for r, i in enumerate(fit.order)}
         ranked = sorted(active, key=lambda a: rank[position[a]])
         if rule == 3:
@@ -127,7 +128,7 @@ class Matchmaker:
                 last = ratings.last_met(*p)
                 return -1 if last is None else last
             a, b = min(zip(ranked, ranked[1:]), key=lambda p: (age(p), join[p[0]]))
-            return self._fill([a, b], active, fit, position, join)
+            return self._fill([a, b], active, fit, position)
         deals = ratings.deals_per_table()
         view = Outlook(fit, [position[a] for a in ranked], ratings.resolution)
         place = {a: n for n, a in enumerate(ranked)}
@@ -135,7 +136,7 @@ class Matchmaker:
             if all(b in place for b in seated):  # a table with a retired entry: left out
                 view.expect([place[b] for b in seated], deals)
         p, q = view.best(self.window, deals)
-        return self._fill([ranked[p], ranked[q]], active, fit, position, join)
+        return self._fill([ranked[p], ranked[q]], active, fit, position)
 
     def rule(self, table: int, active: Sequence[str], ratings: Ratings, played: Mapping[str, int],
              waited: Mapping[str, int]) -> int:
@@ -157,15 +158,16 @@ class Matchmaker:
         return n < self.floor and n - ratings.tables(entry) < 2
 
     def _fill(self, first: list[str], active: Sequence[str], fit: Fit, position: Mapping[str, int],
-              join: Mapping[str, int], skip: int = 0) -> tuple[str, ...]:
+              skip: int = 0) -> tuple[str, ...]:
         """``first`` and then the entries nearest ``first[0]`` in rating, up to every seat (the
         ``skip`` nearest passed over: a newcomer's second table in play meets others)."""
         seated = list(first[: self.seats])
-        centre = float(fit.rating[position[seated[0]]])
-        rest = sorted((a for a in active if a not in seated), key=lambda a: (abs(float(fit.rating[position[a]]) - centre), join[a]))
+        rest = [a for a in active if a not in seated]  # in join order
+        distance = np.abs(fit.rating[[position[a] for a in rest]] - fit.rating[position[seated[0]]])
         need = self.seats - len(seated)
         skip = min(skip, len(rest) - need)
-        seated += rest[skip: skip + need]
+        nearest = np.lexsort((np.arange(len(rest)), distance))[: skip + need]  # by distance, then join order
+        seated += [rest[i] for i in nearest[skip:]]
         return tuple(seated)
 
 
@@ -223,28 +225,11 @@ class Outlook:
         """The candidates (places ``P[c] < Q[c]``, at most ``window`` apart) and what a table of
         each is expected to do.  Each candidate reads only the pairs near it, entries of ``U`` at
         most ``2 · window`` places apart: ``O(k · window³)``, besides the band's ``O(k · window · m)``."""
-        k = len(self.ranked)
-        P, Q = np.repeat(np.arange(k), window), np.tile(np.arange(1, window + 1), k)
-        Q += P
-        P, Q = P[Q < k], Q[Q < k]  # by P, then by Q
-        # near[c]: the pairs within ``window`` places of candidate c (padded with c itself, masked)
-        first = np.searchsorted(P, P - window)
-        last = np.searchsorted(P, Q + window, side="right")
-        width = int((last - first).max())
-        near = first[:, None] + np.arange(width)[None, :]
-        valid = (near < last[:, None])
-        near = np.where(valid, near, np.arange(len(P))[:, None])
-        valid &= Q[near] <= (Q + window)[:, None]
-        near = np.where(valid, near, np.arange(len(P))[:, None])  # so every entry read is within 2 · window places
-        band = self.band(2 * window)
-
-        def U(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-            return band[np.minimum(x, y), np.abs(x - y)]
-
-        var = np.maximum(U(P, P) + U(Q, Q) - 2 * U(P, Q), 1e-300)
-        pc, qc, pm, qm = P[:, None], Q[:, None], P[near], Q[near]
+        P, Q, near, valid, (pp, qq, pq), (cpp, cpq, cqp, cqq) = _layout(len(self.ranked), window)
+        band = self.band(2 * window).ravel()
+        var = np.maximum(band[pp] + band[qq] - 2 * band[pq], 1e-300)
         # the covariance of each candidate's difference with each near pair's
-        cov = U(pc, pm) - U(pc, qm) - U(qc, pm) + U(qc, qm)
+        cov = band[cpp] - band[cpq] - band[cqp] + band[cqq]
         h = deals / 2.0
         after = np.maximum(var[near] - h * cov * cov / (1.0 + h * var)[:, None], 1e-300)
         return P, Q, np.where(valid, self.gain(P, Q, var, near, after), 0.0).sum(axis=1)
@@ -273,6 +258,37 @@ class Outlook:
         floor = settle[near]
         marks = weight[near] * np.log(np.maximum(var[near], floor) / np.maximum(after, floor))
         return marks + ORDER_WEIGHT * fall
+
+
+@functools.lru_cache(maxsize=4)
+def _layout(k: int, window: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, ...],
+                                          tuple[np.ndarray, ...]]:
+    """What :meth:`Outlook.gains` reads in a field of ``k`` (a function of ``k`` and ``window``
+    alone, kept for the next table): the candidates ``P[c] < Q[c]``, the pairs near each
+    (``near[c]``, where ``valid``), and where in the band (raveled, ``2 · window + 1`` a row) the
+    entries ``U[P, P]``, ``U[Q, Q]``, ``U[P, Q]`` and each candidate's with each near pair's are."""
+    P, Q = np.repeat(np.arange(k), window), np.tile(np.arange(1, window + 1), k)
+    Q += P
+    P, Q = P[Q < k], Q[Q < k]  # by P, then by Q
+    # near[c]: the pairs within ``window`` places of candidate c (padded with c itself, masked)
+    first = np.searchsorted(P, P - window)
+    last = np.searchsorted(P, Q + window, side="right")
+    width = int((last - first).max())
+    near = first[:, None] + np.arange(width)[None, :]
+    valid = (near < last[:, None])
+    near = np.where(valid, near, np.arange(len(P))[:, None])
+    valid &= Q[near] <= (Q + window)[:, None]
+    near = np.where(valid, near, np.arange(len(P))[:, None])  # so every entry read is within 2 · window places
+    row = 2 * window + 1
+
+    def at(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        return np.minimum(x, y) * row + np.abs(x - y)
+
+    pc, qc, pm, qm = P[:, None], Q[:, None], P[near], Q[near]
+    out = (P, Q, near, valid, (at(P, P), at(Q, Q), at(P, Q)), (at(pc, pm), at(pc, qm), at(qc, pm), at(qc, qm)))
+    for a in (*out[:4], *out[4], *out[5]):
+        a.flags.writeable = False
+    return out
 
 
 def _tail(z: np.ndarray) -> np.ndarray:
