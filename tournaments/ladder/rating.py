@@ -31,12 +31,12 @@ more (``O(k²)`` a table amortised).  A dense inverse updated exactly cannot cos
 ``Θ(k²)`` a table; what is saved is the passes over it: each update is kept aside as a rank-one
 term (``O(k · m)`` to work out, ``m`` the terms kept; a reader works out the entries it needs
 from the state and the terms) and :data:`FOLD_BLOCK` of them are applied in one matrix product
-over the bots in name order (BLAS-3; the product scattered back to the bots' indexes is a pass
-over the state of its own), where each was two passes.  It equals the exact solve to rounding
-(tests/ladder/test_rating.py holds it to 1e-9 after hundreds of tables, joins and retirements), and wherever a
-result is reported it is the exact solve's: the standings, the marks, and a certification, which
-the incremental solve only rules out while a mark is open and not within :data:`GUARD` of its
-threshold.
+over the bots in name order (BLAS-3, a few rows at a time so that it runs on one thread), where
+each was two passes (bench/README.md has the figures).  It equals the exact solve to rounding
+(tests/ladder/test_rating.py holds it to 1e-9 after hundreds of tables, joins and retirements),
+and wherever a result is reported it is the exact solve's: the standings, the marks, and a
+certification, which the incremental solve only rules out while a mark is open and not within
+:data:`GUARD` of its threshold.
 
 **Prior.**  Every bot also has :data:`PRIOR_DEALS` virtual deal(s) level with a reference of
 strength 0 (a ridge): a bot with no result sits at 0 with a wide interval instead of none, and
@@ -446,6 +446,7 @@ class Ratings:
             self._cw = np.concatenate([self._cw, np.zeros(k - old)])
             self._s = np.concatenate([self._s, np.zeros(k - old)])
             self._known = np.concatenate([self._known, np.zeros(k - old, dtype=bool)])
+            self._column_of = np.concatenate([self._column_of, np.full(k - old, -1)])
             changed = True
         pending, self._pending = self._pending, []
         if self._stale:
@@ -490,13 +491,22 @@ class Ratings:
 
     def _apply(self) -> None:
         """The pending rank-one updates applied to the dense state, in one matrix product over the
-        bots known in name order (BLAS-3; ``O(k² · m)`` flops, one pass over the ``k × k`` state)."""
+        bots known in name order (BLAS-3, a few rows at a time; ``O(k² · m)`` flops, one pass over
+        the ``k × k`` state)."""
         m = self._m
         if not m:
             return
         z = self._z[:m]
         self._own_unit()
-        self._unit[np.ix_(self._columns, self._columns)] -= (z.T * self._alpha[:m]) @ z
+        za, columns = z.T * self._alpha[:m], self._columns
+        # the product's columns in the bots' indexes (a bot without results reads any: _tidy
+        # rebuilds its row and column), so that the rows are written whole
+        at = np.maximum(self._column_of, 0)
+        # a few rows at a time: OpenBLAS multiplies on one thread below m·n·k = 4 × 65536 (its
+        # GEMM_MULTITHREAD_THRESHOLD), and its threads' spinning costs more CPU than this product
+        rows = max(1, 4 * 65536 // (len(columns) * m))
+        for r in range(0, len(columns), rows):
+            self._unit[columns[r:r + rows]] -= (za[r:r + rows] @ z)[:, at]
         self._m = 0
 
     def _fold(self, step: _Step) -> None:
