@@ -32,7 +32,7 @@ applies:
    of the covariance at most ``2 · window`` places apart in the standings, and only that band is
    worked out: the tables in play are rank-one corrections of the fit's covariance, not a copy of
    it updated (``O(k · m)`` a pair in play and ``O(k · window · m)`` for the band, ``m`` the pairs
-   in play), so the choice is linear in the field.  The fit is the ratings' own (incremental,
+   in play and the fit's own updates pending: a few dozen), so the choice is linear in the field.  The fit is the ratings' own (incremental,
    :mod:`tournaments.ladder.rating`).
 
 The other seats of a table (after rule 1's, 2's or 3's first entries) go to the entries nearest
