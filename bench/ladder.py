@@ -41,14 +41,14 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
 
 from tournaments.ladder.matchmaking import Matchmaker, Outlook
-from tournaments.ladder.rating import Fit, Outcome, Ratings
+from tournaments.ladder.rating import Outcome, Ratings
 
 PAIRS = Path(__file__).resolve().parent / "sprt_pairs.json"
 SAMPLE = "sport, greedy vs random"
@@ -133,7 +133,7 @@ def oracle(strengths: np.ndarray) -> Schedule:
         fit = ratings.fit()
         if table < k or not np.isfinite(fit.sigma2):
             return active[table % k], active[(table + 1 + table // k) % k]
-        view = Outlook(Fit(fit.names, truth, fit.unit, fit.cw, fit.wcw, fit.sigma2, fit.dof, order), list(order), ratings.resolution)
+        view = Outlook(replace(fit, rating=truth, order=order), list(order), ratings.resolution)
         place = {active[i]: n for n, i in enumerate(order)}
         for seated in in_play:
             view.expect([place[b] for b in seated], ratings.deals_per_table())

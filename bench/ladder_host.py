@@ -12,7 +12,10 @@ for), each in CPU time
 (what grows with the field), and the wall time of the whole, which adds the waits for the disk at
 every commit (the same at every size; a shared disk makes it noisy).  The exact solve that
 replaces the incremental one every ``max(REFIT_EVERY, k)`` outcomes is timed once per field and
-printed beside, amortised (it falls in none of the measured tables at 1,000 bots).
+printed beside, amortised (it falls in none of the measured tables at 1,000 bots), and so is the
+refit's mean (over the tables after the first, which folds in the warm-up's outcomes), which
+counts what the median leaves out: the ratings' pending updates applied every ``FOLD_BLOCK``
+tables, and an exact solve the look for certification calls for when a mark is near its threshold.
 
 Each field is a fresh database of ``N`` entries that has played ``floor × N / 2`` tables already
 (every bot past the matchmaking's floor), results drawn in-process: bots of known strengths
@@ -232,7 +235,7 @@ def measure(n: int, tables: int, folder: Path, client: Any = None) -> dict[str, 
         host.for_choice._solve(host.for_choice._diag, host.for_choice._off, host.for_choice._rhs)
         solve = time.process_time() - t0
         return {"choice": statistics.median(choice), "storage": statistics.median(storage), "refit": statistics.median(refit),
-                "wall": statistics.median(wall), "solve": solve, "every": max(REFIT_EVERY, n)}
+                "wall": statistics.median(wall), "solve": solve, "every": max(REFIT_EVERY, n), "refit_mean": statistics.mean(refit[1:] or refit)}
     finally:
         field.close()
 
@@ -259,6 +262,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="also through the host's cluster path on this Dask cluster (local:N or a scheduler's address), "
                          "a stub task a table")
     args = ap.parse_args(argv)
+    from tournaments.ladder.rating import FOLD_BLOCK
+
     sizes = [int(x) for x in args.fields.split(",")]
     load = os.getloadavg()[0]
     rows = {}
@@ -281,7 +286,9 @@ def main(argv: list[str] | None = None) -> int:
     for n in sizes:
         r = rows[n]
         print(f"  the exact solve of the ratings at {n} bots: {r['solve'] * 1000:.1f} ms every {int(r['every'])} tables "
-              f"({r['solve'] / r['every'] * 1000:.2f} ms a table, beside the refit's median)")
+              f"({r['solve'] / r['every'] * 1000:.2f} ms a table, beside the refit's median); the refit's mean "
+              f"{r['refit_mean'] * 1000:.2f} ms (the median leaves out the ratings' updates applied every {FOLD_BLOCK} tables "
+              f"and an exact solve certification calls for)")
     if cluster:
         print(f"the same through the host's --cluster {args.cluster} path (each table a task that plays nothing: submitted, "
               f"its result awaited in a thread, its log written, stored)")

@@ -377,3 +377,23 @@ def test_certified_reads_the_whole_ratings_when_the_choices_know_no_bot_yet() ->
     assert not choice.certified([], whole)
     choice.add_bot("x")
     assert not choice.certified([], whole)  # y unknown here: uncoupled, its mark open
+
+
+def test_a_fit_handed_out_keeps_its_values_while_the_ratings_move_on() -> None:
+    """The incremental state is updated in place (its pending terms applied every FOLD_BLOCK, the
+    centre moved by a bot's first result, the rows of bots without results rebuilt): a fit still
+    held reads what it read when it was handed out."""
+    ratings = Ratings(1.0)
+    kept = []
+    for kind, what in ladder_history(7, tables=200):
+        if kind == "join":
+            ratings.add_bot(str(what))
+        elif kind == "table":
+            assert isinstance(what, Outcome)
+            ratings.add(what)
+            if what.table % 5 == 0:
+                fit = ratings.fit()
+                kept.append((fit, [a.copy() for a in (fit.base, fit.z, fit.alpha, fit.cw, fit.rating)]))
+    assert any(len(fit.alpha) for fit, _ in kept)
+    for fit, then in kept:
+        assert all(np.array_equal(a, b) for a, b in zip((fit.base, fit.z, fit.alpha, fit.cw, fit.rating), then))

@@ -28,9 +28,12 @@ applies:
    within ``window`` places: ``Σ P(N(0,1) > |D| / se)``); after that, the fall in the log of the
    variance of each open neighbour mark, floored at the variance that would settle it (a tied
    mark counts :data:`TIED_WEIGHT` towards separating, so the ladder keeps ordering after
-   certification).  Each of the ``O(k · window)`` candidates reads only the pairs near it, so the
-   choice itself is linear in the field; counting the tables in play updates the fit's ``k × k``
-   covariance (``O(k²)`` numpy a table in play), and the fit is the ratings' own (incremental, ``O(k²)`` a table: :mod:`tournaments.ladder.rating`).
+   certification).  Each of the ``O(k · window)`` candidates reads only the pairs near it, entries
+   of the covariance at most ``2 · window`` places apart in the standings, and only that band is
+   worked out: the tables in play are rank-one corrections of the fit's covariance, not a copy of
+   it updated (``O(k · m)`` a pair in play and ``O(k · window · m)`` for the band, ``m`` the pairs
+   in play and the fit's own updates pending: a few dozen), so the choice is linear in the field.  The fit is the ratings' own (incremental,
+   :mod:`tournaments.ladder.rating`).
 
 The other seats of a table (after rule 1's, 2's or 3's first entries) go to the entries nearest
 the first in rating, ties broken by join order; the table's entries are returned in that order.
@@ -55,6 +58,7 @@ the best spread of deals over every pair, told the true strengths (``python -m b
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping, Sequence
 
@@ -113,11 +117,11 @@ class Matchmaker:
         rule = self.rule(table, active, ratings, played, waited)
         if rule == 1:
             overdue = sorted((a for a in active if waited.get(a, 0) >= self.wait(k)), key=lambda a: (-waited.get(a, 0), join[a]))
-            return self._fill(overdue[: self.seats], active, fit, position, join)
+            return self._fill(overdue[: self.seats], active, fit, position)
         if rule == 2:
             newcomers = [a for a in active if self._newcomer(a, ratings, played)]
             first = min(newcomers, key=lambda a: (played.get(a, 0), join[a]))
-            return self._fill([first], active, fit, position, join, skip=played.get(first, 0) - ratings.tables(first))
+            return self._fill([first], active, fit, position, skip=played.get(first, 0) - ratings.tables(first))
         rank = {i: r for r, i in enumerate(fit.order)}
         ranked = sorted(active, key=lambda a: rank[position[a]])
         if rule == 3:
@@ -125,7 +129,7 @@ class Matchmaker:
                 last = ratings.last_met(*p)
                 return -1 if last is None else last
             a, b = min(zip(ranked, ranked[1:]), key=lambda p: (age(p), join[p[0]]))
-            return self._fill([a, b], active, fit, position, join)
+            return self._fill([a, b], active, fit, position)
         deals = ratings.deals_per_table()
         view = Outlook(fit, [position[a] for a in ranked], ratings.resolution)
         place = {a: n for n, a in enumerate(ranked)}
@@ -133,7 +137,7 @@ class Matchmaker:
             if all(b in place for b in seated):  # a table with a retired entry: left out
                 view.expect([place[b] for b in seated], deals)
         p, q = view.best(self.window, deals)
-        return self._fill([ranked[p], ranked[q]], active, fit, position, join)
+        return self._fill([ranked[p], ranked[q]], active, fit, position)
 
     def rule(self, table: int, active: Sequence[str], ratings: Ratings, played: Mapping[str, int],
              waited: Mapping[str, int]) -> int:
@@ -155,15 +159,16 @@ class Matchmaker:
         return n < self.floor and n - ratings.tables(entry) < 2
 
     def _fill(self, first: list[str], active: Sequence[str], fit: Fit, position: Mapping[str, int],
-              join: Mapping[str, int], skip: int = 0) -> tuple[str, ...]:
+              skip: int = 0) -> tuple[str, ...]:
         """``first`` and then the entries nearest ``first[0]`` in rating, up to every seat (the
         ``skip`` nearest passed over: a newcomer's second table in play meets others)."""
         seated = list(first[: self.seats])
-        centre = float(fit.rating[position[seated[0]]])
-        rest = sorted((a for a in active if a not in seated), key=lambda a: (abs(float(fit.rating[position[a]]) - centre), join[a]))
+        rest = [a for a in active if a not in seated]  # in join order
+        distance = np.abs(fit.rating[[position[a] for a in rest]] - fit.rating[position[seated[0]]])
         need = self.seats - len(seated)
         skip = min(skip, len(rest) - need)
-        seated += rest[skip: skip + need]
+        nearest = np.lexsort((np.arange(len(rest)), distance))[: skip + need]  # by distance, then join order
+        seated += [rest[i] for i in nearest[skip:]]
         return tuple(seated)
 
 
@@ -173,46 +178,62 @@ class Outlook:
 
     The covariance (in units of σ², over the active entries in standings order) after a table of
     ``d`` deals is a Sherman–Morrison update of the fit's: a table of ``N`` adds ``d/N`` of the
-    information of every difference of two of its entries."""
+    information of every difference of two of its entries.  Rule 4 reads only the entries of
+    entries a few places apart, so the fit's covariance is neither copied nor updated: the tables
+    in play are kept as rank-one corrections beside the fit's own pending ones,
+    ``U = base − Σ_t α_t v_t v_tᵀ`` (``base`` read through ``ranked``), and only the band of ``U``
+    that :meth:`best` reads is worked out."""
 
     def __init__(self, fit: Fit, ranked: list[int], resolution: float) -> None:
         self.fit = fit
         self.ranked = np.array(ranked, dtype=int)
         self.resolution = resolution
-        self.unit = np.array(fit.unit[np.ix_(self.ranked, self.ranked)], dtype=float)
+        self.alpha = np.array(fit.alpha, dtype=float)
+        self.v = fit.z[:, self.ranked]  # the corrections' vectors, over the standings' places
+
+    def column(self, a: int) -> np.ndarray:
+        """Column ``a`` of ``U`` (``a`` a place in the standings): ``O(k · m)`` for ``m`` corrections."""
+        return self.fit.base[self.ranked[a], self.ranked] - (self.alpha * self.v[:, a]) @ self.v
 
     def expect(self, seats: list[int], deals: float) -> None:
-        """Count a table in play (its information, not its result); ``seats`` are positions."""
+        """Count a table in play (its information, not its result); ``seats`` are places:
+        ``O(k · m)`` a pair of its seats, for ``m`` corrections counted before."""
         h = deals / len(seats)
         for n, a in enumerate(seats):
             for b in seats[n + 1:]:
-                v = self.unit[:, a] - self.unit[:, b]
-                self.unit -= (h / (1.0 + h * (v[a] - v[b]))) * np.outer(v, v)
+                v = self.column(a) - self.column(b)
+                self.alpha = np.append(self.alpha, h / (1.0 + h * (v[a] - v[b])))
+                self.v = np.vstack([self.v, v])
+
+    def band(self, width: int) -> np.ndarray:
+        """``U[x, x + d]`` at ``[x, d]`` for ``d`` up to ``width`` (0 past the last place):
+        ``O(k · width · m)``."""
+        k = len(self.ranked)
+        out = np.zeros((k, width + 1))
+        base, r, v, alpha = self.fit.base, self.ranked, self.v, self.alpha
+        for d in range(min(width, k - 1) + 1):
+            out[:k - d, d] = base[r[:k - d], r[d:]] - alpha @ (v[:, :k - d] * v[:, d:])
+        return out
 
     def best(self, window: int, deals: float) -> tuple[int, int]:
         """The positions of the two entries whose table is expected to do most (the module's
-        rule 4), ties to the first.  Each candidate reads only the pairs near it: ``O(k · window³)``."""
-        k = len(self.ranked)
-        P = np.array([p for p in range(k) for g in range(1, window + 1) if p + g < k], dtype=int)
-        Q = np.array([p + g for p in range(k) for g in range(1, window + 1) if p + g < k], dtype=int)
-        # near[c]: the pairs within ``window`` places of candidate c (padded with c itself, masked)
-        first = np.searchsorted(P, P - window)
-        last = np.searchsorted(P, Q + window, side="right")
-        width = int((last - first).max())
-        near = first[:, None] + np.arange(width)[None, :]
-        valid = (near < last[:, None])
-        near = np.where(valid, near, np.arange(len(P))[:, None])
-        valid &= Q[near] <= (Q + window)[:, None]
-        U = self.unit
-        var = np.maximum(U[P, P] + U[Q, Q] - 2 * U[P, Q], 1e-300)
-        pc, qc, pm, qm = P[:, None], Q[:, None], P[near], Q[near]
-        # the covariance of each candidate's difference with each near pair's
-        cov = U[pc, pm] - U[pc, qm] - U[qc, pm] + U[qc, qm]
-        h = deals / 2.0
-        after = np.maximum(var[near] - h * cov * cov / (1.0 + h * var)[:, None], 1e-300)
-        gains = np.where(valid, self.gain(P, Q, var, near, after), 0.0).sum(axis=1)
+        rule 4), ties to the first."""
+        P, Q, gains = self.gains(window, deals)
         c = int(np.argmax(gains))
         return int(P[c]), int(Q[c])
+
+    def gains(self, window: int, deals: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The candidates (places ``P[c] < Q[c]``, at most ``window`` apart) and what a table of
+        each is expected to do.  Each candidate reads only the pairs near it, entries of ``U`` at
+        most ``2 · window`` places apart: ``O(k · window³)``, besides the band's ``O(k · window · m)``."""
+        P, Q, near, valid, (pp, qq, pq), (cpp, cpq, cqp, cqq) = _layout(len(self.ranked), window)
+        band = self.band(2 * window).ravel()
+        var = np.maximum(band[pp] + band[qq] - 2 * band[pq], 1e-300)
+        # the covariance of each candidate's difference with each near pair's
+        cov = band[cpp] - band[cpq] - band[cqp] + band[cqq]
+        h = deals / 2.0
+        after = np.maximum(var[near] - h * cov * cov / (1.0 + h * var)[:, None], 1e-300)
+        return P, Q, np.where(valid, self.gain(P, Q, var, near, after), 0.0).sum(axis=1)
 
     def gain(self, P: np.ndarray, Q: np.ndarray, var: np.ndarray, near: np.ndarray, after: np.ndarray) -> np.ndarray:
         """What a table does to each near pair (``after``: its variance then) if played by each candidate (rows)."""
@@ -238,6 +259,37 @@ class Outlook:
         floor = settle[near]
         marks = weight[near] * np.log(np.maximum(var[near], floor) / np.maximum(after, floor))
         return marks + ORDER_WEIGHT * fall
+
+
+@functools.lru_cache(maxsize=4)
+def _layout(k: int, window: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, ...],
+                                          tuple[np.ndarray, ...]]:
+    """What :meth:`Outlook.gains` reads in a field of ``k`` (a function of ``k`` and ``window``
+    alone, kept for the next table): the candidates ``P[c] < Q[c]``, the pairs near each
+    (``near[c]``, where ``valid``), and where in the band (raveled, ``2 · window + 1`` a row) the
+    entries ``U[P, P]``, ``U[Q, Q]``, ``U[P, Q]`` and each candidate's with each near pair's are."""
+    P, Q = np.repeat(np.arange(k), window), np.tile(np.arange(1, window + 1), k)
+    Q += P
+    P, Q = P[Q < k], Q[Q < k]  # by P, then by Q
+    # near[c]: the pairs within ``window`` places of candidate c (padded with c itself, masked)
+    first = np.searchsorted(P, P - window)
+    last = np.searchsorted(P, Q + window, side="right")
+    width = int((last - first).max())
+    near = first[:, None] + np.arange(width)[None, :]
+    valid = (near < last[:, None])
+    near = np.where(valid, near, np.arange(len(P))[:, None])
+    valid &= Q[near] <= (Q + window)[:, None]
+    near = np.where(valid, near, np.arange(len(P))[:, None])  # so every entry read is within 2 · window places
+    row = 2 * window + 1
+
+    def at(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        return np.minimum(x, y) * row + np.abs(x - y)
+
+    pc, qc, pm, qm = P[:, None], Q[:, None], P[near], Q[near]
+    out = (P, Q, near, valid, (at(P, P), at(Q, Q), at(P, Q)), (at(pc, pm), at(pc, qm), at(qc, pm), at(qc, qm)))
+    for a in (*out[:4], *out[4], *out[5]):
+        a.flags.writeable = False
+    return out
 
 
 def _tail(z: np.ndarray) -> np.ndarray:

@@ -25,13 +25,18 @@ playing keeps its rating as long as nobody else's results move it (nothing decay
 unlike TrueSkill's growing variance).  Adding an outcome costs ``O(N²)`` whatever the number of
 results.  What is asked at every table (the matchmaking's fit, the host's look for certification)
 is read off an incremental solve: the inverse information and the strengths updated by
-Sherman–Morrison for each table (``O(k²)`` numpy for ``k`` bots, where the exact solve is
+Sherman–Morrison for each table (``Θ(k²)`` flops for ``k`` bots, where the exact solve is
 ``O(k³)``), replaced by an exact solve every :data:`REFIT_EVERY` outcomes or ``k``, whichever is
-more (``O(k²)`` a table amortised).  It equals the exact solve to rounding (tests/ladder/
-test_rating.py holds it to 1e-9 after hundreds of tables, joins and retirements), and wherever a
-result is reported it is the exact solve's: the standings, the marks, and a certification, which
-the incremental solve only rules out while a mark is open and not within :data:`GUARD` of its
-threshold.
+more (``O(k²)`` a table amortised).  A dense inverse updated exactly cannot cost less than
+``Θ(k²)`` a table; what is saved is the passes over it: each update is kept aside as a rank-one
+term (``O(k · m)`` to work out, ``m`` the terms kept; a reader works out the entries it needs
+from the state and the terms) and :data:`FOLD_BLOCK` of them are applied in one matrix product
+over the bots in name order (BLAS-3, a few rows at a time so that it runs on one thread), where
+each was two passes (bench/README.md has the figures).  It equals the exact solve to rounding
+(tests/ladder/test_rating.py holds it to 1e-9 after hundreds of tables, joins and retirements),
+and wherever a result is reported it is the exact solve's: the standings, the marks, and a
+certification, which the incremental solve only rules out while a mark is open and not within
+:data:`GUARD` of its threshold.
 
 **Prior.**  Every bot also has :data:`PRIOR_DEALS` virtual deal(s) level with a reference of
 strength 0 (a ridge): a bot with no result sits at 0 with a wide interval instead of none, and
@@ -55,7 +60,7 @@ from __future__ import annotations
 import math
 import weakref
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property
 from typing import Literal
@@ -107,16 +112,45 @@ class Fit:
     With ``C`` the inverse of the information matrix with the prior (the covariance of the raw
     strengths over σ²) and ``w`` the centre's weights (uniform over the bots with results):
     ``unit = (I − 1 wᵀ) C (I − w 1ᵀ)``, ``cw = C w``, ``wcw = wᵀ C w``, so that
-    ``C = unit + cw 1ᵀ + 1 cwᵀ − wcw``."""
+    ``C = unit + cw 1ᵀ + 1 cwᵀ − wcw``.  An incremental fit keeps ``unit`` as a dense ``base`` less
+    the rank-one updates not applied to it yet, ``unit = base − Σ_t alpha_t z_t z_tᵀ`` (``z``'s rows,
+    at most :data:`FOLD_BLOCK` of them): its readers work out the entries they need
+    (:meth:`entries`, :meth:`rows`); :attr:`unit` is the whole matrix, ``O(k² · m)`` when first read."""
 
     names: tuple[str, ...]      # every bot, in the order they were added
     rating: np.ndarray          # strengths less the mean of the bots with results, by the index of ``names``
-    unit: np.ndarray            # covariance of the centred strengths over σ² (k × k, symmetric)
+    base: np.ndarray            # unit before the updates z, alpha (k × k, symmetric)
     cw: np.ndarray              # C w
     wcw: float                  # wᵀ C w
     sigma2: float               # the noise variance per deal of one bot's net (inf while unknown)
     dof: int                    # residual degrees of freedom
     order: tuple[int, ...]      # indexes, best first (ties by name)
+    z: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))  # m × k
+    alpha: np.ndarray = field(default_factory=lambda: np.zeros(0))
+
+    @cached_property
+    def unit(self) -> np.ndarray:
+        """The covariance of the centred strengths over σ² (k × k, symmetric), worked out whole
+        (each update entry by entry, as the ratings would apply it one at a time)."""
+        if not len(self.alpha):
+            return self.base
+        unit = self.base.copy()
+        for a, z in zip(self.alpha, self.z):
+            unit -= np.multiply.outer(a * z, z)
+        return unit
+
+    def entries(self, i: np.ndarray | int, j: np.ndarray | int) -> np.ndarray:
+        """``unit[i, j]`` (broadcast): ``O(m)`` an entry."""
+        out = self.base[i, j]
+        if len(self.alpha):
+            out = out - np.tensordot(self.alpha, self.z[:, i] * self.z[:, j], axes=1)
+        return np.asarray(out, dtype=float)
+
+    def rows(self, i: np.ndarray) -> np.ndarray:
+        """``unit[i]`` for the indexes ``i``: ``O(k · m)`` a row."""
+        if not len(self.alpha):
+            return self.base[i]
+        return self.base[i] - (self.z[:, i] * self.alpha[:, None]).T @ self.z
 
     @cached_property
     def cov(self) -> np.ndarray:
@@ -127,12 +161,12 @@ class Fit:
 
     def se_diff(self, i: int, j: int) -> float:
         """The standard error of ``rating[i] − rating[j]``."""
-        var = float(self.unit[i, i] + self.unit[j, j] - 2.0 * self.unit[i, j])
+        var = float(self.entries(i, i) + self.entries(j, j) - 2.0 * self.entries(i, j))
         return math.sqrt(self.sigma2 * max(var, 0.0))
 
     def se(self, i: int) -> float:
         """The standard error of ``rating[i]`` (centred on the field's mean)."""
-        return math.sqrt(self.sigma2 * max(float(self.unit[i, i]), 0.0))
+        return math.sqrt(self.sigma2 * max(float(self.entries(i, i)), 0.0))
 
 
 def t_quantile(p: float, dof: int) -> float:
@@ -174,6 +208,10 @@ def verdict(diff: float, se: float, dof: int, resolution: float) -> Verdict:
 #: folded into it since the last (or as many as the bots with results, when more: an exact solve
 #: costs ``O(k³)``, a fold ``O(k²)``, so the solves add ``O(k²)`` a table amortised).
 REFIT_EVERY = 64
+#: The rank-one updates of the incremental state are applied to its dense ``k × k`` matrix this many
+#: at a time, in one matrix product (until then each reader works out the entries it needs from
+#: the matrix and the updates pending, ``O(m)`` an entry).
+FOLD_BLOCK = 32
 #: A mark of the incremental fit this near its threshold (relative) is decided by an exact solve.
 GUARD = 1e-6
 #: Beyond this many seats (less one a table) of later outcomes, :meth:`Ratings.certified` solves ``whole`` exactly.
@@ -198,11 +236,14 @@ class Ratings:
     whatever the order.  Beside them an incremental state (the inverse information ``C``, kept
     centred on the bots with results as :class:`Fit` has it, and the strengths ``s = C b``)
     follows every outcome: a table of ``N`` adds ``d/N · u uᵀ`` for each of its pairs
-    (``u = e_a − e_b``), a Sherman–Morrison update in ``O(k²)`` (``O(k)`` for ``s``), folded in
-    when the fit is next asked for (:meth:`fit`, what the matchmaking reads), and replaced by an
-    exact solve every :data:`REFIT_EVERY` outcomes or ``k``, whichever is more.  The state is a
-    function of the sequence of outcomes alone (not of when the fit is asked for, nor of when or in
-    what order the bots were entered: each fold works entry by entry, each sum over bots runs in
+    (``u = e_a − e_b``), a Sherman–Morrison update (``O(k · m)`` kept as a rank-one term beside
+    the ``m`` pending, ``Θ(k²)`` when :data:`FOLD_BLOCK` of them are applied together; ``O(k)`` for
+    ``s``), folded in when the fit is next asked for (:meth:`fit`, what the matchmaking reads), and
+    replaced by an exact solve every :data:`REFIT_EVERY` outcomes or ``k``, whichever is more.
+    The state is a function of the sequence of outcomes alone (not of when the fit is asked for,
+    nor of when or in what order the bots were entered: each fold works entry by entry or over
+    the bots with results in name order, the terms are applied at fixed points of the sequence
+    (every :data:`FOLD_BLOCK`, a bot's first result, an exact solve), each sum over bots runs in
     name order, the rows of bots without results are rebuilt from their formulas), so a host
     restarted on the same tables chooses the same ones."""
 
@@ -232,11 +273,20 @@ class Ratings:
         self._wcw = 0.0
         self._s = np.zeros(0)
         self._known = np.zeros(0, dtype=bool)
+        # unit = self._unit − Σ_t alpha_t z_t z_tᵀ: the rank-one updates not applied yet, z over the
+        # bots known in name order (``_columns``: so one block product gives the same bits whatever
+        # the bots' indexes), applied once FOLD_BLOCK are pending
+        self._columns = np.zeros(0, dtype=int)
+        self._column_of = np.zeros(0, dtype=int)  # each known bot's place in _columns
+        self._z = np.zeros((FOLD_BLOCK, 0))
+        self._alpha = np.zeros(FOLD_BLOCK)
+        self._m = 0
+        self._shared = False          # self._unit is a live fit's: copied before it is written
         self._pending: list[_Step] = []  # the outcomes since the last exact solve called for, not folded in yet
         self._since = 0               # outcomes counted since the last exact solve called for
         self._stale = False           # the state is to be the exact solve of the sums less the pending outcomes
         self._fit: Fit | None = None
-        self._handed: weakref.ref[Fit] | None = None  # the last fit handed out (it shares self._unit)
+        self._handed: weakref.ref[Fit] | None = None  # the last fit handed out (it shares self._unit and self._cw)
         self._exact: Fit | None = None
 
     # -- input -------------------------------------------------------------------------------
@@ -323,10 +373,12 @@ class Ratings:
 
     def fit(self) -> Fit:
         """The incremental fit (cached until the next change): the outcomes not folded in yet are,
-        ``O(k²)`` each.  It equals an exact solve (:meth:`exact`) to rounding (about 1e-12 relative)."""
+        ``O(k · m)`` each and ``Θ(k²)`` amortised (:meth:`_fold`).  It equals an exact solve (:meth:`exact`) to rounding (about 1e-12 relative)."""
         if self._fit is None:
             self._catch_up()
-            self._fit = self._make_fit(self._unit, self._cw, self._wcw, self._s)
+            z = np.zeros((self._m, len(self._names)))
+            z[:, self._columns] = self._z[:self._m]
+            self._fit = self._make_fit(self._unit, self._cw, self._wcw, self._s, z, self._alpha[:self._m].copy())
             self._handed = weakref.ref(self._fit)
         return self._fit
 
@@ -369,23 +421,33 @@ class Ratings:
         self._cw[unknown] = 0.0
         self._s[unknown] = 0.0
         row = -(self._cw - self._wcw)
+        self._own_unit()
         self._unit[unknown, :] = row[None, :]
         self._unit[:, unknown] = row[:, None]
         self._unit[unknown, unknown] += 1.0 / PRIOR_DEALS
+
+    def _own_unit(self) -> None:
+        """Before ``self._unit`` is written in place: a copy of it, if a fit handed out still reads it."""
+        if self._shared:
+            self._unit, self._shared = self._unit.copy(), False
 
     def _catch_up(self) -> None:
         """Fold the pending outcomes into the incremental state (after the exact solve called for, if one is)."""
         k = len(self._names)
         old = len(self._s)
+        alive = self._handed is not None and self._handed() is not None
+        self._handed = None
+        self._shared = alive
         changed = False
         if old < k:  # bots entered since: no results (their rows are made by _tidy)
             unit = np.zeros((k, k))
             unit[:old, :old] = self._unit
-            self._unit = unit
+            self._unit, self._shared = unit, False
             self._cw = np.concatenate([self._cw, np.zeros(k - old)])
             self._s = np.concatenate([self._s, np.zeros(k - old)])
             self._known = np.concatenate([self._known, np.zeros(k - old, dtype=bool)])
-            self._handed, changed = None, True
+            self._column_of = np.concatenate([self._column_of, np.full(k - old, -1)])
+            changed = True
         pending, self._pending = self._pending, []
         if self._stale:
             # the sums as they were at the last outcome that called for an exact solve: the later
@@ -404,27 +466,67 @@ class Ratings:
             cov, self._s = self._solve(diag, off, rhs)
             self._known = np.array(diag, dtype=int) > 0
             self._unit, self._cw, self._wcw = self._centred(cov, self._known)
-            self._handed, self._stale, changed = None, False, True
-        if pending and self._handed is not None and self._handed() is not None:
-            self._unit, self._cw = self._unit.copy(), self._cw.copy()  # a fit handed out still reads the old ones
-        self._handed = None
+            self._shared, self._stale, changed = False, False, True
+            self._set_columns()
         if pending:
-            scratch = np.empty_like(self._unit)
+            if alive:
+                self._cw = self._cw.copy()  # a fit handed out still reads the old one
             for step in pending:
-                self._fold(step, scratch)
+                self._fold(step)
         if pending or changed:
             self._tidy()
 
-    def _fold(self, step: _Step, scratch: np.ndarray) -> None:
+    def _set_columns(self) -> None:
+        """The bots known, in name order, as the columns of the pending updates (none pending)."""
+        self._columns = self._in_name_order(self._known)
+        self._column_of = np.full(len(self._known), -1)
+        self._column_of[self._columns] = np.arange(len(self._columns))
+        self._z = np.zeros((FOLD_BLOCK, len(self._columns)))
+        self._m = 0
+
+    def _row(self, i: int) -> np.ndarray:
+        """``unit[i]`` over the columns (the bots known, in name order): ``O(k · m)``."""
+        m, at = self._m, int(self._column_of[i])
+        return self._unit[i, self._columns] - (self._alpha[:m] * self._z[:m, at]) @ self._z[:m]
+
+    def _apply(self) -> None:
+        """The pending rank-one updates applied to the dense state, in one matrix product over the
+        bots known in name order (BLAS-3, a few rows at a time; ``O(k² · m)`` flops, one pass over
+        the ``k × k`` state)."""
+        m = self._m
+        if not m:
+            return
+        z = self._z[:m]
+        self._own_unit()
+        za, columns = z.T * self._alpha[:m], self._columns
+        # the product's columns in the bots' indexes (a bot without results reads any: _tidy
+        # rebuilds its row and column), so that the rows are written whole
+        at = np.maximum(self._column_of, 0)
+        # a few rows at a time: OpenBLAS multiplies on one thread below m·n·k = 4 × 65536 (its
+        # GEMM_MULTITHREAD_THRESHOLD), and its threads' spinning costs more CPU than this product
+        rows = max(1, 4 * 65536 // (len(columns) * m))
+        for r in range(0, len(columns), rows):
+            self._unit[columns[r:r + rows]] -= (za[r:r + rows] @ z)[:, at]
+        self._m = 0
+
+    def _fold(self, step: _Step) -> None:
         """Sherman–Morrison for each pair of the table (``u = e_a − e_b``, ``h = d / N``):
         ``C ← C − α v vᵀ`` with ``v = C u``, ``α = h / (1 + h uᵀv)``; in the centred form
         ``unit ← unit − α z zᵀ`` with ``z = unit u`` (``v = z + uᵀcw``), ``cw`` and ``s ← C b`` in
-        ``O(k)``.  Entry by entry: the result does not depend on the bots' indexes."""
+        ``O(k)``.  The update of ``unit`` is kept as ``(α, z)``, ``z`` worked out in ``O(k · m)``
+        from the dense state and the ``m`` updates pending, and applied with the others once
+        :data:`FOLD_BLOCK` are pending (or the centre moves): the dense state is still ``Θ(k²)``
+        flops a table, in a matrix product every ``FOLD_BLOCK`` tables instead of two passes over
+        it a pair.  Entry by entry, or over the bots in name order: the result does not depend on
+        the bots' indexes."""
         new = [i for i in step.idx if not self._known[i]]
         if new:  # a bot's first result: the centre takes it in (C is the same, in O(k²))
+            self._apply()
             self._tidy()
             self._known[new] = True
-            centre = self._in_name_order(self._known)
+            self._set_columns()
+            centre = self._columns
+            self._own_unit()
             unit, cw = self._unit, self._cw
             r = unit[centre].sum(axis=0) / len(centre)  # unit w'
             rho = float(r[centre].sum() / len(centre))
@@ -434,12 +536,15 @@ class Ratings:
             cw += r
             cw += m - self._wcw
             self._wcw = rho + 2.0 * m - self._wcw
-        unit, cw, s = self._unit, self._cw, self._s
+        cw, s, columns = self._cw, self._s, self._columns
         n = len(step.idx)
         h = step.deals / n
+        z = np.zeros(len(s))  # 0 at the bots without results: their rows are _tidy's
         for x, a in enumerate(step.idx):
             for b in step.idx[x + 1:]:
-                z = unit[a] - unit[b]  # symmetric: a row is a column
+                if self._m == FOLD_BLOCK:
+                    self._apply()
+                z[columns] = self._row(a) - self._row(b)  # symmetric: a row is a column
                 dc = float(cw[a] - cw[b])
                 alpha = h / (1.0 + h * float(z[a] - z[b]))
                 ds = alpha * float(s[a] - s[b])  # C' b = C b − α v (uᵀ C b)
@@ -448,12 +553,13 @@ class Ratings:
                 cw -= (alpha * dc) * z  # C' w = C w − α v (vᵀ w), vᵀ w = uᵀ cw
                 cw -= alpha * dc * dc
                 self._wcw -= alpha * dc * dc
-                np.multiply.outer(alpha * z, z, out=scratch)
-                unit -= scratch
+                self._z[self._m] = z[columns]
+                self._alpha[self._m] = alpha
+                self._m += 1
         wcw = self._wcw
         for a, i in enumerate(step.idx):
             d = float(step.rhs[a])  # + C' Δb, C' e_i = unit[i] + cw + (cw_i − wcw)
-            s += d * unit[i]
+            s[columns] += d * self._row(i)
             s += d * cw
             s += d * float(cw[i] - wcw)
 
@@ -492,15 +598,18 @@ class Ratings:
             self._by_name = (rank, np.array(centre, dtype=int))
         return self._by_name
 
-    def _make_fit(self, unit: np.ndarray, cw: np.ndarray, wcw: float, s: np.ndarray) -> Fit:
+    def _make_fit(self, unit: np.ndarray, cw: np.ndarray, wcw: float, s: np.ndarray, z: np.ndarray | None = None,
+                  alpha: np.ndarray | None = None) -> Fit:
         k = len(self._names)
         if k == 0:
             return Fit((), np.zeros(0), np.zeros((0, 0)), np.zeros(0), 0.0, math.inf, 0, ())
         _, centre = self._names_order()
-        if not self._played:  # no results: the state is C itself, the ratings centred on every bot
+        if not self._played:  # no results: the state is C itself (no update pending), the ratings centred on every bot
             unit, cw, wcw = self._centre_on(unit, centre)
         rating, sigma2, dof, order = self._judged(s)
-        return Fit(tuple(self._names), rating, unit, cw, wcw, sigma2, dof, tuple(int(i) for i in order))
+        if z is None or alpha is None:
+            return Fit(tuple(self._names), rating, unit, cw, wcw, sigma2, dof, tuple(int(i) for i in order))
+        return Fit(tuple(self._names), rating, unit, cw, wcw, sigma2, dof, tuple(int(i) for i in order), z, alpha)
 
     def _judged(self, s: np.ndarray) -> tuple[np.ndarray, float, int, np.ndarray]:
         """For the raw strengths ``s`` of every bot: the ratings, σ², the degrees of freedom and
@@ -545,10 +654,10 @@ class Ratings:
             return None
         if sum(len(o.bots) - 1 for o in later) > LATER_SEATS or any(b not in self._index for o in later for b in o.bots):
             return None
-        self.fit()  # folds the outcomes pending into the state
+        fit = self.fit()  # folds the outcomes pending into the state
         if not self._names:
             return None  # nothing to update (a host before its first choice)
-        unit, cw, wcw, s = self._unit, self._cw, self._wcw, self._s
+        cw, wcw, s = fit.cw, fit.wcw, self._s
         # the later tables' information, d (I − J/N) on their seats, is U H Uᵀ with U's columns the
         # seats less the first (e_a − e_first) and H = d (I − J/N) over N − 1: H⁻¹ = (I + J) / d
         first, seat, blocks = [], [], []
@@ -562,13 +671,14 @@ class Ratings:
             for i, m in zip(idx, o.margins):
                 delta[i] += float(o.deals * Fraction(m) * Fraction(n - 1, n))
         t = s.copy()
-        for seated in np.flatnonzero(delta):
-            t += delta[seated] * (unit[seated] + cw + float(cw[seated] - wcw))  # s + C Δb
+        seated = np.flatnonzero(delta)
+        for at_seat, row in zip(seated, fit.rows(seated)):
+            t += delta[at_seat] * (row + cw + float(cw[at_seat] - wcw))  # s + C Δb
         at = np.array([self._index.get(name, -1) for name in whole._names])
         known = at >= 0
         if seat:
             A, B = np.array(seat), np.array(first)
-            vt = unit[A] - unit[B] + (cw[A] - cw[B])[:, None]  # (C U)ᵀ, m × k
+            vt = fit.rows(A) - fit.rows(B) + (cw[A] - cw[B])[:, None]  # (C U)ᵀ, m × k
             hinv = np.zeros((len(seat), len(seat)))
             pos = 0
             for block in blocks:
@@ -584,7 +694,7 @@ class Ratings:
         hi, lo = at[upper], at[lower]
         hi0, lo0 = np.where(hi >= 0, hi, 0), np.where(lo >= 0, lo, 0)
         def raw(i: np.ndarray, j: np.ndarray) -> np.ndarray:
-            return unit[i, j] + cw[i] + cw[j] - wcw  # C's entries
+            return fit.entries(i, j) + cw[i] + cw[j] - wcw  # C's entries
 
         var = (np.where(hi >= 0, raw(hi0, hi0), 1.0 / PRIOR_DEALS) + np.where(lo >= 0, raw(lo0, lo0), 1.0 / PRIOR_DEALS)
                - 2.0 * np.where((hi >= 0) & (lo >= 0), raw(hi0, lo0), 0.0))
