@@ -339,6 +339,17 @@ def test_sysinfo_tells_a_sandboxed_bot_nothing_of_the_machine(place, user, sandb
         assert min(values) > 1, values
 
 
+def sandboxed_c(folder: Path, name: str, source: str) -> Path:
+    """``source`` compiled (with threads) into ``folder``, both readable by a sandboxed bot's uid."""
+    if shutil.which("gcc") is None:
+        pytest.skip("no gcc here")
+    (folder / f"{name}.c").write_text(source)
+    subprocess.run(["gcc", "-pthread", "-o", str(folder / name), str(folder / f"{name}.c")], check=True)
+    folder.chmod(0o755)
+    (folder / name).chmod(0o755)
+    return folder / name
+
+
 def test_sysinfo_gives_the_memory_cap_and_the_jvm_sizes_its_heap_from_it(tmp_path):
     """glibc's sysconf(_SC_PHYS_PAGES) reads sysinfo() without looking at the result: answered,
     a C program and a JVM see the bot's memory cap as the machine's memory (and the referee holds
@@ -348,16 +359,10 @@ def test_sysinfo_gives_the_memory_cap_and_the_jvm_sizes_its_heap_from_it(tmp_pat
     from referee.bots.process import BotProcess
     from referee.bots.spawn import Confinement
 
-    if shutil.which("gcc") is None:
-        pytest.skip("no gcc here")
-    source = tmp_path / "si.c"
-    source.write_text('#include <errno.h>\n#include <stdio.h>\n#include <unistd.h>\n#include <sys/sysinfo.h>\n'
+    si = sandboxed_c(tmp_path, "si", '#include <errno.h>\n#include <stdio.h>\n#include <unistd.h>\n#include <sys/sysinfo.h>\n'
                       'int main(void) { struct sysinfo s; int r = sysinfo(&s); int bad = sysinfo(NULL) == -1 ? errno : 0;\n'
                       '  printf("%d %lu %lu %u %ld %d\\n", r, s.totalram * s.mem_unit, s.freeram * s.mem_unit, s.procs, sysconf(_SC_PHYS_PAGES), bad);\n'
                       '  return 0; }\n')
-    subprocess.run(["gcc", "-o", str(tmp_path / "si"), str(source)], check=True)
-    tmp_path.chmod(0o755)
-    (tmp_path / "si").chmod(0o755)
     java = shutil.which("java")
 
     async def lines(argv: list[str]) -> list[bytes]:
@@ -373,7 +378,7 @@ def test_sysinfo_gives_the_memory_cap_and_the_jvm_sizes_its_heap_from_it(tmp_pat
             await bot.kill()
         return out
 
-    said = trio.run(lines, [str(tmp_path / "si")])
+    said = trio.run(lines, [str(si)])
     assert said and said[0].split() == [b"0", b"%d" % (2048 << 20), b"%d" % (2048 << 20), b"1", b"%d" % ((2048 << 20) // os.sysconf("SC_PAGE_SIZE")),
                                     b"%d" % errno.EFAULT], said  # a bad pointer fails as the kernel's own call would
     if java is not None:
@@ -391,20 +396,14 @@ def test_a_bot_that_calls_sysinfo_in_a_loop_is_killed_as_any_other(tmp_path):
     from referee.bots.process import BotProcess
     from referee.bots.spawn import Confinement
 
-    if shutil.which("gcc") is None:
-        pytest.skip("no gcc here")
-    source = tmp_path / "flood.c"
-    source.write_text('#include <pthread.h>\n#include <stdio.h>\n#include <sys/sysinfo.h>\n'
+    flood = sandboxed_c(tmp_path, "flood", '#include <pthread.h>\n#include <stdio.h>\n#include <sys/sysinfo.h>\n'
                       'static void *run(void *a) { struct sysinfo s; for (;;) sysinfo(&s); return a; }\n'
                       'int main(void) { pthread_t t[8]; for (int i = 0; i < 8; i++) pthread_create(&t[i], 0, run, 0);\n'
                       '  struct sysinfo s; sysinfo(&s); printf("%u\\n", s.procs); fflush(stdout); run(0); }\n')
-    subprocess.run(["gcc", "-pthread", "-o", str(tmp_path / "flood"), str(source)], check=True)
-    tmp_path.chmod(0o755)
-    (tmp_path / "flood").chmod(0o755)
 
     async def main() -> bytes:
         async with trio.open_nursery() as nursery:
-            bot = await BotProcess.start(nursery, [str(tmp_path / "flood")], name="flood", stderr_path=tmp_path / "flood.stderr.log",
+            bot = await BotProcess.start(nursery, [str(flood)], name="flood", stderr_path=tmp_path / "flood.stderr.log",
                                          confinement=Confinement(sandbox=True))
             line = await bot.read_line()
             await bot.kill()
